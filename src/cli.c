@@ -1,0 +1,235 @@
+/* cli.c — the job options every command shares.  See cli.h. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+enum {
+	OPT_WORLD_SIZE = 0x100,
+	OPT_NNODES,
+	OPT_NPROC,
+	OPT_MVERSION,
+	OPT_BRIDGE,
+	OPT_FORMAT,
+};
+
+static const struct argp_option job_options[] = {
+    {NULL, 0, NULL, 0, "Job description:", 1},
+    {"world-size", OPT_WORLD_SIZE, "N", 0,
+     "World size (else launch.world_size, WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, "
+     "nnodes x nproc-per-node, else 1)",
+     1},
+    {"nnodes", OPT_NNODES, "N", 0, "Number of nodes", 1},
+    {"nproc-per-node", OPT_NPROC, "N", 0, "Processes (GPUs) per node", 1},
+    {"megatron-version", OPT_MVERSION, "VER", 0,
+     "Megatron-LM version whose flags and rules apply: r0.15, r0.16 or main (default)", 1},
+    {"bridge-defaults", OPT_BRIDGE, NULL, 0,
+     "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
+    {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
+    {NULL, 0, NULL, 0, NULL, 0},
+};
+
+static long long
+positive(struct argp_state *state, const char *opt, const char *arg)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || v < 1)
+		argp_error(state, "--%s: '%s' is not a positive integer", opt, arg);
+	return v;
+}
+
+static void
+push(char ***v, size_t *n, char *s)
+{
+	*v = mcinit_xrealloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
+/* `section.field=value`: an identifier, a dot, an identifier, then '='. */
+static bool
+is_override(const char *w)
+{
+	const char *p = w;
+	int dots = 0;
+
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return false;
+	for (; *p && *p != '='; p++) {
+		if (*p == '.')
+			dots++;
+		else if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	}
+	return *p == '=' && dots == 1;
+}
+
+static error_t
+parse_job_opt(int key, char *arg, struct argp_state *state)
+{
+	struct mcinit_cli *cli = state->input;
+
+	switch (key) {
+	case OPT_WORLD_SIZE:
+		cli->check.world_size = positive(state, "world-size", arg);
+		break;
+	case OPT_NNODES:
+		cli->check.nnodes = positive(state, "nnodes", arg);
+		break;
+	case OPT_NPROC:
+		cli->check.nproc_per_node = positive(state, "nproc-per-node", arg);
+		break;
+	case OPT_MVERSION:
+		if (mcinit_mversion_parse(arg, &cli->mversion) < 0)
+			argp_error(state,
+			           "--megatron-version: '%s' is not one of r0.15, r0.16, main",
+			           arg);
+		break;
+	case OPT_BRIDGE:
+		cli->check.bridge_defaults = true;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") == 0 && (cli->formats & MCINIT_FMT_TEXT))
+			cli->format = MCINIT_FMT_TEXT;
+		else if (strcmp(arg, "json") == 0 && (cli->formats & MCINIT_FMT_JSON))
+			cli->format = MCINIT_FMT_JSON;
+		else if (strcmp(arg, "svg") == 0 && (cli->formats & MCINIT_FMT_SVG))
+			cli->format = MCINIT_FMT_SVG;
+		else
+			argp_error(state, "--format: '%s' is not one of %s", arg,
+			           (cli->formats & MCINIT_FMT_SVG) ? "text, json, svg"
+			                                           : "text, json");
+		break;
+	case ARGP_KEY_ARG:
+		if (is_override(arg)) {
+			cli->override_argi = mcinit_xrealloc(cli->override_argi,
+			                                     (cli->noverrides + 1) * sizeof(int));
+			cli->override_argi[cli->noverrides] = cli->argi0 + state->next - 1;
+			push(&cli->overrides, &cli->noverrides, arg);
+		} else {
+			push(&cli->inputs, &cli->ninputs, arg);
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp mcinit_job_argp = {job_options, parse_job_opt, NULL, NULL, NULL, NULL, NULL};
+
+void
+mcinit_cli_init(struct mcinit_cli *cli, int argi0, unsigned formats)
+{
+	memset(cli, 0, sizeof *cli);
+	cli->argi0 = argi0;
+	cli->mversion = MCINIT_MV_MAIN;
+	cli->format = MCINIT_FMT_TEXT;
+	cli->formats = formats;
+}
+
+void
+mcinit_cli_destroy(struct mcinit_cli *cli)
+{
+	free(cli->inputs);
+	free(cli->overrides);
+	free(cli->override_argi);
+	free(cli->prog);
+	memset(cli, 0, sizeof *cli);
+}
+
+int
+mcinit_cli_split(struct mcinit_cli *cli, int argc, char **argv)
+{
+	int i;
+
+	free(cli->prog);
+	cli->prog = mcinit_xasprintf("mcinit %s", argv[0]);
+	argv[0] = cli->prog;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			cli->rest = argv + i + 1;
+			cli->nrest = (size_t)(argc - i - 1);
+			cli->rest_argi = cli->argi0 + i + 1;
+			return i;
+		}
+	}
+	return argc;
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int
+load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+           struct mcinit_err *err)
+{
+	if (ends_with(path, ".json"))
+		return mcinit_config_load_json(c, path, d, err);
+	if (ends_with(path, ".sh") || ends_with(path, ".bash"))
+		return mcinit_config_load_script(c, path, d, err);
+	if (ends_with(path, ".py"))
+		return mcinit_lint_python(c, path, d, err);
+	return mcinit_err_set(err, EX_USAGE,
+	                      "%s: unknown kind of input (expected .json, .sh, .bash or .py, or "
+	                      "section.field=value)",
+	                      path);
+}
+
+int
+mcinit_job_load(const struct mcinit_cli *cli, struct mcinit_config *c, struct mcinit_diags *d,
+                struct mcinit_err *err)
+{
+	struct mcinit_loc *locs = NULL, argv_loc;
+	size_t i;
+	int rc = -1;
+
+	for (i = 0; i < cli->ninputs; i++)
+		if (load_input(c, cli->inputs[i], d, err) < 0)
+			goto out;
+	for (i = 0; i < cli->noverrides; i++)
+		mcinit_config_apply_override(c, cli->overrides[i], cli->override_argi[i], d);
+	argv_loc = mcinit_config_source(c, "argv");
+	locs = mcinit_xcalloc(cli->nrest, sizeof *locs);
+	for (i = 0; i < cli->nrest; i++) {
+		locs[i] = argv_loc;
+		locs[i].line = cli->rest_argi + (int)i;
+	}
+	mcinit_config_apply_flags(c, cli->rest, locs, NULL, cli->nrest, d);
+	mcinit_config_finish(c, d);
+	rc = 0;
+out:
+	free(locs);
+	return rc;
+}
+
+int
+mcinit_print_json(json_t *j, FILE *out)
+{
+	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+		return -1;
+	fputc('\n', out);
+	return 0;
+}
+
+void
+mcinit_print_summary(const struct mcinit_diags *d, FILE *out)
+{
+	size_t e = mcinit_diags_count(d, MCINIT_ERROR), w = mcinit_diags_count(d, MCINIT_WARNING);
+
+	if (e == 0 && w == 0)
+		return;
+	fprintf(out, "mcinit: %zu error%s, %zu warning%s\n", e, e == 1 ? "" : "s", w,
+	        w == 1 ? "" : "s");
+}

@@ -1,0 +1,21 @@
+/*
+ * commands.h — one function per command (cmd-*.c).  Each takes the
+ * command's own argc/argv (argv[0] is the command name) plus argi0, the
+ * index of argv[0] in mcinit's argv (so diagnostics can say `argv:N`), and
+ * returns the process exit status.
+ */
+#ifndef MCINIT_COMMANDS_H
+#define MCINIT_COMMANDS_H
+
+int mcinit_cmd_validate(int argc, char **argv, int argi0);
+int mcinit_cmd_topology(int argc, char **argv, int argi0);
+int mcinit_cmd_schema(int argc, char **argv, int argi0);
+
+/* Shared by every command's --help. */
+#define MCINIT_EXIT_CODES_DOC                                                                      \
+	"Exit status: 0 success (warnings allowed); 1 the job description is invalid; "            \
+	"64 bad usage of mcinit; 65 an input could not be parsed; 66 an input file is missing "    \
+	"or unreadable; 69 a required resource is absent; 70 internal error; 75 a peer did not "   \
+	"arrive or a step timed out."
+
+#endif

@@ -1,0 +1,748 @@
+/* config.c — the configuration model: schema, types, values.  See config.h. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
+#define MCINIT_FIELD(sec, name, type, def, flags, lo, hi, choices, help)                           \
+	{#sec, #name, type, def, flags, lo, hi, choices, help},
+#include "schema.def"
+#undef MCINIT_FIELD
+};
+
+/* ---- types ---- */
+
+static const struct {
+	const char *word;
+	enum mcinit_base base;
+} base_names[] = {
+    {"null", MCINIT_B_NULL},   {"bool", MCINIT_B_BOOL}, {"int", MCINIT_B_INT},
+    {"str", MCINIT_B_STR},     {"enum", MCINIT_B_ENUM}, {"signal", MCINIT_B_SIGNAL},
+    {"dtype", MCINIT_B_DTYPE},
+};
+
+static int
+parse_base(const char *s, size_t n, enum mcinit_base *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof base_names / sizeof base_names[0]; i++) {
+		if (strlen(base_names[i].word) == n && strncmp(base_names[i].word, s, n) == 0) {
+			*out = base_names[i].base;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* One alternative: "int", "list[str]", "list[int]{3}". */
+static int
+parse_alt(const char *s, size_t n, struct mcinit_alt *a)
+{
+	memset(a, 0, sizeof *a);
+	if (n > 6 && strncmp(s, "list[", 5) == 0) {
+		const char *close = memchr(s, ']', n);
+
+		if (close == NULL)
+			return -1;
+		a->list = true;
+		if (close + 1 < s + n && sscanf(close + 1, "{%d}", &a->fixed) != 1)
+			return -1;
+		return parse_base(s + 5, (size_t)(close - s - 5), &a->base);
+	}
+	return parse_base(s, n, &a->base);
+}
+
+/* Schema types are constants: a bad one is a programming error, caught by
+ * the unit tests that parse every row. */
+static void
+parse_type(const char *text, struct mcinit_type *t)
+{
+	const char *p = text;
+
+	memset(t, 0, sizeof *t);
+	while (*p && t->nalt < 4) {
+		size_t n = strcspn(p, "|");
+
+		if (parse_alt(p, n, &t->alt[t->nalt]) < 0) {
+			fprintf(stderr, "mcinit: internal error: bad schema type '%s'\n", text);
+			abort();
+		}
+		t->nalt++;
+		p += n + (p[n] == '|');
+	}
+}
+
+const struct mcinit_type *
+mcinit_field_type(enum mcinit_field f)
+{
+	static struct mcinit_type types[MCINIT_F_COUNT];
+	static bool done;
+	int i;
+
+	if (!done) {
+		for (i = 0; i < MCINIT_F_COUNT; i++)
+			parse_type(mcinit_fields[i].type_text, &types[i]);
+		done = true;
+	}
+	return &types[f];
+}
+
+const char *
+mcinit_field_key(enum mcinit_field f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%s", mcinit_fields[f].section, mcinit_fields[f].name);
+	return buf;
+}
+
+int
+mcinit_field_lookup(const char *section, const char *name)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		if (strcmp(mcinit_fields[i].name, name) == 0 &&
+		    (section == NULL || strcmp(mcinit_fields[i].section, section) == 0))
+			return i;
+	return -1;
+}
+
+/* Whole-word match of flag inside a `|`-separated list. */
+static bool
+in_bar_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (p && *p) {
+		size_t m = strcspn(p, "|");
+
+		if (m == n && strncmp(p, word, n) == 0)
+			return true;
+		p += m + (p[m] == '|');
+	}
+	return false;
+}
+
+int
+mcinit_field_by_flag(const char *flag, bool *is_false)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		if (mcinit_fields[i].flags == NULL || !in_bar_list(mcinit_fields[i].flags, flag))
+			continue;
+		if (is_false)
+			*is_false =
+			    strncmp(flag, "--no-", 5) == 0 || strncmp(flag, "--disable-", 10) == 0;
+		return i;
+	}
+	return -1;
+}
+
+/* ---- values ---- */
+
+void
+mcinit_value_clear(struct mcinit_value *v)
+{
+	size_t i;
+
+	free(v->s);
+	for (i = 0; i < v->n; i++)
+		mcinit_value_clear(&v->items[i]);
+	free(v->items);
+	memset(v, 0, sizeof *v);
+}
+
+int
+mcinit_bool_word(const char *w)
+{
+	static const char *const yes[] = {"true", "1", "yes", "y", "on", "t"};
+	static const char *const no[] = {"false", "0", "no", "n", "off", "f", ""};
+	size_t i;
+
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (strcasecmp(w, yes[i]) == 0)
+			return 1;
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (strcasecmp(w, no[i]) == 0)
+			return 0;
+	return -1;
+}
+
+/* Signal name -> number: "SIGTERM", "term", "usr1", "SIGRTMIN+2", "15". */
+static int
+signal_from_name(const char *s)
+{
+	char *end;
+	long n;
+	int i;
+
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	n = strtol(s, &end, 10);
+	if (*s && *end == '\0')
+		return n > 0 && n < NSIG ? (int)n : -1;
+	if (strncasecmp(s, "RTMIN", 5) == 0 || strncasecmp(s, "RTMAX", 5) == 0) {
+		int base = toupper((unsigned char)s[3]) == 'I' ? SIGRTMIN : SIGRTMAX;
+
+		n = s[5] ? strtol(s + 5, &end, 10) : 0;
+		if (s[5] && *end != '\0')
+			return -1;
+		n += base;
+		return n >= SIGRTMIN && n <= SIGRTMAX ? (int)n : -1;
+	}
+	for (i = 1; i < NSIG; i++) {
+		const char *abbr = sigabbrev_np(i);
+
+		if (abbr != NULL && strcasecmp(abbr, s) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static char *
+signal_name(int sig)
+{
+	const char *abbr = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+
+	if (abbr != NULL)
+		return mcinit_xasprintf("SIG%s", abbr);
+	if (sig == SIGRTMIN)
+		return mcinit_xstrdup("SIGRTMIN");
+	return mcinit_xasprintf("SIGRTMIN+%d", sig - SIGRTMIN);
+}
+
+static char *
+signal_list(void)
+{
+	struct mcinit_buf b = {0};
+	int i;
+
+	for (i = 1; i < SIGRTMIN; i++) {
+		const char *abbr = sigabbrev_np(i);
+
+		if (abbr != NULL)
+			mcinit_buf_printf(&b, "%sSIG%s", b.len ? ", " : "", abbr);
+	}
+	mcinit_buf_adds(&b, ", SIGRTMIN..SIGRTMAX (as SIGRTMIN+n), or a number 1-");
+	mcinit_buf_add_long(&b, NSIG - 1);
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+/* Megatron-Bridge accepts many spellings of a dtype; canonical fp32/fp16/bf16. */
+static const char *
+dtype_canonical(const char *s)
+{
+	static const struct {
+		const char *spelling, *canon;
+	} map[] = {
+	    {"fp32", "fp32"},           {"float32", "fp32"},       {"32", "fp32"},
+	    {"32-true", "fp32"},        {"torch.float32", "fp32"}, {"float", "fp32"},
+	    {"fp16", "fp16"},           {"float16", "fp16"},       {"16", "fp16"},
+	    {"16-mixed", "fp16"},       {"half", "fp16"},          {"torch.float16", "fp16"},
+	    {"bf16", "bf16"},           {"bfloat16", "bf16"},      {"bf16-mixed", "bf16"},
+	    {"torch.bfloat16", "bf16"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcasecmp(map[i].spelling, s) == 0)
+			return map[i].canon;
+	return NULL;
+}
+
+static const char *const base_desc[] = {
+    [MCINIT_B_NULL] = "null",
+    [MCINIT_B_BOOL] = "a boolean",
+    [MCINIT_B_INT] = "an integer",
+    [MCINIT_B_STR] = "a string",
+    [MCINIT_B_ENUM] = "one of",
+    [MCINIT_B_SIGNAL] = "a signal name or number",
+    [MCINIT_B_DTYPE] = "a dtype (fp32, fp16, bf16)",
+};
+
+/* "an integer, a list of strings or null" — the type in words. */
+static char *
+type_words(enum mcinit_field f)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	struct mcinit_buf b = {0};
+	int i;
+
+	for (i = 0; i < t->nalt; i++) {
+		const struct mcinit_alt *a = &t->alt[i];
+
+		if (i > 0)
+			mcinit_buf_adds(&b, i == t->nalt - 1 ? " or " : ", ");
+		if (a->list && a->fixed)
+			mcinit_buf_printf(&b, "a list of exactly %d ", a->fixed);
+		else if (a->list)
+			mcinit_buf_adds(&b, "a list of ");
+		if (a->list)
+			mcinit_buf_printf(&b, "%ss",
+			                  a->base == MCINIT_B_INT ? "integer" : "string");
+		else if (a->base == MCINIT_B_ENUM)
+			mcinit_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
+		else
+			mcinit_buf_adds(&b, base_desc[a->base]);
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+static const char *
+json_kind_name(json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "a list";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+struct conv {
+	const char *code; /* set on failure */
+	char *why;
+};
+
+static int
+conv_fail(struct conv *cv, const char *code, char *why)
+{
+	if (cv->why == NULL || strcmp(code, "MC005") == 0) {
+		/* A range/choices complaint says more than "wrong type": keep it. */
+		free(cv->why);
+		cv->code = code;
+		cv->why = why;
+	} else {
+		free(why);
+	}
+	return -1;
+}
+
+static int
+check_range(enum mcinit_field f, long long v, struct conv *cv)
+{
+	const struct mcinit_field_info *fi = &mcinit_fields[f];
+
+	if (fi->lo != MCINIT_NOLIM && v < fi->lo)
+		return conv_fail(cv, "MC005",
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, fi->lo));
+	if (fi->hi != MCINIT_NOLIM && v > fi->hi)
+		return conv_fail(cv, "MC005",
+		                 mcinit_xasprintf("%lld is above the maximum %lld", v, fi->hi));
+	return 0;
+}
+
+static int
+check_choice(enum mcinit_field f, const char *s, struct conv *cv)
+{
+	const char *choices = mcinit_fields[f].choices;
+
+	if (choices == NULL || in_bar_list(choices, s))
+		return 0;
+	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, choices));
+}
+
+/* One scalar against one base type. */
+static int
+conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit_value *out,
+            struct conv *cv)
+{
+	memset(out, 0, sizeof *out);
+	switch (base) {
+	case MCINIT_B_NULL:
+		if (!json_is_null(j))
+			return -1;
+		out->kind = MCINIT_V_NULL;
+		return 0;
+	case MCINIT_B_BOOL:
+		if (!json_is_boolean(j))
+			return -1;
+		out->kind = MCINIT_V_BOOL;
+		out->i = json_is_true(j);
+		return 0;
+	case MCINIT_B_INT:
+		if (!json_is_integer(j))
+			return -1;
+		if (check_range(f, json_integer_value(j), cv) < 0)
+			return -1;
+		out->kind = MCINIT_V_INT;
+		out->i = json_integer_value(j);
+		return 0;
+	case MCINIT_B_STR:
+	case MCINIT_B_ENUM:
+		if (!json_is_string(j) || check_choice(f, json_string_value(j), cv) < 0)
+			return -1;
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(json_string_value(j));
+		return 0;
+	case MCINIT_B_SIGNAL: {
+		int sig = json_is_integer(j)
+		              ? (json_integer_value(j) > 0 && json_integer_value(j) < NSIG
+		                     ? (int)json_integer_value(j)
+		                     : -1)
+		          : json_is_string(j) ? signal_from_name(json_string_value(j))
+		                              : -2;
+		if (sig == -2)
+			return -1;
+		if (sig < 0) {
+			char *list = signal_list();
+			char *bad = json_dumps(j, JSON_ENCODE_ANY);
+
+			conv_fail(cv, "MC005",
+			          mcinit_xasprintf("%s is not a signal of this platform; valid: %s",
+			                           bad, list));
+			free(list);
+			free(bad);
+			return -1;
+		}
+		out->kind = MCINIT_V_STR;
+		out->s = signal_name(sig);
+		return 0;
+	}
+	case MCINIT_B_DTYPE: {
+		char tmp[24];
+		const char *canon;
+
+		if (json_is_integer(j))
+			snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(j));
+		else if (json_is_string(j))
+			snprintf(tmp, sizeof tmp, "%s", json_string_value(j));
+		else
+			return -1;
+		canon = dtype_canonical(tmp);
+		if (canon == NULL)
+			return conv_fail(
+			    cv, "MC005",
+			    mcinit_xasprintf("'%s' is not a dtype (fp32, fp16, bf16, "
+			                     "float32, bfloat16, bf16-mixed, 16-mixed, "
+			                     "torch.bfloat16, ...)",
+			                     tmp));
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(canon);
+		return 0;
+	}
+	}
+	return -1;
+}
+
+static int
+conv_alt(enum mcinit_field f, const struct mcinit_alt *a, json_t *j, struct mcinit_value *out,
+         struct conv *cv)
+{
+	size_t i, n;
+
+	if (!a->list)
+		return conv_scalar(f, a->base, j, out, cv);
+	if (!json_is_array(j))
+		return -1;
+	n = json_array_size(j);
+	if (a->fixed && n != (size_t)a->fixed)
+		return conv_fail(
+		    cv, "MC005",
+		    mcinit_xasprintf("expected exactly %d values, got %zu", a->fixed, n));
+	memset(out, 0, sizeof *out);
+	out->kind = MCINIT_V_LIST;
+	out->items = mcinit_xcalloc(n, sizeof *out->items);
+	for (i = 0; i < n; i++) {
+		if (conv_scalar(f, a->base, json_array_get(j, i), &out->items[i], cv) < 0) {
+			out->n = i;
+			mcinit_value_clear(out);
+			return -1;
+		}
+	}
+	out->n = n;
+	return 0;
+}
+
+int
+mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out, const char **code,
+                       char **why)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	struct conv cv = {0};
+	int i;
+
+	for (i = 0; i < t->nalt; i++) {
+		if (conv_alt(f, &t->alt[i], j, out, &cv) == 0) {
+			free(cv.why);
+			return 0;
+		}
+	}
+	if (cv.why == NULL) {
+		char *words = type_words(f);
+
+		cv.code = "MC004";
+		cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
+		free(words);
+	}
+	*code = cv.code;
+	*why = cv.why;
+	return -1;
+}
+
+json_t *
+mcinit_value_to_json(const struct mcinit_value *v)
+{
+	json_t *arr;
+	size_t i;
+
+	switch (v->kind) {
+	case MCINIT_V_BOOL:
+		return json_boolean(v->i);
+	case MCINIT_V_INT:
+		return json_integer(v->i);
+	case MCINIT_V_STR:
+		return json_string(v->s);
+	case MCINIT_V_LIST:
+		arr = json_array();
+		for (i = 0; i < v->n; i++)
+			json_array_append_new(arr, mcinit_value_to_json(&v->items[i]));
+		return arr;
+	default:
+		return json_null();
+	}
+}
+
+/* ---- the config ---- */
+
+void
+mcinit_config_init(struct mcinit_config *c, unsigned mversion)
+{
+	int i;
+
+	memset(c, 0, sizeof *c);
+	c->mversion = mversion;
+	c->env_vars = json_object();
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *def = mcinit_fields[i].def;
+		json_t *j = def ? json_loads(def, JSON_DECODE_ANY, NULL) : NULL;
+		const char *code;
+		char *why = NULL;
+
+		if (j != NULL && mcinit_value_from_json(i, j, &c->val[i], &code, &why) < 0) {
+			fprintf(stderr, "mcinit: internal error: default of %s: %s\n",
+			        mcinit_fields[i].name, why);
+			abort();
+		}
+		json_decref(j);
+	}
+}
+
+void
+mcinit_config_destroy(struct mcinit_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		mcinit_value_clear(&c->val[i]);
+	for (i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	for (i = 0; i < c->nunchecked; i++)
+		free(c->unchecked[i]);
+	free(c->unchecked);
+	json_decref(c->env_vars);
+	memset(c, 0, sizeof *c);
+}
+
+struct mcinit_loc
+mcinit_config_source(struct mcinit_config *c, const char *name)
+{
+	struct mcinit_loc l = {0};
+	size_t i;
+
+	for (i = 0; i < c->nnames && strcmp(c->names[i], name) != 0; i++)
+		;
+	if (i == c->nnames) {
+		c->names = mcinit_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
+		c->names[c->nnames++] = mcinit_xstrdup(name);
+	}
+	l.source = c->names[i];
+	l.order = ++c->nsources;
+	return l;
+}
+
+bool
+mcinit_cfg_null(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_NULL;
+}
+
+long long
+mcinit_cfg_int(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].i;
+}
+
+bool
+mcinit_cfg_bool(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_BOOL && c->val[f].i;
+}
+
+const char *
+mcinit_cfg_str(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_STR ? c->val[f].s : NULL;
+}
+
+const struct mcinit_value *
+mcinit_cfg_val(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return &c->val[f];
+}
+
+static void
+set_where(struct mcinit_config *c, enum mcinit_field f, enum mcinit_origin o,
+          const struct mcinit_loc *loc)
+{
+	c->origin[f] = o;
+	if (loc != NULL)
+		c->loc[f] = *loc;
+	else
+		memset(&c->loc[f], 0, sizeof c->loc[f]);
+}
+
+void
+mcinit_cfg_set_int(struct mcinit_config *c, enum mcinit_field f, long long v, enum mcinit_origin o,
+                   const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_INT;
+	c->val[f].i = v;
+	set_where(c, f, o, loc);
+}
+
+void
+mcinit_cfg_set_bool(struct mcinit_config *c, enum mcinit_field f, bool v, enum mcinit_origin o,
+                    const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_BOOL;
+	c->val[f].i = v;
+	set_where(c, f, o, loc);
+}
+
+void
+mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char *v,
+                   enum mcinit_origin o, const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_STR;
+	c->val[f].s = mcinit_xstrdup(v);
+	set_where(c, f, o, loc);
+}
+
+int
+mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
+                       enum mcinit_origin o, const struct mcinit_loc *loc, struct mcinit_diags *d)
+{
+	struct mcinit_value v;
+	const char *code;
+	char *why, key[128];
+	struct mcinit_diag *g;
+
+	if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
+		mcinit_value_clear(&c->val[f]);
+		c->val[f] = v;
+		set_where(c, f, o, loc);
+		c->invalid[f] = false;
+		return 0;
+	}
+	c->invalid[f] = true;
+	mcinit_field_key(f, key, sizeof key);
+	g = mcinit_diag_add(d, MCINIT_ERROR, code, loc, "%s: %s", key, why);
+	mcinit_diag_key(g, key);
+	if (strcmp(code, "MC004") == 0 && json_is_string(j) &&
+	    mcinit_field_type(f)->alt[0].base == MCINIT_B_BOOL) {
+		/* The type=bool trap in JSON: a string where a bool belongs. */
+		int b = mcinit_bool_word(json_string_value(j));
+
+		mcinit_diag_hint(
+		    g,
+		    "write %s without quotes; a string is not a boolean (Python's "
+		    "bool('%s') is %s, so Megatron-LM <= core_r0.16 would read it as %s)",
+		    b == 0 ? "false" : "true", json_string_value(j),
+		    *json_string_value(j) ? "True" : "False",
+		    *json_string_value(j) ? "TRUE" : "FALSE");
+	}
+	free(why);
+	return -1;
+}
+
+void
+mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
+{
+	char key[128];
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		struct mcinit_diag *g;
+
+		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i))
+			continue;
+		c->invalid[i] = true;
+		mcinit_field_key(i, key, sizeof key);
+		g = mcinit_diag_add(d, MCINIT_ERROR, "MC008", NULL, "required field %s is not set",
+		                    key);
+		mcinit_diag_key(g, key);
+		if (mcinit_fields[i].flags)
+			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section, or pass %s N",
+			                 mcinit_fields[i].name, mcinit_fields[i].section,
+			                 mcinit_fields[i].flags);
+		else
+			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section",
+			                 mcinit_fields[i].name, mcinit_fields[i].section);
+	}
+	if (c->nunchecked > 0) {
+		struct mcinit_buf b = {0};
+		size_t k;
+
+		for (k = 0; k < c->nunchecked; k++)
+			mcinit_buf_printf(&b, "%s%s", k ? " " : "", c->unchecked[k]);
+		mcinit_diag_add(d, MCINIT_NOTE, "MC003", &c->unchecked_loc,
+		                "not checked by mcinit (known to Megatron-LM %s): %s",
+		                mcinit_mversion_name(c->mversion), mcinit_buf_cstr(&b));
+		mcinit_buf_free(&b);
+	}
+}
+
+json_t *
+mcinit_config_to_json(const struct mcinit_config *c)
+{
+	json_t *root = json_object();
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *sec = mcinit_fields[i].section;
+		json_t *s = json_object_get(root, sec);
+
+		if (s == NULL) {
+			s = json_object();
+			json_object_set_new(root, sec, s);
+		}
+		json_object_set_new(s, mcinit_fields[i].name, mcinit_value_to_json(&c->val[i]));
+	}
+	json_object_set(root, "env_vars", c->env_vars);
+	return root;
+}

@@ -1,0 +1,251 @@
+/* util.c — see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+int
+mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void
+oom(size_t n)
+{
+	fprintf(stderr, "mcinit: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *
+mcinit_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+void *
+mcinit_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom(n * size);
+	return p;
+}
+
+void *
+mcinit_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		oom(n);
+	return q;
+}
+
+char *
+mcinit_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(mcinit_xmalloc(n), s, n);
+}
+
+char *
+mcinit_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom(strlen(fmt));
+	va_end(ap);
+	return s;
+}
+
+void
+mcinit_buf_reserve(struct mcinit_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (need <= b->cap)
+		return;
+	if (b->cap * 2 > need)
+		need = b->cap * 2;
+	if (need < 256)
+		need = 256;
+	b->data = mcinit_xrealloc(b->data, need);
+	b->cap = need;
+}
+
+void
+mcinit_buf_add(struct mcinit_buf *b, const void *p, size_t n)
+{
+	mcinit_buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void
+mcinit_buf_adds(struct mcinit_buf *b, const char *s)
+{
+	mcinit_buf_add(b, s, strlen(s));
+}
+
+void
+mcinit_buf_addc(struct mcinit_buf *b, char c)
+{
+	mcinit_buf_reserve(b, 1);
+	b->data[b->len++] = c;
+}
+
+void
+mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char probe[1];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(probe, sizeof probe, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	mcinit_buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void
+mcinit_buf_add_long(struct mcinit_buf *b, long v)
+{
+	char tmp[24];
+	size_t i = sizeof tmp;
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		tmp[--i] = '-';
+	mcinit_buf_add(b, tmp + i, sizeof tmp - i);
+}
+
+const char *
+mcinit_buf_cstr(struct mcinit_buf *b)
+{
+	mcinit_buf_reserve(b, 0);
+	b->data[b->len] = '\0';
+	return b->data;
+}
+
+void
+mcinit_buf_free(struct mcinit_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+size_t
+mcinit_edit_distance(const char *a, const char *b, size_t max)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, best, *row, res;
+
+	if ((la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	row = mcinit_xmalloc((lb + 1) * sizeof *row);
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > max) {
+			free(row);
+			return max + 1;
+		}
+	}
+	res = row[lb];
+	free(row);
+	return res;
+}
+
+const char *
+mcinit_suggest(const char *word, const char *const *cands, size_t n)
+{
+	/* Allow roughly one edit per four characters, at least two: catches
+	 * dropped/doubled letters in long snake_case names without proposing
+	 * unrelated short words. */
+	size_t max = strlen(word) / 4 < 2 ? 2 : strlen(word) / 4, best = max + 1, i;
+	const char *pick = NULL;
+
+	for (i = 0; i < n; i++) {
+		size_t d = mcinit_edit_distance(word, cands[i], max);
+
+		if (d < best) {
+			best = d;
+			pick = cands[i];
+		}
+	}
+	return pick;
+}
+
+char *
+mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	struct mcinit_buf b = {0};
+	char chunk[65536];
+	size_t n;
+
+	if (f == NULL) {
+		mcinit_err_set(err, EX_NOINPUT, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		mcinit_buf_add(&b, chunk, n);
+	if (ferror(f)) {
+		mcinit_err_set(err, EX_NOINPUT, "%s: read error: %s", path, strerror(errno));
+		fclose(f);
+		mcinit_buf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	mcinit_buf_cstr(&b);
+	if (len)
+		*len = b.len;
+	return b.data;
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# CLI tests for `mcinit validate`: exit codes, locations, golden output.
+. "$srcdir/tests/cli/lib.sh"
+
+M=$MCINIT
+base="--num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1"
+
+# The type=bool trap, as flags.
+golden lazy-false 1 $M validate -- $base --lazy-mpu-init False
+golden lazy-true 0 $M validate -- $base --lazy-mpu-init True
+golden lazy-alone 0 $M validate -- $base --lazy-mpu-init
+golden lazy-alone-r016 0 $M validate --megatron-version=r0.16 -- $base --lazy-mpu-init
+check lazy-false-names-flag sh -c "$M validate -- $base --lazy-mpu-init False 2>&1 | grep -q '^argv:[0-9]*: error\[MC001\]: .--lazy-mpu-init False'"
+check lazy-alone-no-mc001 sh -c "! $M validate -- $base --lazy-mpu-init 2>&1 | grep -q MC001"
+
+# JSON inputs: located type errors, did-you-mean, duplicates.
+golden json-lazy-string 1 $M validate lazy-string.json
+golden json-misspelled 1 $M validate misspelled.json
+golden json-duplicate 1 $M validate duplicate.json
+golden json-malformed 65 $M validate malformed.json
+golden missing-file 66 $M validate no-such-file.json
+golden unknown-kind 64 $M validate job.yaml
+
+# Launch scripts: flags located where they were written, even inside arrays.
+golden launch-script 1 $M validate --world-size 8 launch.sh
+
+# Python lint.
+golden py-type-bool 0 $M validate args.py -- $base
+
+# Overrides and flags combined, several mistakes reported at once.
+golden many-mistakes 1 $M validate model.tensor_model_paralel_size=2 model.num_layers=many -- $base --seq-lenght 128 --world-size-x 2
+
+# MC010 with a world size from the option and from the environment.
+golden mc010-option 1 $M validate --world-size 12 -- $base --tensor-model-parallel-size 8
+golden mc010-env 1 env WORLD_SIZE=6 $M validate -- $base --tensor-model-parallel-size 4
+
+# Usage errors.
+golden bad-option 64 $M validate --no-such-option
+golden bad-world-size 64 $M validate --world-size zero
+
+# JSON output parses and agrees with the exit status.
+check json-output-parses sh -c "$M validate --format=json -- $base --lazy-mpu-init False | python3 -m json.tool >/dev/null"
+check json-output-valid-false sh -c "$M validate --format=json -- $base --lazy-mpu-init False | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] is False and d[\"diagnostics\"][0][\"code\"]==\"MC001\"'"
+check print-config sh -c "$M validate --print-config -- $base --tensor-model-parallel-size 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"tensor_model_parallel_size\"]==2 and d[\"dist\"][\"distributed_timeout_minutes\"]==10'"
+
+# The bundled examples are valid.
+for ex in "$srcdir"/examples/*.json; do
+	check "example-$(basename "$ex")" $M validate "$ex"
+done
+check help-mentions-exit-codes sh -c "$M validate --help | grep -q 'Exit status'"
+check version sh -c "$M --version | grep -q '^mcinit '"
+
+finish

@@ -1,0 +1,503 @@
+/* Unit tests: schema types, union fallbacks, JSON/override/flag loaders. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "config.h"
+#include "mflags.h"
+
+static struct mcinit_config c;
+static struct mcinit_diags d;
+
+static void
+setup(void)
+{
+	mcinit_config_init(&c, MCINIT_MV_MAIN);
+	mcinit_diags_init(&d);
+}
+
+static void
+teardown(void)
+{
+	mcinit_diags_destroy(&d);
+	mcinit_config_destroy(&c);
+}
+
+TestSuite(config, .init = setup, .fini = teardown);
+
+/* Converts JSON text for field f; returns the diagnostic code or "" on success. */
+static const char *
+conv(enum mcinit_field f, const char *json, struct mcinit_value *out)
+{
+	static char code[8];
+	json_t *j = json_loads(json, JSON_DECODE_ANY, NULL);
+	const char *cd = NULL;
+	char *why = NULL;
+	int rc;
+
+	cr_assert_not_null(j, "test JSON %s", json);
+	rc = mcinit_value_from_json(f, j, out, &cd, &why);
+	json_decref(j);
+	snprintf(code, sizeof code, "%s", rc == 0 ? "" : cd);
+	free(why);
+	return code;
+}
+
+Test(config, every_schema_row_parses_and_defaults_convert)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const struct mcinit_type *t = mcinit_field_type(i);
+
+		cr_assert_gt(t->nalt, 0, "%s", mcinit_fields[i].name);
+		if (mcinit_fields[i].def == NULL)
+			cr_assert(mcinit_cfg_null(&c, i), "required %s starts null",
+			          mcinit_fields[i].name);
+	}
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_distributed_timeout_minutes), 10);
+	cr_assert_str_eq(mcinit_cfg_str(&c, MCINIT_F_exit_signal), "SIGTERM");
+	cr_assert(mcinit_cfg_bool(&c, MCINIT_F_overlap_p2p_comm));
+}
+
+Test(config, union_str_or_list_accepts_both_forms)
+{
+	struct mcinit_value v;
+
+	cr_assert_str_eq(conv(MCINIT_F_cp_comm_type, "\"p2p\"", &v), "");
+	cr_assert_eq(v.kind, MCINIT_V_STR);
+	mcinit_value_clear(&v);
+	cr_assert_str_eq(conv(MCINIT_F_cp_comm_type, "[\"p2p\", \"a2a+p2p\"]", &v), "");
+	cr_assert_eq(v.kind, MCINIT_V_LIST);
+	cr_assert_eq(v.n, 2);
+	cr_assert_str_eq(v.items[1].s, "a2a+p2p");
+	mcinit_value_clear(&v);
+	cr_assert_str_eq(conv(MCINIT_F_cp_comm_type, "null", &v), "");
+	cr_assert_eq(v.kind, MCINIT_V_NULL);
+}
+
+Test(config, union_failure_names_every_expected_form)
+{
+	json_t *j = json_integer(5);
+	const char *code;
+	char *why = NULL;
+	struct mcinit_value v;
+
+	cr_assert_eq(mcinit_value_from_json(MCINIT_F_cp_comm_type, j, &v, &code, &why), -1);
+	cr_assert_str_eq(code, "MC004");
+	cr_assert(strstr(why, "a string, a list of strings or null") != NULL, "%s", why);
+	cr_assert(strstr(why, "got an integer") != NULL, "%s", why);
+	free(why);
+	json_decref(j);
+}
+
+Test(config, union_choice_error_beats_type_error)
+{
+	struct mcinit_value v;
+
+	/* The list form matched in shape but one item is not a choice: say that,
+	 * not "expected a string". */
+	cr_assert_str_eq(conv(MCINIT_F_cp_comm_type, "[\"p2p\", \"ring\"]", &v), "MC005");
+	cr_assert_str_eq(conv(MCINIT_F_cp_comm_type, "\"ring\"", &v), "MC005");
+}
+
+Test(config, int_or_null)
+{
+	struct mcinit_value v;
+
+	cr_assert_str_eq(conv(MCINIT_F_expert_tensor_parallel_size, "null", &v), "");
+	cr_assert_str_eq(conv(MCINIT_F_expert_tensor_parallel_size, "4", &v), "");
+	cr_assert_eq(v.i, 4);
+	cr_assert_str_eq(conv(MCINIT_F_expert_tensor_parallel_size, "\"4\"", &v), "MC004");
+	cr_assert_str_eq(conv(MCINIT_F_expert_tensor_parallel_size, "0", &v), "MC005");
+	cr_assert_str_eq(conv(MCINIT_F_expert_tensor_parallel_size, "1.5", &v), "MC004");
+}
+
+Test(config, fixed_length_list)
+{
+	struct mcinit_value v;
+
+	cr_assert_str_eq(conv(MCINIT_F_rampup_batch_size, "[16, 16, 5000000]", &v), "");
+	cr_assert_eq(v.n, 3);
+	mcinit_value_clear(&v);
+	cr_assert_str_eq(conv(MCINIT_F_rampup_batch_size, "[16, 16]", &v), "MC005");
+	cr_assert_str_eq(conv(MCINIT_F_rampup_batch_size, "[16, \"a\", 3]", &v), "MC004");
+}
+
+Test(config, signals_by_name_number_and_case)
+{
+	static const struct {
+		const char *in, *out;
+	} ok[] = {{"\"SIGUSR1\"", "SIGUSR1"}, {"\"usr2\"", "SIGUSR2"},
+	          {"\"term\"", "SIGTERM"},    {"15", "SIGTERM"},
+	          {"\"SigInt\"", "SIGINT"},   {"\"SIGRTMIN+2\"", "SIGRTMIN+2"}};
+	struct mcinit_value v;
+	size_t i;
+
+	for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		cr_assert_str_eq(conv(MCINIT_F_exit_signal, ok[i].in, &v), "", "%s", ok[i].in);
+		cr_assert_str_eq(v.s, ok[i].out);
+		mcinit_value_clear(&v);
+	}
+	cr_assert_str_eq(conv(MCINIT_F_exit_signal, "\"SIGFOO\"", &v), "MC005");
+	cr_assert_str_eq(conv(MCINIT_F_exit_signal, "0", &v), "MC005");
+	cr_assert_str_eq(conv(MCINIT_F_exit_signal, "true", &v), "MC004");
+}
+
+Test(config, bad_signal_lists_valid_names)
+{
+	json_t *j = json_string("SIGTERN");
+	const char *code;
+	char *why = NULL;
+	struct mcinit_value v;
+
+	cr_assert_eq(mcinit_value_from_json(MCINIT_F_exit_signal, j, &v, &code, &why), -1);
+	cr_assert(strstr(why, "SIGTERM") && strstr(why, "SIGUSR1") && strstr(why, "SIGHUP"), "%s",
+	          why);
+	free(why);
+	json_decref(j);
+}
+
+Test(config, dtype_spellings)
+{
+	static const char *const bf[] = {"\"bf16\"", "\"bfloat16\"", "\"bf16-mixed\"",
+	                                 "\"torch.bfloat16\""};
+	struct mcinit_value v;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		cr_assert_str_eq(conv(MCINIT_F_params_dtype, bf[i], &v), "");
+		cr_assert_str_eq(v.s, "bf16");
+		mcinit_value_clear(&v);
+	}
+	cr_assert_str_eq(conv(MCINIT_F_params_dtype, "16", &v), "");
+	cr_assert_str_eq(v.s, "fp16");
+	mcinit_value_clear(&v);
+	cr_assert_str_eq(conv(MCINIT_F_params_dtype, "\"int8\"", &v), "MC005");
+}
+
+Test(config, bool_words)
+{
+	cr_assert_eq(mcinit_bool_word("False"), 0);
+	cr_assert_eq(mcinit_bool_word("OFF"), 0);
+	cr_assert_eq(mcinit_bool_word(""), 0);
+	cr_assert_eq(mcinit_bool_word("True"), 1);
+	cr_assert_eq(mcinit_bool_word("1"), 1);
+	cr_assert_eq(mcinit_bool_word("maybe"), -1);
+}
+
+Test(config, schema_flags_exist_in_megatron_table)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *p = mcinit_fields[i].flags;
+
+		while (p && *p) {
+			size_t n = strcspn(p, "|");
+			char flag[128];
+			const struct mcinit_mflag *m;
+
+			snprintf(flag, sizeof flag, "%.*s", (int)n, p);
+			m = mcinit_mflag_find_any(flag);
+			cr_assert_not_null(m, "%s: flag %s unknown to Megatron-LM",
+			                   mcinit_fields[i].name, flag);
+			if (m->kind == MCINIT_MK_STORE_FALSE)
+				cr_assert(strncmp(flag, "--no-", 5) == 0 ||
+				              strncmp(flag, "--disable-", 10) == 0,
+				          "%s", flag);
+			p += n + (p[n] == '|');
+		}
+	}
+}
+
+/* ---- JSON files ---- */
+
+static void
+load(const char *text)
+{
+	struct mcinit_err err = {0};
+
+	cr_assert_eq(mcinit_config_load_json_text(&c, "job.json", text, strlen(text), &d, &err), 0,
+	             "%s", err.msg);
+}
+
+static const struct mcinit_diag *
+find(const char *code)
+{
+	size_t i;
+
+	for (i = 0; i < d.n; i++)
+		if (strcmp(d.v[i].code, code) == 0)
+			return &d.v[i];
+	cr_assert_fail("no %s diagnostic", code);
+	return NULL;
+}
+
+Test(config, json_string_for_bool_points_at_value)
+{
+	const struct mcinit_diag *g;
+
+	load("{\n  \"dist\": {\n    \"lazy_mpu_init\": \"False\"\n  }\n}\n");
+	g = find("MC004");
+	cr_assert_eq(g->sev, MCINIT_ERROR);
+	cr_assert_str_eq(g->loc.source, "job.json");
+	cr_assert_eq(g->loc.line, 3);
+	cr_assert_eq(g->loc.col, 22);
+	cr_assert(strstr(g->hint, "TRUE") != NULL, "%s", g->hint);
+	cr_assert(c.invalid[MCINIT_F_lazy_mpu_init]);
+	cr_assert_not(mcinit_cfg_bool(&c, MCINIT_F_lazy_mpu_init));
+}
+
+Test(config, json_misspelled_key_suggests)
+{
+	const struct mcinit_diag *g;
+
+	load("{\"model\": {\"tensor_model_paralel_size\": 2}}");
+	g = find("MC003");
+	cr_assert(strstr(g->hint, "`tensor_model_parallel_size`") != NULL, "%s", g->hint);
+	cr_assert_eq(g->loc.line, 1);
+	cr_assert_eq(g->loc.col, 12);
+}
+
+Test(config, json_key_in_wrong_section)
+{
+	const struct mcinit_diag *g;
+
+	load("{\"train\": {\"lazy_mpu_init\": true}}");
+	g = find("MC003");
+	cr_assert(strstr(g->hint, "\"dist\"") != NULL, "%s", g->hint);
+}
+
+Test(config, json_duplicate_key_located)
+{
+	const struct mcinit_diag *g;
+
+	load("{\"model\": {\n\"num_layers\": 4,\n\"num_layers\": 8}}");
+	g = find("MC006");
+	cr_assert_eq(g->loc.line, 3);
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_num_layers), 8);
+}
+
+Test(config, json_meta_keys_ignored_and_alias)
+{
+	load("{\"_target_\": \"x\", \"dist\": {\"_target_\": \"y\", \"lazy_init\": true}}");
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 0);
+	cr_assert(mcinit_cfg_bool(&c, MCINIT_F_lazy_mpu_init));
+	find("MC007");
+}
+
+Test(config, json_unknown_section)
+{
+	const struct mcinit_diag *g;
+
+	load("{\"modle\": {}}");
+	g = find("MC003");
+	cr_assert(strstr(g->hint, "`model`") != NULL);
+}
+
+Test(config, json_malformed_is_dataerr)
+{
+	struct mcinit_err err = {0};
+	const char *t = "{\"model\": {\"num_layers\": 4,}}";
+
+	cr_assert_eq(mcinit_config_load_json_text(&c, "bad.json", t, strlen(t), &d, &err), -1);
+	cr_assert_eq(err.code, 65);
+	cr_assert(strncmp(err.msg, "bad.json:1:", 11) == 0, "%s", err.msg);
+}
+
+Test(config, json_env_vars)
+{
+	load("{\"env_vars\": {\"NCCL_DEBUG\": \"INFO\", \"X\": 1, \"BAD\": [1]}}");
+	cr_assert_str_eq(json_string_value(json_object_get(c.env_vars, "NCCL_DEBUG")), "INFO");
+	cr_assert_null(json_object_get(c.env_vars, "BAD"));
+	find("MC004");
+}
+
+/* ---- overrides ---- */
+
+Test(config, overrides_json_or_bare_string)
+{
+	mcinit_config_apply_override(&c, "model.tensor_model_parallel_size=8", 2, &d);
+	mcinit_config_apply_override(&c, "model.cp_comm_type=a2a", 3, &d);
+	mcinit_config_apply_override(&c, "model.hierarchical_context_parallel_sizes=[2,4]", 4, &d);
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 0);
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_tensor_model_parallel_size), 8);
+	cr_assert_str_eq(mcinit_cfg_str(&c, MCINIT_F_cp_comm_type), "a2a");
+	cr_assert_eq(mcinit_cfg_val(&c, MCINIT_F_hierarchical_context_parallel_sizes)->n, 2);
+	cr_assert_eq(c.origin[MCINIT_F_tensor_model_parallel_size], MCINIT_ORIG_OVERRIDE);
+	cr_assert_eq(c.loc[MCINIT_F_tensor_model_parallel_size].line, 2);
+}
+
+Test(config, override_unknown_key_suggests)
+{
+	const struct mcinit_diag *g;
+
+	mcinit_config_apply_override(&c, "model.tensor_model_paralel_size=8", 2, &d);
+	g = find("MC003");
+	cr_assert(strstr(g->hint, "model.tensor_model_parallel_size") != NULL);
+}
+
+/* ---- Megatron-LM flags ---- */
+
+static void
+flags(const char *const *w, size_t n)
+{
+	struct mcinit_loc *locs = calloc(n, sizeof *locs);
+	struct mcinit_loc base = mcinit_config_source(&c, "argv");
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		locs[i] = base;
+		locs[i].line = (int)i + 1;
+	}
+	mcinit_config_apply_flags(&c, (char *const *)w, locs, NULL, n, &d);
+	free(locs);
+}
+
+Test(config, flags_space_and_equals_forms)
+{
+	const char *w[] = {"--num-layers",
+	                   "24",
+	                   "--hidden-size=1024",
+	                   "--sequence-parallel",
+	                   "--no-overlap-p2p-communication",
+	                   "--cp-comm-type",
+	                   "p2p",
+	                   "a2a"};
+
+	flags(w, 8);
+	cr_assert_eq(d.n, 0, "%s", d.n ? d.v[0].message : "");
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_num_layers), 24);
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_hidden_size), 1024);
+	cr_assert(mcinit_cfg_bool(&c, MCINIT_F_sequence_parallel));
+	cr_assert_not(mcinit_cfg_bool(&c, MCINIT_F_overlap_p2p_comm));
+	cr_assert_eq(mcinit_cfg_val(&c, MCINIT_F_cp_comm_type)->n, 2);
+}
+
+Test(config, lazy_mpu_init_false_is_error_and_reads_false)
+{
+	const char *w[] = {"--lazy-mpu-init", "False"};
+	const struct mcinit_diag *g;
+
+	flags(w, 2);
+	g = find("MC001");
+	cr_assert_eq(g->sev, MCINIT_ERROR);
+	cr_assert_eq(g->loc.line, 1);
+	cr_assert(strstr(g->message, "--lazy-mpu-init") && strstr(g->message, "TRUE"));
+	cr_assert_not(mcinit_cfg_bool(&c, MCINIT_F_lazy_mpu_init));
+}
+
+Test(config, lazy_mpu_init_true_is_warning)
+{
+	const char *w[] = {"--lazy-mpu-init", "True"};
+
+	flags(w, 2);
+	cr_assert_eq(find("MC001")->sev, MCINIT_WARNING);
+	cr_assert(mcinit_cfg_bool(&c, MCINIT_F_lazy_mpu_init));
+}
+
+Test(config, lazy_mpu_init_alone_is_clean_on_main)
+{
+	const char *w[] = {"--lazy-mpu-init", "--seed", "7"};
+
+	flags(w, 3);
+	cr_assert_eq(d.n, 0);
+	cr_assert(mcinit_cfg_bool(&c, MCINIT_F_lazy_mpu_init));
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_seed), 7);
+}
+
+Test(config, lazy_mpu_init_alone_warns_on_r016)
+{
+	const char *w[] = {"--lazy-mpu-init"};
+
+	c.mversion = MCINIT_MV_R016;
+	flags(w, 1);
+	cr_assert_eq(find("MC001")->sev, MCINIT_WARNING);
+}
+
+Test(config, lazy_mpu_init_empty_word_is_note)
+{
+	const char *w[] = {"--lazy-mpu-init", ""};
+
+	flags(w, 2);
+	cr_assert_eq(find("MC001")->sev, MCINIT_NOTE);
+	cr_assert_not(mcinit_cfg_bool(&c, MCINIT_F_lazy_mpu_init));
+}
+
+Test(config, onnx_safe_is_type_bool_everywhere)
+{
+	const char *w[] = {"--onnx-safe", "0"};
+
+	flags(w, 2);
+	cr_assert_eq(find("MC001")->sev, MCINIT_ERROR);
+}
+
+Test(config, unknown_flag_suggests_and_skips_values)
+{
+	const char *w[] = {"--tensor-model-paralel-size", "2", "--seed", "3"};
+	const struct mcinit_diag *g;
+
+	flags(w, 4);
+	g = find("MC003");
+	cr_assert(strstr(g->hint, "--tensor-model-parallel-size") != NULL, "%s", g->hint);
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 1);
+	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_seed), 3);
+}
+
+Test(config, flag_of_another_version)
+{
+	const char *w[] = {"--disable-jit-fuser"};
+	const struct mcinit_diag *g;
+
+	c.mversion = MCINIT_MV_R015;
+	flags(w, 1);
+	g = find("MC003");
+	cr_assert(strstr(g->message, "r0.16, main") != NULL, "%s", g->message);
+}
+
+Test(config, unmodelled_flags_collected_in_one_note)
+{
+	const char *w[] = {"--lr", "1e-4", "--use-flash-attn", "--train-data-path", "a", "b"};
+
+	flags(w, 6);
+	cr_assert_eq(d.n, 0);
+	mcinit_config_finish(&c, &d);
+	cr_assert(strstr(find("MC003")->message, "--lr --use-flash-attn --train-data-path"));
+}
+
+Test(config, flag_value_errors)
+{
+	const char *w[] = {"--num-layers", "many", "--rampup-batch-size",
+	                   "16",           "16",   "--sequence-parallel=yes",
+	                   "--seed"};
+
+	flags(w, 7);
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 4);
+	cr_assert(c.invalid[MCINIT_F_num_layers]);
+}
+
+Test(config, stray_word_is_error)
+{
+	const char *w[] = {"--sequence-parallel", "oops"};
+
+	flags(w, 2);
+	cr_assert(strstr(find("MC003")->message, "'oops'") != NULL);
+}
+
+Test(config, required_fields_reported)
+{
+	mcinit_config_finish(&c, &d);
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 5);
+	find("MC008");
+}
+
+Test(config, print_config_round_trips)
+{
+	json_t *j = mcinit_config_to_json(&c);
+
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "model"),
+	                                                "tensor_model_parallel_size")),
+	             1);
+	cr_assert(json_is_null(json_object_get(json_object_get(j, "model"), "num_layers")));
+	json_decref(j);
+}

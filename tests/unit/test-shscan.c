@@ -1,0 +1,530 @@
+/* test-shscan.c — launch-script flag extraction (src/shscan.c). */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "shscan.h"
+
+static struct mcinit_shscan S;
+
+static void
+scan_ok(const char *text)
+{
+	struct mcinit_err err = {0};
+
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse(text, strlen(text), &S, &err), 0, "parse failed: %s",
+	             err.msg);
+}
+
+static void
+teardown(void)
+{
+	mcinit_shscan_destroy(&S);
+}
+
+TestSuite(shscan, .fini = teardown);
+
+/* Asserts word k is text at line:col, from variable var (NULL: literal). */
+static void
+word_is(size_t k, const char *text, int line, int col, const char *var)
+{
+	cr_assert_lt(k, S.nwords, "word %zu missing (only %zu)", k, S.nwords);
+	cr_assert_str_eq(S.words[k].text, text, "word %zu", k);
+	cr_assert_eq(S.words[k].line, line, "word %zu (%s) line %d", k, text, S.words[k].line);
+	cr_assert_eq(S.words[k].col, col, "word %zu (%s) col %d", k, text, S.words[k].col);
+	if (var == NULL)
+		cr_assert_null(S.words[k].var, "word %zu (%s) var %s", k, text, S.words[k].var);
+	else
+		cr_assert(S.words[k].var && strcmp(S.words[k].var, var) == 0,
+		          "word %zu (%s) var %s, want %s", k, text,
+		          S.words[k].var ? S.words[k].var : "NULL", var);
+}
+
+/* The texts of all words joined with '|'. */
+static char *
+joined(void)
+{
+	size_t n = 1;
+	char *s;
+
+	for (size_t k = 0; k < S.nwords; k++)
+		n += strlen(S.words[k].text) + 1;
+	s = calloc(n, 1);
+	for (size_t k = 0; k < S.nwords; k++) {
+		if (k)
+			strcat(s, "|");
+		strcat(s, S.words[k].text);
+	}
+	return s;
+}
+
+static void
+words_are(const char *want)
+{
+	char *got = joined();
+
+	cr_assert_str_eq(got, want);
+	free(got);
+}
+
+/* Index of the first note containing sub, or -1. */
+static long
+note_with(const char *sub)
+{
+	for (size_t k = 0; k < S.nnotes; k++)
+		if (strstr(S.notes[k].msg, sub))
+			return (long)k;
+	return -1;
+}
+
+/* A launch script in the style of Megatron-LM's examples/gpt3 scripts. */
+static const char gpt_script[] =
+    "#!/bin/bash\n"                                                /* 1 */
+    "\n"                                                           /* 2 */
+    "# Runs the \"175B\" parameter model\n"                        /* 3 */
+    "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"                       /* 4 */
+    "\n"                                                           /* 5 */
+    "GPUS_PER_NODE=8\n"                                            /* 6 */
+    "MASTER_ADDR=localhost\n"                                      /* 7 */
+    "MASTER_PORT=6000\n"                                           /* 8 */
+    "NUM_NODES=1\n"                                                /* 9 */
+    "NODE_RANK=0\n"                                                /* 10 */
+    "WORLD_SIZE=$(($GPUS_PER_NODE*$NUM_NODES))\n"                  /* 11 */
+    "\n"                                                           /* 12 */
+    "CHECKPOINT_PATH=$1 #<Specify path>\n"                         /* 13 */
+    "VOCAB_FILE=$3 #<Specify path to file>/gpt2-vocab.json\n"      /* 14 */
+    "DATA_PATH=$5 #<Specify path and file prefix>_text_document\n" /* 15 */
+    "\n"                                                           /* 16 */
+    "DISTRIBUTED_ARGS=(\n"                                         /* 17 */
+    "    --nproc_per_node $GPUS_PER_NODE \n"                       /* 18 */
+    "    --nnodes $NUM_NODES \n"                                   /* 19 */
+    "    --master_addr $MASTER_ADDR \n"                            /* 20 */
+    ")\n"                                                          /* 21 */
+    "\n"                                                           /* 22 */
+    "GPT_MODEL_ARGS=(\n"                                           /* 23 */
+    "    --num-layers 96 \n"                                       /* 24 */
+    "    --hidden-size 12288 \n"                                   /* 25 */
+    "    # --num-attention-heads 64\n"                             /* 26 */
+    "    --seq-length 2048 \n"                                     /* 27 */
+    ")\n"                                                          /* 28 */
+    "\n"                                                           /* 29 */
+    "TRAINING_ARGS=(\n"                                            /* 30 */
+    "    --micro-batch-size 1 \n"                                  /* 31 */
+    "    --lr 6.0e-5 \n"                                           /* 32 */
+    "    --lazy-mpu-init False\n"                                  /* 33 */
+    ")\n"                                                          /* 34 */
+    "\n"                                                           /* 35 */
+    "MODEL_PARALLEL_ARGS=(\n"                                      /* 36 */
+    "\t--tensor-model-parallel-size 8 \n"                          /* 37 */
+    "\t--pipeline-model-parallel-size 16 \n"                       /* 38 */
+    ")\n"                                                          /* 39 */
+    "\n"                                                           /* 40 */
+    "torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \\\n"         /* 41 */
+    "    ${GPT_MODEL_ARGS[@]} \\\n"                                /* 42 */
+    "    ${TRAINING_ARGS[@]} \\\n"                                 /* 43 */
+    "    ${MODEL_PARALLEL_ARGS[@]} \\\n"                           /* 44 */
+    "    --save $CHECKPOINT_PATH \\\n"                             /* 45 */
+    "    --vocab-file \"$VOCAB_FILE\" \\\n"                        /* 46 */
+    "    --data-path $DATA_PATH\n";                                /* 47 */
+
+Test(shscan, megatron_gpt_example)
+{
+	scan_ok(gpt_script);
+	cr_assert_str_eq(S.script, "pretrain_gpt.py");
+	cr_assert_eq(S.script_line, 41);
+	cr_assert_eq(S.script_col, 33);
+	words_are("--num-layers|96|--hidden-size|12288|--seq-length|2048|--micro-batch-size|1|--lr|"
+	          "6.0e-5|--lazy-mpu-init|False|--tensor-model-parallel-size|8|"
+	          "--pipeline-model-parallel-size|16|--save|$1|--vocab-file|$3|--data-path|$5");
+	word_is(0, "--num-layers", 24, 5, "GPT_MODEL_ARGS");
+	word_is(1, "96", 24, 18, "GPT_MODEL_ARGS");
+	word_is(4, "--seq-length", 27, 5, "GPT_MODEL_ARGS");
+	word_is(11, "False", 33, 21, "TRAINING_ARGS");
+	word_is(12, "--tensor-model-parallel-size", 37, 2, "MODEL_PARALLEL_ARGS");
+	word_is(16, "--save", 45, 5, NULL);
+	word_is(17, "$1", 13, 17, "CHECKPOINT_PATH");
+	cr_assert(S.words[17].opaque);
+	cr_assert_not(S.words[16].opaque);
+	word_is(19, "$3", 14, 12, "VOCAB_FILE");
+	/* one note per unexpandable word that reached the flags, at its source */
+	cr_assert_eq(S.nnotes, 3);
+	cr_assert_eq(S.notes[0].line, 13);
+	cr_assert_eq(S.notes[0].col, 17);
+	cr_assert(strstr(S.notes[0].msg, "`$1`") != NULL, "%s", S.notes[0].msg);
+}
+
+Test(shscan, string_variables_split_with_positions)
+{
+	scan_ok("N=24\n"
+	        "ARGS=\"--num-layers $N --hidden-size 1024\"\n"
+	        "python pretrain_gpt.py $ARGS --quoted \"$ARGS\"\n");
+	words_are("--num-layers|24|--hidden-size|1024|--quoted|--num-layers 24 --hidden-size 1024");
+	word_is(0, "--num-layers", 2, 7, "ARGS");
+	word_is(1, "24", 1, 3, "N");
+	word_is(2, "--hidden-size", 2, 23, "ARGS");
+	word_is(3, "1024", 2, 37, "ARGS");
+	word_is(4, "--quoted", 3, 30, NULL);
+	word_is(5, "--num-layers 24 --hidden-size 1024", 2, 7, "ARGS");
+	cr_assert_eq(S.nnotes, 0);
+}
+
+Test(shscan, array_expansion_forms)
+{
+	scan_ok("A=(\"a b\" \"\" c)\n"
+	        "python run.py \"${A[@]}\" / ${A[@]} / \"${A[*]}\" / x\"${A[@]}\"y / ${A[1]}z / "
+	        "\"${A[-1]}\" / $A / ${A[7]} / \"${A[7]}\"\n");
+	words_are("a b||c|/|a|b|c|/|a b  c|/|xa b||cy|/|z|/|c|/|a|b|/|/|");
+	word_is(1, "", 1, 10, "A"); /* the empty element points at its quotes */
+	word_is(2, "c", 1, 13, "A");
+}
+
+Test(shscan, empty_array_quoted_at_gives_no_word)
+{
+	scan_ok("E=()\nS=\npython t.py \"${E[@]}\" \"${E[*]}\" \"$S\" $S \"\" ''\n");
+	cr_assert_eq(S.nwords, 4, "%s", joined());
+	word_is(0, "", 3, 24, "E"); /* "${E[*]}" of an empty array: at the `$` */
+	word_is(1, "", 2, 3, "S");  /* "$S": the empty value of S=, at its place */
+	word_is(2, "", 3, 41, NULL);
+	word_is(3, "", 3, 44, NULL);
+}
+
+Test(shscan, appends_and_export_declare)
+{
+	scan_ok("ARGS=(--a 1)\n"
+	        "ARGS+=(\n"
+	        "  --b 2  # trailing comment\n"
+	        ")\n"
+	        "S=\"--c\"\n"
+	        "S+=\" 3\"\n"
+	        "export E=\"--e 5\"\n"
+	        "declare -a D=(--d 4)\n"
+	        "local L=--l\n"
+	        "readonly R=7\n"
+	        "python pretrain.py ${ARGS[@]} $S ${D[@]} $E $L $R\n");
+	words_are("--a|1|--b|2|--c|3|--d|4|--e|5|--l|7");
+	word_is(2, "--b", 3, 3, "ARGS");
+	word_is(5, "3", 6, 6, "S");
+	word_is(6, "--d", 8, 15, "D");
+	word_is(8, "--e", 7, 11, "E");
+}
+
+Test(shscan, accumulating_string_pattern)
+{
+	scan_ok("OPTS=\"\"\n"
+	        "OPTS=\"$OPTS --fp16\"\n"
+	        "if [ \"$X\" = 1 ]; then\n"
+	        "  OPTS=\"$OPTS --bf16\"\n"
+	        "fi\n"
+	        "python pretrain_gpt.py $OPTS\n");
+	words_are("--fp16|--bf16");
+	word_is(0, "--fp16", 2, 13, "OPTS");
+	word_is(1, "--bf16", 4, 15, "OPTS");
+}
+
+Test(shscan, default_expansions)
+{
+	scan_ok("NL=${NUM_LAYERS:-24}\n"
+	        "H=4096\n"
+	        ": ${HEADS:=32}\n"
+	        "python pretrain_gpt.py --num-layers $NL --hidden-size ${H:-1} "
+	        "--num-attention-heads $HEADS --x ${EMPTY-} --y \"${UNSET:-a b}\" ${Z:-c d}\n");
+	words_are("--num-layers|24|--hidden-size|4096|--num-attention-heads|32|--x|--y|a b|c|d");
+	word_is(1, "24", 1, 18, "NL");
+	word_is(3, "4096", 2, 3, "H");
+	word_is(5, "32", 3, 12, "HEADS");
+	cr_assert_geq(note_with("NUM_LAYERS is not assigned"), 0);
+	cr_assert_geq(note_with("HEADS is not assigned"), 0);
+	cr_assert_eq(note_with("`${H:-1}`"), -1, "a set variable needs no note");
+}
+
+Test(shscan, unexpandable_words_kept_as_written)
+{
+	scan_ok("python pretrain_gpt.py --seed $1 --save \"$@\" --d $(date +%s) --e `hostname` "
+	        "--f $((2 * 4)) --g ${UNDEF} --h $UNDEF2/x --i ${#A[@]} --j ${P/a/b}\n");
+	words_are("--seed|$1|--save|$@|--d|$(date +%s)|--e|`hostname`|--f|$((2 * 4))|--g|${UNDEF}|"
+	          "--h|$UNDEF2/x|--i|${#A[@]}|--j|${P/a/b}");
+	for (size_t k = 1; k < S.nwords; k += 2)
+		cr_assert(S.words[k].opaque, "word %zu %s", k, S.words[k].text);
+	for (size_t k = 0; k < S.nwords; k += 2)
+		cr_assert_not(S.words[k].opaque, "word %zu %s", k, S.words[k].text);
+	cr_assert_eq(S.nnotes, 9);
+	cr_assert_geq(note_with("command substitution"), 0);
+	cr_assert_geq(note_with("arithmetic"), 0);
+	cr_assert_geq(note_with("not assigned in this script"), 0);
+	word_is(5, "$(date +%s)", 1, 50, NULL);
+}
+
+Test(shscan, script_path_from_command_substitution)
+{
+	scan_ok("DIR=$(dirname \"$0\")\n"
+	        "python $DIR/../pretrain_gpt.py --num-layers 2\n");
+	cr_assert_str_eq(S.script, "$(dirname \"$0\")/../pretrain_gpt.py");
+	words_are("--num-layers|2");
+}
+
+Test(shscan, comments_quotes_and_escapes)
+{
+	scan_ok("python train.py --a 'x # y' --b \"#z\" c#d \\#e # real comment --no\n"
+	        "python other.py\n");
+	words_are("--a|x # y|--b|#z|c#d|#e");
+	scan_ok("python train.py --msg \"say \\\"hi\\\" \\$HOME \\n\" --sp a\\ b $'tab\\there' "
+	        "--dq \"a\"'b'c\n");
+	words_are("--msg|say \"hi\" $HOME \\n|--sp|a b|tab\there|--dq|abc");
+	scan_ok("python t.py $'\\x41\\xZ\\q' $'' \"\" x$'\\047'\n");
+	words_are("A\\xZ\\q|||x'");
+}
+
+Test(shscan, continuations)
+{
+	scan_ok("python \\\n  pretrain_gpt.py \\\n  --num-\\\nlayers 2 \\\n  \"--quo\\\nted\"\n");
+	words_are("--num-layers|2|--quoted");
+	word_is(0, "--num-layers", 3, 3, NULL);
+	word_is(2, "--quoted", 5, 4, NULL);
+	/* a backslash ending a comment does not continue it */
+	scan_ok("# comment \\\npython t.py --x\n");
+	words_are("--x");
+}
+
+Test(shscan, redirections_pipes_and_lists)
+{
+	scan_ok("cd /work && python pretrain_gpt.py --a 1 2>&1 > out.log --b <in.txt "
+	        "&>>all.log --c | tee log.txt; echo done\n");
+	words_are("--a|1|--b|--c");
+	scan_ok("python train.py --x >(tee a) --y 1>/dev/null 2> err <<< \"here string\"\n");
+	words_are("--x|--y");
+}
+
+Test(shscan, heredoc_bodies_are_skipped)
+{
+	scan_ok("cat > cfg.yaml <<EOF\n"
+	        "python fake_train.py --bad\n"
+	        "EOF\n"
+	        "cat <<-'END' | grep x\n"
+	        "\tpython fake2_train.py --bad2\n"
+	        "\tEND\n"
+	        "python train.py --good\n");
+	words_are("--good");
+	cr_assert_eq(S.script_line, 7);
+	cr_assert_eq(note_with("here-document"), -1);
+	scan_ok("cat <<EOF\npython t.py --x\n");
+	cr_assert_null(S.script);
+	cr_assert_geq(note_with("here-document delimited by `EOF`"), 0);
+}
+
+Test(shscan, non_runners_and_keywords)
+{
+	scan_ok("echo \"running pretrain_gpt.py\"\n"
+	        "echo pretrain_gpt.py --no\n"
+	        "ls *.py\n"
+	        "for f in a.py b.py; do\n"
+	        "  true\n"
+	        "done\n"
+	        "if true; then\n"
+	        "  time python3 -u pretrain_gpt.py --yes 1\n"
+	        "fi\n");
+	cr_assert_str_eq(S.script, "pretrain_gpt.py");
+	cr_assert_eq(S.script_line, 8);
+	words_are("--yes|1");
+}
+
+Test(shscan, prefers_training_script)
+{
+	scan_ok("python tools/preprocess_data.py --input x.json --workers 4\n"
+	        "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 pretrain_t5.py --y 2\n"
+	        "python tools/checkpoint/convert.py --z 3\n");
+	cr_assert_str_eq(S.script, "pretrain_t5.py");
+	words_are("--y|2");
+	cr_assert_geq(note_with("3 commands run Python scripts"), 0);
+	scan_ok("python a.py --a\npython b.py --b\n");
+	cr_assert_str_eq(S.script, "a.py");
+	words_are("--a");
+}
+
+Test(shscan, python_command_built_in_a_variable)
+{
+	scan_ok("ARGS=(--tp 2)\n"
+	        "CMD=\"python -m torch.distributed.run --nproc_per_node 8 pretrain_gpt.py "
+	        "${ARGS[*]} --pp 4\"\n"
+	        "srun $CMD\n");
+	cr_assert_str_eq(S.script, "pretrain_gpt.py");
+	cr_assert_eq(S.script_line, 2);
+	words_are("--tp|2|--pp|4");
+	word_is(0, "--tp", 1, 7, "ARGS");
+	word_is(2, "--pp", 2, 84, "CMD");
+}
+
+Test(shscan, fallback_without_python_command)
+{
+	scan_ok("DISTRIBUTED_ARGS=\"--nproc_per_node 8 --nnodes 1\"\n"
+	        "MODEL=(\n"
+	        "  --num-layers 4 # c\n"
+	        "  --hidden-size 256\n"
+	        ")\n"
+	        "NAME=gpt\n"
+	        "TRAIN=\"--lr 1e-4 --fp16\"\n"
+	        "ALL=(\"${MODEL[@]}\" --extra)\n"
+	        "srun --nodes 2 bash -c \"launch $NAME\"\n");
+	cr_assert_null(S.script);
+	words_are("--num-layers|4|--hidden-size|256|--lr|1e-4|--fp16|--extra");
+	word_is(0, "--num-layers", 3, 3, "MODEL");
+	word_is(4, "--lr", 7, 8, "TRAIN");
+	word_is(7, "--extra", 8, 20, "ALL");
+	cr_assert_eq(note_with("no command in the script runs a *.py file"), 0);
+	cr_assert_eq(S.notes[0].line, 0);
+}
+
+Test(shscan, empty_and_blank_input)
+{
+	scan_ok("");
+	cr_assert_eq(S.nwords, 0);
+	cr_assert_null(S.script);
+	cr_assert_eq(S.nnotes, 1);
+	scan_ok("\n\n   # only a comment\n");
+	cr_assert_eq(S.nwords, 0);
+}
+
+Test(shscan, crlf_script)
+{
+	scan_ok("A=(--x 1\r\n --y 2)\r\npython t.py \\\r\n  ${A[@]} --z\r\n");
+	words_are("--x|1|--y|2|--z");
+	word_is(2, "--y", 2, 2, "A");
+	word_is(4, "--z", 4, 11, NULL);
+}
+
+Test(shscan, utf8_columns_count_characters)
+{
+	scan_ok("A=\"é --x\"\npython t.py --ü $A\n");
+	words_are("--ü|é|--x");
+	word_is(1, "é", 1, 4, "A");
+	word_is(2, "--x", 1, 6, "A");
+}
+
+Test(shscan, unset_forgets_a_variable)
+{
+	scan_ok("V=--x\nunset V\npython t.py $V\n");
+	words_are("$V");
+	cr_assert(S.words[0].opaque);
+}
+
+Test(shscan, data_errors_are_located)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} bad[] = {
+	    {"python t.py 'oops\n", "1:13: unterminated single quote"},
+	    {"A=1\npython t.py \"oops\n\n", "2:13: unterminated double quote"},
+	    {"A=(--x\n--y\n", "1:3: unterminated array assignment"},
+	    {"x $(echo\n", "1:3: unterminated $("},
+	    {"x ${A:-b\n", "1:3: unterminated ${"},
+	    {"x `date\n", "1:3: unterminated backquote"},
+	    {"x $'abc", "1:3: unterminated $'...' quote"},
+	};
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s;
+
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		err.code = 0;
+		cr_assert_eq(mcinit_shscan_parse(bad[k].text, strlen(bad[k].text), &s, &err), -1,
+		             "case %zu", k);
+		cr_assert_eq(err.code, EX_DATAERR);
+		cr_assert_str_eq(err.msg, bad[k].msg);
+		cr_assert_null(s.words);
+		mcinit_shscan_destroy(&s);
+	}
+	cr_assert_eq(mcinit_shscan_parse("a\nb\0c", 5, &s, &err), -1);
+	cr_assert_str_eq(err.msg, "2:2: NUL byte: not a shell script");
+}
+
+Test(shscan, deep_nesting_is_refused)
+{
+	char buf[2048] = "x ";
+
+	for (int k = 0; k < 100; k++)
+		strcat(buf, "${A:-");
+	for (int k = 0; k < 100; k++)
+		strcat(buf, "}");
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s;
+
+	cr_assert_eq(mcinit_shscan_parse(buf, strlen(buf), &s, &err), -1);
+	cr_assert(strstr(err.msg, "nested too deeply") != NULL, "%s", err.msg);
+}
+
+Test(shscan, exponential_growth_is_bounded, .timeout = 20)
+{
+	char buf[4096] = "A=xxxxxxxxxxxxxxxx\n";
+
+	for (int k = 0; k < 40; k++)
+		strcat(buf, "A=\"$A$A\"\n");
+	strcat(buf, "python t.py --a 1 $A\n");
+	scan_ok(buf);
+	cr_assert_geq(note_with("expansion stopped"), 0);
+	cr_assert_str_eq(S.words[0].text, "--a");
+}
+
+Test(shscan, positions_point_into_the_source)
+{
+	/* property: a word written literally is found at its position */
+	scan_ok(gpt_script);
+	for (size_t k = 0; k < S.nwords; k++) {
+		const char *p = gpt_script;
+		int line = 1;
+
+		if (S.words[k].opaque)
+			continue;
+		while (line < S.words[k].line)
+			line += *p++ == '\n';
+		cr_assert(
+		    strncmp(p + S.words[k].col - 1, S.words[k].text, strlen(S.words[k].text)) == 0,
+		    "word %zu %s at %d:%d", k, S.words[k].text, S.words[k].line, S.words[k].col);
+	}
+}
+
+/* Deterministic random inputs built from shell-ish fragments: the scanner
+ * must return 0 or a located EX_DATAERR, and never crash or hang. */
+Test(shscan, random_inputs_never_crash, .timeout = 120)
+{
+	static const char *const frag[] = {
+	    "A=",   "(",  ")",    "\"",  "'", "$",   "{",      "}",   "[@]",     "${A[@]}",
+	    "$A",   "\\", "\n",   " ",   "#", "--x", "1",      ".py", "python",  "<<E",
+	    "E\n",  ":-", ":=",   "$(",  "`", "+=",  ";",      "|",   "&",       "2>&1",
+	    "\r\n", "$'", "\\\n", "${#", "é", "B=(", "\"$@\"", "=",   "export ", "$((",
+	};
+	const size_t nfrag = sizeof frag / sizeof frag[0];
+	uint64_t seed = 0x5eed1234abcdULL;
+	char buf[512];
+
+	for (int it = 0; it < 4000; it++) {
+		size_t len = 0, nf;
+		struct mcinit_err err = {0};
+		struct mcinit_shscan s;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		nf = (size_t)(seed >> 33) % 40;
+		for (size_t k = 0; k < nf; k++) {
+			const char *f;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			f = frag[(seed >> 33) % nfrag];
+			if (len + strlen(f) >= sizeof buf)
+				break;
+			memcpy(buf + len, f, strlen(f));
+			len += strlen(f);
+		}
+		if (mcinit_shscan_parse(buf, len, &s, &err) < 0) {
+			cr_assert_eq(err.code, EX_DATAERR);
+			cr_assert(err.msg[0] >= '1' && err.msg[0] <= '9', "%s", err.msg);
+			cr_assert_eq(s.nwords, 0);
+		} else {
+			for (size_t k = 0; k < s.nwords; k++) {
+				cr_assert_not_null(s.words[k].text);
+				cr_assert_geq(s.words[k].line, 0);
+			}
+		}
+		mcinit_shscan_destroy(&s);
+	}
+}
