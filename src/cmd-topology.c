@@ -170,31 +170,6 @@ out_printf(struct out *w, const char *fmt, ...)
 		w->p += n < OUT_LINE ? n : OUT_LINE - 1;
 }
 
-/* Decimal digits right-aligned into tmp, two at a time; returns the first. */
-static inline char *
-fmt_ull(char *end, unsigned long long v)
-{
-	static const char pairs[] = "0001020304050607080910111213141516171819"
-	                            "2021222324252627282930313233343536373839"
-	                            "4041424344454647484950515253545556575859"
-	                            "6061626364656667686970717273747576777879"
-	                            "8081828384858687888990919293949596979899";
-	char *q = end;
-
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, pairs + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	return q;
-}
-
 /* v right-aligned in `width` columns (0: no padding). */
 static inline void
 out_num_w(struct out *w, long long v, int width)
@@ -202,7 +177,7 @@ out_num_w(struct out *w, long long v, int width)
 	char tmp[24], *end = tmp + sizeof tmp, *q;
 	size_t n;
 
-	q = fmt_ull(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 	if (v < 0)
 		*--q = '-';
 	n = (size_t)(end - q);
@@ -225,8 +200,8 @@ num_width(long long v)
 	char tmp[24];
 
 	return (int)(tmp + sizeof tmp -
-	             fmt_ull(tmp + sizeof tmp,
-	                     v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v)) +
+	             mcinit_utoa_rev(tmp + sizeof tmp, v < 0 ? 0ULL - (unsigned long long)v
+	                                                     : (unsigned long long)v)) +
 	       (v < 0);
 }
 
@@ -748,7 +723,7 @@ put_num(char *p, long long v)
 {
 	char tmp[48] = {0}, *end = tmp + 24, *q; /* zeroed: no uninitialised bytes copied */
 
-	q = fmt_ull(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 	if (v < 0)
 		*--q = '-';
 	memcpy(p, q, 24);

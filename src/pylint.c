@@ -516,17 +516,10 @@ read_call(struct py *p, struct call *c)
 static int
 check_nul(const char *text, size_t len, struct mcinit_err *err)
 {
-	const char *z = memchr(text, '\0', len);
-	int line = 1, col = 1;
+	int line, col;
 
-	if (z == NULL)
+	if (!mcinit_find_nul(text, len, &line, &col))
 		return 0;
-	for (const char *s = text; s < z; s++) {
-		if (*s == '\n')
-			line++, col = 1;
-		else if (((unsigned char)*s & 0xC0) != 0x80)
-			col++;
-	}
 	return mcinit_err_set(err, EX_DATAERR, "%d:%d: NUL byte: not Python source", line, col);
 }
 

@@ -1726,17 +1726,10 @@ sx_free(struct sx *x)
 static int
 check_nul(const char *text, size_t len, struct mcinit_err *err)
 {
-	const char *z = memchr(text, '\0', len);
-	int line = 1, col = 1;
+	int line, col;
 
-	if (z == NULL)
+	if (!mcinit_find_nul(text, len, &line, &col))
 		return 0;
-	for (const char *p = text; p < z; p++) {
-		if (*p == '\n')
-			line++, col = 1;
-		else if (((unsigned char)*p & 0xC0) != 0x80)
-			col++;
-	}
 	return mcinit_err_set(err, EX_DATAERR, "%d:%d: NUL byte: not a shell script", line, col);
 }
 

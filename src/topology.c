@@ -440,36 +440,13 @@ jw_str(struct jw *w, const char *s)
 	w->p += n;
 }
 
-static const char digit_pairs[201] = "00010203040506070809"
-                                     "10111213141516171819"
-                                     "20212223242526272829"
-                                     "30313233343536373839"
-                                     "40414243444546474849"
-                                     "50515253545556575859"
-                                     "60616263646566676869"
-                                     "70717273747576777879"
-                                     "80818283848586878889"
-                                     "90919293949596979899";
-
 /* Ranks are never negative, so only the unsigned path is needed. */
 static inline char *
 put_ulong(char *p, unsigned long v)
 {
-	char tmp[24], *q = tmp + sizeof tmp;
-	size_t n;
+	char tmp[24], *end = tmp + sizeof tmp, *q = mcinit_utoa_rev(end, v);
+	size_t n = (size_t)(end - q);
 
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	n = (size_t)(tmp + sizeof tmp - q);
 	memcpy(p, q, n);
 	return p + n;
 }

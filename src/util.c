@@ -137,17 +137,32 @@ mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
 void
 mcinit_buf_add_long(struct mcinit_buf *b, long v)
 {
-	char tmp[24];
-	size_t i = sizeof tmp;
-	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	char tmp[24], *end = tmp + sizeof tmp, *q;
 
-	do {
-		tmp[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
+	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 	if (v < 0)
-		tmp[--i] = '-';
-	mcinit_buf_add(b, tmp + i, sizeof tmp - i);
+		*--q = '-';
+	mcinit_buf_add(b, q, (size_t)(end - q));
+}
+
+int
+mcinit_find_nul(const char *text, size_t len, int *line, int *col)
+{
+	const char *z = memchr(text, '\0', len), *p;
+
+	if (z == NULL)
+		return 0;
+	*line = 1;
+	*col = 1;
+	for (p = text; p < z; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)*p & 0xC0) != 0x80) {
+			(*col)++;
+		}
+	}
+	return 1;
 }
 
 const char *

@@ -45,6 +45,38 @@ void mcinit_buf_add_long(struct mcinit_buf *b, long v); /* fast decimal */
 const char *mcinit_buf_cstr(struct mcinit_buf *b);      /* NUL-terminates */
 void mcinit_buf_free(struct mcinit_buf *b);
 
+/* Writes the decimal digits of v so that they end just before `end` and
+ * returns the first digit (the caller owns at least 20 bytes before end).
+ * Two digits per step from a table: this is the hot path of the JSON writers
+ * for million-rank topologies, hence inline in the header. */
+static inline char *
+mcinit_utoa_rev(char *end, unsigned long long v)
+{
+	static const char pairs[] = "0001020304050607080910111213141516171819"
+	                            "2021222324252627282930313233343536373839"
+	                            "4041424344454647484950515253545556575859"
+	                            "6061626364656667686970717273747576777879"
+	                            "8081828384858687888990919293949596979899";
+	char *q = end;
+
+	while (v >= 100) {
+		q -= 2;
+		__builtin_memcpy(q, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		__builtin_memcpy(q, pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return q;
+}
+
+/* If text[0..len) holds a NUL byte, its 1-based line and column (columns
+ * count UTF-8 characters) and 1; else 0.  Text scanners reject NULs. */
+int mcinit_find_nul(const char *text, size_t len, int *line, int *col);
+
 /* Levenshtein distance, capped: returns > max as soon as it exceeds max. */
 size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
 

@@ -1,0 +1,56 @@
+/* Unit tests: util helpers (number formatting, NUL location, buffers). */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+Test(util, utoa_matches_printf)
+{
+	static const unsigned long long v[] = {
+	    0, 7, 9, 10, 99, 100, 101, 999, 1000, 65535, 1048576, 4294967296ULL, ULLONG_MAX};
+	char buf[32], want[32], *end = buf + sizeof buf - 1;
+	size_t i;
+
+	for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+		char *q = mcinit_utoa_rev(end, v[i]);
+
+		*end = '\0';
+		snprintf(want, sizeof want, "%llu", v[i]);
+		cr_assert_str_eq(q, want);
+	}
+}
+
+Test(util, buf_add_long_signs)
+{
+	struct mcinit_buf b = {0};
+
+	mcinit_buf_add_long(&b, -42);
+	mcinit_buf_addc(&b, ' ');
+	mcinit_buf_add_long(&b, LONG_MIN);
+	mcinit_buf_addc(&b, ' ');
+	mcinit_buf_add_long(&b, 0);
+	cr_assert_str_eq(mcinit_buf_cstr(&b), "-42 -9223372036854775808 0");
+	mcinit_buf_free(&b);
+}
+
+Test(util, find_nul_position)
+{
+	const char text[] = "ab\nc\xc3\xa9\0x";
+	int line = 0, col = 0;
+
+	cr_assert_eq(mcinit_find_nul(text, sizeof text - 1, &line, &col), 1);
+	cr_assert_eq(line, 2);
+	cr_assert_eq(col, 3);
+	cr_assert_eq(mcinit_find_nul("abc", 3, &line, &col), 0);
+}
+
+Test(util, read_file_missing_is_noinput)
+{
+	struct mcinit_err err = {0};
+
+	cr_assert_null(mcinit_read_file("/nonexistent/x.json", NULL, &err));
+	cr_assert_eq(err.code, 66);
+	cr_assert(strstr(err.msg, "/nonexistent/x.json") != NULL);
+}
