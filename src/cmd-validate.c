@@ -6,16 +6,21 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { OPT_PRINT_CONFIG = 0x200 };
+enum { OPT_PRINT_CONFIG = 0x200, OPT_EACH };
 
 struct vopts {
 	struct mcinit_cli cli;
 	bool print_config;
+	bool each;
 };
 
 static const struct argp_option options[] = {
     {"print-config", OPT_PRINT_CONFIG, NULL, 0,
      "Print the resolved config (defaults and repairs applied) as JSON", 2},
+    {"each", OPT_EACH, NULL, 0,
+     "Validate every INPUT as a job of its own (with the same overrides and flags) instead of "
+     "merging them; the exit status is the worst of all",
+     2},
     {NULL, 0, NULL, 0, NULL, 0},
 };
 
@@ -32,6 +37,9 @@ parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_PRINT_CONFIG:
 		o->print_config = true;
 		break;
+	case OPT_EACH:
+		o->each = true;
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -47,31 +55,34 @@ static const char doc[] =
     "then section.field=VALUE overrides, then the Megatron-LM flags after `--`.\n\n"
     "Diagnostics go to stderr as FILE:LINE:COL: severity[CODE]: message (argv:N for "
     "command-line words); with --format=json stdout gets {\"valid\", \"diagnostics\", "
-    "\"derived\"}.\n\n" MCINIT_EXIT_CODES_DOC;
+    "\"derived\"} (with --each and several inputs: {\"valid\", \"results\": "
+    "[...]}).\n\n" MCINIT_EXIT_CODES_DOC;
 
 static const struct argp argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
-static int
-emit(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_derived *dv,
-     const struct mcinit_diags *d)
+/* The JSON result object of one validation. */
+static json_t *
+result_json(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_derived *dv,
+            const struct mcinit_diags *d)
 {
-	bool valid = mcinit_diags_count(d, MCINIT_ERROR) == 0;
+	json_t *out = json_object();
+
+	json_object_set_new(out, "valid", json_boolean(mcinit_diags_count(d, MCINIT_ERROR) == 0));
+	json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
+	json_object_set_new(out, "derived", mcinit_derived_to_json(dv));
+	if (o->print_config)
+		json_object_set_new(out, "config", mcinit_config_to_json(c));
+	return out;
+}
+
+static int
+emit_text(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_derived *dv,
+          const struct mcinit_diags *d)
+{
 	int rc = 0;
 
-	if (o->cli.format == MCINIT_FMT_JSON) {
-		json_t *out = json_object();
-
-		json_object_set_new(out, "valid", json_boolean(valid));
-		json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
-		json_object_set_new(out, "derived", mcinit_derived_to_json(dv));
-		if (o->print_config)
-			json_object_set_new(out, "config", mcinit_config_to_json(c));
-		rc = mcinit_print_json(out, stdout);
-		json_decref(out);
-		return rc;
-	}
 	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
 	mcinit_print_summary(d, stderr);
 	if (o->print_config) {
@@ -79,29 +90,30 @@ emit(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_d
 
 		rc = mcinit_print_json(cfg, stdout);
 		json_decref(cfg);
-	} else if (valid) {
+	} else if (mcinit_diags_count(d, MCINIT_ERROR) == 0) {
 		mcinit_derived_print(dv, stdout);
 	}
 	return rc;
 }
 
-int
-mcinit_cmd_validate(int argc, char **argv, int argi0)
+/*
+ * Validates one job made of cli->inputs (all of them, merged) plus the
+ * overrides and flags.  JSON results are appended to `results` (when not
+ * NULL) instead of printed.  Returns the exit status of this job.
+ */
+static int
+validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *results)
 {
-	struct vopts o = {0};
 	struct mcinit_config c;
 	struct mcinit_diags d;
 	struct mcinit_derived dv;
 	struct mcinit_err err = {0};
-	int status = EX_SOFTWARE, n;
+	int status;
 
-	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON);
-	n = mcinit_cli_split(&o.cli, argc, argv);
-	argp_parse(&argp, n, argv, 0, NULL, &o);
-	mcinit_config_init(&c, o.cli.mversion);
+	mcinit_config_init(&c, cli->mversion);
 	mcinit_diags_init(&d);
-	if (mcinit_job_load(&o.cli, &c, &d, &err) < 0 ||
-	    mcinit_check(&c, &o.cli.check, &dv, &d, &err) < 0) {
+	if (mcinit_job_load(cli, &c, &d, &err) < 0 ||
+	    mcinit_check(&c, &cli->check, &dv, &d, &err) < 0) {
 		mcinit_diags_sort(&d);
 		mcinit_diags_print(&d, stderr, mcinit_want_color(stderr));
 		fprintf(stderr, "mcinit: %s\n", err.msg);
@@ -109,15 +121,73 @@ mcinit_cmd_validate(int argc, char **argv, int argi0)
 		goto out;
 	}
 	mcinit_diags_sort(&d);
-	if (emit(&o, &c, &dv, &d) < 0) {
+	status = mcinit_diags_count(&d, MCINIT_ERROR) ? 1 : 0;
+	if (results != NULL) {
+		json_t *r = result_json(o, &c, &dv, &d);
+
+		if (cli->ninputs == 1)
+			json_object_set_new(r, "input", json_string(cli->inputs[0]));
+		json_array_append_new(results, r);
+	} else if (emit_text(o, &c, &dv, &d) < 0) {
 		fprintf(stderr, "mcinit: cannot write output\n");
 		status = EX_IOERR;
-		goto out;
 	}
-	status = mcinit_diags_count(&d, MCINIT_ERROR) ? 1 : 0;
 out:
 	mcinit_diags_destroy(&d);
 	mcinit_config_destroy(&c);
+	return status;
+}
+
+/* With --each: a failure to read an input (64+) outranks an invalid job. */
+static int
+worse(int a, int b)
+{
+	if (a >= 64 || b >= 64)
+		return a >= 64 ? a : b;
+	return a > b ? a : b;
+}
+
+int
+mcinit_cmd_validate(int argc, char **argv, int argi0)
+{
+	struct vopts o = {0};
+	json_t *results = NULL;
+	int status = 0, n;
+	size_t i;
+
+	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON);
+	n = mcinit_cli_split(&o.cli, argc, argv);
+	argp_parse(&argp, n, argv, 0, NULL, &o);
+	if (o.cli.format == MCINIT_FMT_JSON)
+		results = json_array();
+	if (!o.each || o.cli.ninputs <= 1) {
+		status = validate_job(&o, &o.cli, results);
+	} else {
+		struct mcinit_cli one = o.cli;
+
+		for (i = 0; i < o.cli.ninputs; i++) {
+			one.inputs = &o.cli.inputs[i];
+			one.ninputs = 1;
+			if (results == NULL)
+				printf("%s== %s\n", i ? "\n" : "", o.cli.inputs[i]);
+			fflush(stdout);
+			if (results == NULL)
+				fprintf(stderr, "== %s\n", o.cli.inputs[i]);
+			status = worse(status, validate_job(&o, &one, results));
+		}
+	}
+	if (results != NULL && json_array_size(results) > 0) {
+		json_t *out = json_incref(json_array_get(results, 0));
+
+		if (o.each && o.cli.ninputs > 1) {
+			json_decref(out);
+			out = json_pack("{s:b,s:O}", "valid", status == 0, "results", results);
+		}
+		if (mcinit_print_json(out, stdout) < 0)
+			status = worse(status, EX_IOERR);
+		json_decref(out);
+	}
+	json_decref(results);
 	mcinit_cli_destroy(&o.cli);
 	return status;
 }

@@ -47,6 +47,12 @@ check print-config sh -c "$M validate --print-config -- $base --tensor-model-par
 for ex in "$srcdir"/examples/*.json; do
 	check "example-$(basename "$ex")" $M validate "$ex"
 done
+# --each: every input its own job; the worst status wins.
+check each-examples-valid sh -c "$M validate --each $srcdir/examples/*.json >/dev/null 2>&1"
+check each-json-lists-results sh -c "$M validate --each --format=json $srcdir/examples/*.json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] and len(d[\"results\"]) >= 7 and all(r[\"valid\"] for r in d[\"results\"])'"
+check each-invalid-is-1 sh -c "$M validate --each $srcdir/examples/llama3-8b.json duplicate.json >/dev/null 2>&1; test \$? -eq 1"
+check each-missing-is-66 sh -c "$M validate --each duplicate.json no-such.json >/dev/null 2>&1; test \$? -eq 66"
+check merged-inputs-last-wins sh -c "$M validate --print-config $srcdir/examples/llama3-8b.json $srcdir/examples/gpt3-175b.json 2>/dev/null | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"model\"][\"num_layers\"] == 96'"
 check help-mentions-exit-codes sh -c "$M validate --help | grep -q 'Exit status'"
 check version sh -c "$M --version | grep -q '^mcinit '"
 
