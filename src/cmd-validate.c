@@ -62,6 +62,34 @@ static const struct argp argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
+/*
+ * The fully resolved config: defaults and repairs are already in c; a field
+ * still null that Megatron derives (kv_channels, ffn_hidden_size,
+ * global_batch_size, virtual_pipeline_model_parallel_size, world_size, ...)
+ * takes the derived value of the same name.
+ */
+static json_t *
+resolved_config(const struct mcinit_config *c, const struct mcinit_derived *dv)
+{
+	json_t *cfg = mcinit_config_to_json(c), *der = mcinit_derived_to_json(dv), *sec, *v;
+	const char *sname, *key;
+
+	json_object_foreach(cfg, sname, sec)
+	{
+		if (strcmp(sname, "env_vars") == 0)
+			continue;
+		json_object_foreach(sec, key, v)
+		{
+			json_t *d = json_object_get(der, key);
+
+			if (json_is_null(v) && d != NULL && !json_is_null(d))
+				json_object_set(sec, key, d);
+		}
+	}
+	json_decref(der);
+	return cfg;
+}
+
 /* The JSON result object of one validation. */
 static json_t *
 result_json(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_derived *dv,
@@ -73,7 +101,7 @@ result_json(const struct vopts *o, const struct mcinit_config *c, const struct m
 	json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
 	json_object_set_new(out, "derived", mcinit_derived_to_json(dv));
 	if (o->print_config)
-		json_object_set_new(out, "config", mcinit_config_to_json(c));
+		json_object_set_new(out, "config", resolved_config(c, dv));
 	return out;
 }
 
@@ -86,7 +114,7 @@ emit_text(const struct vopts *o, const struct mcinit_config *c, const struct mci
 	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
 	mcinit_print_summary(d, stderr);
 	if (o->print_config) {
-		json_t *cfg = mcinit_config_to_json(c);
+		json_t *cfg = resolved_config(c, dv);
 
 		rc = mcinit_print_json(cfg, stdout);
 		json_decref(cfg);
@@ -125,7 +153,7 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 	if (results != NULL) {
 		json_t *r = result_json(o, &c, &dv, &d);
 
-		if (cli->ninputs == 1)
+		if (o->each && cli->ninputs == 1)
 			json_object_set_new(r, "input", json_string(cli->inputs[0]));
 		json_array_append_new(results, r);
 	} else if (emit_text(o, &c, &dv, &d) < 0) {

@@ -41,6 +41,8 @@ golden bad-world-size 64 $M validate --world-size zero
 # JSON output parses and agrees with the exit status.
 check json-output-parses sh -c "$M validate --format=json -- $base --lazy-mpu-init False | python3 -m json.tool >/dev/null"
 check json-output-valid-false sh -c "$M validate --format=json -- $base --lazy-mpu-init False | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] is False and d[\"diagnostics\"][0][\"code\"]==\"MC001\"'"
+check print-config-applies-derived sh -c "$M validate --print-config $srcdir/examples/llama3-8b.json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"kv_channels\"] == 128 and d[\"launch\"][\"world_size\"] == 8 and d[\"model\"][\"params_dtype\"] == \"bf16\"'"
+check json-shape-exact sh -c "$M validate --format=json $srcdir/examples/llama3-8b.json | python3 -c 'import json,sys; assert sorted(json.load(sys.stdin)) == [\"derived\", \"diagnostics\", \"valid\"]'"
 check print-config sh -c "$M validate --print-config -- $base --tensor-model-parallel-size 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"tensor_model_parallel_size\"]==2 and d[\"dist\"][\"distributed_timeout_minutes\"]==10'"
 
 # The bundled examples are valid.
