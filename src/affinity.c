@@ -1300,3 +1300,22 @@ mcinit_affinity_json(const struct mcinit_affinity *a, size_t nlocal, const int *
 	}
 	return arr;
 }
+
+const struct mcinit_code_doc mcinit_affinity_codes[] = {
+    {"MC050", MCINIT_WARNING,
+     "the GPUs of a tensor-parallel group inside a node are not all joined by NVLink",
+     "TP 4 on a node whose GPUs talk over PCIe only",
+     "use a TP size that fits an NVLink domain, or a node with NVLink"},
+    {"MC051", MCINIT_WARNING, "a node runs more local ranks than it has GPUs",
+     "--nproc-per-node 8 on a 4-GPU node", "set nproc_per_node to the GPU count"},
+    {"MC052", MCINIT_WARNING,
+     "a GPU none of whose nearby CPUs the ranks are allowed to use (cpuset/cgroup)",
+     "a job confined to socket 0 using GPUs on socket 1",
+     "widen the allowed cpuset or use the GPUs near it"},
+    {"MC053", MCINIT_NOTE, "the node has no NVIDIA GPUs; only CPUs and NUMA nodes are shown",
+     "mcinit topology on a login node", "pass --hwloc-xml with the target node's topology"},
+    {"MC054", MCINIT_WARNING, "this machine's topology could not be read; affinity is left out",
+     "hwloc cannot read /sys", "pass --hwloc-xml FILE"},
+};
+const size_t mcinit_naffinity_codes =
+    sizeof mcinit_affinity_codes / sizeof mcinit_affinity_codes[0];

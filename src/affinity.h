@@ -35,6 +35,7 @@
 
 #include <jansson.h>
 
+#include "diag.h"
 #include "util.h"
 
 struct mcinit_affinity; /* opaque; owns the hwloc topology */
@@ -215,5 +216,10 @@ char *mcinit_affinity_get_binding(const struct mcinit_affinity *a, struct mcinit
 json_t *mcinit_affinity_entry_json(const struct mcinit_affinity *a, size_t local_rank, int gpu);
 /* The `affinity` array for nlocal local ranks (rank_gpu as in placement). */
 json_t *mcinit_affinity_json(const struct mcinit_affinity *a, size_t nlocal, const int *rank_gpu);
+
+/* Documentation of the placement codes MC050-MC054 that `mcinit topology`
+ * reports from this module's findings. */
+extern const struct mcinit_code_doc mcinit_affinity_codes[];
+extern const size_t mcinit_naffinity_codes;
 
 #endif

@@ -10,6 +10,7 @@
 int mcinit_cmd_validate(int argc, char **argv, int argi0);
 int mcinit_cmd_topology(int argc, char **argv, int argi0);
 int mcinit_cmd_schema(int argc, char **argv, int argi0);
+int mcinit_cmd_explain(int argc, char **argv, int argi0);
 
 /* Shared by every command's --help. */
 #define MCINIT_EXIT_CODES_DOC                                                                      \

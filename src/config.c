@@ -746,3 +746,36 @@ mcinit_config_to_json(const struct mcinit_config *c)
 	json_object_set(root, "env_vars", c->env_vars);
 	return root;
 }
+
+const struct mcinit_code_doc mcinit_input_codes[] = {
+    {"MC001", MCINIT_ERROR,
+     "a boolean flag that Megatron-LM <= core_r0.16 declares type=bool was given a value: "
+     "argparse calls bool(word), so every non-empty word, `False` included, is True (error "
+     "for a false-looking word, warning for a true-looking one, note for '')",
+     "--lazy-mpu-init False", "omit the flag to keep it off; write it alone to turn it on"},
+    {"MC002", MCINIT_WARNING,
+     "a Python argparse definition uses type=bool, so `--flag False` sets it to True",
+     "parser.add_argument(\"--x\", type=bool)",
+     "use action=\"store_true\" or argparse.BooleanOptionalAction"},
+    {"MC003", MCINIT_ERROR,
+     "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion); "
+     "as a note, the Megatron-LM flags mcinit accepts but does not check",
+     "{\"model\": {\"tensor_model_paralel_size\": 2}}",
+     "correct the spelling, or check --megatron-version"},
+    {"MC004", MCINIT_ERROR,
+     "a value of the wrong type (the message lists every accepted form of a union type)",
+     "\"lazy_mpu_init\": \"False\"", "write the value in one of the accepted forms"},
+    {"MC005", MCINIT_ERROR, "a value out of range or not one of the allowed choices",
+     "\"tensor_model_parallel_size\": 0", "use a value inside the documented range"},
+    {"MC006", MCINIT_ERROR, "a JSON object has the same key twice",
+     "{\"num_layers\": 4, \"num_layers\": 8}", "keep one copy"},
+    {"MC007", MCINIT_NOTE, "a deprecated or alternative spelling was read as its current name",
+     "\"dist\": {\"lazy_init\": true}", "use the current name"},
+    {"MC008", MCINIT_ERROR, "a required field is not set", "no num_layers anywhere",
+     "set it in the config or with its Megatron-LM flag"},
+    {"MC009", MCINIT_NOTE,
+     "a launch-script word could not be expanded (script arguments, command "
+     "substitutions); it is kept as written and its value is not checked",
+     "--save $1", "nothing to fix; check that value by hand"},
+};
+const size_t mcinit_ninput_codes = sizeof mcinit_input_codes / sizeof mcinit_input_codes[0];

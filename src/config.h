@@ -169,6 +169,10 @@ void mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d);
 /* The resolved config as a JSON object {section: {field: value}} plus env_vars. */
 json_t *mcinit_config_to_json(const struct mcinit_config *c);
 
+/* Documentation of the input codes MC001-MC009. */
+extern const struct mcinit_code_doc mcinit_input_codes[];
+extern const size_t mcinit_ninput_codes;
+
 /* Bool spellings accepted for the type=bool trap: 1 true-looking, 0
  * false-looking, -1 neither. */
 int mcinit_bool_word(const char *w);

@@ -42,6 +42,18 @@ struct mcinit_diags {
 	size_t n, cap;
 };
 
+/* Documentation of one diagnostic code: what it means, an input that
+ * triggers it, and the fix.  Tables of these live beside the code that
+ * emits the diagnostics (config.c, rules.c, affinity.c); mcinit explain and
+ * the man page render them. */
+struct mcinit_code_doc {
+	const char *code;
+	enum mcinit_severity sev;
+	const char *doc;
+	const char *example;
+	const char *fix;
+};
+
 void mcinit_diags_init(struct mcinit_diags *d);
 void mcinit_diags_destroy(struct mcinit_diags *d);
 

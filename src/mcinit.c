@@ -23,6 +23,7 @@ static const struct command {
      "print the rank groups Megatron-Core would build, rank placement and seeds"},
     {"schema", mcinit_cmd_schema,
      "print the job configuration schema (JSON Schema) generated from the schema table"},
+    {"explain", mcinit_cmd_explain, "explain diagnostic codes: meaning, an example and the fix"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

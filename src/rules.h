@@ -121,18 +121,15 @@ extern const size_t mcinit_nrules;
 
 /* Diagnostics that are not rules: repairs (MC101-MC108) and the notes about
  * derived values (MC109-MC112), documented alongside the rules. */
-struct mcinit_code_doc {
-	const char *code;
-	enum mcinit_severity sev;
-	const char *doc;
-	const char *example;
-	const char *fix;
-};
 extern const struct mcinit_code_doc mcinit_repairs[];
 extern const size_t mcinit_nrepairs;
 
 /* The rule with this code, or NULL. */
 const struct mcinit_rule *mcinit_rule_find(const char *code);
+
+/* Every documented code in one list (input codes, rules, repairs, placement
+ * codes), in code order: the caller frees the array (not the entries). */
+struct mcinit_code_doc *mcinit_all_codes(size_t *n);
 
 /* Repairs, derived values, then every rule; all findings go to d.  c is
  * modified by the repairs (origin MCINIT_ORIG_REPAIR).  Returns 0; -1 only
