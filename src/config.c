@@ -662,6 +662,16 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 	char *why, key[128];
 	struct mcinit_diag *g;
 
+	if (j == NULL) {
+		/* The only way a loader has no JSON for a word: bytes that are
+		 * not UTF-8 (jansson refuses them). */
+		c->invalid[f] = true;
+		mcinit_field_key(f, key, sizeof key);
+		g = mcinit_diag_add(d, MCINIT_ERROR, "MC004", loc, "%s: value is not valid UTF-8",
+		                    key);
+		mcinit_diag_key(g, key);
+		return -1;
+	}
 	if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
 		mcinit_value_clear(&c->val[f]);
 		c->val[f] = v;

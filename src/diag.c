@@ -175,6 +175,24 @@ mcinit_diags_print(const struct mcinit_diags *d, FILE *out, bool color)
 	}
 }
 
+/* A JSON string of user-provided text, whatever its bytes. */
+static json_t *
+text_json(const char *s)
+{
+	json_t *j;
+	char *clean;
+
+	if (s == NULL)
+		return json_null();
+	j = json_string(s);
+	if (j != NULL)
+		return j;
+	clean = mcinit_utf8_sanitize(s);
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
 json_t *
 mcinit_diags_to_json(const struct mcinit_diags *d)
 {
@@ -187,16 +205,15 @@ mcinit_diags_to_json(const struct mcinit_diags *d)
 
 		json_object_set_new(o, "severity", json_string(sev_names[g->sev]));
 		json_object_set_new(o, "code", json_string(g->code));
-		json_object_set_new(o, "message", json_string(g->message));
-		json_object_set_new(o, "hint", g->hint ? json_string(g->hint) : json_null());
-		json_object_set_new(o, "source",
-		                    g->loc.source ? json_string(g->loc.source) : json_null());
+		json_object_set_new(o, "message", text_json(g->message));
+		json_object_set_new(o, "hint", text_json(g->hint));
+		json_object_set_new(o, "source", text_json(g->loc.source));
 		json_object_set_new(o, "line",
 		                    g->loc.line ? json_integer(g->loc.line) : json_null());
 		json_object_set_new(o, "column",
 		                    g->loc.col ? json_integer(g->loc.col) : json_null());
 		for (k = 0; k < g->nkeys; k++)
-			json_array_append_new(keys, json_string(g->keys[k]));
+			json_array_append_new(keys, text_json(g->keys[k]));
 		json_object_set_new(o, "keys", keys);
 		json_array_append_new(arr, o);
 	}

@@ -214,6 +214,24 @@ take_values(struct fctx *x, int nargs)
 	return k;
 }
 
+/* Appends a word to a list value; drops the list (to NULL) when a word
+ * cannot be a JSON string. */
+static void
+list_add(json_t **arr, int f, const char *w)
+{
+	json_t *j;
+
+	if (*arr == NULL)
+		return;
+	j = word_json(f, w);
+	if (j == NULL) {
+		json_decref(*arr);
+		*arr = NULL;
+		return;
+	}
+	json_array_append_new(*arr, j);
+}
+
 static void
 set_field(struct fctx *x, int f, json_t *j, const struct mcinit_loc *l)
 {
@@ -313,26 +331,31 @@ one_flag(struct fctx *x)
 			set_field(x, f, word_json(f, inl), l);
 		break;
 	case MCINIT_MK_LIST: {
-		size_t k = inl ? 0 : take_values(x, m->nargs), q;
-		json_t *arr = json_array();
+		size_t k = inl ? 0 : take_values(x, m->nargs), nwords = k + (inl != NULL), q;
+		json_t *arr;
 
 		for (q = 0; q < k; q++)
 			if (is_opaque(x, x->i + q))
-				f = -1;
-
-		if (inl != NULL)
-			json_array_append_new(arr, f >= 0 ? word_json(f, inl) : json_string(inl));
-		for (q = 0; q < k; q++)
-			json_array_append_new(arr, f >= 0 ? word_json(f, x->w[x->i + q])
-			                                  : json_string(x->w[x->i + q]));
-		x->i += k;
-		if (json_array_size(arr) == 0 && m->nargs != -2) {
-			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l, "%s expects %s value%s",
-			                name, m->nargs > 0 ? "exactly" : "at least one",
-			                m->nargs == 1 ? "" : "s");
-			json_decref(arr);
+				f = -1; /* a run-time value: nothing to check */
+		if (nwords == 0 && m->nargs != -2) {
+			if (m->nargs > 0)
+				mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+				                "%s expects exactly %d values", name, m->nargs);
+			else
+				mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+				                "%s expects at least one value", name);
 			break;
 		}
+		if (f < 0) {
+			x->i += k;
+			break;
+		}
+		arr = json_array();
+		if (inl != NULL)
+			list_add(&arr, f, inl);
+		for (q = 0; q < k; q++)
+			list_add(&arr, f, x->w[x->i + q]);
+		x->i += k;
 		set_field(x, f, arr, l);
 		break;
 	}

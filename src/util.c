@@ -181,6 +181,56 @@ mcinit_buf_free(struct mcinit_buf *b)
 	b->len = b->cap = 0;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or 0. */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+	unsigned long cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		n = 2, cp = p[0] & 0x1F;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		n = 3, cp = p[0] & 0x0F;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+char *
+mcinit_utf8_sanitize(const char *s)
+{
+	struct mcinit_buf b = {0};
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			mcinit_buf_adds(&b, "\xEF\xBF\xBD");
+			p++;
+		} else {
+			mcinit_buf_add(&b, p, n);
+			p += n;
+		}
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
 size_t
 mcinit_edit_distance(const char *a, const char *b, size_t max)
 {

@@ -77,6 +77,10 @@ mcinit_utoa_rev(char *end, unsigned long long v)
  * count UTF-8 characters) and 1; else 0.  Text scanners reject NULs. */
 int mcinit_find_nul(const char *text, size_t len, int *line, int *col);
 
+/* A copy of s in which every byte that is not part of well-formed UTF-8 is
+ * replaced by U+FFFD, so user text can always go into JSON.  Caller frees. */
+char *mcinit_utf8_sanitize(const char *s);
+
 /* Levenshtein distance, capped: returns > max as soon as it exceeds max. */
 size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
 

@@ -4,6 +4,8 @@
 set -u
 : "${MCINIT:?MCINIT must point at the mcinit binary}"
 : "${srcdir:?srcdir must point at the source tree}"
+# make check-valgrind runs every mcinit of these tests under a wrapper.
+MCINIT="${MCINIT_WRAPPER:+$MCINIT_WRAPPER }$MCINIT"
 cli="$srcdir/tests/cli"
 # Hermetic: the launcher and CUDA variables mcinit reads must come from the
 # tests themselves, not from the machine running them.

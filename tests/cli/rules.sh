@@ -39,7 +39,7 @@ run() {
 	# Split the words, but do not glob: layout strings hold * and |.
 	set -f
 	# shellcheck disable=SC2086 # word splitting is the point
-	(cd "$dir" && env $envs "$M" validate "$@" $words) >"$tmp/out" 2>&1 || rc=$?
+	(cd "$dir" && env $envs $M validate "$@" $words) >"$tmp/out" 2>&1 || rc=$?
 	set +f
 }
 

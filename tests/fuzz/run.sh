@@ -1,5 +1,5 @@
 #!/bin/sh
-# make fuzz: builds each tests/fuzz/fuzz-*.c as a libFuzzer target (clang,
+# make fuzz: runs fuzz-cli.py against the mcinit binary (MCINIT), then builds each tests/fuzz/fuzz-*.c as a libFuzzer target (clang,
 # with ASan and UBSan) and runs it for FUZZ_SECONDS (default 60) on a corpus
 # directory kept in the build tree.  Needs clang with libFuzzer (Debian:
 # clang and libclang-rt-14-dev).
@@ -8,13 +8,17 @@ set -eu
 cc=${CLANG:-clang}
 secs=${FUZZ_SECONDS:-60}
 out=${FUZZ_BUILD:-fuzz}
+mkdir -p "$out"
+status=0
+# The whole command line, black-box: needs only python3 and the binary.
+if [ -n "${MCINIT:-}" ]; then
+	python3 "$srcdir/tests/fuzz/fuzz-cli.py" "$MCINIT" "$srcdir" "$secs" || status=1
+fi
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found (apt-get install clang libclang-rt-14-dev)" >&2
-	exit 77
+	exit $status
 fi
-mkdir -p "$out"
 flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$srcdir/src"
-status=0
 for f in "$srcdir"/tests/fuzz/fuzz-*.c; do
 	name=$(basename "$f" .c)
 	mod=${name#fuzz-}

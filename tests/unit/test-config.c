@@ -501,3 +501,33 @@ Test(config, print_config_round_trips)
 	cr_assert(json_is_null(json_object_get(json_object_get(j, "model"), "num_layers")));
 	json_decref(j);
 }
+
+/* Regression: a flag value that is not UTF-8 crashed the flag loader
+ * (jansson refuses the string, and the NULL reached the converter). */
+Test(config, flag_values_that_are_not_utf8)
+{
+	const char *w[] = {"--num-layers",
+	                   "\xff"
+	                   "1",
+	                   "--pipeline-model-parallel-layout",
+	                   "\xfe",
+	                   "--cp-comm-type",
+	                   "p2p",
+	                   "\xff"};
+
+	flags(w, 7);
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 3);
+	cr_assert(c.invalid[MCINIT_F_num_layers]);
+	cr_assert(c.invalid[MCINIT_F_pipeline_model_parallel_layout]);
+	cr_assert(c.invalid[MCINIT_F_cp_comm_type]);
+	cr_assert(strstr(find("MC004")->message, "not valid UTF-8") != NULL);
+}
+
+Test(config, list_flags_without_values)
+{
+	const char *w[] = {"--cp-comm-type", "--rampup-batch-size", "--data-path"};
+
+	flags(w, 3);
+	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 2);
+	cr_assert(strstr(d.v[1].message, "exactly 3 values") != NULL, "%s", d.v[1].message);
+}

@@ -78,3 +78,17 @@ Test(diag, edit_distance_and_suggest)
 	cr_assert_str_eq(mcinit_suggest("tensor_model_paralel_size", c, 2), c[0]);
 	cr_assert_null(mcinit_suggest("seed", c, 2));
 }
+
+Test(diag, json_keeps_messages_with_invalid_utf8)
+{
+	struct mcinit_diags d;
+	json_t *arr;
+
+	mcinit_diags_init(&d);
+	mcinit_diag_add(&d, MCINIT_ERROR, "MC003", NULL, "unknown flag --hi\xff");
+	arr = mcinit_diags_to_json(&d);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(arr, 0), "message")),
+	                 "unknown flag --hi\xef\xbf\xbd");
+	json_decref(arr);
+	mcinit_diags_destroy(&d);
+}

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -53,4 +54,16 @@ Test(util, read_file_missing_is_noinput)
 	cr_assert_null(mcinit_read_file("/nonexistent/x.json", NULL, &err));
 	cr_assert_eq(err.code, 66);
 	cr_assert(strstr(err.msg, "/nonexistent/x.json") != NULL);
+}
+
+Test(util, utf8_sanitize)
+{
+	char *s = mcinit_utf8_sanitize("ok \xc3\xa9 \xff bad \xed\xa0\x80 \xc0\xaf end");
+
+	cr_assert_str_eq(s, "ok \xc3\xa9 \xef\xbf\xbd bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+	                    "\xef\xbf\xbd\xef\xbf\xbd end");
+	free(s);
+	s = mcinit_utf8_sanitize("\xf0\x9f\x98\x80");
+	cr_assert_str_eq(s, "\xf0\x9f\x98\x80");
+	free(s);
 }
