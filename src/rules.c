@@ -1,7 +1,8 @@
 /*
- * rules.c — repairs, derived values and the cross-field rules of rules.md,
- * one function per rule, listed in one table.  See rules.h for the order of
- * work and the conventions.
+ * rules.c — the cross-field rules of rules.md, one function per rule, listed
+ * in one table, and mcinit_check, which runs the repairs (repairs.c), the
+ * derived values (derive.c) and then the table.  See rules.h for the order of
+ * work and the conventions, rules-impl.h for how the files share the work.
  *
  * Every rule reproduces a check that Megatron-LM, Megatron-Core or
  * Megatron-Bridge makes somewhere between argument parsing and the first
@@ -10,39 +11,17 @@
  * silent failure they do not check.  Messages carry the values involved and
  * hints compute a fix where one can be computed.
  */
-#include "rules.h"
+#include "rules-impl.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <regex.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "affinity.h"
 #include "mflags.h"
 #include "topology.h"
 
-struct mcinit_rule_ctx {
-	struct mcinit_config *c;
-	struct mcinit_derived *dv;
-	struct mcinit_diags *d;
-	const struct mcinit_check_opts *o;
-	const struct mcinit_rule *rule; /* NULL while repairing */
-};
-
-/* ---- helpers ---- */
-
-#define F(f)   MCINIT_F_##f
-#define I(f)   mcinit_cfg_int(x->c, MCINIT_F_##f)
-#define B(f)   mcinit_cfg_bool(x->c, MCINIT_F_##f)
-#define NUL(f) mcinit_cfg_null(x->c, MCINIT_F_##f)
-#define BAD(f) (x->c->invalid[MCINIT_F_##f])
-
-/* Layouts unroll `(...)*n`: cap what a typo like `t*99999999` may cost. */
-#define LAYOUT_MAX (1u << 20)
+/* ---- findings ---- */
 
 static struct mcinit_diag *
 vemit(struct mcinit_rule_ctx *x, enum mcinit_severity sev, const char *code,
@@ -120,13 +99,9 @@ report_sev(struct mcinit_rule_ctx *x, enum mcinit_severity sev, enum mcinit_fiel
 	return g;
 }
 
-/* A repair or derived-value note (no rule is current). */
-static struct mcinit_diag *note(struct mcinit_rule_ctx *x, const char *code,
-                                enum mcinit_severity sev, enum mcinit_field at, const char *fmt,
-                                ...) __attribute__((format(printf, 5, 6)));
-static struct mcinit_diag *
-note(struct mcinit_rule_ctx *x, const char *code, enum mcinit_severity sev, enum mcinit_field at,
-     const char *fmt, ...)
+struct mcinit_diag *
+mcinit_rules_note(struct mcinit_rule_ctx *x, const char *code, enum mcinit_severity sev,
+                  enum mcinit_field at, const char *fmt, ...)
 {
 	struct mcinit_diag *g;
 	va_list ap;
@@ -153,12 +128,6 @@ report_loc(struct mcinit_rule_ctx *x, const struct mcinit_loc *loc, const char *
 	return g;
 }
 
-static bool
-user_wrote(const struct mcinit_config *c, enum mcinit_field f)
-{
-	return c->origin[f] != MCINIT_ORIG_DEFAULT && c->origin[f] != MCINIT_ORIG_REPAIR;
-}
-
 /* The field the user most plausibly has to edit: the first of `cands` that
  * was written somewhere, else the first. */
 static enum mcinit_field
@@ -174,24 +143,6 @@ written_in(struct mcinit_rule_ctx *x, const enum mcinit_field *cands, size_t n)
 #define written(x, ...)                                                                            \
 	written_in(x, (const enum mcinit_field[]){__VA_ARGS__},                                    \
 	           sizeof((const enum mcinit_field[]){__VA_ARGS__}) / sizeof(enum mcinit_field))
-
-static long long
-gcd(long long a, long long b)
-{
-	while (b != 0) {
-		long long t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a < 0 ? -a : a;
-}
-
-static long long
-lcm(long long a, long long b)
-{
-	return a / gcd(a, b) * b;
-}
 
 /*
  * The valid values next to `near` among v = k*step - off (k >= 1): "96 or
@@ -242,30 +193,10 @@ near_divisors(struct mcinit_buf *b, long long n, long long near)
 	return near_divisors_fit(b, n, near, 0);
 }
 
-static bool
-any_invalid(const struct mcinit_config *c, const enum mcinit_field *fs)
-{
-	for (; *fs != MCINIT_F_COUNT; fs++)
-		if (c->invalid[*fs])
-			return true;
-	return false;
-}
-#define INVALID(c, ...) any_invalid(c, (const enum mcinit_field[]){__VA_ARGS__, MCINIT_F_COUNT})
-
-/* Keeps where the user wrote a value when a repair changes it, so later
- * findings about it still point there. */
-static void
-repair_bool(struct mcinit_config *c, enum mcinit_field f, bool v)
-{
-	struct mcinit_loc l = c->loc[f];
-
-	mcinit_cfg_set_bool(c, f, v, MCINIT_ORIG_REPAIR, &l);
-}
-
 /* ---- environment ---- */
 
-static const char *
-env_get(const struct mcinit_check_opts *o, const char *name)
+const char *
+mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name)
 {
 	size_t n = strlen(name);
 	char *const *e;
@@ -278,25 +209,7 @@ env_get(const struct mcinit_check_opts *o, const char *name)
 	return NULL;
 }
 
-static const struct mcinit_loc env_loc = {"env", 0, 0, 1 << 30};
-
-static int
-env_int(const struct mcinit_check_opts *o, const char *name, long long *out, struct mcinit_diags *d)
-{
-	const char *s = env_get(o, name);
-	char *end;
-
-	if (s == NULL || *s == '\0')
-		return 0;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	if (*end != '\0' || errno != 0 || *out < 1) {
-		mcinit_diag_add(d, MCINIT_ERROR, "MC005", &env_loc,
-		                "%s='%s' is not a positive integer", name, s);
-		return -1;
-	}
-	return 1;
-}
+const struct mcinit_loc mcinit_rules_env_loc = {"env", 0, 0, 1 << 30};
 
 /*
  * An environment variable as the job will see it: the process environment
@@ -307,7 +220,7 @@ env_int(const struct mcinit_check_opts *o, const char *name, long long *out, str
 static bool
 job_env(const struct mcinit_rule_ctx *x, const char *name, char *buf, size_t len, bool *from_config)
 {
-	const char *s = env_get(x->o, name);
+	const char *s = mcinit_rules_env_get(x->o, name);
 	json_t *j;
 
 	*from_config = false;
@@ -332,826 +245,6 @@ job_env(const struct mcinit_rule_ctx *x, const char *name, char *buf, size_t len
 	else
 		snprintf(buf, len, "None");
 	return true;
-}
-
-/* ---- repairs R1-R8 (MC101-MC108) ---- */
-
-/* R1: Megatron-LM and Bridge turn sequence parallelism off at TP = 1 so that
- * numerics do not change. */
-static void
-repair_sp(struct mcinit_rule_ctx *x)
-{
-	if (INVALID(x->c, F(tensor_model_parallel_size), F(sequence_parallel)))
-		return;
-	if (I(tensor_model_parallel_size) != 1 || !B(sequence_parallel))
-		return;
-	mcinit_diag_hint(note(x, "MC101", MCINIT_NOTE, F(sequence_parallel),
-	                      "sequence_parallel turned off: Megatron disables sequence "
-	                      "parallelism when tensor_model_parallel_size is 1"),
-	                 "drop --sequence-parallel, or use tensor_model_parallel_size > 1");
-	repair_bool(x->c, F(sequence_parallel), false);
-}
-
-static const char *
-compute_dtype(struct mcinit_rule_ctx *x)
-{
-	return B(bf16) ? "bf16" : B(fp16) ? "fp16" : "fp32";
-}
-
-/* R2: params_dtype follows the precision flags; pipeline_dtype (the dtype of
- * activations sent between stages) follows params_dtype. */
-static void
-repair_dtypes(struct mcinit_rule_ctx *x)
-{
-	if (INVALID(x->c, F(fp16), F(bf16), F(params_dtype), F(pipeline_dtype),
-	            F(pipeline_model_parallel_size)))
-		return;
-	if (NUL(params_dtype) && !(B(fp16) && B(bf16)))
-		mcinit_cfg_set_str(x->c, F(params_dtype), compute_dtype(x), MCINIT_ORIG_REPAIR,
-		                   NULL);
-	if (NUL(pipeline_dtype) && !NUL(params_dtype) && I(pipeline_model_parallel_size) > 1) {
-		mcinit_cfg_set_str(x->c, F(pipeline_dtype), mcinit_cfg_str(x->c, F(params_dtype)),
-		                   MCINIT_ORIG_REPAIR, NULL);
-		note(x, "MC102", MCINIT_NOTE, F(pipeline_model_parallel_size),
-		     "pipeline_dtype not set: pipeline stages exchange activations as %s "
-		     "(params_dtype)",
-		     mcinit_cfg_str(x->c, F(params_dtype)));
-	}
-}
-
-/* R3: Megatron-LM takes ETP = TP when unset; Megatron-Bridge (>= PR #4579)
- * takes 1 when EP > 1.  The two disagree silently, so say which applies. */
-static void
-repair_etp(struct mcinit_rule_ctx *x)
-{
-	long long tp, ep, etp;
-	enum mcinit_field at;
-	bool moe;
-
-	if (INVALID(x->c, F(tensor_model_parallel_size), F(expert_model_parallel_size),
-	            F(expert_tensor_parallel_size), F(num_moe_experts)) ||
-	    !NUL(expert_tensor_parallel_size))
-		return;
-	tp = I(tensor_model_parallel_size);
-	ep = I(expert_model_parallel_size);
-	etp = x->o->bridge_defaults && ep > 1 ? 1 : tp;
-	mcinit_cfg_set_int(x->c, F(expert_tensor_parallel_size), etp, MCINIT_ORIG_REPAIR, NULL);
-	moe = ep > 1 || (!NUL(num_moe_experts) && I(num_moe_experts) > 0);
-	/* With TP = 1 both conventions give 1: nothing to say. */
-	if (!moe || tp == 1)
-		return;
-	at = user_wrote(x->c, F(expert_model_parallel_size)) ? F(expert_model_parallel_size)
-	                                                     : F(num_moe_experts);
-	if (etp == 1)
-		mcinit_diag_hint(note(x, "MC103", MCINIT_NOTE, at,
-		                      "expert_tensor_parallel_size not set: experts use ETP = 1 "
-		                      "(Megatron-Bridge's default with EP = %lld > 1; Megatron-LM "
-		                      "would use TP = %lld)",
-		                      ep, tp),
-		                 "set expert_tensor_parallel_size explicitly so that both agree");
-	else
-		mcinit_diag_hint(
-		    note(x, "MC103", MCINIT_NOTE, at,
-		         "expert_tensor_parallel_size not set: experts use ETP = TP = "
-		         "%lld (Megatron-LM's default%s)",
-		         tp, ep > 1 ? "; Megatron-Bridge >= PR #4579 uses 1 when EP > 1" : ""),
-		    "set expert_tensor_parallel_size explicitly so that Megatron-LM and "
-		    "Megatron-Bridge agree");
-}
-
-/* R4: lazy MPU init creates the model before any GPU group exists. */
-static void
-repair_cpu_init(struct mcinit_rule_ctx *x)
-{
-	if (INVALID(x->c, F(lazy_mpu_init), F(use_cpu_initialization)) || !B(lazy_mpu_init) ||
-	    B(use_cpu_initialization))
-		return;
-	repair_bool(x->c, F(use_cpu_initialization), true);
-	note(x, "MC104", MCINIT_NOTE, F(lazy_mpu_init),
-	     "use_cpu_initialization set to true because lazy_mpu_init is on (weights are "
-	     "initialised before the model-parallel groups exist)");
-}
-
-/* R5 */
-static void
-repair_experts(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_loc l;
-
-	if (BAD(num_moe_experts) || NUL(num_moe_experts) || I(num_moe_experts) != 0)
-		return;
-	note(x, "MC105", MCINIT_NOTE, F(num_moe_experts),
-	     "num_moe_experts 0 means a dense model: treated as null");
-	l = x->c->loc[F(num_moe_experts)];
-	mcinit_value_clear(&x->c->val[F(num_moe_experts)]);
-	x->c->origin[F(num_moe_experts)] = MCINIT_ORIG_REPAIR;
-	x->c->loc[F(num_moe_experts)] = l;
-}
-
-/* R6 */
-static void
-repair_rng_tracker(struct mcinit_rule_ctx *x)
-{
-	const char *impl = mcinit_cfg_str(x->c, F(cuda_graph_impl));
-
-	if (INVALID(x->c, F(cuda_graph_impl), F(te_rng_tracker)) || impl == NULL ||
-	    strcmp(impl, "none") == 0 || B(te_rng_tracker))
-		return;
-	repair_bool(x->c, F(te_rng_tracker), true);
-	note(x, "MC106", MCINIT_NOTE, F(cuda_graph_impl),
-	     "te_rng_tracker turned on: CUDA graphs (cuda_graph_impl = %s) need Transformer "
-	     "Engine's RNG tracker",
-	     impl);
-}
-
-/* R7 runs after D2: it depends on whether there is a virtual pipeline. */
-static void
-repair_p2p_overlap(struct mcinit_rule_ctx *x)
-{
-	if (!x->dv->vpp_ok || x->dv->vpp > 0 ||
-	    INVALID(x->c, F(overlap_p2p_comm), F(pipeline_model_parallel_size)) ||
-	    !B(overlap_p2p_comm))
-		return;
-	if (I(pipeline_model_parallel_size) > 1)
-		note(x, "MC107", MCINIT_NOTE,
-		     user_wrote(x->c, F(overlap_p2p_comm)) ? F(overlap_p2p_comm)
-		                                           : F(pipeline_model_parallel_size),
-		     "overlap_p2p_comm turned off: only the interleaved schedule (a virtual "
-		     "pipeline) overlaps pipeline send/receive with compute");
-	repair_bool(x->c, F(overlap_p2p_comm), false);
-}
-
-/* R8: Megatron-Bridge keeps the ddp and optimizer copies of these settings in
- * sync; Megatron-LM asserts on the combinations below.  mcinit applies the
- * repair but warns, since the user asked for something that cannot happen. */
-static void
-repair_ddp(struct mcinit_rule_ctx *x)
-{
-	bool fsdp;
-
-	if (INVALID(x->c, F(use_megatron_fsdp), F(use_distributed_optimizer),
-	            F(overlap_param_gather), F(overlap_grad_reduce)))
-		return;
-	fsdp = B(use_megatron_fsdp);
-	if (fsdp && !B(use_distributed_optimizer)) {
-		repair_bool(x->c, F(use_distributed_optimizer), true);
-		mcinit_diag_hint(note(x, "MC108", MCINIT_WARNING, F(use_megatron_fsdp),
-		                      "use_distributed_optimizer turned on: Megatron FSDP always "
-		                      "uses the distributed optimizer"),
-		                 "set ddp.use_distributed_optimizer=true to say so");
-	}
-	if (B(overlap_param_gather) && !(B(use_distributed_optimizer) || fsdp)) {
-		mcinit_diag_hint(note(x, "MC108", MCINIT_WARNING, F(overlap_param_gather),
-		                      "overlap_param_gather turned off: it needs "
-		                      "use_distributed_optimizer (Megatron-LM asserts this)"),
-		                 "add --use-distributed-optimizer, or drop --overlap-param-gather");
-		repair_bool(x->c, F(overlap_param_gather), false);
-	} else if (B(overlap_param_gather) && !B(overlap_grad_reduce)) {
-		mcinit_diag_hint(note(x, "MC108", MCINIT_WARNING, F(overlap_param_gather),
-		                      "overlap_param_gather turned off: it needs "
-		                      "overlap_grad_reduce (Megatron-LM asserts this)"),
-		                 "add --overlap-grad-reduce, or drop --overlap-param-gather");
-		repair_bool(x->c, F(overlap_param_gather), false);
-	}
-}
-
-/* num_query_groups without group_query_attention: Megatron-LM passes
- * num_query_groups = None to the model, i.e. plain multi-head attention. */
-static void
-note_gqa_ignored(struct mcinit_rule_ctx *x)
-{
-	if (INVALID(x->c, F(num_query_groups), F(group_query_attention)) || NUL(num_query_groups) ||
-	    B(group_query_attention))
-		return;
-	mcinit_diag_hint(note(x, "MC111", MCINIT_NOTE, F(num_query_groups),
-	                      "num_query_groups = %lld is ignored: group_query_attention is "
-	                      "false, so the model uses multi-head attention",
-	                      I(num_query_groups)),
-	                 "add --group-query-attention (model.group_query_attention=true) to use "
-	                 "grouped-query attention");
-}
-
-/* ---- limits ---- */
-
-/*
- * Products of sizes must not overflow: values far beyond any machine are
- * rejected here (MC005, like any out-of-range value) and marked invalid, so
- * every later rule may multiply freely.
- */
-static const struct {
-	enum mcinit_field f;
-	int bits; /* |value| < 2^bits */
-} limits[] = {
-    {F(tensor_model_parallel_size), 20},
-    {F(pipeline_model_parallel_size), 20},
-    {F(context_parallel_size), 20},
-    {F(expert_model_parallel_size), 20},
-    {F(expert_tensor_parallel_size), 20},
-    {F(virtual_pipeline_model_parallel_size), 20},
-    {F(num_layers_per_virtual_pipeline_stage), 31},
-    {F(num_virtual_stages_per_pipeline_rank), 20},
-    {F(num_distributed_optimizer_instances), 20},
-    {F(num_layers), 31},
-    {F(num_layers_in_first_pipeline_stage), 31},
-    {F(num_layers_in_last_pipeline_stage), 31},
-    {F(hierarchical_context_parallel_sizes), 20},
-    {F(hidden_size), 31},
-    {F(ffn_hidden_size), 31},
-    {F(moe_ffn_hidden_size), 31},
-    {F(num_attention_heads), 31},
-    {F(num_query_groups), 31},
-    {F(kv_channels), 31},
-    {F(seq_length), 31},
-    {F(max_position_embeddings), 40},
-    {F(num_moe_experts), 31},
-    {F(moe_router_topk), 31},
-    {F(vocab_size), 31},
-    {F(make_vocab_size_divisible_by), 31},
-    {F(micro_batch_size), 31},
-    {F(global_batch_size), 31},
-    {F(eval_global_batch_size), 31},
-    {F(eval_micro_batch_size), 31},
-    {F(rampup_batch_size), 50},
-    {F(train_iters), 50},
-    {F(train_samples), 50},
-    {F(seed), 62},
-    {F(world_size), 31},
-    {F(nnodes), 20},
-    {F(nproc_per_node), 20},
-};
-
-static bool
-beyond(const struct mcinit_value *v, long long lim, long long *bad)
-{
-	size_t i;
-
-	if (v->kind == MCINIT_V_INT && (v->i >= lim || v->i <= -lim)) {
-		*bad = v->i;
-		return true;
-	}
-	for (i = 0; v->kind == MCINIT_V_LIST && i < v->n; i++)
-		if (beyond(&v->items[i], lim, bad))
-			return true;
-	return false;
-}
-
-static void
-check_limits(struct mcinit_rule_ctx *x)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof limits / sizeof limits[0]; i++) {
-		enum mcinit_field f = limits[i].f;
-		long long lim = 1LL << limits[i].bits, bad;
-
-		if (x->c->invalid[f] || !beyond(&x->c->val[f], lim, &bad))
-			continue;
-		note(x, "MC005", MCINIT_ERROR, f, "%s %lld is beyond what mcinit supports (2^%d)",
-		     mcinit_fields[f].name, bad, limits[i].bits);
-		x->c->invalid[f] = true;
-	}
-}
-
-/* ---- D12: world size ---- */
-
-static void
-derive_world(struct mcinit_config *c, const struct mcinit_check_opts *o, struct mcinit_derived *dv,
-             struct mcinit_diags *d)
-{
-	static const char *const envs[] = {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"};
-	long long nn = o->nnodes, np = o->nproc_per_node, v;
-	size_t i;
-
-	dv->world_ok = true;
-	if (o->world_size > 0) {
-		dv->world_size = o->world_size;
-		dv->world_size_source = "--world-size";
-		goto check;
-	}
-	if (c->invalid[MCINIT_F_world_size]) {
-		dv->world_ok = false;
-		return;
-	}
-	if (!mcinit_cfg_null(c, MCINIT_F_world_size)) {
-		dv->world_size = mcinit_cfg_int(c, MCINIT_F_world_size);
-		dv->world_size_source = "launch.world_size";
-		dv->world_size_loc = c->loc[MCINIT_F_world_size];
-		return;
-	}
-	for (i = 0; i < sizeof envs / sizeof envs[0]; i++) {
-		int r = env_int(o, envs[i], &v, d);
-
-		if (r < 0) {
-			dv->world_ok = false;
-			return;
-		}
-		if (r > 0) {
-			dv->world_size = v;
-			dv->world_size_source = envs[i];
-			dv->world_size_loc = env_loc;
-			goto check;
-		}
-	}
-	if (nn == 0 && !c->invalid[MCINIT_F_nnodes] && !mcinit_cfg_null(c, MCINIT_F_nnodes))
-		nn = mcinit_cfg_int(c, MCINIT_F_nnodes);
-	if (np == 0 && !c->invalid[MCINIT_F_nproc_per_node] &&
-	    !mcinit_cfg_null(c, MCINIT_F_nproc_per_node))
-		np = mcinit_cfg_int(c, MCINIT_F_nproc_per_node);
-	if (nn > 0 && np > 0) {
-		if (__builtin_mul_overflow(nn, np, &dv->world_size))
-			dv->world_size = LLONG_MAX;
-		dv->world_size_source = "nnodes x nproc_per_node";
-		goto check;
-	}
-	dv->world_size = 1;
-	dv->world_size_source = "default";
-	mcinit_diag_add(d, MCINIT_NOTE, "MC112", NULL,
-	                "world size not given: assuming 1 (use --world-size N, WORLD_SIZE, or "
-	                "--nnodes and --nproc-per-node)");
-	return;
-check:
-	/* The same bound as launch.world_size (check_limits). */
-	if (dv->world_size >= (1LL << 31)) {
-		mcinit_diag_add(d, MCINIT_ERROR, "MC005",
-		                dv->world_size_loc.source ? &dv->world_size_loc : NULL,
-		                "world size %lld (from %s) is beyond what mcinit supports (2^31)",
-		                dv->world_size, dv->world_size_source);
-		dv->world_ok = false;
-	}
-}
-
-/* ---- D1, D3 ---- */
-
-static void
-derive_parallel(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-	long long mp, emp;
-
-	if (!dv->world_ok || INVALID(x->c, F(tensor_model_parallel_size),
-	                             F(pipeline_model_parallel_size), F(context_parallel_size)))
-		return;
-	mp = I(tensor_model_parallel_size) * I(pipeline_model_parallel_size) *
-	     I(context_parallel_size);
-	if (dv->world_size % mp == 0) {
-		dv->dp = dv->world_size / mp;
-		dv->dp_ok = true;
-	}
-	if (INVALID(x->c, F(expert_model_parallel_size), F(expert_tensor_parallel_size)) ||
-	    NUL(expert_tensor_parallel_size))
-		return;
-	dv->etp = I(expert_tensor_parallel_size);
-	dv->etp_ok = true;
-	emp = dv->etp * I(expert_model_parallel_size) * I(pipeline_model_parallel_size);
-	if (dv->world_size % emp == 0) {
-		dv->edp = dv->world_size / emp;
-		dv->edp_ok = true;
-	}
-}
-
-/* ---- D2: virtual pipeline size ---- */
-
-static long long
-split_layers(struct mcinit_rule_ctx *x)
-{
-	return I(num_layers) + B(account_for_embedding_in_pipeline_split) +
-	       B(account_for_loss_in_pipeline_split);
-}
-
-/* How many of the ways to ask for a virtual pipeline are used (MC023). */
-static int
-vpp_sources(struct mcinit_rule_ctx *x)
-{
-	return !NUL(num_layers_per_virtual_pipeline_stage) +
-	       !NUL(num_virtual_stages_per_pipeline_rank) + !NUL(pipeline_model_parallel_layout);
-}
-
-/* VPP from the Megatron-LM inputs, before comparing with a VPP written
- * directly (Megatron-Bridge style).  -1: cannot be derived. */
-static long long
-vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src)
-{
-	long long pp = I(pipeline_model_parallel_size);
-
-	*src = NULL;
-	if (!NUL(pipeline_model_parallel_layout)) {
-		long n = mcinit_layout_parse(
-		    mcinit_cfg_str(x->c, F(pipeline_model_parallel_layout)), NULL, 0, NULL);
-
-		*src = "pipeline_model_parallel_layout";
-		return n > 0 && n % pp == 0 ? n / pp : -1;
-	}
-	if (!NUL(num_virtual_stages_per_pipeline_rank)) {
-		*src = "num_virtual_stages_per_pipeline_rank";
-		return I(num_virtual_stages_per_pipeline_rank);
-	}
-	if (!NUL(num_layers_per_virtual_pipeline_stage)) {
-		long long l = split_layers(x), per, n = I(num_layers_per_virtual_pipeline_stage);
-
-		*src = "num_layers_per_virtual_pipeline_stage";
-		if (l % pp != 0)
-			return -1;
-		per = l / pp;
-		return per % n == 0 ? per / n : -1;
-	}
-	return 0;
-}
-
-static void
-derive_vpp(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-	long long v;
-	const char *src;
-
-	if (INVALID(
-	        x->c, F(pipeline_model_parallel_size), F(num_layers),
-	        F(account_for_embedding_in_pipeline_split), F(account_for_loss_in_pipeline_split),
-	        F(pipeline_model_parallel_layout), F(num_layers_per_virtual_pipeline_stage),
-	        F(num_virtual_stages_per_pipeline_rank), F(virtual_pipeline_model_parallel_size)) ||
-	    vpp_sources(x) > 1)
-		return;
-	v = vpp_from_inputs(x, &src);
-	if (v < 0)
-		return;
-	if (!NUL(virtual_pipeline_model_parallel_size)) {
-		long long direct = I(virtual_pipeline_model_parallel_size);
-
-		if (src != NULL && direct != (v > 1 ? v : 1))
-			return; /* MC023 */
-		v = direct;
-		if (src == NULL)
-			src = "virtual_pipeline_model_parallel_size";
-	}
-	dv->vpp = v > 1 ? v : 0;
-	dv->vpp_source = dv->vpp ? src : NULL;
-	dv->vpp_ok = true;
-}
-
-/* ---- D4, D5 ---- */
-
-long long
-mcinit_default_ffn_hidden_size(long long hidden, bool swiglu)
-{
-	/* int((4*h*2/3)/64)*64 in exact integers: 8h/3/64 = h/24. */
-	return swiglu ? hidden / 24 * 64 : 4 * hidden;
-}
-
-long long
-mcinit_padded_vocab_size(long long vocab, long long divisible_by, long long tp)
-{
-	long long m = divisible_by * tp;
-
-	return (vocab + m - 1) / m * m;
-}
-
-static void
-derive_shape(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-
-	if (!INVALID(x->c, F(ffn_hidden_size), F(hidden_size), F(swiglu))) {
-		dv->ffn_hidden_size =
-		    NUL(ffn_hidden_size) ? mcinit_default_ffn_hidden_size(I(hidden_size), B(swiglu))
-		                         : I(ffn_hidden_size);
-		dv->ffn_ok = true;
-	}
-	if (dv->ffn_ok && !INVALID(x->c, F(moe_ffn_hidden_size), F(num_moe_experts)) &&
-	    !NUL(num_moe_experts)) {
-		dv->moe_ffn_hidden_size =
-		    NUL(moe_ffn_hidden_size) ? dv->ffn_hidden_size : I(moe_ffn_hidden_size);
-		dv->moe_ffn_ok = true;
-	}
-	if (!INVALID(x->c, F(kv_channels), F(hidden_size), F(num_attention_heads))) {
-		if (!NUL(kv_channels)) {
-			dv->kv_channels = I(kv_channels);
-			dv->kv_ok = true;
-		} else if (I(hidden_size) % I(num_attention_heads) == 0) {
-			dv->kv_channels = I(hidden_size) / I(num_attention_heads);
-			dv->kv_ok = true;
-		}
-	}
-	if (!INVALID(x->c, F(vocab_size), F(make_vocab_size_divisible_by),
-	             F(tensor_model_parallel_size)) &&
-	    !NUL(vocab_size)) {
-		dv->padded_vocab_size = mcinit_padded_vocab_size(
-		    I(vocab_size), I(make_vocab_size_divisible_by), I(tensor_model_parallel_size));
-		dv->vocab_ok = true;
-	}
-	if (!BAD(sequence_parallel)) {
-		dv->sequence_parallel = B(sequence_parallel);
-		dv->sp_ok = true;
-	}
-}
-
-/* ---- D6, D7, D11 ---- */
-
-/* Megatron's RampupBatchsizeNumMicroBatchesCalculator: the global batch size
- * after `consumed` samples. */
-static long long
-rampup_gbs(long long consumed, long long start, long long inc, long long samples, long long gbs)
-{
-	double per_inc = (double)samples / (double)((gbs - start) / inc);
-
-	if (consumed > samples)
-		return gbs;
-	return start + (long long)((double)consumed / per_inc) * inc;
-}
-
-/* Megatron-LM's update_train_iters for sample-based training. */
-static bool
-train_iters_from_samples(struct mcinit_rule_ctx *x, long long samples, long long *iters)
-{
-	const struct mcinit_value *r = mcinit_cfg_val(x->c, F(rampup_batch_size));
-	long long gbs = x->dv->gbs, start, inc, rs, consumed = 0, it = 0;
-
-	if (r->kind != MCINIT_V_LIST) {
-		*iters = samples / gbs;
-		return true;
-	}
-	start = r->items[0].i;
-	inc = r->items[1].i;
-	rs = r->items[2].i;
-	if (start <= 0 || inc <= 0 || rs < 0 || gbs - start <= 0 || (gbs - start) % inc != 0)
-		return false; /* MC041 */
-	while (consumed <= rs && consumed <= samples) {
-		consumed += rampup_gbs(consumed, start, inc, rs, gbs);
-		if (++it > 100000000)
-			return false;
-	}
-	if (samples > consumed)
-		it += (samples - consumed) / gbs;
-	*iters = it;
-	return true;
-}
-
-static void
-derive_batch(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-	long long step;
-
-	if (!dv->dp_ok || INVALID(x->c, F(micro_batch_size), F(global_batch_size),
-	                          F(decrease_batch_size_if_needed)))
-		return;
-	step = I(micro_batch_size) * dv->dp;
-	dv->gbs = NUL(global_batch_size) ? step : I(global_batch_size);
-	dv->running_gbs = B(decrease_batch_size_if_needed) ? dv->gbs / step * step : dv->gbs;
-	dv->gbs_ok = true;
-	if (dv->running_gbs % step == 0 && dv->running_gbs >= step) {
-		dv->num_micro_batches = dv->running_gbs / step;
-		dv->nmb_ok = true;
-	}
-	if (B(decrease_batch_size_if_needed) && dv->running_gbs != dv->gbs && dv->running_gbs > 0)
-		note(x, "MC109", MCINIT_NOTE, F(global_batch_size),
-		     "global batch size %lld is not divisible by MBS x DP = %lld x %lld = %lld: "
-		     "decrease_batch_size_if_needed runs with %lld (%lld samples of each batch "
-		     "skipped)",
-		     dv->gbs, I(micro_batch_size), dv->dp, step, dv->running_gbs,
-		     dv->gbs - dv->running_gbs);
-	if (INVALID(x->c, F(train_iters), F(train_samples), F(rampup_batch_size)))
-		return;
-	if (!NUL(train_iters)) {
-		dv->train_iters = I(train_iters);
-		dv->train_iters_ok = true;
-	} else if (!NUL(train_samples)) {
-		dv->train_iters_ok =
-		    train_iters_from_samples(x, I(train_samples), &dv->train_iters);
-	}
-}
-
-/* ---- D8: layers per stage ---- */
-
-static void
-set_chunk(struct mcinit_derived *dv, long long pp, long long v, long long n)
-{
-	dv->layers[pp * dv->chunks_per_stage + v] = (int)n;
-}
-
-/* Megatron-Core's get_num_layers_to_build for every (stage, virtual stage). */
-static bool
-layers_even_or_uneven(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-	long long pp = dv->pp, vp = dv->chunks_per_stage, p, v, mid_layers, mid_stages, per;
-	bool first = !NUL(num_layers_in_first_pipeline_stage),
-	     last = !NUL(num_layers_in_last_pipeline_stage);
-
-	if (first || last) {
-		mid_layers = I(num_layers) - (first ? I(num_layers_in_first_pipeline_stage) : 0) -
-		             (last ? I(num_layers_in_last_pipeline_stage) : 0);
-		mid_stages = pp - first - last;
-		if (mid_stages < 0 || mid_layers < 0 || (mid_stages > 0 && mid_layers % mid_stages))
-			return false;
-		per = mid_stages > 0 ? mid_layers / mid_stages : 0;
-	} else {
-		if (split_layers(x) % pp != 0)
-			return false;
-		per = split_layers(x) / pp;
-	}
-	for (p = 0; p < pp; p++) {
-		long long n = per;
-
-		if (p == 0 && first)
-			n = I(num_layers_in_first_pipeline_stage);
-		if (p == pp - 1 && last)
-			n = I(num_layers_in_last_pipeline_stage);
-		if (n % vp != 0)
-			return false;
-		for (v = 0; v < vp; v++)
-			set_chunk(dv, p, v, n / vp);
-	}
-	/* The embedding and the loss count as a layer in the split but are
-	 * not transformer layers. */
-	if (!first && !last && B(account_for_embedding_in_pipeline_split))
-		dv->layers[0]--;
-	if (!first && !last && B(account_for_loss_in_pipeline_split))
-		dv->layers[pp * vp - 1]--;
-	return true;
-}
-
-static bool
-layers_from_layout(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-	long long pp = dv->pp, vp = dv->chunks_per_stage, p, v;
-	int t[MCINIT_MAX_CHUNKS];
-	long n = mcinit_layout_parse(mcinit_cfg_str(x->c, F(pipeline_model_parallel_layout)), t,
-	                             MCINIT_MAX_CHUNKS, NULL);
-
-	if (n != pp * vp)
-		return false;
-	/* Layout stage i is virtual stage i / PP of pipeline stage i % PP. */
-	for (v = 0; v < vp; v++)
-		for (p = 0; p < pp; p++)
-			set_chunk(dv, p, v, t[v * pp + p]);
-	return true;
-}
-
-static void
-derive_layers(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-	long long i, sum = 0, n;
-	bool ok;
-
-	if (!dv->vpp_ok || INVALID(x->c, F(num_layers_in_first_pipeline_stage),
-	                           F(num_layers_in_last_pipeline_stage)))
-		return;
-	dv->pp = I(pipeline_model_parallel_size);
-	dv->chunks_per_stage = dv->vpp ? dv->vpp : 1;
-	if (dv->pp > MCINIT_MAX_CHUNKS / dv->chunks_per_stage)
-		return;
-	n = dv->pp * dv->chunks_per_stage;
-	if (!NUL(pipeline_model_parallel_layout))
-		ok = layers_from_layout(x);
-	else
-		ok = layers_even_or_uneven(x);
-	for (i = 0; ok && i < n; i++) {
-		ok = dv->layers[i] >= 0;
-		sum += dv->layers[i];
-	}
-	/* Anything else means layers would be lost: a rule reports it. */
-	dv->layers_ok = ok && sum == I(num_layers);
-}
-
-/* ---- D9, D10 ---- */
-
-static void
-derive_seq_and_seeds(struct mcinit_rule_ctx *x)
-{
-	struct mcinit_derived *dv = x->dv;
-
-	if (dv->sp_ok && !INVALID(x->c, F(context_parallel_size), F(tensor_model_parallel_size))) {
-		long long cp = I(context_parallel_size), tp = I(tensor_model_parallel_size);
-
-		dv->seq_multiple =
-		    lcm(cp > 1 ? 2 * cp : 1, dv->sequence_parallel && tp > 1 ? cp * tp : 1);
-		dv->seq_multiple_ok = true;
-	}
-	if (dv->dp_ok && !INVALID(x->c, F(seed), F(data_parallel_random_init))) {
-		dv->seed = I(seed);
-		dv->seed_model_parallel = dv->seed + 2718;
-		dv->seed_expert_parallel = dv->seed + 1024;
-		dv->seed_max = dv->seed + 100 * (I(pipeline_model_parallel_size) - 1) +
-		               (B(data_parallel_random_init) ? 10 * (dv->dp - 1) : 0);
-		dv->seeds_ok = true;
-	}
-}
-
-static void
-derive_rest(struct mcinit_rule_ctx *x)
-{
-	derive_shape(x);
-	derive_batch(x);
-	if (!INVALID(x->c, F(num_layers), F(pipeline_model_parallel_size),
-	             F(account_for_embedding_in_pipeline_split),
-	             F(account_for_loss_in_pipeline_split)))
-		derive_layers(x);
-	derive_seq_and_seeds(x);
-}
-
-/* ---- pipeline layouts ---- */
-
-/* One re.sub pass of Megatron's parse_str_to_list: every non-overlapping
- * match of `pattern`, left to right, becomes group 1 repeated group 2 times. */
-static int
-unroll(const char *in, const char *pattern, struct mcinit_buf *out, char **why)
-{
-	regmatch_t m[3];
-	const char *p = in;
-	regex_t re;
-	int rc = -1;
-
-	if (regcomp(&re, pattern, REG_EXTENDED) != 0) {
-		*why = mcinit_xstrdup("internal error: bad layout pattern");
-		return -1;
-	}
-	out->len = 0;
-	while (*p && regexec(&re, p, 3, m, p == in ? 0 : REG_NOTBOL) == 0) {
-		size_t glen = (size_t)(m[1].rm_eo - m[1].rm_so);
-		unsigned long long n, k;
-
-		errno = 0;
-		n = strtoull(p + m[2].rm_so, NULL, 10);
-		if (errno != 0 || (glen > 0 && n > LAYOUT_MAX / glen) ||
-		    out->len + glen * n > LAYOUT_MAX) {
-			*why = mcinit_xasprintf("unrolls to more than %u layers", LAYOUT_MAX);
-			goto out;
-		}
-		mcinit_buf_add(out, p, (size_t)m[0].rm_so);
-		for (k = 0; k < n; k++)
-			mcinit_buf_add(out, p + m[1].rm_so, glen);
-		p += m[0].rm_eo;
-	}
-	mcinit_buf_adds(out, p);
-	mcinit_buf_cstr(out);
-	rc = 0;
-out:
-	regfree(&re);
-	return rc;
-}
-
-/* The unrolled layout: stages separated by '|', each a string of E L t m. */
-static int
-layout_unroll(const char *layout, struct mcinit_buf *flat, char **why)
-{
-	struct mcinit_buf a = {0}, b = {0};
-	const char *p;
-	int rc = -1;
-
-	for (p = layout; *p; p++)
-		if (*p != ',')
-			mcinit_buf_addc(&a, *p);
-	mcinit_buf_cstr(&a);
-	if (unroll(a.data, "\\(([^)]+)\\)\\*([0-9]+)", &b, why) < 0 ||
-	    unroll(b.data, "(.)\\*([0-9]+)", flat, why) < 0)
-		goto out;
-	for (p = flat->data; *p; p++) {
-		if (strchr("ELtm|", *p) == NULL) {
-			*why = mcinit_xasprintf("'%c' is not a layer (known: E embedding, L loss, "
-			                        "t transformer layer, m MTP layer; | ends a stage)",
-			                        *p);
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	mcinit_buf_free(&a);
-	mcinit_buf_free(&b);
-	return rc;
-}
-
-long
-mcinit_layout_parse(const char *layout, int *t_counts, size_t max, char **why)
-{
-	struct mcinit_buf flat = {0};
-	char *msg = NULL;
-	const char *p;
-	long stages = 1;
-
-	if (layout_unroll(layout, &flat, &msg) < 0) {
-		stages = -1;
-		goto out;
-	}
-	if (t_counts != NULL && max > 0)
-		t_counts[0] = 0;
-	for (p = flat.data; *p; p++) {
-		if (*p == '|') {
-			if (t_counts != NULL && (size_t)stages < max)
-				t_counts[stages] = 0;
-			stages++;
-		} else if (*p == 't' && t_counts != NULL && (size_t)stages <= max) {
-			t_counts[stages - 1]++;
-		}
-	}
-out:
-	if (why != NULL)
-		*why = msg;
-	else
-		free(msg);
-	mcinit_buf_free(&flat);
-	return stages;
 }
 
 /* ---- rules ---- */
@@ -1595,7 +688,7 @@ mc023(struct mcinit_rule_ctx *x)
 	}
 	if (NUL(virtual_pipeline_model_parallel_size))
 		return;
-	v = vpp_from_inputs(x, &src);
+	v = mcinit_rules_vpp_from_inputs(x, &src);
 	direct = I(virtual_pipeline_model_parallel_size);
 	if (src == NULL || v < 0 || direct == (v > 1 ? v : 1))
 		return;
@@ -1655,7 +748,7 @@ mc024(struct mcinit_rule_ctx *x)
 
 	if (layout == NULL)
 		return;
-	if (layout_unroll(layout, &flat, &why) < 0) {
+	if (mcinit_layout_unroll(layout, &flat, &why) < 0) {
 		mcinit_diag_hint(report(x, F(pipeline_model_parallel_layout),
 		                        "pipeline_model_parallel_layout \"%s\": %s", layout, why),
 		                 "write stages of E, L, t, m separated by |, with (...)*n or x*n "
@@ -2224,7 +1317,7 @@ mc044(struct mcinit_rule_ctx *x)
 	if (fsdp) {
 		if (set && strcmp(val, "1") == 0)
 			mcinit_diag_hint(
-			    report_loc(x, from_cfg ? &x->c->env_vars_loc : &env_loc,
+			    report_loc(x, from_cfg ? &x->c->env_vars_loc : &mcinit_rules_env_loc,
 			               "%s needs CUDA_DEVICE_MAX_CONNECTIONS > 1, but "
 			               "it is 1%s",
 			               B(use_torch_fsdp2) ? "use_torch_fsdp2" : "use_megatron_fsdp",
@@ -2260,7 +1353,7 @@ static void
 mc045(struct mcinit_rule_ctx *x)
 {
 	const char *be = mcinit_cfg_str(x->c, F(distributed_backend));
-	const char *vis = env_get(x->o, "CUDA_VISIBLE_DEVICES");
+	const char *vis = mcinit_rules_env_get(x->o, "CUDA_VISIBLE_DEVICES");
 	bool none;
 
 	if (be == NULL || strcmp(be, "nccl") != 0)
@@ -2605,45 +1698,6 @@ const struct mcinit_rule mcinit_rules[] = {
 };
 const size_t mcinit_nrules = sizeof mcinit_rules / sizeof mcinit_rules[0];
 
-const struct mcinit_code_doc mcinit_repairs[] = {
-    {"MC101", MCINIT_NOTE, "R1: sequence_parallel is turned off when TP = 1",
-     "--sequence-parallel (with TP 1)", "drop --sequence-parallel or use TP > 1"},
-    {"MC102", MCINIT_NOTE,
-     "R2: params_dtype follows fp16/bf16 (else fp32); pipeline_dtype follows params_dtype "
-     "when PP > 1",
-     "--bf16 --pipeline-model-parallel-size 4", "set pipeline_dtype to choose otherwise"},
-    {"MC103", MCINIT_NOTE,
-     "R3: an unset expert_tensor_parallel_size becomes TP (Megatron-LM), or 1 when EP > 1 "
-     "with --bridge-defaults (Megatron-Bridge)",
-     "--num-experts 8 --tensor-model-parallel-size 2",
-     "set expert_tensor_parallel_size explicitly"},
-    {"MC104", MCINIT_NOTE, "R4: use_cpu_initialization is turned on by lazy_mpu_init",
-     "--lazy-mpu-init", "none needed"},
-    {"MC105", MCINIT_NOTE, "R5: num_moe_experts 0 means no experts (null)", "--num-experts 0",
-     "omit --num-experts"},
-    {"MC106", MCINIT_NOTE, "R6: te_rng_tracker is turned on for CUDA graphs",
-     "--cuda-graph-impl local", "add --te-rng-tracker"},
-    {"MC107", MCINIT_NOTE,
-     "R7: overlap_p2p_comm is turned off without a virtual pipeline (noted when PP > 1)",
-     "--pipeline-model-parallel-size 4", "use a virtual pipeline to overlap p2p"},
-    {"MC108", MCINIT_WARNING,
-     "R8: use_distributed_optimizer / overlap_param_gather are kept consistent (Megatron "
-     "FSDP turns the distributed optimizer on; overlap_param_gather without the "
-     "distributed optimizer or overlap_grad_reduce is turned off)",
-     "--overlap-param-gather", "add --use-distributed-optimizer --overlap-grad-reduce"},
-    {"MC109", MCINIT_NOTE,
-     "decrease_batch_size_if_needed rounds the global batch size down to a multiple of MBS "
-     "x DP",
-     "--global-batch-size 100 --decrease-batch-size-if-needed (DP 8)",
-     "use a divisible global batch size to train on every sample"},
-    {"MC111", MCINIT_NOTE,
-     "num_query_groups is ignored without group_query_attention (Megatron-LM)",
-     "--num-query-groups 8", "add --group-query-attention"},
-    {"MC112", MCINIT_NOTE, "no world size was given: 1 is assumed", "mcinit validate job.json",
-     "pass --world-size, set launch.world_size, or --nnodes and --nproc-per-node"},
-};
-const size_t mcinit_nrepairs = sizeof mcinit_repairs / sizeof mcinit_repairs[0];
-
 const struct mcinit_rule *
 mcinit_rule_find(const char *code)
 {
@@ -2664,20 +1718,11 @@ mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 
 	(void)err;
 	memset(dv, 0, sizeof *dv);
-	check_limits(&x);
-	repair_experts(&x);
-	repair_sp(&x);
-	repair_dtypes(&x);
-	repair_etp(&x);
-	repair_cpu_init(&x);
-	repair_rng_tracker(&x);
-	repair_ddp(&x);
-	note_gqa_ignored(&x);
-	derive_world(c, o, dv, d);
-	derive_parallel(&x);
-	derive_vpp(&x);
-	repair_p2p_overlap(&x);
-	derive_rest(&x);
+	mcinit_rules_limits(&x);
+	mcinit_rules_repair(&x);
+	mcinit_rules_derive_sizes(&x);
+	mcinit_rules_repair_p2p(&x);
+	mcinit_rules_derive_rest(&x);
 	for (i = 0; i < mcinit_nrules; i++) {
 		x.rule = &mcinit_rules[i];
 		/* A rule whose inputs were rejected would only repeat that error. */
@@ -2686,294 +1731,4 @@ mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 		x.rule->check(&x);
 	}
 	return 0;
-}
-
-/* ---- output ---- */
-
-static json_t *
-opt_int(bool ok, long long v)
-{
-	return ok ? json_integer(v) : json_null();
-}
-
-static json_t *
-layers_json(const struct mcinit_derived *dv)
-{
-	json_t *a = json_array();
-	long long p, v;
-
-	for (p = 0; p < dv->pp; p++) {
-		json_t *s = dv->vpp ? json_array() : NULL;
-
-		for (v = 0; v < dv->chunks_per_stage && s; v++)
-			json_array_append_new(
-			    s, json_integer(dv->layers[p * dv->chunks_per_stage + v]));
-		json_array_append_new(a, s ? s : json_integer(dv->layers[p]));
-	}
-	return a;
-}
-
-json_t *
-mcinit_derived_to_json(const struct mcinit_derived *dv)
-{
-	json_t *o = json_object(), *s;
-
-	json_object_set_new(o, "world_size", opt_int(dv->world_ok, dv->world_size));
-	json_object_set_new(o, "world_size_source",
-	                    dv->world_ok ? json_string(dv->world_size_source) : json_null());
-	json_object_set_new(o, "data_parallel_size", opt_int(dv->dp_ok, dv->dp));
-	json_object_set_new(o, "expert_tensor_parallel_size", opt_int(dv->etp_ok, dv->etp));
-	json_object_set_new(o, "expert_data_parallel_size", opt_int(dv->edp_ok, dv->edp));
-	json_object_set_new(o, "virtual_pipeline_model_parallel_size",
-	                    opt_int(dv->vpp_ok && dv->vpp > 0, dv->vpp));
-	json_object_set_new(o, "global_batch_size", opt_int(dv->gbs_ok, dv->gbs));
-	/* Megatron's get_current_running_global_batch_size: below GBS only
-	 * with decrease_batch_size_if_needed. */
-	json_object_set_new(o, "running_global_batch_size", opt_int(dv->gbs_ok, dv->running_gbs));
-	json_object_set_new(o, "num_micro_batches", opt_int(dv->nmb_ok, dv->num_micro_batches));
-	json_object_set_new(o, "ffn_hidden_size", opt_int(dv->ffn_ok, dv->ffn_hidden_size));
-	json_object_set_new(o, "moe_ffn_hidden_size",
-	                    opt_int(dv->moe_ffn_ok, dv->moe_ffn_hidden_size));
-	json_object_set_new(o, "kv_channels", opt_int(dv->kv_ok, dv->kv_channels));
-	json_object_set_new(o, "sequence_parallel",
-	                    dv->sp_ok ? json_boolean(dv->sequence_parallel) : json_null());
-	json_object_set_new(o, "layers_per_stage", dv->layers_ok ? layers_json(dv) : json_null());
-	json_object_set_new(o, "seq_length_multiple",
-	                    opt_int(dv->seq_multiple_ok, dv->seq_multiple));
-	json_object_set_new(o, "padded_vocab_size", opt_int(dv->vocab_ok, dv->padded_vocab_size));
-	json_object_set_new(o, "train_iters", opt_int(dv->train_iters_ok, dv->train_iters));
-	if (dv->seeds_ok) {
-		s = json_object();
-		json_object_set_new(s, "rank0", json_integer(dv->seed));
-		json_object_set_new(s, "rank0_model_parallel",
-		                    json_integer(dv->seed_model_parallel));
-		json_object_set_new(s, "rank0_expert_parallel",
-		                    json_integer(dv->seed_expert_parallel));
-		json_object_set_new(s, "max", json_integer(dv->seed_max));
-		json_object_set_new(o, "seeds", s);
-	} else {
-		json_object_set_new(o, "seeds", json_null());
-	}
-	return o;
-}
-
-/* "4, 8 x 14, 6": runs of equal stages, for a short table line. */
-static void
-layers_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
-{
-	long long p = 0, q, v, cps = dv->chunks_per_stage;
-
-	while (p < dv->pp) {
-		for (q = p + 1; q < dv->pp && memcmp(&dv->layers[q * cps], &dv->layers[p * cps],
-		                                     (size_t)cps * sizeof(int)) == 0;
-		     q++)
-			;
-		if (b->len)
-			mcinit_buf_adds(b, ", ");
-		if (dv->vpp) {
-			mcinit_buf_addc(b, '[');
-			for (v = 0; v < cps; v++)
-				mcinit_buf_printf(b, "%s%d", v ? " " : "", dv->layers[p * cps + v]);
-			mcinit_buf_addc(b, ']');
-		} else {
-			mcinit_buf_printf(b, "%d", dv->layers[p]);
-		}
-		if (q - p > 1)
-			mcinit_buf_printf(b, " x %lld", q - p);
-		p = q;
-	}
-}
-
-#define ROW "  %-37s "
-
-void
-mcinit_derived_print(const struct mcinit_derived *dv, FILE *out)
-{
-	struct mcinit_buf b = {0};
-
-	fprintf(out, "derived values:\n");
-	if (dv->world_ok)
-		fprintf(out, ROW "%lld (%s)\n", "world_size", dv->world_size,
-		        dv->world_size_source);
-	if (dv->dp_ok)
-		fprintf(out, ROW "%lld\n", "data_parallel_size", dv->dp);
-	if (dv->etp_ok)
-		fprintf(out, ROW "%lld\n", "expert_tensor_parallel_size", dv->etp);
-	if (dv->edp_ok)
-		fprintf(out, ROW "%lld\n", "expert_data_parallel_size", dv->edp);
-	if (dv->vpp_ok && dv->vpp)
-		fprintf(out, ROW "%lld (from %s)\n", "virtual_pipeline_model_parallel_size",
-		        dv->vpp, dv->vpp_source);
-	else if (dv->vpp_ok)
-		fprintf(out, ROW "none\n", "virtual_pipeline_model_parallel_size");
-	if (dv->gbs_ok && dv->running_gbs != dv->gbs)
-		fprintf(out, ROW "%lld (runs as %lld)\n", "global_batch_size", dv->gbs,
-		        dv->running_gbs);
-	else if (dv->gbs_ok)
-		fprintf(out, ROW "%lld\n", "global_batch_size", dv->gbs);
-	if (dv->nmb_ok)
-		fprintf(out, ROW "%lld\n", "num_micro_batches", dv->num_micro_batches);
-	if (dv->ffn_ok)
-		fprintf(out, ROW "%lld\n", "ffn_hidden_size", dv->ffn_hidden_size);
-	if (dv->moe_ffn_ok)
-		fprintf(out, ROW "%lld\n", "moe_ffn_hidden_size", dv->moe_ffn_hidden_size);
-	if (dv->kv_ok)
-		fprintf(out, ROW "%lld\n", "kv_channels", dv->kv_channels);
-	if (dv->sp_ok)
-		fprintf(out, ROW "%s\n", "sequence_parallel",
-		        dv->sequence_parallel ? "true" : "false");
-	if (dv->layers_ok) {
-		layers_text(dv, &b);
-		fprintf(out, ROW "%s\n", "layers_per_stage", mcinit_buf_cstr(&b));
-	}
-	if (dv->seq_multiple_ok)
-		fprintf(out, ROW "%lld\n", "seq_length_multiple", dv->seq_multiple);
-	if (dv->vocab_ok)
-		fprintf(out, ROW "%lld\n", "padded_vocab_size", dv->padded_vocab_size);
-	if (dv->train_iters_ok)
-		fprintf(out, ROW "%lld\n", "train_iters", dv->train_iters);
-	if (dv->seeds_ok)
-		fprintf(out, ROW "%lld (model-parallel %lld, expert %lld; max %lld)\n",
-		        "seed (rank 0)", dv->seed, dv->seed_model_parallel,
-		        dv->seed_expert_parallel, dv->seed_max);
-	mcinit_buf_free(&b);
-}
-
-/* ---- documentation ---- */
-
-static const char *const sev_words[] = {"note", "warning", "error"};
-
-/* roff text: backslashes escaped, hyphens made literal, no line that starts
- * with a control character. */
-static void
-roff_text(FILE *out, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", out);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", out);
-		else if (*s == '-')
-			fputs("\\-", out);
-		else
-			fputc(*s, out);
-	}
-	fputc('\n', out);
-}
-
-static void
-doc_entry(FILE *out, enum mcinit_doc_format fmt, const char *code, enum mcinit_severity sev,
-          const char *doc, const char *example, const char *fix, const enum mcinit_field *reads)
-{
-	struct mcinit_buf b = {0};
-	char key[128];
-
-	if (fmt == MCINIT_DOC_TEXT) {
-		fprintf(out, "%s (%s)\n    %s\n    example: %s\n    fix: %s\n", code,
-		        sev_words[sev], doc, example, fix);
-		if (reads != NULL) {
-			fputs("    reads:", out);
-			for (; *reads != MCINIT_F_COUNT; reads++)
-				fprintf(out, " %s", mcinit_field_key(*reads, key, sizeof key));
-			fputc('\n', out);
-		}
-		fputc('\n', out);
-		return;
-	}
-	fprintf(out, ".TP\n.BR %s \" (%s)\"\n", code, sev_words[sev]);
-	roff_text(out, doc);
-	fputs(".br\nExample:\n", out);
-	roff_text(out, example);
-	fputs(".br\nFix:\n", out);
-	roff_text(out, fix);
-	if (reads == NULL)
-		return;
-	fputs(".br\nReads:\n", out);
-	for (; *reads != MCINIT_F_COUNT; reads++)
-		mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "",
-		                  mcinit_field_key(*reads, key, sizeof key));
-	roff_text(out, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
-}
-
-static void
-doc_section(FILE *out, enum mcinit_doc_format fmt, const char *title, const char *intro)
-{
-	if (fmt == MCINIT_DOC_ROFF) {
-		/* roff: the dash of a code range (MC001-MC009) is "\-"; the
-		 * hyphen of a word (Cross-field) stays a hyphen. */
-		const char *p;
-
-		fputs(".SS \"", out);
-		for (p = title; *p; p++) {
-			if (*p == '-' && p > title && p[-1] >= '0' && p[-1] <= '9')
-				fputc('\\', out);
-			fputc(*p, out);
-		}
-		fprintf(out, "\"\n%s\n", intro);
-	} else {
-		fprintf(out, "%s\n\n", title);
-	}
-}
-
-static void
-doc_table(FILE *out, enum mcinit_doc_format fmt, const struct mcinit_code_doc *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		doc_entry(out, fmt, v[i].code, v[i].sev, v[i].doc, v[i].example, v[i].fix, NULL);
-}
-
-int
-mcinit_rules_doc(FILE *out, enum mcinit_doc_format fmt)
-{
-	size_t i;
-
-	doc_section(out, fmt, "Input problems (MC001-MC009)",
-	            "Found while reading the inputs; each points at what the user wrote.");
-	doc_table(out, fmt, mcinit_input_codes, mcinit_ninput_codes);
-	doc_section(out, fmt, "Cross-field rules (MC010-MC049)",
-	            "Checked after every input is read; all violations are reported together.\n"
-	            "A rule whose input was rejected is skipped.");
-	for (i = 0; i < mcinit_nrules; i++) {
-		const struct mcinit_rule *r = &mcinit_rules[i];
-
-		doc_entry(out, fmt, r->code, r->sev, r->doc, r->example, r->fix, r->reads);
-	}
-	doc_section(out, fmt, "Placement and affinity (MC050-MC054)",
-	            "Reported by mcinit topology from the node's hwloc topology.");
-	doc_table(out, fmt, mcinit_affinity_codes, mcinit_naffinity_codes);
-	doc_section(out, fmt, "Repairs and derived values (MC100+)",
-	            "Values mcinit changes or derives the way Megatron does, reported so that "
-	            "nothing changes silently.");
-	doc_table(out, fmt, mcinit_repairs, mcinit_nrepairs);
-	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
-}
-
-static void
-append_docs(struct mcinit_code_doc **v, size_t *n, const struct mcinit_code_doc *src, size_t k)
-{
-	*v = mcinit_xrealloc(*v, (*n + k) * sizeof **v);
-	memcpy(*v + *n, src, k * sizeof *src);
-	*n += k;
-}
-
-struct mcinit_code_doc *
-mcinit_all_codes(size_t *n)
-{
-	struct mcinit_code_doc *v = NULL;
-	size_t i;
-
-	*n = 0;
-	append_docs(&v, n, mcinit_input_codes, mcinit_ninput_codes);
-	for (i = 0; i < mcinit_nrules; i++) {
-		const struct mcinit_rule *r = &mcinit_rules[i];
-		struct mcinit_code_doc e = {r->code, r->sev, r->doc, r->example, r->fix};
-
-		append_docs(&v, n, &e, 1);
-	}
-	append_docs(&v, n, mcinit_affinity_codes, mcinit_naffinity_codes);
-	append_docs(&v, n, mcinit_repairs, mcinit_nrepairs);
-	return v;
 }

@@ -1,0 +1,616 @@
+/*
+ * derive.c — the values Megatron derives from the config (rules.md D1-D12):
+ * world size, data-parallel and expert sizes, the virtual pipeline, model
+ * shape, batch sizes, layers per pipeline stage, the sequence-length multiple
+ * and the seeds; and their output as JSON or a short table.  A value whose
+ * inputs are invalid is left unset (its *_ok flag false), so the rules that
+ * need it are skipped rather than cascading.
+ */
+#include "rules-impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- D12: world size ---- */
+
+static int
+env_int(const struct mcinit_check_opts *o, const char *name, long long *out, struct mcinit_diags *d)
+{
+	const char *s = mcinit_rules_env_get(o, name);
+	char *end;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (*end != '\0' || errno != 0 || *out < 1) {
+		mcinit_diag_add(d, MCINIT_ERROR, "MC005", &mcinit_rules_env_loc,
+		                "%s='%s' is not a positive integer", name, s);
+		return -1;
+	}
+	return 1;
+}
+
+static void
+derive_world(struct mcinit_config *c, const struct mcinit_check_opts *o, struct mcinit_derived *dv,
+             struct mcinit_diags *d)
+{
+	static const char *const envs[] = {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"};
+	long long nn = o->nnodes, np = o->nproc_per_node, v;
+	size_t i;
+
+	dv->world_ok = true;
+	if (o->world_size > 0) {
+		dv->world_size = o->world_size;
+		dv->world_size_source = "--world-size";
+		goto check;
+	}
+	if (c->invalid[MCINIT_F_world_size]) {
+		dv->world_ok = false;
+		return;
+	}
+	if (!mcinit_cfg_null(c, MCINIT_F_world_size)) {
+		dv->world_size = mcinit_cfg_int(c, MCINIT_F_world_size);
+		dv->world_size_source = "launch.world_size";
+		dv->world_size_loc = c->loc[MCINIT_F_world_size];
+		return;
+	}
+	for (i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+		int r = env_int(o, envs[i], &v, d);
+
+		if (r < 0) {
+			dv->world_ok = false;
+			return;
+		}
+		if (r > 0) {
+			dv->world_size = v;
+			dv->world_size_source = envs[i];
+			dv->world_size_loc = mcinit_rules_env_loc;
+			goto check;
+		}
+	}
+	if (nn == 0 && !c->invalid[MCINIT_F_nnodes] && !mcinit_cfg_null(c, MCINIT_F_nnodes))
+		nn = mcinit_cfg_int(c, MCINIT_F_nnodes);
+	if (np == 0 && !c->invalid[MCINIT_F_nproc_per_node] &&
+	    !mcinit_cfg_null(c, MCINIT_F_nproc_per_node))
+		np = mcinit_cfg_int(c, MCINIT_F_nproc_per_node);
+	if (nn > 0 && np > 0) {
+		if (__builtin_mul_overflow(nn, np, &dv->world_size))
+			dv->world_size = LLONG_MAX;
+		dv->world_size_source = "nnodes x nproc_per_node";
+		goto check;
+	}
+	dv->world_size = 1;
+	dv->world_size_source = "default";
+	mcinit_diag_add(d, MCINIT_NOTE, "MC112", NULL,
+	                "world size not given: assuming 1 (use --world-size N, WORLD_SIZE, or "
+	                "--nnodes and --nproc-per-node)");
+	return;
+check:
+	/* The same bound as launch.world_size (mcinit_rules_limits). */
+	if (dv->world_size >= (1LL << 31)) {
+		mcinit_diag_add(d, MCINIT_ERROR, "MC005",
+		                dv->world_size_loc.source ? &dv->world_size_loc : NULL,
+		                "world size %lld (from %s) is beyond what mcinit supports (2^31)",
+		                dv->world_size, dv->world_size_source);
+		dv->world_ok = false;
+	}
+}
+
+/* ---- D1, D3 ---- */
+
+static void
+derive_parallel(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long mp, emp;
+
+	if (!dv->world_ok || INVALID(x->c, F(tensor_model_parallel_size),
+	                             F(pipeline_model_parallel_size), F(context_parallel_size)))
+		return;
+	mp = I(tensor_model_parallel_size) * I(pipeline_model_parallel_size) *
+	     I(context_parallel_size);
+	if (dv->world_size % mp == 0) {
+		dv->dp = dv->world_size / mp;
+		dv->dp_ok = true;
+	}
+	if (INVALID(x->c, F(expert_model_parallel_size), F(expert_tensor_parallel_size)) ||
+	    NUL(expert_tensor_parallel_size))
+		return;
+	dv->etp = I(expert_tensor_parallel_size);
+	dv->etp_ok = true;
+	emp = dv->etp * I(expert_model_parallel_size) * I(pipeline_model_parallel_size);
+	if (dv->world_size % emp == 0) {
+		dv->edp = dv->world_size / emp;
+		dv->edp_ok = true;
+	}
+}
+
+/* ---- D2: virtual pipeline size ---- */
+
+/* VPP from the Megatron-LM inputs, before comparing with a VPP written
+ * directly (Megatron-Bridge style).  -1: cannot be derived. */
+long long
+mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src)
+{
+	long long pp = I(pipeline_model_parallel_size);
+
+	*src = NULL;
+	if (!NUL(pipeline_model_parallel_layout)) {
+		long n = mcinit_layout_parse(
+		    mcinit_cfg_str(x->c, F(pipeline_model_parallel_layout)), NULL, 0, NULL);
+
+		*src = "pipeline_model_parallel_layout";
+		return n > 0 && n % pp == 0 ? n / pp : -1;
+	}
+	if (!NUL(num_virtual_stages_per_pipeline_rank)) {
+		*src = "num_virtual_stages_per_pipeline_rank";
+		return I(num_virtual_stages_per_pipeline_rank);
+	}
+	if (!NUL(num_layers_per_virtual_pipeline_stage)) {
+		long long l = split_layers(x), per, n = I(num_layers_per_virtual_pipeline_stage);
+
+		*src = "num_layers_per_virtual_pipeline_stage";
+		if (l % pp != 0)
+			return -1;
+		per = l / pp;
+		return per % n == 0 ? per / n : -1;
+	}
+	return 0;
+}
+
+static void
+derive_vpp(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long v;
+	const char *src;
+
+	if (INVALID(
+	        x->c, F(pipeline_model_parallel_size), F(num_layers),
+	        F(account_for_embedding_in_pipeline_split), F(account_for_loss_in_pipeline_split),
+	        F(pipeline_model_parallel_layout), F(num_layers_per_virtual_pipeline_stage),
+	        F(num_virtual_stages_per_pipeline_rank), F(virtual_pipeline_model_parallel_size)) ||
+	    vpp_sources(x) > 1)
+		return;
+	v = mcinit_rules_vpp_from_inputs(x, &src);
+	if (v < 0)
+		return;
+	if (!NUL(virtual_pipeline_model_parallel_size)) {
+		long long direct = I(virtual_pipeline_model_parallel_size);
+
+		if (src != NULL && direct != (v > 1 ? v : 1))
+			return; /* MC023 */
+		v = direct;
+		if (src == NULL)
+			src = "virtual_pipeline_model_parallel_size";
+	}
+	dv->vpp = v > 1 ? v : 0;
+	dv->vpp_source = dv->vpp ? src : NULL;
+	dv->vpp_ok = true;
+}
+
+void
+mcinit_rules_derive_sizes(struct mcinit_rule_ctx *x)
+{
+	derive_world(x->c, x->o, x->dv, x->d);
+	derive_parallel(x);
+	derive_vpp(x);
+}
+
+/* ---- D4, D5 ---- */
+
+long long
+mcinit_default_ffn_hidden_size(long long hidden, bool swiglu)
+{
+	/* int((4*h*2/3)/64)*64 in exact integers: 8h/3/64 = h/24. */
+	return swiglu ? hidden / 24 * 64 : 4 * hidden;
+}
+
+long long
+mcinit_padded_vocab_size(long long vocab, long long divisible_by, long long tp)
+{
+	long long m = divisible_by * tp;
+
+	return (vocab + m - 1) / m * m;
+}
+
+static void
+derive_shape(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+
+	if (!INVALID(x->c, F(ffn_hidden_size), F(hidden_size), F(swiglu))) {
+		dv->ffn_hidden_size =
+		    NUL(ffn_hidden_size) ? mcinit_default_ffn_hidden_size(I(hidden_size), B(swiglu))
+		                         : I(ffn_hidden_size);
+		dv->ffn_ok = true;
+	}
+	if (dv->ffn_ok && !INVALID(x->c, F(moe_ffn_hidden_size), F(num_moe_experts)) &&
+	    !NUL(num_moe_experts)) {
+		dv->moe_ffn_hidden_size =
+		    NUL(moe_ffn_hidden_size) ? dv->ffn_hidden_size : I(moe_ffn_hidden_size);
+		dv->moe_ffn_ok = true;
+	}
+	if (!INVALID(x->c, F(kv_channels), F(hidden_size), F(num_attention_heads))) {
+		if (!NUL(kv_channels)) {
+			dv->kv_channels = I(kv_channels);
+			dv->kv_ok = true;
+		} else if (I(hidden_size) % I(num_attention_heads) == 0) {
+			dv->kv_channels = I(hidden_size) / I(num_attention_heads);
+			dv->kv_ok = true;
+		}
+	}
+	if (!INVALID(x->c, F(vocab_size), F(make_vocab_size_divisible_by),
+	             F(tensor_model_parallel_size)) &&
+	    !NUL(vocab_size)) {
+		dv->padded_vocab_size = mcinit_padded_vocab_size(
+		    I(vocab_size), I(make_vocab_size_divisible_by), I(tensor_model_parallel_size));
+		dv->vocab_ok = true;
+	}
+	if (!BAD(sequence_parallel)) {
+		dv->sequence_parallel = B(sequence_parallel);
+		dv->sp_ok = true;
+	}
+}
+
+/* ---- D6, D7, D11 ---- */
+
+/* Megatron's RampupBatchsizeNumMicroBatchesCalculator: the global batch size
+ * after `consumed` samples. */
+static long long
+rampup_gbs(long long consumed, long long start, long long inc, long long samples, long long gbs)
+{
+	double per_inc = (double)samples / (double)((gbs - start) / inc);
+
+	if (consumed > samples)
+		return gbs;
+	return start + (long long)((double)consumed / per_inc) * inc;
+}
+
+/* Megatron-LM's update_train_iters for sample-based training. */
+static bool
+train_iters_from_samples(struct mcinit_rule_ctx *x, long long samples, long long *iters)
+{
+	const struct mcinit_value *r = mcinit_cfg_val(x->c, F(rampup_batch_size));
+	long long gbs = x->dv->gbs, start, inc, rs, consumed = 0, it = 0;
+
+	if (r->kind != MCINIT_V_LIST) {
+		*iters = samples / gbs;
+		return true;
+	}
+	start = r->items[0].i;
+	inc = r->items[1].i;
+	rs = r->items[2].i;
+	if (start <= 0 || inc <= 0 || rs < 0 || gbs - start <= 0 || (gbs - start) % inc != 0)
+		return false; /* MC041 */
+	while (consumed <= rs && consumed <= samples) {
+		consumed += rampup_gbs(consumed, start, inc, rs, gbs);
+		if (++it > 100000000)
+			return false;
+	}
+	if (samples > consumed)
+		it += (samples - consumed) / gbs;
+	*iters = it;
+	return true;
+}
+
+static void
+derive_batch(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long step;
+
+	if (!dv->dp_ok || INVALID(x->c, F(micro_batch_size), F(global_batch_size),
+	                          F(decrease_batch_size_if_needed)))
+		return;
+	step = I(micro_batch_size) * dv->dp;
+	dv->gbs = NUL(global_batch_size) ? step : I(global_batch_size);
+	dv->running_gbs = B(decrease_batch_size_if_needed) ? dv->gbs / step * step : dv->gbs;
+	dv->gbs_ok = true;
+	if (dv->running_gbs % step == 0 && dv->running_gbs >= step) {
+		dv->num_micro_batches = dv->running_gbs / step;
+		dv->nmb_ok = true;
+	}
+	if (B(decrease_batch_size_if_needed) && dv->running_gbs != dv->gbs && dv->running_gbs > 0)
+		mcinit_rules_note(
+		    x, "MC109", MCINIT_NOTE, F(global_batch_size),
+		    "global batch size %lld is not divisible by MBS x DP = %lld x %lld = %lld: "
+		    "decrease_batch_size_if_needed runs with %lld (%lld samples of each batch "
+		    "skipped)",
+		    dv->gbs, I(micro_batch_size), dv->dp, step, dv->running_gbs,
+		    dv->gbs - dv->running_gbs);
+	if (INVALID(x->c, F(train_iters), F(train_samples), F(rampup_batch_size)))
+		return;
+	if (!NUL(train_iters)) {
+		dv->train_iters = I(train_iters);
+		dv->train_iters_ok = true;
+	} else if (!NUL(train_samples)) {
+		dv->train_iters_ok =
+		    train_iters_from_samples(x, I(train_samples), &dv->train_iters);
+	}
+}
+
+/* ---- D8: layers per stage ---- */
+
+static void
+set_chunk(struct mcinit_derived *dv, long long pp, long long v, long long n)
+{
+	dv->layers[pp * dv->chunks_per_stage + v] = (int)n;
+}
+
+/* Megatron-Core's get_num_layers_to_build for every (stage, virtual stage). */
+static bool
+layers_even_or_uneven(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long pp = dv->pp, vp = dv->chunks_per_stage, p, v, mid_layers, mid_stages, per;
+	bool first = !NUL(num_layers_in_first_pipeline_stage),
+	     last = !NUL(num_layers_in_last_pipeline_stage);
+
+	if (first || last) {
+		mid_layers = I(num_layers) - (first ? I(num_layers_in_first_pipeline_stage) : 0) -
+		             (last ? I(num_layers_in_last_pipeline_stage) : 0);
+		mid_stages = pp - first - last;
+		if (mid_stages < 0 || mid_layers < 0 || (mid_stages > 0 && mid_layers % mid_stages))
+			return false;
+		per = mid_stages > 0 ? mid_layers / mid_stages : 0;
+	} else {
+		if (split_layers(x) % pp != 0)
+			return false;
+		per = split_layers(x) / pp;
+	}
+	for (p = 0; p < pp; p++) {
+		long long n = per;
+
+		if (p == 0 && first)
+			n = I(num_layers_in_first_pipeline_stage);
+		if (p == pp - 1 && last)
+			n = I(num_layers_in_last_pipeline_stage);
+		if (n % vp != 0)
+			return false;
+		for (v = 0; v < vp; v++)
+			set_chunk(dv, p, v, n / vp);
+	}
+	/* The embedding and the loss count as a layer in the split but are
+	 * not transformer layers. */
+	if (!first && !last && B(account_for_embedding_in_pipeline_split))
+		dv->layers[0]--;
+	if (!first && !last && B(account_for_loss_in_pipeline_split))
+		dv->layers[pp * vp - 1]--;
+	return true;
+}
+
+static bool
+layers_from_layout(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long pp = dv->pp, vp = dv->chunks_per_stage, p, v;
+	int t[MCINIT_MAX_CHUNKS];
+	long n = mcinit_layout_parse(mcinit_cfg_str(x->c, F(pipeline_model_parallel_layout)), t,
+	                             MCINIT_MAX_CHUNKS, NULL);
+
+	if (n != pp * vp)
+		return false;
+	/* Layout stage i is virtual stage i / PP of pipeline stage i % PP. */
+	for (v = 0; v < vp; v++)
+		for (p = 0; p < pp; p++)
+			set_chunk(dv, p, v, t[v * pp + p]);
+	return true;
+}
+
+static void
+derive_layers(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long i, sum = 0, n;
+	bool ok;
+
+	if (!dv->vpp_ok || INVALID(x->c, F(num_layers_in_first_pipeline_stage),
+	                           F(num_layers_in_last_pipeline_stage)))
+		return;
+	dv->pp = I(pipeline_model_parallel_size);
+	dv->chunks_per_stage = dv->vpp ? dv->vpp : 1;
+	if (dv->pp > MCINIT_MAX_CHUNKS / dv->chunks_per_stage)
+		return;
+	n = dv->pp * dv->chunks_per_stage;
+	if (!NUL(pipeline_model_parallel_layout))
+		ok = layers_from_layout(x);
+	else
+		ok = layers_even_or_uneven(x);
+	for (i = 0; ok && i < n; i++) {
+		ok = dv->layers[i] >= 0;
+		sum += dv->layers[i];
+	}
+	/* Anything else means layers would be lost: a rule reports it. */
+	dv->layers_ok = ok && sum == I(num_layers);
+}
+
+/* ---- D9, D10 ---- */
+
+static void
+derive_seq_and_seeds(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+
+	if (dv->sp_ok && !INVALID(x->c, F(context_parallel_size), F(tensor_model_parallel_size))) {
+		long long cp = I(context_parallel_size), tp = I(tensor_model_parallel_size);
+
+		dv->seq_multiple =
+		    lcm(cp > 1 ? 2 * cp : 1, dv->sequence_parallel && tp > 1 ? cp * tp : 1);
+		dv->seq_multiple_ok = true;
+	}
+	if (dv->dp_ok && !INVALID(x->c, F(seed), F(data_parallel_random_init))) {
+		dv->seed = I(seed);
+		dv->seed_model_parallel = dv->seed + 2718;
+		dv->seed_expert_parallel = dv->seed + 1024;
+		dv->seed_max = dv->seed + 100 * (I(pipeline_model_parallel_size) - 1) +
+		               (B(data_parallel_random_init) ? 10 * (dv->dp - 1) : 0);
+		dv->seeds_ok = true;
+	}
+}
+
+void
+mcinit_rules_derive_rest(struct mcinit_rule_ctx *x)
+{
+	derive_shape(x);
+	derive_batch(x);
+	if (!INVALID(x->c, F(num_layers), F(pipeline_model_parallel_size),
+	             F(account_for_embedding_in_pipeline_split),
+	             F(account_for_loss_in_pipeline_split)))
+		derive_layers(x);
+	derive_seq_and_seeds(x);
+}
+
+/* ---- output ---- */
+
+static json_t *
+opt_int(bool ok, long long v)
+{
+	return ok ? json_integer(v) : json_null();
+}
+
+static json_t *
+layers_json(const struct mcinit_derived *dv)
+{
+	json_t *a = json_array();
+	long long p, v;
+
+	for (p = 0; p < dv->pp; p++) {
+		json_t *s = dv->vpp ? json_array() : NULL;
+
+		for (v = 0; v < dv->chunks_per_stage && s; v++)
+			json_array_append_new(
+			    s, json_integer(dv->layers[p * dv->chunks_per_stage + v]));
+		json_array_append_new(a, s ? s : json_integer(dv->layers[p]));
+	}
+	return a;
+}
+
+json_t *
+mcinit_derived_to_json(const struct mcinit_derived *dv)
+{
+	json_t *o = json_object(), *s;
+
+	json_object_set_new(o, "world_size", opt_int(dv->world_ok, dv->world_size));
+	json_object_set_new(o, "world_size_source",
+	                    dv->world_ok ? json_string(dv->world_size_source) : json_null());
+	json_object_set_new(o, "data_parallel_size", opt_int(dv->dp_ok, dv->dp));
+	json_object_set_new(o, "expert_tensor_parallel_size", opt_int(dv->etp_ok, dv->etp));
+	json_object_set_new(o, "expert_data_parallel_size", opt_int(dv->edp_ok, dv->edp));
+	json_object_set_new(o, "virtual_pipeline_model_parallel_size",
+	                    opt_int(dv->vpp_ok && dv->vpp > 0, dv->vpp));
+	json_object_set_new(o, "global_batch_size", opt_int(dv->gbs_ok, dv->gbs));
+	/* Megatron's get_current_running_global_batch_size: below GBS only
+	 * with decrease_batch_size_if_needed. */
+	json_object_set_new(o, "running_global_batch_size", opt_int(dv->gbs_ok, dv->running_gbs));
+	json_object_set_new(o, "num_micro_batches", opt_int(dv->nmb_ok, dv->num_micro_batches));
+	json_object_set_new(o, "ffn_hidden_size", opt_int(dv->ffn_ok, dv->ffn_hidden_size));
+	json_object_set_new(o, "moe_ffn_hidden_size",
+	                    opt_int(dv->moe_ffn_ok, dv->moe_ffn_hidden_size));
+	json_object_set_new(o, "kv_channels", opt_int(dv->kv_ok, dv->kv_channels));
+	json_object_set_new(o, "sequence_parallel",
+	                    dv->sp_ok ? json_boolean(dv->sequence_parallel) : json_null());
+	json_object_set_new(o, "layers_per_stage", dv->layers_ok ? layers_json(dv) : json_null());
+	json_object_set_new(o, "seq_length_multiple",
+	                    opt_int(dv->seq_multiple_ok, dv->seq_multiple));
+	json_object_set_new(o, "padded_vocab_size", opt_int(dv->vocab_ok, dv->padded_vocab_size));
+	json_object_set_new(o, "train_iters", opt_int(dv->train_iters_ok, dv->train_iters));
+	if (dv->seeds_ok) {
+		s = json_object();
+		json_object_set_new(s, "rank0", json_integer(dv->seed));
+		json_object_set_new(s, "rank0_model_parallel",
+		                    json_integer(dv->seed_model_parallel));
+		json_object_set_new(s, "rank0_expert_parallel",
+		                    json_integer(dv->seed_expert_parallel));
+		json_object_set_new(s, "max", json_integer(dv->seed_max));
+		json_object_set_new(o, "seeds", s);
+	} else {
+		json_object_set_new(o, "seeds", json_null());
+	}
+	return o;
+}
+
+/* "4, 8 x 14, 6": runs of equal stages, for a short table line. */
+static void
+layers_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	long long p = 0, q, v, cps = dv->chunks_per_stage;
+
+	while (p < dv->pp) {
+		for (q = p + 1; q < dv->pp && memcmp(&dv->layers[q * cps], &dv->layers[p * cps],
+		                                     (size_t)cps * sizeof(int)) == 0;
+		     q++)
+			;
+		if (b->len)
+			mcinit_buf_adds(b, ", ");
+		if (dv->vpp) {
+			mcinit_buf_addc(b, '[');
+			for (v = 0; v < cps; v++)
+				mcinit_buf_printf(b, "%s%d", v ? " " : "", dv->layers[p * cps + v]);
+			mcinit_buf_addc(b, ']');
+		} else {
+			mcinit_buf_printf(b, "%d", dv->layers[p]);
+		}
+		if (q - p > 1)
+			mcinit_buf_printf(b, " x %lld", q - p);
+		p = q;
+	}
+}
+
+#define ROW "  %-37s "
+
+void
+mcinit_derived_print(const struct mcinit_derived *dv, FILE *out)
+{
+	struct mcinit_buf b = {0};
+
+	fprintf(out, "derived values:\n");
+	if (dv->world_ok)
+		fprintf(out, ROW "%lld (%s)\n", "world_size", dv->world_size,
+		        dv->world_size_source);
+	if (dv->dp_ok)
+		fprintf(out, ROW "%lld\n", "data_parallel_size", dv->dp);
+	if (dv->etp_ok)
+		fprintf(out, ROW "%lld\n", "expert_tensor_parallel_size", dv->etp);
+	if (dv->edp_ok)
+		fprintf(out, ROW "%lld\n", "expert_data_parallel_size", dv->edp);
+	if (dv->vpp_ok && dv->vpp)
+		fprintf(out, ROW "%lld (from %s)\n", "virtual_pipeline_model_parallel_size",
+		        dv->vpp, dv->vpp_source);
+	else if (dv->vpp_ok)
+		fprintf(out, ROW "none\n", "virtual_pipeline_model_parallel_size");
+	if (dv->gbs_ok && dv->running_gbs != dv->gbs)
+		fprintf(out, ROW "%lld (runs as %lld)\n", "global_batch_size", dv->gbs,
+		        dv->running_gbs);
+	else if (dv->gbs_ok)
+		fprintf(out, ROW "%lld\n", "global_batch_size", dv->gbs);
+	if (dv->nmb_ok)
+		fprintf(out, ROW "%lld\n", "num_micro_batches", dv->num_micro_batches);
+	if (dv->ffn_ok)
+		fprintf(out, ROW "%lld\n", "ffn_hidden_size", dv->ffn_hidden_size);
+	if (dv->moe_ffn_ok)
+		fprintf(out, ROW "%lld\n", "moe_ffn_hidden_size", dv->moe_ffn_hidden_size);
+	if (dv->kv_ok)
+		fprintf(out, ROW "%lld\n", "kv_channels", dv->kv_channels);
+	if (dv->sp_ok)
+		fprintf(out, ROW "%s\n", "sequence_parallel",
+		        dv->sequence_parallel ? "true" : "false");
+	if (dv->layers_ok) {
+		layers_text(dv, &b);
+		fprintf(out, ROW "%s\n", "layers_per_stage", mcinit_buf_cstr(&b));
+	}
+	if (dv->seq_multiple_ok)
+		fprintf(out, ROW "%lld\n", "seq_length_multiple", dv->seq_multiple);
+	if (dv->vocab_ok)
+		fprintf(out, ROW "%lld\n", "padded_vocab_size", dv->padded_vocab_size);
+	if (dv->train_iters_ok)
+		fprintf(out, ROW "%lld\n", "train_iters", dv->train_iters);
+	if (dv->seeds_ok)
+		fprintf(out, ROW "%lld (model-parallel %lld, expert %lld; max %lld)\n",
+		        "seed (rank 0)", dv->seed, dv->seed_model_parallel,
+		        dv->seed_expert_parallel, dv->seed_max);
+	mcinit_buf_free(&b);
+}

@@ -1,0 +1,124 @@
+/*
+ * rules-impl.h — PRIVATE to the files of the rules module (rules.c,
+ * repairs.c, derive.c, layout.c): not installed, and not to be included by
+ * any other module, which uses rules.h.  It holds the context every check
+ * runs in, the field accessors and small helpers the files share, and the
+ * internal functions one file provides to another (mcinit_rules_*: extern
+ * only because the module spans several files).
+ *
+ * Who does what in mcinit_check (rules.c): repairs.c bounds the sizes and
+ * applies the repairs, derive.c computes the derived values, rules.c runs
+ * the rule table; layout.c parses pipeline layouts for derive.c and MC024.
+ */
+#ifndef MCINIT_RULES_IMPL_H
+#define MCINIT_RULES_IMPL_H
+
+#include <stdbool.h>
+
+#include "rules.h"
+#include "util.h"
+
+struct mcinit_rule_ctx {
+	struct mcinit_config *c;
+	struct mcinit_derived *dv;
+	struct mcinit_diags *d;
+	const struct mcinit_check_opts *o;
+	const struct mcinit_rule *rule; /* NULL while repairing */
+};
+
+/* Field accessors: x is the struct mcinit_rule_ctx in scope. */
+#define F(f)   MCINIT_F_##f
+#define I(f)   mcinit_cfg_int(x->c, MCINIT_F_##f)
+#define B(f)   mcinit_cfg_bool(x->c, MCINIT_F_##f)
+#define NUL(f) mcinit_cfg_null(x->c, MCINIT_F_##f)
+#define BAD(f) (x->c->invalid[MCINIT_F_##f])
+
+static inline bool
+user_wrote(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->origin[f] != MCINIT_ORIG_DEFAULT && c->origin[f] != MCINIT_ORIG_REPAIR;
+}
+
+static inline long long
+gcd(long long a, long long b)
+{
+	while (b != 0) {
+		long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a < 0 ? -a : a;
+}
+
+static inline long long
+lcm(long long a, long long b)
+{
+	return a / gcd(a, b) * b;
+}
+
+static inline bool
+any_invalid(const struct mcinit_config *c, const enum mcinit_field *fs)
+{
+	for (; *fs != MCINIT_F_COUNT; fs++)
+		if (c->invalid[*fs])
+			return true;
+	return false;
+}
+#define INVALID(c, ...) any_invalid(c, (const enum mcinit_field[]){__VA_ARGS__, MCINIT_F_COUNT})
+
+/* The layers the pipeline split divides: the transformer layers plus the
+ * embedding and the loss when they count as one (D2, D8, MC020, MC022). */
+static inline long long
+split_layers(struct mcinit_rule_ctx *x)
+{
+	return I(num_layers) + B(account_for_embedding_in_pipeline_split) +
+	       B(account_for_loss_in_pipeline_split);
+}
+
+/* How many of the ways to ask for a virtual pipeline are used (MC023). */
+static inline int
+vpp_sources(struct mcinit_rule_ctx *x)
+{
+	return !NUL(num_layers_per_virtual_pipeline_stage) +
+	       !NUL(num_virtual_stages_per_pipeline_rank) + !NUL(pipeline_model_parallel_layout);
+}
+
+/* ---- rules.c ---- */
+
+/* Where a finding about the process environment points. */
+extern const struct mcinit_loc mcinit_rules_env_loc;
+/* The variable from o->envp, else the process environment; NULL if unset. */
+const char *mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name);
+/* A repair or derived-value note (no rule is current), at field `at`. */
+struct mcinit_diag *mcinit_rules_note(struct mcinit_rule_ctx *x, const char *code,
+                                      enum mcinit_severity sev, enum mcinit_field at,
+                                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- repairs.c ---- */
+
+/* Rejects sizes beyond what mcinit supports (MC005), marking them invalid. */
+void mcinit_rules_limits(struct mcinit_rule_ctx *x);
+/* Repairs R1-R6 and R8, and the MC111 note. */
+void mcinit_rules_repair(struct mcinit_rule_ctx *x);
+/* Repair R7: after D2, since it depends on whether there is a virtual pipeline. */
+void mcinit_rules_repair_p2p(struct mcinit_rule_ctx *x);
+
+/* ---- derive.c ---- */
+
+/* D12, D1, D3 and D2: the world, data-parallel and virtual pipeline sizes. */
+void mcinit_rules_derive_sizes(struct mcinit_rule_ctx *x);
+/* D4-D11, after repair R7. */
+void mcinit_rules_derive_rest(struct mcinit_rule_ctx *x);
+/* D2 from the Megatron-LM inputs alone (MC023 compares it with a VPP written
+ * directly); *src: the field it came from, or NULL. */
+long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src);
+
+/* ---- layout.c ---- */
+
+/* The unrolled layout in flat: stages separated by '|', each a string of
+ * E L t m.  -1 with a message in why (caller frees); flat is the caller's to
+ * free either way. */
+int mcinit_layout_unroll(const char *layout, struct mcinit_buf *flat, char **why);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * topo-json.c — `mcinit topology --format=json`: the sizes, the groups (from
+ * topology.c's streaming writer), one line per rank, the node's affinity and
+ * the diagnostics, streamed through the chunked writer.
+ */
+#include "topo-out.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Unchecked writes for the hot loop: the caller has asked out_room for enough. */
+#define PUT_LIT(p, s) ((p) = (char *)memcpy((p), (s), sizeof(s) - 1) + sizeof(s) - 1)
+
+/* v at p, unchecked.  Copies a fixed 24 bytes (a constant-size memcpy is a
+ * couple of moves, a variable one a libc call): the caller's room must
+ * cover 24 bytes past p, of which only the digits are kept. */
+static inline char *
+put_num(char *p, long long v)
+{
+	char tmp[48] = {0}, *end = tmp + 24, *q; /* zeroed: no uninitialised bytes copied */
+
+	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+	if (v < 0)
+		*--q = '-';
+	memcpy(p, q, 24);
+	return p + (end - q);
+}
+
+/* Room for one rank entry: its keys, 13 numbers of at most 20 digits and a
+ * sign, put_num's 24-byte copies and the separator after the entry. */
+#define RANK_ROOM 512
+
+/* One entry of "ranks", on its own line. */
+static void
+json_rank(struct out *w, const struct job *j, long r)
+{
+	struct mcinit_coords co;
+	struct mcinit_seeds sd;
+	char *p;
+
+	mcinit_topo_coords(&j->t, r, &co);
+	mcinit_topo_seeds(&j->t, r, j->seed, j->dp_random_init, &sd);
+	out_room(w, RANK_ROOM);
+	p = w->p;
+	PUT_LIT(p, "{\"rank\":");
+	p = put_num(p, r);
+	if (j->pl.npn > 0) {
+		PUT_LIT(p, ",\"node\":");
+		p = put_num(p, r / j->pl.npn);
+		PUT_LIT(p, ",\"local_rank\":");
+		p = put_num(p, r % j->pl.npn);
+	} else {
+		PUT_LIT(p, ",\"node\":null,\"local_rank\":null");
+	}
+	PUT_LIT(p, ",\"tp\":");
+	p = put_num(p, co.tp);
+	PUT_LIT(p, ",\"cp\":");
+	p = put_num(p, co.cp);
+	PUT_LIT(p, ",\"dp\":");
+	p = put_num(p, co.dp);
+	PUT_LIT(p, ",\"pp\":");
+	p = put_num(p, co.pp);
+	PUT_LIT(p, ",\"ep\":");
+	p = put_num(p, co.ep);
+	PUT_LIT(p, ",\"etp\":");
+	p = put_num(p, co.etp);
+	PUT_LIT(p, ",\"edp\":");
+	p = put_num(p, co.edp);
+	PUT_LIT(p, ",\"seed\":");
+	p = put_num(p, sd.base);
+	PUT_LIT(p, ",\"model_parallel_seed\":");
+	p = put_num(p, sd.model_parallel);
+	PUT_LIT(p, ",\"expert_parallel_seed\":");
+	p = put_num(p, sd.expert_parallel);
+	PUT_LIT(p, "}");
+	w->p = p;
+}
+
+static void
+json_sizes(struct out *w, const struct job *j)
+{
+	const struct mcinit_topo *t = &j->t;
+
+	mcinit_out_printf(w,
+	                  "\"sizes\":{\"tp\":%ld,\"pp\":%ld,\"cp\":%ld,\"dp\":%ld,\"ep\":%ld,"
+	                  "\"etp\":%ld,\"edp\":%ld,\"vpp\":",
+	                  t->s.tp, t->s.pp, t->s.cp, t->dp, t->s.ep, t->s.etp, t->edp);
+	if (j->vpp > 0)
+		out_num(w, j->vpp);
+	else
+		OUT_LIT(w, "null");
+	OUT_LIT(w, "}");
+}
+
+/* "affinity": one entry per local rank of a node (--rank: that rank's). */
+static void
+json_affinity(struct out *w, const struct job *j)
+{
+	const struct node *nd = &j->nd;
+	long l = 0, hi = nd->a != NULL ? nd->nlocal : 0;
+
+	if (j->o->rank >= 0 && hi > 0) {
+		l = j->o->rank % mcinit_node_npn(j);
+		hi = l < hi ? l + 1 : l;
+	}
+	OUT_LIT(w, "\n\"affinity\":[");
+	for (; l < hi; l++) {
+		json_t *e = mcinit_affinity_entry_json(nd->a, (size_t)l, mcinit_node_gpu(nd, l));
+		char *text = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+		OUT_LIT(w, "\n");
+		mcinit_out_str(w, text ? text : "null");
+		if (l + 1 < hi)
+			OUT_LIT(w, ",");
+		free(text);
+		json_decref(e);
+	}
+	OUT_LIT(w, "],");
+}
+
+/* The node's topology is read while the ranks stream out (mcinit_loader_start);
+ * its warnings join the diagnostics, which come last. */
+int
+mcinit_topology_json(struct job *j)
+{
+	struct mcinit_err err = {0};
+	struct out w;
+	json_t *diags;
+	char *dtext;
+	long r, lo = 0, hi = j->t.s.world;
+	int rc = 0;
+
+	mcinit_out_open(&w, stdout);
+	mcinit_out_printf(&w, "{\"world_size\":%ld,\"order\":\"%s\",\n", j->t.s.world,
+	                  mcinit_topo_order(&j->t));
+	json_sizes(&w, j);
+	OUT_LIT(&w, ",\n\"groups\":");
+	mcinit_out_flush(&w);
+	if (mcinit_topo_json_groups_write(&j->t, j->kinds, stdout, &err) < 0)
+		rc = -1;
+	OUT_LIT(&w, ",\n\"ranks\":[\n");
+	if (j->o->rank >= 0) {
+		lo = j->o->rank;
+		hi = lo + 1;
+	}
+	for (r = lo; r < hi; r++) {
+		json_rank(&w, j, r);
+		/* ",\n" between entries, "]," after the last (RANK_ROOM has room). */
+		*w.p++ = r + 1 < hi ? ',' : ']';
+		*w.p++ = r + 1 < hi ? '\n' : ',';
+	}
+	if (lo == hi)
+		OUT_LIT(&w, "],");
+	mcinit_node_setup(j);
+	json_affinity(&w, j);
+	mcinit_diags_sort(j->d);
+	diags = mcinit_diags_to_json(j->d);
+	dtext = json_dumps(diags, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(diags);
+	OUT_LIT(&w, "\n\"diagnostics\":");
+	mcinit_out_str(&w, dtext ? dtext : "[]");
+	OUT_LIT(&w, "}\n");
+	if (dtext == NULL)
+		rc = -1;
+	free(dtext);
+	if (mcinit_out_close(&w) < 0)
+		rc = -1;
+	return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * topo-out.c — the chunked writer of `mcinit topology`: output goes through
+ * a fixed buffer to the stream, so the whole output (hundreds of MB for a
+ * million ranks) never sits in memory.
+ */
+#include "topo-out.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#define OUT_CHUNK (1 << 20)
+#define OUT_LINE  512 /* room asked for by mcinit_out_printf: longer lines are cut */
+
+void
+mcinit_out_open(struct out *w, FILE *f)
+{
+	w->start = mcinit_xmalloc(OUT_CHUNK);
+	w->p = w->start;
+	w->end = w->start + OUT_CHUNK;
+	w->f = f;
+	w->failed = 0;
+}
+
+void
+mcinit_out_flush(struct out *w)
+{
+	size_t n = (size_t)(w->p - w->start);
+
+	if (!w->failed && n > 0 && fwrite(w->start, 1, n, w->f) != n)
+		w->failed = 1;
+	w->p = w->start;
+}
+
+int
+mcinit_out_close(struct out *w)
+{
+	mcinit_out_flush(w);
+	free(w->start);
+	w->start = w->p = w->end = NULL;
+	return (w->failed || fflush(w->f) != 0 || ferror(w->f)) ? -1 : 0;
+}
+
+void
+mcinit_out_mem(struct out *w, const char *s, size_t n)
+{
+	while (n > 0) {
+		size_t k;
+
+		out_room(w, 1);
+		k = (size_t)(w->end - w->p);
+		if (k > n)
+			k = n;
+		memcpy(w->p, s, k);
+		w->p += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void
+mcinit_out_str(struct out *w, const char *s)
+{
+	mcinit_out_mem(w, s, strlen(s));
+}
+
+void
+mcinit_out_printf(struct out *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	out_room(w, OUT_LINE);
+	va_start(ap, fmt);
+	n = vsnprintf(w->p, OUT_LINE, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		w->p += n < OUT_LINE ? n : OUT_LINE - 1;
+}
+
+int
+mcinit_num_width(long long v)
+{
+	char tmp[24];
+
+	return (int)(tmp + sizeof tmp -
+	             mcinit_utoa_rev(tmp + sizeof tmp, v < 0 ? 0ULL - (unsigned long long)v
+	                                                     : (unsigned long long)v)) +
+	       (v < 0);
+}

@@ -1,0 +1,147 @@
+/*
+ * topo-out.h — PRIVATE to `mcinit topology` (cmd-topology.c and topo-*.c):
+ * not installed, not part of the library.  The job the emitters describe,
+ * the chunked writer they stream through (topo-out.c), the node's hardware
+ * (topo-node.c) and one emitter per output format (topo-json.c,
+ * topo-text.c, topo-svg.c).
+ *
+ * Ownership: struct job borrows its options, derived values and diagnostics
+ * from mcinit_cmd_topology; what its loader and node hold is freed by
+ * mcinit_node_destroy.
+ */
+#ifndef MCINIT_TOPO_OUT_H
+#define MCINIT_TOPO_OUT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "affinity.h"
+#include "cli.h"
+#include "topology.h"
+#include "util.h"
+
+struct topts {
+	struct mcinit_cli cli;
+	long rank; /* --rank, -1 = every rank */
+	int kind;  /* --group, -1 = every kind */
+	bool all;
+	const char *hwloc_xml; /* --hwloc-xml, NULL = $HWLOC_XMLFILE or this machine */
+};
+
+/* Where ranks land (block placement: node = rank / npn); npn 0 = unknown. */
+struct placement {
+	long npn, nnodes;
+	const char *source;
+};
+
+/* The node the ranks run on and which GPU each local rank drives. */
+struct node {
+	struct mcinit_affinity *a; /* NULL: this machine could not be read (MC054) */
+	long nlocal;               /* local ranks described: nproc_per_node (at most
+	                              the world), else one per GPU */
+	bool guessed;              /* nlocal comes from the GPU count */
+	bool external;             /* dist.external_gpu_device_mapping: device 0 */
+	int *rank_gpu;             /* [nlocal]; owned */
+};
+
+/* Loads the node's topology, in a thread when asked (see mcinit_loader_start). */
+struct loader {
+	struct mcinit_affinity_opts opts;
+	struct mcinit_affinity *a;
+	struct mcinit_err err;
+	bool file; /* an XML file, not this machine */
+	bool running;
+	pthread_t th;
+};
+
+/* What the emitters need once the job is known to be valid. */
+struct job {
+	const struct topts *o;
+	const struct mcinit_derived *dv;
+	struct mcinit_diags *d;
+	struct mcinit_topo t;
+	struct placement pl;
+	unsigned kinds; /* MCINIT_GROUP_BIT set */
+	long long seed;
+	int dp_random_init;
+	long long vpp;                   /* 0 = no virtual pipeline */
+	const struct mcinit_loc *tp_loc; /* where TP was written; NULL: default */
+	struct loader ld;
+	struct node nd; /* valid after mcinit_node_setup */
+};
+
+/* ---- the chunked writer (topo-out.c): the whole output never sits in memory ---- */
+
+struct out {
+	char *start, *p, *end;
+	FILE *f;
+	int failed;
+};
+
+void mcinit_out_open(struct out *w, FILE *f);
+void mcinit_out_flush(struct out *w);
+/* Flushes and releases; -1 when anything failed to reach the stream. */
+int mcinit_out_close(struct out *w);
+void mcinit_out_mem(struct out *w, const char *s, size_t n);
+void mcinit_out_str(struct out *w, const char *s);
+#define OUT_LIT(w, s) mcinit_out_mem((w), (s), sizeof(s) - 1)
+/* Lines longer than OUT_LINE (topo-out.c) are cut. */
+void mcinit_out_printf(struct out *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The width of v in decimal, sign included. */
+int mcinit_num_width(long long v);
+
+/* At least n bytes free at w->p (n at most the chunk size). */
+static inline void
+out_room(struct out *w, size_t n)
+{
+	if ((size_t)(w->end - w->p) < n)
+		mcinit_out_flush(w);
+}
+
+/* v right-aligned in `width` columns (0: no padding). */
+static inline void
+out_num_w(struct out *w, long long v, int width)
+{
+	char tmp[24], *end = tmp + sizeof tmp, *q;
+	size_t n;
+
+	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+	if (v < 0)
+		*--q = '-';
+	n = (size_t)(end - q);
+	out_room(w, n + (size_t)width);
+	for (; width > (int)n; width--)
+		*w->p++ = ' ';
+	memcpy(w->p, q, n);
+	w->p += n;
+}
+
+static inline void
+out_num(struct out *w, long long v)
+{
+	out_num_w(w, v, 0);
+}
+
+/* ---- the node (topo-node.c) ---- */
+
+/* Starts loading the node's topology, in a thread when async allows it. */
+void mcinit_loader_start(struct loader *l, const char *xml, bool async);
+/* GPU of local rank l, or -1 when the node has none for it. */
+int mcinit_node_gpu(const struct node *nd, long l);
+/* Ranks per node for the affinity: the placement's, else one per GPU. */
+long mcinit_node_npn(const struct job *j);
+/* Waits for the loader; which GPU each local rank drives, and what the node
+ * warns about (diagnostics MC050-MC054). */
+void mcinit_node_setup(struct job *j);
+void mcinit_node_destroy(struct job *j);
+
+/* ---- the emitters: 0, -1 when the output cannot be written ---- */
+
+int mcinit_topology_json(struct job *j); /* topo-json.c */
+int mcinit_topology_text(struct job *j); /* topo-text.c */
+/* topo-svg.c; also 1 when there is nothing to draw (message printed). */
+int mcinit_topology_svg(struct job *j);
+
+#endif
