@@ -47,7 +47,7 @@ static const char doc[] = "Explain diagnostic codes: meaning, an example and the
                           "Without CODE, every code is listed.  Codes may be written MC012, "
                           "mc012 or 12.\n\n" MCINIT_EXIT_CODES_DOC;
 
-static const struct argp argp = {options, parse_opt, "[CODE...]", doc, NULL, NULL, NULL};
+const struct argp mcinit_explain_argp = {options, parse_opt, "[CODE...]", doc, NULL, NULL, NULL};
 
 static const char *const sev_words[] = {"note", "warning", "error"};
 
@@ -75,7 +75,7 @@ mcinit_cmd_explain(int argc, char **argv, int argi0)
 
 	(void)argi0;
 	argv[0] = "mcinit explain";
-	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	argp_parse(&mcinit_explain_argp, argc, argv, 0, NULL, &o);
 	if (o.roff) {
 		free(o.codes);
 		return mcinit_rules_doc(stdout, MCINIT_DOC_ROFF) < 0 ? EX_IOERR : 0;

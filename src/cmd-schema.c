@@ -14,7 +14,7 @@ static const char doc[] =
     "Print the job configuration schema (JSON Schema, draft 2020-12), generated from the "
     "same table that drives the loaders.\v" MCINIT_EXIT_CODES_DOC;
 
-static const struct argp argp = {NULL, NULL, NULL, doc, NULL, NULL, NULL};
+const struct argp mcinit_schema_argp = {NULL, NULL, NULL, doc, NULL, NULL, NULL};
 
 /* `|`-separated words as a JSON array of strings. */
 static json_t *
@@ -169,7 +169,7 @@ mcinit_cmd_schema(int argc, char **argv, int argi0)
 
 	(void)argi0;
 	argv[0] = "mcinit schema";
-	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	argp_parse(&mcinit_schema_argp, argc, argv, 0, NULL, NULL);
 	s = schema_json();
 	rc = mcinit_print_json(s, stdout);
 	json_decref(s);

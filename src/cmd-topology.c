@@ -117,7 +117,7 @@ static const char doc[] =
     "may use; MC053 notes a node without NVIDIA GPUs, MC054 warns when this machine's "
     "topology cannot be read.\n\n" MCINIT_EXIT_CODES_DOC;
 
-static const struct argp argp = {
+const struct argp mcinit_topology_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
@@ -284,7 +284,7 @@ mcinit_cmd_topology(int argc, char **argv, int argi0)
 
 	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON | MCINIT_FMT_SVG);
 	n = mcinit_cli_split(&o.cli, argc, argv);
-	argp_parse(&argp, n, argv, 0, NULL, &o);
+	argp_parse(&mcinit_topology_argp, n, argv, 0, NULL, &o);
 	mcinit_config_init(&c, o.cli.mversion);
 	mcinit_diags_init(&d);
 	j.o = &o;

@@ -58,7 +58,7 @@ static const char doc[] =
     "\"derived\"} (with --each and several inputs: {\"valid\", \"results\": "
     "[...]}).\n\n" MCINIT_EXIT_CODES_DOC;
 
-static const struct argp argp = {
+const struct argp mcinit_validate_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
@@ -185,7 +185,7 @@ mcinit_cmd_validate(int argc, char **argv, int argi0)
 
 	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON);
 	n = mcinit_cli_split(&o.cli, argc, argv);
-	argp_parse(&argp, n, argv, 0, NULL, &o);
+	argp_parse(&mcinit_validate_argp, n, argv, 0, NULL, &o);
 	if (o.cli.format == MCINIT_FMT_JSON)
 		results = json_array();
 	if (!o.each || o.cli.ninputs <= 1) {

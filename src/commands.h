@@ -7,10 +7,28 @@
 #ifndef MCINIT_COMMANDS_H
 #define MCINIT_COMMANDS_H
 
+#include <argp.h>
+#include <stddef.h>
+
 int mcinit_cmd_validate(int argc, char **argv, int argi0);
 int mcinit_cmd_topology(int argc, char **argv, int argi0);
 int mcinit_cmd_schema(int argc, char **argv, int argi0);
 int mcinit_cmd_explain(int argc, char **argv, int argi0);
+int mcinit_cmd_complete(int argc, char **argv, int argi0);
+
+/* Each command's options (argp), for --help and for shell completion. */
+extern const struct argp mcinit_validate_argp, mcinit_topology_argp, mcinit_schema_argp,
+    mcinit_explain_argp, mcinit_complete_argp;
+
+/* The command table (mcinit.c). */
+struct mcinit_command {
+	const char *name;
+	int (*fn)(int argc, char **argv, int argi0);
+	const char *summary;
+	const struct argp *argp;
+};
+extern const struct mcinit_command mcinit_commands[];
+extern const size_t mcinit_ncommands;
 
 /* Shared by every command's --help. */
 #define MCINIT_EXIT_CODES_DOC                                                                      \

@@ -12,20 +12,23 @@
 const char *argp_program_version = PACKAGE_STRING;
 const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
-static const struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv, int argi0);
-	const char *summary;
-} commands[] = {
+const struct mcinit_command mcinit_commands[] = {
     {"validate", mcinit_cmd_validate,
-     "check a job (config, flags, overrides, launch script) and report every problem"},
+     "check a job (config, flags, overrides, launch script) and report every problem",
+     &mcinit_validate_argp},
     {"topology", mcinit_cmd_topology,
-     "print the rank groups Megatron-Core would build, rank placement and seeds"},
+     "print the rank groups Megatron-Core would build, rank placement and seeds",
+     &mcinit_topology_argp},
     {"schema", mcinit_cmd_schema,
-     "print the job configuration schema (JSON Schema) generated from the schema table"},
-    {"explain", mcinit_cmd_explain, "explain diagnostic codes: meaning, an example and the fix"},
+     "print the job configuration schema (JSON Schema) generated from the schema table",
+     &mcinit_schema_argp},
+    {"explain", mcinit_cmd_explain, "explain diagnostic codes: meaning, an example and the fix",
+     &mcinit_explain_argp},
+    {"complete", mcinit_cmd_complete,
+     "list completions for a partial command line (used by the shell completion scripts)",
+     &mcinit_complete_argp},
 };
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
+const size_t mcinit_ncommands = sizeof mcinit_commands / sizeof mcinit_commands[0];
 
 static void
 usage(FILE *out)
@@ -35,8 +38,8 @@ usage(FILE *out)
 	fprintf(out, "Usage: mcinit COMMAND [OPTION...] [ARGS...]\n"
 	             "Validate, inspect and initialize Megatron model-parallel training jobs.\n\n"
 	             "Commands:\n");
-	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	for (i = 0; i < mcinit_ncommands; i++)
+		fprintf(out, "  %-10s %s\n", mcinit_commands[i].name, mcinit_commands[i].summary);
 	fprintf(out,
 	        "\n`mcinit COMMAND --help` describes a command's options.\n\n%s\n\n"
 	        "Report bugs to %s.\n",
@@ -62,9 +65,9 @@ main(int argc, char **argv)
 		printf("%s\n", argp_program_version);
 		return 0;
 	}
-	for (i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1, 1);
+	for (i = 0; i < mcinit_ncommands; i++)
+		if (strcmp(argv[1], mcinit_commands[i].name) == 0)
+			return mcinit_commands[i].fn(argc - 1, argv + 1, 1);
 	fprintf(stderr, "mcinit: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EX_USAGE;

@@ -70,6 +70,18 @@ mcinit_mflag_find_any(const char *flag)
 	return mcinit_mflag_find(flag, MCINIT_MV_R015 | MCINIT_MV_R016 | MCINIT_MV_MAIN, NULL);
 }
 
+void
+mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char *, const char *))
+{
+	size_t i;
+
+	/* A flag has one row per version set, so one version meets each
+	 * spelling once. */
+	for (i = 0; i < ntable; i++)
+		if (table[i].versions & version)
+			fn(table[i].flag, arg);
+}
+
 int
 mcinit_mflag_is_legacy_bool(const char *flag)
 {

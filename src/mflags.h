@@ -38,6 +38,8 @@ const struct mcinit_mflag *mcinit_mflag_find(const char *flag, unsigned version,
 const struct mcinit_mflag *mcinit_mflag_find_any(const char *flag);
 /* Closest known flag of `version`, for did-you-mean; NULL if none is close. */
 const char *mcinit_mflag_suggest(const char *flag, unsigned version);
+/* Calls fn(flag, arg) for every flag of one `version`. */
+void mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char *, const char *));
 /* True when `flag` is declared type=bool in any version. */
 int mcinit_mflag_is_legacy_bool(const char *flag);
 
