@@ -143,38 +143,6 @@ skip_ws(struct scan *sc)
 	}
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *p, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t n, k;
-
-	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		n = 2;
-	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		n = 3;
-	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		n = 4;
-	else
-		return 0;
-	if (p[0] == 0xE0)
-		lo = 0xA0;
-	else if (p[0] == 0xED)
-		hi = 0x9F;
-	else if (p[0] == 0xF0)
-		lo = 0x90;
-	else if (p[0] == 0xF4)
-		hi = 0x8F;
-	if (avail < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (k = 2; k < n; k++)
-		if ((p[k] & 0xC0) != 0x80)
-			return 0;
-	return n;
-}
-
 static void
 put_utf8(struct mcinit_buf *b, unsigned long cp)
 {
@@ -302,7 +270,7 @@ scan_string(struct scan *sc, struct mcinit_buf *out)
 				mcinit_buf_addc(out, (char)c);
 			sc->i++;
 		} else {
-			n = utf8_len(sc->s + sc->i, sc->len - sc->i);
+			n = mcinit_utf8_len(sc->s + sc->i, sc->len - sc->i);
 			if (n == 0)
 				return fail(sc, sc->i, "invalid UTF-8 in string");
 			if (out != NULL)

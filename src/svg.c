@@ -38,30 +38,14 @@ struct layout {
 
 /* ---------------------------------------------------------------- text */
 
-/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
+/* Length of the UTF-8 sequence at p that XML 1.0 can hold, 0 if none:
+ * well-formed UTF-8 less U+FFFE and U+FFFF (EF BF BE, EF BF BF). */
 static size_t
-utf8_len(const unsigned char *s)
+xml_char_len(const unsigned char *p, size_t avail)
 {
-	size_t n, i;
-	uint32_t cp;
+	size_t n = mcinit_utf8_len(p, avail);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) || cp >= 0xfffe)) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+	if (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)
 		return 0;
 	return n;
 }
@@ -72,10 +56,10 @@ utf8_len(const unsigned char *s)
 static void
 esc(struct mcinit_buf *b, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 
 	while (*p != '\0') {
-		size_t n = utf8_len(p);
+		size_t n = xml_char_len(p, (size_t)(end - p));
 
 		if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n')) {
 			mcinit_buf_addc(b, '?');

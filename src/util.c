@@ -181,32 +181,39 @@ mcinit_buf_free(struct mcinit_buf *b)
 	b->len = b->cap = 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *p)
+size_t
+mcinit_utf8_len(const unsigned char *p, size_t avail)
 {
-	size_t n, i;
-	unsigned long cp;
+	/* The second byte's range is what rules out overlongs (E0, F0),
+	 * surrogates (ED) and code points past U+10FFFF (F4). */
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t n, k;
 
+	if (avail == 0)
+		return 0;
 	if (p[0] < 0x80)
 		return 1;
 	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		n = 2, cp = p[0] & 0x1F;
+		n = 2;
 	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		n = 3, cp = p[0] & 0x0F;
+		n = 3;
 	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		n = 4, cp = p[0] & 0x07;
+		n = 4;
 	else
 		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3F);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
+	if (p[0] == 0xE0)
+		lo = 0xA0;
+	else if (p[0] == 0xED)
+		hi = 0x9F;
+	else if (p[0] == 0xF0)
+		lo = 0x90;
+	else if (p[0] == 0xF4)
+		hi = 0x8F;
+	if (avail < n || p[1] < lo || p[1] > hi)
 		return 0;
+	for (k = 2; k < n; k++)
+		if ((p[k] & 0xC0) != 0x80)
+			return 0;
 	return n;
 }
 
@@ -214,18 +221,18 @@ char *
 mcinit_utf8_sanitize(const char *s)
 {
 	struct mcinit_buf b = {0};
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = mcinit_utf8_len(p, (size_t)(end - p));
 
 		if (n == 0) {
 			mcinit_buf_adds(&b, "\xEF\xBF\xBD");
-			p++;
+			n = 1;
 		} else {
 			mcinit_buf_add(&b, p, n);
-			p += n;
 		}
+		p += n;
 	}
 	mcinit_buf_cstr(&b);
 	return b.data;

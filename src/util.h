@@ -77,6 +77,11 @@ mcinit_utoa_rev(char *end, unsigned long long v)
  * count UTF-8 characters) and 1; else 0.  Text scanners reject NULs. */
 int mcinit_find_nul(const char *text, size_t len, int *line, int *col);
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF) within avail bytes: 1 for ASCII, 2-4,
+ * or 0 when the bytes there are not UTF-8. */
+size_t mcinit_utf8_len(const unsigned char *p, size_t avail);
+
 /* A copy of s in which every byte that is not part of well-formed UTF-8 is
  * replaced by U+FFFD, so user text can always go into JSON.  Caller frees. */
 char *mcinit_utf8_sanitize(const char *s);

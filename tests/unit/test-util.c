@@ -67,3 +67,15 @@ Test(util, utf8_sanitize)
 	cr_assert_str_eq(s, "\xf0\x9f\x98\x80");
 	free(s);
 }
+
+Test(util, utf8_len_rules)
+{
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"a", 1), 1);
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xc3\xa9", 1), 0);     /* cut short */
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xe0\x80\xaf", 3), 0); /* overlong */
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0); /* surrogate */
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4),
+	             0); /* > 10FFFF */
+	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+}
