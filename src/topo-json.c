@@ -37,9 +37,30 @@ json_rank(struct out *w, const struct job *j, long r)
 	struct mcinit_coords co;
 	struct mcinit_seeds sd;
 	char *p;
+	size_t i;
 
 	mcinit_topo_coords(&j->t, r, &co);
-	mcinit_topo_seeds(&j->t, r, j->seed, j->dp_random_init, &sd);
+	mcinit_topo_seeds_at(&co, j->seed, j->dp_random_init, &sd);
+#define KV(k, v)                                                                                   \
+	{                                                                                          \
+		",\"" k "\":", sizeof(",\"" k "\":") - 1, v                                        \
+	}
+	const struct {
+		const char *key;
+		size_t len;
+		long long v;
+	} kv[] = {KV("tp", co.tp),
+	          KV("cp", co.cp),
+	          KV("dp", co.dp),
+	          KV("pp", co.pp),
+	          KV("ep", co.ep),
+	          KV("etp", co.etp),
+	          KV("edp", co.edp),
+	          KV("seed", sd.base),
+	          KV("model_parallel_seed", sd.model_parallel),
+	          KV("expert_parallel_seed", sd.expert_parallel)};
+#undef KV
+
 	out_room(w, RANK_ROOM);
 	p = w->p;
 	PUT_LIT(p, "{\"rank\":");
@@ -52,26 +73,10 @@ json_rank(struct out *w, const struct job *j, long r)
 	} else {
 		PUT_LIT(p, ",\"node\":null,\"local_rank\":null");
 	}
-	PUT_LIT(p, ",\"tp\":");
-	p = put_num(p, co.tp);
-	PUT_LIT(p, ",\"cp\":");
-	p = put_num(p, co.cp);
-	PUT_LIT(p, ",\"dp\":");
-	p = put_num(p, co.dp);
-	PUT_LIT(p, ",\"pp\":");
-	p = put_num(p, co.pp);
-	PUT_LIT(p, ",\"ep\":");
-	p = put_num(p, co.ep);
-	PUT_LIT(p, ",\"etp\":");
-	p = put_num(p, co.etp);
-	PUT_LIT(p, ",\"edp\":");
-	p = put_num(p, co.edp);
-	PUT_LIT(p, ",\"seed\":");
-	p = put_num(p, sd.base);
-	PUT_LIT(p, ",\"model_parallel_seed\":");
-	p = put_num(p, sd.model_parallel);
-	PUT_LIT(p, ",\"expert_parallel_seed\":");
-	p = put_num(p, sd.expert_parallel);
+	for (i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+		p = (char *)memcpy(p, kv[i].key, kv[i].len) + kv[i].len;
+		p = put_num(p, kv[i].v);
+	}
 	PUT_LIT(p, "}");
 	w->p = p;
 }

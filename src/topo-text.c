@@ -289,7 +289,7 @@ rank_row(const struct job *j, long r, long long *row)
 	struct mcinit_seeds sd;
 
 	mcinit_topo_coords(&j->t, r, &co);
-	mcinit_topo_seeds(&j->t, r, j->seed, j->dp_random_init, &sd);
+	mcinit_topo_seeds_at(&co, j->seed, j->dp_random_init, &sd);
 	row[COL_RANK] = r;
 	row[COL_NODE] = j->pl.npn ? r / j->pl.npn : -1;
 	row[COL_LOCAL] = j->pl.npn ? r % j->pl.npn : -1;

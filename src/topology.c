@@ -376,6 +376,17 @@ mcinit_topo_group_of(const struct mcinit_topo *t, enum mcinit_group_kind k, long
 	return 1;
 }
 
+void
+mcinit_topo_seeds_at(const struct mcinit_coords *c, long long seed, int dp_random_init,
+                     struct mcinit_seeds *out)
+{
+	out->base = seed + 100LL * c->pp;
+	if (dp_random_init)
+		out->base += 10LL * c->dp;
+	out->model_parallel = out->base + 2718 + c->tp;
+	out->expert_parallel = out->base + 1024 + 100LL * c->ep + c->etp;
+}
+
 int
 mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, int dp_random_init,
                   struct mcinit_seeds *out)
@@ -384,11 +395,7 @@ mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, int dp
 
 	if (mcinit_topo_coords(t, rank, &c) < 0)
 		return -1;
-	out->base = seed + 100LL * c.pp;
-	if (dp_random_init)
-		out->base += 10LL * c.dp;
-	out->model_parallel = out->base + 2718 + c.tp;
-	out->expert_parallel = out->base + 1024 + 100LL * c.ep + c.etp;
+	mcinit_topo_seeds_at(&c, seed, dp_random_init, out);
 	return 0;
 }
 

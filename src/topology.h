@@ -142,6 +142,10 @@ struct mcinit_seeds {
 	long long model_parallel;  /* base + 2718 + tp */
 	long long expert_parallel; /* base + 1024 + 100·ep + etp */
 };
+/* The seeds of the rank at coordinates c (for callers that already have
+ * them: the per-rank writers). */
+void mcinit_topo_seeds_at(const struct mcinit_coords *c, long long seed, int dp_random_init,
+                          struct mcinit_seeds *out);
 /* 0, or -1 when rank is outside [0, world). */
 int mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, int dp_random_init,
                       struct mcinit_seeds *out);

@@ -790,3 +790,21 @@ Test(topology, json_write_error_is_reported)
 	cr_expect_eq(err.code, EX_IOERR);
 	fclose(f);
 }
+
+Test(topology, seeds_at_agree_with_seeds_by_rank)
+{
+	struct mcinit_topo_sizes s = {64, 2, 4, 2, 2, 1, 0};
+	struct mcinit_topo t;
+	struct mcinit_coords c;
+	struct mcinit_seeds a, b;
+	long r;
+
+	cr_assert_eq(mcinit_topo_init(&t, &s, NULL), 0);
+	for (r = 0; r < 64; r++) {
+		cr_assert_eq(mcinit_topo_seeds(&t, r, 99, r & 1, &a), 0);
+		cr_assert_eq(mcinit_topo_coords(&t, r, &c), 0);
+		mcinit_topo_seeds_at(&c, 99, r & 1, &b);
+		cr_assert(a.base == b.base && a.model_parallel == b.model_parallel &&
+		          a.expert_parallel == b.expert_parallel);
+	}
+}
