@@ -1,10 +1,18 @@
 #!/bin/sh
-# Installs mcinit's Debian build dependencies, but only those that are missing,
-# so it is quick and needs no root when everything is already there.
+# Installs mcinit's Debian build and test dependencies, but only those that
+# are missing, so it is quick and needs no root when everything is there.
+#
+# Every package a test needs is named here: a test whose tool is absent
+# skips with a reason, and the tests must pass on a machine where only the
+# base image and this list are installed (HACKING, "A fresh machine").
 set -eu
 
-pkgs="gcc make autoconf automake libtool pkgconf libjansson-dev libhwloc-dev libcriterion-dev
-	libxml2-dev python3"
+# build: compiler, autotools, libraries
+pkgs="gcc make autoconf automake libtool pkgconf libjansson-dev libhwloc-dev libyaml-dev"
+# tests: Criterion, libxml2 (the SVG unit test), python3 (golden-file helpers),
+# jsonschema (the generated JSON Schema against the examples), and hwloc's
+# libxml2 plugin so both of hwloc's XML parsers are exercised.
+pkgs="$pkgs libcriterion-dev libxml2-dev python3 python3-jsonschema libhwloc-plugins"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -19,5 +27,7 @@ fi
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 echo "setup: installing$missing"
-$sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+# Another apt may be running (unattended upgrades, a second checkout): wait for its lock.
+lock="-o DPkg::Lock::Timeout=600"
+$sudo apt-get $lock update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get $lock install -y -q --no-install-recommends $missing

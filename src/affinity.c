@@ -167,6 +167,18 @@ check_readable(const char *path, struct mcinit_err *err)
 	return 0;
 }
 
+/* A readable XML source that hwloc rejects is bad data, whichever step
+ * rejects it: with libxml2 (Debian's libhwloc-plugins) hwloc parses in
+ * hwloc_topology_set_xml*, with its own minimal parser only in
+ * hwloc_topology_load, and errno says nothing useful in either case.  One
+ * message for both keeps the output independent of what is installed. */
+static int
+not_xml(const struct mcinit_affinity *a, struct mcinit_err *err)
+{
+	return mcinit_err_set(err, EX_DATAERR,
+	                      "%s: not an hwloc XML topology (hwloc cannot parse it)", a->source);
+}
+
 static int
 load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
               struct mcinit_err *err)
@@ -192,23 +204,18 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 	if (o->xml_buffer != NULL) {
 		size_t len = strlen(o->xml_buffer) + 1;
 
-		if (len > INT32_MAX ||
-		    hwloc_topology_set_xmlbuffer(a->topo, o->xml_buffer, (int)len) < 0)
-			return mcinit_err_set(err, EX_DATAERR,
-			                      "hwloc: cannot use the XML buffer: %s",
-			                      strerror(errno));
 		a->source = mcinit_xstrdup("XML buffer");
 		xml = 1;
+		if (len > INT32_MAX ||
+		    hwloc_topology_set_xmlbuffer(a->topo, o->xml_buffer, (int)len) < 0)
+			return not_xml(a, err);
 	} else if (path != NULL) {
 		if (check_readable(path, err) < 0)
 			return -1;
-		/* hwloc parses the file here: a readable file it rejects is bad data. */
-		if (hwloc_topology_set_xml(a->topo, path) < 0)
-			return mcinit_err_set(
-			    err, EX_DATAERR,
-			    "%s: not an hwloc XML topology (hwloc cannot parse it)", path);
 		a->source = mcinit_xstrdup(path);
 		xml = 1;
+		if (hwloc_topology_set_xml(a->topo, path) < 0)
+			return not_xml(a, err);
 	} else {
 		a->source = mcinit_xstrdup("this machine");
 		/* The GL backend probes X displays over sockets and OpenCL starts
@@ -219,10 +226,12 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 		hwloc_topology_set_components(a->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
 		                              "opencl");
 	}
-	if (hide_env_load(a->topo, !xml && getenv("HWLOC_XMLFILE") != NULL) < 0)
-		return mcinit_err_set(err, xml ? EX_DATAERR : EX_OSERR,
-		                      "%s: hwloc cannot load the topology: %s", a->source,
-		                      strerror(errno));
+	if (hide_env_load(a->topo, !xml && getenv("HWLOC_XMLFILE") != NULL) < 0) {
+		if (xml)
+			return not_xml(a, err);
+		return mcinit_err_set(err, EX_OSERR, "%s: hwloc cannot load the topology: %s",
+		                      a->source, strerror(errno));
+	}
 	/* An XML file describes another node even if $HWLOC_THISSYSTEM says
 	 * otherwise: never bind to its CPU numbers. */
 	a->live = !xml && hwloc_topology_is_thissystem(a->topo);
@@ -1128,7 +1137,7 @@ gpu_bind_set(const struct mcinit_affinity *a, size_t gpu, struct mcinit_err *err
 	set = hwloc_bitmap_alloc();
 	hwloc_bitmap_and(set, a->gpus[gpu].cpuset, a->allowed);
 	if (hwloc_bitmap_iszero(set)) {
-		mcinit_err_set(err, EX_CONFIG,
+		mcinit_err_set(err, EX_UNAVAILABLE,
 		               "GPU%zu (%s) is local to CPUs %s, none of which are allowed (%s)",
 		               gpu, a->gpus[gpu].pub.busid, a->gpus[gpu].pub.cpuset,
 		               a->allowed_str);
@@ -1169,8 +1178,8 @@ bind_set(const struct mcinit_affinity *a, hwloc_const_bitmap_t want, pid_t pid,
 	hwloc_bitmap_and(set, want, a->allowed);
 	if (hwloc_bitmap_iszero(set)) {
 		s = bitmap_list(want);
-		mcinit_err_set(err, EX_CONFIG, "cannot bind to CPUs %s: none is allowed (%s)", s,
-		               a->allowed_str);
+		mcinit_err_set(err, EX_UNAVAILABLE, "cannot bind to CPUs %s: none is allowed (%s)",
+		               s, a->allowed_str);
 		goto out;
 	}
 	if ((pid == 0 ? hwloc_set_cpubind(a->topo, set, HWLOC_CPUBIND_PROCESS)

@@ -190,7 +190,7 @@ void mcinit_affinity_warnings_free(char **v);
 
 /* The CPUs a rank driving GPU `gpu` should use: the GPU's local CPUs
  * intersected with the allowed set (as NCCL does), list form; caller
- * frees.  NULL + err (EX_CONFIG) when the intersection is empty, EX_USAGE
+ * frees.  NULL + err (EX_UNAVAILABLE) when the intersection is empty, EX_USAGE
  * for a bad index. */
 char *mcinit_affinity_gpu_bind_cpuset(const struct mcinit_affinity *a, size_t gpu,
                                       struct mcinit_err *err);
@@ -199,7 +199,7 @@ int mcinit_affinity_bind_gpu(const struct mcinit_affinity *a, size_t gpu, pid_t 
                              struct mcinit_err *err);
 /* Binds process pid (0: this process) to `list` ∩ allowed CPUs.  -1 + err
  * when the topology is not the live machine (EX_USAGE), the list is bad
- * (EX_USAGE), the intersection is empty (EX_CONFIG) or hwloc fails
+ * (EX_USAGE), the intersection is empty (EX_UNAVAILABLE) or hwloc fails
  * (EX_OSERR). */
 int mcinit_affinity_bind_cpuset(const struct mcinit_affinity *a, const char *list, pid_t pid,
                                 struct mcinit_err *err);

@@ -30,11 +30,7 @@ struct mcinit_command {
 extern const struct mcinit_command mcinit_commands[];
 extern const size_t mcinit_ncommands;
 
-/* Shared by every command's --help. */
-#define MCINIT_EXIT_CODES_DOC                                                                      \
-	"Exit status: 0 success (warnings allowed); 1 the job description is invalid; "            \
-	"64 bad usage of mcinit; 65 an input could not be parsed; 66 an input file is missing "    \
-	"or unreadable; 69 a required resource is absent; 70 internal error; 75 a peer did not "   \
-	"arrive or a step timed out."
+/* Shared by every command's --help: MCINIT_EXIT_CODES_DOC. */
+#include "exitcodes.h"
 
 #endif

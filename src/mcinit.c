@@ -9,6 +9,11 @@
 
 #include "commands.h"
 
+/* The table's values are sysexits(3)'s: the compiler checks that they agree. */
+#define MCINIT_EXIT_CHECK(value, name, meaning)                                                    \
+	_Static_assert((name) == (value), #name " is " #value);
+MCINIT_EXIT_TABLE(MCINIT_EXIT_CHECK)
+
 const char *argp_program_version = PACKAGE_STRING;
 const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 

@@ -1,5 +1,8 @@
-# lib.sh — helpers for CLI tests (sourced).  Each test compares a command's
-# exit status and its combined output with a golden file in golden/.
+# lib.sh — helpers for CLI tests (sourced).  Each check compares a command's
+# exit status and its combined output with a golden file in golden/, or
+# asserts a property.  Output is TAP (one "ok N - NAME" / "not ok N - NAME"
+# per check, the plan last), so automake's tap-driver.sh names every failing
+# check in the test log; everything else is printed as TAP comments.
 # UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
 set -u
 : "${MCINIT:?MCINIT must point at the mcinit binary}"
@@ -13,8 +16,35 @@ unset WORLD_SIZE RANK LOCAL_RANK SLURM_NTASKS SLURM_PROCID OMPI_COMM_WORLD_SIZE 
 	CUDA_DEVICE_MAX_CONNECTIONS CUDA_VISIBLE_DEVICES HWLOC_XMLFILE 2>/dev/null || true
 nfail=0
 npass=0
+ntest=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# comment FILE: FILE's lines as TAP comments.
+comment() {
+	sed 's/^/# /' "$1"
+}
+
+pass() {
+	ntest=$((ntest + 1))
+	npass=$((npass + 1))
+	echo "ok $ntest - $1"
+}
+
+# fail NAME WHY [FILE]: a failed check, its reason and FILE as comments.
+fail() {
+	ntest=$((ntest + 1))
+	nfail=$((nfail + 1))
+	echo "not ok $ntest - $1"
+	echo "# $2"
+	[ $# -lt 3 ] || comment "$3"
+}
+
+# skip NAME WHY: a check that cannot run here (a missing optional tool).
+skip() {
+	ntest=$((ntest + 1))
+	echo "ok $ntest - $1 # SKIP $2"
+}
 
 # golden NAME RC CMD...: run CMD in tests/cli/inputs, expect exit RC and
 # output equal to golden/NAME.out.
@@ -28,14 +58,11 @@ golden() {
 		cp "$tmp/out" "$cli/golden/$name.out"
 	fi
 	if [ "$got" != "$want" ]; then
-		echo "FAIL $name: exit $got, expected $want"
-		cat "$tmp/out"
-		nfail=$((nfail + 1))
-	elif ! diff -u "$cli/golden/$name.out" "$tmp/out"; then
-		echo "FAIL $name: output differs from golden/$name.out"
-		nfail=$((nfail + 1))
+		fail "$name" "exit $got, expected $want" "$tmp/out"
+	elif ! diff -u "$cli/golden/$name.out" "$tmp/out" >"$tmp/diff" 2>&1; then
+		fail "$name" "output differs from golden/$name.out" "$tmp/diff"
 	else
-		npass=$((npass + 1))
+		pass "$name"
 	fi
 }
 
@@ -44,15 +71,20 @@ check() {
 	name=$1
 	shift
 	if (cd "$cli/inputs" && "$@") >"$tmp/check" 2>&1; then
-		npass=$((npass + 1))
+		pass "$name"
 	else
-		echo "FAIL $name"
-		cat "$tmp/check"
-		nfail=$((nfail + 1))
+		fail "$name" "the condition failed:" "$tmp/check"
 	fi
 }
 
+# skip_all WHY: the whole script cannot run here; exits.
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
 finish() {
-	echo "$npass passed, $nfail failed"
+	echo "1..$ntest"
+	echo "# $npass passed, $nfail failed"
 	[ "$nfail" -eq 0 ]
 }

@@ -81,19 +81,16 @@ one() {
 	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 		cp "$tmp/out" "$dir/$stem.out"
 	fi
-	if ! diff -u "$dir/$stem.out" "$tmp/out"; then
-		echo "FAIL $name: output differs from tests/configs/$name.out"
-		nfail=$((nfail + 1))
+	if diff -u "$dir/$stem.out" "$tmp/out" >"$tmp/diff" 2>&1; then
+		pass "$name"
 	else
-		npass=$((npass + 1))
+		fail "$name" "output differs from tests/configs/$name.out" "$tmp/diff"
 	fi
 	run "$dir" "$cs" --format=json
 	if props "$code" "$kind" >"$tmp/props" 2>&1; then
-		npass=$((npass + 1))
+		pass "$name-json"
 	else
-		echo "FAIL $name ($kind):"
-		cat "$tmp/props"
-		nfail=$((nfail + 1))
+		fail "$name-json" "the JSON properties of a $kind case do not hold:" "$tmp/props"
 	fi
 }
 

@@ -8,7 +8,8 @@
 # size: a real picture compresses far worse than a uniform one.  The PNG is
 # kept when $SVG_CHROMIUM_KEEP names a file.
 #
-# Exits 77 (automake's "skip") when no Chromium is found (Debian: chromium).
+# Prints TAP (one check, run by automake's tap-driver.sh); without Chromium
+# (Debian: chromium) the check is skipped with the reason.
 set -u
 
 browser=${CHROMIUM:-}
@@ -21,11 +22,18 @@ if [ -z "$browser" ]; then
 	done
 fi
 if [ -z "$browser" ] || ! command -v "$browser" >/dev/null 2>&1; then
-	echo "SKIP: no chromium found"
-	exit 77
+	echo "1..0 # SKIP no chromium found (Debian: chromium)"
+	exit 0
 fi
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+echo "1..1"
+# bad WHY: the one check failed; what follows it (a log) is printed as comments.
+bad() {
+	echo "not ok 1 - svg-renders-in-chromium"
+	echo "# $1"
+}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/svg-chromium.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -34,7 +42,7 @@ if [ $# -ge 1 ]; then
 	svg=$1
 else
 	if [ -z "${MCINIT:-}" ] || [ ! -x "$MCINIT" ]; then
-		echo "FAIL: MCINIT must name the mcinit binary (or give an SVG file)"
+		bad "MCINIT must name the mcinit binary (or give an SVG file)"
 		exit 1
 	fi
 	svg=$tmp/picture.svg
@@ -42,14 +50,14 @@ else
 		--hwloc-xml "$srcdir/tests/fixtures/dgx8-2s.xml" \
 		"$srcdir/tests/cli/inputs/topology-model.json" model.tensor_model_parallel_size=8 \
 		model.pipeline_model_parallel_size=2 >"$svg" 2>"$tmp/mcinit.log"; then
-		echo "FAIL: mcinit topology --format=svg failed:"
-		cat "$tmp/mcinit.log"
+		bad "mcinit topology --format=svg failed:"
+		sed 's/^/# /' "$tmp/mcinit.log"
 		exit 1
 	fi
 fi
 
 [ -s "$svg" ] || {
-	echo "FAIL: $svg is missing or empty"
+	bad "$svg is missing or empty"
 	exit 1
 }
 
@@ -58,7 +66,7 @@ width=$(sed -n 's/.*<svg[^>]* width="\([0-9]*\)".*/\1/p' "$svg" | head -n 1)
 height=$(sed -n 's/.*<svg[^>]* height="\([0-9]*\)".*/\1/p' "$svg" | head -n 1)
 case "$width$height" in
 '' | *[!0-9]*)
-	echo "FAIL: no numeric width/height on the <svg> element"
+	bad "no numeric width/height on the <svg> element"
 	exit 1
 	;;
 esac
@@ -81,34 +89,35 @@ shoot() { # shoot IN.svg OUT.png
 }
 
 if ! shoot "$svg" "$tmp/picture.png" || ! shoot "$tmp/blank.svg" "$tmp/blank.png"; then
-	echo "FAIL: chromium produced no screenshot:"
-	tail -n 20 "$tmp/chromium.log"
+	bad "chromium produced no screenshot:"
+	tail -n 20 "$tmp/chromium.log" | sed 's/^/# /'
 	exit 1
 fi
 
 # PNG signature, then IHDR width and height as big-endian 32-bit numbers.
 sig=$(od -An -tx1 -N8 "$tmp/picture.png" | tr -d ' \n')
 if [ "$sig" != "89504e470d0a1a0a" ]; then
-	echo "FAIL: the screenshot is not a PNG"
+	bad "the screenshot is not a PNG"
 	exit 1
 fi
 be32() { od -An -tu1 -j "$2" -N4 "$1" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'; }
 pw=$(be32 "$tmp/picture.png" 16)
 ph=$(be32 "$tmp/picture.png" 20)
 if [ "$pw" -ne "$width" ] || [ "$ph" -ne "$height" ]; then
-	echo "FAIL: screenshot is ${pw}x${ph}, the SVG ${width}x${height}"
+	bad "screenshot is ${pw}x${ph}, the SVG ${width}x${height}"
 	exit 1
 fi
 
 size=$(wc -c <"$tmp/picture.png")
 blank=$(wc -c <"$tmp/blank.png")
 if [ "$size" -lt $((blank * 3 + 4096)) ]; then
-	echo "FAIL: screenshot looks blank ($size bytes; an empty page is $blank)"
+	bad "screenshot looks blank ($size bytes; an empty page is $blank)"
 	exit 1
 fi
 
 if [ -n "${SVG_CHROMIUM_KEEP:-}" ]; then
 	cp "$tmp/picture.png" "$SVG_CHROMIUM_KEEP"
 fi
-echo "PASS: ${width}x${height} screenshot, $size bytes (blank: $blank)"
+echo "ok 1 - svg-renders-in-chromium"
+echo "# ${width}x${height} screenshot, $size bytes (blank: $blank)"
 exit 0

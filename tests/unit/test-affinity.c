@@ -619,7 +619,7 @@ Test(affinity_bind, gpu_cpuset_intersects_allowed)
 	free(s);
 	cr_assert_eq(mcinit_affinity_set_allowed_cpuset(a, "0-3", &err), 0);
 	cr_assert_null(mcinit_affinity_gpu_bind_cpuset(a, 6, &err));
-	cr_assert_eq(err.code, EX_CONFIG);
+	cr_assert_eq(err.code, EX_UNAVAILABLE);
 	cr_assert(strstr(err.msg, "GPU6 (0000:c3:00.0)") != NULL, "%s", err.msg);
 	cr_assert_null(mcinit_affinity_gpu_bind_cpuset(a, 8, &err));
 	cr_assert_eq(err.code, EX_USAGE);
@@ -782,7 +782,7 @@ Test(affinity_live, bind_this_process)
 	cr_assert_str_eq(now, one);
 	free(now);
 	cr_assert_eq(mcinit_affinity_bind_cpuset(a, "100000", 0, &err), -1);
-	cr_assert_eq(err.code, EX_CONFIG, "%s", err.msg);
+	cr_assert_eq(err.code, EX_UNAVAILABLE, "%s", err.msg);
 	cr_assert_eq(mcinit_affinity_bind_cpuset(a, "nonsense", 0, &err), -1);
 	cr_assert_eq(err.code, EX_USAGE, "%s", err.msg);
 	if (mcinit_affinity_ngpus(a) == 0) {
