@@ -13,6 +13,9 @@ pkgs="gcc make autoconf automake libtool pkgconf libjansson-dev libhwloc-dev lib
 # jsonschema (the generated JSON Schema against the examples), and hwloc's
 # libxml2 plugin so both of hwloc's XML parsers are exercised.
 pkgs="$pkgs libcriterion-dev libxml2-dev python3 python3-jsonschema libhwloc-plugins"
+# docs and completions: groff and man-db render the generated man pages
+# (groff -ww, man -l); zsh and fish run the completion scripts for real.
+pkgs="$pkgs groff-base man-db zsh fish"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -15,10 +15,12 @@ int mcinit_cmd_topology(int argc, char **argv, int argi0);
 int mcinit_cmd_schema(int argc, char **argv, int argi0);
 int mcinit_cmd_explain(int argc, char **argv, int argi0);
 int mcinit_cmd_complete(int argc, char **argv, int argi0);
+int mcinit_cmd_man(int argc, char **argv, int argi0);
 
 /* Each command's options (argp), for --help and for shell completion. */
 extern const struct argp mcinit_validate_argp, mcinit_topology_argp, mcinit_schema_argp,
     mcinit_explain_argp, mcinit_complete_argp;
+extern const struct argp mcinit_man_argp;
 
 /* The command table (mcinit.c). */
 struct mcinit_command {
@@ -29,6 +31,10 @@ struct mcinit_command {
 };
 extern const struct mcinit_command mcinit_commands[];
 extern const size_t mcinit_ncommands;
+
+/* Calls fn(PAGE, arg) for every manual page `mcinit man` writes, file names
+ * such as "mcinit-validate.1" (cmd-man.c). */
+void mcinit_man_pages(void (*fn)(const char *page, const char *arg), const char *arg);
 
 /* Shared by every command's --help: MCINIT_EXIT_CODES_DOC. */
 #include "exitcodes.h"

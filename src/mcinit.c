@@ -32,6 +32,8 @@ const struct mcinit_command mcinit_commands[] = {
     {"complete", mcinit_cmd_complete,
      "list completions for a partial command line (used by the shell completion scripts)",
      &mcinit_complete_argp},
+    {"man", mcinit_cmd_man, "print a manual page (roff) generated from mcinit's tables",
+     &mcinit_man_argp},
 };
 const size_t mcinit_ncommands = sizeof mcinit_commands / sizeof mcinit_commands[0];
 

@@ -9,27 +9,10 @@
 #include <string.h>
 
 #include "affinity.h"
+#include "roff.h"
 #include "util.h"
 
 static const char *const sev_words[] = {"note", "warning", "error"};
-
-/* roff text: backslashes escaped, hyphens made literal, no line that starts
- * with a control character. */
-static void
-roff_text(FILE *out, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", out);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", out);
-		else if (*s == '-')
-			fputs("\\-", out);
-		else
-			fputc(*s, out);
-	}
-	fputc('\n', out);
-}
 
 static void
 doc_entry(FILE *out, enum mcinit_doc_format fmt, const char *code, enum mcinit_severity sev,
@@ -51,18 +34,18 @@ doc_entry(FILE *out, enum mcinit_doc_format fmt, const char *code, enum mcinit_s
 		return;
 	}
 	fprintf(out, ".TP\n.BR %s \" (%s)\"\n", code, sev_words[sev]);
-	roff_text(out, doc);
+	mcinit_roff_text(out, doc);
 	fputs(".br\nExample:\n", out);
-	roff_text(out, example);
+	mcinit_roff_text(out, example);
 	fputs(".br\nFix:\n", out);
-	roff_text(out, fix);
+	mcinit_roff_text(out, fix);
 	if (reads == NULL)
 		return;
 	fputs(".br\nReads:\n", out);
 	for (; *reads != MCINIT_F_COUNT; reads++)
 		mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "",
 		                  mcinit_field_key(*reads, key, sizeof key));
-	roff_text(out, mcinit_buf_cstr(&b));
+	mcinit_roff_text(out, mcinit_buf_cstr(&b));
 	mcinit_buf_free(&b);
 }
 
@@ -70,17 +53,8 @@ static void
 doc_section(FILE *out, enum mcinit_doc_format fmt, const char *title, const char *intro)
 {
 	if (fmt == MCINIT_DOC_ROFF) {
-		/* roff: the dash of a code range (MC001-MC009) is "\-"; the
-		 * hyphen of a word (Cross-field) stays a hyphen. */
-		const char *p;
-
-		fputs(".SS \"", out);
-		for (p = title; *p; p++) {
-			if (*p == '-' && p > title && p[-1] >= '0' && p[-1] <= '9')
-				fputc('\\', out);
-			fputc(*p, out);
-		}
-		fprintf(out, "\"\n%s\n", intro);
+		mcinit_roff_ss(out, title);
+		mcinit_roff_text(out, intro);
 	} else {
 		fprintf(out, "%s\n\n", title);
 	}

@@ -1,0 +1,559 @@
+/*
+ * cmd-man.c — `mcinit man PAGE`: the manual pages, written from the tables
+ * they describe, so they cannot drift from the code: mcinit(1) from the
+ * command table and the exit-status table, mcinit-COMMAND(1) from each
+ * command's argp options and doc (any command added to the table gets its
+ * page), mcinit-config(5) from schema.def and the diagnostic-code tables.
+ * `make` runs it to build man/ (Makefile.am); the escaping is src/roff.c's.
+ */
+#include "build.h" /* PACKAGE_STRING */
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "roff.h"
+
+static const char doc[] =
+    "Print a manual page (roff), generated from mcinit's own tables.\v"
+    "PAGE is mcinit, a command (validate, mcinit-validate, mcinit-validate.1, "
+    "man/mcinit-validate.1) or config (mcinit-config(5): every field and diagnostic code).  "
+    "Without PAGE, the page file names are listed, one per line.  Read one with "
+    "`mcinit man config | man -l -`.\n\n" MCINIT_EXIT_CODES_DOC;
+
+const struct argp mcinit_man_argp = {NULL, NULL, "[PAGE]", doc, NULL, NULL, NULL};
+
+/* Environment variables mcinit reads (tests/cli/man.sh checks that every
+ * getenv() name in src/ is here). */
+static const char *const environ_doc[][2] = {
+    {"WORLD_SIZE", "The world size, when neither --world-size nor launch.world_size is given."},
+    {"SLURM_NTASKS", "The world size under Slurm, after WORLD_SIZE."},
+    {"OMPI_COMM_WORLD_SIZE", "The world size under Open MPI, after SLURM_NTASKS."},
+    {"CUDA_DEVICE_MAX_CONNECTIONS",
+     "Read by the rules that need it set to 1 (overlapped tensor-parallel communication); "
+     "env_vars in the config take precedence."},
+    {"CUDA_VISIBLE_DEVICES", "The GPUs a rank may use, for the placement checks."},
+    {"HWLOC_XMLFILE",
+     "An hwloc XML file describing the node, used by mcinit topology instead of this machine "
+     "(as --hwloc-xml does)."},
+    {"NO_COLOR", "When set and not empty, diagnostics are never coloured."},
+};
+
+/* ---- the page list ---- */
+
+enum { PAGE_MAIN = -1, PAGE_CONFIG = -2, PAGE_NONE = -3 };
+
+/* "validate", "mcinit-validate", "mcinit-validate.1", "man/mcinit-validate.1":
+ * a command index, PAGE_MAIN, PAGE_CONFIG or PAGE_NONE. */
+static int
+page_find(const char *arg)
+{
+	const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+	size_t n = strcspn(base, ".");
+	size_t i;
+	char name[64];
+
+	if (n >= sizeof name || (base[n] && strcmp(base + n, ".1") && strcmp(base + n, ".5")))
+		return PAGE_NONE;
+	memcpy(name, base, n);
+	name[n] = '\0';
+	if (strcmp(name, "mcinit") == 0)
+		return base[n] && strcmp(base + n, ".1") ? PAGE_NONE : PAGE_MAIN;
+	if (strncmp(name, "mcinit-", 7) == 0)
+		memmove(name, name + 7, n - 6);
+	if (strcmp(name, "config") == 0)
+		return base[n] && strcmp(base + n, ".5") ? PAGE_NONE : PAGE_CONFIG;
+	if (base[n] && strcmp(base + n, ".1"))
+		return PAGE_NONE;
+	for (i = 0; i < mcinit_ncommands; i++)
+		if (strcmp(name, mcinit_commands[i].name) == 0)
+			return (int)i;
+	return PAGE_NONE;
+}
+
+void
+mcinit_man_pages(void (*fn)(const char *page, const char *arg), const char *arg)
+{
+	char buf[80];
+	size_t i;
+
+	fn("mcinit.1", arg);
+	for (i = 0; i < mcinit_ncommands; i++) {
+		snprintf(buf, sizeof buf, "mcinit-%s.1", mcinit_commands[i].name);
+		fn(buf, arg);
+	}
+	fn("mcinit-config.5", arg);
+}
+
+static void
+print_page_name(const char *page, const char *arg)
+{
+	(void)arg;
+	puts(page);
+}
+
+/* ---- pieces every page shares ---- */
+
+static void
+text_n(FILE *out, const char *s, size_t n)
+{
+	char *t = mcinit_xmalloc(n + 1);
+
+	memcpy(t, s, n);
+	t[n] = '\0';
+	mcinit_roff_text(out, t);
+	free(t);
+}
+
+/* An argp doc: the part before \v, then the part after it without the
+ * exit-status paragraph (EXIT STATUS is rendered from the table). */
+static void
+argp_doc(FILE *out, const char *d)
+{
+	const char *v, *after, *exit;
+
+	if (d == NULL)
+		return;
+	v = strchr(d, '\v');
+	text_n(out, d, v ? (size_t)(v - d) : strlen(d));
+	if (v == NULL)
+		return;
+	after = v + 1;
+	exit = strstr(after, MCINIT_EXIT_CODES_DOC);
+	fputs(".PP\n", out);
+	text_n(out, after, exit ? (size_t)(exit - after) : strlen(after));
+}
+
+static void
+exit_status(FILE *out)
+{
+	char num[8];
+
+	mcinit_roff_sh(out, "EXIT STATUS");
+#define MCINIT_EXIT_ROFF(value, name, meaning)                                                     \
+	snprintf(num, sizeof num, "%d", value);                                                    \
+	fprintf(out, ".TP\n.B %s\n", num);                                                         \
+	mcinit_roff_text(out, meaning);
+	MCINIT_EXIT_TABLE(MCINIT_EXIT_ROFF)
+#undef MCINIT_EXIT_ROFF
+}
+
+static void
+see_also(FILE *out, int self)
+{
+	size_t i;
+
+	mcinit_roff_sh(out, "SEE ALSO");
+	if (self != PAGE_MAIN)
+		fputs(".BR mcinit (1),\n", out);
+	for (i = 0; i < mcinit_ncommands; i++)
+		if ((int)i != self)
+			fprintf(out, ".BR mcinit\\-%s (1),\n", mcinit_commands[i].name);
+	fputs(self == PAGE_CONFIG ? ".BR torchrun (1)\n" : ".BR mcinit\\-config (5)\n", out);
+}
+
+/* ---- a command's options, from its argp tree ---- */
+
+struct opt_entry {
+	const struct argp_option *o; /* then o[1..nalias] are OPTION_ALIAS */
+	int nalias;
+};
+
+static const char *
+sort_name(const struct argp_option *o)
+{
+	return o->name ? o->name : "";
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct opt_entry *x = a, *y = b;
+
+	return strcmp(sort_name(x->o), sort_name(y->o));
+}
+
+static void
+option_name(FILE *out, const struct argp_option *o, const char *arg, int optional)
+{
+	if (o->name)
+		fprintf(out, "\\fB\\-\\-");
+	else
+		fprintf(out, "\\fB\\-");
+	if (o->name)
+		mcinit_roff_inline(out, o->name, strlen(o->name));
+	else
+		fputc(o->key, out);
+	fputs("\\fR", out);
+	if (arg == NULL)
+		return;
+	fputs(optional ? "[" : "", out);
+	fputs(o->name ? "=\\fI" : " \\fI", out);
+	mcinit_roff_inline(out, arg, strlen(arg));
+	fputs(optional ? "\\fR]" : "\\fR", out);
+}
+
+static int
+has_short(const struct argp_option *o)
+{
+	return o->key > 0 && o->key < 128 && isprint(o->key);
+}
+
+/* ".TP" and "-k, --name=ARG" for every spelling, argp's way (the argument
+ * named once, on the last spelling), then the doc. */
+static void
+option_entry(FILE *out, const struct opt_entry *e)
+{
+	const struct argp_option *o = e->o;
+	int optional = (o->flags & OPTION_ARG_OPTIONAL) != 0, i, first = 1, n = 0, k = 0;
+	struct argp_option shortopt = {0};
+
+	for (i = 0; i <= e->nalias; i++)
+		n += has_short(&o[i]) + (o[i].name != NULL);
+	fputs(".TP\n", out);
+	for (i = 0; i <= e->nalias; i++) { /* short spellings first, as argp does */
+		if (!has_short(&o[i]))
+			continue;
+		shortopt.key = o[i].key;
+		fputs(first ? "" : ", ", out);
+		option_name(out, &shortopt, ++k == n ? o->arg : NULL, optional);
+		first = 0;
+	}
+	for (i = 0; i <= e->nalias; i++) {
+		if (o[i].name == NULL)
+			continue;
+		fputs(first ? "" : ", ", out);
+		option_name(out, &o[i], ++k == n ? o->arg : NULL, optional);
+		first = 0;
+	}
+	fputc('\n', out);
+	if (o->doc)
+		mcinit_roff_text(out, o->doc);
+}
+
+static void
+flush_group(FILE *out, struct opt_entry *v, size_t *n)
+{
+	size_t i;
+
+	qsort(v, *n, sizeof *v, entry_cmp);
+	for (i = 0; i < *n; i++)
+		option_entry(out, &v[i]);
+	*n = 0;
+}
+
+/* A header "Job description:" as a subsection without its colon. */
+static void
+group_header(FILE *out, const char *h)
+{
+	size_t n = strlen(h);
+	char *t;
+
+	if (n == 0)
+		return;
+	t = mcinit_xstrdup(h);
+	if (t[n - 1] == ':')
+		t[n - 1] = '\0';
+	mcinit_roff_ss(out, t);
+	free(t);
+}
+
+static void
+argp_options(FILE *out, const struct argp *a)
+{
+	const struct argp_option *o;
+	const struct argp_child *ch;
+	struct opt_entry *v = NULL;
+	size_t n = 0;
+
+	for (o = a->options; o && (o->name || o->key || o->doc); o++) {
+		if (o->flags & OPTION_ALIAS) { /* belongs to the entry before it */
+			if (n > 0 && v[n - 1].o + v[n - 1].nalias + 1 == o)
+				v[n - 1].nalias++;
+			continue;
+		}
+		if (o->flags & OPTION_HIDDEN)
+			continue;
+		if ((o->name == NULL && o->key == 0) || (o->flags & OPTION_DOC)) {
+			flush_group(out, v, &n);
+			if (o->flags & OPTION_DOC)
+				mcinit_roff_text(out, o->doc);
+			else
+				group_header(out, o->doc);
+			continue;
+		}
+		v = mcinit_xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = (struct opt_entry){o, 0};
+	}
+	flush_group(out, v, &n);
+	free(v);
+	for (ch = a->children; ch && ch->argp; ch++) {
+		if (ch->header)
+			group_header(out, ch->header);
+		argp_options(out, ch->argp);
+	}
+}
+
+static void
+command_page(FILE *out, const struct mcinit_command *c)
+{
+	const struct argp *a = c->argp;
+	char name[80];
+	const char *u;
+
+	snprintf(name, sizeof name, "mcinit-%s", c->name);
+	mcinit_roff_th(out, name, 1, PACKAGE_STRING);
+	mcinit_roff_sh(out, "NAME");
+	fprintf(out, "mcinit\\-%s \\- ", c->name);
+	mcinit_roff_inline(out, c->summary, strlen(c->summary));
+	fputc('\n', out);
+	mcinit_roff_sh(out, "SYNOPSIS");
+	u = a->args_doc ? a->args_doc : "";
+	do { /* argp's args_doc: alternatives separated by newlines */
+		size_t n = strcspn(u, "\n");
+
+		fprintf(out, ".B mcinit %s\n[\\fIOPTION\\fR...]", c->name);
+		if (n) {
+			fputc(' ', out);
+			mcinit_roff_inline(out, u, n);
+		}
+		fputs("\n.br\n", out);
+		u += n + (u[n] == '\n');
+	} while (*u);
+	mcinit_roff_sh(out, "DESCRIPTION");
+	argp_doc(out, a->doc);
+	mcinit_roff_sh(out, "OPTIONS");
+	argp_options(out, a);
+	/* argp's own, added to every command */
+	mcinit_roff_ss(out, "Generic options");
+	fputs(".TP\n\\fB\\-?\\fR, \\fB\\-\\-help\\fR\nGive this help list\n"
+	      ".TP\n\\fB\\-\\-usage\\fR\nGive a short usage message\n"
+	      ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nPrint program version\n",
+	      out);
+}
+
+/* ---- mcinit(1) ---- */
+
+static const char overview[] =
+    "mcinit checks a Megatron-LM / Megatron-Core / Megatron-Bridge model-parallel training "
+    "job before it takes a cluster: the config file, the Megatron-LM flags, the overrides "
+    "and the launch script are merged the way Megatron merges them, and every rule Megatron's "
+    "argument validation would enforce is checked at once, offline, without GPUs.  It prints "
+    "the rank groups Megatron-Core would create (tensor, pipeline, data, context and expert "
+    "parallel), where each rank lands on the node's GPUs, CPUs and NICs, and the seeds "
+    "each rank gets.\n\n"
+    "Each command has its own page, listed below.  mcinit-config(5) describes every field "
+    "of the job configuration and every diagnostic code, with an example and its fix; "
+    "`mcinit explain CODE` prints one.\n\n"
+    "Diagnostics go to standard error as FILE:LINE:COL: severity[CODE]: message, one per "
+    "problem, so that editors can jump to them.";
+
+static const char files_doc[] =
+    "An INPUT is recognised by its name: a .json file is a job configuration "
+    "(mcinit-config(5)); a .sh or .bash file is a launch script whose Megatron-LM flags are "
+    "read; a .py file is linted for argparse type=bool.  An hwloc XML file (lstopo "
+    "node.xml) describes a node for mcinit topology --hwloc-xml.\n\n"
+    "Shell completions are installed as PREFIX/share/bash-completion/completions/mcinit, "
+    "PREFIX/share/zsh/site-functions/_mcinit and "
+    "PREFIX/share/fish/vendor_completions.d/mcinit.fish; all three ask `mcinit complete`.";
+
+static const char examples[] =
+    ".nf\n"
+    "mcinit validate job.json \\-\\-world\\-size 64\n"
+    "mcinit validate job.json model.tensor_model_parallel_size=8 \\-\\- \\-\\-seq\\-length 8192\n"
+    "mcinit validate train.sh \\-\\-format=json\n"
+    "mcinit topology job.json \\-\\-world\\-size 16 \\-\\-nproc\\-per\\-node 8\n"
+    "mcinit topology job.json \\-\\-world\\-size 16 \\-\\-format=svg > job.svg\n"
+    "mcinit explain MC012\n"
+    ".fi\n";
+
+static void
+main_page(FILE *out)
+{
+	size_t i;
+
+	mcinit_roff_th(out, "mcinit", 1, PACKAGE_STRING);
+	mcinit_roff_sh(out, "NAME");
+	fputs("mcinit \\- validate, inspect and initialize Megatron model-parallel training jobs\n",
+	      out);
+	mcinit_roff_sh(out, "SYNOPSIS");
+	fputs(".B mcinit\n\\fICOMMAND\\fR [\\fIOPTION\\fR...] [\\fIARGS\\fR...]\n.br\n"
+	      ".B mcinit\n\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR\n",
+	      out);
+	mcinit_roff_sh(out, "DESCRIPTION");
+	mcinit_roff_text(out, overview);
+	mcinit_roff_sh(out, "COMMANDS");
+	for (i = 0; i < mcinit_ncommands; i++) {
+		fprintf(out, ".TP\n.B %s\n", mcinit_commands[i].name);
+		mcinit_roff_text(out, mcinit_commands[i].summary);
+		fprintf(out, "(\\fBmcinit\\-%s\\fR(1))\n", mcinit_commands[i].name);
+	}
+	mcinit_roff_sh(out, "OPTIONS");
+	fputs(".TP\n\\fB\\-?\\fR, \\fB\\-\\-help\\fR, \\fBhelp\\fR\nList the commands.\n"
+	      ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\n"
+	      "Print the version and the build configuration (CUDA, NCCL and library versions).\n",
+	      out);
+	exit_status(out);
+	mcinit_roff_sh(out, "ENVIRONMENT");
+	for (i = 0; i < sizeof environ_doc / sizeof environ_doc[0]; i++) {
+		fprintf(out, ".TP\n.B %s\n", environ_doc[i][0]);
+		mcinit_roff_text(out, environ_doc[i][1]);
+	}
+	mcinit_roff_sh(out, "FILES");
+	mcinit_roff_text(out, files_doc);
+	mcinit_roff_sh(out, "EXAMPLES");
+	fputs(examples, out);
+	mcinit_roff_sh(out, "BUGS");
+	mcinit_roff_text(out, "Report bugs to " PACKAGE_BUGREPORT ".");
+	see_also(out, PAGE_MAIN);
+}
+
+/* ---- mcinit-config(5) ---- */
+
+static const char config_intro[] =
+    "A job is described by JSON files, `section.field=VALUE` overrides and Megatron-LM "
+    "flags (after `--` on mcinit's command line, or in a launch script), merged in that "
+    "order: a later value replaces an earlier one.  A JSON file holds one object per "
+    "section, each with the fields below; unknown keys are reported (MC003) with the "
+    "closest known name.\n\n"
+    "Types: int, bool, str, enum (one of the listed choices), dtype (fp32, fp16, bf16 and "
+    "Megatron-Bridge's spellings), signal (a signal name or number), list[T], and null; "
+    "alternatives are separated by |.  A field whose default is \"required\" must be set "
+    "somewhere (MC008).  Megatron-LM's flag for a field is listed with it; "
+    "`mcinit schema` prints the same table as a JSON Schema.";
+
+static void
+bar_list(FILE *out, const char *s, const char *sep)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, "|");
+
+		mcinit_roff_inline(out, s, n);
+		s += n + (s[n] == '|');
+		if (*s)
+			fputs(sep, out);
+	}
+}
+
+static void
+field_entry(FILE *out, int f)
+{
+	const struct mcinit_field_info *fi = &mcinit_fields[f];
+
+	fputs(".TP\n\\fB", out);
+	mcinit_roff_inline(out, fi->name, strlen(fi->name));
+	fputs("\\fR (\\fI", out);
+	mcinit_roff_inline(out, fi->type_text, strlen(fi->type_text));
+	fputs("\\fR, default ", out);
+	if (fi->def)
+		mcinit_roff_inline(out, fi->def, strlen(fi->def));
+	else
+		fputs("required", out);
+	fputs(")\n", out);
+	mcinit_roff_text(out, fi->help);
+	if (fi->lo != MCINIT_NOLIM || fi->hi != MCINIT_NOLIM) {
+		fputs(".br\nRange: ", out);
+		if (fi->lo != MCINIT_NOLIM && fi->hi != MCINIT_NOLIM)
+			fprintf(out, "%lld to %lld\n", fi->lo, fi->hi);
+		else if (fi->lo != MCINIT_NOLIM)
+			fprintf(out, "%lld or more\n", fi->lo);
+		else
+			fprintf(out, "at most %lld\n", fi->hi);
+	}
+	if (fi->choices) {
+		fputs(".br\nChoices: ", out);
+		bar_list(out, fi->choices, ", ");
+		fputc('\n', out);
+	}
+	if (fi->flags) {
+		fputs(".br\nMegatron\\-LM: \\fB", out);
+		bar_list(out, fi->flags, "\\fR, \\fB");
+		fputs("\\fR\n", out);
+	}
+}
+
+/* Every field, one subsection per section in the table's order. */
+static void
+fields_doc(FILE *out)
+{
+	int f, g;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const char *sec = mcinit_fields[f].section;
+
+		for (g = 0; g < f && strcmp(mcinit_fields[g].section, sec) != 0; g++)
+			;
+		if (g < f)
+			continue; /* section already written */
+		mcinit_roff_ss(out, sec);
+		for (g = f; g < MCINIT_F_COUNT; g++)
+			if (strcmp(mcinit_fields[g].section, sec) == 0)
+				field_entry(out, g);
+	}
+}
+
+static int
+config_page(FILE *out)
+{
+	mcinit_roff_th(out, "mcinit-config", 5, PACKAGE_STRING);
+	mcinit_roff_sh(out, "NAME");
+	fputs("mcinit\\-config \\- mcinit job configuration: every field and every diagnostic "
+	      "code\n",
+	      out);
+	mcinit_roff_sh(out, "SYNOPSIS");
+	fputs(".nf\n{ \"model\": { \"tensor_model_parallel_size\": 8, \"num_layers\": 32 },\n"
+	      "  \"train\": { \"micro_batch_size\": 1 } }\n"
+	      "mcinit validate job.json model.tensor_model_parallel_size=4\n.fi\n",
+	      out);
+	mcinit_roff_sh(out, "DESCRIPTION");
+	mcinit_roff_text(out, config_intro);
+	mcinit_roff_sh(out, "FIELDS");
+	fields_doc(out);
+	mcinit_roff_sh(out, "DIAGNOSTICS");
+	mcinit_roff_text(out, "Every code mcinit reports, with its severity, what it means, an "
+	                      "input that triggers it and the fix (also `mcinit explain CODE`).");
+	if (mcinit_rules_doc(out, MCINIT_DOC_ROFF) < 0)
+		return -1;
+	see_also(out, PAGE_CONFIG);
+	return 0;
+}
+
+int
+mcinit_cmd_man(int argc, char **argv, int argi0)
+{
+	int idx, page = PAGE_NONE, first = 0;
+
+	(void)argi0;
+	argv[0] = "mcinit man";
+	if (argp_parse(&mcinit_man_argp, argc, argv, ARGP_IN_ORDER, &first, NULL) != 0)
+		return EX_USAGE;
+	if (first >= argc) {
+		mcinit_man_pages(print_page_name, NULL);
+		return fflush(stdout) == 0 ? 0 : EX_IOERR;
+	}
+	if (first + 1 < argc) {
+		fprintf(stderr, "mcinit man: one PAGE at a time (got '%s' and '%s')\n", argv[first],
+		        argv[first + 1]);
+		return EX_USAGE;
+	}
+	idx = page_find(argv[first]);
+	if (idx == PAGE_NONE) {
+		fprintf(stderr, "mcinit man: no page '%s' (`mcinit man` lists them)\n",
+		        argv[first]);
+		return EX_USAGE;
+	}
+	page = idx;
+	if (page == PAGE_MAIN)
+		main_page(stdout);
+	else if (page == PAGE_CONFIG)
+		config_page(stdout);
+	else {
+		command_page(stdout, &mcinit_commands[page]);
+		exit_status(stdout);
+		see_also(stdout, page);
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EX_IOERR;
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# CLI tests for the manual pages (`mcinit man`): every page renders with
+# groff -ww and man -l silent, each command page's options are exactly its
+# --help's, mcinit(1) lists every command and every environment variable the
+# sources read, mcinit-config(5) every field and every diagnostic code, and
+# Makefile.am ships every page.
+. "$srcdir/tests/cli/lib.sh"
+
+M=$MCINIT
+$M man >"$tmp/pages"
+check pages-listed test -s "$tmp/pages"
+check unknown-page-is-usage sh -c "$M man nosuch >/dev/null 2>&1; test \$? -eq 64"
+check two-pages-is-usage sh -c "$M man mcinit config >/dev/null 2>&1; test \$? -eq 64"
+check page-spellings sh -c "$M man man/mcinit-validate.1 >'$tmp/a' && $M man validate >'$tmp/b' && cmp '$tmp/a' '$tmp/b'"
+check wrong-section-rejected sh -c "! $M man mcinit-config.1 >/dev/null 2>&1"
+
+# Makefile.am's MAN_PAGES is exactly the list `mcinit man` writes.
+sed -n '/^MAN_PAGES =/,/[^\\]$/p' "$srcdir/Makefile.am" | sed 's/^MAN_PAGES =//; s/\\//g' |
+	tr ' \t' '\n\n' | sed -n 's|^man/||p' | sort >"$tmp/mk"
+sort "$tmp/pages" >"$tmp/pages.sorted"
+check makefile-ships-every-page diff -u "$tmp/pages.sorted" "$tmp/mk"
+
+# Every page: roff that groff renders with every warning enabled and none given.
+while read -r p; do
+	$M man "$p" >"$tmp/$p"
+	check "page-$p-written" test -s "$tmp/$p"
+	if command -v groff >/dev/null 2>&1; then
+		check "groff-ww-$p" sh -c "groff -ww -z -man '$tmp/$p' 2>&1 | sed 's/^/groff: /' | grep . && exit 1; exit 0"
+	else
+		skip "groff-ww-$p" "groff is not installed"
+	fi
+done <"$tmp/pages"
+
+# The long and short option names of a --help listing / of a page's .TP tags.
+help_opts() {
+	sed -n 's/^ \{1,\}\(-[^ ].*\)/\1/p' | sed 's/   .*//; s/, /\n/g' |
+		sed 's/=.*//; s/\[.*//; s/ .*//' | grep '^-' | sort -u
+}
+page_opts() {
+	sed -n '/^\.SH "OPTIONS"/,/^\.SH/{/^\.TP/{n;p;}}' | sed 's/\\-/-/g; s/\\fR, /\n/g' |
+		sed -n 's/^\\fB\(-[^\\]*\).*/\1/p' | sort -u
+}
+for c in $(sed -n 's/^mcinit-\(.*\)\.1$/\1/p' "$tmp/pages"); do
+	$M "$c" --help | help_opts >"$tmp/help-$c"
+	page_opts <"$tmp/mcinit-$c.1" >"$tmp/man-$c"
+	check "options-$c-nonempty" test -s "$tmp/man-$c"
+	check "options-$c-equal-help" diff -u "$tmp/help-$c" "$tmp/man-$c"
+done
+
+# mcinit(1): every command of `mcinit --help`, every variable the sources read.
+$M --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' >"$tmp/cmds"
+check commands-found test -s "$tmp/cmds"
+while read -r c; do
+	check "mcinit.1-lists-$c" grep -qx ".B $c" "$tmp/mcinit.1"
+	check "page-of-$c" grep -qx "mcinit-$c.1" "$tmp/pages"
+done <"$tmp/cmds"
+grep -ohE '(getenv\(|env_get\([^,"]*, |job_env\([^,"]*, )"[A-Z_]+"' "$srcdir"/src/*.c |
+	grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u >"$tmp/envs"
+sed -n 's/.*envs\[\] = {\(.*\)};/\1/p' "$srcdir"/src/*.c | grep -oE '[A-Z_]+' >>"$tmp/envs"
+check environment-found grep -q WORLD_SIZE "$tmp/envs"
+for e in $(sort -u "$tmp/envs"); do
+	check "environment-$e" grep -qx ".B $e" "$tmp/mcinit.1"
+done
+check exit-status-table sh -c "test \$(sed -n '/^\.SH \"EXIT STATUS\"/,/^\.SH/p' '$tmp/mcinit.1' | grep -c '^\.B [0-9]') -eq \$(grep -c '^	X([0-9]*,' '$srcdir/src/exitcodes.h')"
+
+# mcinit-config(5): every field of the schema, every documented code.
+$M schema | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["properties"]
+for sec, v in s.items():
+    for f in v.get("properties", {}):
+        print(sec, f)' >"$tmp/fields"
+check fields-found test -s "$tmp/fields"
+sed -n '/^\.SH "FIELDS"/,/^\.SH/p' "$tmp/mcinit-config.5" | sed 's/\\-/-/g' |
+	awk '/^\.SS/ { gsub(/"/, "", $2); sec = $2 } /^\\fB/ { f = $1; sub(/^\\fB/, "", f); sub(/\\fR.*/, "", f); print sec, f }' >"$tmp/man-fields"
+sort "$tmp/fields" >"$tmp/fields.sorted"
+sort "$tmp/man-fields" >"$tmp/man-fields.sorted"
+check config-5-every-field diff -u "$tmp/fields.sorted" "$tmp/man-fields.sorted"
+$M explain | sed -n 's/^\(MC[0-9]*\) (.*/\1/p' >"$tmp/codes"
+check codes-found test -s "$tmp/codes"
+for c in $(cat "$tmp/codes"); do
+	check "config-5-code-$c" grep -q "^\.BR $c " "$tmp/mcinit-config.5"
+done
+
+# What a reader sees: man -l renders MC001 with its fix.
+if command -v man >/dev/null 2>&1; then
+	MANWIDTH=80 man -l "$tmp/mcinit-config.5" >"$tmp/config.txt" 2>"$tmp/man.err"
+	check man-l-silent sh -c "! grep . '$tmp/man.err'"
+	check man-l-mc001-fix sh -c "grep -A8 '^ *MC001 (error)' '$tmp/config.txt' | grep -q 'Fix: omit the flag'"
+else
+	skip man-l-silent "man is not installed"
+	skip man-l-mc001-fix "man is not installed"
+fi
+finish
