@@ -1,6 +1,8 @@
 /* cli.c — the job options every command shares.  See cli.h. */
 #include "cli.h"
 
+#include "commands.h" /* mcinit_exit_status */
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -90,6 +92,7 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state,
 			           "--megatron-version: '%s' is not one of r0.15, r0.16, main",
 			           arg);
+		cli->mversion_name = arg;
 		break;
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
@@ -163,55 +166,32 @@ mcinit_cli_split(struct mcinit_cli *cli, int argc, char **argv)
 	return argc;
 }
 
-static bool
-ends_with(const char *s, const char *suffix)
+void
+mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static int
-load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
-           struct mcinit_err *err)
-{
-	if (ends_with(path, ".json"))
-		return mcinit_config_load_json(c, path, d, err);
-	if (ends_with(path, ".sh") || ends_with(path, ".bash"))
-		return mcinit_config_load_script(c, path, d, err);
-	if (ends_with(path, ".py"))
-		return mcinit_lint_python(c, path, d, err);
-	return mcinit_err_set(err, EX_USAGE,
-	                      "%s: unknown kind of input (expected .json, .sh, .bash or .py, or "
-	                      "section.field=value)",
-	                      path);
+	memset(desc, 0, sizeof *desc);
+	desc->inputs = (const char *const *)cli->inputs;
+	desc->ninputs = cli->ninputs;
+	desc->overrides = (const char *const *)cli->overrides;
+	desc->override_argv_index = cli->override_argi;
+	desc->noverrides = cli->noverrides;
+	desc->megatron_flags = (const char *const *)cli->rest;
+	desc->nmegatron_flags = cli->nrest;
+	desc->megatron_flags_argv_index = cli->rest_argi;
+	desc->world_size = cli->check.world_size;
+	desc->nnodes = cli->check.nnodes;
+	desc->nproc_per_node = cli->check.nproc_per_node;
+	desc->megatron_version = cli->mversion_name;
+	desc->bridge_defaults = cli->check.bridge_defaults;
 }
 
 int
-mcinit_job_load(const struct mcinit_cli *cli, struct mcinit_config *c, struct mcinit_diags *d,
-                struct mcinit_err *err)
+mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 {
-	struct mcinit_loc *locs = NULL, argv_loc;
-	size_t i;
-	int rc = -1;
-
-	for (i = 0; i < cli->ninputs; i++)
-		if (load_input(c, cli->inputs[i], d, err) < 0)
-			goto out;
-	for (i = 0; i < cli->noverrides; i++)
-		mcinit_config_apply_override(c, cli->overrides[i], cli->override_argi[i], d);
-	argv_loc = mcinit_config_source(c, "argv");
-	locs = mcinit_xcalloc(cli->nrest, sizeof *locs);
-	for (i = 0; i < cli->nrest; i++) {
-		locs[i] = argv_loc;
-		locs[i].line = cli->rest_argi + (int)i;
-	}
-	mcinit_config_apply_flags(c, cli->rest, locs, NULL, cli->nrest, d);
-	mcinit_config_finish(c, d);
-	rc = 0;
-out:
-	free(locs);
-	return rc;
+	mcinit_diags_sort(d);
+	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	fprintf(stderr, "mcinit: %s\n", err->text);
+	return mcinit_exit_status(err->code);
 }
 
 int

@@ -1,7 +1,8 @@
 /*
- * cli.h — what every command shares: the job options (inputs, overrides,
- * Megatron flags after `--`, world size, Megatron version, output format),
- * loading them into a config, and writing JSON output.
+ * cli.h — PRIVATE to the mcinit binary (argp lives here, not in the
+ * library): the job options every command shares (inputs, overrides, the
+ * words after `--`, world size, Megatron version, output format), turned
+ * into the library's plain job description, and writing JSON output.
  *
  * Ownership: struct mcinit_cli borrows argv strings (they live as long as
  * main) and owns only its arrays; release with mcinit_cli_destroy.
@@ -13,6 +14,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "plan.h"
 #include "rules.h"
 
 enum mcinit_format { MCINIT_FMT_TEXT = 1, MCINIT_FMT_JSON = 2, MCINIT_FMT_SVG = 4 };
@@ -28,6 +30,7 @@ struct mcinit_cli {
 	int argi0;     /* index of the command's argv[0] in mcinit's argv */
 	struct mcinit_check_opts check;
 	unsigned mversion;
+	const char *mversion_name; /* --megatron-version as given, NULL = main */
 	enum mcinit_format format;
 	unsigned formats; /* formats this command accepts */
 	char *prog;       /* "mcinit COMMAND", owned: argp's name in messages */
@@ -44,15 +47,18 @@ void mcinit_cli_destroy(struct mcinit_cli *cli);
  * messages name the whole command. */
 int mcinit_cli_split(struct mcinit_cli *cli, int argc, char **argv);
 
-/* Config from defaults, inputs, overrides and flags (in that precedence),
- * then required-field checks.  -1 when an input is unusable (err->code). */
-int mcinit_job_load(const struct mcinit_cli *cli, struct mcinit_config *c, struct mcinit_diags *d,
-                    struct mcinit_err *err);
+/* The library's job description of these options, the words after `--`
+ * taken as Megatron-LM flags (validate, topology).  desc borrows from cli. */
+void mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc);
+
+/* A job that could not be loaded: the diagnostics found before, then the
+ * error, on stderr.  Returns the exit status. */
+int mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err);
 
 /* Pretty JSON to out with a final newline (steals no reference). */
 int mcinit_print_json(json_t *j, FILE *out);
 
-/* "1 error, 2 warnings" summary on stderr, when there is anything to say. */
+/* "1 error, 2 warnings" summary to out, when there is anything to say. */
 void mcinit_print_summary(const struct mcinit_diags *d, FILE *out);
 
 #endif

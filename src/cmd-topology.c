@@ -121,119 +121,6 @@ const struct argp mcinit_topology_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
-/* ---- the job: sizes, placement, seeds ---- */
-
-/* a·b·c divides w, without forming the product (it may overflow). */
-static bool
-divides(long w, long a, long b, long c)
-{
-	return w % a == 0 && (w / a) % b == 0 && (w / a / b) % c == 0;
-}
-
-/* The first of `fs` (MCINIT_F_COUNT-terminated) the user wrote, else the first. */
-static enum mcinit_field
-written(const struct mcinit_config *c, const enum mcinit_field *fs)
-{
-	const enum mcinit_field *f;
-
-	for (f = fs; *f != MCINIT_F_COUNT; f++)
-		if (c->origin[*f] != MCINIT_ORIG_DEFAULT)
-			return *f;
-	return fs[0];
-}
-
-/* The rule a failed mcinit_topo_init corresponds to, for a job the rules
- * let through (so the user still gets a coded, located diagnostic). */
-static void
-report_topo_error(const struct mcinit_topo_sizes *s, const struct mcinit_config *c,
-                  const struct mcinit_err *err, struct mcinit_diags *d)
-{
-	static const enum mcinit_field dense[] = {MCINIT_F_tensor_model_parallel_size,
-	                                          MCINIT_F_pipeline_model_parallel_size,
-	                                          MCINIT_F_context_parallel_size, MCINIT_F_COUNT};
-	static const enum mcinit_field expert[] = {
-	    MCINIT_F_expert_model_parallel_size, MCINIT_F_expert_tensor_parallel_size,
-	    MCINIT_F_pipeline_model_parallel_size, MCINIT_F_COUNT};
-	static const enum mcinit_field mapping[] = {MCINIT_F_use_tp_pp_dp_mapping, MCINIT_F_COUNT};
-	const enum mcinit_field *cands = mapping;
-	const char *code = "MC034";
-	enum mcinit_field at;
-	struct mcinit_diag *g;
-	char key[128];
-
-	if (!divides(s->world, s->tp, s->cp, s->pp)) {
-		code = "MC010";
-		cands = dense;
-	} else if (!divides(s->world, s->etp, s->ep, s->pp)) {
-		code = "MC011";
-		cands = expert;
-	}
-	if (mcinit_diags_has(d, code))
-		return;
-	at = written(c, cands);
-	g = mcinit_diag_add(d, MCINIT_ERROR, code,
-	                    c->origin[at] == MCINIT_ORIG_DEFAULT ? NULL : &c->loc[at], "%s",
-	                    err->msg);
-	mcinit_diag_key(g, mcinit_field_key(at, key, sizeof key));
-	if (cands == mapping)
-		mcinit_diag_hint(g, "Megatron fails this only at initialisation; drop "
-		                    "use_tp_pp_dp_mapping or choose EP x ETP = TP x CP");
-}
-
-/* 0 with j->t ready; 1 when the sizes do not form a grid (a diagnostic says
- * why); -1 with err when the rules passed a job without the derived values
- * the grid needs (a bug). */
-static int
-job_topo(struct job *j, const struct mcinit_config *c, struct mcinit_diags *d,
-         struct mcinit_err *ierr)
-{
-	struct mcinit_topo_sizes s = {0};
-	struct mcinit_err err = {0};
-
-	if (!j->dv->world_ok || !j->dv->etp_ok)
-		return mcinit_err_set(ierr, EX_SOFTWARE,
-		                      "no error reported, yet the world size or the expert "
-		                      "tensor-parallel size was not derived");
-	s.world = (long)j->dv->world_size;
-	s.tp = (long)mcinit_cfg_int(c, MCINIT_F_tensor_model_parallel_size);
-	s.pp = (long)mcinit_cfg_int(c, MCINIT_F_pipeline_model_parallel_size);
-	s.cp = (long)mcinit_cfg_int(c, MCINIT_F_context_parallel_size);
-	s.ep = (long)mcinit_cfg_int(c, MCINIT_F_expert_model_parallel_size);
-	s.etp = (long)j->dv->etp;
-	s.tp_pp_dp_mapping = mcinit_cfg_bool(c, MCINIT_F_use_tp_pp_dp_mapping);
-	if (mcinit_topo_init(&j->t, &s, &err) < 0) {
-		report_topo_error(&s, c, &err, d);
-		return 1;
-	}
-	return 0;
-}
-
-static long long
-cfg_int_or(const struct mcinit_config *c, enum mcinit_field f, long long dflt)
-{
-	return mcinit_cfg_null(c, f) ? dflt : mcinit_cfg_int(c, f);
-}
-
-static void
-job_placement(struct placement *pl, const struct mcinit_cli *cli, const struct mcinit_config *c,
-              long world)
-{
-	long long npn = cli->check.nproc_per_node, nn = cli->check.nnodes;
-
-	pl->source = "--nproc-per-node";
-	if (npn == 0) {
-		npn = cfg_int_or(c, MCINIT_F_nproc_per_node, 0);
-		pl->source = "launch.nproc_per_node";
-	}
-	if (nn == 0)
-		nn = cfg_int_or(c, MCINIT_F_nnodes, 0);
-	if (npn == 0 && nn > 0 && world % nn == 0) {
-		npn = world / nn;
-		pl->source = "world size / nnodes";
-	}
-	pl->npn = (long)npn;
-	pl->nnodes = npn > 0 ? (long)((world + npn - 1) / npn) : 0;
-}
 /* ---- the command ---- */
 
 /* Diagnostics of a job that cannot be laid out, as validate reports them. */
@@ -257,70 +144,75 @@ emit_invalid(const struct topts *o, const struct mcinit_derived *dv, const struc
 	return rc;
 }
 
+/* The emitters' view of the library's plan. */
 static void
-job_fill(struct job *j, const struct mcinit_config *c)
+job_fill(struct job *j, const struct topts *o, struct mcinit_job *job)
 {
-	j->kinds = j->o->kind >= 0 ? MCINIT_GROUP_BIT(j->o->kind) : MCINIT_GROUP_ALL;
-	j->seed = mcinit_cfg_int(c, MCINIT_F_seed);
-	j->dp_random_init = mcinit_cfg_bool(c, MCINIT_F_data_parallel_random_init);
-	j->vpp = j->dv->vpp_ok ? j->dv->vpp : 0;
-	job_placement(&j->pl, &j->o->cli, c, j->t.s.world);
-	j->tp_loc = c->origin[MCINIT_F_tensor_model_parallel_size] == MCINIT_ORIG_DEFAULT
-	                ? NULL
-	                : &c->loc[MCINIT_F_tensor_model_parallel_size];
-	j->nd.external = mcinit_cfg_bool(c, MCINIT_F_external_gpu_device_mapping);
+	const struct mcinit_topology *t = &job->topo;
+
+	j->o = o;
+	j->job = job;
+	j->dv = &job->dv;
+	j->d = job->d;
+	j->kinds = o->kind >= 0 ? MCINIT_GROUP_BIT(o->kind) : MCINIT_GROUP_ALL;
+	j->t = t->t;
+	j->pl = t->pl;
+	j->seed = t->seed;
+	j->dp_random_init = t->dp_random_init;
+	j->vpp = t->vpp;
+}
+
+void
+mcinit_node_setup(struct job *j)
+{
+	mcinit_node_finish(j->job);
+	j->nd = j->job->topo.nd;
+	j->node_file = j->job->topo.ld.file;
+}
+
+long
+mcinit_node_npn(const struct job *j)
+{
+	return mcinit_plan_npn(&j->job->topo);
 }
 
 int
 mcinit_cmd_topology(int argc, char **argv, int argi0)
 {
 	struct topts o = {.rank = -1, .kind = -1};
-	struct mcinit_config c;
-	struct mcinit_diags d;
-	struct mcinit_derived dv;
+	struct mcinit_job_desc desc;
+	struct mcinit_diags *d = mcinit_diags_new();
+	struct mcinit_job *job = NULL;
 	struct mcinit_err err = {0};
+	mcinit_error_t perr;
 	struct job j = {0};
 	int status = EX_SOFTWARE, n;
 
 	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON | MCINIT_FMT_SVG);
 	n = mcinit_cli_split(&o.cli, argc, argv);
 	argp_parse(&mcinit_topology_argp, n, argv, 0, NULL, &o);
-	mcinit_config_init(&c, o.cli.mversion);
-	mcinit_diags_init(&d);
-	j.o = &o;
-	j.dv = &dv;
-	j.d = &d;
-	if (mcinit_job_load(&o.cli, &c, &d, &err) < 0 ||
-	    mcinit_check(&c, &o.cli.check, &dv, &d, &err) < 0) {
-		mcinit_diags_sort(&d);
-		mcinit_diags_print(&d, stderr, mcinit_want_color(stderr));
-		fprintf(stderr, "mcinit: %s\n", err.msg);
-		status = err.code ? err.code : EX_SOFTWARE;
+	mcinit_cli_desc(&o.cli, &desc);
+	desc.hwloc_xml = o.hwloc_xml;
+	job = mcinit_job_new(&desc, d, &perr);
+	if (job == NULL) {
+		status = mcinit_cli_fail(d, &perr);
 		goto out;
 	}
-	if (mcinit_diags_count(&d, MCINIT_ERROR) == 0 && job_topo(&j, &c, &d, &err) < 0) {
-		fprintf(stderr, "mcinit: %s\n", err.msg);
-		status = err.code;
+	if (!mcinit_job_valid(job)) {
+		status = emit_invalid(&o, &job->dv, d) < 0 ? EX_IOERR : 1;
 		goto out;
 	}
-	if (mcinit_diags_count(&d, MCINIT_ERROR) > 0) {
-		mcinit_diags_sort(&d);
-		status = emit_invalid(&o, &dv, &d) < 0 ? EX_IOERR : 1;
-		goto out;
-	}
-	mcinit_diags_sort(&d);
-	if (o.rank >= j.t.s.world) {
+	if (o.rank >= job->topo.t.s.world) {
 		fprintf(stderr, "mcinit topology: --rank %ld: the world has %ld ranks (0 to %ld)\n",
-		        o.rank, j.t.s.world, j.t.s.world - 1);
+		        o.rank, job->topo.t.s.world, job->topo.t.s.world - 1);
 		status = EX_USAGE;
 		goto out;
 	}
-	job_fill(&j, &c);
-	mcinit_loader_start(&j.ld, o.hwloc_xml, o.cli.format == MCINIT_FMT_JSON);
-	if (j.ld.file && !j.ld.running && j.ld.a == NULL) {
-		fprintf(stderr, "mcinit topology: %s%s\n", j.ld.err.msg,
+	job_fill(&j, &o, job);
+	if (mcinit_node_start(job, o.cli.format == MCINIT_FMT_JSON, &err) < 0) {
+		fprintf(stderr, "mcinit topology: %s%s\n", err.msg,
 		        o.hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
-		status = j.ld.err.code;
+		status = err.code;
 		goto out;
 	}
 	n = o.cli.format == MCINIT_FMT_JSON  ? mcinit_topology_json(&j)
@@ -333,9 +225,8 @@ mcinit_cmd_topology(int argc, char **argv, int argi0)
 	}
 	status = n > 0 ? EX_USAGE : 0;
 out:
-	mcinit_node_destroy(&j);
-	mcinit_diags_destroy(&d);
-	mcinit_config_destroy(&c);
+	mcinit_job_free(job);
+	mcinit_diags_free(d);
 	mcinit_cli_destroy(&o.cli);
 	return status;
 }

@@ -62,64 +62,36 @@ const struct argp mcinit_validate_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
-/*
- * The fully resolved config: defaults and repairs are already in c; a field
- * still null that Megatron derives (kv_channels, ffn_hidden_size,
- * global_batch_size, virtual_pipeline_model_parallel_size, world_size, ...)
- * takes the derived value of the same name.
- */
-static json_t *
-resolved_config(const struct mcinit_config *c, const struct mcinit_derived *dv)
-{
-	json_t *cfg = mcinit_config_to_json(c), *der = mcinit_derived_to_json(dv), *sec, *v;
-	const char *sname, *key;
-
-	json_object_foreach(cfg, sname, sec)
-	{
-		if (strcmp(sname, "env_vars") == 0)
-			continue;
-		json_object_foreach(sec, key, v)
-		{
-			json_t *d = json_object_get(der, key);
-
-			if (json_is_null(v) && d != NULL && !json_is_null(d))
-				json_object_set(sec, key, d);
-		}
-	}
-	json_decref(der);
-	return cfg;
-}
-
 /* The JSON result object of one validation. */
 static json_t *
-result_json(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_derived *dv,
-            const struct mcinit_diags *d)
+result_json(const struct vopts *o, const struct mcinit_job *job, const struct mcinit_diags *d)
 {
+	const struct mcinit_derived *dv = &job->dv;
+
 	json_t *out = json_object();
 
 	json_object_set_new(out, "valid", json_boolean(mcinit_diags_count(d, MCINIT_ERROR) == 0));
 	json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
 	json_object_set_new(out, "derived", mcinit_derived_to_json(dv));
 	if (o->print_config)
-		json_object_set_new(out, "config", resolved_config(c, dv));
+		json_object_set_new(out, "config", mcinit_job_resolved_json(job));
 	return out;
 }
 
 static int
-emit_text(const struct vopts *o, const struct mcinit_config *c, const struct mcinit_derived *dv,
-          const struct mcinit_diags *d)
+emit_text(const struct vopts *o, const struct mcinit_job *job, const struct mcinit_diags *d)
 {
 	int rc = 0;
 
 	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
 	mcinit_print_summary(d, stderr);
 	if (o->print_config) {
-		json_t *cfg = resolved_config(c, dv);
+		json_t *cfg = mcinit_job_resolved_json(job);
 
 		rc = mcinit_print_json(cfg, stdout);
 		json_decref(cfg);
 	} else if (mcinit_diags_count(d, MCINIT_ERROR) == 0) {
-		mcinit_derived_print(dv, stdout);
+		mcinit_derived_print(&job->dv, stdout);
 	}
 	return rc;
 }
@@ -132,37 +104,32 @@ emit_text(const struct vopts *o, const struct mcinit_config *c, const struct mci
 static int
 validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *results)
 {
-	struct mcinit_config c;
-	struct mcinit_diags d;
-	struct mcinit_derived dv;
-	struct mcinit_err err = {0};
+	struct mcinit_job_desc desc;
+	struct mcinit_diags *d = mcinit_diags_new();
+	struct mcinit_job *job;
+	mcinit_error_t err;
 	int status;
 
-	mcinit_config_init(&c, cli->mversion);
-	mcinit_diags_init(&d);
-	if (mcinit_job_load(cli, &c, &d, &err) < 0 ||
-	    mcinit_check(&c, &cli->check, &dv, &d, &err) < 0) {
-		mcinit_diags_sort(&d);
-		mcinit_diags_print(&d, stderr, mcinit_want_color(stderr));
-		fprintf(stderr, "mcinit: %s\n", err.msg);
-		status = err.code ? err.code : EX_SOFTWARE;
+	mcinit_cli_desc(cli, &desc);
+	job = mcinit_job_new(&desc, d, &err);
+	if (job == NULL) {
+		status = mcinit_cli_fail(d, &err);
 		goto out;
 	}
-	mcinit_diags_sort(&d);
-	status = mcinit_diags_count(&d, MCINIT_ERROR) ? 1 : 0;
+	status = mcinit_diags_count(d, MCINIT_ERROR) ? 1 : 0;
 	if (results != NULL) {
-		json_t *r = result_json(o, &c, &dv, &d);
+		json_t *r = result_json(o, job, d);
 
 		if (o->each && cli->ninputs == 1)
 			json_object_set_new(r, "input", json_string(cli->inputs[0]));
 		json_array_append_new(results, r);
-	} else if (emit_text(o, &c, &dv, &d) < 0) {
+	} else if (emit_text(o, job, d) < 0) {
 		fprintf(stderr, "mcinit: cannot write output\n");
 		status = EX_IOERR;
 	}
 out:
-	mcinit_diags_destroy(&d);
-	mcinit_config_destroy(&c);
+	mcinit_job_free(job);
+	mcinit_diags_free(d);
 	return status;
 }
 

@@ -10,6 +10,8 @@
 #include <argp.h>
 #include <stddef.h>
 
+#include "mcinit.h"
+
 int mcinit_cmd_validate(int argc, char **argv, int argi0);
 int mcinit_cmd_topology(int argc, char **argv, int argi0);
 int mcinit_cmd_schema(int argc, char **argv, int argi0);
@@ -35,6 +37,10 @@ extern const size_t mcinit_ncommands;
 /* Calls fn(PAGE, arg) for every manual page `mcinit man` writes, file names
  * such as "mcinit-validate.1" (cmd-man.c). */
 void mcinit_man_pages(void (*fn)(const char *page, const char *arg), const char *arg);
+
+/* The exit status for a library error code (mcinit.c: the one place that
+ * chooses exit statuses). */
+int mcinit_exit_status(int code);
 
 /* Shared by every command's --help: MCINIT_EXIT_CODES_DOC. */
 #include "exitcodes.h"

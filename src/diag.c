@@ -90,6 +90,13 @@ mcinit_diag_key(struct mcinit_diag *g, const char *key)
 	g->keys[g->nkeys++] = mcinit_xstrdup(key);
 }
 
+int
+mcinit_loc_is_argv(const struct mcinit_loc *l)
+{
+	return l->source != NULL &&
+	       (strcmp(l->source, "argv") == 0 || strcmp(l->source, "override") == 0);
+}
+
 size_t
 mcinit_diags_count(const struct mcinit_diags *d, enum mcinit_severity sev)
 {
@@ -153,7 +160,7 @@ print_loc(const struct mcinit_loc *l, FILE *out)
 }
 
 void
-mcinit_diags_print(const struct mcinit_diags *d, FILE *out, bool color)
+mcinit_diags_print(const struct mcinit_diags *d, FILE *out, int color)
 {
 	size_t i;
 

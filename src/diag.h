@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-enum mcinit_severity { MCINIT_NOTE, MCINIT_WARNING, MCINIT_ERROR };
+#include "mcinit.h" /* enum mcinit_severity and the public half of this module */
 
 /* Where something was written.  source: a file path, "argv", "override",
  * "env" or NULL (a default: no place to point at).  line 0 = unknown;
@@ -42,6 +42,10 @@ struct mcinit_diags {
 	size_t n, cap;
 };
 
+/* 1 when l is a command-line word ("argv" or "override"): its line is then
+ * the word's index in mcinit's argv. */
+int mcinit_loc_is_argv(const struct mcinit_loc *l);
+
 /* Documentation of one diagnostic code: what it means, an input that
  * triggers it, and the fix.  Tables of these live beside the code that
  * emits the diagnostics (config.c, rules.c, affinity.c); mcinit explain and
@@ -66,15 +70,10 @@ void mcinit_diag_hint(struct mcinit_diag *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void mcinit_diag_key(struct mcinit_diag *g, const char *key);
 
-size_t mcinit_diags_count(const struct mcinit_diags *d, enum mcinit_severity sev);
+/* mcinit_diags_count, mcinit_diags_sort, mcinit_diags_print: see mcinit.h. */
 /* 1 when a diagnostic with this code exists. */
 int mcinit_diags_has(const struct mcinit_diags *d, const char *code);
 
-/* Sort by source order, line, column, then insertion. */
-void mcinit_diags_sort(struct mcinit_diags *d);
-
-/* gcc style: "SOURCE:LINE:COL: error[MC001]: message" plus indented hint. */
-void mcinit_diags_print(const struct mcinit_diags *d, FILE *out, bool color);
 /* A new JSON array of diagnostic objects (caller owns the reference). */
 json_t *mcinit_diags_to_json(const struct mcinit_diags *d);
 

@@ -37,6 +37,34 @@ const struct mcinit_command mcinit_commands[] = {
 };
 const size_t mcinit_ncommands = sizeof mcinit_commands / sizeof mcinit_commands[0];
 
+int
+mcinit_exit_status(int code)
+{
+	static const int status[MCINIT_E_COUNT] = {
+	    [MCINIT_OK] = EX_OK,
+	    [MCINIT_E_INVALID] = MCINIT_EX_INVALID,
+	    [MCINIT_E_USAGE] = EX_USAGE,
+	    [MCINIT_E_PARSE] = EX_DATAERR,
+	    [MCINIT_E_NOINPUT] = EX_NOINPUT,
+	    [MCINIT_E_UNAVAILABLE] = EX_UNAVAILABLE,
+	    [MCINIT_E_INTERNAL] = EX_SOFTWARE,
+	    [MCINIT_E_OS] = EX_OSERR,
+	    [MCINIT_E_IO] = EX_IOERR,
+	    /* Out of memory is the machine's failure, not the job's. */
+	    [MCINIT_E_NOMEM] = EX_OSERR,
+	};
+
+	return code >= 0 && code < MCINIT_E_COUNT ? status[code] : EX_SOFTWARE;
+}
+
+/* The library's allocations never return NULL: it calls this instead. */
+static void
+out_of_memory(size_t n)
+{
+	fprintf(stderr, "mcinit: out of memory allocating %zu bytes\n", n);
+	exit(mcinit_exit_status(MCINIT_E_NOMEM));
+}
+
 static void
 usage(FILE *out)
 {
@@ -59,6 +87,7 @@ main(int argc, char **argv)
 	size_t i;
 
 	argp_err_exit_status = EX_USAGE;
+	mcinit_set_alloc_failure(out_of_memory);
 	if (argc < 2) {
 		usage(stderr);
 		return EX_USAGE;

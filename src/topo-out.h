@@ -5,9 +5,8 @@
  * (topo-node.c) and one emitter per output format (topo-json.c,
  * topo-text.c, topo-svg.c).
  *
- * Ownership: struct job borrows its options, derived values and diagnostics
- * from mcinit_cmd_topology; what its loader and node hold is freed by
- * mcinit_node_destroy.
+ * Ownership: struct job borrows everything from mcinit_cmd_topology and
+ * the library's plan (struct mcinit_job), which frees it.
  */
 #ifndef MCINIT_TOPO_OUT_H
 #define MCINIT_TOPO_OUT_H
@@ -19,6 +18,7 @@
 
 #include "affinity.h"
 #include "cli.h"
+#include "plan.h"
 #include "topology.h"
 #include "util.h"
 
@@ -30,35 +30,11 @@ struct topts {
 	const char *hwloc_xml; /* --hwloc-xml, NULL = $HWLOC_XMLFILE or this machine */
 };
 
-/* Where ranks land (block placement: node = rank / npn); npn 0 = unknown. */
-struct placement {
-	long npn, nnodes;
-	const char *source;
-};
-
-/* The node the ranks run on and which GPU each local rank drives. */
-struct node {
-	struct mcinit_affinity *a; /* NULL: this machine could not be read (MC054) */
-	long nlocal;               /* local ranks described: nproc_per_node (at most
-	                              the world), else one per GPU */
-	bool guessed;              /* nlocal comes from the GPU count */
-	bool external;             /* dist.external_gpu_device_mapping: device 0 */
-	int *rank_gpu;             /* [nlocal]; owned */
-};
-
-/* Loads the node's topology, in a thread when asked (see mcinit_loader_start). */
-struct loader {
-	struct mcinit_affinity_opts opts;
-	struct mcinit_affinity *a;
-	struct mcinit_err err;
-	bool file; /* an XML file, not this machine */
-	bool running;
-	pthread_t th;
-};
-
-/* What the emitters need once the job is known to be valid. */
+/* What the emitters read: a view of the library's plan (plan.h), copied
+ * once the job is known to be valid; nd is filled by mcinit_node_setup. */
 struct job {
 	const struct topts *o;
+	struct mcinit_job *job; /* the plan, which owns everything below */
 	const struct mcinit_derived *dv;
 	struct mcinit_diags *d;
 	struct mcinit_topo t;
@@ -66,10 +42,9 @@ struct job {
 	unsigned kinds; /* MCINIT_GROUP_BIT set */
 	long long seed;
 	int dp_random_init;
-	long long vpp;                   /* 0 = no virtual pipeline */
-	const struct mcinit_loc *tp_loc; /* where TP was written; NULL: default */
-	struct loader ld;
+	long long vpp;  /* 0 = no virtual pipeline */
 	struct node nd; /* valid after mcinit_node_setup */
+	bool node_file; /* the node came from an XML file, not this machine */
 };
 
 /* ---- the chunked writer (topo-out.c): the whole output never sits in memory ---- */
@@ -124,18 +99,13 @@ out_num(struct out *w, long long v)
 	out_num_w(w, v, 0);
 }
 
-/* ---- the node (topo-node.c) ---- */
+/* ---- the node (cmd-topology.c, over the library's node.c) ---- */
 
-/* Starts loading the node's topology, in a thread when async allows it. */
-void mcinit_loader_start(struct loader *l, const char *xml, bool async);
-/* GPU of local rank l, or -1 when the node has none for it. */
-int mcinit_node_gpu(const struct node *nd, long l);
+/* Waits for the node's hardware: which GPU each local rank drives, and what
+ * the node warns about (diagnostics MC050-MC054, added to j->d). */
+void mcinit_node_setup(struct job *j);
 /* Ranks per node for the affinity: the placement's, else one per GPU. */
 long mcinit_node_npn(const struct job *j);
-/* Waits for the loader; which GPU each local rank drives, and what the node
- * warns about (diagnostics MC050-MC054). */
-void mcinit_node_setup(struct job *j);
-void mcinit_node_destroy(struct job *j);
 
 /* ---- the emitters: 0, -1 when the output cannot be written ---- */
 

@@ -483,7 +483,7 @@ text_affinity(struct out *w, const struct job *j)
 	mcinit_affinity_summary_text(a, &b);
 	out_indented(w, mcinit_buf_cstr(&b), "  ");
 	if (mcinit_affinity_ngpus(a) == 0) {
-		mcinit_out_printf(w, "  no NVIDIA GPUs found %s%s\n", j->ld.file ? "in " : "on ",
+		mcinit_out_printf(w, "  no NVIDIA GPUs found %s%s\n", j->node_file ? "in " : "on ",
 		                  mcinit_affinity_source(a));
 	} else {
 		b.len = 0;

@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,25 @@ mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
 	return -1;
 }
 
+static mcinit_alloc_failure_fn alloc_failure;
+
+void
+mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn)
+{
+	alloc_failure = fn;
+}
+
+/* No caller checks for NULL (see util.h), so this must not return: the
+ * program's handler decides how to end (the mcinit binary prints and sets
+ * its exit status); without one, SIGABRT, which a debugger or core dump
+ * shows at the allocation. */
 static void
 oom(size_t n)
 {
-	fprintf(stderr, "mcinit: out of memory allocating %zu bytes\n", n);
-	abort();
+	if (alloc_failure != NULL)
+		alloc_failure(n);
+	raise(SIGABRT);
+	raise(SIGKILL); /* SIGABRT was blocked or ignored */
 }
 
 void *

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mcinit.h"
+
 struct mcinit_err {
 	int code;      /* sysexits value suggested to main(); 0 = EX_SOFTWARE */
 	char msg[512]; /* human-readable, no trailing newline */
@@ -22,8 +24,10 @@ struct mcinit_err {
 int mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Allocation that aborts with a message on exhaustion: mcinit's data is tiny
- * relative to memory, and an OOM path in every caller would be dead code. */
+/* Allocation that never returns NULL: mcinit's data is tiny relative to
+ * memory, and an out-of-memory path in every caller would be dead code.  On
+ * exhaustion the handler of mcinit_set_alloc_failure (mcinit.h) is called;
+ * it must not return (the policy is documented there). */
 void *mcinit_xmalloc(size_t n);
 void *mcinit_xcalloc(size_t n, size_t size);
 void *mcinit_xrealloc(void *p, size_t n);

@@ -18,7 +18,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found (apt-get install clang libclang-rt-14-dev)" >&2
 	exit $status
 fi
-flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$srcdir/src"
+flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$srcdir/src -I$srcdir/include"
 for f in "$srcdir"/tests/fuzz/fuzz-*.c; do
 	name=$(basename "$f" .c)
 	mod=${name#fuzz-}

@@ -1,12 +1,14 @@
 /*
- * topo-node.c — the node the ranks run on: its GPUs, CPUs, NUMA nodes and
- * NICs from hwloc (read in a thread beside the JSON stream), which GPU each
- * local rank drives, and the placement warnings MC050-MC054.
+ * node.c — the node the ranks run on: its GPUs, CPUs, NUMA nodes and NICs
+ * from hwloc (read in a thread beside the caller's output when it can), which
+ * GPU each local rank drives, and the placement warnings MC050-MC054.
  */
-#include "topo-out.h"
+#include "plan.h"
+#include "rules-impl.h" /* mcinit_rules_env_get */
 
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 static void *
 loader_run(void *arg)
@@ -17,26 +19,36 @@ loader_run(void *arg)
 	return NULL;
 }
 
-/* Starts loading the node's topology.  Reading this machine takes tens of
- * milliseconds (hwloc scans PCI), as long as writing 65,536 ranks of JSON,
- * so for JSON it runs in a thread beside the rank stream.  An XML file is
- * quick, and a bad one must fail the command before any output: it loads
- * here.  So does any load while $HWLOC_XMLFILE is set, even empty: reading
- * this machine then hides the variable with setenv(), which must not race
- * with the main thread. */
-void
-mcinit_loader_start(struct loader *l, const char *xml, bool async)
+/* Reading this machine takes tens of milliseconds (hwloc scans PCI), as
+ * long as writing 65,536 ranks of JSON, so it may run in a thread.  An XML
+ * file is quick, and a bad one must fail before any output: it loads here. */
+int
+mcinit_node_start(struct mcinit_job *job, bool async, struct mcinit_err *err)
 {
-	const char *env = getenv("HWLOC_XMLFILE");
+	struct loader *l = &job->topo.ld;
+	const char *env = mcinit_rules_env_get(&job->opts, "HWLOC_XMLFILE");
 
+	if (job->topo.started)
+		return 0;
+	job->topo.started = true;
 	memset(l, 0, sizeof *l);
-	l->opts.xml_path = xml;
-	l->file = xml != NULL || (env != NULL && *env != '\0');
-	if (async && !l->file && env == NULL && pthread_create(&l->th, NULL, loader_run, l) == 0) {
+	l->opts.xml_path = job->hwloc_xml;
+	if (l->opts.xml_path == NULL && env != NULL && *env != '\0')
+		l->opts.xml_path = env;
+	l->opts.ignore_xml_env = 1;
+	l->file = l->opts.xml_path != NULL;
+	/* affinity.c still hides a set $HWLOC_XMLFILE with setenv(): no thread then. */
+	if (async && !l->file && getenv("HWLOC_XMLFILE") == NULL &&
+	    pthread_create(&l->th, NULL, loader_run, l) == 0) {
 		l->running = true;
-		return;
+		return 0;
 	}
 	loader_run(l);
+	if (l->file && l->a == NULL) {
+		*err = l->err;
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -56,9 +68,9 @@ mcinit_node_gpu(const struct node *nd, long l)
 }
 
 long
-mcinit_node_npn(const struct job *j)
+mcinit_plan_npn(const struct mcinit_topology *t)
 {
-	return j->pl.npn > 0 ? j->pl.npn : j->nd.nlocal;
+	return t->pl.npn > 0 ? t->pl.npn : t->nd.nlocal;
 }
 
 /* Tensor-parallel groups that lie inside one node, as local GPU indexes,
@@ -86,7 +98,8 @@ layout_seen(const struct tp_layouts *L, const int *g)
 
 /* Adds the group whose TP-rank-0 member is r, when it stays on node n. */
 static void
-layout_add(const struct job *j, struct tp_layouts *L, long r, long n, long npn, size_t cap)
+layout_add(const struct mcinit_topology *j, struct tp_layouts *L, long r, long n, long npn,
+           size_t cap)
 {
 	struct mcinit_coords co;
 	long color, key, t;
@@ -108,9 +121,9 @@ layout_add(const struct job *j, struct tp_layouts *L, long r, long n, long npn, 
 }
 
 static void
-tp_layouts_find(const struct job *j, struct tp_layouts *L)
+tp_layouts_find(const struct mcinit_topology *j, struct tp_layouts *L)
 {
-	long npn = mcinit_node_npn(j), tp = j->t.s.tp, a = npn, b = tp, n, nodes, r;
+	long npn = mcinit_plan_npn(j), tp = j->t.s.tp, a = npn, b = tp, n, nodes, r;
 	size_t i, cap;
 
 	memset(L, 0, sizeof *L);
@@ -151,7 +164,7 @@ tp_layouts_free(struct tp_layouts *L)
 
 /* The affinity module's placement warnings, as coded diagnostics. */
 static void
-node_warnings(struct job *j)
+node_warnings(struct mcinit_topology *j)
 {
 	static const char *const codes[] = {
 	    [MCINIT_AFF_WARN_TP_NVLINK] = "MC050",
@@ -199,13 +212,17 @@ node_warnings(struct job *j)
 
 /* Which GPU each local rank drives, and what the node warns about. */
 void
-mcinit_node_setup(struct job *j)
+mcinit_node_finish(struct mcinit_job *job)
 {
+	struct mcinit_topology *j = &job->topo;
 	struct node *nd = &j->nd;
 	struct loader *ld = &j->ld;
 	struct mcinit_diag *g;
 	long l, ngpus;
 
+	if (!j->started || j->finished)
+		return;
+	j->finished = true;
 	loader_wait(ld);
 	nd->a = ld->a;
 	ld->a = NULL;
@@ -238,10 +255,63 @@ mcinit_node_setup(struct job *j)
 }
 
 void
-mcinit_node_destroy(struct job *j)
+mcinit_node_destroy(struct mcinit_topology *j)
 {
 	loader_wait(&j->ld);
 	mcinit_affinity_free(j->ld.a);
 	mcinit_affinity_free(j->nd.a);
 	free(j->nd.rank_gpu);
+}
+
+/* ---- the public node ---- */
+
+int
+mcinit_job_plan_node(struct mcinit_job *job, mcinit_error_t *perr)
+{
+	struct mcinit_err err = {0};
+
+	if (!mcinit_job_valid(job)) {
+		mcinit_err_set(&err, EX_USAGE, "the job is not valid: it has no placement to plan");
+		mcinit_err_export(&err, perr);
+		return -1;
+	}
+	if (mcinit_node_start(job, false, &err) < 0) {
+		mcinit_err_export(&err, perr);
+		return -1;
+	}
+	mcinit_node_finish(job);
+	mcinit_diags_sort(job->d);
+	return 0;
+}
+
+long
+mcinit_job_local_ranks(const struct mcinit_job *job)
+{
+	return job->topo.finished && job->topo.nd.a != NULL ? job->topo.nd.nlocal : 0;
+}
+
+int
+mcinit_job_local_rank(const struct mcinit_job *job, long l, struct mcinit_local_rank *out)
+{
+	const struct node *nd = &job->topo.nd;
+	const struct mcinit_affinity_gpu *g;
+	int gpu;
+
+	if (l < 0 || l >= mcinit_job_local_ranks(job))
+		return -1;
+	memset(out, 0, sizeof *out);
+	out->local_rank = l;
+	out->numa = -1;
+	gpu = mcinit_node_gpu(nd, l);
+	out->gpu = gpu;
+	if (gpu < 0) {
+		out->cpuset = mcinit_affinity_allowed_cpuset(nd->a);
+		return 0;
+	}
+	g = mcinit_affinity_gpu(nd->a, (size_t)gpu);
+	out->busid = g->busid;
+	out->cpuset = g->cpuset;
+	out->numa = g->nnuma > 0 ? (int)g->numa[0] : -1;
+	out->nic = g->nnics > 0 ? g->nics[0] : NULL;
+	return 0;
 }

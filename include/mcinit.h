@@ -1,0 +1,324 @@
+/*
+ * mcinit.h — libmcinit, the public C API of mcinit: load, check and plan a
+ * Megatron-style model-parallel training job (the C analogue of
+ * Megatron-Bridge's initialize_megatron, up to the point where processes
+ * and GPUs are touched).
+ *
+ *   pkg-config --cflags --libs mcinit
+ *
+ * The job plan.  One call sequence, used by every mcinit command and meant
+ * for `mcinit run` and for C/C++ trainers:
+ *
+ *   struct mcinit_job_desc desc = {0};          (inputs, overrides, flags,
+ *   desc.inputs = paths; desc.ninputs = n;       environment, world and
+ *   ...                                          placement options)
+ *   struct mcinit_diags *d = mcinit_diags_new();
+ *   mcinit_error_t err;
+ *   struct mcinit_job *job = mcinit_job_new(&desc, d, &err);
+ *       load every input, overrides, Megatron flags; check every rule;
+ *       derive Megatron's values; lay out the rank groups (topology) and
+ *       the block placement.  NULL only when an input cannot be used at all
+ *       (missing, unparseable) or on an internal failure: err says why, d
+ *       holds what was found before.  An invalid job is still returned:
+ *       mcinit_job_valid() is 0 and d holds the errors.
+ *   mcinit_job_plan_node(job, &err);
+ *       the node: its GPUs, CPUs, NUMA nodes and NICs (hwloc: desc.hwloc_xml,
+ *       else $HWLOC_XMLFILE from desc.envp, else this machine), which GPU
+ *       each local rank drives, and the placement diagnostics MC050-MC054.
+ *   mcinit_job_local_rank(job, l, &lr);  ... each local rank's GPU and CPUs
+ *   mcinit_job_free(job); mcinit_diags_free(d);
+ *
+ * Words after `--` on a command line are not interpreted here: a caller
+ * that reads them as Megatron-LM flags (validate, topology) passes them as
+ * desc.megatron_flags; `mcinit run` hands them over as a command instead.
+ *
+ * Conventions.
+ *   - Handles are opaque and come in _new/_free pairs; _free(NULL) is a no-op.
+ *   - Every function states who owns what it returns.  "Borrowed" pointers
+ *     stay valid until the handle they come from is freed; strings passed
+ *     in are copied (the job keeps no pointer into the description).
+ *   - Errors that stop a call come back in a caller-provided mcinit_error_t
+ *     (jansson's json_error_t style: fixed-size, no allocation, may be NULL).
+ *     Problems in the job itself are diagnostics, never errors.
+ *   - The library never exits, aborts or prints, except to a FILE * it is
+ *     handed, and except out of memory (see mcinit_set_alloc_failure).
+ *   - Thread safety: distinct handles may be used from distinct threads;
+ *     one handle from one thread at a time.  Process-wide tables are
+ *     initialised once (pthread_once); nothing touches the environment.
+ *   - Symbols not declared in this header are private, whatever their
+ *     prefix, and may change in any release.
+ *
+ * Nothing here depends on the configuration schema: a new schema row
+ * changes no type or function of this header.
+ */
+#ifndef MCINIT_H
+#define MCINIT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors ---- */
+
+/* What went wrong, as a kind.  The mcinit binary maps each kind to its exit
+ * status (mcinit.c, from the table of src/exitcodes.h); the library never
+ * chooses one. */
+enum mcinit_code {
+	MCINIT_OK = 0,
+	MCINIT_E_INVALID,     /* the job description is invalid (see the diagnostics) */
+	MCINIT_E_USAGE,       /* a bad argument or option value from the caller */
+	MCINIT_E_PARSE,       /* an input could not be parsed */
+	MCINIT_E_NOINPUT,     /* an input file is missing or unreadable */
+	MCINIT_E_UNAVAILABLE, /* a required resource is absent (GPU, CUDA, NCCL) */
+	MCINIT_E_INTERNAL,    /* a bug in mcinit */
+	MCINIT_E_OS,          /* a system call failed */
+	MCINIT_E_IO,          /* output could not be written */
+	MCINIT_E_NOMEM,       /* out of memory */
+	/* New codes go here, at the end (mcinit run: a timeout). */
+	MCINIT_E_COUNT
+};
+
+#define MCINIT_ERROR_SOURCE_LENGTH 256
+#define MCINIT_ERROR_TEXT_LENGTH   512
+
+/* Where and why a call failed.  source is a file path, "argv" (a word of
+ * the command line: argv_index says which) or "" (no place).  line and
+ * column are 1-based, 0 when unknown; argv_index is -1 unless the error is
+ * about a command-line word.  text never repeats the location. */
+typedef struct mcinit_error {
+	int code; /* enum mcinit_code */
+	int line;
+	int column;
+	int argv_index;
+	char source[MCINIT_ERROR_SOURCE_LENGTH];
+	char text[MCINIT_ERROR_TEXT_LENGTH];
+} mcinit_error_t;
+
+/* The code of err, as jansson's json_error_code(). */
+static inline enum mcinit_code
+mcinit_error_code(const mcinit_error_t *err)
+{
+	return (enum mcinit_code)err->code;
+}
+
+/* A short name of a code ("parse", "noinput", ...): static, never NULL. */
+const char *mcinit_code_name(enum mcinit_code code);
+
+/* Out of memory.  libmcinit's data is small and its internal allocations
+ * are not checked one by one: when one fails, the handler installed here is
+ * called with the size asked for, and it must not return (print and end
+ * the process, or longjmp out of the library).  Without a handler the
+ * library raises SIGABRT: the one way it ever ends a process.  The mcinit
+ * program installs a handler that prints one line and ends with its exit
+ * status for MCINIT_E_NOMEM.  NULL removes the handler.  Not thread-safe:
+ * call it before using the library. */
+typedef void (*mcinit_alloc_failure_fn)(size_t size);
+void mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn);
+
+/* "0.1.0": the library's package version (static). */
+const char *mcinit_version(void);
+
+/* ---- diagnostics ---- */
+
+enum mcinit_severity { MCINIT_NOTE, MCINIT_WARNING, MCINIT_ERROR };
+
+struct mcinit_diags; /* opaque: a list of diagnostics */
+
+/* A view of one diagnostic; every pointer is borrowed from the list and
+ * valid until the list is freed or added to.  source as in mcinit_error_t;
+ * hint may be NULL; keys are the config keys involved ("model.hidden_size"). */
+struct mcinit_diagnostic {
+	enum mcinit_severity severity;
+	const char *code; /* "MC010" */
+	const char *message;
+	const char *hint;
+	const char *source; /* NULL: no place (a default or a derived value) */
+	int line, column;   /* 0 when unknown */
+	int argv_index;     /* -1 unless source is "argv" */
+	size_t nkeys;
+	const char *const *keys;
+};
+
+/* A new, empty list; the caller frees it with mcinit_diags_free. */
+struct mcinit_diags *mcinit_diags_new(void);
+void mcinit_diags_free(struct mcinit_diags *d);
+size_t mcinit_diags_length(const struct mcinit_diags *d);
+/* Diagnostic i (0 <= i < length) into *out; -1 when i is out of range. */
+int mcinit_diags_get(const struct mcinit_diags *d, size_t i, struct mcinit_diagnostic *out);
+/* How many diagnostics have this severity. */
+size_t mcinit_diags_count(const struct mcinit_diags *d, enum mcinit_severity sev);
+/* Sorts by place (in the order the sources were given), then insertion. */
+void mcinit_diags_sort(struct mcinit_diags *d);
+/* gcc style, "SOURCE:LINE:COL: error[MC010]: message" and an indented hint,
+ * to out; colour when color is non-zero. */
+void mcinit_diags_print(const struct mcinit_diags *d, FILE *out, int color);
+/* The list as a JSON array text (as `mcinit validate --format=json` prints
+ * "diagnostics"); the caller frees it with free().  NULL when out of memory. */
+char *mcinit_diags_json(const struct mcinit_diags *d);
+
+/* ---- the job description ---- */
+
+/*
+ * What a job is made of, as plain C.  Zero-initialise it, then fill what
+ * you have; every pointer is borrowed only for the duration of
+ * mcinit_job_new.  Precedence, lowest first: schema defaults, inputs (left
+ * to right), overrides, Megatron flags, then the options below.
+ */
+struct mcinit_job_desc {
+	/* .json configs, .sh/.bash launch scripts (their Megatron flags are
+	 * extracted), .py files (linted), in order. */
+	const char *const *inputs;
+	size_t ninputs;
+	/* "section.field=value" overrides; override_argv_index[i] (optional)
+	 * is the command-line index of overrides[i], for diagnostics. */
+	const char *const *overrides;
+	const int *override_argv_index;
+	size_t noverrides;
+	/* Megatron-LM words ("--tensor-model-parallel-size", "8", ...);
+	 * megatron_flags_argv_index is the command-line index of the first,
+	 * or 0 when they do not come from a command line. */
+	const char *const *megatron_flags;
+	size_t nmegatron_flags;
+	int megatron_flags_argv_index;
+	/* Environment to read (WORLD_SIZE, SLURM_NTASKS, HWLOC_XMLFILE, ...),
+	 * NULL-terminated "NAME=value" strings; NULL: this process's. */
+	const char *const *envp;
+	/* World and placement; 0 = not given (then the config, the
+	 * environment, nnodes x nproc_per_node, else 1). */
+	long long world_size;
+	long long nnodes;
+	long long nproc_per_node;
+	/* "r0.15", "r0.16", "main"...; NULL = main. */
+	const char *megatron_version;
+	/* Megatron-Bridge's defaults where they differ from Megatron-LM's. */
+	int bridge_defaults;
+	/* The node's hardware as an hwloc XML file (lstopo node.xml); NULL:
+	 * $HWLOC_XMLFILE of envp when set and not empty, else this machine. */
+	const char *hwloc_xml;
+};
+
+/* ---- the job ---- */
+
+struct mcinit_job; /* opaque: a loaded, checked and planned job */
+
+/* Loads, checks, derives and lays out the job (see the top of this file).
+ * Diagnostics go to d (not NULL; caller-owned).  Returns a job the caller
+ * frees with mcinit_job_free, or NULL with err when an input is unusable
+ * (MCINIT_E_NOINPUT, MCINIT_E_PARSE, MCINIT_E_USAGE for a bad kind of
+ * input or Megatron version) or on an internal failure.  d must outlive
+ * the job (the job adds the node's diagnostics to it). */
+struct mcinit_job *mcinit_job_new(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
+                                  mcinit_error_t *err);
+void mcinit_job_free(struct mcinit_job *job);
+
+/* 1 when the job has no error diagnostic (warnings allowed) and its rank
+ * groups could be laid out; 0 otherwise. */
+int mcinit_job_valid(const struct mcinit_job *job);
+
+/* The resolved config ({section: {field: value}}, defaults, repairs and
+ * derived values applied) and the derived values ({name: value}), as JSON
+ * text; the caller frees them with free().  NULL when out of memory. */
+char *mcinit_job_config_json(const struct mcinit_job *job);
+char *mcinit_job_derived_json(const struct mcinit_job *job);
+/* The derived values as an aligned table, to out. */
+void mcinit_job_derived_print(const struct mcinit_job *job, FILE *out);
+
+/* An integer or boolean config value by key ("model.hidden_size"): 0 and
+ * *out, or -1 when the key is unknown, the value is null or not a number. */
+int mcinit_job_get_int(const struct mcinit_job *job, const char *key, long long *out);
+
+/* ---- the topology: rank groups, placement, seeds ---- */
+
+struct mcinit_topology; /* opaque: the rank groups and placement of a valid job */
+
+/* Borrowed from the job; NULL when the job is not valid. */
+const struct mcinit_topology *mcinit_job_topology(const struct mcinit_job *job);
+
+/* The parallel sizes Megatron-Core builds its groups from. */
+struct mcinit_sizes {
+	long world;
+	long tp, pp, cp, ep, etp; /* tensor, pipeline, context, expert, expert-tensor */
+	long dp, edp;             /* data parallel, expert data parallel (derived) */
+	long vpp;                 /* virtual pipeline stages per rank, 0 = none */
+	long nproc_per_node;      /* 0 = unknown (then nnodes is 0 too) */
+	long nnodes;
+};
+void mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out);
+/* Megatron-Core's order string: "tp-cp-ep-dp-pp" or "tp-cp-ep-pp-dp" (static). */
+const char *mcinit_topology_order(const struct mcinit_topology *t);
+
+/* Group kinds, numbered 0 .. mcinit_group_kinds()-1 in the order
+ * Megatron-Core creates their communicators. */
+int mcinit_group_kinds(void);
+/* Megatron-Core's communicator name ("dp_cp", "tp", ...): static; NULL when
+ * kind is out of range. */
+const char *mcinit_group_name(int kind);
+/* Kind by name; -1 when unknown. */
+int mcinit_group_lookup(const char *name);
+
+/* The group of `kind` holding `rank`: its index (the NCCL split colour) in
+ * *color, the rank's position in it in *key.  0; 1 when no group of that
+ * kind holds the rank (embd, pos_embd); -1 for a bad kind or rank. */
+int mcinit_topology_group_of(const struct mcinit_topology *t, int kind, long rank, long *color,
+                             long *key);
+/* Number and size of the groups of `kind`; -1 for a bad kind. */
+int mcinit_topology_group_shape(const struct mcinit_topology *t, int kind, long *ngroups,
+                                long *size);
+/* The members of group `index` of `kind` into members[0 .. size-1] (the
+ * caller's array of at least `size` longs); -1 for a bad kind or index. */
+int mcinit_topology_group(const struct mcinit_topology *t, int kind, long index, long *members);
+
+/* One rank: its coordinates, where it runs and its seeds. */
+struct mcinit_rank {
+	long rank;
+	long tp, cp, dp, pp; /* dense grid coordinates */
+	long etp, ep, edp;   /* expert grid coordinates */
+	long node;           /* rank / nproc_per_node; -1 when unknown */
+	long local_rank;     /* rank % nproc_per_node; -1 when unknown */
+	long long seed;      /* torch/numpy seed, also the data-parallel tracker */
+	long long seed_model_parallel;
+	long long seed_expert_parallel;
+};
+/* 0, or -1 when rank is outside [0, world). */
+int mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_rank *out);
+
+/* ---- the node: GPUs and CPU affinity of each local rank ---- */
+
+/* Reads the node's hardware (see mcinit_job_desc.hwloc_xml), assigns each
+ * local rank its GPU (local rank i drives GPU i, or device 0 with
+ * dist.external_gpu_device_mapping) and adds the placement diagnostics
+ * MC050-MC054 to the job's list.  0; -1 with err when the job is not valid
+ * (MCINIT_E_USAGE) or a given hwloc XML file is missing (MCINIT_E_NOINPUT)
+ * or not a topology (MCINIT_E_PARSE).  When this machine cannot be read,
+ * that is a warning (MC054), not an error.  Calling it again does nothing. */
+int mcinit_job_plan_node(struct mcinit_job *job, mcinit_error_t *err);
+
+/* What one local rank uses; strings are borrowed from the job. */
+struct mcinit_local_rank {
+	long local_rank;
+	int gpu;            /* local GPU index (CUDA order), -1 when none */
+	const char *busid;  /* the GPU's PCI bus id, NULL when none */
+	const char *cpuset; /* CPUs to bind to (the GPU's, else the allowed ones), list form */
+	int numa;           /* first NUMA node of the GPU, -1 when unknown */
+	const char *nic;    /* nearest NIC ("mlx5_0"), NULL when none */
+};
+/* Local ranks described (nproc_per_node, at most the world; else one per
+ * GPU); 0 before mcinit_job_plan_node or when the node could not be read. */
+long mcinit_job_local_ranks(const struct mcinit_job *job);
+/* 0 and *out, or -1 when l is out of range. */
+int mcinit_job_local_rank(const struct mcinit_job *job, long l, struct mcinit_local_rank *out);
+
+/* ---- initialisation (mcinit run) ---- */
+
+/* Opaque state of a rank's initialisation (the phase engine of mcinit
+ * run: store, rendezvous, groups); its functions are declared with it. */
+struct mcinit_init;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# libmcinit.sh — the installed library as a user gets it: `make install
+# DESTDIR=…` (done by make check into $MCINIT_DESTDIR, see Makefile.am) put
+# the header, the shared library and mcinit.pc in place; only mcinit_
+# symbols are exported, every function of the header is; the header stands
+# alone; and examples/libmcinit/validate.c builds with pkg-config and runs.
+set -u
+: "${MCINIT_DESTDIR:?}" "${libdir:?}" "${includedir:?}" "${srcdir:?}"
+. "$srcdir/tests/cli/lib.sh"
+dest=$MCINIT_DESTDIR
+lib=$dest$libdir
+cc=${CC:-cc}
+
+check installed-header test -f "$dest$includedir/mcinit.h"
+check installed-pc test -f "$lib/pkgconfig/mcinit.pc"
+check installed-so sh -c "ls '$lib'/libmcinit.so.[0-9]* >/dev/null"
+check no-static-archive test ! -e "$lib/libmcinit.a"
+
+# Exports: mcinit_ only, and every function the header declares.
+nm -D --defined-only "$lib/libmcinit.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exported"
+check exports-only-mcinit sh -c "! grep -v '^mcinit_' '$tmp/exported'"
+sed -n 's/^[a-z].*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
+	grep -v '^mcinit_error_code$' | sort -u >"$tmp/declared"
+check header-declares-functions test -s "$tmp/declared"
+check every-declared-function-exported sh -c "comm -23 '$tmp/declared' '$tmp/exported' | (! grep .)"
+
+# The header needs nothing but the C library: no jansson, hwloc or internal header.
+check header-includes-only-libc sh -c \
+	"! grep '^#include' '$srcdir/include/mcinit.h' | grep -v '<std\(def\|io\)\.h>'"
+printf '#include <mcinit.h>\nint main(void) { return mcinit_group_kinds() > 0 ? 0 : 1; }\n' >"$tmp/alone.c"
+check header-stands-alone-c99 $cc -std=c99 -pedantic -Wall -Wextra -Werror \
+	-I"$dest$includedir" -c "$tmp/alone.c" -o "$tmp/alone.o"
+
+# The example, through pkg-config, against the DESTDIR copy.
+export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
+flags=$(pkg-config --cflags --libs mcinit)
+check pkg-config-names-destdir sh -c "echo '$flags' | grep -q -- '-I$dest$includedir' &&
+	echo '$flags' | grep -q -- '-L$lib' && echo '$flags' | grep -q -- '-lmcinit'"
+# shellcheck disable=SC2086
+check example-builds $cc ${CFLAGS:-} -Wall -Wextra -Werror "$srcdir/examples/libmcinit/validate.c" \
+	$flags ${LDFLAGS:-} -o "$tmp/validate"
+export LD_LIBRARY_PATH="$lib"
+check example-uses-installed-library sh -c "ldd '$tmp/validate' | grep -q '$lib/libmcinit.so'"
+ex="$tmp/validate"
+check example-llama3-70b sh -c "'$ex' '$srcdir/examples/llama3-70b.json' \
+	--hwloc-xml '$srcdir/tests/fixtures/dgx8-2s.xml' >'$tmp/ex.out' &&
+	grep -q '^topology: 64 ranks, order tp-cp-ep-dp-pp: TP 4, CP 2, PP 4 (VPP 5), DP 2' '$tmp/ex.out' &&
+	grep -q '^placement: 8 nodes x 8 ranks' '$tmp/ex.out' &&
+	grep -q '^  local rank 7: GPU 7 (0000:' '$tmp/ex.out' &&
+	grep -q '^0 errors' '$tmp/ex.out'"
+cat "$tmp/ex.out"
+check example-invalid-job sh -c "'$ex' '$srcdir/examples/llama3-70b.json' \
+	model.tensor_model_parallel_size=3 >'$tmp/bad.out'; test \$? = 1 &&
+	grep -q '^error MC' '$tmp/bad.out'"
+check example-missing-file sh -c "'$ex' '$tmp/no-such.json' >'$tmp/miss.out'; test \$? = 2 &&
+	grep -q '^error (noinput)' '$tmp/miss.out'"
+finish
