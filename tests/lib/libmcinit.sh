@@ -48,7 +48,7 @@ check example-llama3-70b sh -c "'$ex' '$srcdir/examples/llama3-70b.json' \
 	grep -q '^placement: 8 nodes x 8 ranks' '$tmp/ex.out' &&
 	grep -q '^  local rank 7: GPU 7 (0000:' '$tmp/ex.out' &&
 	grep -q '^0 errors' '$tmp/ex.out'"
-cat "$tmp/ex.out"
+sed 's/^/# /' "$tmp/ex.out"
 check example-invalid-job sh -c "'$ex' '$srcdir/examples/llama3-70b.json' \
 	model.tensor_model_parallel_size=3 >'$tmp/bad.out'; test \$? = 1 &&
 	grep -q '^error MC' '$tmp/bad.out'"
