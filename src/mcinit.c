@@ -41,7 +41,7 @@ int
 mcinit_exit_status(int code)
 {
 	static const int status[MCINIT_E_COUNT] = {
-	    [MCINIT_OK] = EX_OK,
+	    [MCINIT_OK] = 0,
 	    [MCINIT_E_INVALID] = MCINIT_EX_INVALID,
 	    [MCINIT_E_USAGE] = EX_USAGE,
 	    [MCINIT_E_PARSE] = EX_DATAERR,
