@@ -6,7 +6,8 @@
  * options, schema.def (section.field= overrides), the Megatron-LM flag table
  * (words after `--`), the group kinds and the diagnostic codes.
  *
- * A line ":files" asks the shell to offer file names as well.
+ * A line ":files" asks the shell to offer file names as well; ":files json
+ * sh" only names ending in .json or .sh (and directories, to walk into).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 static const char doc[] =
     "List completions for the last WORD of a partial mcinit command line.\v"
     "Used by the bash, zsh and fish scripts in completions/; prints one candidate per "
-    "line, and the line :files when file names fit too.\n\n" MCINIT_EXIT_CODES_DOC;
+    "line, and the line :files [SUFFIX...] when file names (ending in .SUFFIX) fit "
+    "too.\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_complete_argp = {NULL, NULL, "-- WORD...", doc, NULL, NULL, NULL};
 
@@ -64,27 +66,113 @@ offer_options(const struct argp *a, const char *cur)
 		offer_options(ch->argp, cur);
 }
 
-/* Values of options whose arguments come from a fixed set. */
+/* `prefix` + each `sep`-separated word of list that completes cur. */
 static void
-offer_values(const char *cmd, const char *opt, const char *cur)
+offer_words(const char *prefix, const char *list, char sep, const char *cur)
 {
+	char buf[256];
+
+	while (list && *list) {
+		size_t n = strcspn(list, (char[]){sep, '\0'});
+
+		snprintf(buf, sizeof buf, "%s%.*s", prefix, (int)n, list);
+		offer(buf, cur);
+		list += n + (list[n] == sep);
+	}
+}
+
+/* ":files" restricted to what an INPUT may be (cli.c's loaders). */
+static void
+offer_input_files(void)
+{
+	const char *const *s;
+
+	fputs(":files", stdout);
+	for (s = mcinit_input_suffixes; *s; s++)
+		printf(" %s", *s + 1);
+	putchar('\n');
+}
+
+/* Every Megatron-LM version of the version table. */
+static void
+offer_versions(const char *prefix, const char *cur)
+{
+	char buf[64];
+	unsigned bit, v;
+
+	for (v = 0; v < 32; v++) {
+		const char *name = mcinit_mversion_name(1u << v);
+
+		if (strcmp(name, "?") == 0 || mcinit_mversion_parse(name, &bit) < 0)
+			continue;
+		snprintf(buf, sizeof buf, "%s%s", prefix, name);
+		offer(buf, cur);
+	}
+}
+
+/* Values of options whose arguments come from a fixed set; prefix is
+ * "--opt=" when the value is being typed in the same word. */
+static void
+offer_values(const char *cmd, const char *opt, const char *prefix, const char *cur)
+{
+	char buf[64];
 	int k;
 
 	if (strcmp(opt, "format") == 0) {
-		offer("text", cur);
-		offer("json", cur);
-		if (strcmp(cmd, "topology") == 0)
-			offer("svg", cur);
+		offer_words(prefix, strcmp(cmd, "topology") == 0 ? "text|json|svg" : "text|json",
+		            '|', cur);
 	} else if (strcmp(opt, "megatron-version") == 0) {
-		offer("r0.15", cur);
-		offer("r0.16", cur);
-		offer("main", cur);
+		offer_versions(prefix, cur);
 	} else if (strcmp(opt, "group") == 0) {
-		for (k = 0; k < MCINIT_GROUP_COUNT; k++)
-			offer(mcinit_group_kind_name(k), cur);
+		for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
+			snprintf(buf, sizeof buf, "%s%s", prefix, mcinit_group_kind_name(k));
+			offer(buf, cur);
+		}
 	} else if (strcmp(opt, "hwloc-xml") == 0) {
-		puts(":files");
+		puts(":files xml");
 	}
+}
+
+/* `section.field=VALUE` while VALUE is typed: the values the field's type
+ * has a name for (true/false, null, its choices, the canonical dtypes).
+ * False when cur names no field. */
+static bool
+offer_field_values(const char *cur)
+{
+	const char *eq = strchr(cur, '='), *dot = memchr(cur, '.', (size_t)(eq - cur));
+	const struct mcinit_type *t;
+	char sec[96], name[96], prefix[200];
+	int f, a;
+
+	if (dot == NULL || (size_t)(dot - cur) >= sizeof sec || (size_t)(eq - dot) > sizeof name)
+		return false;
+	snprintf(sec, sizeof sec, "%.*s", (int)(dot - cur), cur);
+	snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
+	if ((f = mcinit_field_lookup(sec, name)) < 0)
+		return false;
+	snprintf(prefix, sizeof prefix, "%.*s", (int)(eq + 1 - cur), cur);
+	t = mcinit_field_type(f);
+	for (a = 0; a < t->nalt; a++) {
+		switch (t->alt[a].base) {
+		case MCINIT_B_BOOL:
+			offer_words(prefix, "true|false", '|', cur);
+			break;
+		case MCINIT_B_NULL:
+			offer_words(prefix, "null", '|', cur);
+			break;
+		case MCINIT_B_DTYPE:
+			offer_words(prefix, "fp32|fp16|bf16", '|', cur);
+			break;
+		case MCINIT_B_ENUM:
+		case MCINIT_B_STR:
+			if (!t->alt[a].list)
+				offer_words(prefix, mcinit_fields[f].choices, '|', cur);
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
 }
 
 /* `section.field=` for every schema row; sections first while no dot. */
@@ -107,9 +195,9 @@ offer_keys(const char *cur)
 	}
 }
 
-/* Megatron-LM flags of the version named earlier on the line (default main). */
-static void
-offer_megatron_flags(char **w, size_t n, const char *cur)
+/* The version named earlier on the line (default main). */
+static unsigned
+megatron_version(char **w, size_t n)
 {
 	unsigned v = MCINIT_MV_MAIN, bit;
 	size_t i;
@@ -124,7 +212,100 @@ offer_megatron_flags(char **w, size_t n, const char *cur)
 		if (val != NULL && mcinit_mversion_parse(val, &bit) == 0)
 			v = bit;
 	}
-	mcinit_mflag_each(v, cur, offer);
+	return v;
+}
+
+/* Megatron-LM flags of that version. */
+static void
+offer_megatron_flags(char **w, size_t n, const char *cur)
+{
+	mcinit_mflag_each(megatron_version(w, n), cur, offer);
+}
+
+/* The words of a Megatron-LM flag with choices (`--attention-backend f`). */
+static void
+offer_megatron_values(char **w, size_t n, const char *cur)
+{
+	const struct mcinit_mflag *m;
+	int negated = 0;
+
+	if (n < 2 || (m = mcinit_mflag_find(w[n - 2], megatron_version(w, n), &negated)) == NULL)
+		return;
+	if (m->choices != NULL && !negated)
+		offer_words("", m->choices, ',', cur);
+}
+
+/* Whether a command reads a job (INPUT..., section.field=, `--` flags). */
+static bool
+reads_job(const struct argp *a)
+{
+	const struct argp_child *ch;
+
+	for (ch = a->children; ch && ch->argp; ch++)
+		if (ch->argp == &mcinit_job_argp || reads_job(ch->argp))
+			return true;
+	return false;
+}
+
+static void
+offer_codes(const char *cur)
+{
+	struct mcinit_code_doc *all;
+	size_t n, k;
+
+	all = mcinit_all_codes(&n);
+	for (k = 0; k < n; k++)
+		offer(all[k].code, cur);
+	free(all);
+}
+
+static void
+offer_page(const char *page, const char *cur)
+{
+	char name[80];
+
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(page, "."), page);
+	offer(strcmp(name, "mcinit") == 0 ? name : name + 7, cur);
+}
+
+/* A word of cmd's line that is not an option's value. */
+static void
+complete_operand(const struct mcinit_command *cmd, const char *cur)
+{
+	if (strcmp(cmd->name, "explain") == 0) {
+		offer_codes(cur);
+	} else if (strcmp(cmd->name, "man") == 0) {
+		mcinit_man_pages(offer_page, cur);
+	} else if (reads_job(cmd->argp)) {
+		/* a known key's value is being typed: no file name fits */
+		if (strchr(cur, '=') != NULL && offer_field_values(cur))
+			return;
+		offer_keys(cur);
+		offer_input_files();
+	}
+}
+
+/* The value of an option: `--opt VALUE` (prev is the option) or `--opt=VALUE`. */
+static bool
+complete_value(const struct mcinit_command *cmd, const char *prev, const char *cur)
+{
+	const struct argp_option *o;
+	const char *eq = strchr(cur, '=');
+	char name[64], prefix[80];
+
+	if (strncmp(cur, "--", 2) == 0 && eq != NULL) {
+		snprintf(name, sizeof name, "%.*s", (int)(eq - cur - 2), cur + 2);
+		snprintf(prefix, sizeof prefix, "--%s=", name);
+	} else if (prev != NULL && strncmp(prev, "--", 2) == 0 && strchr(prev, '=') == NULL) {
+		snprintf(name, sizeof name, "%s", prev + 2);
+		prefix[0] = '\0';
+	} else {
+		return false;
+	}
+	if ((o = find_option(cmd->argp, name)) == NULL || o->arg == NULL)
+		return eq != NULL && strncmp(cur, "--", 2) == 0;
+	offer_values(cmd->name, o->name, prefix, cur);
+	return true;
 }
 
 static void
@@ -132,7 +313,6 @@ complete(char **w, size_t n)
 {
 	const char *cur = n ? w[n - 1] : "", *prev = n >= 3 ? w[n - 2] : NULL;
 	const struct mcinit_command *cmd = NULL;
-	const struct argp_option *o;
 	size_t i;
 
 	if (n <= 1) {
@@ -151,31 +331,18 @@ complete(char **w, size_t n)
 		if (strcmp(w[i], "--") == 0) {
 			if (cur[0] == '-')
 				offer_megatron_flags(w, n, cur);
+			else
+				offer_megatron_values(w, n, cur);
 			return;
 		}
-	if (prev != NULL && strncmp(prev, "--", 2) == 0 && strchr(prev, '=') == NULL &&
-	    (o = find_option(cmd->argp, prev + 2)) != NULL && o->arg != NULL) {
-		offer_values(cmd->name, o->name, cur);
+	if (complete_value(cmd, prev, cur))
 		return;
-	}
 	if (cur[0] == '-') {
 		offer_options(cmd->argp, cur);
 		offer("--help", cur);
 		return;
 	}
-	if (strcmp(cmd->name, "explain") == 0) {
-		struct mcinit_code_doc *all = mcinit_all_codes(&i);
-		size_t k;
-
-		for (k = 0; k < i; k++)
-			offer(all[k].code, cur);
-		free(all);
-		return;
-	}
-	if (strcmp(cmd->name, "validate") == 0 || strcmp(cmd->name, "topology") == 0) {
-		offer_keys(cur);
-		puts(":files");
-	}
+	complete_operand(cmd, cur);
 }
 
 int

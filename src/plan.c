@@ -17,6 +17,9 @@ ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* What load_input accepts (tests/cli/complete.sh checks that its message agrees). */
+const char *const mcinit_input_suffixes[] = {".json", ".sh", ".bash", ".py", NULL};
+
 static int
 load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
            struct mcinit_err *err)

@@ -29,6 +29,10 @@
 #include "rules.h"
 #include "topology.h"
 
+/* The suffixes of the INPUT kinds the loaders read (".json", ...),
+ * NULL-ended: for shell completion. */
+extern const char *const mcinit_input_suffixes[];
+
 /* Where ranks land (block placement: node = rank / npn); npn 0 = unknown. */
 struct placement {
 	long npn, nnodes;
