@@ -3,16 +3,20 @@
 #
 #   ./quickstart.sh          install build dependencies (when missing), bootstrap,
 #                            configure, build, and validate a bundled example
-#   ./quickstart.sh check    the same, then run the whole test suite (make check)
+#   ./quickstart.sh check    the same, then the whole test suite (make check), and
+#                            the suite again in a second build with ASan + UBSan
+#                            (--enable-sanitizers), so memory errors fail it too
 #   ./quickstart.sh bench    the same, then run the benchmarks (make bench)
 #
-# Environment: BUILD_DIR (default: _build), CONFIGURE_FLAGS (extra flags),
+# Environment: BUILD_DIR (default: _build; the sanitizer build is BUILD_DIR-asan),
+# CONFIGURE_FLAGS (extra flags), SANITIZE=no (check: skip the sanitizer pass),
 # MAKEFLAGS as usual.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/_build}
 what=${1:-run}
+jobs=$(nproc 2>/dev/null || echo 2)
 
 sh "$here/build-aux/setup-debian.sh"
 
@@ -21,14 +25,43 @@ if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt con
 	echo "quickstart: bootstrapping (autoreconf -fi)"
 	autoreconf -fi
 fi
-mkdir -p "$build"
-cd "$build"
-if [ ! -f Makefile ] || [ "$here/configure" -nt Makefile ]; then
-	# shellcheck disable=SC2086
-	"$here/configure" ${CONFIGURE_FLAGS:-}
-fi
-jobs=$(nproc 2>/dev/null || echo 2)
-make -j"$jobs"
+
+# configure_build DIR [FLAGS...]: configure (when needed) and build in DIR.
+configure_build() {
+	dir=$1
+	shift
+	mkdir -p "$dir"
+	cd "$dir"
+	if [ ! -f Makefile ] || [ "$here/configure" -nt Makefile ]; then
+		# shellcheck disable=SC2086
+		"$here/configure" ${CONFIGURE_FLAGS:-} "$@"
+	fi
+	make -j"$jobs"
+}
+
+# count WHAT DIR: how many test results of kind WHAT (an ERE) DIR's last run left.
+count() {
+	cat "$2"/tests/*/*.trs 2>/dev/null | grep -Ec "^:test-result: ($1)" || true
+}
+
+# suite DIR LABEL: make check in DIR; prints the failing logs and a count line.
+suite() {
+	st=0
+	(cd "$1" && make -j"$jobs" check) || st=$?
+	if [ "$st" -ne 0 ]; then
+		for log in "$1"/tests/*/*.log; do
+			grep -Eq '^:test-result: (FAIL|ERROR|XPASS)' "${log%.log}.trs" 2>/dev/null || continue
+			echo "==== $log"
+			tail -n 60 "$log"
+		done
+	fi
+	p=$(count PASS "$1") f=$(count 'FAIL|ERROR|XPASS' "$1") s=$(count SKIP "$1")
+	echo "quickstart: $2: $p passed, $f failed, $s skipped"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	[ "$st" -eq 0 ] || status=$st
+}
+
+configure_build "$build"
 
 case $what in
 run)
@@ -36,19 +69,13 @@ run)
 	./src/mcinit validate "$here/examples/llama3-8b.json" --world-size 8
 	;;
 check)
-	status=0
-	make -j"$jobs" check || status=$?
-	# One closing line that any reader can count, whatever the drivers printed.
-	pass=$(cat tests/*/*.trs 2>/dev/null | grep -c '^:test-result: PASS' || true)
-	fail=$(cat tests/*/*.trs 2>/dev/null | grep -Ec '^:test-result: (FAIL|ERROR|XPASS)' || true)
-	skip=$(cat tests/*/*.trs 2>/dev/null | grep -c '^:test-result: SKIP' || true)
-	if [ "$status" -ne 0 ]; then
-		for log in tests/*/*.log; do
-			grep -Eq '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null || continue
-			echo "==== $log"
-			tail -n 60 "$log"
-		done
+	status=0 pass=0 fail=0 skip=0
+	suite "$build" "tests"
+	if [ "${SANITIZE:-yes}" != no ]; then
+		(configure_build "$build-asan" --enable-sanitizers) || status=$?
+		[ "$status" -ne 0 ] || suite "$build-asan" "tests under ASan+UBSan"
 	fi
+	# One closing line that any reader can count, whatever the drivers printed.
 	echo "tests: $pass passed, $fail failed, $skip skipped"
 	exit "$status"
 	;;

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs mcinit's Debian build and test dependencies, but only those that
+# setup-debian.sh [--fuzz] — installs mcinit's Debian build and test
+# dependencies (with --fuzz, clang and libFuzzer too), but only those that
 # are missing, so it is quick and needs no root when everything is there.
 #
 # Every package a test needs is named here: a test whose tool is absent
@@ -13,6 +14,8 @@ pkgs="gcc make autoconf automake libtool pkgconf libjansson-dev libhwloc-dev lib
 # jsonschema (the generated JSON Schema against the examples), and hwloc's
 # libxml2 plugin so both of hwloc's XML parsers are exercised.
 pkgs="$pkgs libcriterion-dev libxml2-dev python3 python3-jsonschema libhwloc-plugins"
+# --fuzz: also clang with libFuzzer, for make fuzz
+[ "${1:-}" = --fuzz ] && pkgs="$pkgs clang libclang-rt-14-dev"
 # docs and completions: groff and man-db render the generated man pages
 # (groff -ww, man -l); zsh and fish run the completion scripts for real.
 pkgs="$pkgs groff-base man-db zsh fish"

@@ -1,0 +1,42 @@
+/* fuzz-hwloc.c — libFuzzer target for mcinit's path through an hwloc XML
+ * topology: hwloc's parser, then mcinit's GPU, NUMA, NIC and link-matrix
+ * walk over whatever tree hwloc built.  A rejected document must be a data
+ * error with the "not an hwloc XML topology" message. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "affinity.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mcinit_affinity_opts o = {0};
+	struct mcinit_affinity *a;
+	struct mcinit_err err = {0};
+	char *xml = malloc(size + 1);
+
+	if (xml == NULL)
+		return 0;
+	memcpy(xml, data, size);
+	xml[size] = '\0';
+	o.xml_buffer = xml;
+	a = mcinit_affinity_load(&o, &err);
+	if (a == NULL) {
+		if (err.code != EX_DATAERR && err.code != EX_USAGE)
+			abort();
+	} else {
+		struct mcinit_buf b = {0};
+
+		for (size_t g = 0; g < mcinit_affinity_ngpus(a); g++)
+			(void)mcinit_affinity_gpu(a, g);
+		mcinit_affinity_matrix_text(a, &b);
+		mcinit_buf_free(&b);
+		mcinit_affinity_free(a);
+	}
+	free(xml);
+	return 0;
+}
