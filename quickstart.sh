@@ -72,8 +72,13 @@ check)
 	status=0 pass=0 fail=0 skip=0
 	suite "$build" "tests"
 	if [ "${SANITIZE:-yes}" != no ]; then
-		(configure_build "$build-asan" --enable-sanitizers) || status=$?
-		[ "$status" -ne 0 ] || suite "$build-asan" "tests under ASan+UBSan"
+		if (configure_build "$build-asan" --enable-sanitizers); then
+			suite "$build-asan" "tests under ASan+UBSan"
+		else
+			# A build that fails under the sanitizers is a failure, and counted as one.
+			echo "quickstart: the sanitizer build failed"
+			status=1 fail=$((fail + 1))
+		fi
 	fi
 	# One closing line that any reader can count, whatever the drivers printed.
 	echo "tests: $pass passed, $fail failed, $skip skipped"

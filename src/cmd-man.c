@@ -239,6 +239,8 @@ flush_group(FILE *out, struct opt_entry *v, size_t *n)
 {
 	size_t i;
 
+	if (*n == 0) /* v may still be NULL, which qsort must not get */
+		return;
 	qsort(v, *n, sizeof *v, entry_cmp);
 	for (i = 0; i < *n; i++)
 		option_entry(out, &v[i]);
