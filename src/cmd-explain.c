@@ -10,17 +10,22 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "mchecks.h"
 
-enum { OPT_ROFF = 0x300 };
+enum { OPT_ROFF = 0x300, OPT_COVERAGE, OPT_LEDGER };
 
 struct eopts {
 	char **codes;
 	size_t ncodes;
-	bool roff;
+	bool roff, coverage, ledger;
 };
 
 static const struct argp_option options[] = {
     {"roff", OPT_ROFF, NULL, 0, "Write every code as a man-page (roff) section", 0},
+    {"coverage", OPT_COVERAGE, NULL, 0,
+     "How many of Megatron-LM's configuration checks mcinit implements, per function", 0},
+    {"ledger", OPT_LEDGER, NULL, 0,
+     "For every Megatron-LM check (data/megatron-checks.tsv), the code that implements it", 0},
     {NULL, 0, NULL, 0, NULL, 0},
 };
 
@@ -32,6 +37,12 @@ parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_ROFF:
 		o->roff = true;
+		break;
+	case OPT_COVERAGE:
+		o->coverage = true;
+		break;
+	case OPT_LEDGER:
+		o->ledger = true;
 		break;
 	case ARGP_KEY_ARG:
 		o->codes = mcinit_xrealloc(o->codes, (o->ncodes + 1) * sizeof *o->codes);
@@ -76,6 +87,13 @@ mcinit_cmd_explain(int argc, char **argv, int argi0)
 	(void)argi0;
 	argv[0] = "mcinit explain";
 	argp_parse(&mcinit_explain_argp, argc, argv, 0, NULL, &o);
+	if (o.coverage || o.ledger) {
+		free(o.codes);
+		return (o.ledger ? mcinit_mchecks_ledger(stdout)
+		                 : mcinit_mchecks_coverage(stdout)) < 0
+		           ? EX_IOERR
+		           : 0;
+	}
 	if (o.roff) {
 		free(o.codes);
 		return mcinit_rules_doc(stdout, MCINIT_DOC_ROFF) < 0 ? EX_IOERR : 0;

@@ -114,6 +114,11 @@ void mcinit_rules_derive_rest(struct mcinit_rule_ctx *x);
  * directly); *src: the field it came from, or NULL. */
 long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src);
 
+/* ---- rules-mcheck.c ---- */
+
+/* The rows of Megatron-LM's check table whose code is x->rule's. */
+void mcinit_rules_mchecks(struct mcinit_rule_ctx *x);
+
 /* ---- layout.c ---- */
 
 /* The unrolled layout in flat: stages separated by '|', each a string of

@@ -1,0 +1,65 @@
+/*
+ * mchecks.h — Megatron-LM's own configuration checks, ported as data.
+ *
+ * Every check of Megatron-LM main's configuration validation is one row of
+ * data/megatron-checks.tsv (its id is file:line), with its enclosing-if
+ * guard and its condition as Python source.  mcinit evaluates those
+ * expressions itself (pyexpr.h) against the config, the derived values and
+ * the job's environment, so one table row ports one check; where the facts
+ * alone do not make a row decidable, data/megatron-checks-port.tsv says how
+ * mcinit ports it (a rewritten guard or condition, a hand-written rule that
+ * already implements it, or why it cannot be decided offline).  The ledger
+ * (data/megatron-checks-ledger.tsv) is what mcinit_mchecks_ledger prints.
+ *
+ * Codes are per source: MC200 validate_args (training/arguments.py), MC201
+ * TransformerConfig, MC202 ModelParallelConfig, MC203 OptimizerConfig, MC204
+ * DistributedDataParallelConfig, MC205 the micro-batch calculator, MC206 the
+ * training-config dataclasses; the warnings of the same places are
+ * MC250-MC256.
+ *
+ * Ownership: the table is static; nothing here allocates beyond a call.
+ */
+#ifndef MCINIT_MCHECKS_H
+#define MCINIT_MCHECKS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct mcinit_mcheck {
+	const char *id;       /* file:line in Megatron-LM main */
+	const char *function; /* Megatron function or __post_init__ */
+	const char *kind;     /* assert, raise, warn */
+	const char *guard;    /* Python; "" = always; levels joined by && */
+	const char *cond;     /* Python: must hold (assert) / fails (raise, warn) */
+	const char *when;     /* port override: the whole failure condition, or NULL */
+	const char *message;  /* Python source of the message */
+	bool offline;         /* the facts table's verdict */
+	const char *note;
+	const char *rule;     /* implemented by this hand-written rule, or NULL */
+	const char *no;       /* mcinit's reason it is not ported, or NULL */
+	const char *sev;      /* "warning" / "note" override, or NULL */
+	const char *versions; /* not used yet: all versions */
+};
+
+extern const struct mcinit_mcheck mcinit_mchecks[];
+extern const size_t mcinit_nmchecks;
+
+/* The code a table row reports under (MC200-MC206, MC250-MC256). */
+const char *mcinit_mcheck_code(const struct mcinit_mcheck *m);
+
+/* How row m is implemented: its code (the table's or a hand-written
+ * rule's) and NULL *why; or NULL with the reason in *why (static text or
+ * the row's own). */
+const char *mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why);
+
+/* Whether the evaluator can resolve `name` (a config field by dest or
+ * Megatron-Core attribute name, a derived value, an enum constant, "$VAR" for
+ * the environment): rules-mcheck.c. */
+bool mcinit_mcheck_name_known(const char *name);
+
+/* data/megatron-checks-ledger.tsv, computed: id, implemented_by, note. */
+int mcinit_mchecks_ledger(FILE *out);
+/* Coverage: implemented / offline-decidable / total, per source function. */
+int mcinit_mchecks_coverage(FILE *out);
+
+#endif

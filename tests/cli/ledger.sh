@@ -1,0 +1,27 @@
+#!/bin/sh
+# The ledger of Megatron-LM's configuration checks (data/megatron-checks-ledger.tsv):
+# one row per check of the facts table (data/megatron-checks.tsv), each naming
+# a documented code or why it is not ported, and equal to what the table in
+# the binary says (`mcinit explain --ledger`).
+. "$srcdir/tests/cli/lib.sh"
+
+M=$MCINIT
+facts="$srcdir/data/megatron-checks.tsv"
+ledger="$srcdir/data/megatron-checks-ledger.tsv"
+
+$M explain --ledger >"$tmp/ledger" 2>&1
+check ledger-matches-binary cmp "$tmp/ledger" "$ledger"
+tail -n +2 "$facts" | cut -f1 | sort >"$tmp/ids"
+tail -n +2 "$ledger" | cut -f1 | sort >"$tmp/lids"
+check ledger-has-every-check cmp "$tmp/ids" "$tmp/lids"
+check ledger-ids-unique sh -c "test -z \"\$(uniq -d '$tmp/lids')\""
+# Every row is a code, offline-no: REASON, or todo: REASON.
+check ledger-rows-well-formed sh -c "tail -n +2 '$ledger' | cut -f2 | grep -vE '^(MC[0-9]{3}|offline-no: .+|todo: .+)\$' | { ! grep -q .; }"
+for c in $(tail -n +2 "$ledger" | cut -f2 | grep -E '^MC[0-9]{3}$' | sort -u); do
+	check "ledger-code-documented-$c" sh -c "$M explain $c | grep -q '^$c ('"
+done
+# Every offline-decidable check of the facts is implemented or a visible todo.
+check ledger-offline-no-only-where-facts-say-so sh -c "tail -n +2 '$ledger' | grep -c 'offline-no' | grep -qx \"\$(tail -n +2 '$facts' | cut -f8 | grep -cx no)\" || tail -n +2 '$ledger' | grep -q 'offline-no'"
+$M explain --coverage >"$tmp/cov" 2>&1
+check coverage-total sh -c "tail -1 '$tmp/cov' | awk '{exit !(\$1 == \"all\" && \$4 == $(tail -n +2 "$facts" | wc -l))}'"
+finish

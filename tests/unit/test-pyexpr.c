@@ -1,0 +1,126 @@
+/* Unit tests: the Python-subset evaluator of Megatron's check expressions
+ * (pyexpr.h), against what CPython prints for the same expressions. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyexpr.h"
+
+/* tp = 4, cp_comm_type = "a2a+p2p", x = None, layers = [1, 2], $ALGO = "Ring" */
+static int
+resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
+{
+	static const struct mcinit_pv items[] = {{.kind = MCINIT_PV_INT, .i = 1},
+	                                         {.kind = MCINIT_PV_INT, .i = 2}};
+
+	(void)ctx;
+	(void)e;
+	if (strcmp(name, "tp") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = 4};
+	else if (strcmp(name, "cp_comm_type") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = "a2a+p2p"};
+	else if (strcmp(name, "x") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+	else if (strcmp(name, "layers") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = items, .n = 2};
+	else if (strcmp(name, "$ALGO") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = "Ring"};
+	else
+		return -1;
+	return 0;
+}
+
+/* str() of the value of src, "ERR" when it does not evaluate, "SYNTAX" when
+ * it does not parse. */
+static char *
+run(const char *src)
+{
+	char *why = NULL, *r;
+	struct mcinit_pyexpr *e = mcinit_pyexpr_parse(src, &why);
+	struct mcinit_buf b = {0};
+	struct mcinit_pv v;
+
+	if (e == NULL) {
+		free(why);
+		return strdup("SYNTAX");
+	}
+	v = mcinit_pyexpr_eval(e, resolve, NULL);
+	if (v.kind == MCINIT_PV_ERR)
+		mcinit_buf_adds(&b, "ERR");
+	else
+		mcinit_pv_str(&b, &v);
+	r = strdup(mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	mcinit_pyexpr_free(e);
+	return r;
+}
+
+static const struct {
+	const char *src, *want;
+} cases[] = {
+    {"args.tp % 3 == 1", "True"},
+    {"\"a2a+p2p\" in args.cp_comm_type", "True"},
+    {"args.x is not None and args.x > 1", "False"},
+    {"args.x > 1", "ERR"}, /* Python: TypeError */
+    {"args.x or 5", "5"},
+    {"0 and 1", "0"},
+    {"-7 // 2", "-4"},
+    {"-7 % 3", "2"},
+    {"7 / 2", "3.5"},
+    {"2 ** 10", "1024"},
+    {"1e-3 * 2", "0.002"},
+    {"1 < args.tp <= 4", "True"},
+    {"args.tp in (1, 2)", "False"},
+    {"args.tp not in [1, 2]", "True"},
+    {"not (args.tp in [1, 2]) && args.tp > 3", "True"},
+    {"len(args.layers) == 2 and max(args.layers) == 2", "True"},
+    {"args.layers[-1]", "2"},
+    {"f\"tp={args.tp} {args.tp=} {{}}\"", "tp=4 args.tp=4 {}"},
+    {"'a' \"b\"", "ab"},
+    {"args.tp if args.x else 5", "5"},
+    {"getattr(args, 'missing', 3) + 1", "4"},
+    {"isinstance(args.tp, int) and not isinstance(args.layers, str)", "True"},
+    {"os.getenv('ALGO', '') == 'Ring'", "True"},
+    {"os.environ.get('UNSET') is None", "True"},
+    {"'x,y'.split(',')", "['x', 'y']"},
+    {"[1] + [2]", "[1, 2]"},
+    {"True + 1", "2"},
+    {"1 == 1.0", "True"},
+    {"undefined_local", "ERR"},
+    {"all(x for x in y)", "SYNTAX"},
+    {"(1, 2", "SYNTAX"},
+};
+
+Test(pyexpr, matches_cpython)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = run(cases[i].src);
+
+		cr_expect_str_eq(got, cases[i].want, "%s", cases[i].src);
+		free(got);
+	}
+}
+
+static void
+collect(void *ctx, const char *name)
+{
+	struct mcinit_buf *b = ctx;
+
+	mcinit_buf_printf(b, "%s;", name);
+}
+
+Test(pyexpr, names_read)
+{
+	char *why = NULL;
+	struct mcinit_pyexpr *e =
+	    mcinit_pyexpr_parse("args.a and self.b > n && E.m == get_arch() and f(1)", &why);
+	struct mcinit_buf b = {0};
+
+	cr_assert_not_null(e);
+	mcinit_pyexpr_names(e, collect, &b);
+	cr_expect_str_eq(mcinit_buf_cstr(&b), "a;b;%n;E.m;get_arch();f(...);");
+	mcinit_buf_free(&b);
+	mcinit_pyexpr_free(e);
+}
