@@ -334,6 +334,7 @@ report_row(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
 	struct mcinit_buf b = {0};
 	char *why = NULL;
 	enum mcinit_severity sev = x->rule->sev;
+	const struct mcinit_rule *rule;
 
 	if (m->sev != NULL)
 		sev = strcmp(m->sev, "note") == 0 ? MCINIT_NOTE : MCINIT_WARNING;
@@ -350,10 +351,14 @@ report_row(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
 		mcinit_buf_adds(&b, *m->message ? m->message : m->cond);
 		free(why);
 	}
-	mcinit_diag_hint(mcinit_rules_note(x, x->rule->code, sev, row_field(x, m),
+	/* The row's own field, not the family rule's nominal reads. */
+	rule = x->rule;
+	x->rule = NULL;
+	mcinit_diag_hint(mcinit_rules_note(x, rule->code, sev, row_field(x, m),
 	                                   "Megatron-LM %s (%s): %s", m->function, m->id,
 	                                   mcinit_buf_cstr(&b)),
 	                 "see %s in Megatron-LM", m->id);
+	x->rule = rule;
 	mcinit_buf_free(&b);
 }
 
