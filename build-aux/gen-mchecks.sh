@@ -1,0 +1,39 @@
+#!/bin/sh
+# Turns data/megatron-checks.tsv (the facts: every check in Megatron-LM main's
+# configuration validation, with its guard and condition as Python source) and
+# data/megatron-checks-port.tsv (how mcinit ports each one where the facts
+# alone do not say: a hand-written rule, a rewritten condition, a reason it
+# cannot be decided offline) into the C table included by src/mchecks.c.
+# Usage: gen-mchecks.sh CHECKS.tsv PORT.tsv > mchecks.inc
+set -eu
+LC_ALL=C
+export LC_ALL
+awk -F'\t' '
+function cstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+function cnul(s) { return s == "" ? "NULL" : cstr(s) }
+FNR == 1 { file++; next }
+file == 1 && /^#/ { next }
+file == 1 {
+	if (!($1 in ids)) { order[n++] = $1; ids[$1] = 1 }
+	if ($2 == "guard" || $2 == "cond" || $2 == "when" || $2 == "msg" || $2 == "rule" ||
+	    $2 == "no" || $2 == "sev" || $2 == "versions") {
+		if (($1, $2) in port) { print "gen-mchecks: two " $2 " rows for " $1 > "/dev/stderr"; exit 1 }
+		port[$1, $2] = $3
+		next
+	}
+	print "gen-mchecks: unknown action " $2 " for " $1 > "/dev/stderr"; exit 1
+}
+file == 2 {
+	seen[$1] = 1
+	g = (($1, "guard") in port) ? port[$1, "guard"] : $4
+	c = (($1, "cond") in port) ? port[$1, "cond"] : $5
+	m = (($1, "msg") in port) ? port[$1, "msg"] : $6
+	printf "MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s)\n",
+	    cstr($1), cstr($2), cstr($3), cstr(g), cstr(c), cnul((($1, "when") in port) ? port[$1, "when"] : ""),
+	    cstr(m), $8 == "yes", cstr($9), cnul(port[$1, "rule"]), cnul(port[$1, "no"]),
+	    cnul(port[$1, "sev"]), cnul(port[$1, "versions"])
+}
+END {
+	for (i = 0; i < n; i++)
+		if (!(order[i] in seen)) { print "gen-mchecks: " order[i] " is not a check of the facts table" > "/dev/stderr"; exit 1 }
+}' "$2" "$1"
