@@ -407,6 +407,13 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		mcinit_err_set(err, EX_DATAERR, "%s:%s", path, msg);
 		goto out;
 	}
+	if (sc.nwords > MCINIT_MAX_SCRIPT_WORDS) {
+		mcinit_err_set(err, EX_DATAERR,
+		               "%s: %zu words, more than the %d mcinit reads from a launch script: "
+		               "not read",
+		               path, sc.nwords, MCINIT_MAX_SCRIPT_WORDS);
+		goto out;
+	}
 	base = mcinit_config_source(c, path);
 	for (i = 0; i < sc.nnotes; i++) {
 		struct mcinit_loc l = base;

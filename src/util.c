@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 
 int
@@ -256,37 +257,47 @@ mcinit_utf8_sanitize(const char *s)
 size_t
 mcinit_edit_distance(const char *a, const char *b, size_t max)
 {
-	size_t la = strlen(a), lb = strlen(b), i, j, best, *row, res;
+	size_t la = strlen(a), lb = strlen(b), inf = max + 1, i, j, *row, res, small[128];
 
 	if ((la > lb ? la - lb : lb - la) > max)
-		return max + 1;
-	row = mcinit_xmalloc((lb + 1) * sizeof *row);
+		return inf;
+	if (lb == 0)
+		return la;
+	/* Suggestions compare one word with every flag name: no allocation for
+	 * names of ordinary length. */
+	row = lb < sizeof small / sizeof small[0] ? small : mcinit_xmalloc((lb + 1) * sizeof *row);
 	for (j = 0; j <= lb; j++)
-		row[j] = j;
+		row[j] = j <= max ? j : inf;
+	/* Ukkonen's band: a cell further than max from the diagonal is already
+	 * over the cap, so each row computes only its 2*max+1 cells. */
 	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
+		size_t lo = i > max ? i - max : 1, hi = i + max < lb ? i + max : lb;
+		size_t diag = row[lo - 1], left = lo == 1 ? (i <= max ? i : inf) : inf, best = inf;
 
-		row[0] = i;
-		best = row[0];
-		for (j = 1; j <= lb; j++) {
+		row[0] = i <= max ? i : inf;
+		for (j = lo; j <= hi; j++) {
 			size_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
 
 			if (up + 1 < v)
 				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
+			if (left + 1 < v)
+				v = left + 1;
+			if (v > inf)
+				v = inf;
+			row[j] = left = v;
 			diag = up;
 			if (v < best)
 				best = v;
 		}
 		if (best > max) {
-			free(row);
-			return max + 1;
+			res = inf;
+			goto out;
 		}
 	}
 	res = row[lb];
-	free(row);
+out:
+	if (row != small)
+		free(row);
 	return res;
 }
 
@@ -299,8 +310,10 @@ mcinit_suggest(const char *word, const char *const *cands, size_t n)
 	size_t max = strlen(word) / 4 < 2 ? 2 : strlen(word) / 4, best = max + 1, i;
 	const char *pick = NULL;
 
-	for (i = 0; i < n; i++) {
-		size_t d = mcinit_edit_distance(word, cands[i], max);
+	/* Only a closer candidate matters, so each comparison may give up as
+	 * soon as it cannot beat the best so far. */
+	for (i = 0; i < n && best > 0; i++) {
+		size_t d = mcinit_edit_distance(word, cands[i], best - 1);
 
 		if (d < best) {
 			best = d;
@@ -315,6 +328,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 {
 	FILE *f = fopen(path, "rb");
 	struct mcinit_buf b = {0};
+	struct stat st;
 	char chunk[65536];
 	size_t n;
 
@@ -322,17 +336,31 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 		mcinit_err_set(err, EX_NOINPUT, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > MCINIT_MAX_INPUT)
+		goto too_large;
+	/* A pipe or device has no size to look at first: stop at the bound. */
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + n > MCINIT_MAX_INPUT)
+			goto too_large;
 		mcinit_buf_add(&b, chunk, n);
+	}
 	if (ferror(f)) {
 		mcinit_err_set(err, EX_NOINPUT, "%s: read error: %s", path, strerror(errno));
-		fclose(f);
-		mcinit_buf_free(&b);
-		return NULL;
+		goto fail;
 	}
 	fclose(f);
 	mcinit_buf_cstr(&b);
 	if (len)
 		*len = b.len;
 	return b.data;
+too_large:
+	mcinit_err_set(err, EX_DATAERR,
+	               "%s: larger than the %d MiB mcinit reads as one input (a job description "
+	               "is a few kilobytes): not read",
+	               path, MCINIT_MAX_INPUT >> 20);
+fail:
+	fclose(f);
+	mcinit_buf_free(&b);
+	return NULL;
 }

@@ -97,7 +97,16 @@ size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
  * NULL when nothing is close enough. */
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
 
-/* Reads a whole file; NULL + err (EX_NOINPUT) when unreadable.  Caller frees. */
+/* The most mcinit reads of one input file: a job description (JSON, YAML, a
+ * launch script, Megatron's arguments.py) is kilobytes, and a bound keeps
+ * time and memory bounded whatever file is named by mistake. */
+#define MCINIT_MAX_INPUT (16 << 20)
+/* The most words mcinit takes from one launch script: Megatron-LM has about
+ * a thousand flags, and each word costs a diagnostic at worst. */
+#define MCINIT_MAX_SCRIPT_WORDS 65536
+
+/* Reads a whole file; NULL + err (EX_NOINPUT) when unreadable, EX_DATAERR when
+ * larger than MCINIT_MAX_INPUT.  Caller frees. */
 char *mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err);
 
 #endif

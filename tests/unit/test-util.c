@@ -79,3 +79,52 @@ Test(util, utf8_len_rules)
 	             0); /* > 10FFFF */
 	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
 }
+
+/* The plain O(la*lb) Levenshtein distance, the reference for the banded one. */
+static size_t
+full_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[40][40];
+
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = i + j;
+				continue;
+			}
+			size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+Test(util, edit_distance_matches_full_levenshtein)
+{
+	unsigned seed = 12345;
+	char a[40], b[40];
+
+	for (int t = 0; t < 20000; t++) {
+		size_t la = (seed = seed * 1103515245u + 12345u) >> 16 & 31;
+		size_t lb = (seed = seed * 1103515245u + 12345u) >> 16 & 31;
+		size_t max = (seed = seed * 1103515245u + 12345u) >> 16 & 7, want, got;
+
+		/* A three-letter alphabet makes near matches common. */
+		for (size_t i = 0; i < la; i++)
+			a[i] = "abc"[((seed = seed * 1103515245u + 12345u) >> 16) % 3];
+		for (size_t i = 0; i < lb; i++)
+			b[i] = "abc"[((seed = seed * 1103515245u + 12345u) >> 16) % 3];
+		a[la] = b[lb] = '\0';
+		want = full_distance(a, b);
+		got = mcinit_edit_distance(a, b, max);
+		if (want > max)
+			cr_assert_gt(got, max, "'%s' '%s' max %zu: %zu (distance %zu)", a, b, max,
+			             got, want);
+		else
+			cr_assert_eq(got, want, "'%s' '%s' max %zu: %zu, want %zu", a, b, max, got,
+			             want);
+	}
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Resource bounds: inputs far larger than any job description are rejected
+# quickly with a clear message (exit 65), never read for minutes or into
+# gigabytes.  Each case runs under `timeout`, so a regression fails instead
+# of hanging the suite.
+. "$srcdir/tests/cli/lib.sh"
+V="timeout 120 $MCINIT validate --world-size 8"
+
+# 100 MB files (sparse: only the size matters before anything is read).
+for ext in json yaml sh py; do
+	truncate -s 100M "$tmp/huge.$ext"
+done
+for ext in json sh py; do
+	check "huge-$ext-rejected" sh -c "$V '$tmp/huge.$ext' >'$tmp/o' 2>&1; test \$? -eq 65 &&
+		grep -q 'huge.$ext: larger than the 16 MiB mcinit reads as one input' '$tmp/o'"
+done
+if $MCINIT validate "$tmp/huge.yaml" 2>&1 | grep -q 'unknown kind of input'; then
+	skip huge-yaml-rejected "this build reads no YAML"
+else
+	check huge-yaml-rejected sh -c "$V '$tmp/huge.yaml' >'$tmp/o' 2>&1; test \$? -eq 65 &&
+		grep -q 'larger than the 16 MiB' '$tmp/o'"
+fi
+
+# A 10 MB launch script, and a million-word flag list in one: too many words.
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('#!/bin/bash\nARGS=(\n')
+    f.write('--lr 1e-4\n' * 1000000)
+    f.write(')\ntorchrun pretrain_gpt.py \${ARGS[@]}\n')
+" "$tmp/ten-mb.sh"
+check ten-mb-script-bounded sh -c "$V '$tmp/ten-mb.sh' >'$tmp/o' 2>&1; test \$? -eq 65 &&
+	grep -q 'ten-mb.sh: .* words, more than the 65536 mcinit reads from a launch script' '$tmp/o'"
+
+# Just under the bounds, the input is read and judged: 60000 unknown flags
+# are each reported (no diagnostic is lost), in bounded time.
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('torchrun pretrain_gpt.py ' + ' '.join('--no-such-flag-%d' % i for i in range(60000)) + '\n')
+" "$tmp/many.sh"
+check many-unknown-flags-all-reported sh -c "$V '$tmp/many.sh' --format=json >'$tmp/o' 2>/dev/null; test \$? -eq 1 &&
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))[\"diagnostics\"]; n = sum(1 for g in d if g[\"code\"] == \"MC003\"); assert n == 60000, n' '$tmp/o'"
+finish
