@@ -19,6 +19,9 @@ pkgs="$pkgs libcriterion-dev libxml2-dev python3 python3-jsonschema libhwloc-plu
 # docs and completions: groff and man-db render the generated man pages
 # (groff -ww, man -l); zsh and fish run the completion scripts for real.
 pkgs="$pkgs groff-base man-db zsh fish"
+# mcinit run's tests: pgrep (procps) finds what a launcher left behind,
+# ip netns (iproute2) plays two hosts.
+pkgs="$pkgs procps iproute2"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -77,7 +77,8 @@ enum mcinit_code {
 	MCINIT_E_OS,          /* a system call failed */
 	MCINIT_E_IO,          /* output could not be written */
 	MCINIT_E_NOMEM,       /* out of memory */
-	/* New codes go here, at the end (mcinit run: a timeout). */
+	MCINIT_E_TIMEOUT,     /* a peer did not arrive or a step timed out (mcinit run) */
+	/* New codes go here, at the end. */
 	MCINIT_E_COUNT
 };
 

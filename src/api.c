@@ -32,6 +32,7 @@ mcinit_code_name(enum mcinit_code code)
 	    [MCINIT_E_OS] = "os",
 	    [MCINIT_E_IO] = "io",
 	    [MCINIT_E_NOMEM] = "nomem",
+	    [MCINIT_E_TIMEOUT] = "timeout",
 	};
 
 	return (unsigned)code < MCINIT_E_COUNT ? names[code] : "unknown";
@@ -56,6 +57,8 @@ code_of(int ex)
 		return MCINIT_E_OS;
 	case EX_IOERR:
 		return MCINIT_E_IO;
+	case EX_TEMPFAIL:
+		return MCINIT_E_TIMEOUT;
 	default:
 		return MCINIT_E_INTERNAL;
 	}

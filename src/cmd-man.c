@@ -40,6 +40,51 @@ static const char *const environ_doc[][2] = {
      "An hwloc XML file describing the node, used by mcinit topology instead of this machine "
      "(as --hwloc-xml does)."},
     {"NO_COLOR", "When set and not empty, diagnostics are never coloured."},
+    {"RANK", "mcinit run: this rank (torchrun's contract; with WORLD_SIZE it comes first)."},
+    {"LOCAL_RANK", "mcinit run: the rank on this node (default RANK modulo LOCAL_WORLD_SIZE)."},
+    {"LOCAL_WORLD_SIZE", "mcinit run: ranks on this node (default WORLD_SIZE)."},
+    {"GROUP_RANK", "mcinit run: this node's index (torchrun)."},
+    {"GROUP_WORLD_SIZE", "mcinit run: the number of nodes (torchrun)."},
+    {"MASTER_ADDR",
+     "mcinit run: the host of the rendezvous store (--master-addr wins); required under Open "
+     "MPI, which gives none."},
+    {"MASTER_PORT", "mcinit run: the port of the store (--master-port wins; default 29500)."},
+    {"TORCHELASTIC_RESTART_COUNT",
+     "mcinit run: the restart attempt, part of the agent store's key prefix "
+     "/worker/attempt_N."},
+    {"TORCHELASTIC_RUN_ID", "mcinit run: torchrun's run id, reported."},
+    {"TORCHELASTIC_USE_AGENT_STORE",
+     "mcinit run: exactly True when torchrun's agent (or an mcinit launcher) serves the store: "
+     "ranks join it instead of rank 0 binding MASTER_PORT."},
+    {"TORCHELASTIC_ERROR_FILE",
+     "mcinit run: a failing rank writes torchelastic's JSON error file here, so that "
+     "torchrun's root-cause summary shows mcinit's message."},
+    {"MCINIT_LAUNCHED", "mcinit run: set to 1 by an mcinit launcher in the workers it starts."},
+    {"MCINIT_STORE_TOKEN",
+     "mcinit run, mcinit store: the job token a store connection must present (SET of "
+     "mcinit/auth) before anything but VALIDATE, PING and torch's init/ counter; the launcher "
+     "makes a random one for a one-node job, several nodes share one through this variable."},
+    {"SLURM_PROCID", "mcinit run: the rank under Slurm (with SLURM_NTASKS)."},
+    {"SLURM_LOCALID", "mcinit run: the local rank under Slurm."},
+    {"SLURM_NODEID", "mcinit run: the node index under Slurm."},
+    {"SLURM_STEP_NODELIST",
+     "mcinit run: the node list (Slurm hostlist syntax); the first host is the master.  Else "
+     "SLURM_JOB_NODELIST, else SLURM_NODELIST."},
+    {"SLURM_JOB_NODELIST", "mcinit run: the node list when SLURM_STEP_NODELIST is not set."},
+    {"SLURM_NODELIST", "mcinit run: the node list, after SLURM_JOB_NODELIST."},
+    {"SLURM_NTASKS_PER_NODE", "mcinit run: ranks per node under Slurm."},
+    {"SLURM_TASKS_PER_NODE",
+     "mcinit run: ranks per node in Slurm's compressed form (4(x2),2), when "
+     "SLURM_NTASKS_PER_NODE is not set."},
+    {"SLURM_JOB_ID",
+     "mcinit run: without MASTER_PORT, the store port is 15000 + its last four digits "
+     "(Megatron-Bridge's convention)."},
+    {"OMPI_COMM_WORLD_RANK", "mcinit run: the rank under Open MPI."},
+    {"OMPI_COMM_WORLD_LOCAL_RANK", "mcinit run: the local rank under Open MPI."},
+    {"OMPI_COMM_WORLD_LOCAL_SIZE", "mcinit run: ranks on this node under Open MPI."},
+    {"OMP_NUM_THREADS",
+     "mcinit run: left alone when set; else a launcher with several workers sets it to 1, as "
+     "torchrun does."},
 };
 
 /* ---- the page list ---- */

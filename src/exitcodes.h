@@ -22,10 +22,11 @@
 	X(64, EX_USAGE, "bad usage of mcinit")                                            \
 	X(65, EX_DATAERR, "an input could not be parsed")                                 \
 	X(66, EX_NOINPUT, "an input file is missing or unreadable")                       \
-	X(69, EX_UNAVAILABLE, "a required resource is absent (no CPU allowed to bind to)") \
+	X(69, EX_UNAVAILABLE, "a required resource is absent (no CUDA device without --allow-no-cuda, no store, no CPU allowed to bind to)") \
 	X(70, EX_SOFTWARE, "internal error")                                              \
 	X(71, EX_OSERR, "an operating-system call failed (hwloc cannot read this machine)") \
-	X(74, EX_IOERR, "the output could not be written")
+	X(74, EX_IOERR, "the output could not be written")                                \
+	X(75, EX_TEMPFAIL, "a peer did not arrive or a step timed out")
 /* clang-format on */
 
 #define MCINIT_EXIT_DOC_ITEM(value, name, meaning) " " #value " " meaning ";"

@@ -34,6 +34,11 @@ const struct mcinit_command mcinit_commands[] = {
      &mcinit_complete_argp},
     {"man", mcinit_cmd_man, "print a manual page (roff) generated from mcinit's tables",
      &mcinit_man_argp},
+    {"run", mcinit_cmd_run,
+     "initialize the job for real: launcher, rendezvous, devices, communicators, seeds",
+     &mcinit_run_argp},
+    {"store", mcinit_cmd_store, "serve the rendezvous store (PyTorch TCPStore protocol) alone",
+     &mcinit_store_argp},
 };
 const size_t mcinit_ncommands = sizeof mcinit_commands / sizeof mcinit_commands[0];
 
@@ -52,6 +57,7 @@ mcinit_exit_status(int code)
 	    [MCINIT_E_IO] = EX_IOERR,
 	    /* Out of memory is the machine's failure, not the job's. */
 	    [MCINIT_E_NOMEM] = EX_OSERR,
+	    [MCINIT_E_TIMEOUT] = EX_TEMPFAIL,
 	};
 
 	return code >= 0 && code < MCINIT_E_COUNT ? status[code] : EX_SOFTWARE;

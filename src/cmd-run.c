@@ -1,0 +1,453 @@
+/*
+ * cmd-run.c — `mcinit run`: the full initialization (run.md).  Options and
+ * exit codes here; the launcher is mcinit_launch (launch-spawn.c), the
+ * phases are the engine of init.c.
+ *
+ * With --nproc-per-node N and no launcher environment this process becomes
+ * the launcher: it checks the job once, then starts N copies of itself as
+ * workers (MCINIT_LAUNCHED=1 tells them apart) with the torchrun contract.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "gpu.h"
+#include "init.h"
+#include "launch.h"
+
+enum {
+	OPT_NODE_RANK = 0x500,
+	OPT_MASTER_ADDR,
+	OPT_MASTER_PORT,
+	OPT_ALLOW_NO_CUDA,
+	OPT_LAZY,
+	OPT_FINISH_LAZY,
+	OPT_TIMEOUT,
+	OPT_REPORT,
+	OPT_NO_BIND,
+	OPT_TEE,
+	OPT_QUIET,
+	OPT_GRACE,
+	OPT_APPEND_ARGS,
+	OPT_NO_WARMUP,
+};
+
+struct ropts {
+	struct mcinit_cli cli;
+	long node_rank;
+	const char *master_addr;
+	int master_port;
+	bool allow_no_cuda, lazy, finish_lazy, no_bind, quiet, append_args, no_warmup;
+	double timeout, grace;
+	const char *report;
+};
+
+static const struct argp_option options[] = {
+    {NULL, 0, NULL, 0, "Launcher (with --nproc-per-node and no launcher environment):", 2},
+    {"node-rank", OPT_NODE_RANK, "K", 0, "This node's index, 0 to --nnodes - 1 (default 0)", 2},
+    {"master-addr", OPT_MASTER_ADDR, "ADDR", 0,
+     "Host of the store (node 0); default $MASTER_ADDR, the first Slurm host, or 127.0.0.1", 2},
+    {"master-port", OPT_MASTER_PORT, "PORT", 0,
+     "Port of the store; default $MASTER_PORT, 15000 + the last four digits of "
+     "$SLURM_JOB_ID, or 29500 (a free port for a one-node launcher)",
+     2},
+    {"grace", OPT_GRACE, "SECONDS", 0,
+     "After a worker fails, how long the others get between SIGTERM and SIGKILL (default 5)", 2},
+    {"tee", OPT_TEE, NULL, 0, "Relay every worker's output with a [rank N] prefix (default)", 2},
+    {"quiet", OPT_QUIET, NULL, 0, "Relay only rank 0's standard output (and every stderr)", 2},
+    {NULL, 0, NULL, 0, "Initialization:", 3},
+    {"allow-no-cuda", OPT_ALLOW_NO_CUDA, NULL, 0,
+     "Without a GPU, skip the CUDA/NCCL phases and run the CPU path (exit 69 otherwise)", 3},
+    {"lazy-mpu-init", OPT_LAZY, NULL, 0,
+     "Defer every distributed phase into the finish function (dist.lazy_mpu_init)", 3},
+    {"finish-lazy", OPT_FINISH_LAZY, NULL, 0, "On the lazy path, run the finish at once", 3},
+    {"timeout", OPT_TIMEOUT, "SECONDS", 0,
+     "How long a rank waits for its peers (default dist.distributed_timeout_minutes)", 3},
+    {"no-bind", OPT_NO_BIND, NULL, 0, "Do not bind each rank to its GPU's CPUs", 3},
+    {"no-warmup", OPT_NO_WARMUP, NULL, 0, "Skip the fused-kernel warm-up", 3},
+    {"report", OPT_REPORT, "FILE", 0, "Write the JSON report to FILE (rank 0)", 3},
+    {"append-megatron-args", OPT_APPEND_ARGS, NULL, 0,
+     "With -- COMMAND: append the job's Megatron-LM flags to the command", 3},
+    {NULL, 0, NULL, 0, NULL, 0},
+};
+
+static double
+seconds(struct argp_state *state, const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) || v > 1e7)
+		argp_error(state, "%s: '%s' is not a number of seconds > 0", opt, arg);
+	return v;
+}
+
+long
+mcinit_opt_long(struct argp_state *state, const char *opt, const char *arg, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+		argp_error(state, "%s: '%s' is not an integer in [%ld, %ld]", opt, arg, lo, hi);
+	return v;
+}
+
+static error_t
+parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct ropts *o = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->cli;
+		break;
+	case OPT_NODE_RANK:
+		o->node_rank = mcinit_opt_long(state, "--node-rank", arg, 0, 1L << 20);
+		break;
+	case OPT_MASTER_ADDR:
+		o->master_addr = arg;
+		break;
+	case OPT_MASTER_PORT:
+		o->master_port = (int)mcinit_opt_long(state, "--master-port", arg, 1, 65535);
+		break;
+	case OPT_GRACE:
+		o->grace = seconds(state, "--grace", arg);
+		break;
+	case OPT_TEE:
+		o->quiet = false;
+		break;
+	case OPT_QUIET:
+		o->quiet = true;
+		break;
+	case OPT_ALLOW_NO_CUDA:
+		o->allow_no_cuda = true;
+		break;
+	case OPT_LAZY:
+		o->lazy = true;
+		break;
+	case OPT_FINISH_LAZY:
+		o->finish_lazy = true;
+		break;
+	case OPT_TIMEOUT:
+		o->timeout = seconds(state, "--timeout", arg);
+		break;
+	case OPT_NO_BIND:
+		o->no_bind = true;
+		break;
+	case OPT_NO_WARMUP:
+		o->no_warmup = true;
+		break;
+	case OPT_REPORT:
+		o->report = arg;
+		break;
+	case OPT_APPEND_ARGS:
+		o->append_args = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {{&mcinit_job_argp, 0, NULL, 0}, {NULL, 0, NULL, 0}};
+
+static const char doc[] =
+    "Initialize a Megatron job for real: environment, rendezvous, CUDA device, NCCL world "
+    "and group communicators, verification, seeds, fused-kernel warm-up; then exit 0, or "
+    "hand over to the training command after `--`.\v"
+    "Phases: config, env, rendezvous, device, world, groups, verify, seeds, kernels, tp-comm, "
+    "ready; each is timed and ends ok, failed, deferred (lazy MPU init) or skipped.  The "
+    "environment comes from torchrun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, ...), Slurm "
+    "(SLURM_PROCID, SLURM_NTASKS, the node list) or Open MPI (OMPI_COMM_WORLD_*), else this "
+    "is a single process.  The ranks meet through a store that speaks PyTorch's TCPStore "
+    "protocol, served by the launching mcinit, by torchrun's agent "
+    "(TORCHELASTIC_USE_AGENT_STORE=True) or by rank 0.  A rank that does not arrive within "
+    "--timeout makes every other rank exit 75 naming it; a rank started with another config "
+    "is named too (exit 1).\n\n"
+    "With --nproc-per-node N and no launcher environment, mcinit is the launcher: it serves "
+    "the store, starts N workers with the torchrun contract, prefixes their output with "
+    "[rank N], forwards SIGINT/SIGTERM, stops all workers when one fails and prints the root "
+    "cause (rank, phase, message); it exits with the failing worker's status.\n\n"
+    "Without a GPU, the CUDA/NCCL phases are skipped with --allow-no-cuda (the ranks still "
+    "prove they agree on the config and on every group through the store), else exit 69.  "
+    "--format=json prints rank 0's report: {\"ok\", \"world_size\", \"phases\": [{\"name\", "
+    "\"status\", \"slowest_rank\", \"seconds\"}], \"ranks\": [{\"rank\", \"phases\": [...]}], "
+    "\"versions\", \"communicators\", \"error\"}.\n\n" MCINIT_EXIT_CODES_DOC;
+
+const struct argp mcinit_run_argp = {
+    options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- COMMAND [ARG...]]", doc, children,
+    NULL,    NULL};
+
+/* Phase config from the command line: what follows `--` is the hand-over
+ * command here, not Megatron-LM flags. */
+static int
+config(struct mcinit_init *I, const struct ropts *o, struct mcinit_err *err)
+{
+	struct mcinit_job_desc desc;
+
+	mcinit_cli_desc(&o->cli, &desc);
+	desc.megatron_flags = NULL;
+	desc.nmegatron_flags = 0;
+	return mcinit_init_config(I, &desc, err);
+}
+
+/* ---- the launcher ---- */
+
+static char **
+copy_argv(char **argv, int argc)
+{
+	char **v = mcinit_xcalloc((size_t)argc + 1, sizeof *v);
+	int i;
+
+	for (i = 0; i < argc; i++)
+		v[i] = mcinit_xstrdup(argv[i]);
+	return v;
+}
+
+static void
+free_argv(char **v)
+{
+	char **p;
+
+	for (p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static bool
+launched_elsewhere(const char **by)
+{
+	*by = getenv("RANK") || getenv("WORLD_SIZE") ? "torchrun (RANK/WORLD_SIZE are set)"
+	      : getenv("SLURM_PROCID")               ? "Slurm (SLURM_PROCID is set)"
+	      : getenv("OMPI_COMM_WORLD_RANK")       ? "Open MPI (OMPI_COMM_WORLD_RANK is set)"
+	                                             : NULL;
+	return *by != NULL;
+}
+
+static int
+print_invalid(struct mcinit_init *I)
+{
+	struct mcinit_diags *d = mcinit_init_diags(I);
+
+	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	mcinit_print_summary(d, stderr);
+	return 1;
+}
+
+static int
+run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
+{
+	struct mcinit_launch_opts lo = {0};
+	struct mcinit_err err = {0};
+	struct mcinit_init *I;
+	char self[PATH_MAX];
+	ssize_t n;
+	int rc;
+	char why[256];
+
+	struct mcinit_init_opts quiet = *io;
+
+	/* the job once, here, before any worker starts (the workers report) */
+	quiet.progress = NULL;
+	if (o->cli.check.nnodes == 0)
+		o->cli.check.nnodes = 1;
+	if (o->cli.check.world_size == 0)
+		o->cli.check.world_size = o->cli.check.nnodes * o->cli.check.nproc_per_node;
+	I = mcinit_init_new(&quiet);
+	rc = config(I, o, &err);
+	if (rc != 0) {
+		rc = rc > 0 ? print_invalid(I)
+		            : (fprintf(stderr, "mcinit run: %s\n", err.msg),
+		               err.code ? err.code : EX_SOFTWARE);
+		mcinit_init_free(I);
+		return rc;
+	}
+	mcinit_init_free(I);
+	if (!o->allow_no_cuda && mcinit_gpu_count(why, sizeof why) == 0) {
+		fprintf(stderr,
+		        "mcinit run: no CUDA device (%s): pass --allow-no-cuda to run the "
+		        "CPU path\n",
+		        why);
+		return EX_UNAVAILABLE;
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0) {
+		fprintf(stderr, "mcinit run: cannot find my own program: %s\n", strerror(errno));
+		return EX_OSERR;
+	}
+	self[n] = '\0';
+	lo.nproc = (long)o->cli.check.nproc_per_node;
+	lo.nnodes = o->cli.check.nnodes > 0 ? (long)o->cli.check.nnodes : 1;
+	lo.node_rank = o->node_rank;
+	lo.master_addr = o->master_addr ? o->master_addr : getenv("MASTER_ADDR");
+	lo.master_port = o->master_port;
+	lo.grace = o->grace > 0 ? o->grace : 5;
+	lo.json = o->cli.format == MCINIT_FMT_JSON;
+	lo.quiet = o->quiet;
+	lo.self = self;
+	lo.argv = orig;
+	lo.log = stderr;
+	if (lo.node_rank >= lo.nnodes) {
+		fprintf(stderr, "mcinit run: --node-rank %ld with --nnodes %ld\n", lo.node_rank,
+		        lo.nnodes);
+		return EX_USAGE;
+	}
+	rc = mcinit_launch(&lo, &err);
+	if (rc < 0) {
+		fprintf(stderr, "mcinit run: %s\n", err.msg);
+		return err.code ? err.code : EX_SOFTWARE;
+	}
+	return rc;
+}
+
+/* ---- a rank ---- */
+
+static int
+write_report(struct mcinit_init *I, const struct ropts *o)
+{
+	json_t *r;
+	int rc = 0;
+
+	if (mcinit_init_env(I)->rank != 0)
+		return 0;
+	if (!o->report && o->cli.format != MCINIT_FMT_JSON)
+		return 0;
+	r = mcinit_init_report(I);
+	if (o->report && json_dump_file(r, o->report, JSON_INDENT(2)) != 0) {
+		fprintf(stderr, "mcinit run: cannot write %s\n", o->report);
+		rc = -1;
+	}
+	if (o->cli.format == MCINIT_FMT_JSON && mcinit_print_json(r, stdout) < 0)
+		rc = -1;
+	json_decref(r);
+	return rc;
+}
+
+static int
+report_failure(struct mcinit_init *I, const struct ropts *o, const struct mcinit_err *err)
+{
+	const struct mcinit_env *e = mcinit_init_env(I);
+	enum mcinit_phase p = mcinit_init_failed_phase(I);
+	char *msg =
+	    mcinit_xasprintf("rank %ld: %s failed: %s", e->rank, mcinit_phase_name(p), err->msg);
+	char *where =
+	    mcinit_xasprintf("mcinit run, phase %s, on %s", mcinit_phase_name(p), e->master_addr);
+
+	fprintf(stderr, "mcinit run: %s\n", msg);
+	if (e->error_file[0])
+		mcinit_write_error_file(e->error_file, msg, where);
+	free(msg);
+	free(where);
+	write_report(I, o);
+	return err->code ? err->code : EX_SOFTWARE;
+}
+
+static int
+exec_command(struct mcinit_init *I, const struct ropts *o)
+{
+	struct mcinit_err err = {0};
+	size_t nm = 0, i;
+	char **margs = o->append_args ? mcinit_init_megatron_args(I, &nm) : NULL;
+	char **argv = mcinit_xcalloc(o->cli.nrest + nm + 1, sizeof *argv);
+	int rc;
+
+	if (mcinit_init_handover(I, &err) != 0)
+		return report_failure(I, o, &err);
+	for (i = 0; i < o->cli.nrest; i++)
+		argv[i] = o->cli.rest[i];
+	for (i = 0; i < nm; i++)
+		argv[o->cli.nrest + i] = margs[i];
+	fflush(NULL);
+	execvp(argv[0], argv);
+	rc = errno == ENOENT ? 127 : 126;
+	fprintf(stderr, "mcinit run: cannot run %s: %s\n", argv[0], strerror(errno));
+	free(argv);
+	free_argv(margs);
+	return rc;
+}
+
+static int
+run_rank(struct ropts *o, struct mcinit_init_opts *io)
+{
+	struct mcinit_err err = {0};
+	struct mcinit_init *I = mcinit_init_new(io);
+	mcinit_finish_fn finish = NULL;
+	int rc = config(I, o, &err);
+
+	if (rc != 0) {
+		rc = rc > 0 ? print_invalid(I) : report_failure(I, o, &err);
+		goto out;
+	}
+	if (mcinit_init_run(I, &finish, &err) != 0 ||
+	    (finish && o->finish_lazy && finish(I, &err) != 0)) {
+		rc = report_failure(I, o, &err);
+		goto out;
+	}
+	if (write_report(I, o) < 0) {
+		rc = EX_IOERR;
+		goto out;
+	}
+	if (o->cli.format != MCINIT_FMT_JSON && mcinit_init_env(I)->rank == 0)
+		mcinit_init_summary(I, stdout);
+	if (o->cli.nrest > 0) {
+		if (finish && !o->finish_lazy)
+			fprintf(stderr,
+			        "mcinit run: lazy MPU init: handing over with the distributed "
+			        "phases deferred\n");
+		rc = exec_command(I, o);
+	}
+out:
+	mcinit_init_free(I);
+	return rc;
+}
+
+int
+mcinit_cmd_run(int argc, char **argv, int argi0)
+{
+	struct ropts o = {0};
+	struct mcinit_init_opts io = {0};
+	char **orig = copy_argv(argv - argi0, argc + argi0);
+	const char *by;
+	int n, rc;
+
+	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON);
+	n = mcinit_cli_split(&o.cli, argc, argv);
+	argp_parse(&mcinit_run_argp, n, argv, 0, NULL, &o);
+	io.allow_no_cuda = o.allow_no_cuda;
+	io.finish_lazy = o.finish_lazy;
+	io.lazy = o.lazy;
+	io.no_bind = o.no_bind;
+	io.handover = o.cli.nrest > 0;
+	io.timeout = o.timeout;
+	io.env.master_addr = o.master_addr;
+	io.env.master_port = o.master_port;
+	io.progress = o.cli.format == MCINIT_FMT_JSON ? NULL : stdout;
+	if (o.cli.check.nproc_per_node > 0 && !getenv("MCINIT_LAUNCHED")) {
+		if (launched_elsewhere(&by)) {
+			fprintf(stderr,
+			        "mcinit run: --nproc-per-node would start workers, but this "
+			        "process was already started by %s\n",
+			        by);
+			rc = EX_USAGE;
+		} else {
+			rc = run_launcher(&o, orig, &io);
+		}
+	} else {
+		rc = run_rank(&o, &io);
+	}
+	free_argv(orig);
+	mcinit_cli_destroy(&o.cli);
+	return rc;
+}

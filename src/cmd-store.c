@@ -1,0 +1,128 @@
+/*
+ * cmd-store.c — `mcinit store`: the rendezvous store alone (a multi-node
+ * job's store on a head node, benchmarks).  Serves until SIGINT/SIGTERM.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <poll.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "store.h"
+
+enum { OPT_HOST = 0x400, OPT_PORT, OPT_TOKEN, OPT_MAX_CONNS, OPT_MAX_MEMORY, OPT_QUIET };
+
+struct sopts {
+	const char *host;
+	long port;
+	const char *token;
+	struct mcinit_store_limits lim;
+	int quiet;
+};
+
+static const struct argp_option options[] = {
+    {"host", OPT_HOST, "ADDR", 0, "Listen on this address only (default: all addresses)", 0},
+    {"port", OPT_PORT, "PORT", 0, "TCP port (default 29500; 0 picks a free one)", 0},
+    {"token", OPT_TOKEN, "TOKEN", 0,
+     "Require clients to authenticate with this job token (default $MCINIT_STORE_TOKEN)", 0},
+    {"max-connections", OPT_MAX_CONNS, "N", 0, "Open connections at most (default 65536)", 0},
+    {"max-memory", OPT_MAX_MEMORY, "MIB", 0,
+     "Keys, values and buffers together at most (MiB, default 1024)", 0},
+    {"quiet", OPT_QUIET, NULL, 0, "Do not print the listening line", 0},
+    {NULL, 0, NULL, 0, NULL, 0},
+};
+
+static error_t
+parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct sopts *o = state->input;
+
+	switch (key) {
+	case OPT_HOST:
+		o->host = arg;
+		break;
+	case OPT_PORT:
+		o->port = mcinit_opt_long(state, "--port", arg, 0, 65535);
+		break;
+	case OPT_TOKEN:
+		o->token = arg;
+		break;
+	case OPT_MAX_CONNS:
+		o->lim.max_conns = (size_t)mcinit_opt_long(state, "--max-connections", arg, 1, 1L << 24);
+		break;
+	case OPT_MAX_MEMORY:
+		o->lim.max_memory = (size_t)mcinit_opt_long(state, "--max-memory", arg, 1, 1L << 22) << 20;
+		break;
+	case OPT_QUIET:
+		o->quiet = 1;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const char doc[] =
+    "Serve the rendezvous store alone: a key-value service that speaks PyTorch's TCPStore "
+    "protocol (torch.distributed.TCPStore(host, port, is_master=False) and "
+    "init_process_group(\"env://\") use it), for a multi-node job whose store lives on a head "
+    "node, and for benchmarks.\v"
+    "Prints `mcinit store: listening on HOST:PORT` on stderr once it accepts connections, "
+    "then serves until SIGINT or SIGTERM.  A client that sends garbage, an unknown command, "
+    "an oversized length, or nothing within 30 s loses its connection; the store goes "
+    "on.\n\n" MCINIT_EXIT_CODES_DOC;
+
+const struct argp mcinit_store_argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
+
+int
+mcinit_cmd_store(int argc, char **argv, int argi0)
+{
+	struct sopts o = {.host = NULL, .port = MCINIT_STORE_PORT};
+	struct mcinit_store_server *s;
+	struct mcinit_err err = {0};
+	sigset_t set;
+	int sfd;
+	char *prog = mcinit_xasprintf("mcinit %s", argv[0]);
+
+	(void)argi0;
+	argv[0] = prog;
+	mcinit_store_limits_default(&o.lim);
+	o.token = getenv("MCINIT_STORE_TOKEN");
+	argp_parse(&mcinit_store_argp, argc, argv, 0, NULL, &o);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	s = mcinit_store_server_new(o.host, (int)o.port, o.token, &o.lim, &err);
+	if (!s) {
+		fprintf(stderr, "mcinit store: %s\n", err.msg);
+		free(prog);
+		close(sfd);
+		return err.code ? err.code : EX_SOFTWARE;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "mcinit store: listening on %s:%d\n", o.host ? o.host : "*",
+		        mcinit_store_server_port(s));
+	for (;;) {
+		struct pollfd pf[2] = {{.fd = mcinit_store_server_fd(s), .events = POLLIN},
+		                       {.fd = sfd, .events = POLLIN}};
+
+		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents & POLLIN)
+			break;
+		mcinit_store_server_step(s, 0);
+	}
+	mcinit_store_server_free(s);
+	close(sfd);
+	free(prog);
+	return 0;
+}

@@ -1,0 +1,201 @@
+#!/bin/sh
+# CLI tests for `mcinit run` on the CPU path (no GPU here): the launcher with
+# 1, 2, 8 and 64 local ranks, the JSON report, the environment contracts,
+# timeouts that name the missing rank, a rank started with another config,
+# the job token, two launchers meeting over loopback, a worker killed at
+# random and a launcher killed with SIGKILL (nothing may be left running).
+# Every wait here is bounded: `timeout` around each command.
+. "$srcdir/tests/cli/lib.sh"
+unset MASTER_ADDR MASTER_PORT LOCAL_WORLD_SIZE GROUP_RANK TORCHELASTIC_USE_AGENT_STORE \
+	TORCHELASTIC_ERROR_FILE MCINIT_STORE_TOKEN MCINIT_LAUNCHED SLURM_NODELIST OMPI_COMM_WORLD_RANK \
+	2>/dev/null || true
+
+M=$MCINIT
+J=topology-model.json
+T="timeout -k 5 60"
+# A free TCP port on loopback (bound and released: good enough for a test).
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# ok_json FILE N: the report says ok, N ranks, every phase ok or skipped.
+ok_json() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["ok"] is True, d.get("error")
+assert d["world_size"] == n and len(d["ranks"]) == n, (d["world_size"], len(d["ranks"]))
+assert sorted(r["rank"] for r in d["ranks"]) == list(range(n))
+for r in d["ranks"]:
+    for p in r["phases"]:
+        assert p["status"] in ("ok", "skipped"), (r["rank"], p)
+names = [p["name"] for p in d["phases"]]
+assert names == ["config", "env", "rendezvous", "device", "world", "groups", "verify",
+                 "seeds", "kernels", "tp-comm", "ready"], names
+for p in d["phases"]:
+    assert 0 <= p["slowest_rank"] < n
+PY
+}
+
+for n in 1 2 8 64; do
+	check "run-launcher-$n-ranks" sh -c "$T $M run --allow-no-cuda --nproc-per-node $n --timeout 30 $J --format=json >$tmp/r$n.json"
+	check "run-launcher-$n-json" ok_json "$tmp/r$n.json" "$n"
+done
+
+# Text mode: rank 0's progress lines with the [rank 0] prefix, one per phase.
+check run-text-progress sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J >$tmp/t.out 2>&1 &&
+	grep -c '^\[rank 0\] mcinit run: [a-z-]* *\(ok\|skipped\)' $tmp/t.out | grep -qx 11"
+check run-report-file sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J --report $tmp/rep.json >/dev/null 2>&1 &&
+	python3 -c 'import json; d=json.load(open(\"$tmp/rep.json\")); assert d[\"ok\"] and len(d[\"ranks\"]) == 2'"
+
+# No GPU and no --allow-no-cuda: 69, at once, with the way out in the message.
+golden run-no-cuda-launcher 69 $M run --nproc-per-node 2 $J
+# (stdout has the progress lines with their timings: only stderr is golden)
+golden run-no-cuda-single 69 sh -c "$M run $J >/dev/null"
+# A single process with a job for 8: a clear usage error.
+golden run-single-world-mismatch 64 sh -c "$M run --allow-no-cuda $J --world-size 8 >/dev/null"
+golden run-invalid-job 1 $M run --allow-no-cuda --nproc-per-node 2 $J model.num_layers=7 model.pipeline_model_parallel_size=2
+golden run-nproc-under-torchrun 64 env RANK=0 WORLD_SIZE=1 $M run --allow-no-cuda --nproc-per-node 2 $J
+
+# A missing rank: rank 0 alone exits 75 within the timeout and names rank 1.
+P=$(free_port)
+check run-timeout-names-missing sh -c "
+	start=\$(date +%s)
+	WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P $T $M run --allow-no-cuda --timeout 3 $J >$tmp/to.out 2>&1
+	rc=\$?; end=\$(date +%s)
+	cat $tmp/to.out
+	[ \$rc = 75 ] && [ \$((end - start)) -le 5 ] && grep -q 'rank 1 never arrived' $tmp/to.out"
+P=$(free_port)
+check run-timeout-rank0-missing sh -c "
+	WORLD_SIZE=2 RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P $T $M run --allow-no-cuda --timeout 2 $J >$tmp/to1.out 2>&1
+	rc=\$?; cat $tmp/to1.out; [ \$rc = 75 ] && grep -q 'rank 0 never arrived' $tmp/to1.out"
+# Three of four arrive: every one of them names rank 2.
+P=$(free_port)
+check run-timeout-all-name-it sh -c "
+	for r in 0 1 3; do
+		WORLD_SIZE=4 RANK=\$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$P $T $M run --allow-no-cuda --timeout 3 $J >$tmp/m\$r.out 2>&1 &
+	done
+	fails=0
+	for j in 1 2 3; do wait %\$j || [ \$? = 75 ] || fails=1; done
+	cat $tmp/m0.out $tmp/m1.out $tmp/m3.out
+	[ \$fails = 0 ] && grep -q 'rank 2 never arrived' $tmp/m0.out && grep -q 'rank 2 never arrived' $tmp/m1.out && grep -q 'rank 2 never arrived' $tmp/m3.out"
+
+# A rank started with a different config is named by every rank (exit 1).
+P=$(free_port)
+check run-config-mismatch-named sh -c "
+	WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P $T $M run --allow-no-cuda --timeout 20 $J >$tmp/c0.out 2>&1 &
+	WORLD_SIZE=2 RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P $T $M run --allow-no-cuda --timeout 20 $J train.train_iters=99 >$tmp/c1.out 2>&1
+	r1=\$?; wait %1; r0=\$?
+	cat $tmp/c0.out $tmp/c1.out
+	[ \$r0 = 1 ] && [ \$r1 = 1 ] && grep -q 'rank 1 was started with a different config' $tmp/c0.out &&
+		grep -q 'rank 1 was started with a different config' $tmp/c1.out"
+
+# Slurm's contract: two tasks on one node, ranks from SLURM_PROCID, the
+# master from the node list, the port from MASTER_PORT.
+P=$(free_port)
+check run-slurm-contract sh -c "
+	for r in 0 1; do
+		SLURM_PROCID=\$r SLURM_NTASKS=2 SLURM_LOCALID=\$r SLURM_NODEID=0 SLURM_NNODES=1 \
+		SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE='2' SLURM_JOB_ID=77 MASTER_PORT=$P \
+		$T $M run --allow-no-cuda --timeout 20 $J >$tmp/s\$r.out 2>&1 &
+	done
+	wait %1 && wait %2 && grep -q 'slurm: rank 0 of 2, local 0 of 2, node 0 of 1, store localhost:$P' $tmp/s0.out"
+# Open MPI's: no master address is an error; with MASTER_ADDR it runs.
+golden run-mpi-no-master 64 sh -c "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 $M run --allow-no-cuda $J >/dev/null"
+P=$(free_port)
+check run-mpi-contract sh -c "
+	for r in 0 1; do
+		OMPI_COMM_WORLD_RANK=\$r OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=\$r \
+		OMPI_COMM_WORLD_LOCAL_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P \
+		$T $M run --allow-no-cuda --timeout 20 $J >$tmp/o\$r.out 2>&1 &
+	done
+	wait %1 && wait %2 && grep -q 'openmpi: rank 0 of 2' $tmp/o0.out"
+
+# The job token: a store that wants one refuses a rank with the wrong one.
+P=$(free_port)
+check run-wrong-token-refused sh -c "
+	MCINIT_STORE_TOKEN=right $T $M store --host 127.0.0.1 --port $P --quiet & s=\$!
+	RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_USE_AGENT_STORE=True \
+		MCINIT_STORE_TOKEN=wrong $T $M run --allow-no-cuda --timeout 5 $J >$tmp/tok.out 2>&1
+	rc=\$?
+	RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_USE_AGENT_STORE=True \
+		MCINIT_STORE_TOKEN=right $T $M run --allow-no-cuda --timeout 5 $J >$tmp/tok2.out 2>&1
+	rc2=\$?
+	kill \$s; wait \$s
+	cat $tmp/tok.out; [ \$rc = 69 ] && grep -q 'token was refused' $tmp/tok.out && [ \$rc2 = 0 ]"
+
+# Two launchers, --nnodes 2, meeting over loopback.
+P=$(free_port)
+check run-two-launchers sh -c "
+	MCINIT_STORE_TOKEN=shared $T $M run --allow-no-cuda --nnodes 2 --node-rank 1 --nproc-per-node 2 \
+		--master-addr 127.0.0.1 --master-port $P --timeout 20 $J >$tmp/n1.out 2>&1 &
+	MCINIT_STORE_TOKEN=shared $T $M run --allow-no-cuda --nnodes 2 --node-rank 0 --nproc-per-node 2 \
+		--master-addr 127.0.0.1 --master-port $P --timeout 20 $J --format=json >$tmp/n0.json 2>$tmp/n0.err
+	r0=\$?; wait %1; r1=\$?
+	cat $tmp/n0.err $tmp/n1.out
+	[ \$r0 = 0 ] && [ \$r1 = 0 ] && python3 -c 'import json; d=json.load(open(\"$tmp/n0.json\")); assert d[\"ok\"] and len(d[\"ranks\"]) == 4 and {r[\"node_rank\"] for r in d[\"ranks\"]} == {0, 1}'"
+
+# A worker killed at random: the job stops, the rank is named, nothing left.
+mark="97.$$"
+check run-worker-killed sh -c "
+	$T $M run --allow-no-cuda --nproc-per-node 4 --grace 2 $J -- sleep $mark >$tmp/k.out 2>&1 & l=\$!
+	i=0; while [ \$(pgrep -fc '^sleep $mark') -lt 4 ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+	victim=\$(pgrep -f '^sleep $mark' | shuf -n 1)
+	kill -9 \$victim
+	wait \$l; rc=\$?
+	sleep 0.2
+	cat $tmp/k.out
+	[ \$rc = 137 ] && grep -q 'root cause: rank [0-3] (pid '\$victim') was killed by signal 9' $tmp/k.out &&
+		! pgrep -f '^sleep $mark'"
+# The launcher killed with SIGKILL: no worker survives, not even what a
+# hand-over command forked.
+mark="98.$$"
+check run-launcher-sigkilled sh -c "
+	$T $M run --allow-no-cuda --nproc-per-node 3 $J -- sh -c 'sleep $mark & wait' >$tmp/l.out 2>&1 & l=\$!
+	i=0; while [ \$(pgrep -fc '^sleep $mark') -lt 3 ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+	[ \$(pgrep -fc '^sleep $mark') = 3 ] || { echo not started; cat $tmp/l.out; exit 1; }
+	kill -9 \$(pgrep -P \$l -f 'mcinit|timeout' | head -1) 2>/dev/null; kill -9 \$l
+	i=0; while pgrep -f '^sleep $mark' >/dev/null && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done
+	! pgrep -f '^sleep $mark'"
+# SIGTERM to the launcher is forwarded; it exits 128 + 15 and leaves nothing.
+mark="96.$$"
+check run-sigterm-forwarded sh -c "
+	$M run --allow-no-cuda --nproc-per-node 2 $J -- sleep $mark >$tmp/st.out 2>&1 & l=\$!
+	i=0; while [ \$(pgrep -fc '^sleep $mark') -lt 2 ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+	kill -TERM \$l; wait \$l; rc=\$?
+	[ \$rc = 143 ] && ! pgrep -f '^sleep $mark' && grep -q 'stopped by signal 15' $tmp/st.out"
+
+# The hand-over: each worker execs the command with the contract in place.
+check run-handover-contract sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J -- sh -c 'echo \"R=\$RANK W=\$WORLD_SIZE L=\$LOCAL_RANK A=\$TORCHELASTIC_USE_AGENT_STORE\"' >$tmp/h.out 2>&1 &&
+	grep -q '^\[rank 1\] R=1 W=2 L=1 A=True' $tmp/h.out && grep -q '^\[rank 0\] R=0 W=2 L=0 A=True' $tmp/h.out"
+# --append-megatron-args: the job's flags as Megatron-LM's argparse reads
+# them (store_false spelled --no-..., type=bool false left out).
+check run-append-megatron-args sh -c "$T $M run --allow-no-cuda --append-megatron-args $J model.tensor_model_parallel_size=1 \
+	model.overlap_p2p_comm=false dist.lazy_mpu_init=false -- sh -c 'echo \"ARGS \$*\"' sh >$tmp/ma.out 2>&1;
+	grep -q '^ARGS .*--tensor-model-parallel-size 1 .*--no-overlap-p2p-communication' $tmp/ma.out &&
+	grep -q -- '--num-layers 8' $tmp/ma.out && ! grep -q lazy-mpu-init $tmp/ma.out"
+# A failing command: its status, its rank named.
+check run-handover-fails sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J -- sh -c '[ \$RANK = 1 ] && exit 3; sleep 5' >$tmp/hf.out 2>&1;
+	[ \$? = 3 ] && grep -q 'root cause: rank 1 (pid [0-9]*) exited with status 3' $tmp/hf.out"
+
+# Lazy MPU init: the distributed phases are deferred, or run with --finish-lazy.
+check run-lazy-deferred sh -c "$T $M run --allow-no-cuda --lazy-mpu-init $J --format=json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = {p[\"name\"]: p[\"status\"] for p in d[\"phases\"]}
+assert st[\"config\"] == \"ok\" and st[\"env\"] == \"ok\", st
+assert all(st[p] == \"deferred\" for p in (\"rendezvous\", \"device\", \"world\", \"groups\", \"verify\", \"seeds\", \"ready\")), st'"
+check run-lazy-finish sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 --lazy-mpu-init --finish-lazy $J --format=json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = {p[\"name\"]: p[\"status\"] for p in d[\"phases\"]}
+assert d[\"ok\"] and st[\"rendezvous\"] == \"ok\" and st[\"groups\"] == \"ok\" and st[\"ready\"] == \"ok\", st'"
+
+# Under torchrun, a failing worker writes torchelastic's error file.
+P=$(free_port)
+check run-error-file sh -c "
+	WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_ERROR_FILE=$tmp/err.json \
+		$T $M run --allow-no-cuda --timeout 1 $J >/dev/null 2>&1
+	python3 -c 'import json; d=json.load(open(\"$tmp/err.json\")); m=d[\"message\"]; assert \"rank 1 never arrived\" in m[\"message\"], m; int(m[\"extraInfo\"][\"timestamp\"]); assert \"py_callstack\" in m[\"extraInfo\"]'"
+
+finish

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Interop with the real PyTorch (skipped, exit 77, without it): torch's
+# TCPStore client against `mcinit store`, mcinit's client against torch's
+# server, `torchrun --no-python ... mcinit run`, and a gloo all_reduce
+# program that an mcinit launcher hands over to.
+#
+# The Python with torch: $MCINIT_TORCH_PYTHON, else python3.  For a run of
+# your own: python3 -m venv V && V/bin/pip install torch, then
+#   make check TESTS=tests/interop/torch.sh MCINIT_TORCH_PYTHON=$PWD/V/bin/python
+. "$srcdir/tests/cli/lib.sh"
+unset MASTER_ADDR MASTER_PORT LOCAL_WORLD_SIZE GROUP_RANK TORCHELASTIC_USE_AGENT_STORE \
+	TORCHELASTIC_ERROR_FILE MCINIT_STORE_TOKEN MCINIT_LAUNCHED 2>/dev/null || true
+
+PY=${MCINIT_TORCH_PYTHON:-python3}
+if ! "$PY" -c 'import torch.distributed' >/dev/null 2>&1; then
+	# (TAP's skip-all: automake's driver counts it as SKIP, as exit 77 elsewhere)
+	skip_all "no torch for $PY (set MCINIT_TORCH_PYTHON to a Python with torch)"
+fi
+# torch's C++ warnings (socket timeouts we cause on purpose) are noise here.
+TORCH_CPP_LOG_LEVEL=ERROR
+export TORCH_CPP_LOG_LEVEL
+"$PY" -c 'import torch; print("# torch", torch.__version__)'
+M=$MCINIT
+IN="$srcdir/tests/interop"
+J="$srcdir/tests/cli/inputs/topology-model.json"
+T="timeout -k 5 180"
+
+check torch-client-vs-mcinit-store sh -c "$T '$PY' '$IN/store-client.py' '$M' >'$tmp/c.out' 2>&1; rc=\$?; grep -E '^(ok|FAIL) ' '$tmp/c.out'; exit \$rc"
+check mcinit-client-vs-torch-server sh -c "$T '$PY' '$IN/torch-server.py' '$M' '$J' >'$tmp/s.out' 2>&1; rc=\$?; grep -E '^(ok|FAIL) ' '$tmp/s.out'; exit \$rc"
+
+# torchrun starts four mcinit workers, which join its agent's store.
+check torchrun-no-python sh -c "$T '$PY' -m torch.distributed.run --no-python --nproc-per-node 4 \
+	'$M' run --allow-no-cuda --timeout 60 '$J' --format=json >'$tmp/tr.json' 2>'$tmp/tr.err'; rc=\$?
+	cat '$tmp/tr.err' | grep -v Warning | tail -n 5
+	[ \$rc = 0 ] && '$PY' -c 'import json; d = json.load(open(\"$tmp/tr.json\")); assert d[\"ok\"] and len(d[\"ranks\"]) == 4 and d[\"contract\"] == \"torchrun\", d'"
+# A failing worker's message reaches torchrun's own root-cause summary.
+check torchrun-root-cause-shows-message sh -c "$T '$PY' -m torch.distributed.run --no-python --nproc-per-node 2 \
+	'$M' run '$J' >'$tmp/tf.out' 2>&1; rc=\$?
+	[ \$rc != 0 ] && grep -q 'traceback : rank [01]: device failed: no CUDA device' '$tmp/tf.out' || { tail -n 20 '$tmp/tf.out'; exit 1; }"
+
+# mcinit launches, then hands over to a torch program: init_process_group
+# ("env://") joins mcinit's store and gloo reduces across the four ranks.
+cat >"$tmp/gloo.py" <<'PY'
+import torch, torch.distributed as dist
+dist.init_process_group("gloo")
+t = torch.tensor([float(dist.get_rank())])
+dist.all_reduce(t)
+n = dist.get_world_size()
+assert t.item() == n * (n - 1) / 2, t
+print("all_reduce ok: rank %d of %d sum %g" % (dist.get_rank(), n, t.item()))
+dist.destroy_process_group()
+PY
+check handover-gloo-all-reduce sh -c "$T '$M' run --allow-no-cuda --nproc-per-node 4 '$J' -- '$PY' '$tmp/gloo.py' >'$tmp/g.out' 2>&1; rc=\$?
+	grep 'all_reduce ok' '$tmp/g.out'; [ \$rc = 0 ] && [ \$(grep -c 'all_reduce ok: rank [0-3] of 4 sum 6' '$tmp/g.out') = 4 ]"
+# Without a launcher: two ranks by hand, rank 0 serves the store, then frees
+# the port for the program's own rank 0.
+P=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+check handover-gloo-rank0-store sh -c "
+	for r in 0 1; do
+		WORLD_SIZE=2 RANK=\$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$P $T '$M' run --allow-no-cuda --timeout 60 '$J' -- '$PY' '$tmp/gloo.py' >$tmp/h\$r.out 2>&1 &
+	done
+	wait %1 && wait %2 && grep -q 'all_reduce ok: rank 0 of 2 sum 1' '$tmp/h0.out' && grep -q 'all_reduce ok: rank 1 of 2 sum 1' '$tmp/h1.out'"
+finish
