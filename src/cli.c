@@ -27,7 +27,9 @@ static const struct argp_option job_options[] = {
     {"nnodes", OPT_NNODES, "N", 0, "Number of nodes", 1},
     {"nproc-per-node", OPT_NPROC, "N", 0, "Processes (GPUs) per node", 1},
     {"megatron-version", OPT_MVERSION, "VER", 0,
-     "Megatron-LM version whose flags and rules apply: r0.15, r0.16 or main (default)", 1},
+     "Megatron-LM version whose flags and rules apply: " MCINIT_MVERSION_NAMES
+     " (default " MCINIT_MVERSION_DEFAULT_NAME ")",
+     1},
     {"bridge-defaults", OPT_BRIDGE, NULL, 0,
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
@@ -88,10 +90,12 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		cli->check.nproc_per_node = positive(state, "nproc-per-node", arg);
 		break;
 	case OPT_MVERSION:
-		if (mcinit_mversion_parse(arg, &cli->mversion) < 0)
-			argp_error(state,
-			           "--megatron-version: '%s' is not one of r0.15, r0.16, main",
-			           arg);
+		if (mcinit_mversion_parse(arg, &cli->mversion) < 0) {
+			char names[128];
+
+			mcinit_mversion_list(MCINIT_MV_ALL, names, sizeof names);
+			argp_error(state, "--megatron-version: '%s' is not one of %s", arg, names);
+		}
 		cli->mversion_name = arg;
 		break;
 	case OPT_BRIDGE:
@@ -132,7 +136,7 @@ mcinit_cli_init(struct mcinit_cli *cli, int argi0, unsigned formats)
 {
 	memset(cli, 0, sizeof *cli);
 	cli->argi0 = argi0;
-	cli->mversion = MCINIT_MV_MAIN;
+	cli->mversion = mcinit_mversion_default();
 	cli->format = MCINIT_FMT_TEXT;
 	cli->formats = formats;
 }

@@ -47,10 +47,6 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 	return l;
 }
 
-static const char *const section_names[] = {"model", "train", "validation", "rng",
-                                            "dist",  "ddp",   "launch",     "env_vars"};
-#define NSECTIONS (sizeof section_names / sizeof section_names[0])
-
 static void
 unknown_key(struct jctx *x, const char *sec, const char *key)
 {
@@ -110,26 +106,36 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 	json_t *v;
 
 	if (!json_is_object(obj)) {
+		const struct mcinit_section_info *si = mcinit_section_find(sec);
 		struct mcinit_loc l = where(x, sec, NULL, false);
 
-		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l, "section '%s': expected an object",
-		                sec);
+		/* Bridge's optional sections are None by default, and
+		 * mixed_precision may name a preset ("bf16_mixed"). */
+		if (json_is_null(obj) && si->kind == MCINIT_SK_OPTIONAL)
+			return;
+		if (json_is_string(obj) && si->str_ok)
+			return;
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+		                "section '%s': expected an object%s", sec,
+		                si->kind == MCINIT_SK_OPTIONAL ? " or null"
+		                : si->str_ok                   ? " or a string"
+		                                               : "");
 		return;
 	}
 	json_object_foreach(obj, k, v)
 	{
-		int f = mcinit_field_lookup(sec, k);
+		bool alias = false;
+		int f = mcinit_field_lookup_key(sec, k, &alias);
 		struct mcinit_loc l = where(x, sec, k, false);
 
 		if (is_meta_key(k))
 			continue;
-		if (f < 0 && strcmp(sec, "dist") == 0 && strcmp(k, "lazy_init") == 0) {
+		if (f >= 0 && alias) {
 			struct mcinit_loc kl = where(x, sec, k, true);
 
 			mcinit_diag_add(x->d, MCINIT_NOTE, "MC007", &kl,
-			                "dist.lazy_init is Megatron-Bridge's name for "
-			                "dist.lazy_mpu_init; read as that");
-			f = MCINIT_F_lazy_mpu_init;
+			                "%s.%s is another name of %s.%s; read as that", sec, k,
+			                mcinit_fields[f].section, mcinit_fields[f].name);
 		}
 		if (f < 0) {
 			unknown_key(x, sec, k);
@@ -155,22 +161,33 @@ load_root(struct jctx *x, json_t *root)
 	}
 	json_object_foreach(root, k, v)
 	{
+		const struct mcinit_section_info *si;
+
 		if (is_meta_key(k))
 			continue;
-		for (i = 0; i < NSECTIONS && strcmp(section_names[i], k) != 0; i++)
-			;
-		if (i == NSECTIONS) {
+		si = mcinit_section_find(k);
+		if (si == NULL) {
 			struct mcinit_loc l = where(x, k, NULL, true);
-			const char *pick = mcinit_suggest(k, section_names, NSECTIONS);
-			struct mcinit_diag *g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
-			                                        "unknown section '%s'", k);
+			const char *names[64], *pick;
+			struct mcinit_diag *g;
 
+			for (i = 0; i < mcinit_nsections && i < 64; i++)
+				names[i] = mcinit_sections[i].name;
+			pick = mcinit_suggest(k, names, i);
+			g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l, "unknown section '%s'",
+			                    k);
 			if (pick != NULL)
 				mcinit_diag_hint(g, "did you mean `%s`?", pick);
+			else if (mcinit_field_lookup(NULL, k) >= 0)
+				mcinit_diag_hint(
+				    g, "`%s` is a field of section \"%s\"", k,
+				    mcinit_fields[mcinit_field_lookup(NULL, k)].section);
 			else
-				mcinit_diag_hint(g, "sections are model, train, validation, rng, "
-				                    "dist, ddp, launch and env_vars");
-		} else if (strcmp(k, "env_vars") == 0) {
+				mcinit_diag_hint(g,
+				                 "sections are Megatron-Bridge's (model, train, "
+				                 "optimizer, ...), launch, megatron and env_vars; "
+				                 "`mcinit schema` lists them");
+		} else if (si->kind == MCINIT_SK_MAP) {
 			load_env_vars(x, v);
 		} else {
 			load_section(x, k, v);
