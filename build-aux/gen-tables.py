@@ -121,8 +121,8 @@ def py_default(row):
     """The parser default as a Python value; None when None/absent."""
     d = row["default"]
     kind, ty = row["kind"], row["type"]
-    if d == "":
-        return None
+    if d == "" or d.startswith("env:"):
+        return None  # None, or read from the environment at parse time
     if kind in ("store_true", "store_false", "boolean_optional", "legacy_type_bool"):
         if d in ("True", "False"):
             return d == "True"
@@ -268,8 +268,6 @@ class Type:
             alts.remove("enum")  # str with choices says the same
         if "any" in alts:
             alts = [a for a in alts if a == "null"] + ["any"]
-        if "str" in alts and "dtype" in alts:
-            alts.remove("str")  # a dtype is a string of a known set
         # lists after scalars of the same base; null first is what the
         # loaders try first for an explicit null
         def key(a):

@@ -542,6 +542,10 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 		char tmp[24];
 		const char *canon;
 
+		/* Bridge's YAML dumps write a torch dtype as an object that
+		 * OmegaConf instantiates: {_target_: torch.bfloat16, _call_: false}. */
+		if (json_is_object(j) && json_is_string(json_object_get(j, "_target_")))
+			j = json_object_get(j, "_target_");
 		if (json_is_integer(j))
 			snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(j));
 		else if (json_is_string(j))
