@@ -201,7 +201,7 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 int
 mcinit_print_json(json_t *j, FILE *out)
 {
-	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS) < 0)
 		return -1;
 	fputc('\n', out);
 	return 0;

@@ -419,6 +419,8 @@ json_kind_name(json_t *j)
 struct conv {
 	const char *code; /* set on failure */
 	char *why;
+	long long lo, hi;    /* the field's range (MCINIT_NOLIM: none) */
+	const char *choices; /* the field's choices, or NULL */
 };
 
 static int
@@ -438,25 +440,23 @@ conv_fail(struct conv *cv, const char *code, char *why)
 static int
 check_range(enum mcinit_field f, long long v, struct conv *cv)
 {
-	const struct mcinit_field_info *fi = &mcinit_fields[f];
-
-	if (fi->lo != MCINIT_NOLIM && v < fi->lo)
+	(void)f;
+	if (cv->lo != MCINIT_NOLIM && v < cv->lo)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is below the minimum %lld", v, fi->lo));
-	if (fi->hi != MCINIT_NOLIM && v > fi->hi)
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, cv->lo));
+	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is above the maximum %lld", v, fi->hi));
+		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
 	return 0;
 }
 
 static int
 check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 {
-	const char *choices = mcinit_fields[f].choices;
-
-	if (choices == NULL || in_bar_list(choices, s))
+	(void)f;
+	if (cv->choices == NULL || in_bar_list(cv->choices, s))
 		return 0;
-	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, choices));
+	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, cv->choices));
 }
 
 static int
@@ -464,7 +464,7 @@ check_int_choice(enum mcinit_field f, long long v, struct conv *cv)
 {
 	char buf[24];
 
-	if (mcinit_fields[f].choices == NULL)
+	if (cv->choices == NULL)
 		return 0;
 	snprintf(buf, sizeof buf, "%lld", v);
 	return check_choice(f, buf, cv);
@@ -602,7 +602,8 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                        char **why)
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
-	struct conv cv = {0};
+	struct conv cv = {NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi,
+	                  mcinit_fields[f].choices};
 	int i;
 
 	for (i = 0; i < t->nalt; i++) {
@@ -619,6 +620,28 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
 		free(words);
 	}
 	*code = cv.code;
+	*why = cv.why;
+	return -1;
+}
+
+int
+mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
+{
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices};
+	struct mcinit_value v;
+	struct mcinit_type t;
+	int i;
+
+	parse_type(type_text, &t);
+	for (i = 0; i < t.nalt; i++) {
+		if (conv_alt(0, &t.alt[i], j, &v, &cv) == 0) {
+			mcinit_value_clear(&v);
+			free(cv.why);
+			return 0;
+		}
+	}
+	if (cv.why == NULL)
+		cv.why = mcinit_xasprintf("expected %s, got %s", type_text, json_kind_name(j));
 	*why = cv.why;
 	return -1;
 }
@@ -780,6 +803,7 @@ mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 	memset(c, 0, sizeof *c);
 	c->mversion = mversion;
 	c->env_vars = json_object();
+	c->extras = json_object();
 	for (i = 0; i < MCINIT_F_COUNT; i++)
 		value_copy(&c->val[i], &d[i]);
 }
@@ -795,6 +819,7 @@ mcinit_config_destroy(struct mcinit_config *c)
 		free(c->names[i]);
 	free(c->names);
 	json_decref(c->env_vars);
+	json_decref(c->extras);
 	memset(c, 0, sizeof *c);
 }
 
@@ -968,18 +993,34 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 json_t *
 mcinit_config_to_json(const struct mcinit_config *c)
 {
-	json_t *root = json_object();
+	json_t *root = json_object(), *extra;
+	const char *sec;
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *sec = mcinit_fields[i].section;
-		json_t *s = json_object_get(root, sec);
+		json_t *s;
 
+		sec = mcinit_fields[i].section;
+		s = json_object_get(root, sec);
 		if (s == NULL) {
 			s = json_object();
 			json_object_set_new(root, sec, s);
 		}
 		json_object_set_new(s, mcinit_fields[i].name, mcinit_value_to_json(&c->val[i]));
+	}
+	json_object_foreach(c->extras, sec, extra)
+	{
+		json_t *s = json_object_get(root, sec);
+
+		if (json_is_string(extra)) { /* a preset name: mixed_precision */
+			json_object_set(root, sec, extra);
+			continue;
+		}
+		if (s == NULL) {
+			s = json_object();
+			json_object_set_new(root, sec, s);
+		}
+		json_object_update(s, extra);
 	}
 	json_object_set(root, "env_vars", c->env_vars);
 	return root;

@@ -161,6 +161,10 @@ struct mcinit_config {
 	enum mcinit_origin origin[MCINIT_F_COUNT];
 	bool invalid[MCINIT_F_COUNT]; /* an input for it was rejected: rules skip it */
 	json_t *env_vars;             /* object, owned */
+	/* What a section holds beyond its standard fields, kept for
+	 * --print-config: {section: {"_target_": ..., key: value}} for the keys
+	 * of a Bridge class the standard fields do not have.  Owned. */
+	json_t *extras;
 	struct mcinit_loc env_vars_loc;
 	unsigned mversion; /* enum mcinit_mversion bit */
 	int nsources;      /* inputs seen so far: gives each its sort order */
@@ -197,6 +201,9 @@ void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char
  */
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                            const char **code, char **why);
+/* Checks JSON value j against a type in the notation of schema.def (and
+ * choices, `|`-separated, or NULL): 0, or -1 with *why (caller frees). */
+int mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why);
 /* The value as a new JSON reference. */
 json_t *mcinit_value_to_json(const struct mcinit_value *v);
 

@@ -341,7 +341,8 @@ mcinit_job_resolved_json(const struct mcinit_job *job)
 static char *
 json_text(json_t *j)
 {
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	char *s =
+	    j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS) : NULL;
 
 	json_decref(j);
 	return s;
