@@ -728,6 +728,15 @@ def gen_fields(vpath, fpath, bpath, spath):
         print("MCINIT_FIELD_KEY(%s, %s, %d)" % (cstr(k), i, a))
     print("#endif")
 
+    # bare name -> the first field of that name in table order, sorted
+    print("#ifdef MCINIT_FIELD_NAME")
+    first = {}
+    for f in allf:
+        first.setdefault(f["name"], f["id"])
+    for n in sorted(first, key=lambda k: k.encode()):
+        print("MCINIT_FIELD_NAME(%s, %s)" % (cstr(n), first[n]))
+    print("#endif")
+
     # dest -> fields a flag sets (primary first, then mirrors), sorted by dest
     print("#ifdef MCINIT_FIELD_DEST")
     rows = []

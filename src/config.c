@@ -29,6 +29,17 @@ static const struct {
 };
 static const size_t nkeys = sizeof keys / sizeof keys[0];
 
+/* Bare name -> the first field of that name in table order, sorted. */
+static const struct {
+	const char *name;
+	enum mcinit_field f;
+} names[] = {
+#define MCINIT_FIELD_NAME(name, id) {name, MCINIT_F_##id},
+#include "fields.inc"
+#undef MCINIT_FIELD_NAME
+};
+static const size_t nnames = sizeof names / sizeof names[0];
+
 /* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first. */
 static const struct {
 	const char *dest;
@@ -181,14 +192,13 @@ mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
 int
 mcinit_field_lookup(const char *section, const char *name)
 {
-	int i;
+	size_t i;
 
 	if (section != NULL)
 		return mcinit_field_lookup_key(section, name, NULL);
-	for (i = 0; i < MCINIT_F_COUNT; i++)
-		if (strcmp(mcinit_fields[i].name, name) == 0)
-			return i;
-	return -1;
+	i = mcinit_lower_bound_str(names, nnames, sizeof names[0],
+	                           offsetof(__typeof__(names[0]), name), name);
+	return i < nnames && strcmp(names[i].name, name) == 0 ? (int)names[i].f : -1;
 }
 
 int
