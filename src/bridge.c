@@ -141,3 +141,87 @@ mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *, void
 		if (strcmp(classes[vfields[i].cls].section, section) == 0)
 			fn(vfields[i].name, arg);
 }
+
+/* ---- recipes ---- */
+
+static const struct recipe {
+	const char *name, *provider, *hf_model;
+	long long tp, pp, cp, ep, seq, dseq, gbs, mbs; /* -1: not a literal */
+	const char *dataset, *peft;
+} recipes[] = {
+#define MCINIT_RECIPE(name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft)               \
+	{name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft},
+#include "recipes.inc"
+#undef MCINIT_RECIPE
+};
+static const size_t nrecipes = sizeof recipes / sizeof recipes[0];
+
+static void
+recipe_int(struct mcinit_config *c, enum mcinit_field f, long long v, const struct mcinit_loc *l,
+           struct mcinit_diags *d)
+{
+	json_t *j;
+
+	if (v < 0)
+		return;
+	j = json_integer(v);
+	mcinit_config_set_json(c, f, j, MCINIT_ORIG_FILE, l, d);
+	json_decref(j);
+}
+
+static void
+recipe_target(struct mcinit_config *c, const char *sec, const char *cls)
+{
+	json_t *s;
+
+	if (cls == NULL)
+		return;
+	s = json_object_get(c->extras, sec);
+	if (s == NULL) {
+		s = json_object();
+		json_object_set_new(c->extras, sec, s);
+	}
+	json_object_set_new(s, "_target_", json_string(cls));
+}
+
+int
+mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mcinit_diags *d)
+{
+	char src[256];
+	struct mcinit_loc l;
+	const struct recipe *r = NULL;
+	size_t i;
+
+	snprintf(src, sizeof src, "bridge-recipe %s", name);
+	l = mcinit_config_source(c, src);
+	for (i = 0; i < nrecipes && r == NULL; i++)
+		if (strcmp(recipes[i].name, name) == 0)
+			r = &recipes[i];
+	if (r == NULL) {
+		const char **names = mcinit_xcalloc(nrecipes, sizeof *names);
+		const char *pick;
+		struct mcinit_diag *g;
+
+		for (i = 0; i < nrecipes; i++)
+			names[i] = recipes[i].name;
+		pick = mcinit_suggest(name, names, nrecipes);
+		g = mcinit_diag_add(d, MCINIT_ERROR, "MC003", &l,
+		                    "no Megatron-Bridge recipe is named '%s'", name);
+		if (pick != NULL)
+			mcinit_diag_hint(g, "did you mean `%s`?", pick);
+		free(names);
+		return -1;
+	}
+	recipe_int(c, MCINIT_F_tensor_model_parallel_size, r->tp, &l, d);
+	recipe_int(c, MCINIT_F_pipeline_model_parallel_size, r->pp, &l, d);
+	recipe_int(c, MCINIT_F_context_parallel_size, r->cp, &l, d);
+	recipe_int(c, MCINIT_F_expert_model_parallel_size, r->ep, &l, d);
+	recipe_int(c, MCINIT_F_seq_length, r->seq, &l, d);
+	recipe_int(c, MCINIT_F_dataset_seq_length, r->dseq, &l, d);
+	recipe_int(c, MCINIT_F_global_batch_size, r->gbs, &l, d);
+	recipe_int(c, MCINIT_F_micro_batch_size, r->mbs, &l, d);
+	recipe_target(c, "model", r->provider);
+	recipe_target(c, "dataset", r->dataset);
+	recipe_target(c, "peft", r->peft);
+	return 0;
+}

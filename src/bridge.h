@@ -50,4 +50,10 @@ bool mcinit_section_has_classes(const char *section);
 /* Calls fn(name, arg) for every variant field name of section. */
 void mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *, void *));
 
+/* Starts c from Megatron-Bridge's recipe `name` (bridge-recipes.tsv): the
+ * parallel sizes, sequence lengths, batch sizes and classes it writes as
+ * literals, each located at "bridge-recipe NAME".  Returns 0, or -1 after an
+ * MC003 error (with a did-you-mean) when no recipe has that name. */
+int mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mcinit_diags *d);
+
 #endif

@@ -15,6 +15,7 @@ enum {
 	OPT_NPROC,
 	OPT_MVERSION,
 	OPT_BRIDGE,
+	OPT_RECIPE,
 	OPT_FORMAT,
 };
 
@@ -32,6 +33,10 @@ static const struct argp_option job_options[] = {
      1},
     {"bridge-defaults", OPT_BRIDGE, NULL, 0,
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
+    {"bridge-recipe", OPT_RECIPE, "NAME", 0,
+     "Start from Megatron-Bridge's recipe NAME (the values it writes as literals: parallel "
+     "sizes, sequence lengths, batch sizes, classes); inputs override it",
+     1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
     {NULL, 0, NULL, 0, NULL, 0},
 };
@@ -101,6 +106,15 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
 		break;
+	case OPT_RECIPE:
+		/* An input of its own kind, loaded before every file. */
+		if (cli->recipe != NULL)
+			argp_error(state, "--bridge-recipe: give one recipe");
+		cli->recipe = mcinit_xasprintf("bridge-recipe:%s", arg);
+		push(&cli->inputs, &cli->ninputs, cli->recipe);
+		memmove(cli->inputs + 1, cli->inputs, (cli->ninputs - 1) * sizeof *cli->inputs);
+		cli->inputs[0] = cli->recipe;
+		break;
 	case OPT_FORMAT:
 		if (strcmp(arg, "text") == 0 && (cli->formats & MCINIT_FMT_TEXT))
 			cli->format = MCINIT_FMT_TEXT;
@@ -145,6 +159,7 @@ void
 mcinit_cli_destroy(struct mcinit_cli *cli)
 {
 	free(cli->inputs);
+	free(cli->recipe);
 	free(cli->overrides);
 	free(cli->override_argi);
 	free(cli->prog);

@@ -30,4 +30,11 @@ check lazy-store-true-on-r017 sh -c "$M validate --megatron-version r0.17 -- $ba
 check r019-known sh -c "$M validate --megatron-version r0.19 -- $base >/dev/null 2>&1"
 check flag-sets-bridge-mirror sh -c "$M validate --print-config -- $base --bf16 2>/dev/null |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"bf16\"] and d[\"optimizer\"][\"bf16\"] and d[\"mixed_precision\"][\"bf16\"]'"
+
+# --bridge-recipe NAME starts from the recipe's literal values.
+check recipe-values sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"seq_length\"] == 8192 and d[\"train\"][\"global_batch_size\"] == 512 and d[\"dataset\"][\"_target_\"].endswith(\"GPTDatasetConfig\")'"
+check recipe-files-win sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json model.seq_length=4096 2>/dev/null |
+	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"model\"][\"seq_length\"] == 4096'"
+golden recipe-unknown 1 $M validate --bridge-recipe llama32_1b_pretrain_confg recipe-model.json
 finish
