@@ -131,7 +131,8 @@ char *
 mcinit_diags_json(const struct mcinit_diags *d)
 {
 	json_t *j = mcinit_diags_to_json(d);
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	char *s =
+	    j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS) : NULL;
 
 	json_decref(j);
 	return s;

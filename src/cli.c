@@ -15,6 +15,7 @@ enum {
 	OPT_NPROC,
 	OPT_MVERSION,
 	OPT_BRIDGE,
+	OPT_RECIPE,
 	OPT_FORMAT,
 };
 
@@ -27,9 +28,15 @@ static const struct argp_option job_options[] = {
     {"nnodes", OPT_NNODES, "N", 0, "Number of nodes", 1},
     {"nproc-per-node", OPT_NPROC, "N", 0, "Processes (GPUs) per node", 1},
     {"megatron-version", OPT_MVERSION, "VER", 0,
-     "Megatron-LM version whose flags and rules apply: r0.15, r0.16 or main (default)", 1},
+     "Megatron-LM version whose flags and rules apply: " MCINIT_MVERSION_NAMES
+     " (default " MCINIT_MVERSION_DEFAULT_NAME ")",
+     1},
     {"bridge-defaults", OPT_BRIDGE, NULL, 0,
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
+    {"bridge-recipe", OPT_RECIPE, "NAME", 0,
+     "Start from Megatron-Bridge's recipe NAME (the values it writes as literals: parallel "
+     "sizes, sequence lengths, batch sizes, classes); inputs override it",
+     1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
     {NULL, 0, NULL, 0, NULL, 0},
 };
@@ -88,14 +95,25 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		cli->check.nproc_per_node = positive(state, "nproc-per-node", arg);
 		break;
 	case OPT_MVERSION:
-		if (mcinit_mversion_parse(arg, &cli->mversion) < 0)
-			argp_error(state,
-			           "--megatron-version: '%s' is not one of r0.15, r0.16, main",
-			           arg);
+		if (mcinit_mversion_parse(arg, &cli->mversion) < 0) {
+			char names[128];
+
+			mcinit_mversion_list(MCINIT_MV_ALL, names, sizeof names);
+			argp_error(state, "--megatron-version: '%s' is not one of %s", arg, names);
+		}
 		cli->mversion_name = arg;
 		break;
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
+		break;
+	case OPT_RECIPE:
+		/* An input of its own kind, loaded before every file. */
+		if (cli->recipe != NULL)
+			argp_error(state, "--bridge-recipe: give one recipe");
+		cli->recipe = mcinit_xasprintf("bridge-recipe:%s", arg);
+		push(&cli->inputs, &cli->ninputs, cli->recipe);
+		memmove(cli->inputs + 1, cli->inputs, (cli->ninputs - 1) * sizeof *cli->inputs);
+		cli->inputs[0] = cli->recipe;
 		break;
 	case OPT_FORMAT:
 		if (strcmp(arg, "text") == 0 && (cli->formats & MCINIT_FMT_TEXT))
@@ -132,7 +150,7 @@ mcinit_cli_init(struct mcinit_cli *cli, int argi0, unsigned formats)
 {
 	memset(cli, 0, sizeof *cli);
 	cli->argi0 = argi0;
-	cli->mversion = MCINIT_MV_MAIN;
+	cli->mversion = mcinit_mversion_default();
 	cli->format = MCINIT_FMT_TEXT;
 	cli->formats = formats;
 }
@@ -141,6 +159,7 @@ void
 mcinit_cli_destroy(struct mcinit_cli *cli)
 {
 	free(cli->inputs);
+	free(cli->recipe);
 	free(cli->overrides);
 	free(cli->override_argi);
 	free(cli->prog);
@@ -197,7 +216,7 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 int
 mcinit_print_json(json_t *j, FILE *out)
 {
-	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS) < 0)
 		return -1;
 	fputc('\n', out);
 	return 0;

@@ -21,6 +21,7 @@ enum mcinit_format { MCINIT_FMT_TEXT = 1, MCINIT_FMT_JSON = 2, MCINIT_FMT_SVG = 
 
 struct mcinit_cli {
 	char **inputs; /* .json, .sh/.bash, .py in command-line order */
+	char *recipe;  /* "bridge-recipe:NAME", first of inputs, owned; or NULL */
 	char **overrides;
 	int *override_argi;
 	size_t ninputs, noverrides;

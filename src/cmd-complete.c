@@ -175,23 +175,36 @@ offer_field_values(const char *cur)
 	return true;
 }
 
-/* `section.field=` for every schema row; sections first while no dot. */
+/* `section.field=` for every field and alias; sections first while no dot. */
 static void
 offer_keys(const char *cur)
 {
 	char buf[160];
+	size_t k;
 	int f;
 
-	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		if (f == 0 || strcmp(mcinit_fields[f].section, mcinit_fields[f - 1].section) != 0) {
-			snprintf(buf, sizeof buf, "%s.", mcinit_fields[f].section);
-			if (strchr(cur, '.') == NULL)
-				offer(buf, cur);
+	if (strchr(cur, '.') == NULL) {
+		for (k = 0; k < mcinit_nsections; k++) {
+			if (mcinit_sections[k].kind == MCINIT_SK_MAP)
+				continue;
+			snprintf(buf, sizeof buf, "%s.", mcinit_sections[k].name);
+			offer(buf, cur);
 		}
+		return;
+	}
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const char *p = mcinit_fields[f].aliases;
+
 		snprintf(buf, sizeof buf, "%s.%s=", mcinit_fields[f].section,
 		         mcinit_fields[f].name);
-		if (strchr(cur, '.') != NULL)
+		offer(buf, cur);
+		while (p && *p) {
+			size_t n = strcspn(p, "|");
+
+			snprintf(buf, sizeof buf, "%.*s=", (int)n, p);
 			offer(buf, cur);
+			p += n + (p[n] == '|');
+		}
 	}
 }
 
@@ -199,7 +212,7 @@ offer_keys(const char *cur)
 static unsigned
 megatron_version(char **w, size_t n)
 {
-	unsigned v = MCINIT_MV_MAIN, bit;
+	unsigned v = mcinit_mversion_default(), bit;
 	size_t i;
 
 	for (i = 0; i + 1 < n; i++) {

@@ -528,6 +528,8 @@ fields_doc(FILE *out)
 {
 	int f, g;
 
+	/* Long flag names and Python annotations cannot be justified. */
+	fputs(".ad l\n", out);
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
 		const char *sec = mcinit_fields[f].section;
 
@@ -540,6 +542,7 @@ fields_doc(FILE *out)
 			if (strcmp(mcinit_fields[g].section, sec) == 0)
 				field_entry(out, g);
 	}
+	fputs(".ad b\n", out);
 }
 
 static int

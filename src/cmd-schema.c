@@ -51,6 +51,11 @@ scalar_schema(enum mcinit_field f, enum mcinit_base b)
 		if (fi->hi != MCINIT_NOLIM)
 			json_object_set_new(o, "maximum", json_integer(fi->hi));
 		break;
+	case MCINIT_B_FLOAT:
+		json_object_set_new(o, "type", json_string("number"));
+		break;
+	case MCINIT_B_ANY:
+		break; /* {} accepts anything */
 	case MCINIT_B_STR:
 	case MCINIT_B_ENUM:
 		json_object_set_new(o, "type", json_string("string"));
@@ -126,16 +131,69 @@ section_schema(void)
 	return o;
 }
 
+/* An alias key ("dist.lazy_init") is a property of its own section that
+ * takes the same values and says whose name it is. */
+static void
+add_aliases(json_t *props, enum mcinit_field f)
+{
+	const char *p = mcinit_fields[f].aliases;
+	char key[128];
+
+	while (p && *p) {
+		size_t n = strcspn(p, "|"), dot;
+		json_t *s, *o;
+
+		snprintf(key, sizeof key, "%.*s", (int)n, p);
+		p += n + (p[n] == '|');
+		dot = strcspn(key, ".");
+		if (key[dot] != '.')
+			continue;
+		key[dot] = '\0';
+		s = json_object_get(props, key);
+		if (s == NULL) {
+			s = section_schema();
+			json_object_set_new(props, key, s);
+		}
+		o = field_schema(f);
+		json_object_set_new(o, "description",
+		                    json_sprintf("alias of %s.%s: %s", mcinit_fields[f].section,
+		                                 mcinit_fields[f].name, mcinit_fields[f].help));
+		json_object_set_new(json_object_get(s, "properties"), key + dot + 1, o);
+	}
+}
+
+/* Bridge's optional sections may be null; mixed_precision may be a preset
+ * name. */
+static void
+wrap_section(json_t *props, const struct mcinit_section_info *si)
+{
+	json_t *alt;
+
+	if (si->kind != MCINIT_SK_OPTIONAL && !si->str_ok)
+		return;
+	alt = json_array();
+	json_array_append(alt, json_object_get(props, si->name));
+	if (si->kind == MCINIT_SK_OPTIONAL)
+		json_array_append_new(alt, json_pack("{s:s}", "type", "null"));
+	if (si->str_ok)
+		json_array_append_new(alt, json_pack("{s:s}", "type", "string"));
+	json_object_set_new(props, si->name, json_pack("{s:o}", "anyOf", alt));
+}
+
 static json_t *
 schema_json(void)
 {
 	json_t *root = json_object(), *props = json_object(), *env = json_object();
+	size_t k;
 	int f;
 
 	json_object_set_new(root, "$schema",
 	                    json_string("https://json-schema.org/draft/2020-12/schema"));
 	json_object_set_new(root, "title", json_string("mcinit job configuration"));
 	json_object_set_new(root, "type", json_string("object"));
+	for (k = 0; k < mcinit_nsections; k++)
+		if (mcinit_sections[k].kind != MCINIT_SK_MAP)
+			json_object_set_new(props, mcinit_sections[k].name, section_schema());
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
 		const char *sec = mcinit_fields[f].section;
 		json_t *s = json_object_get(props, sec);
@@ -146,6 +204,7 @@ schema_json(void)
 		}
 		json_object_set_new(json_object_get(s, "properties"), mcinit_fields[f].name,
 		                    field_schema(f));
+		add_aliases(props, f);
 		if (mcinit_fields[f].def == NULL)
 			json_array_append_new(json_object_get(s, "required"),
 			                      json_string(mcinit_fields[f].name));
@@ -154,6 +213,8 @@ schema_json(void)
 	json_object_set_new(env, "additionalProperties",
 	                    json_pack("{s:[s,s,s]}", "type", "string", "number", "boolean"));
 	json_object_set_new(props, "env_vars", env);
+	for (k = 0; k < mcinit_nsections; k++)
+		wrap_section(props, &mcinit_sections[k]);
 	json_object_set_new(root, "properties", props);
 	json_object_set_new(root, "additionalProperties", json_false());
 	json_object_set_new(root, "patternProperties",

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,11 +10,64 @@
 #include <strings.h>
 
 const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
-#define MCINIT_FIELD(sec, name, type, def, flags, lo, hi, choices, help)                           \
-	{#sec, #name, type, def, flags, lo, hi, choices, help},
-#include "schema.def"
-#undef MCINIT_FIELD
+#define MCINIT_FIELD_ROW(id, sec, name, type, def, flags, lo, hi, choices, help, aliases, dest,    \
+                         origin)                                                                   \
+	{#sec, #name, type, def, flags, lo, hi, choices, help, aliases, dest, origin},
+#include "fields.inc"
+#undef MCINIT_FIELD_ROW
 };
+
+/* "section.name" (and alias keys) -> field, sorted bytewise for bisection. */
+static const struct {
+	const char *key;
+	enum mcinit_field f;
+	bool alias;
+} keys[] = {
+#define MCINIT_FIELD_KEY(key, id, alias) {key, MCINIT_F_##id, alias},
+#include "fields.inc"
+#undef MCINIT_FIELD_KEY
+};
+static const size_t nkeys = sizeof keys / sizeof keys[0];
+
+/* Bare name -> the first field of that name in table order, sorted. */
+static const struct {
+	const char *name;
+	enum mcinit_field f;
+} names[] = {
+#define MCINIT_FIELD_NAME(name, id) {name, MCINIT_F_##id},
+#include "fields.inc"
+#undef MCINIT_FIELD_NAME
+};
+static const size_t nnames = sizeof names / sizeof names[0];
+
+/* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first. */
+static const struct {
+	const char *dest;
+	enum mcinit_field f;
+} dests[] = {
+#define MCINIT_FIELD_DEST(dest, id) {dest, MCINIT_F_##id},
+#include "fields.inc"
+#undef MCINIT_FIELD_DEST
+};
+static const size_t ndests = sizeof dests / sizeof dests[0];
+
+const struct mcinit_section_info mcinit_sections[] = {
+#define MCINIT_SECTION(name, kind, str_ok, ty) {name, kind, str_ok, ty},
+#include "fields.inc"
+#undef MCINIT_SECTION
+};
+const size_t mcinit_nsections = sizeof mcinit_sections / sizeof mcinit_sections[0];
+
+const struct mcinit_section_info *
+mcinit_section_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < mcinit_nsections; i++)
+		if (strcmp(mcinit_sections[i].name, name) == 0)
+			return &mcinit_sections[i];
+	return NULL;
+}
 
 /* ---- types ---- */
 
@@ -21,9 +75,9 @@ static const struct {
 	const char *word;
 	enum mcinit_base base;
 } base_names[] = {
-    {"null", MCINIT_B_NULL},   {"bool", MCINIT_B_BOOL}, {"int", MCINIT_B_INT},
-    {"str", MCINIT_B_STR},     {"enum", MCINIT_B_ENUM}, {"signal", MCINIT_B_SIGNAL},
-    {"dtype", MCINIT_B_DTYPE},
+    {"null", MCINIT_B_NULL},     {"bool", MCINIT_B_BOOL},   {"int", MCINIT_B_INT},
+    {"float", MCINIT_B_FLOAT},   {"str", MCINIT_B_STR},     {"enum", MCINIT_B_ENUM},
+    {"signal", MCINIT_B_SIGNAL}, {"dtype", MCINIT_B_DTYPE}, {"any", MCINIT_B_ANY},
 };
 
 static int
@@ -66,7 +120,7 @@ parse_type(const char *text, struct mcinit_type *t)
 	const char *p = text;
 
 	memset(t, 0, sizeof *t);
-	while (*p && t->nalt < 4) {
+	while (*p && t->nalt < (int)(sizeof t->alt / sizeof t->alt[0])) {
 		size_t n = strcspn(p, "|");
 
 		if (parse_alt(p, n, &t->alt[t->nalt]) < 0) {
@@ -100,16 +154,63 @@ mcinit_field_key(enum mcinit_field f, char *buf, size_t len)
 	return buf;
 }
 
+static int
+key_cmp(const char *section, const char *name, const char *key)
+{
+	size_t n = strlen(section);
+	int r = strncmp(section, key, n);
+
+	if (r != 0)
+		return r;
+	if (key[n] != '.')
+		return (unsigned char)'.' - (unsigned char)key[n];
+	return strcmp(name, key + n + 1);
+}
+
+int
+mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
+{
+	size_t lo = 0, hi = nkeys;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = key_cmp(section, name, keys[mid].key);
+
+		if (r == 0) {
+			if (alias)
+				*alias = keys[mid].alias;
+			return keys[mid].f;
+		}
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
 int
 mcinit_field_lookup(const char *section, const char *name)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < MCINIT_F_COUNT; i++)
-		if (strcmp(mcinit_fields[i].name, name) == 0 &&
-		    (section == NULL || strcmp(mcinit_fields[i].section, section) == 0))
-			return i;
-	return -1;
+	if (section != NULL)
+		return mcinit_field_lookup_key(section, name, NULL);
+	i = mcinit_lower_bound_str(names, nnames, sizeof names[0],
+	                           offsetof(__typeof__(names[0]), name), name);
+	return i < nnames && strcmp(names[i].name, name) == 0 ? (int)names[i].f : -1;
+}
+
+int
+mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
+{
+	size_t lo = mcinit_lower_bound_str(dests, ndests, sizeof dests[0],
+	                                   offsetof(__typeof__(dests[0]), dest), dest);
+	int n = 0;
+
+	for (; lo < ndests && strcmp(dests[lo].dest, dest) == 0 && n < max; lo++)
+		out[n++] = dests[lo].f;
+	return n;
 }
 
 /* Whole-word match of flag inside a `|`-separated list. */
@@ -132,17 +233,16 @@ in_bar_list(const char *list, const char *word)
 int
 mcinit_field_by_flag(const char *flag, bool *is_false)
 {
-	int i;
+	const struct mcinit_mflag *m = mcinit_mflag_find_any(flag);
+	enum mcinit_field f;
+	int neg = 0;
 
-	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		if (mcinit_fields[i].flags == NULL || !in_bar_list(mcinit_fields[i].flags, flag))
-			continue;
-		if (is_false)
-			*is_false =
-			    strncmp(flag, "--no-", 5) == 0 || strncmp(flag, "--disable-", 10) == 0;
-		return i;
-	}
-	return -1;
+	if (m == NULL)
+		return -1;
+	mcinit_mflag_find(flag, m->versions, &neg);
+	if (is_false)
+		*is_false = m->kind == MCINIT_MK_STORE_FALSE || neg;
+	return mcinit_fields_by_dest(m->dest, &f, 1) == 1 ? (int)f : -1;
 }
 
 /* ---- values ---- */
@@ -153,6 +253,7 @@ mcinit_value_clear(struct mcinit_value *v)
 	size_t i;
 
 	free(v->s);
+	json_decref(v->j);
 	for (i = 0; i < v->n; i++)
 		mcinit_value_clear(&v->items[i]);
 	free(v->items);
@@ -262,10 +363,12 @@ static const char *const base_desc[] = {
     [MCINIT_B_NULL] = "null",
     [MCINIT_B_BOOL] = "a boolean",
     [MCINIT_B_INT] = "an integer",
+    [MCINIT_B_FLOAT] = "a number",
     [MCINIT_B_STR] = "a string",
     [MCINIT_B_ENUM] = "one of",
     [MCINIT_B_SIGNAL] = "a signal name or number",
     [MCINIT_B_DTYPE] = "a dtype (fp32, fp16, bf16)",
+    [MCINIT_B_ANY] = "any value",
 };
 
 /* "an integer, a list of strings or null" — the type in words. */
@@ -287,7 +390,11 @@ type_words(enum mcinit_field f)
 			mcinit_buf_adds(&b, "a list of ");
 		if (a->list)
 			mcinit_buf_printf(&b, "%ss",
-			                  a->base == MCINIT_B_INT ? "integer" : "string");
+			                  a->base == MCINIT_B_INT     ? "integer"
+			                  : a->base == MCINIT_B_FLOAT ? "number"
+			                  : a->base == MCINIT_B_BOOL  ? "boolean"
+			                  : a->base == MCINIT_B_ANY   ? "value"
+			                                              : "string");
 		else if (a->base == MCINIT_B_ENUM)
 			mcinit_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
 		else
@@ -322,6 +429,8 @@ json_kind_name(json_t *j)
 struct conv {
 	const char *code; /* set on failure */
 	char *why;
+	long long lo, hi;    /* the field's range (MCINIT_NOLIM: none) */
+	const char *choices; /* the field's choices, or NULL */
 };
 
 static int
@@ -341,25 +450,34 @@ conv_fail(struct conv *cv, const char *code, char *why)
 static int
 check_range(enum mcinit_field f, long long v, struct conv *cv)
 {
-	const struct mcinit_field_info *fi = &mcinit_fields[f];
-
-	if (fi->lo != MCINIT_NOLIM && v < fi->lo)
+	(void)f;
+	if (cv->lo != MCINIT_NOLIM && v < cv->lo)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is below the minimum %lld", v, fi->lo));
-	if (fi->hi != MCINIT_NOLIM && v > fi->hi)
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, cv->lo));
+	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is above the maximum %lld", v, fi->hi));
+		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
 	return 0;
 }
 
 static int
 check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 {
-	const char *choices = mcinit_fields[f].choices;
-
-	if (choices == NULL || in_bar_list(choices, s))
+	(void)f;
+	if (cv->choices == NULL || in_bar_list(cv->choices, s))
 		return 0;
-	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, choices));
+	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, cv->choices));
+}
+
+static int
+check_int_choice(enum mcinit_field f, long long v, struct conv *cv)
+{
+	char buf[24];
+
+	if (cv->choices == NULL)
+		return 0;
+	snprintf(buf, sizeof buf, "%lld", v);
+	return check_choice(f, buf, cv);
 }
 
 /* One scalar against one base type. */
@@ -383,10 +501,21 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 	case MCINIT_B_INT:
 		if (!json_is_integer(j))
 			return -1;
-		if (check_range(f, json_integer_value(j), cv) < 0)
+		if (check_range(f, json_integer_value(j), cv) < 0 ||
+		    check_int_choice(f, json_integer_value(j), cv) < 0)
 			return -1;
 		out->kind = MCINIT_V_INT;
 		out->i = json_integer_value(j);
+		return 0;
+	case MCINIT_B_FLOAT:
+		if (!json_is_number(j))
+			return -1;
+		out->kind = MCINIT_V_FLOAT;
+		out->d = json_number_value(j);
+		return 0;
+	case MCINIT_B_ANY:
+		out->kind = MCINIT_V_JSON;
+		out->j = json_incref(j);
 		return 0;
 	case MCINIT_B_STR:
 	case MCINIT_B_ENUM:
@@ -423,6 +552,10 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 		char tmp[24];
 		const char *canon;
 
+		/* Bridge's YAML dumps write a torch dtype as an object that
+		 * OmegaConf instantiates: {_target_: torch.bfloat16, _call_: false}. */
+		if (json_is_object(j) && json_is_string(json_object_get(j, "_target_")))
+			j = json_object_get(j, "_target_");
 		if (json_is_integer(j))
 			snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(j));
 		else if (json_is_string(j))
@@ -479,7 +612,8 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                        char **why)
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
-	struct conv cv = {0};
+	struct conv cv = {NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi,
+	                  mcinit_fields[f].choices};
 	int i;
 
 	for (i = 0; i < t->nalt; i++) {
@@ -500,6 +634,28 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
 	return -1;
 }
 
+int
+mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
+{
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices};
+	struct mcinit_value v;
+	struct mcinit_type t;
+	int i;
+
+	parse_type(type_text, &t);
+	for (i = 0; i < t.nalt; i++) {
+		if (conv_alt(0, &t.alt[i], j, &v, &cv) == 0) {
+			mcinit_value_clear(&v);
+			free(cv.why);
+			return 0;
+		}
+	}
+	if (cv.why == NULL)
+		cv.why = mcinit_xasprintf("expected %s, got %s", type_text, json_kind_name(j));
+	*why = cv.why;
+	return -1;
+}
+
 json_t *
 mcinit_value_to_json(const struct mcinit_value *v)
 {
@@ -511,6 +667,10 @@ mcinit_value_to_json(const struct mcinit_value *v)
 		return json_boolean(v->i);
 	case MCINIT_V_INT:
 		return json_integer(v->i);
+	case MCINIT_V_FLOAT:
+		return json_real(v->d);
+	case MCINIT_V_JSON:
+		return json_incref(v->j);
 	case MCINIT_V_STR:
 		return json_string(v->s);
 	case MCINIT_V_LIST:
@@ -525,27 +685,137 @@ mcinit_value_to_json(const struct mcinit_value *v)
 
 /* ---- the config ---- */
 
+/* A default's JSON text as a value; the common literals without a parser,
+ * since a config starts from ~1200 of them. */
+static json_t *
+default_json(const char *t)
+{
+	char *end;
+	long long n;
+	size_t len;
+
+	if (strcmp(t, "null") == 0)
+		return json_null();
+	if (strcmp(t, "true") == 0)
+		return json_true();
+	if (strcmp(t, "false") == 0)
+		return json_false();
+	errno = 0;
+	n = strtoll(t, &end, 10);
+	if (end != t && *end == '\0' && errno == 0)
+		return json_integer(n);
+	len = strlen(t);
+	if (len >= 2 && t[0] == '"' && t[len - 1] == '"' && strpbrk(t + 1, "\\\"") == t + len - 1)
+		return json_stringn(t + 1, len - 2);
+	return json_loads(t, JSON_DECODE_ANY, NULL);
+}
+
+/* The default of f on version v, as JSON text: a flag's parser default on
+ * that version when a flag sets the field, else the DEFAULT column. */
+static const char *
+default_text(enum mcinit_field f, unsigned v)
+{
+	const struct mcinit_field_info *fi = &mcinit_fields[f];
+	const char *p = fi->flags;
+	char flag[160];
+
+	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || fi->dest == NULL)
+		return fi->def;
+	while (*p) {
+		size_t n = strcspn(p, "|");
+		const struct mcinit_mflag *m;
+
+		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
+		m = mcinit_mflag_find(flag, v, NULL);
+		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
+			return m->def;
+		p += n + (p[n] == '|');
+	}
+	return fi->def;
+}
+
+static void
+value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
+{
+	size_t i;
+
+	*dst = *src;
+	if (src->s)
+		dst->s = mcinit_xstrdup(src->s);
+	if (src->j)
+		json_incref(src->j);
+	if (src->items) {
+		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
+		for (i = 0; i < src->n; i++)
+			value_copy(&dst->items[i], &src->items[i]);
+	}
+}
+
+/* The defaults of one version, converted once per process. */
+static const struct mcinit_value *
+defaults_of(unsigned v)
+{
+	static struct mcinit_value *tmpl[MCINIT_MV_COUNT];
+	int vi, i;
+
+	for (vi = 0; vi < MCINIT_MV_COUNT && mcinit_mversion_at(vi) != v; vi++)
+		;
+	if (vi == MCINIT_MV_COUNT)
+		vi = 0;
+	if (tmpl[vi] != NULL)
+		return tmpl[vi];
+	tmpl[vi] = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *tmpl[vi]);
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *def = default_text(i, v);
+		json_t *j = def ? default_json(def) : NULL;
+		const char *code;
+		char *why = NULL;
+
+		if (j != NULL && mcinit_value_from_json(i, j, &tmpl[vi][i], &code, &why) < 0) {
+			/* A generated default the type does not take is a bug of
+			 * the generator, caught by the unit tests; the field
+			 * starts null rather than stopping every run. */
+			if (mcinit_fields[i].origin == MCINIT_FO_SCHEMA) {
+				fprintf(stderr, "mcinit: internal error: default of %s: %s\n",
+				        mcinit_fields[i].name, why);
+				abort();
+			}
+			free(why);
+			memset(&tmpl[vi][i], 0, sizeof tmpl[vi][i]);
+		}
+		json_decref(j);
+	}
+	return tmpl[vi];
+}
+
+int
+mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why)
+{
+	const char *def = default_text(f, v);
+	json_t *j = def ? default_json(def) : NULL;
+	const char *code;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	*why = NULL;
+	if (j != NULL)
+		rc = mcinit_value_from_json(f, j, out, &code, why);
+	json_decref(j);
+	return rc;
+}
+
 void
 mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 {
+	const struct mcinit_value *d = defaults_of(mversion);
 	int i;
 
 	memset(c, 0, sizeof *c);
 	c->mversion = mversion;
 	c->env_vars = json_object();
-	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *def = mcinit_fields[i].def;
-		json_t *j = def ? json_loads(def, JSON_DECODE_ANY, NULL) : NULL;
-		const char *code;
-		char *why = NULL;
-
-		if (j != NULL && mcinit_value_from_json(i, j, &c->val[i], &code, &why) < 0) {
-			fprintf(stderr, "mcinit: internal error: default of %s: %s\n",
-			        mcinit_fields[i].name, why);
-			abort();
-		}
-		json_decref(j);
-	}
+	c->extras = json_object();
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		value_copy(&c->val[i], &d[i]);
 }
 
 void
@@ -558,10 +828,8 @@ mcinit_config_destroy(struct mcinit_config *c)
 	for (i = 0; i < c->nnames; i++)
 		free(c->names[i]);
 	free(c->names);
-	for (i = 0; i < c->nunchecked; i++)
-		free(c->unchecked[i]);
-	free(c->unchecked);
 	json_decref(c->env_vars);
+	json_decref(c->extras);
 	memset(c, 0, sizeof *c);
 }
 
@@ -592,6 +860,12 @@ long long
 mcinit_cfg_int(const struct mcinit_config *c, enum mcinit_field f)
 {
 	return c->val[f].i;
+}
+
+double
+mcinit_cfg_float(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_INT ? (double)c->val[f].i : c->val[f].d;
 }
 
 bool
@@ -724,34 +998,39 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section",
 			                 mcinit_fields[i].name, mcinit_fields[i].section);
 	}
-	if (c->nunchecked > 0) {
-		struct mcinit_buf b = {0};
-		size_t k;
-
-		for (k = 0; k < c->nunchecked; k++)
-			mcinit_buf_printf(&b, "%s%s", k ? " " : "", c->unchecked[k]);
-		mcinit_diag_add(d, MCINIT_NOTE, "MC003", &c->unchecked_loc,
-		                "not checked by mcinit (known to Megatron-LM %s): %s",
-		                mcinit_mversion_name(c->mversion), mcinit_buf_cstr(&b));
-		mcinit_buf_free(&b);
-	}
 }
 
 json_t *
 mcinit_config_to_json(const struct mcinit_config *c)
 {
-	json_t *root = json_object();
+	json_t *root = json_object(), *extra;
+	const char *sec;
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *sec = mcinit_fields[i].section;
-		json_t *s = json_object_get(root, sec);
+		json_t *s;
 
+		sec = mcinit_fields[i].section;
+		s = json_object_get(root, sec);
 		if (s == NULL) {
 			s = json_object();
 			json_object_set_new(root, sec, s);
 		}
 		json_object_set_new(s, mcinit_fields[i].name, mcinit_value_to_json(&c->val[i]));
+	}
+	json_object_foreach(c->extras, sec, extra)
+	{
+		json_t *s = json_object_get(root, sec);
+
+		if (json_is_string(extra)) { /* a preset name: mixed_precision */
+			json_object_set(root, sec, extra);
+			continue;
+		}
+		if (s == NULL) {
+			s = json_object();
+			json_object_set_new(root, sec, s);
+		}
+		json_object_update(s, extra);
 	}
 	json_object_set(root, "env_vars", c->env_vars);
 	return root;
@@ -768,13 +1047,14 @@ const struct mcinit_code_doc mcinit_input_codes[] = {
      "parser.add_argument(\"--x\", type=bool)",
      "use action=\"store_true\" or argparse.BooleanOptionalAction"},
     {"MC003", MCINIT_ERROR,
-     "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion); "
-     "as a note, the Megatron-LM flags mcinit accepts but does not check",
+     "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion)",
      "{\"model\": {\"tensor_model_paralel_size\": 2}}",
      "correct the spelling, or check --megatron-version"},
     {"MC004", MCINIT_ERROR,
-     "a value of the wrong type (the message lists every accepted form of a union type)",
-     "\"lazy_mpu_init\": \"False\"", "write the value in one of the accepted forms"},
+     "a value of the wrong type (the message lists every accepted form of a union type); for "
+     "a Megatron-LM flag, what its argparse type, nargs and choices refuse, worded as argparse "
+     "words it",
+     "--lr abc", "write the value in one of the accepted forms"},
     {"MC005", MCINIT_ERROR, "a value out of range or not one of the allowed choices",
      "\"tensor_model_parallel_size\": 0", "use a value inside the documented range"},
     {"MC006", MCINIT_ERROR, "a JSON object has the same key twice",

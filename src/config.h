@@ -24,11 +24,30 @@
 
 #define MCINIT_NOLIM LLONG_MIN
 
+/*
+ * The field universe, generated at build time (build-aux/gen-tables.py) from
+ * src/schema.def (mcinit's own rows) and the facts: every field of
+ * Megatron-Bridge's ConfigContainer and every Megatron-LM flag dest.  The id
+ * of a schema.def row is MCINIT_F_<name>; a generated field that a flag sets
+ * is MCINIT_F_<dest>, the others MCINIT_F_<name> (or <section>_<name> where a
+ * name is in several sections).  Where a schema.def row's name is not the
+ * dest, MCINIT_F_<dest> names the same field.
+ */
 enum mcinit_field {
-#define MCINIT_FIELD(sec, name, type, def, flags, lo, hi, choices, help) MCINIT_F_##name,
-#include "schema.def"
-#undef MCINIT_FIELD
-	MCINIT_F_COUNT
+#define MCINIT_FIELD_ROW(id, ...) MCINIT_F_##id,
+#include "fields.inc"
+#undef MCINIT_FIELD_ROW
+	MCINIT_F_COUNT,
+#define MCINIT_FIELD_ALIAS(alias, id) MCINIT_F_##alias = MCINIT_F_##id,
+#include "fields.inc"
+#undef MCINIT_FIELD_ALIAS
+};
+
+/* Where a field comes from. */
+enum mcinit_field_origin {
+	MCINIT_FO_SCHEMA,   /* a row of src/schema.def */
+	MCINIT_FO_BRIDGE,   /* a field of Bridge's ConfigContainer (bridge-config-fields.tsv) */
+	MCINIT_FO_MEGATRON, /* a Megatron-LM flag dest no Bridge field carries */
 };
 
 /* What a type alternative accepts (see schema.def, TYPE column). */
@@ -36,10 +55,12 @@ enum mcinit_base {
 	MCINIT_B_NULL,
 	MCINIT_B_BOOL,
 	MCINIT_B_INT,
+	MCINIT_B_FLOAT,
 	MCINIT_B_STR,
 	MCINIT_B_ENUM,
 	MCINIT_B_SIGNAL,
 	MCINIT_B_DTYPE,
+	MCINIT_B_ANY, /* any JSON value (callables, dicts, classes mcinit does not model) */
 };
 
 struct mcinit_alt {
@@ -49,7 +70,7 @@ struct mcinit_alt {
 };
 
 struct mcinit_type {
-	struct mcinit_alt alt[4];
+	struct mcinit_alt alt[8];
 	int nalt;
 };
 
@@ -57,6 +78,9 @@ struct mcinit_field_info {
 	const char *section, *name, *type_text, *def, *flags;
 	long long lo, hi; /* MCINIT_NOLIM = unbounded */
 	const char *choices, *help;
+	const char *aliases; /* other accepted "section.name" keys, `|`-separated, or NULL */
+	const char *dest;    /* the Megatron-LM args attribute it is set from, or NULL */
+	enum mcinit_field_origin origin;
 };
 
 /* The schema, indexed by enum mcinit_field. */
@@ -64,23 +88,62 @@ extern const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT];
 const struct mcinit_type *mcinit_field_type(enum mcinit_field f);
 /* "model.tensor_model_parallel_size" into buf. */
 const char *mcinit_field_key(enum mcinit_field f, char *buf, size_t len);
-/* Field by "section.name" key, or by bare name; -1 if none. */
+/* Field by "section.name" key (aliases included: *alias set when the key
+ * is one), or by bare name when section is NULL; -1 if none. */
 int mcinit_field_lookup(const char *section, const char *name);
+int mcinit_field_lookup_key(const char *section, const char *name, bool *alias);
 /* Field whose FLAGS column lists `flag`; -1 if none.  *is_false set for
  * store_false spellings (--no-…, --disable-…). */
 int mcinit_field_by_flag(const char *flag, bool *is_false);
+/* The fields a Megatron-LM dest sets: its home first, then the Bridge
+ * fields set straight from it.  Returns how many (0 if none), at most max. */
+int mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max);
 
-enum mcinit_vkind { MCINIT_V_NULL, MCINIT_V_BOOL, MCINIT_V_INT, MCINIT_V_STR, MCINIT_V_LIST };
+/* Config sections: Bridge's ConfigContainer sections, mcinit's launch, and
+ * `megatron` (Megatron-LM args no Bridge section carries). */
+enum mcinit_section_kind {
+	MCINIT_SK_REQUIRED, /* Bridge: a required section */
+	MCINIT_SK_FACTORY,  /* Bridge: present by default */
+	MCINIT_SK_OPTIONAL, /* Bridge: None by default (null is accepted) */
+	MCINIT_SK_MAP,      /* env_vars: a plain mapping */
+	MCINIT_SK_MCINIT,   /* mcinit's own (launch) */
+	MCINIT_SK_MEGATRON, /* Megatron-LM args with no Bridge field */
+};
+struct mcinit_section_info {
+	const char *name;
+	enum mcinit_section_kind kind;
+	bool str_ok;           /* a string may stand for the section (mixed_precision presets) */
+	const char *bridge_ty; /* Bridge's annotation, or NULL */
+};
+extern const struct mcinit_section_info mcinit_sections[];
+extern const size_t mcinit_nsections;
+const struct mcinit_section_info *mcinit_section_find(const char *name);
+
+enum mcinit_vkind {
+	MCINIT_V_NULL,
+	MCINIT_V_BOOL,
+	MCINIT_V_INT,
+	MCINIT_V_FLOAT,
+	MCINIT_V_STR,
+	MCINIT_V_LIST,
+	MCINIT_V_JSON,
+};
 
 struct mcinit_value {
 	enum mcinit_vkind kind;
 	long long i;                /* BOOL and INT */
+	double d;                   /* FLOAT */
 	char *s;                    /* STR, owned */
+	json_t *j;                  /* JSON (a value of type any), one reference owned */
 	struct mcinit_value *items; /* LIST, owned */
 	size_t n;
 };
 
 void mcinit_value_clear(struct mcinit_value *v);
+
+/* Field f's default on Megatron-LM version v (a bit of enum mcinit_mversion)
+ * into out; 0, or -1 with *why (caller frees) when the type refuses it. */
+int mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why);
 
 enum mcinit_origin {
 	MCINIT_ORIG_DEFAULT,
@@ -98,14 +161,15 @@ struct mcinit_config {
 	enum mcinit_origin origin[MCINIT_F_COUNT];
 	bool invalid[MCINIT_F_COUNT]; /* an input for it was rejected: rules skip it */
 	json_t *env_vars;             /* object, owned */
+	/* What a section holds beyond its standard fields, kept for
+	 * --print-config: {section: {"_target_": ..., key: value}} for the keys
+	 * of a Bridge class the standard fields do not have.  Owned. */
+	json_t *extras;
 	struct mcinit_loc env_vars_loc;
 	unsigned mversion; /* enum mcinit_mversion bit */
 	int nsources;      /* inputs seen so far: gives each its sort order */
 	char **names;      /* owned source names that locs point into */
 	size_t nnames;
-	char **unchecked; /* Megatron flags accepted but not modelled */
-	size_t nunchecked;
-	struct mcinit_loc unchecked_loc;
 };
 
 /* Defaults from schema.def; required fields start null. */
@@ -118,6 +182,8 @@ struct mcinit_loc mcinit_config_source(struct mcinit_config *c, const char *name
 /* Typed access.  Callers check mcinit_cfg_null first for nullable fields. */
 bool mcinit_cfg_null(const struct mcinit_config *c, enum mcinit_field f);
 long long mcinit_cfg_int(const struct mcinit_config *c, enum mcinit_field f);
+/* FLOAT, or an INT read as a float. */
+double mcinit_cfg_float(const struct mcinit_config *c, enum mcinit_field f);
 bool mcinit_cfg_bool(const struct mcinit_config *c, enum mcinit_field f);
 const char *mcinit_cfg_str(const struct mcinit_config *c, enum mcinit_field f);
 const struct mcinit_value *mcinit_cfg_val(const struct mcinit_config *c, enum mcinit_field f);
@@ -135,6 +201,9 @@ void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char
  */
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                            const char **code, char **why);
+/* Checks JSON value j against a type in the notation of schema.def (and
+ * choices, `|`-separated, or NULL): 0, or -1 with *why (caller frees). */
+int mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why);
 /* The value as a new JSON reference. */
 json_t *mcinit_value_to_json(const struct mcinit_value *v);
 
@@ -162,8 +231,7 @@ int mcinit_config_load_script(struct mcinit_config *c, const char *path, struct 
 int mcinit_lint_python(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                        struct mcinit_err *err);
 
-/* After all inputs: MC008 for required fields still null, and the single
- * "not checked by mcinit" note. */
+/* After all inputs: MC008 for required fields still null. */
 void mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d);
 
 /* The resolved config as a JSON object {section: {field: value}} plus env_vars. */

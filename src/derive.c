@@ -89,7 +89,7 @@ derive_world(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 	                "--nnodes and --nproc-per-node)");
 	return;
 check:
-	/* The same bound as launch.world_size (mcinit_rules_limits). */
+	/* The same bound as launch.world_size (its HI in src/schema.def). */
 	if (dv->world_size >= (1LL << 31)) {
 		mcinit_diag_add(d, MCINIT_ERROR, "MC005",
 		                dv->world_size_loc.source ? &dv->world_size_loc : NULL,

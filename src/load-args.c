@@ -2,11 +2,14 @@
  * load-args.c — inputs made of words: `section.field=value` overrides,
  * Megatron-LM flags after `--`, and the flags found in launch scripts.
  *
- * How many words a flag takes is a per-version fact from the Megatron-LM
- * flag table (mflags.c); which field it sets comes from schema.def.
+ * How many words a flag takes, its type and its choices are per-version
+ * facts from the Megatron-LM flag table (mflags.c), checked as argparse
+ * checks them; the fields its dest sets come from the field universe
+ * (config.h).
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,7 @@ mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
 	struct mcinit_loc l = mcinit_config_source(c, "override");
 	const char *eq = strchr(kv, '='), *dot;
 	char sec[64], name[128], buf[256];
+	bool alias = false;
 	json_t *j;
 	int f;
 
@@ -54,7 +58,11 @@ mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
 	}
 	snprintf(sec, sizeof sec, "%.*s", (int)(dot - kv), kv);
 	snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
-	f = mcinit_field_lookup(sec, name);
+	f = mcinit_field_lookup_key(sec, name, &alias);
+	if (f >= 0 && alias)
+		mcinit_diag_add(d, MCINIT_NOTE, "MC007", &l,
+		                "%s.%s is another name of %s.%s; read as that", sec, name,
+		                mcinit_fields[f].section, mcinit_fields[f].name);
 	if (f < 0 && strcmp(sec, "env_vars") == 0) {
 		json_object_set_new(c->env_vars, name, json_string(eq + 1));
 		return;
@@ -134,20 +142,6 @@ is_opaque(const struct fctx *x, size_t i)
 	return x->opaque != NULL && x->opaque[i];
 }
 
-static void
-add_unchecked(struct mcinit_config *c, const char *flag, const struct mcinit_loc *l)
-{
-	size_t k;
-
-	for (k = 0; k < c->nunchecked; k++)
-		if (strcmp(c->unchecked[k], flag) == 0)
-			return;
-	if (c->nunchecked == 0)
-		c->unchecked_loc = *l;
-	c->unchecked = mcinit_xrealloc(c->unchecked, (c->nunchecked + 1) * sizeof *c->unchecked);
-	c->unchecked[c->nunchecked++] = mcinit_xstrdup(flag);
-}
-
 /*
  * The type=bool trap (config.md): argparse calls bool(word), so every
  * non-empty word is True on versions that declare the flag type=bool.  We
@@ -214,29 +208,240 @@ take_values(struct fctx *x, int nargs)
 	return k;
 }
 
-/* Appends a word to a list value; drops the list (to NULL) when a word
- * cannot be a JSON string. */
-static void
-list_add(json_t **arr, int f, const char *w)
-{
-	json_t *j;
+/* ---- argparse's own conversions, as Python does them ---- */
 
-	if (*arr == NULL)
-		return;
-	j = word_json(f, w);
-	if (j == NULL) {
-		json_decref(*arr);
-		*arr = NULL;
-		return;
+/* Python's int(word): surrounding blanks, a sign, digits with single
+ * underscores between them. */
+static bool
+py_int(const char *w, long long *out)
+{
+	char buf[64];
+	size_t n = 0;
+	const char *p = w;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '+' || *p == '-')
+		buf[n++] = *p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; *p && !isspace((unsigned char)*p); p++) {
+		if (*p == '_' && isdigit((unsigned char)p[-1]) && isdigit((unsigned char)p[1]))
+			continue;
+		if (!isdigit((unsigned char)*p) || n + 1 >= sizeof buf)
+			return false;
+		buf[n++] = *p;
 	}
-	json_array_append_new(*arr, j);
+	while (isspace((unsigned char)*p))
+		p++;
+	buf[n] = '\0';
+	return *p == '\0' && parse_ll(buf, out);
+}
+
+/* Python's float(word): decimal or exponent notation, inf/infinity/nan in
+ * any case, underscores between digits; no hexadecimal (which strtod takes). */
+static bool
+py_float(const char *w, double *out)
+{
+	char buf[128], *end;
+	size_t n = 0;
+	const char *p = w, *q;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	for (q = p; *q && !isspace((unsigned char)*q); q++) {
+		if (*q == '_' && q > p && isdigit((unsigned char)q[-1]) &&
+		    isdigit((unsigned char)q[1]))
+			continue;
+		if (n + 1 >= sizeof buf || *q == '_')
+			return false;
+		buf[n++] = *q;
+	}
+	while (isspace((unsigned char)*q))
+		q++;
+	buf[n] = '\0';
+	if (*q != '\0' || n == 0 || strpbrk(buf, "xX(") != NULL)
+		return false;
+	errno = 0;
+	*out = strtod(buf, &end);
+	return *end == '\0';
+}
+
+static const char *const mtype_name[] = {
+    [MCINIT_MT_STR] = "str",   [MCINIT_MT_INT] = "int",   [MCINIT_MT_FLOAT] = "float",
+    [MCINIT_MT_BOOL] = "bool", [MCINIT_MT_ENUM] = "enum", [MCINIT_MT_CUSTOM] = "custom",
+};
+
+/* Python's repr of a word, as argparse quotes it in messages. */
+static char *
+py_repr(const char *w)
+{
+	struct mcinit_buf b = {0};
+	bool dq = strchr(w, '\'') != NULL && strchr(w, '"') == NULL;
+
+	mcinit_buf_addc(&b, dq ? '"' : '\'');
+	for (; *w; w++) {
+		if (*w == '\\' || (!dq && *w == '\''))
+			mcinit_buf_addc(&b, '\\');
+		mcinit_buf_addc(&b, *w);
+	}
+	mcinit_buf_addc(&b, dq ? '"' : '\'');
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+/* "'constant', 'linear', 'cosine'": the choices as argparse lists them. */
+static char *
+choices_words(const struct mcinit_mflag *m)
+{
+	struct mcinit_buf b = {0};
+	const char *p = m->choices;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char *one = strndup(p, n), *r;
+
+		r = m->type == MCINIT_MT_INT || m->type == MCINIT_MT_FLOAT ? mcinit_xstrdup(one)
+		                                                           : py_repr(one);
+		mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "", r);
+		free(r);
+		free(one);
+		p += n + (p[n] == ',');
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+static bool
+in_comma_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (*list) {
+		size_t m = strcspn(list, ",");
+
+		if (m == n && strncmp(list, word, n) == 0)
+			return true;
+		list += m + (list[m] == ',');
+	}
+	return false;
 }
 
 static void
-set_field(struct fctx *x, int f, json_t *j, const struct mcinit_loc *l)
+suggest_choice(struct mcinit_diag *g, const char *choices, const char *w)
 {
-	if (f >= 0)
-		mcinit_config_set_json(x->c, f, j, MCINIT_ORIG_ARGV, l, x->d);
+	char *list = mcinit_xstrdup(choices), *tok, *save = NULL;
+	const char *cands[64], *pick;
+	size_t n = 0;
+
+	for (tok = strtok_r(list, ",", &save); tok && n < 64; tok = strtok_r(NULL, ",", &save))
+		cands[n++] = tok;
+	pick = mcinit_suggest(w, cands, n);
+	if (pick != NULL)
+		mcinit_diag_hint(g, "did you mean `%s`?", pick);
+	free(list);
+}
+
+/*
+ * One value word as Megatron's argparse converts it: its type= and then its
+ * choices.  Returns the JSON value, or NULL after reporting MC004 the way
+ * argparse words it ("argument --lr: invalid float value: 'abc'").  A type
+ * of Megatron's own (CUSTOM) is not checked: the word is typed by the field.
+ */
+static json_t *
+convert_word(struct fctx *x, const struct mcinit_mflag *m, const char *name, int f, const char *w,
+             const struct mcinit_loc *l)
+{
+	char canon[32];
+	long long iv;
+	double dv;
+	json_t *j;
+	struct mcinit_diag *g;
+	char *r, *cs;
+
+	switch (m->type) {
+	case MCINIT_MT_INT:
+		if (!py_int(w, &iv))
+			goto bad_type;
+		j = json_integer(iv);
+		snprintf(canon, sizeof canon, "%lld", iv);
+		break;
+	case MCINIT_MT_FLOAT:
+		if (!py_float(w, &dv))
+			goto bad_type;
+		j = json_real(dv);
+		if (j == NULL) /* jansson has no inf/nan: Megatron takes them, so do we */
+			return json_string(w);
+		snprintf(canon, sizeof canon, "%.17g", dv);
+		break;
+	case MCINIT_MT_CUSTOM:
+		return f >= 0 ? word_json(f, w) : json_string(w);
+	default:
+		j = json_string(w);
+		if (j == NULL) {
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: value is not valid UTF-8", name);
+			return NULL;
+		}
+		snprintf(canon, sizeof canon, "%s", "");
+		break;
+	}
+	if (m->choices == NULL || in_comma_list(m->choices, *canon ? canon : w))
+		return j;
+	json_decref(j);
+	r = py_repr(w);
+	cs = choices_words(m);
+	g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+	                    "argument %s: invalid choice: %s (choose from %s)", name,
+	                    m->type == MCINIT_MT_INT ? canon : r, cs);
+	if (m->type != MCINIT_MT_INT && m->type != MCINIT_MT_FLOAT)
+		suggest_choice(g, m->choices, w);
+	free(r);
+	free(cs);
+	return NULL;
+bad_type:
+	r = py_repr(w);
+	mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l, "argument %s: invalid %s value: %s", name,
+	                mtype_name[m->type], r);
+	free(r);
+	return NULL;
+}
+
+/*
+ * Stores j into every field the flag's dest sets: its home reports what the
+ * schema refuses (ranges), the Bridge fields set from the same attribute
+ * follow silently.  j == NULL: the value was refused; the home is marked
+ * invalid so that no rule reasons from a value Megatron never accepts.
+ */
+static void
+set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct mcinit_loc *l)
+{
+	enum mcinit_field fs[8];
+	int n = mcinit_fields_by_dest(m->dest, fs, 8), k;
+
+	for (k = 0; k < n; k++) {
+		struct mcinit_value v;
+		const char *code;
+		char *why = NULL;
+
+		if (j == NULL) {
+			x->c->invalid[fs[k]] = true;
+			continue;
+		}
+		if (k == 0) {
+			mcinit_config_set_json(x->c, fs[k], j, MCINIT_ORIG_ARGV, l, x->d);
+			continue;
+		}
+		if (mcinit_value_from_json(fs[k], j, &v, &code, &why) < 0) {
+			free(why);
+			continue;
+		}
+		mcinit_value_clear(&x->c->val[fs[k]]);
+		x->c->val[fs[k]] = v;
+		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
+		x->c->loc[fs[k]] = *l;
+		x->c->invalid[fs[k]] = false;
+	}
 	json_decref(j);
 }
 
@@ -246,7 +451,7 @@ unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
 	const struct mcinit_mflag *any = mcinit_mflag_find_any(name);
 	struct mcinit_diag *g;
 	const char *pick;
-	char vers[64];
+	char vers[96];
 
 	if (any != NULL) {
 		mcinit_mversion_list(any->versions, vers, sizeof vers);
@@ -265,6 +470,106 @@ unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
 	x->i += take_values(x, -1);
 }
 
+/* A flag that takes no value: store_true/_false, BooleanOptionalAction. */
+static void
+bool_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int neg,
+          const struct mcinit_loc *l)
+{
+	/* A flag that older versions declared type=bool still gets the
+	 * trap's diagnostics when a value follows it. */
+	if (inl == NULL && mcinit_mflag_is_legacy_bool(name) && x->i < x->n &&
+	    mcinit_bool_word(x->w[x->i]) >= 0)
+		inl = x->w[x->i++];
+	if (inl != NULL && mcinit_mflag_is_legacy_bool(name)) {
+		set_dest(x, m, json_boolean(legacy_bool(x, name, inl, l)), l);
+		return;
+	}
+	if (inl != NULL) {
+		char *r = py_repr(inl);
+
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+		                "argument %s: ignored explicit argument %s", name, r);
+		free(r);
+		set_dest(x, m, NULL, l);
+		return;
+	}
+	set_dest(x, m,
+	         json_boolean(m->kind == MCINIT_MK_STORE_TRUE ||
+	                      (m->kind == MCINIT_MK_BOOLEAN_OPTIONAL && !neg)),
+	         l);
+}
+
+static void
+value_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int f,
+           const struct mcinit_loc *l)
+{
+	bool opaque = false;
+
+	if (inl == NULL && take_values(x, 1) == 1) {
+		inl = x->w[x->i++];
+		opaque = is_opaque(x, x->i - 1);
+	} else if (inl != NULL) {
+		opaque = is_opaque(x, x->i - 1);
+	}
+	if (inl == NULL) {
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+		                "argument %s: expected one argument", name);
+		set_dest(x, m, NULL, l);
+		return;
+	}
+	/* A value a script computes at run time ($1, $(...)) is unknown here:
+	 * the scanner said so; do not guess. */
+	if (opaque)
+		return;
+	set_dest(x, m, convert_word(x, m, name, f, inl, l), l);
+}
+
+static void
+list_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int f,
+          const struct mcinit_loc *l)
+{
+	size_t k = inl ? 0 : take_values(x, m->nargs), nwords = k + (inl != NULL), q;
+	bool opaque = false, bad = false;
+	json_t *arr;
+
+	for (q = 0; q < k; q++)
+		opaque |= is_opaque(x, x->i + q);
+	if ((m->nargs == -1 && nwords == 0) || (m->nargs > 0 && nwords != (size_t)m->nargs)) {
+		if (m->nargs > 1)
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: expected %d arguments", name, m->nargs);
+		else if (m->nargs == 1)
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: expected 1 argument", name);
+		else
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: expected at least one argument", name);
+		x->i += k;
+		set_dest(x, m, NULL, l);
+		return;
+	}
+	if (opaque) {
+		x->i += k; /* a run-time value: nothing to check */
+		return;
+	}
+	arr = json_array();
+	for (q = 0; q < nwords; q++) {
+		const char *w = inl != NULL ? inl : x->w[x->i + q];
+		json_t *j = convert_word(x, m, name, f, w, inl != NULL ? l : &x->locs[x->i + q]);
+
+		if (j == NULL)
+			bad = true;
+		else
+			json_array_append_new(arr, j);
+	}
+	x->i += k;
+	if (bad) {
+		json_decref(arr);
+		arr = NULL;
+	}
+	set_dest(x, m, arr, l);
+}
+
 static void
 one_flag(struct fctx *x)
 {
@@ -273,6 +578,7 @@ one_flag(struct fctx *x)
 	const char *eq = strchr(word, '=');
 	char *name = eq ? strndup(word, (size_t)(eq - word)) : mcinit_xstrdup(word);
 	const char *inl = eq ? eq + 1 : NULL;
+	enum mcinit_field home;
 	int neg, f;
 	const struct mcinit_mflag *m;
 
@@ -282,83 +588,24 @@ one_flag(struct fctx *x)
 		unknown_flag(x, name, l);
 		goto out;
 	}
-	f = mcinit_field_by_flag(m->flag, NULL);
-	if (f < 0)
-		add_unchecked(x->c, name, l);
+	f = mcinit_fields_by_dest(m->dest, &home, 1) == 1 ? (int)home : -1;
 	switch (m->kind) {
 	case MCINIT_MK_LEGACY_TYPE_BOOL:
 		if (inl == NULL && x->i < x->n && !is_flag_word(x->w[x->i]))
 			inl = x->w[x->i++];
-		set_field(x, f, json_boolean(legacy_bool(x, name, inl, l)), l);
+		set_dest(x, m, json_boolean(legacy_bool(x, name, inl, l)), l);
 		break;
 	case MCINIT_MK_STORE_TRUE:
 	case MCINIT_MK_STORE_FALSE:
 	case MCINIT_MK_BOOLEAN_OPTIONAL:
-		/* A flag that older versions declared type=bool still gets the
-		 * trap's diagnostics when a value follows it. */
-		if (inl == NULL && mcinit_mflag_is_legacy_bool(name) && x->i < x->n &&
-		    mcinit_bool_word(x->w[x->i]) >= 0)
-			inl = x->w[x->i++];
-		if (inl != NULL && mcinit_mflag_is_legacy_bool(name)) {
-			set_field(x, f, json_boolean(legacy_bool(x, name, inl, l)), l);
-			break;
-		}
-		if (inl != NULL) {
-			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
-			                "%s takes no value (got '%s')", name, inl);
-			break;
-		}
-		set_field(x, f,
-		          json_boolean(m->kind == MCINIT_MK_STORE_TRUE ||
-		                       (m->kind == MCINIT_MK_BOOLEAN_OPTIONAL && !neg)),
-		          l);
+		bool_flag(x, m, name, inl, neg, l);
 		break;
 	case MCINIT_MK_VALUE:
-		if (inl == NULL && take_values(x, 1) == 1) {
-			inl = x->w[x->i++];
-			/* A value a script computes at run time ($1, $(...)) is
-			 * unknown here: the scanner said so; do not guess. */
-			if (is_opaque(x, x->i - 1))
-				f = -1;
-		} else if (inl != NULL && is_opaque(x, x->i - 1)) {
-			f = -1;
-		}
-		if (inl == NULL) {
-			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l, "%s expects a value", name);
-			break;
-		}
-		if (f >= 0)
-			set_field(x, f, word_json(f, inl), l);
+		value_flag(x, m, name, inl, f, l);
 		break;
-	case MCINIT_MK_LIST: {
-		size_t k = inl ? 0 : take_values(x, m->nargs), nwords = k + (inl != NULL), q;
-		json_t *arr;
-
-		for (q = 0; q < k; q++)
-			if (is_opaque(x, x->i + q))
-				f = -1; /* a run-time value: nothing to check */
-		if (nwords == 0 && m->nargs != -2) {
-			if (m->nargs > 0)
-				mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
-				                "%s expects exactly %d values", name, m->nargs);
-			else
-				mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
-				                "%s expects at least one value", name);
-			break;
-		}
-		if (f < 0) {
-			x->i += k;
-			break;
-		}
-		arr = json_array();
-		if (inl != NULL)
-			list_add(&arr, f, inl);
-		for (q = 0; q < k; q++)
-			list_add(&arr, f, x->w[x->i + q]);
-		x->i += k;
-		set_field(x, f, arr, l);
+	case MCINIT_MK_LIST:
+		list_flag(x, m, name, inl, f, l);
 		break;
-	}
 	}
 out:
 	free(name);

@@ -5,9 +5,11 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
+#include "bridge.h"
 #include "jpos.h"
 
 /* Keys that Megatron-Bridge's YAML/JSON dumps carry for Hydra instantiation. */
@@ -47,10 +49,6 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 	return l;
 }
 
-static const char *const section_names[] = {"model", "train", "validation", "rng",
-                                            "dist",  "ddp",   "launch",     "env_vars"};
-#define NSECTIONS (sizeof section_names / sizeof section_names[0])
-
 static void
 unknown_key(struct jctx *x, const char *sec, const char *key)
 {
@@ -76,6 +74,12 @@ unknown_key(struct jctx *x, const char *sec, const char *key)
 	if (i >= 0)
 		mcinit_diag_hint(g, "`%s` belongs in section \"%s\"", key,
 		                 mcinit_fields[i].section);
+	else if (mcinit_section_find(sec)->bridge_ty != NULL)
+		mcinit_diag_hint(
+		    g,
+		    "Megatron-Bridge's %s has no field `%s`: Bridge would skip it with "
+		    "only a log warning, so its value would never apply",
+		    mcinit_section_find(sec)->bridge_ty, key);
 }
 
 static void
@@ -103,33 +107,202 @@ load_env_vars(struct jctx *x, json_t *obj)
 	}
 }
 
+/* Keeps what a section holds beyond its standard fields, for --print-config. */
+static void
+keep_extra(struct jctx *x, const char *sec, const char *key, json_t *v)
+{
+	json_t *s = json_object_get(x->c->extras, sec);
+
+	if (s == NULL) {
+		s = json_object();
+		json_object_set_new(x->c->extras, sec, s);
+	}
+	json_object_set(s, key, v);
+}
+
+struct names {
+	const char *v[4096];
+	size_t n;
+};
+
+static void
+add_name(const char *name, void *arg)
+{
+	struct names *nm = arg;
+
+	if (nm->n < sizeof nm->v / sizeof nm->v[0])
+		nm->v[nm->n++] = name;
+}
+
+/* A key of no class of the section: MC003 with the closest field of any. */
+static void
+unknown_class_key(struct jctx *x, const char *sec, const char *key, const struct mcinit_vclass *cls)
+{
+	struct mcinit_loc l = where(x, sec, key, true);
+	struct names *nm = mcinit_xcalloc(1, sizeof *nm);
+	struct mcinit_diag *g;
+	const char *pick;
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		if (strcmp(mcinit_fields[i].section, sec) == 0)
+			add_name(mcinit_fields[i].name, nm);
+	mcinit_vfield_each(sec, nm, add_name);
+	pick = mcinit_suggest(key, nm->v, nm->n);
+	if (cls != NULL)
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
+		                    "unknown key '%s' in section '%s': %s has no such field", key,
+		                    sec, mcinit_vclass_short(cls));
+	else
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
+		                    "unknown key '%s' in section '%s': no Megatron-Bridge class of "
+		                    "this section has it (Bridge would skip it with only a log "
+		                    "warning)",
+		                    key, sec);
+	if (pick != NULL)
+		mcinit_diag_hint(g, "did you mean `%s`?", pick);
+	free(nm);
+}
+
+/* A key only some classes of the section have (a VLM provider's field in
+ * `model`, a LoRA's in `peft`): checked against that class's type. */
+static void
+class_key(struct jctx *x, const char *sec, const char *key, json_t *v,
+          const struct mcinit_vclass *cls, bool chosen)
+{
+	const struct mcinit_vfield *vf = NULL;
+	const struct mcinit_vclass *k = cls;
+	struct mcinit_loc l = where(x, sec, key, false);
+	char *why = NULL;
+
+	if (chosen)
+		vf = mcinit_vclass_field(cls, key);
+	else
+		k = mcinit_vclass_with_key(sec, key, &vf);
+	if (vf == NULL) {
+		unknown_class_key(x, sec, key, chosen ? cls : NULL);
+		return;
+	}
+	if (!chosen) {
+		struct mcinit_loc kl = where(x, sec, key, true);
+
+		mcinit_diag_hint(
+		    mcinit_diag_add(x->d, MCINIT_NOTE, "MC003", &kl,
+		                    "%s.%s is a field of Megatron-Bridge's %s, not of "
+		                    "%s; accepted as that class's",
+		                    sec, key, mcinit_vclass_short(k), mcinit_vclass_short(cls)),
+		    "write \"_target_\": \"%s\" in \"%s\" to say which class it is", k->name, sec);
+	}
+	if (mcinit_type_check(vf->type, vf->choices, v, &why) < 0) {
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l, "%s.%s (%s): %s", sec, key,
+		                mcinit_vclass_short(k), why);
+		free(why);
+		return;
+	}
+	keep_extra(x, sec, key, v);
+}
+
+/* `_target_` names the section's class: its defaults replace the standard
+ * ones where they differ.  Returns the class, or the section's default. */
+static const struct mcinit_vclass *
+section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
+{
+	json_t *t = json_object_get(obj, "_target_");
+	const struct mcinit_vclass *dflt = mcinit_vclass_default(sec), *k;
+	int f;
+
+	*chosen = false;
+	if (dflt == NULL || !json_is_string(t))
+		return dflt;
+	k = mcinit_vclass_find(sec, json_string_value(t));
+	if (k == NULL) {
+		struct mcinit_loc l = where(x, sec, "_target_", false);
+
+		mcinit_diag_add(x->d, MCINIT_WARNING, "MC003", &l,
+		                "%s._target_ '%s' is no Megatron-Bridge class mcinit knows; the "
+		                "section is checked as %s",
+		                sec, json_string_value(t), mcinit_vclass_short(dflt));
+		return dflt;
+	}
+	*chosen = true;
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_vfield *vf;
+		json_t *j;
+
+		if (strcmp(mcinit_fields[f].section, sec) != 0 ||
+		    x->c->origin[f] != MCINIT_ORIG_DEFAULT ||
+		    (vf = mcinit_vclass_field(k, mcinit_fields[f].name)) == NULL)
+			continue;
+		j = json_loads(vf->def, JSON_DECODE_ANY, NULL);
+		if (j != NULL) {
+			struct mcinit_value v;
+			const char *code;
+			char *why = NULL;
+
+			if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
+				mcinit_value_clear(&x->c->val[f]);
+				x->c->val[f] = v;
+			}
+			free(why);
+		}
+		json_decref(j);
+	}
+	return k;
+}
+
 static void
 load_section(struct jctx *x, const char *sec, json_t *obj)
 {
+	const struct mcinit_vclass *cls;
+	bool chosen;
 	const char *k;
 	json_t *v;
 
 	if (!json_is_object(obj)) {
+		const struct mcinit_section_info *si = mcinit_section_find(sec);
 		struct mcinit_loc l = where(x, sec, NULL, false);
 
-		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l, "section '%s': expected an object",
-		                sec);
+		/* Bridge's optional sections are None by default, and
+		 * mixed_precision may name a preset ("bf16_mixed"). */
+		if (json_is_null(obj) && si->kind == MCINIT_SK_OPTIONAL)
+			return;
+		if (json_is_string(obj) && si->str_ok) {
+			json_object_set(x->c->extras, sec, obj);
+			return;
+		}
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+		                "section '%s': expected an object%s", sec,
+		                si->kind == MCINIT_SK_OPTIONAL ? " or null"
+		                : si->str_ok                   ? " or a string"
+		                                               : "");
 		return;
 	}
+	cls = section_class(x, sec, obj, &chosen);
 	json_object_foreach(obj, k, v)
 	{
-		int f = mcinit_field_lookup(sec, k);
+		bool alias = false;
+		int f = mcinit_field_lookup_key(sec, k, &alias);
 		struct mcinit_loc l = where(x, sec, k, false);
 
-		if (is_meta_key(k))
+		if (is_meta_key(k)) {
+			keep_extra(x, sec, k, v);
 			continue;
-		if (f < 0 && strcmp(sec, "dist") == 0 && strcmp(k, "lazy_init") == 0) {
+		}
+		if (f >= 0 && alias) {
 			struct mcinit_loc kl = where(x, sec, k, true);
 
 			mcinit_diag_add(x->d, MCINIT_NOTE, "MC007", &kl,
-			                "dist.lazy_init is Megatron-Bridge's name for "
-			                "dist.lazy_mpu_init; read as that");
-			f = MCINIT_F_lazy_mpu_init;
+			                "%s.%s is an alias of %s.%s, the name Megatron-Bridge's "
+			                "dataclass and Megatron-LM use; read as that",
+			                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
+		}
+		if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
+			unknown_class_key(x, sec, k, cls);
+			continue;
+		}
+		if (f < 0 && cls != NULL) {
+			class_key(x, sec, k, v, cls, chosen);
+			continue;
 		}
 		if (f < 0) {
 			unknown_key(x, sec, k);
@@ -155,22 +328,33 @@ load_root(struct jctx *x, json_t *root)
 	}
 	json_object_foreach(root, k, v)
 	{
+		const struct mcinit_section_info *si;
+
 		if (is_meta_key(k))
 			continue;
-		for (i = 0; i < NSECTIONS && strcmp(section_names[i], k) != 0; i++)
-			;
-		if (i == NSECTIONS) {
+		si = mcinit_section_find(k);
+		if (si == NULL) {
 			struct mcinit_loc l = where(x, k, NULL, true);
-			const char *pick = mcinit_suggest(k, section_names, NSECTIONS);
-			struct mcinit_diag *g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
-			                                        "unknown section '%s'", k);
+			const char *names[64], *pick;
+			struct mcinit_diag *g;
 
+			for (i = 0; i < mcinit_nsections && i < 64; i++)
+				names[i] = mcinit_sections[i].name;
+			pick = mcinit_suggest(k, names, i);
+			g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l, "unknown section '%s'",
+			                    k);
 			if (pick != NULL)
 				mcinit_diag_hint(g, "did you mean `%s`?", pick);
+			else if (mcinit_field_lookup(NULL, k) >= 0)
+				mcinit_diag_hint(
+				    g, "`%s` is a field of section \"%s\"", k,
+				    mcinit_fields[mcinit_field_lookup(NULL, k)].section);
 			else
-				mcinit_diag_hint(g, "sections are model, train, validation, rng, "
-				                    "dist, ddp, launch and env_vars");
-		} else if (strcmp(k, "env_vars") == 0) {
+				mcinit_diag_hint(g,
+				                 "sections are Megatron-Bridge's (model, train, "
+				                 "optimizer, ...), launch, megatron and env_vars; "
+				                 "`mcinit schema` lists them");
+		} else if (si->kind == MCINIT_SK_MAP) {
 			load_env_vars(x, v);
 		} else {
 			load_section(x, k, v);

@@ -1,13 +1,14 @@
 /* mflags.c — see mflags.h. */
 #include "mflags.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util.h"
 
 static const struct mcinit_mflag table[] = {
-#define MCINIT_MFLAG(f, d, k, n, v, c) {f, d, k, n, v, c},
+#define MCINIT_MFLAG(f, d, k, n, v, c, t, def) {f, d, k, n, v, c, t, def},
 #include "mflags.inc"
 #undef MCINIT_MFLAG
 };
@@ -17,17 +18,8 @@ static const size_t ntable = sizeof table / sizeof table[0];
 static size_t
 lower_bound(const char *key)
 {
-	size_t lo = 0, hi = ntable;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(table[mid].flag, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mcinit_lower_bound_str(table, ntable, sizeof table[0],
+	                              offsetof(struct mcinit_mflag, flag), key);
 }
 
 static const struct mcinit_mflag *
@@ -67,7 +59,26 @@ mcinit_mflag_find(const char *flag, unsigned version, int *negated)
 const struct mcinit_mflag *
 mcinit_mflag_find_any(const char *flag)
 {
-	return mcinit_mflag_find(flag, MCINIT_MV_R015 | MCINIT_MV_R016 | MCINIT_MV_MAIN, NULL);
+	return mcinit_mflag_find(flag, MCINIT_MV_ALL, NULL);
+}
+
+const struct mcinit_mflag *
+mcinit_mflag_by_dest(const char *dest, unsigned version)
+{
+	size_t i;
+
+	/* Only tests and rare paths ask by dest: a scan is enough. */
+	for (i = 0; i < ntable; i++)
+		if ((table[i].versions & version) && strcmp(table[i].dest, dest) == 0)
+			return &table[i];
+	return NULL;
+}
+
+const struct mcinit_mflag *
+mcinit_mflag_table(unsigned *n)
+{
+	*n = (unsigned)ntable;
+	return table;
 }
 
 void
@@ -106,50 +117,79 @@ mcinit_mflag_suggest(const char *flag, unsigned version)
 }
 
 static const struct {
-	const char *name;
-	unsigned bit;
+	const char *name, *branch;
+	bool dflt;
 } versions[] = {
-    {"r0.15", MCINIT_MV_R015},
-    {"r0.16", MCINIT_MV_R016},
-    {"main", MCINIT_MV_MAIN},
+#define MCINIT_MVERSION(id, name, branch, commit, dflt) {name, branch, dflt},
+#include "mversions.inc"
+#undef MCINIT_MVERSION
 };
 
 int
 mcinit_mversion_parse(const char *s, unsigned *out)
 {
-	size_t i;
+	int i;
 
-	if (strncmp(s, "core_", 5) == 0)
-		s += 5;
-	for (i = 0; i < sizeof versions / sizeof versions[0]; i++) {
-		if (strcmp(s, versions[i].name) == 0) {
-			*out = versions[i].bit;
+	for (i = 0; i < MCINIT_MV_COUNT; i++) {
+		if (strcmp(s, versions[i].name) == 0 || strcmp(s, versions[i].branch) == 0) {
+			*out = 1u << i;
 			return 0;
 		}
 	}
 	return -1;
 }
 
+unsigned
+mcinit_mversion_default(void)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_MV_COUNT && !versions[i].dflt; i++)
+		;
+	return 1u << i;
+}
+
+unsigned
+mcinit_mversion_at(int i)
+{
+	return 1u << i;
+}
+
+static int
+version_index(unsigned v)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_MV_COUNT; i++)
+		if (v == 1u << i)
+			return i;
+	return -1;
+}
+
 const char *
 mcinit_mversion_name(unsigned v)
 {
-	size_t i;
+	int i = version_index(v);
 
-	for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
-		if (versions[i].bit == v)
-			return versions[i].name;
-	return "?";
+	return i < 0 ? "?" : versions[i].name;
+}
+
+const char *
+mcinit_mversion_branch(unsigned v)
+{
+	int i = version_index(v);
+
+	return i < 0 ? "?" : versions[i].branch;
 }
 
 void
 mcinit_mversion_list(unsigned mask, char *buf, unsigned len)
 {
-	size_t i;
-	int off = 0;
+	int i, off = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
-		if ((mask & versions[i].bit) && off >= 0 && (unsigned)off < len)
+	for (i = 0; i < MCINIT_MV_COUNT; i++)
+		if ((mask & (1u << i)) && off >= 0 && (unsigned)off < len)
 			off += snprintf(buf + off, len - (unsigned)off, "%s%s", off ? ", " : "",
 			                versions[i].name);
 }

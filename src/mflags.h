@@ -1,17 +1,31 @@
 /*
  * mflags.h — the Megatron-LM flag table: every flag Megatron-LM's training
- * parser accepts, per version, with its argparse kind and arity.  Generated
- * from data/megatron-flags.tsv at build time (build-aux/gen-mflags.sh).
+ * parser accepts, per version, with its argparse kind, type, arity, choices
+ * and default; and the table of Megatron-LM versions mcinit knows.  Both are
+ * generated at build time (build-aux/gen-tables.py) from
+ * data/megatron-flags.tsv and data/megatron-versions.tsv.
  * All returned pointers are to static data.
  */
 #ifndef MCINIT_MFLAGS_H
 #define MCINIT_MFLAGS_H
 
-/* Megatron-LM versions, as bits so a row can name several. */
+#include <stdbool.h>
+
+/* Positions in the version table (oldest first). */
+enum mcinit_mversion_index {
+#define MCINIT_MVERSION(id, name, branch, commit, dflt) MCINIT_MVI_##id,
+#include "mversions.inc"
+#undef MCINIT_MVERSION
+	MCINIT_MV_COUNT
+};
+
+/* Megatron-LM versions, as bits so a row can name several.  Bits grow with
+ * the version, so `v >= MCINIT_MV_R017` reads "r0.17 or newer". */
 enum mcinit_mversion {
-	MCINIT_MV_R015 = 1,
-	MCINIT_MV_R016 = 2,
-	MCINIT_MV_MAIN = 4,
+#define MCINIT_MVERSION(id, name, branch, commit, dflt) MCINIT_MV_##id = 1u << MCINIT_MVI_##id,
+#include "mversions.inc"
+#undef MCINIT_MVERSION
+	MCINIT_MV_ALL = (1u << MCINIT_MV_COUNT) - 1,
 };
 
 enum mcinit_mkind {
@@ -23,12 +37,24 @@ enum mcinit_mkind {
 	MCINIT_MK_LEGACY_TYPE_BOOL, /* type=bool: one word, bool(word) */
 };
 
+/* The argparse `type=` of a value or list flag. */
+enum mcinit_mtype {
+	MCINIT_MT_STR, /* also no type= at all */
+	MCINIT_MT_INT,
+	MCINIT_MT_FLOAT,
+	MCINIT_MT_BOOL,
+	MCINIT_MT_ENUM,   /* an Enum's names: checked against choices */
+	MCINIT_MT_CUSTOM, /* a parsing function of Megatron's own: not checked here */
+};
+
 struct mcinit_mflag {
 	const char *flag, *dest;
 	enum mcinit_mkind kind;
 	int nargs; /* words taken: 0, 1, N; -1 = one or more ('+'), -2 = any ('*') */
 	unsigned versions;
 	const char *choices; /* comma-separated, or NULL */
+	enum mcinit_mtype type;
+	const char *def; /* the parser default as JSON text ("null" for None) */
 };
 
 /* The row for `flag` in `version`, or NULL.  "--no-X" finds a
@@ -36,16 +62,26 @@ struct mcinit_mflag {
 const struct mcinit_mflag *mcinit_mflag_find(const char *flag, unsigned version, int *negated);
 /* Any version's row for `flag` (to say "only in r0.16"), or NULL. */
 const struct mcinit_mflag *mcinit_mflag_find_any(const char *flag);
+/* The row of `version` with this dest (the first by flag name), or NULL. */
+const struct mcinit_mflag *mcinit_mflag_by_dest(const char *dest, unsigned version);
 /* Closest known flag of `version`, for did-you-mean; NULL if none is close. */
 const char *mcinit_mflag_suggest(const char *flag, unsigned version);
 /* Calls fn(flag, arg) for every flag of one `version`. */
 void mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char *, const char *));
+/* Every row of the table, for tests: *n set to the count. */
+const struct mcinit_mflag *mcinit_mflag_table(unsigned *n);
 /* True when `flag` is declared type=bool in any version. */
 int mcinit_mflag_is_legacy_bool(const char *flag);
 
-/* "r0.15", "r0.16", "main" (also "core_r0.15"…) -> bit; -1 when unknown. */
+/* "r0.15", "main" (also "core_r0.15") -> bit; -1 when unknown. */
 int mcinit_mversion_parse(const char *s, unsigned *out);
+/* The default version (main). */
+unsigned mcinit_mversion_default(void);
+/* Name ("r0.15") and branch ("core_r0.15") of one version bit; "?" if none. */
 const char *mcinit_mversion_name(unsigned v);
+const char *mcinit_mversion_branch(unsigned v);
+/* The bit of the i-th version, oldest first (i < MCINIT_MV_COUNT). */
+unsigned mcinit_mversion_at(int i);
 /* Comma-separated names of the versions in mask, e.g. "r0.15, r0.16". */
 void mcinit_mversion_list(unsigned mask, char *buf, unsigned len);
 

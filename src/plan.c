@@ -1,6 +1,8 @@
 /* plan.c — the job plan: load, check, derive, lay out.  See plan.h. */
 #include "plan.h"
 
+#include "bridge.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
@@ -24,6 +26,11 @@ static int
 load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
            struct mcinit_err *err)
 {
+	/* --bridge-recipe NAME: the recipe's literal values, first of all. */
+	if (strncmp(path, "bridge-recipe:", 14) == 0) {
+		mcinit_config_apply_recipe(c, path + 14, d);
+		return 0;
+	}
 	if (ends_with(path, ".json"))
 		return mcinit_config_load_json(c, path, d, err);
 	if (ends_with(path, ".sh") || ends_with(path, ".bash"))
@@ -341,7 +348,8 @@ mcinit_job_resolved_json(const struct mcinit_job *job)
 static char *
 json_text(json_t *j)
 {
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	char *s =
+	    j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS) : NULL;
 
 	json_decref(j);
 	return s;

@@ -1,7 +1,6 @@
 /*
  * repairs.c — what mcinit_check does to the config before deriving anything:
- * it rejects sizes beyond what mcinit supports (MC005), then applies the
- * repairs R1-R8 that Megatron applies (MC101-MC108), each reported as a note
+ * it applies the repairs R1-R8 that Megatron applies (MC101-MC108), each reported as a note
  * when it changes a value, never silently.  Also the documentation of these
  * codes and of the notes about derived values (mcinit_repairs[]).
  */
@@ -17,88 +16,6 @@ repair_bool(struct mcinit_config *c, enum mcinit_field f, bool v)
 	struct mcinit_loc l = c->loc[f];
 
 	mcinit_cfg_set_bool(c, f, v, MCINIT_ORIG_REPAIR, &l);
-}
-
-/* ---- limits ---- */
-
-/*
- * Products of sizes must not overflow: values far beyond any machine are
- * rejected here (MC005, like any out-of-range value) and marked invalid, so
- * every later rule may multiply freely.
- */
-static const struct {
-	enum mcinit_field f;
-	int bits; /* |value| < 2^bits */
-} limits[] = {
-    {F(tensor_model_parallel_size), 20},
-    {F(pipeline_model_parallel_size), 20},
-    {F(context_parallel_size), 20},
-    {F(expert_model_parallel_size), 20},
-    {F(expert_tensor_parallel_size), 20},
-    {F(virtual_pipeline_model_parallel_size), 20},
-    {F(num_layers_per_virtual_pipeline_stage), 31},
-    {F(num_virtual_stages_per_pipeline_rank), 20},
-    {F(num_distributed_optimizer_instances), 20},
-    {F(num_layers), 31},
-    {F(num_layers_in_first_pipeline_stage), 31},
-    {F(num_layers_in_last_pipeline_stage), 31},
-    {F(hierarchical_context_parallel_sizes), 20},
-    {F(hidden_size), 31},
-    {F(ffn_hidden_size), 31},
-    {F(moe_ffn_hidden_size), 31},
-    {F(num_attention_heads), 31},
-    {F(num_query_groups), 31},
-    {F(kv_channels), 31},
-    {F(seq_length), 31},
-    {F(max_position_embeddings), 40},
-    {F(num_moe_experts), 31},
-    {F(moe_router_topk), 31},
-    {F(vocab_size), 31},
-    {F(make_vocab_size_divisible_by), 31},
-    {F(micro_batch_size), 31},
-    {F(global_batch_size), 31},
-    {F(eval_global_batch_size), 31},
-    {F(eval_micro_batch_size), 31},
-    {F(rampup_batch_size), 50},
-    {F(train_iters), 50},
-    {F(train_samples), 50},
-    {F(seed), 62},
-    {F(world_size), 31},
-    {F(nnodes), 20},
-    {F(nproc_per_node), 20},
-};
-
-static bool
-beyond(const struct mcinit_value *v, long long lim, long long *bad)
-{
-	size_t i;
-
-	if (v->kind == MCINIT_V_INT && (v->i >= lim || v->i <= -lim)) {
-		*bad = v->i;
-		return true;
-	}
-	for (i = 0; v->kind == MCINIT_V_LIST && i < v->n; i++)
-		if (beyond(&v->items[i], lim, bad))
-			return true;
-	return false;
-}
-
-void
-mcinit_rules_limits(struct mcinit_rule_ctx *x)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof limits / sizeof limits[0]; i++) {
-		enum mcinit_field f = limits[i].f;
-		long long lim = 1LL << limits[i].bits, bad;
-
-		if (x->c->invalid[f] || !beyond(&x->c->val[f], lim, &bad))
-			continue;
-		mcinit_rules_note(x, "MC005", MCINIT_ERROR, f,
-		                  "%s %lld is beyond what mcinit supports (2^%d)",
-		                  mcinit_fields[f].name, bad, limits[i].bits);
-		x->c->invalid[f] = true;
-	}
 }
 
 /* ---- repairs R1-R8 (MC101-MC108) ---- */
@@ -127,25 +44,19 @@ compute_dtype(struct mcinit_rule_ctx *x)
 }
 
 /* R2: params_dtype follows the precision flags; pipeline_dtype (the dtype of
- * activations sent between stages) follows params_dtype. */
+ * activations sent between stages) is params_dtype: Megatron-LM has no flag
+ * for it and always takes params_dtype, so there is nothing to report. */
 static void
 repair_dtypes(struct mcinit_rule_ctx *x)
 {
-	if (INVALID(x->c, F(fp16), F(bf16), F(params_dtype), F(pipeline_dtype),
-	            F(pipeline_model_parallel_size)))
+	if (INVALID(x->c, F(fp16), F(bf16), F(params_dtype), F(pipeline_dtype)))
 		return;
 	if (NUL(params_dtype) && !(B(fp16) && B(bf16)))
 		mcinit_cfg_set_str(x->c, F(params_dtype), compute_dtype(x), MCINIT_ORIG_REPAIR,
 		                   NULL);
-	if (NUL(pipeline_dtype) && !NUL(params_dtype) && I(pipeline_model_parallel_size) > 1) {
+	if (NUL(pipeline_dtype) && !NUL(params_dtype))
 		mcinit_cfg_set_str(x->c, F(pipeline_dtype), mcinit_cfg_str(x->c, F(params_dtype)),
 		                   MCINIT_ORIG_REPAIR, NULL);
-		mcinit_rules_note(
-		    x, "MC102", MCINIT_NOTE, F(pipeline_model_parallel_size),
-		    "pipeline_dtype not set: pipeline stages exchange activations as %s "
-		    "(params_dtype)",
-		    mcinit_cfg_str(x->c, F(params_dtype)));
-	}
 }
 
 /* R3: Megatron-LM takes ETP = TP when unset; Megatron-Bridge (>= PR #4579)
@@ -328,10 +239,6 @@ mcinit_rules_repair(struct mcinit_rule_ctx *x)
 const struct mcinit_code_doc mcinit_repairs[] = {
     {"MC101", MCINIT_NOTE, "R1: sequence_parallel is turned off when TP = 1",
      "--sequence-parallel (with TP 1)", "drop --sequence-parallel or use TP > 1"},
-    {"MC102", MCINIT_NOTE,
-     "R2: params_dtype follows fp16/bf16 (else fp32); pipeline_dtype follows params_dtype "
-     "when PP > 1",
-     "--bf16 --pipeline-model-parallel-size 4", "set pipeline_dtype to choose otherwise"},
     {"MC103", MCINIT_NOTE,
      "R3: an unset expert_tensor_parallel_size becomes TP (Megatron-LM), or 1 when EP > 1 "
      "with --bridge-defaults (Megatron-Bridge)",

@@ -97,8 +97,6 @@ struct mcinit_diag *mcinit_rules_note(struct mcinit_rule_ctx *x, const char *cod
 
 /* ---- repairs.c ---- */
 
-/* Rejects sizes beyond what mcinit supports (MC005), marking them invalid. */
-void mcinit_rules_limits(struct mcinit_rule_ctx *x);
 /* Repairs R1-R6 and R8, and the MC111 note. */
 void mcinit_rules_repair(struct mcinit_rule_ctx *x);
 /* Repair R7: after D2, since it depends on whether there is a virtual pipeline. */

@@ -72,6 +72,13 @@ field_of(const char *name)
 	bool neg;
 	int f = mcinit_field_lookup(NULL, name);
 
+	/* For now only the fields of src/schema.def: the whole field universe
+	 * (every flag dest, every Bridge field) makes ~345 more rows decidable,
+	 * and their verdicts on the bundled examples and rule tests are to be
+	 * reviewed first (fsdp2 without untied embeddings, MoE bias with ETP > 1,
+	 * ...).  Drop this line to enable them. */
+	if (f >= 0 && mcinit_fields[f].origin != MCINIT_FO_SCHEMA)
+		return -1;
 	if (f >= 0 || strlen(name) > 150)
 		return f;
 	snprintf(flag, sizeof flag, "--%s", name);
@@ -136,6 +143,8 @@ from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = v->i};
 	case MCINIT_V_INT:
 		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v->i};
+	case MCINIT_V_FLOAT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
 	case MCINIT_V_STR:
 		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
 	case MCINIT_V_LIST:
@@ -227,6 +236,29 @@ special_value(struct mcinit_rule_ctx *x, enum special s, struct mcinit_pv *out)
 	return -1;
 }
 
+static bool
+is_dtype_field(int f)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (t->alt[i].base == MCINIT_B_DTYPE)
+			return true;
+	return false;
+}
+
+/* mcinit's canonical dtype names as the torch constants Megatron compares
+ * them with. */
+static const char *
+torch_dtype(const char *s)
+{
+	return strcmp(s, "fp32") == 0   ? "torch.float32"
+	       : strcmp(s, "fp16") == 0 ? "torch.float16"
+	       : strcmp(s, "bf16") == 0 ? "torch.bfloat16"
+	                                : s;
+}
+
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
@@ -251,6 +283,8 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		if (x->c->invalid[f])
 			return -1;
 		*out = from_value(e, &x->c->val[f]);
+		if (out->kind == MCINIT_PV_STR && is_dtype_field(f))
+			out->s = torch_dtype(out->s); /* "bf16" is torch.bfloat16 to Megatron */
 		return 0;
 	}
 	if (constant_name(name)) {

@@ -1796,7 +1796,6 @@ mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 
 	(void)err;
 	memset(dv, 0, sizeof *dv);
-	mcinit_rules_limits(&x);
 	mcinit_rules_repair(&x);
 	mcinit_rules_derive_sizes(&x);
 	mcinit_rules_repair_p2p(&x);

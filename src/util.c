@@ -364,3 +364,21 @@ fail:
 	mcinit_buf_free(&b);
 	return NULL;
 }
+
+size_t
+mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, const char *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *s;
+
+		memcpy(&s, (const char *)base + mid * size + off, sizeof s);
+		if (strcmp(s, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

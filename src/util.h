@@ -95,6 +95,15 @@ size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
 
 /* Best match for `word` among `n` candidates (threshold scales with length);
  * NULL when nothing is close enough. */
+/* json_dump* flag for numbers: 15 significant digits, so that what a user
+ * wrote (0.0003) prints as written rather than as its nearest double
+ * (0.00029999999999999997); jansson has no shortest round-trip mode. */
+#define MCINIT_JSON_REALS JSON_REAL_PRECISION(15)
+
+/* First element of a sorted array (n elements of `size` bytes, each with a
+ * `const char *` at byte offset `off`, sorted bytewise) whose string is >=
+ * key; n when none. */
+size_t mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, const char *key);
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
 
 /* The most mcinit reads of one input file: a job description (JSON, YAML, a

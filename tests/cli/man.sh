@@ -68,8 +68,10 @@ $M schema | python3 -c '
 import json, sys
 s = json.load(sys.stdin)["properties"]
 for sec, v in s.items():
-    for f in v.get("properties", {}):
-        print(sec, f)' >"$tmp/fields"
+    v = v.get("anyOf", [v])[0]
+    for f, fv in v.get("properties", {}).items():
+        if not fv.get("description", "").startswith("alias of"):
+            print(sec, f)' >"$tmp/fields"
 check fields-found test -s "$tmp/fields"
 sed -n '/^\.SH "FIELDS"/,/^\.SH/p' "$tmp/mcinit-config.5" | sed 's/\\-/-/g' |
 	awk '/^\.SS/ { gsub(/"/, "", $2); sec = $2 } /^\\fB/ { f = $1; sub(/^\\fB/, "", f); sub(/\\fR.*/, "", f); print sec, f }' >"$tmp/man-fields"

@@ -8,7 +8,13 @@ check schema-parses python3 -m json.tool "$tmp/schema.json"
 check schema-has-every-section python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert set(s["properties"]) == {"model","train","validation","rng","dist","ddp","launch","env_vars"}, s["properties"].keys()
+bridge = {"rng","rerun_state_machine","train","model","optimizer","optimizer_config_override_provider",
+          "ddp","validation","scheduler","dataset","logger","tokenizer","checkpoint","dist","ft",
+          "straggler","nvrx_straggler","profiling","peft","comm_overlap","mixed_precision",
+          "tensor_inspect","inprocess_restart"}
+assert set(s["properties"]) >= bridge | {"launch","megatron","env_vars"}, s["properties"].keys()
+assert "alias of dist.lazy_mpu_init" in s["properties"]["dist"]["properties"]["lazy_init"]["description"]
+assert s["properties"]["optimizer"]["properties"]["lr"]["anyOf"][1]["type"] == "number"
 m = s["properties"]["model"]
 assert "num_layers" in m["required"]
 cp = m["properties"]["cp_comm_type"]

@@ -56,7 +56,40 @@ Test(mflags, version_names)
 
 	cr_assert_eq(mcinit_mversion_parse("core_r0.15", &v), 0);
 	cr_assert_eq(v, MCINIT_MV_R015);
-	cr_assert_eq(mcinit_mversion_parse("r0.17", &v), -1);
+	cr_assert_eq(mcinit_mversion_parse("r0.19", &v), 0);
+	cr_assert_eq(v, MCINIT_MV_R019);
+	cr_assert_eq(mcinit_mversion_parse("core_r0.17", &v), 0);
+	cr_assert_eq(v, MCINIT_MV_R017);
+	cr_assert_eq(mcinit_mversion_parse("r0.14", &v), -1);
+	cr_assert_eq(mcinit_mversion_default(), MCINIT_MV_MAIN);
+	cr_assert(MCINIT_MV_R015 < MCINIT_MV_R016 && MCINIT_MV_R019 < MCINIT_MV_MAIN,
+	          "bits grow with the version");
 	mcinit_mversion_list(MCINIT_MV_R016 | MCINIT_MV_MAIN, buf, sizeof buf);
 	cr_assert_str_eq(buf, "r0.16, main");
+}
+
+Test(mflags, lazy_mpu_init_is_store_true_from_r017)
+{
+	unsigned v;
+
+	for (v = MCINIT_MV_R017; v <= MCINIT_MV_MAIN; v <<= 1)
+		cr_assert_eq(mcinit_mflag_find("--lazy-mpu-init", v, NULL)->kind,
+		             MCINIT_MK_STORE_TRUE, "%s", mcinit_mversion_name(v));
+	cr_assert_eq(mcinit_mflag_find("--lazy-mpu-init", MCINIT_MV_R015, NULL)->kind,
+	             MCINIT_MK_LEGACY_TYPE_BOOL);
+}
+
+Test(mflags, types_and_defaults)
+{
+	const struct mcinit_mflag *m = mcinit_mflag_find("--lr", MCINIT_MV_MAIN, NULL);
+
+	cr_assert_eq(m->type, MCINIT_MT_FLOAT);
+	cr_assert_str_eq(m->def, "null");
+	m = mcinit_mflag_find("--lr-decay-style", MCINIT_MV_MAIN, NULL);
+	cr_assert_str_eq(m->def, "\"linear\"");
+	cr_assert(strstr(m->choices, "cosine") != NULL);
+	m = mcinit_mflag_find("--profile-ranks", MCINIT_MV_R015, NULL);
+	cr_assert_str_eq(m->def, "[0]");
+	m = mcinit_mflag_find("--profile-ranks", MCINIT_MV_MAIN, NULL);
+	cr_assert_str_eq(m->def, "[]");
 }

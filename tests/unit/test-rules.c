@@ -142,7 +142,9 @@ Test(rules, table_has_every_rule_once_in_order)
 		snprintf(code, sizeof code, "MC%d", n);
 		for (i = 0; i < mcinit_nrepairs; i++)
 			found += strcmp(mcinit_repairs[i].code, code) == 0;
-		cr_assert_eq(found, 1, "repair %s documented once", code);
+		/* MC102 is retired: Megatron-LM always takes params_dtype as
+		 * pipeline_dtype, so there was never anything to report. */
+		cr_assert_eq(found, n != 102, "repair %s documented once", code);
 	}
 	cr_assert_null(mcinit_rule_find("MC999"));
 }

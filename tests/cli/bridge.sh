@@ -1,0 +1,40 @@
+#!/bin/sh
+# CLI tests for Megatron-Bridge-shaped configs: every ConfigContainer section,
+# _target_ classes, aliases, and --print-config round trips; and the typing
+# of every Megatron-LM flag as argparse types it.
+. "$srcdir/tests/cli/lib.sh"
+
+M=$MCINIT
+base="--num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --train-iters 10"
+
+# The bundled Bridge examples validate with no error and no warning, and
+# --print-config is a fixed point: what it prints validates to itself.
+for ex in "$srcdir"/examples/bridge/*.json; do
+	n=$(basename "$ex" .json)
+	check "example-$n-clean" sh -c "$M validate '$ex' >'$tmp/$n.out' 2>&1 && ! grep -q 'error\\|warning' '$tmp/$n.out'"
+	check "example-$n-round-trip" sh -c "$M validate --print-config '$ex' >'$tmp/$n.1.json' 2>/dev/null &&
+		$M validate --print-config '$tmp/$n.1.json' >'$tmp/$n.2.json' 2>/dev/null &&
+		cmp '$tmp/$n.1.json' '$tmp/$n.2.json'"
+done
+check dump-keeps-targets sh -c "$M validate --print-config '$srcdir/examples/bridge/gpt-moe-dump.json' 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"dataset\"][\"_target_\"].endswith(\"MockGPTDatasetConfig\"); assert d[\"mixed_precision\"] == \"bf16_mixed\"; assert d[\"optimizer\"][\"lr\"] == 0.0001; assert d[\"model\"][\"params_dtype\"] == \"bf16\"'"
+
+# Keys of no class, keys of another class, a class's own types, aliases.
+golden bridge-mistakes 1 $M validate bridge-mistakes.json
+
+# Every Megatron-LM flag is typed, as argparse types it.
+golden flags-typed 1 $M validate -- $base --lr abc --lr-decay-style cosin --adam-beta1 x \
+	--empty-unused-memory-level 3 --rampup-batch-size 1 2 --fp16=yes --lr-warmup-fraction
+check flags-typed-no-unchecked-note sh -c "! $M validate -- $base --lr 1e-4 --use-flash-attn 2>&1 | grep -q 'not checked'"
+check lazy-store-true-on-r017 sh -c "$M validate --megatron-version r0.17 -- $base --lazy-mpu-init 2>&1 | grep -qv MC001"
+check r019-known sh -c "$M validate --megatron-version r0.19 -- $base >/dev/null 2>&1"
+check flag-sets-bridge-mirror sh -c "$M validate --print-config -- $base --bf16 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"bf16\"] and d[\"optimizer\"][\"bf16\"] and d[\"mixed_precision\"][\"bf16\"]'"
+
+# --bridge-recipe NAME starts from the recipe's literal values.
+check recipe-values sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"seq_length\"] == 8192 and d[\"train\"][\"global_batch_size\"] == 512 and d[\"dataset\"][\"_target_\"].endswith(\"GPTDatasetConfig\")'"
+check recipe-files-win sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json model.seq_length=4096 2>/dev/null |
+	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"model\"][\"seq_length\"] == 4096'"
+golden recipe-unknown 1 $M validate --bridge-recipe llama32_1b_pretrain_confg recipe-model.json
+finish
