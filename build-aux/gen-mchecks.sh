@@ -4,7 +4,11 @@
 # data/megatron-checks-port.tsv (how mcinit ports each one where the facts
 # alone do not say: a hand-written rule, a rewritten condition, a reason it
 # cannot be decided offline) into the C table included by src/mchecks.c.
-# Usage: gen-mchecks.sh CHECKS.tsv PORT.tsv > mchecks.inc
+# The ledger (data/megatron-checks-ledger.tsv) says which table rows are
+# vetted against Megatron (its implemented_by column names a code): only
+# those are evaluated, so a row that becomes evaluable (a new field, a new
+# resolver name) changes nothing until it is vetted and the ledger updated.
+# Usage: gen-mchecks.sh CHECKS.tsv PORT.tsv LEDGER.tsv > mchecks.inc
 set -eu
 LC_ALL=C
 export LC_ALL
@@ -13,6 +17,7 @@ function cstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\
 function cnul(s) { return s == "" ? "NULL" : cstr(s) }
 FNR == 1 { file++; next }
 file == 1 && /^#/ { next }
+file == 2 { vetted[$1] = ($2 ~ /^MC[0-9][0-9][0-9]$/); next }
 file == 1 {
 	if (!($1 in ids)) { order[n++] = $1; ids[$1] = 1 }
 	if ($2 == "guard" || $2 == "cond" || $2 == "when" || $2 == "msg" || $2 == "rule" ||
@@ -23,17 +28,17 @@ file == 1 {
 	}
 	print "gen-mchecks: unknown action " $2 " for " $1 > "/dev/stderr"; exit 1
 }
-file == 2 {
+file == 3 {
 	seen[$1] = 1
 	g = (($1, "guard") in port) ? port[$1, "guard"] : $4
 	c = (($1, "cond") in port) ? port[$1, "cond"] : $5
 	m = (($1, "msg") in port) ? port[$1, "msg"] : $6
-	printf "MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s)\n",
+	printf "MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d)\n",
 	    cstr($1), cstr($2), cstr($3), cstr(g), cstr(c), cnul((($1, "when") in port) ? port[$1, "when"] : ""),
 	    cstr(m), $8 == "yes", cstr($9), cnul(port[$1, "rule"]), cnul(port[$1, "no"]),
-	    cnul(port[$1, "sev"]), cnul(port[$1, "versions"])
+	    cnul(port[$1, "sev"]), cnul(port[$1, "versions"]), vetted[$1] + 0
 }
 END {
 	for (i = 0; i < n; i++)
 		if (!(order[i] in seen)) { print "gen-mchecks: " order[i] " is not a check of the facts table" > "/dev/stderr"; exit 1 }
-}' "$2" "$1"
+}' "$2" "$3" "$1"

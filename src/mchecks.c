@@ -14,8 +14,8 @@
 #include "pyexpr.h"
 
 const struct mcinit_mcheck mcinit_mchecks[] = {
-#define MCINIT_MCHECK(id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver)         \
-	{id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver},
+#define MCINIT_MCHECK(id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet)    \
+	{id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet},
 #include "mchecks.inc"
 #undef MCINIT_MCHECK
 };
@@ -122,6 +122,12 @@ mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why)
 			return NULL;
 	} else if ((*why = unported(m->guard, buf, sizeof buf)) != NULL ||
 	           (*why = unported(m->cond, buf, sizeof buf)) != NULL) {
+		return NULL;
+	}
+	if (!m->vetted) {
+		snprintf(buf, sizeof buf, "todo: evaluable as %s, not vetted against Megatron yet",
+		         mcinit_mcheck_code(m));
+		*why = buf;
 		return NULL;
 	}
 	return mcinit_mcheck_code(m);

@@ -9,7 +9,10 @@
  * alone do not make a row decidable, data/megatron-checks-port.tsv says how
  * mcinit ports it (a rewritten guard or condition, a hand-written rule that
  * already implements it, or why it cannot be decided offline).  The ledger
- * (data/megatron-checks-ledger.tsv) is what mcinit_mchecks_ledger prints.
+ * (data/megatron-checks-ledger.tsv) is what mcinit_mchecks_ledger prints;
+ * it is also an input: a row is evaluated only once the ledger names its
+ * code (vetted against Megatron), so new fields or resolver names never
+ * switch rows on unseen.
  *
  * Codes are per source: MC200 validate_args (training/arguments.py), MC201
  * TransformerConfig, MC202 ModelParallelConfig, MC203 OptimizerConfig, MC204
@@ -39,6 +42,7 @@ struct mcinit_mcheck {
 	const char *no;       /* mcinit's reason it is not ported, or NULL */
 	const char *sev;      /* "warning" / "note" override, or NULL */
 	const char *versions; /* not used yet: all versions */
+	bool vetted;          /* the ledger names its code: evaluated */
 };
 
 extern const struct mcinit_mcheck mcinit_mchecks[];

@@ -45,6 +45,8 @@ static const struct {
     {"expert_gtp_weight_remat_size", S_GTP},
     {"rank", S_RANK},
     {"params_dtype", S_PARAMS_DTYPE},
+    /* core_transformer_config_from_args: pipeline_dtype = params_dtype */
+    {"pipeline_dtype", S_PARAMS_DTYPE},
     {"expert_tensor_parallel_size", S_ETP},
     {"ffn_hidden_size", S_FFN},
     {"kv_channels", S_KV},
