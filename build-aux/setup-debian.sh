@@ -14,6 +14,8 @@ pkgs="gcc make autoconf automake libtool pkgconf libjansson-dev libhwloc-dev lib
 # jsonschema (the generated JSON Schema against the examples), and hwloc's
 # libxml2 plugin so both of hwloc's XML parsers are exercised.
 pkgs="$pkgs libcriterion-dev libxml2-dev python3 python3-jsonschema libhwloc-plugins"
+# the YAML loader's oracle: OmegaConf, the loader Megatron-Bridge uses
+pkgs="$pkgs python3-omegaconf"
 # --fuzz: also clang with libFuzzer, for make fuzz
 [ "${1:-}" = --fuzz ] && pkgs="$pkgs clang libclang-rt-14-dev"
 # docs and completions: groff and man-db render the generated man pages

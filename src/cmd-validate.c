@@ -50,7 +50,8 @@ static const struct argp_child children[] = {{&mcinit_job_argp, 0, NULL, 0}, {NU
 
 static const char doc[] =
     "Check a Megatron job without GPUs and report every problem at once.\v"
-    "INPUT: a .json config, a .sh/.bash launch script (its Megatron flags are extracted, "
+    "INPUT: a .json or .yaml/.yml config (Megatron-Bridge's shape; YAML is read as Bridge's "
+    "OmegaConf loader reads it), a .sh/.bash launch script (its Megatron flags are extracted, "
     "best effort) or a .py file (linted for argparse type=bool).  Inputs merge left to right, "
     "then section.field=VALUE overrides, then the Megatron-LM flags after `--`.\n\n"
     "Diagnostics go to stderr as FILE:LINE:COL: severity[CODE]: message (argv:N for "

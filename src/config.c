@@ -1065,7 +1065,9 @@ const struct mcinit_code_doc mcinit_input_codes[] = {
      "set it in the config or with its Megatron-LM flag"},
     {"MC009", MCINIT_NOTE,
      "a launch-script word could not be expanded (script arguments, command "
-     "substitutions); it is kept as written and its value is not checked",
+     "substitutions), or a YAML interpolation is evaluated only when Bridge runs "
+     "(`${oc.env:...}`, resolvers) or was resolved against mcinit's own value; an "
+     "unknown value is not checked",
      "--save $1", "nothing to fix; check that value by hand"},
 };
 const size_t mcinit_ninput_codes = sizeof mcinit_input_codes / sizeof mcinit_input_codes[0];

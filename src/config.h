@@ -212,11 +212,28 @@ int mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t 
                            enum mcinit_origin o, const struct mcinit_loc *loc,
                            struct mcinit_diags *d);
 
-/* Loaders (load-json.c, load-args.c, load-python.c). */
+/* Loaders (load-json.c, load-yaml.c, load-args.c, load-python.c). */
 int mcinit_config_load_json(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                             struct mcinit_err *err);
 int mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
                                  size_t len, struct mcinit_diags *d, struct mcinit_err *err);
+/* YAML (Megatron-Bridge's shape), read as Bridge's OmegaConf loader reads
+ * it (yamltree.h); then walked like a JSON file. */
+int mcinit_config_load_yaml(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                            struct mcinit_err *err);
+int mcinit_config_load_yaml_text(struct mcinit_config *c, const char *name, const char *text,
+                                 size_t len, struct mcinit_diags *d, struct mcinit_err *err);
+/* Reads path whole and hands its text to load (one of the *_text loaders). */
+typedef int mcinit_text_loader(struct mcinit_config *c, const char *name, const char *text,
+                               size_t len, struct mcinit_diags *d, struct mcinit_err *err);
+int mcinit_config_load_file(struct mcinit_config *c, const char *path, mcinit_text_loader *load,
+                            struct mcinit_diags *d, struct mcinit_err *err);
+/* The config walker both loaders share: root's sections into c, every
+ * diagnostic located through jp (keyed by JSON Pointer into root); base is
+ * the source (from mcinit_config_source). */
+struct mcinit_jpos;
+void mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
+                             struct mcinit_jpos *jp, struct mcinit_diags *d);
 /* `section.field=value`; argi = index of the word in mcinit's argv. */
 void mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
                                   struct mcinit_diags *d);

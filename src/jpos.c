@@ -351,10 +351,11 @@ scan_literal(struct scan *sc)
 	return fail(sc, sc->i, "invalid literal");
 }
 
-static void
-add_ent(struct scan *sc, struct mcinit_pos val)
+/* One entry whose token is already in jp->toks at tok (NUL-terminated). */
+static size_t
+push_ent(struct mcinit_jpos *jp, size_t parent, size_t tok, size_t toklen, struct mcinit_pos key,
+         struct mcinit_pos val)
 {
-	struct mcinit_jpos *jp = sc->jp;
 	struct ent *e, *p;
 	size_t k;
 
@@ -363,21 +364,28 @@ add_ent(struct scan *sc, struct mcinit_pos val)
 		jp->ents = mcinit_xrealloc(jp->ents, jp->cap * sizeof *jp->ents);
 	}
 	e = &jp->ents[jp->nents++];
-	e->parent = sc->parent;
-	e->tok = sc->tok;
-	e->toklen = sc->toklen;
-	e->key = sc->has_key ? sc->key : val;
+	e->parent = parent;
+	e->tok = tok;
+	e->toklen = toklen;
+	e->key = key;
 	e->val = val;
-	if (sc->parent == NONE) {
+	if (parent == NONE) {
 		e->depth = 0;
 		e->hash = FNV_BASIS;
-		return;
+		return jp->nents - 1;
 	}
-	p = &jp->ents[sc->parent];
+	p = &jp->ents[parent];
 	e->depth = p->depth + 1;
 	e->hash = hash_byte(p->hash, TOKEN_SEP);
 	for (k = 0; k < e->toklen; k++)
 		e->hash = hash_byte(e->hash, (unsigned char)jp->toks.data[e->tok + k]);
+	return jp->nents - 1;
+}
+
+static void
+add_ent(struct scan *sc, struct mcinit_pos val)
+{
+	push_ent(sc->jp, sc->parent, sc->tok, sc->toklen, sc->has_key ? sc->key : val, val);
 }
 
 static void
@@ -681,7 +689,8 @@ mcinit_jpos_lookup(const struct mcinit_jpos *jp, const char *pointer, struct mci
 	uint64_t h;
 	size_t depth, s, e, n;
 
-	if (jp == NULL || pointer == NULL || query_hash(pointer, &h, &depth) < 0)
+	if (jp == NULL || jp->slots == NULL || pointer == NULL ||
+	    query_hash(pointer, &h, &depth) < 0)
 		return -1;
 	n = strlen(pointer);
 	for (s = slot_of(h, jp->mask); jp->slots[s] != 0; s = (s + 1) & jp->mask) {
@@ -729,4 +738,32 @@ size_t
 mcinit_jpos_count(const struct mcinit_jpos *jp)
 {
 	return jp != NULL ? jp->nents : 0;
+}
+
+struct mcinit_jpos *
+mcinit_jpos_builder_new(void)
+{
+	return mcinit_xcalloc(1, sizeof(struct mcinit_jpos));
+}
+
+size_t
+mcinit_jpos_add(struct mcinit_jpos *jp, size_t parent, const char *token, size_t toklen,
+                struct mcinit_pos key, struct mcinit_pos value)
+{
+	size_t tok = jp->toks.len;
+
+	if (parent == MCINIT_JPOS_ROOT) {
+		mcinit_buf_addc(&jp->toks, '\0');
+		return push_ent(jp, NONE, tok, 0, value, value);
+	}
+	mcinit_buf_add(&jp->toks, token, toklen);
+	mcinit_buf_addc(&jp->toks, '\0');
+	return push_ent(jp, parent, tok, toklen, key, value);
+}
+
+void
+mcinit_jpos_seal(struct mcinit_jpos *jp)
+{
+	if (jp->slots == NULL)
+		build_table(jp);
 }

@@ -69,6 +69,22 @@ void mcinit_jpos_append_token(struct mcinit_buf *ptr, const char *token);
 int mcinit_jpos_first_duplicate(const struct mcinit_jpos *jp, const char **pointer,
                                 struct mcinit_pos *key);
 
+/*
+ * Building an index from another parser's events (the YAML loader): start
+ * with mcinit_jpos_builder_new, add the root first (parent
+ * MCINIT_JPOS_ROOT; token and key ignored), then every value after its
+ * container, each with the index that mcinit_jpos_add returned for that
+ * container and its decoded token (an object key, or a decimal array
+ * index; token[0..toklen) may hold any byte but NUL).  mcinit_jpos_seal
+ * builds the lookup table; lookups before it find nothing.  A pointer
+ * added twice resolves to the later entry and counts as a duplicate.
+ */
+#define MCINIT_JPOS_ROOT ((size_t)-1)
+struct mcinit_jpos *mcinit_jpos_builder_new(void);
+size_t mcinit_jpos_add(struct mcinit_jpos *jp, size_t parent, const char *token, size_t toklen,
+                       struct mcinit_pos key, struct mcinit_pos value);
+void mcinit_jpos_seal(struct mcinit_jpos *jp);
+
 /* Number of values indexed (every occurrence, duplicates included). */
 size_t mcinit_jpos_count(const struct mcinit_jpos *jp);
 

@@ -1,5 +1,6 @@
 /*
- * load-json.c — JSON config files.  jansson parses; a one-pass position
+ * load-json.c — JSON config files, and the walker over a config tree that
+ * YAML files (load-yaml.c) share.  jansson parses; a one-pass position
  * index (jpos.c) maps every key and value back to line:column so that every
  * diagnostic found after parsing can point at what the user wrote.
  */
@@ -382,6 +383,15 @@ report_duplicate(struct jctx *x, const json_error_t *je)
 	mcinit_diag_hint(g, "JSON readers disagree on which copy wins; keep one");
 }
 
+void
+mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
+                        struct mcinit_jpos *jp, struct mcinit_diags *d)
+{
+	struct jctx x = {c, d, jp, base};
+
+	load_root(&x, root);
+}
+
 int
 mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
                              size_t len, struct mcinit_diags *d, struct mcinit_err *err)
@@ -410,7 +420,7 @@ mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const ch
 			goto out;
 		}
 	}
-	load_root(&x, root);
+	mcinit_config_load_tree(c, x.base, root, x.jp, d);
 	rc = 0;
 out:
 	json_decref(root);
@@ -419,8 +429,8 @@ out:
 }
 
 int
-mcinit_config_load_json(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
-                        struct mcinit_err *err)
+mcinit_config_load_file(struct mcinit_config *c, const char *path, mcinit_text_loader *load,
+                        struct mcinit_diags *d, struct mcinit_err *err)
 {
 	size_t len;
 	char *text = mcinit_read_file(path, &len, err);
@@ -428,7 +438,14 @@ mcinit_config_load_json(struct mcinit_config *c, const char *path, struct mcinit
 
 	if (text == NULL)
 		return -1;
-	rc = mcinit_config_load_json_text(c, path, text, len, d, err);
+	rc = load(c, path, text, len, d, err);
 	free(text);
 	return rc;
+}
+
+int
+mcinit_config_load_json(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                        struct mcinit_err *err)
+{
+	return mcinit_config_load_file(c, path, mcinit_config_load_json_text, d, err);
 }

@@ -20,7 +20,7 @@ ends_with(const char *s, const char *suffix)
 }
 
 /* What load_input accepts (tests/cli/complete.sh checks that its message agrees). */
-const char *const mcinit_input_suffixes[] = {".json", ".sh", ".bash", ".py", NULL};
+const char *const mcinit_input_suffixes[] = {".json", ".yaml", ".yml", ".sh", ".bash", ".py", NULL};
 
 static int
 load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
@@ -33,12 +33,14 @@ load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
 	}
 	if (ends_with(path, ".json"))
 		return mcinit_config_load_json(c, path, d, err);
+	if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
+		return mcinit_config_load_yaml(c, path, d, err);
 	if (ends_with(path, ".sh") || ends_with(path, ".bash"))
 		return mcinit_config_load_script(c, path, d, err);
 	if (ends_with(path, ".py"))
 		return mcinit_lint_python(c, path, d, err);
 	return mcinit_err_set(err, EX_USAGE,
-	                      "%s: unknown kind of input (expected .json, .sh, .bash or .py, or "
+	                      "%s: unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
 	                      "section.field=value)",
 	                      path);
 }

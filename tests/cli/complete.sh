@@ -30,7 +30,7 @@ check option-value-same-word has --format=svg $M complete -- topology --format=
 check option-value-not-svg-for-validate sh -c "! $M complete -- validate --format= | grep -q svg"
 check megatron-flag-choices has flash $M complete -- validate -- --attention-backend ''
 check man-pages has config $M complete -- man co
-check input-files-by-type has ':files json sh bash py' $M complete -- validate ''
+check input-files-by-type has ':files json yaml yml sh bash py' $M complete -- validate ''
 check hwloc-files-by-type has ':files xml' $M complete -- topology --hwloc-xml ''
 # The suffixes offered are those the loader names when it rejects an input.
 $M validate x.unknown >"$tmp/kinds" 2>&1

@@ -19,7 +19,7 @@ golden json-misspelled 1 $M validate misspelled.json
 golden json-duplicate 1 $M validate duplicate.json
 golden json-malformed 65 $M validate malformed.json
 golden missing-file 66 $M validate no-such-file.json
-golden unknown-kind 64 $M validate job.yaml
+golden unknown-kind 64 $M validate job.toml
 
 # Launch scripts: flags located where they were written, even inside arrays.
 golden launch-script 1 $M validate --world-size 8 launch.sh
