@@ -184,6 +184,31 @@ report_topo_error(const struct mcinit_topo_sizes *s, const struct mcinit_config 
 		                    "use_tp_pp_dp_mapping or choose EP x ETP = TP x CP");
 }
 
+/* What the release adds to the classic grid: gtp_remat (r0.19+, from the
+ * weight shards, as derived), optimizer instances, hierarchical CP, the
+ * all-gather twin of dp_cp. */
+static void
+topo_features(struct mcinit_topo_sizes *s, const struct mcinit_derived *dv,
+              const struct mcinit_config *c)
+{
+	const struct mcinit_value *h =
+	    mcinit_cfg_val(c, MCINIT_F_hierarchical_context_parallel_sizes);
+	size_t i;
+
+	s->features = mcinit_topo_features(mcinit_mversion_name(c->mversion));
+	s->gtp = (long)dv->gtp;
+	s->egtp = (long)dv->egtp;
+	s->dist_opt_instances =
+	    (long)mcinit_cfg_int(c, MCINIT_F_num_distributed_optimizer_instances);
+	s->all_gather_group = mcinit_cfg_bool(c, MCINIT_F_create_all_gather_group);
+	/* More levels than mcinit_topo_init takes is reported by it. */
+	s->nhcp = h->kind == MCINIT_V_LIST
+	              ? (int)(h->n > MCINIT_HCP_MAX + 1 ? MCINIT_HCP_MAX + 1 : h->n)
+	              : 0;
+	for (i = 0; i < (size_t)s->nhcp && i < MCINIT_HCP_MAX; i++)
+		s->hcp[i] = (long)h->items[i].i;
+}
+
 /* 0 with the groups laid out; 1 when the sizes do not form a grid (a
  * diagnostic says why); -1 with err when the rules passed a job without the
  * derived values the grid needs (a bug). */
@@ -205,6 +230,7 @@ lay_out(struct mcinit_job *job, struct mcinit_err *ierr)
 	s.ep = (long)mcinit_cfg_int(c, MCINIT_F_expert_model_parallel_size);
 	s.etp = (long)job->dv.etp;
 	s.tp_pp_dp_mapping = mcinit_cfg_bool(c, MCINIT_F_use_tp_pp_dp_mapping);
+	topo_features(&s, &job->dv, c);
 	if (mcinit_topo_init(&job->topo.t, &s, &err) < 0) {
 		report_topo_error(&s, c, &err, job->d);
 		return 1;

@@ -93,7 +93,7 @@ golden topology-rank-json 0 $T $A --rank 5 --nproc-per-node 4 --format=json
 check topology-rank-one-entry sh -c "$T $A --rank 13 --nproc-per-node 4 --format=json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert len(d[\"ranks\"]) == 1 and len(d[\"groups\"]) == 16, d[\"ranks\"]
+assert len(d[\"ranks\"]) == 1 and len(d[\"groups\"]) == 20, d[\"ranks\"]
 e = d[\"ranks\"][0]
 assert (e[\"rank\"], e[\"node\"], e[\"local_rank\"]) == (13, 3, 1), e
 assert (e[\"tp\"], e[\"cp\"], e[\"dp\"], e[\"pp\"]) == (1, 0, 1, 1), e
