@@ -811,10 +811,10 @@ mcinit_topo_group_shape(const struct mcinit_topo *t, enum mcinit_group_kind k, l
 {
 	int f = mcinit_topo_fam_find(t, k, 0);
 
-	if (f < 0)
+	if (!kind_ok(k))
 		return -1;
-	*ngroups = t->fam[f].ngroups;
-	*size = t->fam[f].size;
+	*ngroups = f < 0 ? 0 : t->fam[f].ngroups;
+	*size = f < 0 ? 0 : t->fam[f].size;
 	return 0;
 }
 
@@ -824,9 +824,13 @@ mcinit_topo_groups(const struct mcinit_topo *t, enum mcinit_group_kind k, struct
 {
 	int f = mcinit_topo_fam_find(t, k, 0);
 
-	if (f < 0)
-		return mcinit_err_set(err, EX_SOFTWARE, "group kind %d is not created here",
-		                      (int)k);
+	if (!kind_ok(k))
+		return mcinit_err_set(err, EX_SOFTWARE, "unknown group kind %d", (int)k);
+	if (f < 0) {
+		out->ngroups = out->size = 0;
+		out->members = NULL;
+		return 0;
+	}
 	return mcinit_topo_fam_groups(t, f, out, err);
 }
 
@@ -834,7 +838,15 @@ int
 mcinit_topo_group_of(const struct mcinit_topo *t, enum mcinit_group_kind k, long rank, long *color,
                      long *key)
 {
-	return mcinit_topo_fam_group_of(t, mcinit_topo_fam_find(t, k, 0), rank, color, key);
+	int f = mcinit_topo_fam_find(t, k, 0);
+
+	if (!kind_ok(k) || rank < 0 || rank >= t->s.world)
+		return -1;
+	if (f < 0) {
+		*color = *key = -1;
+		return 1;
+	}
+	return mcinit_topo_fam_group_of(t, f, rank, color, key);
 }
 
 void

@@ -225,19 +225,22 @@ void mcinit_topo_iter_init(struct mcinit_topo_iter *it, const struct mcinit_topo
 /* The next group (*fam, *group); 0 after the last. */
 int mcinit_topo_iter_next(struct mcinit_topo_iter *it, int *fam, long *group);
 
-/* ---- kinds (the first family of a kind: hcp level 0) ---- */
+/* ---- kinds (the first family of a kind: hcp level 0) ----
+ * A kind the topology does not create has no groups: shape 0 x 0, an empty
+ * mcinit_groups, and group_of says "no group" (1), so callers that loop over
+ * every kind need not ask mcinit_topo_has_kind first. */
 
 /* 1 when the topology creates groups of kind k. */
 int mcinit_topo_has_kind(const struct mcinit_topo *t, enum mcinit_group_kind k);
-/* Group count and size of a kind without generating it; -1 for a bad kind
- * or one the topology does not create. */
+/* Group count and size of a kind without generating it; -1 for a bad kind. */
 int mcinit_topo_group_shape(const struct mcinit_topo *t, enum mcinit_group_kind k, long *ngroups,
                             long *size);
 /* As mcinit_topo_fam_groups, for the kind's first family. */
 int mcinit_topo_groups(const struct mcinit_topo *t, enum mcinit_group_kind k,
                        struct mcinit_groups *out, struct mcinit_err *err);
 void mcinit_groups_destroy(struct mcinit_groups *g);
-/* As mcinit_topo_fam_group_of, for the kind's first family. */
+/* As mcinit_topo_fam_group_of, for the kind's first family; 1 (color and
+ * key -1) when the kind is not created. */
 int mcinit_topo_group_of(const struct mcinit_topo *t, enum mcinit_group_kind k, long rank,
                          long *color, long *key);
 

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/plan.h"
 #include "../../src/topology.h"
+#include "mcinit.h"
 
 static long
 field(const char *line, const char *key)
@@ -110,6 +112,36 @@ check_group_of(const struct mcinit_topo *t, const char *cfg)
 	}
 }
 
+/* The public cursor (include/mcinit.h) walks the same order as the
+ * library's iterator, and its groups are the same. */
+static void
+check_public_cursor(const struct mcinit_topo *t, const char *cfg)
+{
+	static struct mcinit_topology pub; /* large (the node, the loader): not on the stack */
+	struct mcinit_group_cursor c = {{0}};
+	struct mcinit_topo_iter it;
+	long g, index, *a, *b;
+	int f, kind, level;
+
+	pub.t = *t;
+	a = malloc((size_t)t->s.world * sizeof *a);
+	b = malloc((size_t)t->s.world * sizeof *b);
+	mcinit_topo_iter_init(&it, t);
+	while (mcinit_topo_iter_next(&it, &f, &g)) {
+		cr_assert(mcinit_topology_next_group(&pub, &c, &kind, &level, &index), "%s", cfg);
+		cr_assert(kind == (int)t->fam[f].kind && level == t->fam[f].level && index == g,
+		          "%s: cursor at %s[%d] %ld, iterator at %s[%d] %ld", cfg,
+		          mcinit_group_name(kind), level, index, mcinit_group_name(t->fam[f].kind),
+		          t->fam[f].level, g);
+		cr_assert_eq(mcinit_topology_level_group(&pub, kind, level, index, a), 0);
+		mcinit_topo_fam_group(t, f, g, b);
+		cr_assert_eq(memcmp(a, b, (size_t)t->fam[f].size * sizeof *a), 0, "%s", cfg);
+	}
+	cr_assert(!mcinit_topology_next_group(&pub, &c, &kind, &level, &index), "%s", cfg);
+	free(a);
+	free(b);
+}
+
 /* Compares one configuration's block; returns the groups compared. */
 static long
 check_block(FILE *in, const char *cfg, const char *release, char **line, size_t *cap)
@@ -148,6 +180,7 @@ check_block(FILE *in, const char *cfg, const char *release, char **line, size_t 
 	cr_assert(!mcinit_topo_iter_next(&it, &f, &g), "%s %s: mcinit creates more than %ld groups",
 	          release, cfg, n);
 	check_group_of(&t, cfg);
+	check_public_cursor(&t, cfg);
 	return len > 0 ? n : -1;
 }
 
