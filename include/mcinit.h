@@ -246,13 +246,19 @@ struct mcinit_sizes {
 	long vpp;                 /* virtual pipeline stages per rank, 0 = none */
 	long nproc_per_node;      /* 0 = unknown (then nnodes is 0 too) */
 	long nnodes;
+	long gtp, egtp;          /* gtp_remat (r0.19, main: shards / TP), its expert twin; else 1 */
+	long dist_opt_instances; /* num_distributed_optimizer_instances */
 };
 void mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out);
 /* Megatron-Core's order string: "tp-cp-ep-dp-pp" or "tp-cp-ep-pp-dp" (static). */
 const char *mcinit_topology_order(const struct mcinit_topology *t);
 
-/* Group kinds, numbered 0 .. mcinit_group_kinds()-1 in the order
- * Megatron-Core creates their communicators. */
+/* Group kinds, numbered 0 .. mcinit_group_kinds()-1: every communicator
+ * some release's initialize_model_parallel creates, in an order each
+ * release's creation order is a subsequence of.  A job's topology creates
+ * the kinds of its release and features (hierarchical CP: hcp; several
+ * optimizer instances: intra_dp_cp, intra_ep_dp, inter_ep_dp; r0.19+:
+ * gtp_remat...); a kind it does not create has no groups. */
 int mcinit_group_kinds(void);
 /* Megatron-Core's communicator name ("dp_cp", "tp", ...): static; NULL when
  * kind is out of range. */
@@ -262,15 +268,41 @@ int mcinit_group_lookup(const char *name);
 
 /* The group of `kind` holding `rank`: its index (the NCCL split colour) in
  * *color, the rank's position in it in *key.  0; 1 when no group of that
- * kind holds the rank (embd, pos_embd); -1 for a bad kind or rank. */
+ * kind holds the rank (embd, pos_embd, a kind not created); -1 for a bad
+ * kind or rank.  hcp: its first level (mcinit_topology_level_group_of). */
 int mcinit_topology_group_of(const struct mcinit_topology *t, int kind, long rank, long *color,
                              long *key);
-/* Number and size of the groups of `kind`; -1 for a bad kind. */
+/* Number and size of the groups of `kind` (0 and 0 when it is not created;
+ * hcp: its first level); -1 for a bad kind. */
 int mcinit_topology_group_shape(const struct mcinit_topology *t, int kind, long *ngroups,
                                 long *size);
 /* The members of group `index` of `kind` into members[0 .. size-1] (the
  * caller's array of at least `size` longs); -1 for a bad kind or index. */
 int mcinit_topology_group(const struct mcinit_topology *t, int kind, long index, long *members);
+
+/* Levels of a kind: hcp has one per hierarchical context-parallel size
+ * (each level its own groups, all under the name "hcp"); other kinds 1 when
+ * created, 0 when not; -1 for a bad kind. */
+int mcinit_topology_group_levels(const struct mcinit_topology *t, int kind);
+/* As mcinit_topology_group_shape, _group and _group_of, for one level. */
+int mcinit_topology_level_shape(const struct mcinit_topology *t, int kind, int level, long *ngroups,
+                                long *size);
+int mcinit_topology_level_group(const struct mcinit_topology *t, int kind, int level, long index,
+                                long *members);
+int mcinit_topology_level_group_of(const struct mcinit_topology *t, int kind, int level, long rank,
+                                   long *color, long *key);
+
+/* Every group in the order the release's initialize_model_parallel creates
+ * its communicators, which a launcher must follow (creation is collective;
+ * SHARP applies to the first): pp, embd and pos_embd per pipeline group, the
+ * hcp levels inside the cp loop, intra_dp_cp inside dp_cp's...  Zero a
+ * cursor, then call until it returns 0; each 1 gives the next group's kind,
+ * level and index (for mcinit_topology_level_group). */
+struct mcinit_group_cursor {
+	long state[4];
+};
+int mcinit_topology_next_group(const struct mcinit_topology *t, struct mcinit_group_cursor *c,
+                               int *kind, int *level, long *index);
 
 /* One rank: its coordinates, where it runs and its seeds. */
 struct mcinit_rank {
@@ -282,6 +314,7 @@ struct mcinit_rank {
 	long long seed;      /* torch/numpy seed, also the data-parallel tracker */
 	long long seed_model_parallel;
 	long long seed_expert_parallel;
+	long gtp, egtp; /* gtp_remat coordinates (dense, expert); 0 before r0.19 */
 };
 /* 0, or -1 when rank is outside [0, world). */
 int mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_rank *out);

@@ -30,7 +30,7 @@ enum { OPT_RANK = 0x300, OPT_GROUP, OPT_ALL, OPT_HWLOC_XML };
 static const char *
 kind_list(void)
 {
-	static char buf[256];
+	static char buf[1024];
 	size_t n = 0;
 	int k;
 
@@ -47,8 +47,9 @@ static const struct argp_option options[] = {
     {"rank", OPT_RANK, "R", 0,
      "Show one rank: its coordinates, groups, node, local rank, seeds and GPU/CPU affinity", 2},
     {"group", OPT_GROUP, "KIND", 0,
-     "List only this group kind (dp_cp, dp, cp, mp, tp, pp, embd, pos_embd, tp_dp_cp, tp_dp, "
-     "tp_cp, ep, ep_tp, tp_ep_mp, tp_ep_pp, ep_dp)",
+     "List only this group kind (a Megatron-Core communicator name: dp_cp, dp, cp, hcp, mp, "
+     "tp, pp, embd, tp_ep_pp, ep_dp, intra_dist_opt_instance, gtp_remat, ...; an unknown "
+     "name lists them all)",
      2},
     {"all", OPT_ALL, NULL, 0, "Print the per-rank table even for more than 64 ranks", 2},
     {"hwloc-xml", OPT_HWLOC_XML, "FILE", 0,

@@ -8,6 +8,9 @@
  */
 #include "rules-impl.h"
 
+#include "mflags.h"
+#include "topology.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -101,17 +104,34 @@ check:
 
 /* ---- D1, D3 ---- */
 
+/* Megatron's resolve_tensor_parallel_weight_shards: shards / tp when the
+ * shards are set and a multiple of tp (MC061 reports the others), else 1. */
+static long long
+weight_remat(struct mcinit_rule_ctx *x, enum mcinit_field shards, long long tp)
+{
+	long long n;
+
+	if (!(mcinit_topo_features(mcinit_mversion_name(x->c->mversion)) & MCINIT_TOPO_F_GTP) ||
+	    mcinit_cfg_null(x->c, shards) || x->c->invalid[shards] || tp < 1)
+		return 1;
+	n = mcinit_cfg_int(x->c, shards);
+	return n >= tp && n % tp == 0 ? n / tp : 1;
+}
+
 static void
 derive_parallel(struct mcinit_rule_ctx *x)
 {
 	struct mcinit_derived *dv = x->dv;
 	long long mp, emp;
 
+	dv->gtp = dv->egtp = 1;
 	if (!dv->world_ok || INVALID(x->c, F(tensor_model_parallel_size),
 	                             F(pipeline_model_parallel_size), F(context_parallel_size)))
 		return;
+	dv->gtp =
+	    weight_remat(x, F(tensor_parallel_num_weight_shards), I(tensor_model_parallel_size));
 	mp = I(tensor_model_parallel_size) * I(pipeline_model_parallel_size) *
-	     I(context_parallel_size);
+	     I(context_parallel_size) * dv->gtp;
 	if (dv->world_size % mp == 0) {
 		dv->dp = dv->world_size / mp;
 		dv->dp_ok = true;
@@ -121,7 +141,8 @@ derive_parallel(struct mcinit_rule_ctx *x)
 		return;
 	dv->etp = I(expert_tensor_parallel_size);
 	dv->etp_ok = true;
-	emp = dv->etp * I(expert_model_parallel_size) * I(pipeline_model_parallel_size);
+	dv->egtp = weight_remat(x, F(expert_tensor_parallel_num_weight_shards), dv->etp);
+	emp = dv->etp * I(expert_model_parallel_size) * I(pipeline_model_parallel_size) * dv->egtp;
 	if (dv->world_size % emp == 0) {
 		dv->edp = dv->world_size / emp;
 		dv->edp_ok = true;
@@ -500,6 +521,10 @@ mcinit_derived_to_json(const struct mcinit_derived *dv)
 	json_object_set_new(o, "data_parallel_size", opt_int(dv->dp_ok, dv->dp));
 	json_object_set_new(o, "expert_tensor_parallel_size", opt_int(dv->etp_ok, dv->etp));
 	json_object_set_new(o, "expert_data_parallel_size", opt_int(dv->edp_ok, dv->edp));
+	if (dv->gtp > 1 || dv->egtp > 1) {
+		json_object_set_new(o, "gtp_weight_remat_size", json_integer(dv->gtp));
+		json_object_set_new(o, "expert_gtp_weight_remat_size", json_integer(dv->egtp));
+	}
 	json_object_set_new(o, "virtual_pipeline_model_parallel_size",
 	                    opt_int(dv->vpp_ok && dv->vpp > 0, dv->vpp));
 	json_object_set_new(o, "global_batch_size", opt_int(dv->gbs_ok, dv->gbs));
@@ -577,6 +602,9 @@ mcinit_derived_print(const struct mcinit_derived *dv, FILE *out)
 		fprintf(out, ROW "%lld\n", "expert_tensor_parallel_size", dv->etp);
 	if (dv->edp_ok)
 		fprintf(out, ROW "%lld\n", "expert_data_parallel_size", dv->edp);
+	if (dv->gtp > 1 || dv->egtp > 1)
+		fprintf(out, ROW "%lld (expert %lld)\n", "gtp_weight_remat_size", dv->gtp,
+		        dv->egtp);
 	if (dv->vpp_ok && dv->vpp)
 		fprintf(out, ROW "%lld (from %s)\n", "virtual_pipeline_model_parallel_size",
 		        dv->vpp, dv->vpp_source);

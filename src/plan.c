@@ -193,6 +193,31 @@ report_topo_error(const struct mcinit_topo_sizes *s, const struct mcinit_config 
 		                    "use_tp_pp_dp_mapping or choose EP x ETP = TP x CP");
 }
 
+/* What the release adds to the classic grid: gtp_remat (r0.19+, from the
+ * weight shards, as derived), optimizer instances, hierarchical CP, the
+ * all-gather twin of dp_cp. */
+static void
+topo_features(struct mcinit_topo_sizes *s, const struct mcinit_derived *dv,
+              const struct mcinit_config *c)
+{
+	const struct mcinit_value *h =
+	    mcinit_cfg_val(c, MCINIT_F_hierarchical_context_parallel_sizes);
+	size_t i;
+
+	s->features = mcinit_topo_features(mcinit_mversion_name(c->mversion));
+	s->gtp = (long)dv->gtp;
+	s->egtp = (long)dv->egtp;
+	s->dist_opt_instances =
+	    (long)mcinit_cfg_int(c, MCINIT_F_num_distributed_optimizer_instances);
+	s->all_gather_group = mcinit_cfg_bool(c, MCINIT_F_create_all_gather_group);
+	/* More levels than mcinit_topo_init takes is reported by it. */
+	s->nhcp = h->kind == MCINIT_V_LIST
+	              ? (int)(h->n > MCINIT_HCP_MAX + 1 ? MCINIT_HCP_MAX + 1 : h->n)
+	              : 0;
+	for (i = 0; i < (size_t)s->nhcp && i < MCINIT_HCP_MAX; i++)
+		s->hcp[i] = (long)h->items[i].i;
+}
+
 /* 0 with the groups laid out; 1 when the sizes do not form a grid (a
  * diagnostic says why); -1 with err when the rules passed a job without the
  * derived values the grid needs (a bug). */
@@ -214,6 +239,7 @@ lay_out(struct mcinit_job *job, struct mcinit_err *ierr)
 	s.ep = (long)mcinit_cfg_int(c, MCINIT_F_expert_model_parallel_size);
 	s.etp = (long)job->dv.etp;
 	s.tp_pp_dp_mapping = mcinit_cfg_bool(c, MCINIT_F_use_tp_pp_dp_mapping);
+	topo_features(&s, &job->dv, c);
 	if (mcinit_topo_init(&job->topo.t, &s, &err) < 0) {
 		report_topo_error(&s, c, &err, job->d);
 		return 1;
@@ -420,6 +446,9 @@ mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out)
 	out->vpp = (long)t->vpp;
 	out->nproc_per_node = t->pl.npn;
 	out->nnodes = t->pl.nnodes;
+	out->gtp = t->t.s.gtp;
+	out->egtp = t->t.s.egtp;
+	out->dist_opt_instances = t->t.s.dist_opt_instances;
 }
 
 const char *
@@ -501,5 +530,79 @@ mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_r
 	out->seed = sd.base;
 	out->seed_model_parallel = sd.model_parallel;
 	out->seed_expert_parallel = sd.expert_parallel;
+	out->gtp = co.gtp;
+	out->egtp = co.egtp;
 	return 0;
+}
+
+int
+mcinit_topology_group_levels(const struct mcinit_topology *t, int kind)
+{
+	int f, n = 0;
+
+	if (kind < 0 || kind >= MCINIT_GROUP_COUNT)
+		return -1;
+	for (f = 0; f < t->t.nfam; f++)
+		n += t->t.fam[f].kind == (enum mcinit_group_kind)kind;
+	return n;
+}
+
+/* The family of (kind, level), or -1. */
+static int
+level_fam(const struct mcinit_topology *t, int kind, int level)
+{
+	if (kind < 0 || kind >= MCINIT_GROUP_COUNT)
+		return -1;
+	return mcinit_topo_fam_find(&t->t, kind, level);
+}
+
+int
+mcinit_topology_level_shape(const struct mcinit_topology *t, int kind, int level, long *ngroups,
+                            long *size)
+{
+	int f = level_fam(t, kind, level);
+
+	if (f < 0)
+		return -1;
+	*ngroups = t->t.fam[f].ngroups;
+	*size = t->t.fam[f].size;
+	return 0;
+}
+
+int
+mcinit_topology_level_group(const struct mcinit_topology *t, int kind, int level, long index,
+                            long *members)
+{
+	return mcinit_topo_fam_group(&t->t, level_fam(t, kind, level), index, members);
+}
+
+int
+mcinit_topology_level_group_of(const struct mcinit_topology *t, int kind, int level, long rank,
+                               long *color, long *key)
+{
+	return mcinit_topo_fam_group_of(&t->t, level_fam(t, kind, level), rank, color, key);
+}
+
+int
+mcinit_topology_next_group(const struct mcinit_topology *t, struct mcinit_group_cursor *c,
+                           int *kind, int *level, long *index)
+{
+	struct mcinit_topo_iter it;
+	int f;
+
+	/* The cursor holds the iterator's state; all zeros is its start. */
+	mcinit_topo_iter_init(&it, &t->t);
+	it.step = (int)c->state[0];
+	it.child = (int)c->state[1] - 1;
+	it.g = c->state[2];
+	it.j = c->state[3];
+	if (!mcinit_topo_iter_next(&it, &f, index))
+		return 0;
+	c->state[0] = it.step;
+	c->state[1] = it.child + 1;
+	c->state[2] = it.g;
+	c->state[3] = it.j;
+	*kind = t->t.fam[f].kind;
+	*level = t->t.fam[f].level;
+	return 1;
 }

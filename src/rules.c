@@ -258,21 +258,26 @@ job_env(const struct mcinit_rule_ctx *x, const char *name, char *buf, size_t len
 static void
 mc010(struct mcinit_rule_ctx *x)
 {
-	long long w = x->dv->world_size, mp = I(tensor_model_parallel_size) *
-	                                      I(pipeline_model_parallel_size) *
-	                                      I(context_parallel_size);
+	long long w = x->dv->world_size, gtp = x->dv->gtp > 1 ? x->dv->gtp : 1,
+	          mp = I(tensor_model_parallel_size) * I(pipeline_model_parallel_size) *
+	               I(context_parallel_size) * gtp;
 	struct mcinit_buf near = {0};
 	struct mcinit_diag *g;
+	char extra[64] = "";
 
 	if (!x->dv->world_ok || w % mp == 0)
 		return;
+	/* gtp_remat (r0.19+) counts toward the model size. */
+	if (gtp > 1)
+		snprintf(extra, sizeof extra, " x gtp_remat %lld", gtp);
 	g = report(x,
 	           written(x, F(tensor_model_parallel_size), F(pipeline_model_parallel_size),
 	                   F(context_parallel_size)),
-	           "world size %lld (from %s) is not divisible by TP x PP x CP = %lld x %lld x "
-	           "%lld = %lld",
-	           w, x->dv->world_size_source, I(tensor_model_parallel_size),
-	           I(pipeline_model_parallel_size), I(context_parallel_size), mp);
+	           "world size %lld (from %s) is not divisible by TP x PP x CP%s = %lld x %lld x "
+	           "%lld%s = %lld",
+	           w, x->dv->world_size_source, gtp > 1 ? " x GTP" : "",
+	           I(tensor_model_parallel_size), I(pipeline_model_parallel_size),
+	           I(context_parallel_size), extra, mp);
 	mcinit_diag_hint(g,
 	                 "nearest valid world sizes: %s; or change TP/PP/CP so that their product "
 	                 "divides %lld",
@@ -295,15 +300,16 @@ mc011(struct mcinit_rule_ctx *x)
 	 * so MC010 already says everything there is to say. */
 	if (!dv->world_ok || !dv->etp_ok || (ep == 1 && !user_wrote(x->c, ETP_F)))
 		return;
-	emp = dv->etp * ep * pp;
+	emp = dv->etp * ep * pp * (dv->egtp > 1 ? dv->egtp : 1);
 	if (w % emp == 0)
 		return;
 	g = report(x,
 	           written(x, F(expert_model_parallel_size), F(expert_tensor_parallel_size),
 	                   F(pipeline_model_parallel_size)),
-	           "world size %lld (from %s) is not divisible by expert TP x EP x PP = %lld x "
-	           "%lld x %lld = %lld%s",
-	           w, dv->world_size_source, dv->etp, ep, pp, emp,
+	           "world size %lld (from %s) is not divisible by expert TP x EP x PP%s = %lld x "
+	           "%lld x %lld%s = %lld%s",
+	           w, dv->world_size_source, dv->egtp > 1 ? " x GTP" : "", dv->etp, ep, pp,
+	           dv->egtp > 1 ? " x expert gtp_remat" : "", emp,
 	           user_wrote(x->c, F(expert_tensor_parallel_size))
 	               ? ""
 	               : " (expert_tensor_parallel_size is not set and follows TP)");
@@ -1069,6 +1075,49 @@ mc035(struct mcinit_rule_ctx *x)
 		       dv->edp, n);
 }
 
+/* parallel_state.initialize_model_parallel (r0.19+) asserts this first. */
+static void
+mc060(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+
+	if (I(num_distributed_optimizer_instances) <= 1 || (dv->gtp <= 1 && dv->egtp <= 1))
+		return;
+	report(x, F(num_distributed_optimizer_instances),
+	       "GTP_remat with num_distributed_optimizer_instances > 1 is not yet supported "
+	       "(gtp_remat %lld, expert gtp_remat %lld, %lld instances)",
+	       dv->gtp, dv->egtp, I(num_distributed_optimizer_instances));
+}
+
+/* Megatron's resolve_tensor_parallel_weight_shards raises ValueError. */
+static void
+mc061_one(struct mcinit_rule_ctx *x, enum mcinit_field shards, const char *name, const char *what,
+          long long tp)
+{
+	long long n;
+
+	if (mcinit_cfg_null(x->c, shards))
+		return;
+	n = mcinit_cfg_int(x->c, shards);
+	if (n < tp)
+		report(x, shards, "%s (%lld) must be >= %s (%lld)", name, n, what, tp);
+	else if (n % tp != 0)
+		report(x, shards, "%s (%lld) must be divisible by %s (%lld)", name, n, what, tp);
+}
+
+static void
+mc061(struct mcinit_rule_ctx *x)
+{
+	if (!(mcinit_topo_features(mcinit_mversion_name(x->c->mversion)) & MCINIT_TOPO_F_GTP))
+		return;
+	mc061_one(x, F(tensor_parallel_num_weight_shards), "tensor_parallel_num_weight_shards",
+	          "tensor_model_parallel_size", I(tensor_model_parallel_size));
+	if (x->dv->etp_ok)
+		mc061_one(x, F(expert_tensor_parallel_num_weight_shards),
+		          "expert_tensor_parallel_num_weight_shards", "expert_tensor_parallel_size",
+		          x->dv->etp);
+}
+
 static void
 mc036(struct mcinit_rule_ctx *x)
 {
@@ -1695,6 +1744,23 @@ const struct mcinit_rule mcinit_rules[] = {
      "--vocab-size 50257 --tensor-model-parallel-size 2",
      "none needed; the padded rows are never predicted",
      READS(F(vocab_size), F(make_vocab_size_divisible_by), TP), mc049},
+    {"MC060", MCINIT_ERROR,
+     "gtp_remat (tensor_parallel_num_weight_shards > TP) needs one distributed-optimizer "
+     "instance",
+     "--megatron-version main -- --tensor-model-parallel-size 2 "
+     "--tensor-parallel-num-weight-shards 4 --num-distributed-optimizer-instances 2",
+     "drop --num-distributed-optimizer-instances, or the weight shards",
+     READS(F(num_distributed_optimizer_instances), F(tensor_parallel_num_weight_shards),
+           F(expert_tensor_parallel_num_weight_shards), TP, ETP),
+     mc060},
+    {"MC061", MCINIT_ERROR,
+     "tensor_parallel_num_weight_shards is a multiple of TP (expert: of ETP), at least TP",
+     "--megatron-version main -- --tensor-model-parallel-size 4 "
+     "--tensor-parallel-num-weight-shards 6",
+     "use a multiple of the tensor-parallel size: TP x gtp_remat",
+     READS(F(tensor_parallel_num_weight_shards), F(expert_tensor_parallel_num_weight_shards), TP,
+           ETP),
+     mc061},
     {"MC200", MCINIT_ERROR,
      "Megatron-LM's own check in validate_args (megatron/training/arguments.py) holds (one row of "
      "data/megatron-checks.tsv)",

@@ -64,6 +64,10 @@ struct mcinit_derived {
 	/* D3 */
 	long long edp; /* expert_data_parallel_size */
 	bool edp_ok;
+	/* gtp_weight_remat_size and its expert twin (r0.19+): the weight shards
+	 * over TP (ETP); 1 before r0.19 and when the shards are not set.  They
+	 * count toward the model size, so DP and EDP are the replicate degrees. */
+	long long gtp, egtp;
 	/* D2: 0 = no virtual pipeline (Megatron's None; 1 is folded into it) */
 	long long vpp;
 	const char *vpp_source; /* the field it came from, NULL when none */

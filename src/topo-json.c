@@ -77,6 +77,12 @@ json_rank(struct out *w, const struct job *j, long r)
 		p = (char *)memcpy(p, kv[i].key, kv[i].len) + kv[i].len;
 		p = put_num(p, kv[i].v);
 	}
+	if (j->t.s.features & MCINIT_TOPO_F_GTP) {
+		PUT_LIT(p, ",\"gtp_remat\":");
+		p = put_num(p, co.gtp);
+		PUT_LIT(p, ",\"expert_gtp_remat\":");
+		p = put_num(p, co.egtp);
+	}
 	PUT_LIT(p, "}");
 	w->p = p;
 }
@@ -85,6 +91,7 @@ static void
 json_sizes(struct out *w, const struct job *j)
 {
 	const struct mcinit_topo *t = &j->t;
+	int i;
 
 	mcinit_out_printf(w,
 	                  "\"sizes\":{\"tp\":%ld,\"pp\":%ld,\"cp\":%ld,\"dp\":%ld,\"ep\":%ld,"
@@ -94,6 +101,18 @@ json_sizes(struct out *w, const struct job *j)
 		out_num(w, j->vpp);
 	else
 		OUT_LIT(w, "null");
+	if (t->s.features & MCINIT_TOPO_F_GTP)
+		mcinit_out_printf(w, ",\"gtp_remat\":%ld,\"expert_gtp_remat\":%ld", t->s.gtp,
+		                  t->s.egtp);
+	if (t->s.dist_opt_instances > 1)
+		mcinit_out_printf(w, ",\"num_distributed_optimizer_instances\":%ld",
+		                  t->s.dist_opt_instances);
+	for (i = 0; i < t->s.nhcp; i++)
+		mcinit_out_printf(w, "%s%ld",
+		                  i ? "," : ",\"hierarchical_context_parallel_sizes\":[",
+		                  t->s.hcp[i]);
+	if (t->s.nhcp > 0)
+		OUT_LIT(w, "]");
 	OUT_LIT(w, "}");
 }
 

@@ -11,6 +11,19 @@
 /* Above this many ranks the text per-rank table is left out unless --all. */
 #define TABLE_MAX_RANKS 64
 #define TEXT_WIDTH      100
+#define NAME_W          23 /* intra_dist_opt_instance */
+
+/* A family's name: its kind, with the level for hcp ("hcp[1]"). */
+static const char *
+fam_name(const struct mcinit_topo *t, int f, char *buf)
+{
+	const struct mcinit_topo_fam *fm = &t->fam[f];
+
+	if (fm->kind != MCINIT_GROUP_HCP)
+		return mcinit_group_kind_name(fm->kind);
+	snprintf(buf, 40, "hcp[%d]", fm->level);
+	return buf;
+}
 
 /* One local rank's affinity as text cells: GPU index, bus id, NUMA nodes,
  * CPUs, NICs ("-" when none).  Read back from the JSON entry so that text
@@ -70,16 +83,20 @@ static void
 text_grid(struct out *w, const struct mcinit_topo *t, int expert)
 {
 	const struct mcinit_topo_grid *g = expert ? &t->expert : &t->dense;
-	static const char *const dense_names[MCINIT_DIM_COUNT] = {"tp", "cp", "ep", "dp", "pp"};
-	static const char *const expert_names[MCINIT_DIM_COUNT] = {"etp", "cp", "ep", "edp", "pp"};
+	static const char *const dense_names[MCINIT_DIM_COUNT] = {"tp", "gtp_remat", "cp",
+	                                                          "ep", "dp",        "pp"};
+	static const char *const expert_names[MCINIT_DIM_COUNT] = {"etp", "gtp_remat", "cp",
+	                                                           "ep",  "edp",       "pp"};
 	int i, first = 1;
 
 	mcinit_out_printf(w, "  %-7s", expert ? "expert:" : "dense:");
 	for (i = 0; i < MCINIT_DIM_COUNT; i++) {
-		int d = t->order[i];
+		int d = g->order[i];
 
-		/* The dense grid has no ep and the expert grid no cp (both 1). */
-		if (d == (expert ? MCINIT_DIM_CP : MCINIT_DIM_EP))
+		/* The dense grid has no ep and the expert grid no cp (both 1); no
+		 * release before r0.19 has the gtp_remat axis. */
+		if (d == (expert ? MCINIT_DIM_CP : MCINIT_DIM_EP) ||
+		    (d == MCINIT_DIM_GTP && !(t->s.features & MCINIT_TOPO_F_GTP)))
 			continue;
 		mcinit_out_printf(w, "%s%s %ld", first ? " " : " x ",
 		                  (expert ? expert_names : dense_names)[d], g->size[d]);
@@ -94,7 +111,9 @@ text_summary(struct out *w, const struct job *j)
 	const struct mcinit_topo *t = &j->t;
 
 	mcinit_out_printf(w, "topology: %ld ranks (world size from %s), order %s (first fastest)\n",
-	                  t->s.world, j->dv->world_size_source, mcinit_topo_order(t));
+	                  t->s.world, j->dv->world_size_source, mcinit_topo_grid_order(t, 0));
+	if (t->s.features & MCINIT_TOPO_F_GTP)
+		mcinit_out_printf(w, "  expert order %s\n", mcinit_topo_grid_order(t, 1));
 	text_grid(w, t, 0);
 	text_grid(w, t, 1);
 	if (j->vpp > 0)
@@ -107,21 +126,22 @@ text_summary(struct out *w, const struct job *j)
 	mcinit_derived_print(j->dv, stdout);
 }
 
-/* How a kind's groups sit on nodes (members of a group ascend, so the nodes
- * a group touches are counted by the changes of node along it). */
+/* How a family's groups sit on nodes (the nodes a group touches are counted
+ * by the changes of node along it: exact when its members ascend, as most
+ * do; an upper bound for the others). */
 struct spread {
 	long inside; /* groups within one node */
 	long max_nodes;
 };
 
 static int
-kind_spread(const struct job *j, enum mcinit_group_kind k, struct spread *sp)
+fam_spread(const struct job *j, int f, struct spread *sp)
 {
 	struct mcinit_groups g;
 	struct mcinit_err err = {0};
 	long i, m, npn = j->pl.npn;
 
-	if (mcinit_topo_groups(&j->t, k, &g, &err) < 0)
+	if (mcinit_topo_fam_groups(&j->t, f, &g, &err) < 0)
 		return -1;
 	sp->inside = 0;
 	sp->max_nodes = 0;
@@ -143,8 +163,9 @@ static int
 text_placement(struct out *w, const struct job *j)
 {
 	struct spread sp;
-	long ng, sz;
-	int k;
+	char name[40];
+	long ng;
+	int f;
 
 	if (j->pl.npn == 0) {
 		OUT_LIT(w, "\nplacement: unknown (give --nproc-per-node, or --nnodes)\n");
@@ -156,14 +177,15 @@ text_placement(struct out *w, const struct job *j)
 	    "rank %% %ld\n",
 	    j->pl.nnodes, j->pl.nnodes == 1 ? "" : "s", j->pl.npn, j->pl.source, j->pl.npn,
 	    j->pl.npn);
-	mcinit_out_printf(w, "  %-9s %8s %6s  %s\n", "kind", "groups", "size", "where");
-	for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
-		if (!(j->kinds & MCINIT_GROUP_BIT(k)))
+	mcinit_out_printf(w, "  %-*s %8s %6s  %s\n", NAME_W, "kind", "groups", "size", "where");
+	for (f = 0; f < j->t.nfam; f++) {
+		if (!(j->kinds & MCINIT_GROUP_BIT(j->t.fam[f].kind)))
 			continue;
-		if (kind_spread(j, k, &sp) < 0)
+		if (fam_spread(j, f, &sp) < 0)
 			return -1;
-		mcinit_topo_group_shape(&j->t, k, &ng, &sz);
-		mcinit_out_printf(w, "  %-9s %8ld %6ld  ", mcinit_group_kind_name(k), ng, sz);
+		ng = j->t.fam[f].ngroups;
+		mcinit_out_printf(w, "  %-*s %8ld %6ld  ", NAME_W, fam_name(&j->t, f, name), ng,
+		                  j->t.fam[f].size);
 		if (sp.inside == ng)
 			OUT_LIT(w, "inside a node\n");
 		else if (sp.inside == 0)
@@ -242,16 +264,19 @@ text_groups(struct out *w, const struct job *j)
 {
 	struct mcinit_err err = {0};
 	struct mcinit_groups g;
-	int k;
+	char name[40];
+	int f;
 
-	OUT_LIT(w, "\ngroups (in the order Megatron-Core creates them):\n");
-	for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
+	OUT_LIT(w, "\ngroups (kinds in the order Megatron-Core first creates them):\n");
+	for (f = 0; f < j->t.nfam; f++) {
+		enum mcinit_group_kind k = j->t.fam[f].kind;
+
 		if (!(j->kinds & MCINIT_GROUP_BIT(k)))
 			continue;
-		if (mcinit_topo_groups(&j->t, k, &g, &err) < 0)
+		if (mcinit_topo_fam_groups(&j->t, f, &g, &err) < 0)
 			return -1;
 		mcinit_out_printf(w, "  %s: %ld group%s of %ld (%s grid, %s)\n",
-		                  mcinit_group_kind_name(k), g.ngroups, g.ngroups == 1 ? "" : "s",
+		                  fam_name(&j->t, f, name), g.ngroups, g.ngroups == 1 ? "" : "s",
 		                  g.size, mcinit_group_kind_is_expert(k) ? "expert" : "dense",
 		                  mcinit_group_kind_token(k));
 		text_kind_groups(w, &g);
@@ -265,11 +290,13 @@ enum {
 	COL_NODE,
 	COL_LOCAL,
 	COL_TP,
+	COL_GTP,
 	COL_CP,
 	COL_DP,
 	COL_PP,
 	COL_ETP,
 	COL_EP,
+	COL_EGTP,
 	COL_EDP,
 	COL_SEED,
 	COL_MPSEED,
@@ -277,9 +304,9 @@ enum {
 	NCOL
 };
 
-static const char *const col_names[NCOL] = {"rank", "node",    "local",  "tp", "cp",
-                                            "dp",   "pp",      "etp",    "ep", "edp",
-                                            "seed", "tp-seed", "ep-seed"};
+static const char *const col_names[NCOL] = {"rank", "node", "local", "tp",      "gtp",
+                                            "cp",   "dp",   "pp",    "etp",     "ep",
+                                            "egtp", "edp",  "seed",  "tp-seed", "ep-seed"};
 
 /* The row of rank r; node and local rank are -1 when placement is unknown. */
 static void
@@ -294,11 +321,13 @@ rank_row(const struct job *j, long r, long long *row)
 	row[COL_NODE] = j->pl.npn ? r / j->pl.npn : -1;
 	row[COL_LOCAL] = j->pl.npn ? r % j->pl.npn : -1;
 	row[COL_TP] = co.tp;
+	row[COL_GTP] = co.gtp;
 	row[COL_CP] = co.cp;
 	row[COL_DP] = co.dp;
 	row[COL_PP] = co.pp;
 	row[COL_ETP] = co.etp;
 	row[COL_EP] = co.ep;
+	row[COL_EGTP] = co.egtp;
 	row[COL_EDP] = co.edp;
 	row[COL_SEED] = sd.base;
 	row[COL_MPSEED] = sd.model_parallel;
@@ -312,24 +341,30 @@ text_rank_table(struct out *w, const struct job *j)
 	int width[NCOL], c;
 	long r;
 
+	/* A width of 0 leaves the column out: the gtp_remat coordinates before r0.19. */
 	for (c = 0; c < NCOL; c++)
 		width[c] = (int)strlen(col_names[c]);
+	if (!(j->t.s.features & MCINIT_TOPO_F_GTP))
+		width[COL_GTP] = width[COL_EGTP] = 0;
 	for (r = 0; r < j->t.s.world; r++) {
 		rank_row(j, r, row);
 		for (c = 0; c < NCOL; c++)
-			if (mcinit_num_width(row[c]) > width[c])
+			if (width[c] > 0 && mcinit_num_width(row[c]) > width[c])
 				width[c] = mcinit_num_width(row[c]);
 	}
 	OUT_LIT(w, "\nranks (tp-seed: tensor-parallel CUDA seed, ep-seed: expert-parallel CUDA "
 	           "seed):\n ");
 	for (c = 0; c < NCOL; c++)
-		mcinit_out_printf(w, " %*s", width[c], col_names[c]);
+		if (width[c] > 0)
+			mcinit_out_printf(w, " %*s", width[c], col_names[c]);
 	OUT_LIT(w, "\n");
 	for (r = 0; r < j->t.s.world; r++) {
 		rank_row(j, r, row);
 		out_room(w, 32);
 		*w->p++ = ' ';
 		for (c = 0; c < NCOL; c++) {
+			if (width[c] == 0)
+				continue;
 			OUT_LIT(w, " ");
 			if ((c == COL_NODE || c == COL_LOCAL) && row[c] < 0)
 				mcinit_out_printf(w, "%*s", width[c], "-");
@@ -340,25 +375,25 @@ text_rank_table(struct out *w, const struct job *j)
 	}
 }
 
-/* A group's members, for one rank: generates the kind (O(W)) and slices it. */
+/* A group's members, for one rank. */
 static int
-text_rank_group(struct out *w, const struct job *j, enum mcinit_group_kind k)
+text_rank_group(struct out *w, const struct job *j, int f)
 {
-	struct mcinit_err err = {0};
-	struct mcinit_groups g;
-	long color, key;
+	const struct mcinit_topo_fam *fm = &j->t.fam[f];
+	long color, key, *v;
+	char name[40];
 
-	mcinit_out_printf(w, "    %-9s", mcinit_group_kind_name(k));
-	if (mcinit_topo_group_of(&j->t, k, j->o->rank, &color, &key) != 0) {
+	mcinit_out_printf(w, "    %-*s ", NAME_W, fam_name(&j->t, f, name));
+	if (mcinit_topo_fam_group_of(&j->t, f, j->o->rank, &color, &key) != 0) {
 		OUT_LIT(w, "not a member\n");
 		return 0;
 	}
-	if (mcinit_topo_groups(&j->t, k, &g, &err) < 0)
-		return -1;
-	mcinit_out_printf(w, "group %ld of %ld, position %ld: ", color, g.ngroups, key);
-	group_text(w, g.members + color * g.size, g.size);
+	v = mcinit_xmalloc((size_t)fm->size * sizeof *v);
+	mcinit_topo_fam_group(&j->t, f, color, v);
+	mcinit_out_printf(w, "group %ld of %ld, position %ld: ", color, fm->ngroups, key);
+	group_text(w, v, fm->size);
 	OUT_LIT(w, "\n");
-	mcinit_groups_destroy(&g);
+	free(v);
 	return 0;
 }
 
@@ -366,7 +401,7 @@ static int
 text_rank(struct out *w, const struct job *j)
 {
 	long long row[NCOL];
-	int k;
+	int f;
 
 	rank_row(j, j->o->rank, row);
 	mcinit_out_printf(w, "\nrank %ld:", j->o->rank);
@@ -375,17 +410,26 @@ text_rank(struct out *w, const struct job *j)
 		                  row[COL_LOCAL]);
 	else
 		OUT_LIT(w, " node unknown (give --nproc-per-node)\n");
-	mcinit_out_printf(w, "  dense:  tp %lld, cp %lld, dp %lld, pp %lld\n", row[COL_TP],
-	                  row[COL_CP], row[COL_DP], row[COL_PP]);
-	mcinit_out_printf(w, "  expert: etp %lld, ep %lld, edp %lld, pp %lld\n", row[COL_ETP],
-	                  row[COL_EP], row[COL_EDP], row[COL_PP]);
+	if (j->t.s.features & MCINIT_TOPO_F_GTP) {
+		mcinit_out_printf(w,
+		                  "  dense:  tp %lld, gtp_remat %lld, cp %lld, dp %lld, pp %lld\n",
+		                  row[COL_TP], row[COL_GTP], row[COL_CP], row[COL_DP], row[COL_PP]);
+		mcinit_out_printf(
+		    w, "  expert: etp %lld, ep %lld, gtp_remat %lld, edp %lld, pp %lld\n",
+		    row[COL_ETP], row[COL_EP], row[COL_EGTP], row[COL_EDP], row[COL_PP]);
+	} else {
+		mcinit_out_printf(w, "  dense:  tp %lld, cp %lld, dp %lld, pp %lld\n", row[COL_TP],
+		                  row[COL_CP], row[COL_DP], row[COL_PP]);
+		mcinit_out_printf(w, "  expert: etp %lld, ep %lld, edp %lld, pp %lld\n",
+		                  row[COL_ETP], row[COL_EP], row[COL_EDP], row[COL_PP]);
+	}
 	mcinit_out_printf(w,
 	                  "  seeds:  %lld (torch, numpy, data-parallel), tensor-parallel %lld, "
 	                  "expert-parallel %lld\n",
 	                  row[COL_SEED], row[COL_MPSEED], row[COL_EPSEED]);
 	OUT_LIT(w, "  groups (index and position from 0):\n");
-	for (k = 0; k < MCINIT_GROUP_COUNT; k++)
-		if ((j->kinds & MCINIT_GROUP_BIT(k)) && text_rank_group(w, j, k) < 0)
+	for (f = 0; f < j->t.nfam; f++)
+		if ((j->kinds & MCINIT_GROUP_BIT(j->t.fam[f].kind)) && text_rank_group(w, j, f) < 0)
 			return -1;
 	return 0;
 }

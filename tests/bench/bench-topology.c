@@ -1,6 +1,7 @@
 /*
  * bench-topology.c — time the rank-group generator at 2^16, 2^18 and 2^20
- * ranks (TP 8, PP 16, CP 2, EP 8, ETP 1): all 16 kinds (a) in memory,
+ * ranks (TP 8, PP 16, CP 2, EP 8, ETP 1; main, with hierarchical CP and two
+ * optimizer instances, or with gtp_remat 2): every kind (a) in memory,
  * (b) as JSON streamed to /dev/null, (c) as JSON in one mcinit_buf.
  * Prints the median of 5 runs, the peak RSS of each case (measured in a
  * child process of its own, so cases do not inherit each other's peak),
@@ -58,7 +59,7 @@ cmp_double(const void *a, const void *b)
 static long
 run_once(const struct mcinit_topo *t, enum mode m, FILE *devnull)
 {
-	struct mcinit_groups g[MCINIT_GROUP_COUNT];
+	struct mcinit_groups g[MCINIT_FAM_MAX];
 	struct mcinit_buf b = {0};
 	struct mcinit_err err = {0};
 	long n = 0;
@@ -66,14 +67,14 @@ run_once(const struct mcinit_topo *t, enum mode m, FILE *devnull)
 
 	switch (m) {
 	case MODE_MEMORY:
-		for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
-			if (mcinit_topo_groups(t, k, &g[k], &err) < 0) {
+		for (k = 0; k < t->nfam; k++) {
+			if (mcinit_topo_fam_groups(t, k, &g[k], &err) < 0) {
 				fprintf(stderr, "bench-topology: %s\n", err.msg);
 				exit(1);
 			}
 			n += g[k].ngroups * g[k].size;
 		}
-		for (k = 0; k < MCINIT_GROUP_COUNT; k++)
+		for (k = 0; k < t->nfam; k++)
 			mcinit_groups_destroy(&g[k]);
 		return n;
 	case MODE_JSON_STREAM:
@@ -119,10 +120,20 @@ struct result {
 	long produced;
 };
 
+/* Two jobs on main between them create every kind: hierarchical CP and two
+ * optimizer instances, or the gtp_remat axis (which excludes instances). */
+static const char *const job_names[2] = {"hcp 2, 2 instances", "gtp_remat 2, expert 2"};
+
 static void
-child(long world, enum mode m, int fd)
+child(long world, int job, enum mode m, int fd)
 {
-	struct mcinit_topo_sizes s = {world, 8, 16, 2, 8, 1, 0};
+	struct mcinit_topo_sizes s = {.world = world,
+	                              .tp = 8,
+	                              .pp = 16,
+	                              .cp = 2,
+	                              .ep = 8,
+	                              .etp = 1,
+	                              .features = mcinit_topo_features("main")};
 	struct mcinit_topo t;
 	struct mcinit_err err = {0};
 	struct result r = {0};
@@ -130,6 +141,13 @@ child(long world, enum mode m, int fd)
 	FILE *devnull = fopen("/dev/null", "w");
 	int i;
 
+	if (job == 0) {
+		s.nhcp = 1;
+		s.hcp[0] = 2;
+		s.dist_opt_instances = 2;
+	} else {
+		s.gtp = s.egtp = 2;
+	}
 	if (devnull == NULL || mcinit_topo_init(&t, &s, &err) < 0) {
 		fprintf(stderr, "bench-topology: %s\n", devnull ? err.msg : "/dev/null");
 		_exit(1);
@@ -154,7 +172,7 @@ child(long world, enum mode m, int fd)
 
 /* Runs one case in a child; *maxrss_kib gets that child's peak RSS. */
 static int
-measure(long world, enum mode m, struct result *r, long *maxrss_kib)
+measure(long world, int job, enum mode m, struct result *r, long *maxrss_kib)
 {
 	struct rusage ru;
 	int fd[2], status, wst;
@@ -168,7 +186,7 @@ measure(long world, enum mode m, struct result *r, long *maxrss_kib)
 		return -1;
 	if (pid == 0) {
 		close(fd[0]);
-		child(world, m, fd[1]);
+		child(world, job, m, fd[1]);
 	}
 	close(fd[1]);
 	if (read(fd[0], r, sizeof *r) != (ssize_t)sizeof *r)
@@ -187,42 +205,45 @@ measure(long world, enum mode m, struct result *r, long *maxrss_kib)
 int
 main(int argc, char **argv)
 {
-	int maxlog = argc > 1 ? atoi(argv[1]) : 20, lg, m;
+	int maxlog = argc > 1 ? atoi(argv[1]) : 20, lg, m, job;
 
 	if (maxlog < 16 || maxlog > 24) {
 		fprintf(stderr, "usage: bench-topology [MAX_LOG2_WORLD: 16..24]\n");
 		return 64;
 	}
-	printf("rank groups, all 16 kinds; TP 8, PP 16, CP 2, EP 8, ETP 1; median of %d runs\n",
+	printf("rank groups, every kind main creates; TP 8, PP 16, CP 2, EP 8, ETP 1; median of "
+	       "%d runs\n",
 	       REPS);
-	printf("%9s  %-18s %10s %10s %14s %9s %12s\n", "ranks", "what", "median ms", "min ms",
-	       "output", "peak RSS", "vs Megatron");
+	printf("%9s  %-22s %-18s %10s %10s %14s %9s %12s\n", "ranks", "job", "what", "median ms",
+	       "min ms", "output", "peak RSS", "vs Megatron");
 	for (lg = 16; lg <= maxlog; lg += 2) {
 		long world = 1L << lg;
 
-		for (m = 0; m < MODE_COUNT; m++) {
-			struct result r;
-			long rss;
-			double ref = reference_seconds(world);
-			char out[32], vs[32];
+		for (job = 0; job < 2; job++)
+			for (m = 0; m < MODE_COUNT; m++) {
+				struct result r;
+				long rss;
+				double ref = reference_seconds(world);
+				char out[32], vs[32];
 
-			if (measure(world, m, &r, &rss) < 0) {
-				fprintf(stderr, "bench-topology: case failed\n");
-				return 1;
+				if (measure(world, job, m, &r, &rss) < 0) {
+					fprintf(stderr, "bench-topology: case failed\n");
+					return 1;
+				}
+				if (m == MODE_MEMORY)
+					snprintf(out, sizeof out, "%.1fM members",
+					         (double)r.produced / 1e6);
+				else
+					snprintf(out, sizeof out, "%.1f MB",
+					         (double)r.produced / 1e6);
+				if (ref > 0)
+					snprintf(vs, sizeof vs, "%.0fx faster", ref / r.median);
+				else
+					snprintf(vs, sizeof vs, "-");
+				printf("%9ld  %-22s %-18s %10.2f %10.2f %14s %6.1f MB %12s\n",
+				       world, job_names[job], mode_names[m], r.median * 1e3,
+				       r.min * 1e3, out, (double)rss / 1024.0, vs);
 			}
-			if (m == MODE_MEMORY)
-				snprintf(out, sizeof out, "%.1fM members",
-				         (double)r.produced / 1e6);
-			else
-				snprintf(out, sizeof out, "%.1f MB", (double)r.produced / 1e6);
-			if (ref > 0)
-				snprintf(vs, sizeof vs, "%.0fx faster", ref / r.median);
-			else
-				snprintf(vs, sizeof vs, "-");
-			printf("%9ld  %-18s %10.2f %10.2f %14s %6.1f MB %12s\n", world,
-			       mode_names[m], r.median * 1e3, r.min * 1e3, out,
-			       (double)rss / 1024.0, vs);
-		}
 	}
 	printf("reference: Megatron-Core's Python generator, ~4 s at 65,536 ranks and ~14 s at "
 	       "262,144 ranks\n");

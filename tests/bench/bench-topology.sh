@@ -2,7 +2,8 @@
 # Rank-group benchmark (issue 4).  First the generator alone
 # (bench-topology: in memory, JSON to /dev/null, JSON in a buffer), then the
 # whole `mcinit topology --format=json` process writing to /dev/null at
-# 65,536, 262,144 and 1,048,576 ranks (TP 8, PP 16, CP 2, EP 8, ETP 1; 8 ranks
+# 65,536, 262,144 and 1,048,576 ranks (TP 8, PP 16, CP 2, EP 8, ETP 1,
+# hierarchical CP [2], two optimizer instances: 24 kinds on main; 8 ranks
 # per node): median wall time of 3 runs, peak RSS of the process (from
 # wait4's rusage), output size, and the speed-up over Megatron-Core's Python
 # generator (~4 s at 65,536 ranks, ~14 s at 262,144, in memory only).
@@ -26,7 +27,9 @@ job = ["model.tensor_model_parallel_size=8", "model.pipeline_model_parallel_size
        "model.expert_tensor_parallel_size=1", "model.num_layers=32",
        "model.hidden_size=1024", "model.num_attention_heads=16", "model.seq_length=4096",
        "model.max_position_embeddings=4096", "model.num_moe_experts=8",
-       "model.sequence_parallel=true", "model.bf16=true", "train.micro_batch_size=1"]
+       "model.sequence_parallel=true", "model.bf16=true", "train.micro_batch_size=1",
+       "model.hierarchical_context_parallel_sizes=[2]",
+       "ddp.num_distributed_optimizer_instances=2", "ddp.use_distributed_optimizer=true"]
 reference = {65536: 4.0, 262144: 14.0}  # Megatron-Core's Python RankGenerator, seconds
 runs = 3
 
@@ -75,7 +78,7 @@ def output_bytes(world):
 
 # The output is checked once, at the smallest size, before anything is timed.
 doc = json.loads(subprocess.run(argv(65536), capture_output=True, check=True).stdout)
-assert doc["world_size"] == 65536 and len(doc["ranks"]) == 65536 and len(doc["groups"]) == 16
+assert doc["world_size"] == 65536 and len(doc["ranks"]) == 65536 and len(doc["groups"]) == 24
 del doc
 
 print(f"whole process: mcinit topology --format=json > /dev/null; TP 8, PP 16, CP 2, EP 8, "

@@ -93,7 +93,7 @@ golden topology-rank-json 0 $T $A --rank 5 --nproc-per-node 4 --format=json
 check topology-rank-one-entry sh -c "$T $A --rank 13 --nproc-per-node 4 --format=json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert len(d[\"ranks\"]) == 1 and len(d[\"groups\"]) == 16, d[\"ranks\"]
+assert len(d[\"ranks\"]) == 1 and len(d[\"groups\"]) == 20, d[\"ranks\"]
 e = d[\"ranks\"][0]
 assert (e[\"rank\"], e[\"node\"], e[\"local_rank\"]) == (13, 3, 1), e
 assert (e[\"tp\"], e[\"cp\"], e[\"dp\"], e[\"pp\"]) == (1, 0, 1, 1), e
@@ -330,6 +330,60 @@ xml.dom.minidom.parseString(data)
 assert len(data) < 400000 and \"8184 more nodes\" in data, len(data)
 '"
 check topology-svg-live-no-placement sh -c "env -u HWLOC_XMLFILE $T --world-size 8 topology-model.json --format=svg >/dev/null 2>&1; rc=\$?; if [ $live_gpus -eq 0 ]; then test \$rc -eq 64; else test \$rc -eq 0; fi"
+
+# Every communicator of Megatron-Core's own initialize_model_parallel, per
+# release (tests/oracle/golden, written by tests/oracle/topology-oracle.py),
+# through Megatron-LM flags: groups per kind in creation order, and the jobs
+# Megatron rejects rejected.  Releases mcinit does not know yet are skipped.
+for rel in r0.15 r0.16 r0.17 r0.18 r0.19 main; do
+	rc=0
+	(cd "$cli/inputs" && CUDA_DEVICE_MAX_CONNECTIONS=1 python3 topology-oracle-cli.py "$M" \
+		"$srcdir/tests/oracle/golden/$rel.txt" "$rel") >"$tmp/oracle" 2>&1 || rc=$?
+	if [ $rc -eq 77 ]; then
+		skip "topology-oracle-$rel" "mcinit has no --megatron-version $rel yet"
+	elif [ $rc -eq 0 ]; then
+		pass "topology-oracle-$rel"
+	else
+		fail "topology-oracle-$rel" "differs from Megatron-Core:" "$tmp/oracle"
+	fi
+done
+
+# Issue 9's must-show: hierarchical CP and two optimizer instances (plus the
+# expert side with EP 2); main with TP 2 and 4 weight shards.
+MS="--world-size 32 --format=json -- --num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --train-iters 1 --tensor-model-parallel-size 2 --context-parallel-size 4 --hierarchical-context-parallel-sizes 2 2 --num-distributed-optimizer-instances 2 --use-distributed-optimizer"
+check topology-must-show-hcp sh -c "$T $MS 2>/dev/null | python3 -c '
+import json, sys
+g = json.load(sys.stdin)[\"groups\"]
+keys = list(g)
+assert keys.index(\"cp\") < keys.index(\"hcp\") < keys.index(\"mp\"), keys
+assert keys.index(\"dp_cp\") < keys.index(\"intra_dp_cp\") < keys.index(\"dp\"), keys
+assert keys[-1] == \"intra_dist_opt_instance\", keys
+assert \"intra_ep_dp\" in keys and \"inter_ep_dp\" in keys, keys
+assert g[\"cp\"][0] == [0, 2, 4, 6] and g[\"hcp\"][:4] == [[0, 2], [4, 6], [0, 4], [2, 6]], g[\"hcp\"][:4]
+assert g[\"intra_dp_cp\"][:2] == [list(range(0, 16, 2)), list(range(16, 32, 2))], g[\"intra_dp_cp\"][:2]
+assert g[\"intra_dist_opt_instance\"] == [list(range(16)), list(range(16, 32))]
+'"
+check topology-must-show-hcp-ep sh -c "$T $MS --expert-model-parallel-size 2 --num-experts 4 2>/dev/null | python3 -c '
+import json, sys
+g = json.load(sys.stdin)[\"groups\"]
+assert g[\"ep_dp\"][0] == list(range(0, 32, 4)), g[\"ep_dp\"][0]
+assert g[\"intra_ep_dp\"][:2] == [[0, 4, 8, 12], [16, 20, 24, 28]], g[\"intra_ep_dp\"][:2]
+assert g[\"inter_ep_dp\"][:4] == [[0, 16], [4, 20], [8, 24], [12, 28]], g[\"inter_ep_dp\"][:4]
+'"
+GTP="--megatron-version main --world-size 16 --format=json -- --num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --train-iters 1 --tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4"
+check topology-gtp-remat-main sh -c "$T $GTP 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+g, s = d[\"groups\"], d[\"sizes\"]
+assert s[\"gtp_remat\"] == 2 and s[\"dp\"] == 4 and s[\"expert_gtp_remat\"] == 1, s
+assert g[\"gtp_remat\"][:3] == [[0, 2], [1, 3], [4, 6]] and len(g[\"gtp_remat\"]) == 8, g[\"gtp_remat\"]
+assert g[\"dp\"][0] == [0, 4, 8, 12] and g[\"gtp_remat_dp\"][0] == [0, 2, 4, 6, 8, 10, 12, 14]
+assert g[\"mp\"][0] == [0, 1, 2, 3] and g[\"tp_dp\"] == [list(range(16))]
+assert list(g)[0] == \"gtp_remat\" and g[\"intra_dist_opt_instance\"] == [list(range(16))]
+r = d[\"ranks\"][2]
+assert (r[\"tp\"], r[\"gtp_remat\"], r[\"dp\"]) == (0, 1, 0), r
+'"
+check topology-gtp-remat-needs-r019 sh -c "$T --megatron-version r0.16 $(echo "$GTP" | sed 's/--megatron-version main//') >/dev/null 2>&1; test \$? -ne 0"
 
 check topology-help-mentions-exit-codes sh -c "$T --help | grep -q 'Exit status'"
 check topology-listed-in-usage sh -c "$M --help | grep -q '^  topology '"
