@@ -23,7 +23,7 @@ mcinit_kernels_job_init(struct mcinit_kernels_job *job)
 	job->calls = 5;
 	job->device = MCINIT_KDEV_AUTO;
 	job->sample = 4096;
-	job->cpu_max_elems = (size_t)1 << 22;
+	job->cpu_max_elems = (size_t)1 << 20;
 }
 
 struct run {
