@@ -1,0 +1,191 @@
+/* mcinit_kernels.h — Megatron's fused element-wise kernels (bias+GeLU,
+ * bias+SwiGLU, bias+dropout+add) for fp32, fp16 and bf16: CPU references,
+ * CUDA kernels, and the `kernels' phase of `mcinit run'.
+ *
+ * Plain C.  Tensors are row-major rows x cols; the bias has cols elements and
+ * is added to every row (Megatron's broadcast over [s, b, h]).  Every function
+ * computes in fp32 and rounds once to the tensor's type (round to nearest,
+ * ties to even), as Megatron's jit-fused versions do.  The CPU reference and
+ * the CUDA kernels share their arithmetic (kmath.h), so a GPU result equals
+ * the reference bit for bit (fp16 NaN payloads aside).
+ *
+ * Ownership: the caller owns every buffer and structure passed in; nothing
+ * here allocates memory that outlives a call, keeps a pointer, prints, or
+ * exits.  Errors are returned as MCINIT_KERR_* codes (mcinit_kernels_strerror
+ * names them); the phase also fills a message in its result.
+ */
+#ifndef MCINIT_KERNELS_H
+#define MCINIT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mcinit_dtype { MCINIT_DTYPE_F32, MCINIT_DTYPE_F16, MCINIT_DTYPE_BF16 };
+
+/* Bytes per element (4 or 2), and "fp32", "fp16", "bf16". */
+size_t mcinit_dtype_size(enum mcinit_dtype dt);
+const char *mcinit_dtype_name(enum mcinit_dtype dt);
+
+/* Round-to-nearest-even conversions (NaN stays NaN, overflow gives inf). */
+uint16_t mcinit_f32_to_bf16(float f);
+float mcinit_bf16_to_f32(uint16_t h);
+uint16_t mcinit_f32_to_f16(float f);
+float mcinit_f16_to_f32(uint16_t h);
+
+/* Element i of a dt tensor as float; store v (rounded) as element i. */
+float mcinit_kload(enum mcinit_dtype dt, const void *p, size_t i);
+void mcinit_kstore(enum mcinit_dtype dt, void *p, size_t i, float v);
+
+/* Philox4x32-10: ctr[4] and key[2] in, out[4] out (Random123's layout). */
+void mcinit_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* The dropout keep threshold for probability p (0 <= p <= 1): element i is
+ * kept when word i of the (seed, offset) stream is below it.  2^32 keeps
+ * everything (p = 0). */
+uint64_t mcinit_dropout_threshold(float p);
+/* Whether dropout with (seed, offset, p) keeps element i (1) or zeroes it (0):
+ * the mask, reproducible anywhere from these four numbers. */
+int mcinit_dropout_keep(uint64_t seed, uint64_t offset, uint64_t i, float p);
+
+enum mcinit_kop {
+	MCINIT_KOP_BIAS_GELU_FWD,    /* out = gelu(in + bias)                       */
+	MCINIT_KOP_BIAS_GELU_BWD,    /* out = gelu'(in + bias) * grad               */
+	MCINIT_KOP_BIAS_SWIGLU_FWD,  /* out[r, cols/2] = silu(y1) * y2, y = in+bias */
+	MCINIT_KOP_BIAS_SWIGLU_BWD,  /* out[r, cols] = d/dy, grad is [r, cols/2]    */
+	MCINIT_KOP_BIAS_DROPOUT_ADD, /* out = residual + dropout(in + bias, p)      */
+};
+#define MCINIT_KOP_COUNT 5
+const char *mcinit_kop_name(enum mcinit_kop op);
+
+/* Arguments of one operation.  Pointers are host memory for the reference,
+ * device memory for the CUDA functions; any alignment of the element type
+ * works (16-byte aligned tensors take the vector path). */
+struct mcinit_kargs {
+	enum mcinit_dtype dtype;
+	size_t rows, cols;    /* of `in'; SwiGLU needs cols even           */
+	const void *in;       /* rows x cols                               */
+	const void *bias;     /* cols                                      */
+	const void *grad;     /* backward: the shape of the forward output */
+	const void *residual; /* dropout-add: rows x cols                  */
+	void *out;            /* the forward output, or d/d(in) backward   */
+	uint8_t *mask;        /* dropout-add: 1 = kept; NULL: not written  */
+	float p;              /* dropout probability, 0 <= p <= 1          */
+	uint64_t seed;        /* dropout: the rank's generator seed        */
+	uint64_t offset;      /* dropout: advance per call (Philox offset) */
+};
+
+/* Elements of the output of op (rows*cols, or rows*cols/2 for SwiGLU fwd). */
+size_t mcinit_kop_out_elems(enum mcinit_kop op, const struct mcinit_kargs *a);
+/* Bytes one call reads and writes in memory (the bandwidth figure's numerator). */
+size_t mcinit_kop_bytes(enum mcinit_kop op, const struct mcinit_kargs *a);
+
+enum {
+	MCINIT_KERR_OK = 0,
+	MCINIT_KERR_INVAL = 1,  /* bad shape, dtype, p, or missing buffer   */
+	MCINIT_KERR_NOMEM = 2,  /* host or device allocation failed         */
+	MCINIT_KERR_NOGPU = 3,  /* no CUDA in this build, or no device      */
+	MCINIT_KERR_CUDA = 4,   /* a CUDA runtime call failed               */
+	MCINIT_KERR_NUMERIC = 5 /* a result differs from the CPU reference  */
+};
+const char *mcinit_kernels_strerror(int err);
+
+/* Checks the arguments of op; MCINIT_KERR_OK or MCINIT_KERR_INVAL. */
+int mcinit_kargs_check(enum mcinit_kop op, const struct mcinit_kargs *a);
+
+/* The CPU reference (host pointers).  Synchronous. */
+int mcinit_kref_run(enum mcinit_kop op, const struct mcinit_kargs *a);
+
+/* The CUDA kernels (device pointers), enqueued on `stream' (a cudaStream_t,
+ * NULL = the default stream); returns after the launch, not the work.
+ * MCINIT_KERR_NOGPU in a build without CUDA. */
+int mcinit_kgpu_run(enum mcinit_kop op, const struct mcinit_kargs *a, void *stream);
+
+/* ---- the `kernels' phase: Megatron's _warmup_jit_function, checked and timed ---- */
+
+enum mcinit_kdevice {
+	MCINIT_KDEV_AUTO, /* the GPU when one is usable, else the CPU references */
+	MCINIT_KDEV_CPU,
+	MCINIT_KDEV_GPU /* MCINIT_KERR_NOGPU without one */
+};
+
+struct mcinit_kernels_job {
+	enum mcinit_dtype dtype; /* bf16 if bf16, fp16 if fp16, else fp32 */
+	int swiglu;              /* bias_swiglu instead of bias_gelu      */
+	int sequence_parallel;
+	long seq_length, micro_batch_size, hidden_size, ffn_hidden_size;
+	long tp, cp;   /* tensor and context parallel sizes           */
+	uint64_t seed; /* this rank's generator seed (the seeds phase) */
+	int rank;      /* for the report                              */
+	int calls;     /* forward calls per case; Megatron: 5         */
+	enum mcinit_kdevice device;
+	int gpu;              /* CUDA device ordinal (the device phase's)   */
+	size_t sample;        /* elements checked per case                  */
+	size_t cpu_max_elems; /* CPU path: cases are cut to this many rows' worth */
+};
+
+/* Fills job with the defaults: fp32, gelu, 5 calls, AUTO, device 0, sample
+ * 4096, cpu_max_elems 1<<20 (the CPU reference does ~10-25 M elements/s), tp = cp = 1;
+ * shapes 0 (the caller sets them). */
+void mcinit_kernels_job_init(struct mcinit_kernels_job *job);
+
+struct mcinit_kernels_case {
+	enum mcinit_kop op;
+	size_t rows, cols;     /* as run (rows may be cut on the CPU path) */
+	size_t rows_megatron;  /* the warm-up shape's rows                 */
+	size_t bytes_per_call; /* mcinit_kop_bytes                         */
+	double best_s, mean_s; /* per call                                 */
+	double gbps;           /* bytes_per_call / best_s / 1e9            */
+	size_t checked;        /* sampled elements compared                */
+	double max_ulps;       /* largest difference, in ulps of the dtype */
+	int ok;                /* max_ulps within the tolerance            */
+};
+
+struct mcinit_kernels_result {
+	int rank;
+	const char *backend;  /* "gpu" or "cpu" (static string)             */
+	char device_name[96]; /* the GPU's name, or "cpu"                    */
+	double peak_gbps;     /* memory clock x bus width; 0 when unknown    */
+	int ncases;
+	struct mcinit_kernels_case cases[2]; /* activation, dropout-add      */
+	double max_ulps_allowed;
+	int ok;            /* every case ok                               */
+	int error;         /* MCINIT_KERR_*                               */
+	char message[256]; /* what went wrong, when error != 0            */
+};
+
+/* Runs the phase: allocates Megatron's warm-up tensors (input [s/CP, MBS,
+ * ffn/TP] with bias [ffn/TP]; input and residual [s'/CP, MBS, hidden] with
+ * s' = s/TP under sequence parallelism, bias [hidden], p = 0.1), fills them
+ * with uniform values in [-2, 2) from Philox (seed-derived, reproducible on
+ * the host), makes job->calls forward calls per case, checks job->sample
+ * output elements of the last call against the CPU reference and measures
+ * the memory bandwidth.  Frees everything before it returns.  Returns
+ * res->error; numeric mismatches give MCINIT_KERR_NUMERIC with res filled. */
+int mcinit_kernels_phase(const struct mcinit_kernels_job *job, struct mcinit_kernels_result *res);
+
+/* Across the ranks' results: the index of the slowest (lowest activation-case
+ * GB/s) in *slowest and of the fastest in *fastest; returns how many ranks
+ * fall below min_frac of the fastest (0 when min_frac <= 0). */
+size_t mcinit_kernels_slowest(const struct mcinit_kernels_result *r, size_t n, double min_frac,
+                              size_t *slowest, size_t *fastest);
+
+/* ---- for the phase's backends and tests ---- */
+
+/* The test-input value of element i of tensor `tensor' for generator `seed'
+ * (uniform in [-2, 2), rounded to dt), as float: the phase fills its device
+ * tensors with exactly these. */
+float mcinit_kernels_input(enum mcinit_dtype dt, uint64_t seed, uint32_t tensor, uint64_t i);
+
+/* Difference between a and b in units in the last place of dt (both already
+ * representable in dt); 0 when equal, also for two NaNs; inf for NaN vs number. */
+double mcinit_ulps(enum mcinit_dtype dt, float a, float b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

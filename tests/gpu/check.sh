@@ -1,0 +1,13 @@
+#!/bin/sh
+# make check's view of tests/gpu/run.sh: its exit 77 (no GPU) as a TAP skip,
+# its output as TAP comments.
+. "$srcdir/tests/cli/lib.sh"
+rc=0
+sh "$srcdir/tests/gpu/run.sh" >"$tmp/out" 2>&1 || rc=$?
+comment "$tmp/out"
+case $rc in
+0) pass "GPU kernels: correctness, bandwidth, phase" ;;
+77) skip "GPU kernels" "$(head -n 1 "$tmp/out" | sed "s/^SKIP: //")" ;;
+*) fail "GPU kernels" "tests/gpu/run.sh exited $rc" ;;
+esac
+finish

@@ -1,0 +1,332 @@
+/* gpu-kernels-check.c — the fused kernels on a real GPU: every operation and
+ * type against the CPU reference (odd shapes, misaligned tensors), then a
+ * bandwidth benchmark beside cudaMemcpy device-to-device in the same run, then
+ * the `kernels' phase as `mcinit run' calls it.  Exit 0 all correct, 1 a
+ * mismatch or CUDA error, 77 no GPU.  See tests/gpu/README.md. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcinit_kernels.h"
+
+/* Bit-exact is what the shared arithmetic promises; 1 ulp is the failure
+ * line (stated in the README). */
+#define MAX_ULPS 1.0
+
+static int failures;
+
+static int
+no_gpu(void)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+
+	if (e != cudaSuccess || n == 0) {
+		printf("SKIP: no GPU (cudaGetDeviceCount: %s, %d devices)\n",
+		       e == cudaSuccess ? "ok" : cudaGetErrorString(e), n);
+		return 1;
+	}
+	return 0;
+}
+
+static double
+peak_gbps(int dev)
+{
+	int khz = 0, bits = 0;
+
+	cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev);
+	cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev);
+	return 2.0 * khz * 1e3 * (bits / 8.0) / 1e9;
+}
+
+#define CK(call)                                                                                   \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			printf("FAIL: %s: %s\n", #call, cudaGetErrorString(e_));                   \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static void
+host_fill(enum mcinit_dtype dt, void *p, size_t n, uint32_t tensor)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		mcinit_kstore(dt, p, i, mcinit_kernels_input(dt, 77, tensor, i));
+}
+
+/* One operation on rows x cols, tensors `shift' elements past an aligned
+ * device address: GPU vs reference over every element. */
+static void
+correctness(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, size_t shift)
+{
+	size_t sz = mcinit_dtype_size(dt), n = rows * cols, nout, i, diff = 0;
+	size_t bytes = (n + 16) * sz;
+	char *h_in = malloc(bytes), *h_bias = malloc((cols + 16) * sz), *h_aux = malloc(bytes);
+	char *h_ref = malloc(bytes), *h_got = malloc(bytes);
+	uint8_t *m_ref = calloc(n, 1), *m_got = calloc(n, 1), *d_mask;
+	char *d_in, *d_bias, *d_aux, *d_out;
+	struct mcinit_kargs a = {0};
+	double worst = 0;
+	int err;
+
+	host_fill(dt, h_in, n, 0);
+	host_fill(dt, h_bias, cols, 1);
+	host_fill(dt, h_aux, n, 2);
+	CK(cudaMalloc((void **)&d_in, bytes));
+	CK(cudaMalloc((void **)&d_bias, (cols + 16) * sz));
+	CK(cudaMalloc((void **)&d_aux, bytes));
+	CK(cudaMalloc((void **)&d_out, bytes));
+	CK(cudaMalloc((void **)&d_mask, n ? n : 1));
+	CK(cudaMemcpy(d_in + shift * sz, h_in, n * sz, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_bias, h_bias, cols * sz, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_aux + shift * sz, h_aux, n * sz, cudaMemcpyHostToDevice));
+	a.dtype = dt;
+	a.rows = rows;
+	a.cols = cols;
+	a.p = 0.1f;
+	a.seed = 0x5eed;
+	a.offset = 3;
+	a.in = h_in;
+	a.bias = h_bias;
+	a.grad = a.residual = h_aux;
+	a.out = h_ref;
+	a.mask = m_ref;
+	mcinit_kref_run(op, &a);
+	a.in = d_in + shift * sz;
+	a.bias = d_bias;
+	a.grad = a.residual = d_aux + shift * sz;
+	a.out = d_out + shift * sz;
+	a.mask = d_mask;
+	if ((err = mcinit_kgpu_run(op, &a, NULL)) || cudaDeviceSynchronize() != cudaSuccess) {
+		printf("FAIL: %s %s: %s\n", mcinit_kop_name(op), mcinit_dtype_name(dt),
+		       err ? mcinit_kernels_strerror(err) : cudaGetErrorString(cudaGetLastError()));
+		failures++;
+		goto out;
+	}
+	nout = mcinit_kop_out_elems(op, &a);
+	CK(cudaMemcpy(h_got, d_out + shift * sz, nout * sz, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(m_got, d_mask, n, cudaMemcpyDeviceToHost));
+	for (i = 0; i < nout; i++) {
+		double u = mcinit_ulps(dt, mcinit_kload(dt, h_got, i), mcinit_kload(dt, h_ref, i));
+
+		diff += memcmp(h_got + i * sz, h_ref + i * sz, sz) != 0;
+		if (u > worst)
+			worst = u;
+	}
+	if (op == MCINIT_KOP_BIAS_DROPOUT_ADD && memcmp(m_got, m_ref, n) != 0) {
+		printf("FAIL: %s %s %zux%zu: the dropout mask differs\n", mcinit_kop_name(op),
+		       mcinit_dtype_name(dt), rows, cols);
+		failures++;
+	}
+	printf("%-5s %-17s %-5s %6zu x %-6zu shift %zu: %zu of %zu elements differ, max %g ulps\n",
+	       worst <= MAX_ULPS ? "ok" : "FAIL", mcinit_kop_name(op), mcinit_dtype_name(dt), rows,
+	       cols, shift, diff, nout, worst);
+	if (worst > MAX_ULPS)
+		failures++;
+out:
+	cudaFree(d_mask);
+	cudaFree(d_out);
+	cudaFree(d_aux);
+	cudaFree(d_bias);
+	cudaFree(d_in);
+	free(m_got);
+	free(m_ref);
+	free(h_got);
+	free(h_ref);
+	free(h_aux);
+	free(h_bias);
+	free(h_in);
+}
+
+/* What is timed: a copy (a == NULL) or one operation. */
+struct timed {
+	enum mcinit_kop op;
+	struct mcinit_kargs *a;
+	void *dst;
+	const void *src;
+	size_t bytes;
+};
+
+static int
+enqueue(struct timed *w, int rep)
+{
+	if (!w->a)
+		return cudaMemcpyAsync(w->dst, w->src, w->bytes, cudaMemcpyDeviceToDevice, NULL) !=
+		       cudaSuccess;
+	w->a->offset = (uint64_t)rep; /* a new dropout mask each call */
+	return mcinit_kgpu_run(w->op, w->a, NULL) != 0;
+}
+
+/* Best of `reps' timed runs after two untimed ones, in seconds. */
+static double
+best_of(struct timed *w, int reps)
+{
+	cudaEvent_t t0, t1;
+	float ms, best = INFINITY;
+	int r;
+
+	CK(cudaEventCreate(&t0));
+	CK(cudaEventCreate(&t1));
+	for (r = -2; r < reps; r++) {
+		CK(cudaEventRecord(t0, NULL));
+		if (enqueue(w, r + 2)) {
+			printf("FAIL: launching %s\n", w->a ? mcinit_kop_name(w->op) : "a copy");
+			failures++;
+			break;
+		}
+		CK(cudaEventRecord(t1, NULL));
+		CK(cudaEventSynchronize(t1));
+		CK(cudaEventElapsedTime(&ms, t0, t1));
+		if (r >= 0 && ms < best)
+			best = ms;
+	}
+	cudaEventDestroy(t0);
+	cudaEventDestroy(t1);
+	return best * 1e-3;
+}
+
+static void
+bandwidth(double peak)
+{
+	/* Llama-3 8B's warm-up shapes at TP 1: [8192, 1, 14336] and [8192, 1, 4096]. */
+	static const struct {
+		enum mcinit_kop op;
+		size_t rows, cols;
+	} cases[] = {
+	    {MCINIT_KOP_BIAS_GELU_FWD, 8192, 14336},   {MCINIT_KOP_BIAS_SWIGLU_FWD, 8192, 14336},
+	    {MCINIT_KOP_BIAS_DROPOUT_ADD, 8192, 4096}, {MCINIT_KOP_BIAS_DROPOUT_ADD, 32768, 8192},
+	    {MCINIT_KOP_BIAS_GELU_BWD, 8192, 14336},   {MCINIT_KOP_BIAS_SWIGLU_BWD, 8192, 14336},
+	};
+	size_t big = (size_t)1 << 30, c, cap = (size_t)32768 * 8192 * 4;
+	char *x, *y, *z, *w;
+	double t, copy;
+	int dt;
+
+	CK(cudaMalloc((void **)&x, cap));
+	CK(cudaMalloc((void **)&y, cap));
+	CK(cudaMalloc((void **)&z, cap));
+	CK(cudaMalloc((void **)&w, 1 << 20));
+	CK(cudaMemset(x, 0, cap));
+	CK(cudaMemset(y, 0, cap));
+	CK(cudaMemset(w, 0, 1 << 20));
+	{
+		struct timed w = {0, NULL, y, x, big};
+
+		t = best_of(&w, 10);
+	}
+	copy = 2.0 * big / t / 1e9; /* read + write, as the kernels count */
+	printf("\nbandwidth (GB/s counts bytes read + written; best of 10)\n");
+	printf("%-22s %-5s %-14s %9s %8s %8s\n", "case", "type", "shape", "GB/s", "of peak",
+	       "of copy");
+	printf("%-22s %-5s %-14s %9.0f %7.1f%% %7.1f%%\n", "cudaMemcpy D2D 1 GiB", "-", "-", copy,
+	       peak > 0 ? 100 * copy / peak : 0, 100.0);
+	for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++)
+		for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+			struct mcinit_kargs a = {0};
+			double gbps;
+			char shape[32];
+
+			a.dtype = dt;
+			a.rows = cases[c].rows;
+			a.cols = cases[c].cols;
+			if (a.rows * a.cols * mcinit_dtype_size(dt) > cap / 2 + cap / 4)
+				continue;
+			a.in = x;
+			a.bias = w;
+			a.grad = a.residual = y;
+			a.out = z;
+			a.p = 0.1f;
+			a.seed = 1;
+			{
+				struct timed wk = {cases[c].op, &a, NULL, NULL, 0};
+
+				t = best_of(&wk, 10);
+			}
+			gbps = mcinit_kop_bytes(cases[c].op, &a) / t / 1e9;
+			snprintf(shape, sizeof shape, "%zux%zu", a.rows, a.cols);
+			printf("%-22s %-5s %-14s %9.0f %7.1f%% %7.1f%%%s\n",
+			       mcinit_kop_name(cases[c].op), mcinit_dtype_name(dt), shape, gbps,
+			       peak > 0 ? 100 * gbps / peak : 0, 100 * gbps / copy,
+			       gbps >= 0.9 * copy ? "" : "  (below 90% of copy)");
+		}
+	cudaFree(w);
+	cudaFree(z);
+	cudaFree(y);
+	cudaFree(x);
+}
+
+static void
+phase(void)
+{
+	struct mcinit_kernels_job j;
+	struct mcinit_kernels_result r;
+	int dt, c;
+
+	printf("\nthe kernels phase (Llama-3 8B, TP 1, MBS 1, seq 8192, 5 calls)\n");
+	for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++) {
+		mcinit_kernels_job_init(&j);
+		j.dtype = dt;
+		j.swiglu = 1;
+		j.seq_length = 8192;
+		j.micro_batch_size = 1;
+		j.hidden_size = 4096;
+		j.ffn_hidden_size = 14336;
+		j.seed = 1234;
+		j.device = MCINIT_KDEV_GPU;
+		if (mcinit_kernels_phase(&j, &r)) {
+			printf("FAIL: phase %s: %s\n", mcinit_dtype_name(dt), r.message);
+			failures++;
+			continue;
+		}
+		for (c = 0; c < r.ncases; c++)
+			printf(
+			    "%-5s %-17s %-5s %zux%zu: best %.3f ms, %.0f GB/s, %zu checked, max %g "
+			    "ulps\n",
+			    r.cases[c].ok ? "ok" : "FAIL", mcinit_kop_name(r.cases[c].op),
+			    mcinit_dtype_name(dt), r.cases[c].rows, r.cases[c].cols,
+			    r.cases[c].best_s * 1e3, r.cases[c].gbps, r.cases[c].checked,
+			    r.cases[c].max_ulps);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const size_t shapes[][2] = {{1, 2},     {3, 7},     {7, 130},   {33, 1000},
+	                                   {64, 4096}, {5, 14336}, {257, 1234}};
+	struct cudaDeviceProp prop;
+	int dev = 0, op, dt, quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	size_t s, shift;
+	double peak;
+
+	if (no_gpu())
+		return 77;
+	CK(cudaGetDevice(&dev));
+	CK(cudaGetDeviceProperties(&prop, dev));
+	peak = peak_gbps(dev);
+	printf("device %d: %s, sm_%d%d, %d SMs, peak %.0f GB/s (memory clock x bus width)\n", dev,
+	       prop.name, prop.major, prop.minor, prop.multiProcessorCount, peak);
+	printf("\ncorrectness against the CPU reference (fails above %g ulp)\n", MAX_ULPS);
+	for (op = 0; op < MCINIT_KOP_COUNT; op++)
+		for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++)
+			for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+				for (shift = 0; shift < 2; shift++) {
+					int swiglu = op == MCINIT_KOP_BIAS_SWIGLU_FWD ||
+					             op == MCINIT_KOP_BIAS_SWIGLU_BWD;
+					size_t cols = shapes[s][1] + (swiglu && shapes[s][1] % 2);
+
+					if (quick && s % 2)
+						continue;
+					correctness(op, dt, shapes[s][0], cols, shift ? 3 : 0);
+				}
+	if (!quick)
+		bandwidth(peak);
+	phase();
+	printf("\n%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
