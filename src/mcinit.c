@@ -8,13 +8,21 @@
 #include <sysexits.h>
 
 #include "commands.h"
+#include "version.h"
 
 /* The table's values are sysexits(3)'s: the compiler checks that they agree. */
 #define MCINIT_EXIT_CHECK(value, name, meaning)                                                    \
 	_Static_assert((name) == (value), #name " is " #value);
 MCINIT_EXIT_TABLE(MCINIT_EXIT_CHECK)
 
-const char *argp_program_version = PACKAGE_STRING;
+/* Every command's --version prints the build configuration too. */
+static void
+version_hook(FILE *out, struct argp_state *state)
+{
+	(void)state;
+	mcinit_print_version(out);
+}
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = version_hook;
 const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
 const struct mcinit_command mcinit_commands[] = {
@@ -104,8 +112,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("%s\n", argp_program_version);
-		return 0;
+		return mcinit_print_version(stdout) == 0 ? 0 : EX_IOERR;
 	}
 	for (i = 0; i < mcinit_ncommands; i++)
 		if (strcmp(argv[1], mcinit_commands[i].name) == 0)

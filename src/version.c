@@ -1,0 +1,50 @@
+/* version.c — the version and build configuration (version.h). */
+#include "build.h" /* PACKAGE_STRING and configure's MCINIT_BUILD_* */
+
+#include "version.h"
+
+#include <hwloc.h>
+#include <jansson.h>
+
+/* hwloc's API version 0x00020800 as "2.8.0". */
+static void
+api_version(FILE *out, unsigned v)
+{
+	fprintf(out, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+}
+
+/* NCCL_VERSION_CODE: X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z after. */
+static void
+nccl_version(FILE *out, long code)
+{
+	if (code < 20900)
+		fprintf(out, "%ld.%ld.%ld", code / 1000, code % 1000 / 100, code % 100);
+	else
+		fprintf(out, "%ld.%ld.%ld", code / 10000, code % 10000 / 100, code % 100);
+}
+
+int
+mcinit_print_version(FILE *out)
+{
+	long cuda = MCINIT_BUILD_CUDART_VERSION, nccl = MCINIT_BUILD_NCCL_VERSION;
+
+	fprintf(out, "%s\nbuild configuration:\n  CUDA     ", PACKAGE_STRING);
+	if (cuda > 0)
+		fprintf(out, "%ld.%ld (toolkit %s)\n", cuda / 1000, cuda % 1000 / 10,
+		        MCINIT_BUILD_CUDA_DIR);
+	else
+		fputs("no\n", out);
+	fputs("  NCCL     ", out);
+	if (nccl > 0)
+		nccl_version(out, nccl);
+	else
+		fputs("no", out);
+	fputs("\n  hwloc    " MCINIT_BUILD_HWLOC " (API ", out);
+	api_version(out, HWLOC_API_VERSION);
+	fputs("; running API ", out);
+	api_version(out, hwloc_get_api_version());
+	fprintf(out, ")\n  jansson  %s (running %s)\n", MCINIT_BUILD_JANSSON,
+	        jansson_version_str());
+	fprintf(out, "  libyaml  %s\n", *MCINIT_BUILD_LIBYAML ? MCINIT_BUILD_LIBYAML : "no");
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
