@@ -82,6 +82,9 @@ static const char *const environ_doc[][2] = {
     {"OMPI_COMM_WORLD_RANK", "mcinit run: the rank under Open MPI."},
     {"OMPI_COMM_WORLD_LOCAL_RANK", "mcinit run: the local rank under Open MPI."},
     {"OMPI_COMM_WORLD_LOCAL_SIZE", "mcinit run: ranks on this node under Open MPI."},
+    {"TMPDIR",
+     "mcinit run: where a launcher keeps its workers' error files (default /tmp); removed "
+     "when it ends, by its watchdog when it is killed."},
     {"OMP_NUM_THREADS",
      "mcinit run: left alone when set; else a launcher with several workers sets it to 1, as "
      "torchrun does."},

@@ -11,6 +11,7 @@
  * the worker pids through a pipe — kills those groups when the launcher
  * disappears without saying goodbye (SIGKILL leaves no other chance).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -58,7 +59,7 @@ struct launch {
 	int port;
 	char addr[256];
 	char token[80];
-	char dir[64];
+	char dir[1024];
 	int sfd;
 	int watch_fd; /* write end of the watchdog's pipe; -1 when none */
 	pid_t watchdog;
@@ -121,8 +122,23 @@ stream_read(struct launch *L, struct worker *w, struct stream *s)
 
 /* ---- the watchdog ---- */
 
+/* The launcher's directory of error files, removed by whoever outlives it. */
 static void
-watchdog_main(int rfd)
+remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void
+watchdog_main(int rfd, const char *dir)
 {
 	pid_t pids[4096];
 	size_t n = 0, i;
@@ -146,6 +162,7 @@ watchdog_main(int rfd)
 	(void)c;
 	for (i = 0; i < n; i++)
 		kill(-pids[i], SIGKILL);
+	remove_dir(dir);
 	_exit(0);
 }
 
@@ -166,7 +183,7 @@ watchdog_start(struct launch *L)
 	if (pid == 0) {
 		close(p[1]);
 		setpgid(0, 0); /* not in the terminal's group: a ^C is for the launcher */
-		watchdog_main(p[0]);
+		watchdog_main(p[0], L->dir);
 	}
 	close(p[0]);
 	L->watch_fd = p[1];
@@ -257,7 +274,8 @@ worker_env(const struct launch *L, const struct worker *w)
 	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MASTER_PORT=%d", L->port));
 	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_RESTART_COUNT=0"));
 	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_MAX_RESTARTS=0"));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("TORCHELASTIC_RUN_ID=mcinit-%s", L->dir + 12));
+	env_put(NULL, &v, &n, &cap,
+	        mcinit_xasprintf("TORCHELASTIC_RUN_ID=mcinit-%s", L->dir + strlen(L->dir) - 6));
 	/* the store is served (here or on node 0): join it, do not bind the port */
 	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_USE_AGENT_STORE=True"));
 	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("TORCHELASTIC_ERROR_FILE=%s", w->errfile));
@@ -583,7 +601,8 @@ setup(struct launch *L, struct mcinit_err *err)
 		snprintf(L->token, sizeof L->token, "%s", tok);
 	else if (o->nnodes == 1)
 		random_token(L->token, sizeof L->token);
-	snprintf(L->dir, sizeof L->dir, "/tmp/mcinit-XXXXXX");
+	snprintf(L->dir, sizeof L->dir, "%s/mcinit-XXXXXX",
+	         getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(L->dir))
 		return mcinit_err_set(err, EX_OSERR,
 		                      "launcher: cannot create a directory in "

@@ -8,8 +8,9 @@
 # torch's own TCPStore server (when $MCINIT_TORCH_PYTHON, else python3, has
 # torch), as a ratio.  Torch's server is slow (about 80 ms per client here),
 # so it runs at 64 and 256 clients only unless BENCH_TORCH_MAX=1024.
-# mcinit: median of 3 runs, a fresh store each; "cpu" is the store process's
-# own CPU time (/proc/PID/schedstat), which a loaded machine does not inflate.
+# mcinit: median of 3 runs, a fresh store each; "cpu_ms" is `mcinit store`'s
+# own CPU time (/proc/PID/schedstat), which a loaded machine inflates less
+# than the wall time.
 set -eu
 : "${MCINIT:?}" "${srcdir:?}"
 prog="${BENCH_BUILD:-.}/tests/bench/bench-rendezvous"
@@ -71,7 +72,7 @@ for mode in keys count; do
 		r=-
 		if [ "$have_torch" = yes ] && [ "$n" -le "$tmax" ]; then
 			start_torch
-			t=$(one_run "$n" "$mode")
+			t="$(one_run "$n" "$mode" | cut -d' ' -f1) -"
 			stop
 			r=$(awk -v a="${t%% *}" -v b="${m%% *}" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.0fx", a / b; else print "-" }')
 		fi

@@ -30,8 +30,12 @@ check netns-hosts-reach-each-other ip netns exec "$b" sh -c 'cat </dev/null >/de
 
 M=$MCINIT
 J=topology-model.json
-T="timeout -k 5 60"
-L="--allow-no-cuda --nnodes 2 --nproc-per-node 2 --master-addr 10.231.0.1 --master-port 29511 --timeout 20 $J"
+slow=1
+if ldd "$MCINIT" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+	slow=10
+fi
+T="timeout -k 5 $((60 * slow))"
+L="--allow-no-cuda --nnodes 2 --nproc-per-node 2 --master-addr 10.231.0.1 --master-port 29511 --timeout $((20 * slow)) $J"
 check netns-two-hosts sh -c "
 	MCINIT_STORE_TOKEN=netns-$$ ip netns exec $b $T $M run --node-rank 1 $L >$tmp/b.out 2>&1 &
 	MCINIT_STORE_TOKEN=netns-$$ ip netns exec $a $T $M run --node-rank 0 $L --format=json >$tmp/a.json 2>$tmp/a.err
