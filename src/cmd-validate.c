@@ -6,12 +6,13 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { OPT_PRINT_CONFIG = 0x200, OPT_EACH };
+enum { OPT_PRINT_CONFIG = 0x200, OPT_EACH, OPT_WERROR };
 
 struct vopts {
 	struct mcinit_cli cli;
 	bool print_config;
 	bool each;
+	bool werror;
 };
 
 static const struct argp_option options[] = {
@@ -20,6 +21,10 @@ static const struct argp_option options[] = {
     {"each", OPT_EACH, NULL, 0,
      "Validate every INPUT as a job of its own (with the same overrides and flags) instead of "
      "merging them; the exit status is the worst of all",
+     2},
+    {"werror", OPT_WERROR, NULL, 0,
+     "Warnings count as errors: exit 1 (and \"valid\": false) when there is any, whatever the "
+     "input",
      2},
     {NULL, 0, NULL, 0, NULL, 0},
 };
@@ -40,6 +45,9 @@ parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_EACH:
 		o->each = true;
 		break;
+	case OPT_WERROR:
+		o->werror = true;
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -52,7 +60,8 @@ static const char doc[] =
     "Check a Megatron job without GPUs and report every problem at once.\v"
     "INPUT: a .json or .yaml/.yml config (Megatron-Bridge's shape; YAML is read as Bridge's "
     "OmegaConf loader reads it), a .sh/.bash launch script (its Megatron flags are extracted, "
-    "best effort) or a .py file (linted for argparse type=bool).  Inputs merge left to right, "
+    "with bash's semantics) or a .py file (linted for argparse type=bool; .py files alone are a "
+    "lint request: no job is checked).  Inputs merge left to right, "
     "then section.field=VALUE overrides, then the Megatron-LM flags after `--`.\n\n"
     "Diagnostics go to stderr as FILE:LINE:COL: severity[CODE]: message (argv:N for "
     "command-line words); with --format=json stdout gets {\"valid\", \"diagnostics\", "
@@ -63,7 +72,16 @@ const struct argp mcinit_validate_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
     NULL,    NULL};
 
-/* The JSON result object of one validation. */
+/* Whether the findings fail the job: errors, or warnings under --werror. */
+static bool
+failed(const struct vopts *o, const struct mcinit_diags *d)
+{
+	return mcinit_diags_count(d, MCINIT_ERROR) > 0 ||
+	       (o->werror && mcinit_diags_count(d, MCINIT_WARNING) > 0);
+}
+
+/* The JSON result object of one validation; a lint request (only .py
+ * files) has no derived values. */
 static json_t *
 result_json(const struct vopts *o, const struct mcinit_job *job, const struct mcinit_diags *d)
 {
@@ -71,10 +89,11 @@ result_json(const struct vopts *o, const struct mcinit_job *job, const struct mc
 
 	json_t *out = json_object();
 
-	json_object_set_new(out, "valid", json_boolean(mcinit_diags_count(d, MCINIT_ERROR) == 0));
+	json_object_set_new(out, "valid", json_boolean(!failed(o, d)));
 	json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
-	json_object_set_new(out, "derived", mcinit_derived_to_json(dv));
-	if (o->print_config)
+	json_object_set_new(out, "derived",
+	                    job->lint_only ? json_null() : mcinit_derived_to_json(dv));
+	if (o->print_config && !job->lint_only)
 		json_object_set_new(out, "config", mcinit_job_resolved_json(job));
 	return out;
 }
@@ -86,6 +105,10 @@ emit_text(const struct vopts *o, const struct mcinit_job *job, const struct mcin
 
 	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
 	mcinit_print_summary(d, stderr);
+	if (o->werror && mcinit_diags_count(d, MCINIT_WARNING) > 0)
+		fprintf(stderr, "mcinit: --werror: warnings count as errors\n");
+	if (job->lint_only)
+		return 0;
 	if (o->print_config) {
 		json_t *cfg = mcinit_job_resolved_json(job);
 
@@ -117,7 +140,7 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 		status = mcinit_cli_fail(d, &err);
 		goto out;
 	}
-	status = mcinit_diags_count(d, MCINIT_ERROR) ? 1 : 0;
+	status = failed(o, d) ? 1 : 0;
 	if (results != NULL) {
 		json_t *r = result_json(o, job, d);
 

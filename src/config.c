@@ -830,7 +830,28 @@ mcinit_config_destroy(struct mcinit_config *c)
 	free(c->names);
 	json_decref(c->env_vars);
 	json_decref(c->extras);
+	for (i = 0; i < c->njob_env; i++) {
+		free(c->job_env[i].name);
+		free(c->job_env[i].value);
+	}
+	free(c->job_env);
+	free(c->launch_source);
 	memset(c, 0, sizeof *c);
+}
+
+int
+mcinit_config_job_env(const struct mcinit_config *c, const char *name, const char **value,
+                      const struct mcinit_loc **loc)
+{
+	for (size_t i = 0; i < c->njob_env; i++) {
+		if (strcmp(c->job_env[i].name, name) != 0)
+			continue;
+		*value = c->job_env[i].value;
+		if (loc != NULL)
+			*loc = &c->job_env[i].loc;
+		return 1;
+	}
+	return 0;
 }
 
 struct mcinit_loc

@@ -170,7 +170,24 @@ struct mcinit_config {
 	int nsources;      /* inputs seen so far: gives each its sort order */
 	char **names;      /* owned source names that locs point into */
 	size_t nnames;
+	/* The job's environment as a launch script sets it (export, unset,
+	 * V=1 prefixes, env, mpirun -x): it wins over the process environment
+	 * and env_vars.  value NULL: unset by the script. */
+	struct mcinit_jobenv {
+		char *name, *value;
+		struct mcinit_loc loc;
+	} * job_env;
+	size_t njob_env;
+	/* How the script's launcher gives the world size ("torchrun --nnodes 1
+	 * --nproc_per_node 8"), for launch.world_size written at its loc. */
+	char *launch_source;
+	struct mcinit_loc launch_source_loc;
 };
+
+/* The script-set value of an environment variable: 1 and *value (NULL when
+ * the script unsets it), or 0 when the script does not touch it. */
+int mcinit_config_job_env(const struct mcinit_config *c, const char *name, const char **value,
+                          const struct mcinit_loc **loc);
 
 /* Defaults from schema.def; required fields start null. */
 void mcinit_config_init(struct mcinit_config *c, unsigned mversion);
@@ -238,8 +255,12 @@ void mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, js
 void mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
                                   struct mcinit_diags *d);
 /* Megatron-LM words.  locs[i] gives each word's place (argv index or script
- * line/col); opaque[i] (may be NULL) marks words whose value is only known at
- * run time, whose values are then not type-checked. */
+ * line/col); opaque[i] (may be NULL) holds MCINIT_WORD_* bits: OPAQUE marks
+ * words whose value is only known at run time (not type-checked), RESPLIT
+ * words bash split out of a quoted string (said in the hint of a stray
+ * word). */
+#define MCINIT_WORD_OPAQUE  1
+#define MCINIT_WORD_RESPLIT 2
 void mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                                const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
                                struct mcinit_diags *d);

@@ -58,6 +58,13 @@ derive_world(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 		dv->world_size = mcinit_cfg_int(c, MCINIT_F_world_size);
 		dv->world_size_source = "launch.world_size";
 		dv->world_size_loc = c->loc[MCINIT_F_world_size];
+		/* written by a launch script's launcher: say how */
+		if (c->launch_source != NULL &&
+		    c->origin[MCINIT_F_world_size] == MCINIT_ORIG_FILE &&
+		    c->loc[MCINIT_F_world_size].source == c->launch_source_loc.source &&
+		    c->loc[MCINIT_F_world_size].line == c->launch_source_loc.line &&
+		    c->loc[MCINIT_F_world_size].col == c->launch_source_loc.col)
+			dv->world_size_source = c->launch_source;
 		return;
 	}
 	for (i = 0; i < sizeof envs / sizeof envs[0]; i++) {

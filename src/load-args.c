@@ -139,7 +139,7 @@ struct fctx {
 static bool
 is_opaque(const struct fctx *x, size_t i)
 {
-	return x->opaque != NULL && x->opaque[i];
+	return x->opaque != NULL && (x->opaque[i] & MCINIT_WORD_OPAQUE);
 }
 
 /*
@@ -623,23 +623,116 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 			one_flag(&x);
 			continue;
 		}
-		mcinit_diag_add(d, MCINIT_ERROR, "MC003", &locs[x.i],
-		                "unexpected word '%s': not a flag, and no flag before it takes a "
-		                "value",
-		                words[x.i]);
+		struct mcinit_diag *g = mcinit_diag_add(
+		    d, MCINIT_ERROR, "MC003", &locs[x.i],
+		    "unexpected word '%s': not a flag, and no flag before it takes a "
+		    "value (argparse stops with 'unrecognized arguments')",
+		    words[x.i]);
+
+		if (opaque != NULL && (opaque[x.i] & MCINIT_WORD_RESPLIT))
+			mcinit_diag_hint(g,
+			                 "bash split this out of a string that is quoted where it "
+			                 "is assigned, because the variable is expanded without "
+			                 "double quotes: write \"${NAME[@]}\" (or \"$NAME\")");
 		x.i++;
 	}
 }
 
 /* ---- launch scripts ---- */
 
+static struct mcinit_loc
+at(struct mcinit_loc base, int line, int col)
+{
+	base.line = line;
+	base.col = col;
+	return base;
+}
+
+/* The job's environment the script leaves: later scripts override earlier
+ * ones, name by name. */
+static void
+take_env(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base)
+{
+	for (size_t i = 0; i < sc->nenv; i++) {
+		const struct mcinit_shenv *e = &sc->env[i];
+		size_t k;
+
+		for (k = 0; k < c->njob_env && strcmp(c->job_env[k].name, e->name) != 0; k++)
+			;
+		if (k == c->njob_env) {
+			c->job_env = mcinit_xrealloc(c->job_env, (k + 1) * sizeof *c->job_env);
+			c->job_env[c->njob_env++].name = mcinit_xstrdup(e->name);
+		} else {
+			free(c->job_env[k].value);
+		}
+		c->job_env[k].value = e->value && !e->opaque ? mcinit_xstrdup(e->value) : NULL;
+		c->job_env[k].loc = at(base, e->line, e->col);
+	}
+}
+
+static void
+set_launch_int(struct mcinit_config *c, enum mcinit_field f, long long v, struct mcinit_loc l,
+               struct mcinit_diags *d)
+{
+	json_t *j = json_integer(v);
+
+	mcinit_config_set_json(c, f, j, MCINIT_ORIG_FILE, &l, d);
+	json_decref(j);
+}
+
+/* What the launcher says: launch.world_size (with how, for derived values),
+ * nnodes, nproc_per_node, master_addr and master_port. */
+static void
+take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la, struct mcinit_loc base,
+            struct mcinit_diags *d)
+{
+	if (la->world_size > 0) {
+		struct mcinit_loc l = at(base, la->line, la->col);
+
+		set_launch_int(c, MCINIT_F_world_size, la->world_size, l, d);
+		free(c->launch_source);
+		c->launch_source = mcinit_xstrdup(la->world_size_source);
+		c->launch_source_loc = l;
+	}
+	if (la->nnodes > 0 && la->nnodes_line > 0)
+		set_launch_int(c, MCINIT_F_nnodes, la->nnodes,
+		               at(base, la->nnodes_line, la->nnodes_col), d);
+	if (la->nproc_per_node > 0 && la->nproc_line > 0)
+		set_launch_int(c, MCINIT_F_nproc_per_node, la->nproc_per_node,
+		               at(base, la->nproc_line, la->nproc_col), d);
+	if (la->master_addr != NULL) {
+		struct mcinit_loc l = at(base, la->addr_line, la->addr_col);
+		json_t *j = json_string(la->master_addr);
+
+		if (j != NULL)
+			mcinit_config_set_json(c, MCINIT_F_master_addr, j, MCINIT_ORIG_FILE, &l, d);
+		json_decref(j);
+	}
+	if (la->master_port > 0)
+		set_launch_int(c, MCINIT_F_master_port, la->master_port,
+		               at(base, la->port_line, la->port_col), d);
+}
+
+/* '99,1,0' with its quotes: bash does not re-read quotes inside a value. */
+static void
+warn_quotes(const struct mcinit_shword *w, struct mcinit_loc l, struct mcinit_diags *d)
+{
+	struct mcinit_diag *g =
+	    mcinit_diag_add(d, MCINIT_WARNING, "MC004", &l,
+	                    "the word %s keeps its quote characters: they are part of the value "
+	                    "of %s, and bash does not read quotes inside a variable's value",
+	                    w->text, w->var ? w->var : "a variable");
+	mcinit_diag_hint(g, "drop the inner quotes, or make the flag and its value two array "
+	                    "elements");
+}
+
 int
 mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                           struct mcinit_err *err)
 {
 	struct mcinit_shscan sc = {0};
-	struct mcinit_loc base, *locs = NULL;
-	unsigned char *opaque = NULL;
+	struct mcinit_loc base, last = {0}, *locs = NULL;
+	unsigned char *flags = NULL;
 	char **words = NULL;
 	size_t len, i;
 	char *text = mcinit_read_file(path, &len, err);
@@ -663,27 +756,31 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 	}
 	base = mcinit_config_source(c, path);
 	for (i = 0; i < sc.nnotes; i++) {
-		struct mcinit_loc l = base;
+		struct mcinit_loc l = at(base, sc.notes[i].line, sc.notes[i].col);
 
-		l.line = sc.notes[i].line;
-		l.col = sc.notes[i].col;
-		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l, "launch script (best effort): %s",
-		                sc.notes[i].msg);
+		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l, "launch script: %s", sc.notes[i].msg);
 	}
+	take_env(c, &sc, base);
+	take_launch(c, &sc.launch, base, d);
 	words = mcinit_xcalloc(sc.nwords, sizeof *words);
 	locs = mcinit_xcalloc(sc.nwords, sizeof *locs);
-	opaque = mcinit_xcalloc(sc.nwords, 1);
+	flags = mcinit_xcalloc(sc.nwords, 1);
 	for (i = 0; i < sc.nwords; i++) {
 		words[i] = sc.words[i].text;
-		opaque[i] = sc.words[i].opaque != 0;
-		locs[i] = base;
-		locs[i].line = sc.words[i].line;
-		locs[i].col = sc.words[i].col;
+		flags[i] = (sc.words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
+		           (sc.words[i].resplit ? MCINIT_WORD_RESPLIT : 0);
+		locs[i] = at(base, sc.words[i].line, sc.words[i].col);
+		/* once per place: "${A[@]}" and ${A[@]} of one array are one mistake */
+		if (sc.words[i].quotes &&
+		    (i == 0 || locs[i].line != last.line || locs[i].col != last.col))
+			warn_quotes(&sc.words[i], locs[i], d);
+		if (sc.words[i].quotes)
+			last = locs[i];
 	}
-	mcinit_config_apply_flags(c, words, locs, opaque, sc.nwords, d);
+	mcinit_config_apply_flags(c, words, locs, flags, sc.nwords, d);
 	rc = 0;
 out:
-	free(opaque);
+	free(flags);
 	free(words);
 	free(locs);
 	mcinit_shscan_destroy(&sc);

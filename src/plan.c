@@ -39,10 +39,11 @@ load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
 		return mcinit_config_load_script(c, path, d, err);
 	if (ends_with(path, ".py"))
 		return mcinit_lint_python(c, path, d, err);
-	return mcinit_err_set(err, EX_USAGE,
-	                      "%s: unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
-	                      "section.field=value)",
-	                      path);
+	return mcinit_err_set(
+	    err, EX_USAGE,
+	    "%s: unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
+	    "section.field=value)",
+	    path);
 }
 
 /* The Megatron-LM words, each located at its command-line index (or, for
@@ -67,6 +68,22 @@ apply_flags(struct mcinit_config *c, const struct mcinit_job_desc *desc, struct 
 	free(locs);
 }
 
+/* Python sources and nothing else that describes a job (no config, script,
+ * override, flag or world size): a lint request, not a job to check. */
+static bool
+lint_request(const struct mcinit_job_desc *desc)
+{
+	size_t i;
+
+	if (desc->ninputs == 0 || desc->noverrides > 0 || desc->nmegatron_flags > 0 ||
+	    desc->world_size > 0 || desc->nnodes > 0 || desc->nproc_per_node > 0)
+		return false;
+	for (i = 0; i < desc->ninputs; i++)
+		if (!ends_with(desc->inputs[i], ".py"))
+			return false;
+	return true;
+}
+
 static int
 load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcinit_err *err)
 {
@@ -75,6 +92,8 @@ load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcin
 	for (i = 0; i < desc->ninputs; i++)
 		if (load_input(&job->c, desc->inputs[i], job->d, err) < 0)
 			return -1;
+	if (job->lint_only)
+		return 0;
 	for (i = 0; i < desc->noverrides; i++)
 		mcinit_config_apply_override(
 		    &job->c, desc->overrides[i],
@@ -126,8 +145,9 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 	job->opts.bridge_defaults = desc->bridge_defaults != 0;
 	job->opts.envp = job->env;
 	mcinit_config_init(&job->c, mv);
+	job->lint_only = lint_request(desc);
 	if (load_all(job, desc, err) < 0 ||
-	    mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0) {
+	    (!job->lint_only && mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0)) {
 		mcinit_job_free(job);
 		return NULL;
 	}
@@ -302,7 +322,7 @@ mcinit_job_new(const struct mcinit_job_desc *desc, struct mcinit_diags *d, mcini
 
 	if (job == NULL)
 		goto fail;
-	if (mcinit_diags_count(d, MCINIT_ERROR) == 0) {
+	if (mcinit_diags_count(d, MCINIT_ERROR) == 0 && !job->lint_only) {
 		int rc = lay_out(job, &err);
 
 		if (rc < 0) {

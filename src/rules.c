@@ -220,10 +220,18 @@ const struct mcinit_loc mcinit_rules_env_loc = {"env", 0, 0, 1 << 30};
 static bool
 job_env(const struct mcinit_rule_ctx *x, const char *name, char *buf, size_t len, bool *from_config)
 {
-	const char *s = mcinit_rules_env_get(x->o, name);
+	const char *s;
 	json_t *j;
 
 	*from_config = false;
+	/* the launch script's export / unset: what the job really gets */
+	if (mcinit_config_job_env(x->c, name, &s, NULL)) {
+		if (s == NULL)
+			return false;
+		snprintf(buf, len, "%s", s);
+		return true;
+	}
+	s = mcinit_rules_env_get(x->o, name);
 	if (s != NULL) {
 		snprintf(buf, len, "%s", s);
 		return true;

@@ -13,8 +13,8 @@
  * checks its *_ok flag, so one mistake is reported once.
  *
  * Ownership: nothing here allocates memory that outlives a call; struct
- * mcinit_derived holds no pointers except world_size_source (static text) and
- * world_size_loc.source (owned by the config).  No destroy is needed.
+ * mcinit_derived holds no pointers except world_size_source (static text, or
+ * the config's launch_source) and world_size_loc.source (owned by the config).  No destroy is needed.
  */
 #ifndef MCINIT_RULES_H
 #define MCINIT_RULES_H

@@ -10,6 +10,11 @@
  */
 #include "shscan.h"
 
+#include "launcher.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,10 +39,12 @@
 	} while (0)
 
 enum {
-	PF_QUOTED = 1, /* protected from field splitting */
-	PF_OPAQUE = 2, /* unexpandable text kept as written (never split) */
-	PF_EMPTYQ = 4, /* marker: quotes were here, so an empty field exists */
-	PF_BREAK = 8,  /* marker: field boundary between "${a[@]}" elements */
+	PF_QUOTED = 1,   /* protected from field splitting */
+	PF_OPAQUE = 2,   /* unexpandable text kept as written (never split) */
+	PF_EMPTYQ = 4,   /* marker: quotes were here, so an empty field exists */
+	PF_BREAK = 8,    /* marker: field boundary between "${a[@]}" elements */
+	PF_SRCQ = 16,    /* in a variable's value: was quoted where assigned */
+	PF_RESPLIT = 32, /* a field bash split out of such a quoted string */
 };
 #define PF_MARK (PF_EMPTYQ | PF_BREAK)
 
@@ -62,12 +69,37 @@ struct plist {
 struct var {
 	char *name;
 	int defined;
+	int exported;     /* export, declare -x, set -a */
+	int was_unset;    /* unset by the script (and not assigned since) */
+	int line, col;    /* its last assignment, export or unset */
 	struct plist val; /* a string variable has exactly one element */
 	int is_array;
 };
 
 struct group { /* an assignment, kept for the fallback */
 	struct plist f;
+};
+
+struct cand {
+	struct plist w;           /* every word of the command */
+	size_t py;                /* index of the .py word */
+	struct mcinit_shenv *env; /* the job's environment when it runs */
+	size_t nenv;
+};
+
+/* An `if` being read.  cond: 1 true, 0 false, -1 unknown (then every
+ * branch is read, as before conditions were evaluated); awaiting: 1 the
+ * condition is being read, 0 in a branch taken, -1 in one not taken. */
+struct ifr {
+	int parent_dead;
+	int cond, negate, ncmds, awaiting;
+	int taken, unknown;
+	int op; /* between the condition's commands: 0, '|' (||) or '&' (&&) */
+	int line, col;
+	/* a `case` instead: its word (NULL when known only at run time), and
+	 * awaiting 1 while a clause's patterns are read */
+	int is_case, matched;
+	char *subject;
 };
 
 struct hdoc {
@@ -96,8 +128,17 @@ struct sx {
 	size_t nhd, caphd;
 	struct group *groups;
 	size_t ngroups, capgroups;
-	struct plist *cands; /* per python command: script word, then its args */
+	struct cand *cands; /* commands that run a .py script */
 	size_t ncands, capcands;
+	int allexport;   /* set -a */
+	struct ifr *ifs; /* open if ... fi, innermost last */
+	size_t nifs, capifs;
+	int dead;                    /* inside a branch bash does not take: no effects */
+	int last_op;                 /* the command just read ended with || ('|') or && ('&'),
+	                              * ;; (';'), ) or | (in a case clause's patterns) */
+	int seen_cmd;                /* a command was read: #SBATCH lines end there */
+	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
+	size_t nsbatch;
 };
 
 /* ---- small helpers ---- */
@@ -329,6 +370,15 @@ ps_text(const struct pstr *p)
 			t[n++] = p->v[k].c;
 	t[n] = '\0';
 	return t;
+}
+
+static int
+ps_opaque(const struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].fl & PF_OPAQUE)
+			return 1;
+	return 0;
 }
 
 static void
@@ -625,7 +675,7 @@ append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted)
 
 		if (ch.fl & PF_MARK)
 			continue;
-		ch.fl = (unsigned char)((ch.fl & PF_OPAQUE) | (quoted ? PF_QUOTED : 0));
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) | (quoted ? PF_QUOTED : 0));
 		put(out, ch);
 	}
 }
@@ -900,6 +950,304 @@ lex_brace(struct sx *x, struct pstr *out, struct bparam *b)
 	return 0;
 }
 
+/* ---- $((...)) arithmetic, as bash evaluates it (64-bit, wrapping) ---- */
+
+struct arith {
+	struct sx *x;
+	const char *s;
+	size_t n, i;
+	const char *why; /* set when the value cannot be known */
+	int depth;
+};
+
+static long long arith_expr(struct arith *a, int prec);
+
+static void
+arith_ws(struct arith *a)
+{
+	while (a->i < a->n && strchr(" \t\n\r", a->s[a->i]) != NULL)
+		a->i++;
+}
+
+static int
+arith_peek(struct arith *a, const char *op)
+{
+	size_t n = strlen(op);
+
+	arith_ws(a);
+	return a->n - a->i >= n && memcmp(a->s + a->i, op, n) == 0;
+}
+
+/* A number: decimal, 0x hex, 0 octal, BASE#digits. */
+static long long
+arith_number(struct arith *a)
+{
+	unsigned long long v = 0;
+	int base = 10;
+	size_t st = a->i;
+
+	while (a->i < a->n && (is_ident((unsigned char)a->s[a->i], 0) || a->s[a->i] == '#'))
+		a->i++;
+	{
+		char *t = mcinit_xasprintf("%.*s", (int)(a->i - st), a->s + st),
+		     *hash = strchr(t, '#'), *d = t, *end;
+
+		if (hash != NULL) {
+			*hash = '\0';
+			base = atoi(t);
+			d = hash + 1;
+		} else if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+			base = 16;
+			d = t + 2;
+		} else if (t[0] == '0' && t[1] != '\0') {
+			base = 8;
+			d = t + 1;
+		}
+		if (base < 2 || base > 36) {
+			a->why = "invalid arithmetic base";
+		} else {
+			errno = 0;
+			v = strtoull(d, &end, base);
+			if (*end != '\0' || end == d)
+				a->why = "invalid number in arithmetic";
+		}
+		free(t);
+	}
+	return (long long)v;
+}
+
+static long long
+arith_var(struct arith *a, const char *name, size_t len)
+{
+	int vi = var_find(a->x, name, len);
+	const struct var *v = vi >= 0 ? &a->x->vars[vi] : NULL;
+	struct arith sub = {0};
+	long long r;
+	char *t;
+
+	if (v == NULL || !v->defined) {
+		a->why = "a variable not assigned in this script";
+		return 0;
+	}
+	if (v->val.n == 0 || ps_opaque(&v->val.v[0])) {
+		a->why = "a variable known only at run time";
+		return 0;
+	}
+	if (a->depth > 16) {
+		a->why = "arithmetic variables refer to each other too deeply";
+		return 0;
+	}
+	t = ps_text(&v->val.v[0]);
+	sub.x = a->x;
+	sub.s = t;
+	sub.n = strlen(t);
+	sub.depth = a->depth + 1;
+	r = sub.n == 0 ? 0 : arith_expr(&sub, 0); /* bash: an empty value is 0 */
+	arith_ws(&sub);
+	if (sub.why == NULL && sub.i < sub.n)
+		sub.why = "a variable whose value is not a number";
+	if (sub.why != NULL)
+		a->why = sub.why;
+	free(t);
+	return r;
+}
+
+static long long
+arith_unary(struct arith *a)
+{
+	char c;
+
+	arith_ws(a);
+	if (a->i >= a->n) {
+		a->why = "arithmetic syntax error";
+		return 0;
+	}
+	c = a->s[a->i];
+	if (arith_peek(a, "++") || arith_peek(a, "--")) {
+		a->why = "++/-- in arithmetic";
+		return 0;
+	}
+	if (strchr("+-!~", c)) {
+		long long v;
+
+		a->i++;
+		v = arith_unary(a);
+		return c == '-'   ? (long long)(0 - (unsigned long long)v)
+		       : c == '!' ? !v
+		       : c == '~' ? ~v
+		                  : v;
+	}
+	if (c == '(') {
+		long long v;
+
+		a->i++;
+		v = arith_expr(a, 0);
+		if (!arith_peek(a, ")"))
+			a->why = "arithmetic syntax error";
+		else
+			a->i++;
+		return v;
+	}
+	if (c == '$') { /* $V and ${V} inside $((...)) */
+		size_t st;
+
+		a->i++;
+		if (a->i < a->n && a->s[a->i] == '{') {
+			st = ++a->i;
+			while (a->i < a->n && is_ident((unsigned char)a->s[a->i], a->i == st))
+				a->i++;
+			if (a->i >= a->n || a->s[a->i] != '}' || a->i == st) {
+				a->why = "a parameter expansion mcinit does not evaluate";
+				return 0;
+			}
+			a->i++;
+			return arith_var(a, a->s + st, a->i - 1 - st);
+		}
+		st = a->i;
+		while (a->i < a->n && is_ident((unsigned char)a->s[a->i], a->i == st))
+			a->i++;
+		if (a->i == st) {
+			a->why = "a script argument or special parameter";
+			return 0;
+		}
+		return arith_var(a, a->s + st, a->i - st);
+	}
+	if (is_digit(c))
+		return arith_number(a);
+	if (is_ident(c, 1)) {
+		size_t st = a->i;
+
+		while (a->i < a->n && is_ident((unsigned char)a->s[a->i], 0))
+			a->i++;
+		return arith_var(a, a->s + st, a->i - st);
+	}
+	a->why = "arithmetic mcinit does not evaluate";
+	return 0;
+}
+
+/* Binary operators by bash's precedence, lowest first. */
+static const struct {
+	const char *op;
+	int prec;
+} arith_ops[] = {
+    {"||", 1}, {"&&", 2},  {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6},
+    {"<=", 7}, {">=", 7},  {"<<", 8}, {">>", 8}, {"<", 7},  {">", 7},  {"+", 9},
+    {"-", 9},  {"**", 11}, {"*", 10}, {"/", 10}, {"%", 10},
+};
+
+static long long
+arith_apply(struct arith *a, const char *op, long long l, long long r)
+{
+	unsigned long long ul = (unsigned long long)l, ur = (unsigned long long)r;
+
+	if ((strcmp(op, "/") == 0 || strcmp(op, "%") == 0) && r == 0) {
+		a->why = "division by 0 (bash stops the script there)";
+		return 0;
+	}
+	switch (op[0]) {
+	case '|':
+		return op[1] ? (l || r) : (l | r);
+	case '&':
+		return op[1] ? (l && r) : (l & r);
+	case '^':
+		return l ^ r;
+	case '=':
+		return l == r;
+	case '!':
+		return l != r;
+	case '<':
+		return op[1] == '<' ? (long long)(ul << (ur & 63)) : op[1] ? l <= r : l < r;
+	case '>':
+		return op[1] == '>' ? l >> (r & 63) : op[1] ? l >= r : l > r;
+	case '+':
+		return (long long)(ul + ur);
+	case '-':
+		return (long long)(ul - ur);
+	case '*':
+		if (op[1] == '*') {
+			unsigned long long p = 1;
+
+			if (r < 0) {
+				a->why = "negative exponent";
+				return 0;
+			}
+			while (r-- > 0)
+				p *= ul;
+			return (long long)p;
+		}
+		return (long long)(ul * ur);
+	case '/':
+		return l == LLONG_MIN && r == -1 ? l : l / r;
+	default:
+		return l == LLONG_MIN && r == -1 ? 0 : l % r;
+	}
+}
+
+static long long
+arith_expr(struct arith *a, int prec)
+{
+	long long l = arith_unary(a);
+
+	while (a->why == NULL) {
+		size_t k, nops = sizeof arith_ops / sizeof arith_ops[0];
+
+		if (prec == 0 && arith_peek(a, "?")) {
+			long long t, f;
+
+			a->i++;
+			t = arith_expr(a, 0);
+			if (!arith_peek(a, ":")) {
+				a->why = "arithmetic syntax error";
+				return 0;
+			}
+			a->i++;
+			f = arith_expr(a, 0);
+			return l ? t : f;
+		}
+		for (k = 0; k < nops; k++)
+			if (arith_peek(a, arith_ops[k].op))
+				break;
+		if (k == nops || arith_ops[k].prec <= prec - (arith_ops[k].prec == 11))
+			break;
+		if (arith_peek(a, "=") && !arith_peek(a, "==")) {
+			a->why = "assignment in arithmetic";
+			return 0;
+		}
+		a->i += strlen(arith_ops[k].op);
+		if (a->i < a->n && a->s[a->i] == '=' && arith_ops[k].prec >= 8) {
+			a->why = "assignment in arithmetic";
+			return 0;
+		}
+		l = arith_apply(a, arith_ops[k].op, l, arith_expr(a, arith_ops[k].prec));
+	}
+	return l;
+}
+
+/* $((e)) / $[e] just read (source [start, x->i)): its value as text at the
+ * expansion's place, or unexpandable text with the reason. */
+static void
+arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to)
+{
+	struct arith a = {x, x->s + from, to - from, 0, NULL, 0};
+	long long v;
+	char num[24];
+
+	if (out == NULL)
+		return;
+	v = arith_expr(&a, 0);
+	arith_ws(&a);
+	if (a.why == NULL && a.i < a.n)
+		a.why = arith_peek(&a, ",") || arith_peek(&a, "=") ? "assignment in arithmetic"
+		                                                   : "arithmetic syntax error";
+	if (a.why != NULL) {
+		opaque(x, out, b->start, b->line, b->col, b->quoted, a.why);
+		return;
+	}
+	snprintf(num, sizeof num, "%lld", v);
+	for (char *p = num; *p; p++)
+		putc_at(out, *p, b->quoted ? PF_QUOTED : 0, b->line, b->col);
+}
+
 /* A `$` at the cursor, outside single quotes. */
 static int
 lex_dollar(struct sx *x, struct pstr *out, int quoted)
@@ -923,8 +1271,11 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 		if (skip_nested(x, c, c == '(' ? ')' : ']') < 0)
 			return fail(x, b.line, b.col,
 			            c == '(' ? "unterminated $(" : "unterminated $[");
-		opaque(x, out, b.start, b.line, b.col, quoted,
-		       arith ? "arithmetic expansion" : "command substitution");
+		if (arith)
+			arith_expand(x, out, &b, b.start + (c == '[' ? 2 : 3),
+			             x->i - (c == '[' ? 1 : 2));
+		else
+			opaque(x, out, b.start, b.line, b.col, quoted, "command substitution");
 		return 0;
 	}
 	if (!quoted && c == '\'') {
@@ -1022,7 +1373,17 @@ struct splitter {
 	struct pstr cur;
 	int exists, have_mark;
 	struct pch mark;
+	int resplit; /* the next field continues a split quoted string */
 };
+
+/* A field split at a blank that was quoted where its variable was assigned:
+ * bash splits it all the same (quotes in a value are not re-read). */
+static void
+mark_resplit(struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		p->v[k].fl |= PF_RESPLIT;
+}
 
 static void
 emit_field(struct splitter *sp, struct plist *dst, int force)
@@ -1042,7 +1403,7 @@ emit_field(struct splitter *sp, struct plist *dst, int force)
 static void
 split_word(const struct pstr *w, struct plist *dst)
 {
-	struct splitter sp = {{0}, 0, 0, {0}};
+	struct splitter sp = {{0}, 0, 0, {0}, 0};
 
 	for (size_t k = 0; k < w->n; k++) {
 		struct pch ch = w->v[k];
@@ -1056,10 +1417,16 @@ split_word(const struct pstr *w, struct plist *dst)
 				sp.mark = ch, sp.have_mark = 1;
 			sp.exists = 1;
 		} else if (!(ch.fl & (PF_QUOTED | PF_OPAQUE)) && is_ifs((unsigned char)ch.c)) {
+			if (ch.fl & PF_SRCQ)
+				mark_resplit(&sp.cur);
+			sp.resplit = (ch.fl & PF_SRCQ) != 0;
 			emit_field(&sp, dst, 0);
 		} else {
 			sp.exists |= (ch.fl & PF_QUOTED) != 0;
-			ch.fl &= PF_OPAQUE;
+			/* quoted here: remembered, for when it is stored in a variable */
+			ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ | PF_RESPLIT)) |
+			                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0) |
+			                        (sp.resplit ? PF_RESPLIT : 0));
 			put(&sp.cur, ch);
 		}
 	}
@@ -1098,6 +1465,8 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 	struct pstr s = {0};
 	struct plist fields = {0};
 
+	v->was_unset = 0;
+
 	for (size_t k = 0; k < val->n; k++) {
 		struct pch ch = val->v[k];
 
@@ -1105,7 +1474,8 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 			continue;
 		if (ch.fl & PF_BREAK) /* "${a[@]}" in an assignment joins with spaces */
 			ch.c = ' ';
-		ch.fl &= PF_OPAQUE;
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) |
+		                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0));
 		put(&s, ch);
 	}
 	ps_free(val);
@@ -1143,6 +1513,7 @@ assign_array(struct sx *x, int vi, struct plist *elems, int append)
 {
 	struct var *v = &x->vars[vi];
 
+	v->was_unset = 0;
 	for (size_t k = 0; k < elems->n; k++)
 		set_owner(&elems->v[k], vi);
 	add_group(x, elems);
@@ -1193,11 +1564,33 @@ lex_array(struct sx *x, struct plist *elems)
 }
 
 /* NAME=... / NAME+=... at the cursor: 1 handled, 0 not an assignment, -1. */
+/* A variable's state, saved across a prefix assignment (`V=1 cmd` sets V
+ * for cmd only). */
+struct saved {
+	int vi;
+	struct var v; /* name not owned */
+};
+
+static void
+var_save(const struct var *v, struct var *out)
+{
+	*out = *v;
+	memset(&out->val, 0, sizeof out->val);
+	for (size_t k = 0; k < v->val.n; k++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &v->val.v[k]);
+		pl_push(&out->val, &p);
+	}
+}
+
+/* NAME=... / NAME+=... at the cursor: 1 handled (*vi_out = NAME's index;
+ * *save, when not NULL, receives NAME's state before), 0 not one, -1. */
 static int
-try_assignment(struct sx *x)
+try_assignment(struct sx *x, int *vi_out, struct saved *save)
 {
 	size_t j = x->i, a = x->i;
-	int append = 0, vi, line, col;
+	int append = 0, vi, line, col, nline = x->line, ncol = x->col;
 
 	if (!is_ident(peekc(x, 0), 1))
 		return 0;
@@ -1208,6 +1601,11 @@ try_assignment(struct sx *x)
 	if (j >= x->len || x->s[j] != '=')
 		return 0;
 	vi = var_get(x, x->s + a, j - a - (size_t)append);
+	*vi_out = vi;
+	if (save != NULL) {
+		save->vi = vi;
+		var_save(&x->vars[vi], &save->v);
+	}
 	while (x->i <= j)
 		adv(x);
 	line = x->line;
@@ -1219,7 +1617,10 @@ try_assignment(struct sx *x)
 			pl_free(&elems);
 			return -1;
 		}
-		assign_array(x, vi, &elems, append);
+		if (x->dead)
+			pl_free(&elems);
+		else
+			assign_array(x, vi, &elems, append);
 	} else {
 		struct pstr w = {0};
 
@@ -1227,8 +1628,17 @@ try_assignment(struct sx *x)
 			ps_free(&w);
 			return -1;
 		}
-		assign_scalar(x, vi, &w, append, line, col);
+		if (x->dead)
+			ps_free(&w);
+		else
+			assign_scalar(x, vi, &w, append, line, col);
 	}
+	if (x->dead)
+		return 1; /* a branch bash does not take */
+	x->vars[vi].line = nline;
+	x->vars[vi].col = ncol;
+	if (x->allexport)
+		x->vars[vi].exported = 1;
 	return 1;
 }
 
@@ -1416,25 +1826,89 @@ is_py_field(const struct pstr *f)
 	return py;
 }
 
+/* unset NAME...: the job will not have NAME either (-v/-f options skipped). */
 static void
 do_unset(struct sx *x, const struct plist *w)
 {
 	for (size_t k = 1; k < w->n; k++) {
 		char *t = ps_text(&w->v[k]);
-		int vi = var_find(x, t, strlen(t));
+		int vi;
 
-		if (vi >= 0) {
+		if (t[0] != '-' && is_ident((unsigned char)t[0], 1)) {
+			vi = var_get(x, t, strlen(t));
 			x->vars[vi].defined = 0;
+			x->vars[vi].exported = 0;
+			x->vars[vi].was_unset = 1;
 			pl_free(&x->vars[vi].val);
+			x->vars[vi].line = w->v[k].n ? w->v[k].v[0].line : 0;
+			x->vars[vi].col = w->v[k].n ? w->v[k].v[0].col : 0;
 		}
 		free(t);
 	}
 }
 
-/* At the end of a simple command: remember it if it runs a .py script. */
+/* export NAME / declare -x NAME: the variable goes to the job. */
 static void
-check_python(struct sx *x, struct plist *w)
+do_export(struct sx *x, const struct pstr *word)
 {
+	char *t = ps_text(word);
+	size_t n = strlen(t);
+	int vi;
+
+	if (n > 0 && is_ident((unsigned char)t[0], 1) &&
+	    strspn(t, "abcdefghijklmnopqrstuvwxyz"
+	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	              "0123456789_") == n) {
+		vi = var_get(x, t, n);
+		x->vars[vi].exported = 1;
+		x->vars[vi].line = word->v[0].line;
+		x->vars[vi].col = word->v[0].col;
+	}
+	free(t);
+}
+
+static void
+env_push(struct cand *c, const char *name, char *value, int line, int col, int opaque)
+{
+	for (size_t k = 0; k < c->nenv; k++) {
+		if (strcmp(c->env[k].name, name) == 0) { /* a later setting wins */
+			free(c->env[k].value);
+			c->env[k].value = value;
+			c->env[k].remote = 0;
+			c->env[k].line = line;
+			c->env[k].col = col;
+			c->env[k].opaque = opaque;
+			return;
+		}
+	}
+	c->env = mcinit_xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
+	c->env[c->nenv++] =
+	    (struct mcinit_shenv){mcinit_xstrdup(name), value, line, col, opaque, 0};
+}
+
+/* The job's environment as it stands: exported variables (bash does not
+ * export arrays) and those the script unset. */
+static void
+snapshot_env(struct sx *x, struct cand *c)
+{
+	for (size_t k = 0; k < x->nvars; k++) {
+		const struct var *v = &x->vars[k];
+
+		if (v->exported && v->defined && !v->is_array && v->val.n > 0)
+			env_push(c, v->name, ps_text(&v->val.v[0]), v->line, v->col,
+			         ps_opaque(&v->val.v[0]));
+		else if (v->was_unset && !v->defined)
+			env_push(c, v->name, NULL, v->line, v->col, 0);
+	}
+}
+
+/* At the end of a simple command: remember it if it runs a .py script;
+ * prefix[0..nprefix) are the variables assigned before its name (exported
+ * to it alone). */
+static void
+check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t nprefix)
+{
+	struct cand *c;
 	char *t;
 	int skip;
 	size_t k;
@@ -1452,17 +1926,357 @@ check_python(struct sx *x, struct plist *w)
 	if (k == w->n)
 		return;
 	GROW(x->cands, x->capcands, x->ncands + 1);
-	memset(&x->cands[x->ncands], 0, sizeof x->cands[x->ncands]);
-	for (; k < w->n; k++)
-		pl_push(&x->cands[x->ncands], &w->v[k]);
-	x->ncands++;
+	c = &x->cands[x->ncands++];
+	memset(c, 0, sizeof *c);
+	c->py = k;
+	snapshot_env(x, c);
+	for (size_t p = 0; p < nprefix; p++) {
+		const struct var *v = &x->vars[prefix[p].vi];
+
+		if (v->defined && !v->is_array && v->val.n > 0)
+			env_push(c, v->name, ps_text(&v->val.v[0]), v->line, v->col,
+			         ps_opaque(&v->val.v[0]));
+	}
+	for (k = 0; k < w->n; k++)
+		pl_push(&c->w, &w->v[k]);
+	w->n = 0;
+}
+
+/* At the end of a simple command: remember it if it runs a .py script. */
+
+/* `#SBATCH --nodes=2 -n 16` before the first command (sbatch reads no
+ * directive after it): its words, split at blanks. */
+static void
+read_sbatch(struct sx *x)
+{
+	size_t i = x->i;
+	int line = x->line, col = x->col;
+
+	if (x->len - i < 8 || memcmp(x->s + i, "#SBATCH", 7) != 0 || !is_blank(x->s[i + 7]))
+		return;
+	i += 7;
+	col += 7;
+	while (i < x->len && x->s[i] != '\n' && x->s[i] != '#') {
+		size_t a;
+
+		while (i < x->len && is_blank(x->s[i]))
+			i++, col++;
+		a = i;
+		while (i < x->len && !is_blank(x->s[i]) && x->s[i] != '\n' && x->s[i] != '#')
+			i++;
+		if (i == a)
+			break;
+		x->sbatch = mcinit_xrealloc(x->sbatch, (x->nsbatch + 1) * sizeof *x->sbatch);
+		x->sbatch[x->nsbatch++] = (struct mcinit_lword){
+		    mcinit_xasprintf("%.*s", (int)(i - a), x->s + a), line, col, 0};
+		for (size_t k = a; k < i; k++)
+			col += ((unsigned char)x->s[k] & 0xC0) != 0x80;
+	}
+}
+
+static void
+restore(struct sx *x, struct saved *sv, size_t n)
+{
+	while (n-- > 0) {
+		struct var *v = &x->vars[sv[n].vi];
+
+		pl_free(&v->val);
+		sv[n].v.name = v->name;
+		*v = sv[n].v;
+	}
+}
+
+/* `set -a` / `set -o allexport` (and their + forms). */
+static void
+do_set(struct sx *x, const struct plist *w)
+{
+	for (size_t k = 1; k < w->n; k++) {
+		char *t = ps_text(&w->v[k]);
+
+		if ((t[0] == '-' || t[0] == '+') && t[1] != '-' && strchr(t, 'a') != NULL)
+			x->allexport = t[0] == '-';
+		if ((strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0) && k + 1 < w->n) {
+			char *o = ps_text(&w->v[k + 1]);
+
+			if (strcmp(o, "allexport") == 0)
+				x->allexport = t[0] == '-';
+			free(o);
+		}
+		free(t);
+	}
+}
+
+/* ---- if ... fi with conditions bash's test decides from known words ---- */
+
+static int
+int_word(const char *t, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(t, &end, 10);
+	return *t != '\0' && *end == '\0' && errno == 0;
+}
+
+/* A glob character the script wrote unquoted (a [[ == ]] pattern). */
+static int
+has_pattern(const struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (!(p->v[k].fl & (PF_SRCQ | PF_QUOTED | PF_MARK)) && p->v[k].c != 0 &&
+		    strchr("*?[", p->v[k].c))
+			return 1;
+	return 0;
+}
+
+static int
+compare_ints(const char *op, long long x, long long y)
+{
+	static const char *const ops[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+	const int res[] = {x == y, x != y, x<y, x <= y, x> y, x >= y};
+
+	for (size_t k = 0; k < 6; k++)
+		if (strcmp(op, ops[k]) == 0)
+			return res[k];
+	return -1;
+}
+
+/* The test a[0..n) (n <= 3) of `[`/`[[`/test; arg2 is a[2]'s word. */
+static int
+test_args(char *const *a, size_t n, int dbl, const struct pstr *arg2)
+{
+	long long x, y;
+
+	if (n == 0)
+		return 0;
+	if (n == 1)
+		return a[0][0] != '\0';
+	if (n == 2)
+		return strcmp(a[0], "-n") == 0   ? a[1][0] != '\0'
+		       : strcmp(a[0], "-z") == 0 ? a[1][0] == '\0'
+		                                 : -1;
+	if (strcmp(a[1], "=") == 0 || strcmp(a[1], "==") == 0 || strcmp(a[1], "!=") == 0) {
+		int eq = dbl && has_pattern(arg2) ? fnmatch(a[2], a[0], 0) == 0
+		                                  : strcmp(a[0], a[2]) == 0;
+
+		return a[1][0] == '!' ? !eq : eq;
+	}
+	if (a[1][0] == '-' && int_word(a[0], &x) && int_word(a[2], &y))
+		return compare_ints(a[1] + 1, x, y);
+	return -1;
+}
+
+/* `[ ... ]`, `[[ ... ]]` or `test ...` over words known here: 1 true, 0
+ * false, -1 when only running it would tell (files, options, opaque words). */
+/* A word that is one reference to a variable this script never assigns
+ * (`$V`, `${V}`): taken as unset, as for ${V:-default}. */
+static int
+unset_ref(struct sx *x, const struct pstr *p)
+{
+	char *t = ps_text(p);
+	size_t n = strlen(t), a = t[0] == '$' ? (t[1] == '{' ? 2 : 1) : 0, e = n;
+	int vi, yes = 0;
+
+	if (a > 0 && a == 2 && n > 3 && t[n - 1] == '}')
+		e = n - 1;
+	if (a > 0 && e > a && is_ident((unsigned char)t[a], 1)) {
+		size_t k = a;
+
+		while (k < e && is_ident((unsigned char)t[k], 0))
+			k++;
+		vi = k == e ? var_find(x, t + a, e - a) : -2;
+		yes = vi == -1 || (vi >= 0 && !x->vars[vi].defined && !x->vars[vi].was_unset);
+		if (vi >= 0 && x->vars[vi].was_unset)
+			yes = 1;
+	}
+	free(t);
+	return yes && ps_opaque(p);
+}
+
+static int
+eval_test(struct sx *x, const struct plist *w)
+{
+	char *first = ps_text(&w->v[0]), *last = ps_text(&w->v[w->n - 1]), *a[3] = {0};
+	size_t from = 1, to = w->n, n;
+	int dbl = strcmp(first, "[[") == 0, r = -1, neg = 0;
+
+	if (strcmp(first, "[") == 0 || dbl)
+		to = strcmp(last, dbl ? "]]" : "]") == 0 ? w->n - 1 : 0;
+	else if (strcmp(first, "test") != 0)
+		to = 0;
+	for (size_t k = from; k < to && to > 0; k++)
+		if (ps_opaque(&w->v[k]) && !unset_ref(x, &w->v[k]))
+			to = 0;
+	if (to > from + 1) {
+		char *t = ps_text(&w->v[from]);
+
+		if (strcmp(t, "!") == 0)
+			neg = 1, from++;
+		free(t);
+	}
+	n = to > from ? to - from : 0;
+	for (size_t k = 0; k < n && k < 3; k++)
+		a[k] =
+		    unset_ref(x, &w->v[from + k]) ? mcinit_xstrdup("") : ps_text(&w->v[from + k]);
+	if (to > 0 && n <= 3)
+		r = test_args(a, n, dbl, n == 3 ? &w->v[from + 2] : NULL);
+	for (size_t k = 0; k < 3; k++)
+		free(a[k]);
+	free(first);
+	free(last);
+	return r >= 0 && neg ? !r : r;
+}
+
+/* One command of an if's condition, joined to the others by || and &&:
+ * short-circuits decide where a side is unknown. */
+static void
+add_condition(struct sx *x, struct ifr *f, const struct plist *w)
+{
+	int v = eval_test(x, w);
+
+	if (v >= 0 && f->negate)
+		v = !v;
+	f->negate = 0;
+	if (f->ncmds++ == 0)
+		f->cond = v;
+	else if (f->op == '|')
+		f->cond = f->cond == 1 || v == 1 ? 1 : f->cond < 0 || v < 0 ? -1 : 0;
+	else if (f->op == '&')
+		f->cond = f->cond == 0 || v == 0 ? 0 : f->cond < 0 || v < 0 ? -1 : 1;
+	else
+		f->cond = -1; /* `if a; b; then`: the last one decides; not followed */
+	f->op = x->last_op;
+}
+
+static void set_dead(struct sx *x);
+static void case_step(struct sx *x, struct ifr *f, const struct plist *w);
+
+/* `case WORD in`: w holds WORD and `in`. */
+static void
+open_case(struct sx *x, const struct plist *w)
+{
+	struct ifr f = {x->dead, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, NULL};
+
+	if (w->n > 0 && unset_ref(x, &w->v[0]))
+		f.subject = mcinit_xstrdup(""); /* a variable the script never sets */
+	else if (w->n > 0 && !ps_opaque(&w->v[0]))
+		f.subject = ps_text(&w->v[0]);
+	else if (w->n > 0)
+		f.unknown = 1;
+	if (w->n > 0) {
+		f.line = w->v[0].n ? w->v[0].v[0].line : 0;
+		f.col = w->v[0].n ? w->v[0].v[0].col : 0;
+	}
+	GROW(x->ifs, x->capifs, x->nifs + 1);
+	x->ifs[x->nifs++] = f;
+	if (f.unknown && !x->dead)
+		script_note(x, f.line, f.col,
+		            "a `case` whose word is known only when the script runs: every clause "
+		            "of it is read");
+	if (w->n > 2) { /* `case $K in x) ...` on one line: x is the first pattern */
+		struct plist rest = {w->v + 2, w->n - 2, 0};
+
+		case_step(x, &x->ifs[x->nifs - 1], &rest);
+	}
+}
+
+/* A command inside a case: a clause's patterns (`800M)`, `a|b)`) or a
+ * command of its body; `;;` ends the body. */
+static void
+case_step(struct sx *x, struct ifr *f, const struct plist *w)
+{
+	if (f->awaiting > 0 && w->n > 0) {
+		const struct pstr *pat = &w->v[0];
+		char *t = ps_text(pat);
+		int hit = f->subject != NULL && (has_pattern(pat) ? fnmatch(t, f->subject, 0) == 0
+		                                                  : strcmp(t, f->subject) == 0);
+
+		free(t);
+		f->cond = f->cond == 1 || hit;
+		if (x->last_op == ')') {
+			f->awaiting = f->unknown || (f->cond == 1 && !f->matched) ? 0 : -1;
+			f->matched |= f->cond == 1;
+			f->cond = -1;
+		}
+	} else if (f->awaiting <= 0 && x->last_op == ';') {
+		f->awaiting = 1; /* the next clause's patterns */
+		f->cond = -1;
+	}
+	set_dead(x);
+	if (f->awaiting > 0)
+		x->dead = f->parent_dead;
+}
+
+static void
+set_dead(struct sx *x)
+{
+	const struct ifr *f = x->nifs ? &x->ifs[x->nifs - 1] : NULL;
+
+	x->dead = f != NULL && (f->parent_dead || f->awaiting < 0);
+}
+
+/* if / then / elif / else / fi at a command's start; 1 when the words that
+ * follow are a condition to evaluate. */
+static int
+on_keyword(struct sx *x, const struct pstr *kw)
+{
+	struct ifr *f = x->nifs ? &x->ifs[x->nifs - 1] : NULL;
+	char *t = ps_text(kw);
+	int cond = 0;
+
+	if (strcmp(t, "if") == 0) {
+		GROW(x->ifs, x->capifs, x->nifs + 1);
+		x->ifs[x->nifs++] = (struct ifr){x->dead,
+		                                 -1,
+		                                 0,
+		                                 0,
+		                                 1,
+		                                 0,
+		                                 0,
+		                                 0,
+		                                 kw->n ? kw->v[0].line : 0,
+		                                 kw->n ? kw->v[0].col : 0,
+		                                 0,
+		                                 0,
+		                                 NULL};
+		cond = 1;
+	} else if (f != NULL && strcmp(t, "!") == 0 && f->awaiting > 0 && f->ncmds == 0) {
+		f->negate ^= 1;
+	} else if (f != NULL && strcmp(t, "then") == 0 && f->awaiting > 0) {
+		int c = f->cond;
+
+		if (c < 0 && !f->unknown && !x->dead)
+			script_note(
+			    x, f->line, f->col,
+			    "an `if` whose condition is known only when the script runs: every "
+			    "branch of it is read");
+		f->unknown |= c < 0;
+		f->awaiting = f->unknown || (c == 1 && !f->taken) ? 0 : -1;
+		f->taken |= c == 1;
+	} else if (f != NULL && strcmp(t, "elif") == 0) {
+		f->awaiting = f->unknown || !f->taken ? 1 : -1;
+		f->ncmds = f->negate = f->op = 0;
+		f->cond = -1;
+		cond = f->awaiting > 0;
+	} else if (f != NULL && strcmp(t, "else") == 0) {
+		f->awaiting = f->unknown || !f->taken ? 0 : -1;
+	} else if (strcmp(t, "case") == 0) {
+		cond = 2;
+	} else if (f != NULL && (strcmp(t, "fi") == 0 || strcmp(t, "esac") == 0)) {
+		free(x->ifs[--x->nifs].subject);
+	}
+	free(t);
+	set_dead(x);
+	return cond;
 }
 
 static int
 parse_command(struct sx *x)
 {
 	struct plist w = {0};
-	int cmdpos = 1, decl = 0, ignore = 0, r, ret = -1;
+	struct saved *pre = NULL;
+	size_t npre = 0;
+	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
 
 	for (;;) {
 		struct pstr tmp = {0};
@@ -1473,6 +2287,8 @@ parse_command(struct sx *x)
 		if (c < 0)
 			break;
 		if (c == '#') {
+			if (!x->seen_cmd && w.n == 0 && npre == 0)
+				read_sbatch(x);
 			skip_comment(x);
 			continue;
 		}
@@ -1481,19 +2297,38 @@ parse_command(struct sx *x)
 			read_heredocs(x);
 			break;
 		}
+		x->seen_cmd = 1;
 		if ((r = try_redirect(x)) != 0) {
 			if (r < 0)
 				goto out;
 			continue;
 		}
 		if (strchr(";&|()", c)) {
+			if ((c == '|' || c == '&' || c == ';') && peekc(x, 1) == c) {
+				x->last_op = c;
+				adv(x);
+			} else if (c == ')' || c == '|') {
+				x->last_op =
+				    c == ')' ? ')' : '!'; /* a case pattern's end, or `|` */
+			}
 			adv(x);
 			break;
 		}
-		if ((cmdpos || decl) && (r = try_assignment(x)) != 0) {
-			if (r < 0)
+		if (cmdpos || decl) {
+			if (cmdpos)
+				pre = mcinit_xrealloc(pre, (npre + 1) * sizeof *pre);
+			r = try_assignment(x, &vi, cmdpos ? &pre[npre] : NULL);
+			if (r < 0) {
+				if (cmdpos)
+					pl_free(&pre[npre].v.val);
 				goto out;
-			continue;
+			}
+			if (r > 0) {
+				npre += cmdpos;
+				if (exp)
+					x->vars[vi].exported = 1;
+				continue;
+			}
 		}
 		if (lex_word(x, &tmp, 0, 0) < 0) {
 			ps_free(&tmp);
@@ -1501,21 +2336,51 @@ parse_command(struct sx *x)
 		}
 		if (cmdpos && (word_is(&tmp, skip_kw) || word_is(&tmp, header_kw))) {
 			ignore |= word_is(&tmp, header_kw);
+			cond |= on_keyword(x, &tmp);
 			ps_free(&tmp);
 			continue;
 		}
 		cmdpos = 0;
 		split_word(&tmp, &w);
 		ps_free(&tmp);
-		if (w.n > 0 && !decl)
+		if (w.n == 1 && !decl) {
 			decl = word_is(&w.v[0], decl_cmd);
+			exp = word_is(&w.v[0], " export ");
+		} else if (w.n > 1 && decl) {
+			char *t = ps_text(&w.v[w.n - 1]);
+
+			if (t[0] == '-' && strchr(t, 'x') != NULL)
+				exp = 1; /* declare -x, typeset -x */
+			else if (exp && !x->dead)
+				do_export(x, &w.v[w.n - 1]);
+			free(t);
+		}
 	}
 	ret = 0;
-	if (!ignore && w.n > 0 && word_is(&w.v[0], " unset "))
+	had_cmd = w.n > 0 && !ignore;
+	if (cond == 2)
+		open_case(x, &w);
+	else if (x->nifs > 0 && x->ifs[x->nifs - 1].is_case)
+		case_step(x, &x->ifs[x->nifs - 1], &w);
+	else if (x->nifs > 0 && x->ifs[x->nifs - 1].awaiting > 0 && w.n > 0)
+		add_condition(x, &x->ifs[x->nifs - 1], &w);
+	x->last_op = 0;
+	if (!had_cmd || x->dead)
+		goto out;
+	if (word_is(&w.v[0], " unset "))
 		do_unset(x, &w);
-	else if (!ignore)
-		check_python(x, &w);
+	else if (word_is(&w.v[0], " set "))
+		do_set(x, &w);
+	else
+		check_python(x, &w, pre, npre);
 out:
+	if (had_cmd) {
+		restore(x, pre, npre); /* V=1 cmd: V is back once cmd has run */
+	} else {
+		for (size_t k = 0; k < npre; k++)
+			pl_free(&pre[k].v.val);
+	}
+	free(pre);
 	pl_free(&w);
 	return ret;
 }
@@ -1564,7 +2429,7 @@ struct result {
 static void
 emit_word(struct sx *x, struct result *r, const struct pstr *f)
 {
-	struct mcinit_shword w = {ps_text(f), 0, 0, NULL, 0};
+	struct mcinit_shword w = {ps_text(f), 0, 0, NULL, 0, 0, 0};
 
 	if (f->n > 0) {
 		w.line = f->v[0].line;
@@ -1572,9 +2437,17 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 		if (f->v[0].var >= 0)
 			w.var = mcinit_xstrdup(x->vars[f->v[0].var].name);
 	}
+	if (f->n >= 2) {
+		const struct pch *a = &f->v[0], *z = &f->v[f->n - 1];
+
+		/* '99,1,0' whose quotes are characters of a variable's value */
+		w.quotes = (a->c == '\'' || a->c == '"') && z->c == a->c && a->var >= 0 &&
+		           (a->fl & PF_SRCQ) && (z->fl & PF_SRCQ);
+	}
 	for (size_t k = 0; k < f->n; k++) {
 		int ev = f->v[k].ev;
 
+		w.resplit |= (f->v[k].fl & PF_RESPLIT) != 0;
 		w.opaque |= (f->v[k].fl & PF_OPAQUE) != 0;
 		if (ev >= 0 && !r->ev_used[ev]) {
 			r->ev_used[ev] = 1;
@@ -1648,7 +2521,7 @@ static size_t
 choose_candidate(struct sx *x)
 {
 	for (size_t c = 0; c < x->ncands; c++) {
-		char *t = ps_text(&x->cands[c].v[0]);
+		char *t = ps_text(&x->cands[c].w.v[x->cands[c].py]);
 		const char *b = base_name(t);
 		int train = strcasestr(b, "train") != NULL;
 
@@ -1659,6 +2532,57 @@ choose_candidate(struct sx *x)
 	return 0;
 }
 
+struct lsink {
+	struct sx *x;
+	struct result *r;
+	struct cand *cd;
+};
+
+static void
+lsink_note(void *ctx, int line, int col, char *msg)
+{
+	struct lsink *k = ctx;
+
+	note_add(&k->r->notes, &k->r->nn, &k->r->capn, line, col, msg);
+}
+
+static void
+lsink_env(void *ctx, const char *name, const char *value, int line, int col, int remote)
+{
+	struct lsink *k = ctx;
+
+	env_push(k->cd, name, mcinit_xstrdup(value), line, col, 0);
+	k->cd->env[k->cd->nenv - 1].remote = remote;
+}
+
+/* The chosen command's argv, launcher and environment. */
+static void
+read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shscan *out)
+{
+	struct mcinit_lword *lw = mcinit_xcalloc(cd->py + 1, sizeof *lw);
+	struct lsink k = {x, r, cd};
+	struct mcinit_launch_sink sink = {&k, lsink_note, lsink_env};
+
+	out->argc = cd->w.n;
+	out->argv = mcinit_xcalloc(cd->w.n + 1, sizeof *out->argv);
+	for (size_t i = 0; i < cd->w.n; i++)
+		out->argv[i] = ps_text(&cd->w.v[i]);
+	for (size_t i = 0; i < cd->py; i++) {
+		const struct pstr *p = &cd->w.v[i];
+
+		lw[i].text = out->argv[i];
+		lw[i].line = p->n ? p->v[0].line : 0;
+		lw[i].col = p->n ? p->v[0].col : 0;
+		lw[i].opaque = ps_opaque(p);
+	}
+	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
+	free(lw);
+	out->env = cd->env;
+	out->nenv = cd->nenv;
+	cd->env = NULL;
+	cd->nenv = 0;
+}
+
 static void
 build_result(struct sx *x, struct mcinit_shscan *out)
 {
@@ -1667,18 +2591,21 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 	r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
 	if (x->ncands > 0) {
 		size_t c = choose_candidate(x);
-		const struct plist *p = &x->cands[c];
+		struct cand *cd = &x->cands[c];
+		const struct plist *p = &cd->w;
+		const struct pstr *py = &p->v[cd->py];
 
-		out->script = ps_text(&p->v[0]);
-		out->script_line = p->v[0].n ? p->v[0].v[0].line : 0;
-		out->script_col = p->v[0].n ? p->v[0].v[0].col : 0;
+		out->script = ps_text(py);
+		out->script_line = py->n ? py->v[0].line : 0;
+		out->script_col = py->n ? py->v[0].col : 0;
 		if (x->ncands > 1)
 			note_add(&r.notes, &r.nn, &r.capn, out->script_line, out->script_col,
 			         mcinit_xasprintf("%zu commands run Python scripts; the flags are "
 			                          "taken from the one running `%s`",
 			                          x->ncands, out->script));
-		for (size_t k = 1; k < p->n; k++)
+		for (size_t k = cd->py + 1; k < p->n; k++)
 			emit_word(x, &r, &p->v[k]);
+		read_launcher(x, cd, &r, out);
 	} else {
 		note_add(&r.notes, &r.nn, &r.capn, 0, 0,
 		         mcinit_xstrdup("no command in the script runs a *.py file; the flags are "
@@ -1695,6 +2622,17 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 	out->nwords = r.nw;
 	out->notes = r.notes;
 	out->nnotes = r.nn;
+}
+
+static void
+cand_free(struct cand *c)
+{
+	pl_free(&c->w);
+	for (size_t k = 0; k < c->nenv; k++) {
+		free(c->env[k].name);
+		free(c->env[k].value);
+	}
+	free(c->env);
 }
 
 static void
@@ -1719,8 +2657,14 @@ sx_free(struct sx *x)
 		pl_free(&x->groups[k].f);
 	free(x->groups);
 	for (size_t k = 0; k < x->ncands; k++)
-		pl_free(&x->cands[k]);
+		cand_free(&x->cands[k]);
 	free(x->cands);
+	for (size_t k = 0; k < x->nifs; k++)
+		free(x->ifs[k].subject);
+	free(x->ifs);
+	for (size_t k = 0; k < x->nsbatch; k++)
+		free((char *)x->sbatch[k].text);
+	free(x->sbatch);
 }
 
 static int
@@ -1772,5 +2716,14 @@ mcinit_shscan_destroy(struct mcinit_shscan *s)
 		free(s->notes[k].msg);
 	free(s->notes);
 	free(s->script);
+	for (size_t k = 0; k < s->argc; k++)
+		free(s->argv[k]);
+	free(s->argv);
+	for (size_t k = 0; k < s->nenv; k++) {
+		free(s->env[k].name);
+		free(s->env[k].value);
+	}
+	free(s->env);
+	mcinit_launch_clear(&s->launch);
 	memset(s, 0, sizeof *s);
 }

@@ -1,6 +1,6 @@
 /*
- * shscan.h — best-effort extraction of Megatron-LM flags from a bash launch
- * script (config.md, "Launch scripts").
+ * shscan.h — the Megatron-LM flags, environment and launcher of a bash launch
+ * script, read with bash's semantics (config.md, "Launch scripts").
  *
  * This is not a shell.  It reads the script once, top to bottom, and keeps
  * just enough bash semantics to recover the words a typical Megatron-LM
@@ -15,12 +15,23 @@
  *     expansions `$V`, `${V}`, `${V[@]}`, `${V[*]}`, `${V[n]}` quoted or not,
  *     with bash's word splitting for unquoted ones, and `${V-w}` `${V:-w}`
  *     `${V=w}` `${V:=w}` `${V+w}` `${V:+w}` `${V?w}` `${V:?w}`;
- *   - control flow is ignored: every assignment is applied in text order,
- *     including prefix assignments (`V=1 cmd`) and both branches of an `if`.
+ *   - `if`/`elif`/`else` and `case` are decided when their test is known:
+ *     `[ ]`, `[[ ]]` and `test` with -n, -z, =, ==, != (a [[ pattern as
+ *     bash matches it), -eq ... -ge, `!`, `||` and `&&`; a variable the script
+ *     never assigns counts as unset (as for ${V:-default}); a test only the
+ *     run can decide (`-f FILE`, `$1`, a command) reads every branch, with a
+ *     note.  Loops are read once.  A prefix assignment (`V=1 cmd`) holds for
+ *     that command only, as in bash;
+ *   - `$((...))` and `$[...]` are evaluated as bash does (64-bit integers,
+ *     C operators and precedence, `**`, variables by name or `$V`);
+ *   - the job's environment: `export`, `declare -x`, `set -a`, prefix
+ *     assignments, `env V=1`, mpirun `-x`, and `unset` (see mcinit_shenv);
+ *   - the launcher of the chosen command and `#SBATCH` directives give the
+ *     world size (launcher.h).
  *
  * What cannot be known without running the script — positional parameters
- * (`$1`, `"$@"`), variables never assigned in the script (environment), `$(...)`,
- * backquotes, `$((...))`, `${#V}`, `${V/x/y}` and other operators — is kept in
+ * (`$1`, `"$@"`), variables never assigned in the script (environment),
+ * `$(...)`, backquotes, `${#V}`, `${V/x/y}` and other operators — is kept in
  * the word exactly as written, the word is marked `opaque`, and a note says
  * why.  One exception, because launch scripts use it to make settings
  * overridable from the environment: `${V:-default}` / `${V:=default}` with V
@@ -57,6 +68,10 @@ struct mcinit_shword {
 	char *var;     /* variable whose assignment holds that character; NULL when
 	                * written literally in the command itself */
 	int opaque;    /* 1: contains unexpandable text, kept as written */
+	int resplit;   /* 1: bash split it out of a string that was quoted where
+	                * it was assigned, because it was expanded unquoted */
+	int quotes;    /* 1: starts and ends with a quote character that is part
+	                * of a variable's value (bash does not re-read it) */
 };
 
 struct mcinit_shnote {
@@ -64,9 +79,45 @@ struct mcinit_shnote {
 	int line, col; /* 0, 0 when the note is about the whole script */
 };
 
+/* A variable of the job's environment as the script leaves it when it runs
+ * the chosen command: `export V=x`, `export V`, `declare -x`, `set -a`,
+ * prefix assignments (`V=1 torchrun ...`), `env V=1 ...`, mpirun `-x V=1`;
+ * or removed by `unset V` (value NULL).  Text order, last one wins. */
+struct mcinit_shenv {
+	char *name;
+	char *value;   /* NULL: unset by the script */
+	int line, col; /* where it was exported, assigned or unset */
+	int opaque;    /* the value is only known at run time */
+	int remote;    /* passed by the launcher to the processes it starts
+	                * (mpirun -x), not in the launcher's own environment */
+};
+
+/* What the launcher of the chosen command says about the job.  0 = not
+ * said (or not knowable); each *_line > 0 where it was written. */
+struct mcinit_shlaunch {
+	char *launcher;   /* "torchrun", "python -m torch.distributed.run",
+	                   * "srun", "srun + torchrun", "mpirun"; NULL: none */
+	long long nnodes; /* torchrun --nnodes N or MIN:MAX (MAX), srun -N */
+	long long nnodes_min;
+	long long nproc_per_node;
+	long long world_size;    /* when computable from the above */
+	char *world_size_source; /* how, e.g. "torchrun --nnodes 1 --nproc_per_node 8" */
+	int line, col;           /* the launcher word */
+	char *master_addr;       /* --master_addr, --rdzv_endpoint host */
+	long long master_port;
+	int nnodes_line, nnodes_col, nproc_line, nproc_col;
+	int addr_line, addr_col, port_line, port_col;
+};
+
 struct mcinit_shscan {
 	struct mcinit_shword *words; /* the Megatron flag words, in order */
 	size_t nwords;
+	char **argv; /* the chosen command as bash runs it: launcher (or python)
+	              * first, then its options, the script and its flags */
+	size_t argc;
+	struct mcinit_shenv *env; /* the job's environment, see above */
+	size_t nenv;
+	struct mcinit_shlaunch launch;
 	struct mcinit_shnote *notes; /* unexpandable words, assumptions, fallback */
 	size_t nnotes;
 	char *script; /* the `*.py` word the flags follow; NULL when

@@ -30,6 +30,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t k = 0; k < s.nnotes; k++)
 		if (s.notes[k].msg == NULL)
 			abort();
+	/* the chosen command holds the flags at its end; the environment and
+	 * the launcher's facts are well-formed */
+	if (s.argc > 0 && (s.argc < s.nwords || s.script == NULL))
+		abort();
+	for (size_t k = 0; k < s.nwords && s.argc > 0; k++)
+		if (strcmp(s.argv[s.argc - s.nwords + k], s.words[k].text) != 0)
+			abort();
+	for (size_t k = 0; k < s.nenv; k++)
+		if (s.env[k].name == NULL || s.env[k].name[0] == '\0')
+			abort();
+	if (s.launch.world_size < 0 || s.launch.nnodes < 0 || s.launch.nproc_per_node < 0 ||
+	    (s.launch.world_size > 0 && s.launch.world_size_source == NULL))
+		abort();
 	mcinit_shscan_destroy(&s);
 	return 0;
 }

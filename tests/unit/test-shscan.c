@@ -213,15 +213,26 @@ Test(shscan, appends_and_export_declare)
 
 Test(shscan, accumulating_string_pattern)
 {
-	scan_ok("OPTS=\"\"\n"
+	scan_ok("X=1\nOPTS=\"\"\n"
 	        "OPTS=\"$OPTS --fp16\"\n"
 	        "if [ \"$X\" = 1 ]; then\n"
 	        "  OPTS=\"$OPTS --bf16\"\n"
 	        "fi\n"
 	        "python pretrain_gpt.py $OPTS\n");
 	words_are("--fp16|--bf16");
-	word_is(0, "--fp16", 2, 13, "OPTS");
-	word_is(1, "--bf16", 4, 15, "OPTS");
+	word_is(0, "--fp16", 3, 13, "OPTS");
+	word_is(1, "--bf16", 5, 15, "OPTS");
+}
+
+Test(shscan, conditions_decided_as_bash_does)
+{
+	scan_ok("if [ \"$NEVER_SET\" = 1 ]; then A=(--a); elif [[ 2 -gt 1 ]] && [ -n x ]; then\n"
+	        "A=(--b); else A=(--c); fi\n"
+	        "if [ -f /some/file ]; then A+=(--f); fi\n"
+	        "case $K in x) A+=(--x) ;; *) A+=(--any) ;; esac\n"
+	        "python p.py \"${A[@]}\"\n");
+	words_are("--b|--f|--any");
+	cr_assert_geq(note_with("known only when the script runs"), 0, "-f is not decided here");
 }
 
 Test(shscan, default_expansions)
@@ -243,8 +254,8 @@ Test(shscan, default_expansions)
 Test(shscan, unexpandable_words_kept_as_written)
 {
 	scan_ok("python pretrain_gpt.py --seed $1 --save \"$@\" --d $(date +%s) --e `hostname` "
-	        "--f $((2 * 4)) --g ${UNDEF} --h $UNDEF2/x --i ${#A[@]} --j ${P/a/b}\n");
-	words_are("--seed|$1|--save|$@|--d|$(date +%s)|--e|`hostname`|--f|$((2 * 4))|--g|${UNDEF}|"
+	        "--f $((++X)) --g ${UNDEF} --h $UNDEF2/x --i ${#A[@]} --j ${P/a/b}\n");
+	words_are("--seed|$1|--save|$@|--d|$(date +%s)|--e|`hostname`|--f|$((++X))|--g|${UNDEF}|"
 	          "--h|$UNDEF2/x|--i|${#A[@]}|--j|${P/a/b}");
 	for (size_t k = 1; k < S.nwords; k += 2)
 		cr_assert(S.words[k].opaque, "word %zu %s", k, S.words[k].text);
@@ -527,4 +538,60 @@ Test(shscan, random_inputs_never_crash, .timeout = 120)
 		}
 		mcinit_shscan_destroy(&s);
 	}
+}
+
+Test(shscan, arithmetic_as_bash_evaluates_it)
+{
+	scan_ok("N=3 G=8\nW=$(($G*$N))\npython p.py --a $((W / 5)) --b $(( (1 + 2) * 2 ** 3 ** 2 % "
+	        "1000 ))"
+	        " --c $[0x10 + 010 + 2#11] --d $((N > 2 ? -N : N)) --e $((1 << 62 << 2)) --f $((7 "
+	        "/ 0))\n");
+	words_are("--a|4|--b|536|--c|27|--d|-3|--e|0|--f|$((7 / 0))");
+	cr_assert(S.words[11].opaque);
+	cr_assert_geq(note_with("division by 0"), 0);
+}
+
+Test(shscan, environment_of_the_job)
+{
+	scan_ok("export A=1\nB=2\nexport B\nC=3\ndeclare -x D=4\nexport E=5\nunset E\n"
+	        "F=6 python p.py --x 1\necho $F\n");
+	cr_assert_eq(S.nenv, 5);
+	cr_assert_str_eq(S.env[0].name, "A");
+	cr_assert_str_eq(S.env[0].value, "1");
+	cr_assert_str_eq(S.env[1].name, "B");
+	cr_assert_str_eq(S.env[2].name, "D");
+	cr_assert_str_eq(S.env[3].name, "E");
+	cr_assert_null(S.env[3].value, "unset");
+	cr_assert_str_eq(S.env[4].name, "F");
+	cr_assert_str_eq(S.env[4].value, "6");
+	cr_assert_eq(S.env[3].line, 7);
+}
+
+Test(shscan, launcher_world_size)
+{
+	scan_ok(
+	    "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\nX=1\n#SBATCH --nodes=9\n"
+	    "srun python p.py --x 1\n");
+	cr_assert_str_eq(S.launch.launcher, "srun");
+	cr_assert_eq(S.launch.world_size, 8, "the #SBATCH after a command is not read");
+	mcinit_shscan_destroy(&S);
+	scan_ok("torchrun --nnodes=2:4 --nproc-per-node 8 --master_addr=h --master-port 99 p.py\n");
+	cr_assert_eq(S.launch.world_size, 32);
+	cr_assert_eq(S.launch.nnodes_min, 2);
+	cr_assert_str_eq(S.launch.master_addr, "h");
+	cr_assert_eq(S.launch.master_port, 99);
+	mcinit_shscan_destroy(&S);
+	scan_ok("torchrun --nproc_per_node gpu p.py\n");
+	cr_assert_eq(S.launch.world_size, 0);
+	cr_assert_geq(note_with("not known here"), 0);
+}
+
+Test(shscan, split_and_kept_quotes_are_marked)
+{
+	scan_ok("A=(--s \"0:1 2:3\" \"--split '9,1'\")\npython p.py ${A[@]}\n");
+	words_are("--s|0:1|2:3|--split|'9,1'");
+	cr_assert(S.words[1].resplit && S.words[2].resplit);
+	cr_assert_not(S.words[0].resplit);
+	cr_assert(S.words[4].quotes);
+	cr_assert_not(S.words[3].quotes);
 }

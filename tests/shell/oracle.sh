@@ -1,0 +1,97 @@
+#!/bin/sh
+# oracle.sh — the honest oracle for the launch-script reader: every launch
+# script under tests/ runs in real bash with stand-ins for torchrun, srun,
+# mpirun, mpiexec and python on PATH, which record the words they are given
+# (NUL-separated) and their environment.  mcinit must have extracted exactly
+# those words (a word it marks as known only at run time matches anything:
+# the script gets ARG1 ... ARG9 as its arguments so that `$1` is one word)
+# and exactly that environment for the variables it names.
+. "$srcdir/tests/cli/lib.sh"
+: "${SH_WORDS:?SH_WORDS must point at tests/shell/sh-words}"
+command -v bash >/dev/null 2>&1 || skip_all "bash not installed"
+
+stub=$tmp/stub
+mkdir -p "$stub" "$tmp/run"
+cat >"$stub/record" <<'STUB'
+#!/bin/sh
+n=$(ls "$ARGV_DIR" | wc -l)
+printf '%s\0' "$(basename "$0")" "$@" >"$ARGV_DIR/$n.argv"
+env >"$ARGV_DIR/$n.env"
+STUB
+chmod +x "$stub/record"
+for c in torchrun srun mpirun mpiexec python python3; do
+	ln -s record "$stub/$c"
+done
+
+compare() { # compare MINE THEIRS: words equal, \001-marked ones match anything
+	python3 - "$1" "$2" <<'PY'
+import sys
+mine = open(sys.argv[1], 'rb').read().split(b'\0')[:-1]
+theirs = open(sys.argv[2], 'rb').read().split(b'\0')[:-1]
+# mcinit's command may start with wrappers (env, exec, ...) the stand-in
+# never sees: align on the recorded command's name
+name = theirs[0]
+while mine and mine[0].lstrip(b'\1').rsplit(b'/', 1)[-1] != name:
+    mine = mine[1:]
+mine = mine[1:]
+theirs = theirs[1:]
+bad = len(mine) != len(theirs) or any(
+    not a.startswith(b'\1') and a != b for a, b in zip(mine, theirs))
+if bad:
+    print('mcinit:', [w.decode(errors='replace') for w in mine])
+    print('bash:  ', [w.decode(errors='replace') for w in theirs])
+sys.exit(1 if bad else 0)
+PY
+}
+
+# the launch scripts of the tests (not the test drivers themselves)
+find "$srcdir/tests/cli/inputs" "$srcdir/tests/shell/scripts" "$srcdir/tests/configs" \
+	-name '*.sh' -o -name '*.bash' | sort >"$tmp/scripts"
+while read -r f; do
+	name=shell-oracle-$(basename "$f" .sh)
+	rm -rf "$tmp/rec" && mkdir "$tmp/rec"
+	(cd "$tmp/run" && env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" \
+		bash "$f" ARG1 ARG2 ARG3 ARG4 ARG5 ARG6 ARG7 ARG8 ARG9 >/dev/null 2>&1)
+	"$SH_WORDS" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
+	if [ ! -s "$tmp/mine" ]; then
+		# no command runs a .py file: bash must not have run one either
+		if ls "$tmp/rec" | grep -q argv; then
+			fail "$name" "bash ran a launcher, mcinit found no command"
+		else
+			pass "$name"
+		fi
+		continue
+	fi
+	# the recorded run of the command mcinit chose: the last one of its name
+	want=$(tr '\0' '\n' <"$tmp/mine" | tr -d '\001' | while read -r w; do
+		case ${w##*/} in torchrun | srun | mpirun | mpiexec | python | python3) echo "${w##*/}"; break ;; esac
+	done)
+	rec=
+	for r in $(ls "$tmp/rec"/*.argv 2>/dev/null | sort -t/ -k1 -V); do
+		[ "$(head -c "$((${#want} + 1))" "$r" | tr -d '\0')" = "$want" ] && rec=$r
+	done
+	if [ -z "$rec" ]; then
+		fail "$name" "mcinit chose a $want command that bash never ran"
+		continue
+	fi
+	if ! compare "$tmp/mine" "$rec" >"$tmp/diff" 2>&1; then
+		fail "$name" "words differ from what bash passed" "$tmp/diff"
+		continue
+	fi
+	# the environment mcinit reports is the one the command got
+	"$SH_WORDS" -e "$f" >"$tmp/env"
+	envbad=
+	while read -r kv; do
+		case $kv in
+		*=*) grep -qxF "$kv" "${rec%.argv}.env" || envbad="$envbad $kv" ;;
+		*) ! grep -q "^$kv=" "${rec%.argv}.env" || envbad="$envbad $kv(unset)" ;;
+		esac
+	done <"$tmp/env"
+	if [ -n "$envbad" ]; then
+		echo "mcinit says:$envbad" >"$tmp/diff"
+		fail "$name" "environment differs from what bash exported" "$tmp/diff"
+	else
+		pass "$name"
+	fi
+done <"$tmp/scripts"
+finish

@@ -1,0 +1,67 @@
+/* sh-words.c — what mcinit reads from a launch script, for the real-bash
+ * oracle (tests/shell/oracle.sh): the chosen command's words, NUL-separated,
+ * a word known only at run time prefixed with \001; with -e, the job's
+ * environment instead (NAME=VALUE, or NAME alone when unset, one a line);
+ * with -l, the launcher's facts and the notes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shscan.h"
+
+int
+main(int argc, char **argv)
+{
+	struct mcinit_err err = {0};
+	struct mcinit_shscan sc;
+	const char *mode = argc == 3 ? argv[1] : "";
+	size_t len, i;
+	char *text;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: sh-words [-e|-l] SCRIPT\n");
+		return 64;
+	}
+	text = mcinit_read_file(argv[argc - 1], &len, &err);
+	if (text == NULL || mcinit_shscan_parse(text, len, &sc, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		free(text);
+		return 65;
+	}
+	if (strcmp(mode, "-e") == 0) {
+		for (i = 0; i < sc.nenv; i++)
+			if (sc.env[i].remote)
+				continue; /* not in the launcher's own environment */
+			else if (sc.env[i].value)
+				printf("%s=%s\n", sc.env[i].name, sc.env[i].value);
+			else
+				printf("%s\n", sc.env[i].name);
+	} else if (strcmp(mode, "-l") == 0) {
+		printf("launcher=%s world_size=%lld nnodes=%lld nproc_per_node=%lld source=%s "
+		       "master=%s:%lld\n",
+		       sc.launch.launcher ? sc.launch.launcher : "-", sc.launch.world_size,
+		       sc.launch.nnodes, sc.launch.nproc_per_node,
+		       sc.launch.world_size_source ? sc.launch.world_size_source : "-",
+		       sc.launch.master_addr ? sc.launch.master_addr : "-", sc.launch.master_port);
+		for (i = 0; i < sc.nnotes; i++)
+			printf("note %d:%d %s\n", sc.notes[i].line, sc.notes[i].col,
+			       sc.notes[i].msg);
+	} else {
+		/* the flags' opaque marks; words before the script are checked
+		 * for `$` instead (launcher options are rarely run-time values) */
+		size_t first = sc.argc >= sc.nwords ? sc.argc - sc.nwords : 0;
+
+		for (i = 0; i < sc.argc; i++) {
+			int op = i >= first ? sc.words[i - first].opaque
+			                    : strchr(sc.argv[i], '$') != NULL ||
+			                          strchr(sc.argv[i], '`') != NULL;
+
+			if (op)
+				putchar('\001');
+			fwrite(sc.argv[i], 1, strlen(sc.argv[i]) + 1, stdout);
+		}
+	}
+	mcinit_shscan_destroy(&sc);
+	free(text);
+	return 0;
+}
