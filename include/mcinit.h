@@ -40,8 +40,8 @@
  *   - Errors that stop a call come back in a caller-provided mcinit_error_t
  *     (jansson's json_error_t style: fixed-size, no allocation, may be NULL).
  *     Problems in the job itself are diagnostics, never errors.
- *   - The library never exits, aborts or prints, except to a FILE * it is
- *     handed, and except out of memory (see mcinit_set_alloc_failure).
+ *   - The library never ends the process and writes to no stream but a
+ *     FILE * it is handed, except out of memory (mcinit_set_alloc_failure).
  *   - Thread safety: distinct handles may be used from distinct threads;
  *     one handle from one thread at a time.  Process-wide tables are
  *     initialised once (pthread_once); nothing touches the environment.
@@ -63,9 +63,9 @@ extern "C" {
 
 /* ---- errors ---- */
 
-/* What went wrong, as a kind.  The mcinit binary maps each kind to its exit
- * status (mcinit.c, from the table of src/exitcodes.h); the library never
- * chooses one. */
+/* What went wrong, as a kind.  The mcinit program maps each kind to its
+ * process status (mcinit.c, from its one table of statuses); the library
+ * never chooses one. */
 enum mcinit_code {
 	MCINIT_OK = 0,
 	MCINIT_E_INVALID,     /* the job description is invalid (see the diagnostics) */
@@ -113,7 +113,7 @@ const char *mcinit_code_name(enum mcinit_code code);
  * called with the size asked for, and it must not return (print and end
  * the process, or longjmp out of the library).  Without a handler the
  * library raises SIGABRT: the one way it ever ends a process.  The mcinit
- * program installs a handler that prints one line and ends with its exit
+ * program installs a handler that prints one line and ends with its
  * status for MCINIT_E_NOMEM.  NULL removes the handler.  Not thread-safe:
  * call it before using the library. */
 typedef void (*mcinit_alloc_failure_fn)(size_t size);

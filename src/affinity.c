@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sysexits.h>
 #include <unistd.h>
 
 #include <hwloc.h>
+#include <hwloc/plugins.h>
 
 #define NVIDIA_VENDOR_ID       0x10de
 #define PCI_CLASS_VGA          0x0300
@@ -128,41 +128,42 @@ is_nvswitch(hwloc_obj_t o)
 
 /* ---------------------------------------------------------------- loading */
 
-/* hwloc itself obeys $HWLOC_XMLFILE when no backend was chosen (and
- * blacklisting its XML component does not stop that), so a caller that
- * wants the live machine needs the variable hidden while loading. */
-static int
-hide_env_load(hwloc_topology_t topo, int hide)
-{
-	char *saved = NULL;
-	int rc, e;
+/*
+ * hwloc obeys $HWLOC_XMLFILE (and $HWLOC_SYNTHETIC, $HWLOC_FSROOT) only
+ * while no backend has been chosen before hwloc_topology_load, and
+ * blacklisting its XML component does not stop that.  So a load of this
+ * machine first enables a backend of our own that discovers nothing (the
+ * plugin API of <hwloc/plugins.h>): hwloc then skips those variables and
+ * adds its usual components.  No environment is changed, so loads may run
+ * in any thread.
+ */
+static struct hwloc_disc_component live_marker = {
+    "mcinit_live", HWLOC_DISC_PHASE_TWEAK, 0, NULL, 0, 0, NULL,
+};
 
-	if (hide) {
-		saved = mcinit_xstrdup(getenv("HWLOC_XMLFILE"));
-		unsetenv("HWLOC_XMLFILE");
-	}
-	rc = hwloc_topology_load(topo);
-	e = errno;
-	if (saved != NULL) {
-		setenv("HWLOC_XMLFILE", saved, 1);
-		free(saved);
-	}
-	errno = e;
-	return rc;
+static int
+choose_live(hwloc_topology_t topo)
+{
+	struct hwloc_backend *b = hwloc_backend_alloc(topo, &live_marker);
+
+	if (b == NULL)
+		return -1;
+	b->phases = HWLOC_DISC_PHASE_TWEAK;
+	return hwloc_backend_enable(b);
 }
 
-/* A missing or unreadable file is "no input" (EX_NOINPUT), unlike a file
- * hwloc cannot parse (EX_DATAERR): scripts tell the two apart. */
+/* A missing or unreadable file is "no input" (MCINIT_E_NOINPUT), unlike a file
+ * hwloc cannot parse (MCINIT_E_PARSE): scripts tell the two apart. */
 static int
 check_readable(const char *path, struct mcinit_err *err)
 {
 	struct stat st;
 
 	if (access(path, R_OK) < 0)
-		return mcinit_err_set(err, EX_NOINPUT, "%s: cannot read hwloc XML: %s", path,
+		return mcinit_err_set(err, MCINIT_E_NOINPUT, "%s: cannot read hwloc XML: %s", path,
 		                      strerror(errno));
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return mcinit_err_set(err, EX_NOINPUT, "%s: cannot read hwloc XML: %s", path,
+		return mcinit_err_set(err, MCINIT_E_NOINPUT, "%s: cannot read hwloc XML: %s", path,
 		                      strerror(EISDIR));
 	return 0;
 }
@@ -175,7 +176,7 @@ check_readable(const char *path, struct mcinit_err *err)
 static int
 not_xml(const struct mcinit_affinity *a, struct mcinit_err *err)
 {
-	return mcinit_err_set(err, EX_DATAERR,
+	return mcinit_err_set(err, MCINIT_E_PARSE,
 	                      "%s: not an hwloc XML topology (hwloc cannot parse it)", a->source);
 }
 
@@ -188,7 +189,7 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 
 	if (hwloc_topology_init(&a->topo) < 0) {
 		a->topo = NULL;
-		return mcinit_err_set(err, EX_OSERR, "hwloc: cannot initialise a topology: %s",
+		return mcinit_err_set(err, MCINIT_E_OS, "hwloc: cannot initialise a topology: %s",
 		                      strerror(errno));
 	}
 	hwloc_topology_set_io_types_filter(a->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
@@ -226,10 +227,10 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 		hwloc_topology_set_components(a->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
 		                              "opencl");
 	}
-	if (hide_env_load(a->topo, !xml && getenv("HWLOC_XMLFILE") != NULL) < 0) {
+	if ((!xml && choose_live(a->topo) < 0) || hwloc_topology_load(a->topo) < 0) {
 		if (xml)
 			return not_xml(a, err);
-		return mcinit_err_set(err, EX_OSERR, "%s: hwloc cannot load the topology: %s",
+		return mcinit_err_set(err, MCINIT_E_OS, "%s: hwloc cannot load the topology: %s",
 		                      a->source, strerror(errno));
 	}
 	/* An XML file describes another node even if $HWLOC_THISSYSTEM says
@@ -395,12 +396,12 @@ collect_gpus_by_busid(struct mcinit_affinity *a, const struct mcinit_affinity_op
 		hwloc_obj_t pci = id ? hwloc_get_pcidev_by_busidstring(a->topo, id) : NULL;
 
 		if (pci == NULL)
-			return mcinit_err_set(err, EX_DATAERR,
+			return mcinit_err_set(err, MCINIT_E_PARSE,
 			                      "GPU %zu: PCI bus id %s is not in the topology of %s",
 			                      i, id ? id : "(null)", a->source);
 		for (j = 0; j < a->ngpus; j++)
 			if (a->gpus[j].pci == pci)
-				return mcinit_err_set(err, EX_DATAERR,
+				return mcinit_err_set(err, MCINIT_E_PARSE,
 				                      "GPU %zu: PCI bus id %s repeats GPU %zu", i,
 				                      id, j);
 		fill_gpu(a, &a->gpus[a->ngpus++], pci);
@@ -620,8 +621,8 @@ mcinit_affinity_set_nvlink(struct mcinit_affinity *a, size_t i, size_t j, unsign
                            struct mcinit_err *err)
 {
 	if (i >= a->ngpus || j >= a->ngpus || i == j)
-		return mcinit_err_set(err, EX_USAGE, "no GPU pair %zu-%zu: %s has %zu GPU%s", i, j,
-		                      a->source, a->ngpus, a->ngpus == 1 ? "" : "s");
+		return mcinit_err_set(err, MCINIT_E_USAGE, "no GPU pair %zu-%zu: %s has %zu GPU%s",
+		                      i, j, a->source, a->ngpus, a->ngpus == 1 ? "" : "s");
 	a->nvlinks[i * a->ngpus + j] = nlinks;
 	a->nvlinks[j * a->ngpus + i] = nlinks;
 	a->nvlink_known = 1;
@@ -819,7 +820,7 @@ parse_list(const char *list, struct mcinit_err *err)
 	if (list == NULL || hwloc_bitmap_list_sscanf(set, list) < 0 ||
 	    hwloc_bitmap_weight(set) <= 0 /* empty, or "0-" (infinite) */) {
 		hwloc_bitmap_free(set);
-		mcinit_err_set(err, EX_USAGE, "'%s' is not a CPU list like \"0-23,48-71\"",
+		mcinit_err_set(err, MCINIT_E_USAGE, "'%s' is not a CPU list like \"0-23,48-71\"",
 		               list ? list : "(null)");
 		return NULL;
 	}
@@ -1130,14 +1131,14 @@ gpu_bind_set(const struct mcinit_affinity *a, size_t gpu, struct mcinit_err *err
 	hwloc_bitmap_t set;
 
 	if (gpu >= a->ngpus) {
-		mcinit_err_set(err, EX_USAGE, "no GPU %zu: %s has %zu GPU%s", gpu, a->source,
+		mcinit_err_set(err, MCINIT_E_USAGE, "no GPU %zu: %s has %zu GPU%s", gpu, a->source,
 		               a->ngpus, a->ngpus == 1 ? "" : "s");
 		return NULL;
 	}
 	set = hwloc_bitmap_alloc();
 	hwloc_bitmap_and(set, a->gpus[gpu].cpuset, a->allowed);
 	if (hwloc_bitmap_iszero(set)) {
-		mcinit_err_set(err, EX_UNAVAILABLE,
+		mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
 		               "GPU%zu (%s) is local to CPUs %s, none of which are allowed (%s)",
 		               gpu, a->gpus[gpu].pub.busid, a->gpus[gpu].pub.cpuset,
 		               a->allowed_str);
@@ -1169,7 +1170,7 @@ bind_set(const struct mcinit_affinity *a, hwloc_const_bitmap_t want, pid_t pid,
 	char *s = NULL;
 
 	if (!a->live) {
-		mcinit_err_set(err, EX_USAGE,
+		mcinit_err_set(err, MCINIT_E_USAGE,
 		               "cannot bind: the topology comes from %s, not this machine",
 		               a->source);
 		goto out;
@@ -1178,14 +1179,14 @@ bind_set(const struct mcinit_affinity *a, hwloc_const_bitmap_t want, pid_t pid,
 	hwloc_bitmap_and(set, want, a->allowed);
 	if (hwloc_bitmap_iszero(set)) {
 		s = bitmap_list(want);
-		mcinit_err_set(err, EX_UNAVAILABLE, "cannot bind to CPUs %s: none is allowed (%s)",
-		               s, a->allowed_str);
+		mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+		               "cannot bind to CPUs %s: none is allowed (%s)", s, a->allowed_str);
 		goto out;
 	}
 	if ((pid == 0 ? hwloc_set_cpubind(a->topo, set, HWLOC_CPUBIND_PROCESS)
 	              : hwloc_set_proc_cpubind(a->topo, pid, set, HWLOC_CPUBIND_PROCESS)) < 0) {
 		s = bitmap_list(set);
-		mcinit_err_set(err, EX_OSERR, "cannot bind to CPUs %s: %s", s, strerror(errno));
+		mcinit_err_set(err, MCINIT_E_OS, "cannot bind to CPUs %s: %s", s, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -1230,13 +1231,14 @@ mcinit_affinity_get_binding(const struct mcinit_affinity *a, struct mcinit_err *
 	char *s = NULL;
 
 	if (!a->live) {
-		mcinit_err_set(err, EX_USAGE, "no binding to read: the topology comes from %s",
-		               a->source);
+		mcinit_err_set(err, MCINIT_E_USAGE,
+		               "no binding to read: the topology comes from %s", a->source);
 		return NULL;
 	}
 	set = hwloc_bitmap_alloc();
 	if (hwloc_get_cpubind(a->topo, set, HWLOC_CPUBIND_PROCESS) < 0)
-		mcinit_err_set(err, EX_OSERR, "cannot read the CPU binding: %s", strerror(errno));
+		mcinit_err_set(err, MCINIT_E_OS, "cannot read the CPU binding: %s",
+		               strerror(errno));
 	else
 		s = bitmap_list(set);
 	hwloc_bitmap_free(set);

@@ -42,8 +42,9 @@ struct mcinit_affinity; /* opaque; owns the hwloc topology */
 
 struct mcinit_affinity_opts {
 	/* hwloc XML file of the node; NULL: $HWLOC_XMLFILE if set (unless
-	 * ignore_xml_env), else discover this machine.  ignore_xml_env hides
-	 * the variable from hwloc during the load (setenv: not thread-safe). */
+	 * ignore_xml_env), else discover this machine.  ignore_xml_env: hwloc
+	 * does not read it either (no environment is changed: loads are
+	 * thread-safe). */
 	const char *xml_path;
 	/* NUL-terminated XML already in memory (used instead of xml_path
 	 * when not NULL). */
@@ -111,7 +112,7 @@ const struct mcinit_affinity_package *mcinit_affinity_package(const struct mcini
  * current binding, in an XML topology its allowed CPUs. */
 const char *mcinit_affinity_allowed_cpuset(const struct mcinit_affinity *a);
 /* Replaces that set (e.g. what a launcher will give the workers).
- * -1 + err (EX_USAGE) on a malformed or empty list. */
+ * -1 + err (MCINIT_E_USAGE) on a malformed or empty list. */
 int mcinit_affinity_set_allowed_cpuset(struct mcinit_affinity *a, const char *list,
                                        struct mcinit_err *err);
 
@@ -142,7 +143,7 @@ struct mcinit_link mcinit_affinity_gpu_nic_link(const struct mcinit_affinity *a,
  * are unknown until the caller reports them. */
 int mcinit_affinity_nvlink_known(const struct mcinit_affinity *a);
 /* Records nlinks NVLinks between GPUs i and j (both ways), e.g. from NVML.
- * -1 + err (EX_USAGE) for a bad pair. */
+ * -1 + err (MCINIT_E_USAGE) for a bad pair. */
 int mcinit_affinity_set_nvlink(struct mcinit_affinity *a, size_t i, size_t j, unsigned nlinks,
                                struct mcinit_err *err);
 /* "X", "NV18", "PIX", ... into buf (at least 16 bytes); returns buf. */
@@ -190,7 +191,7 @@ void mcinit_affinity_warnings_free(char **v);
 
 /* The CPUs a rank driving GPU `gpu` should use: the GPU's local CPUs
  * intersected with the allowed set (as NCCL does), list form; caller
- * frees.  NULL + err (EX_UNAVAILABLE) when the intersection is empty, EX_USAGE
+ * frees.  NULL + err (MCINIT_E_UNAVAILABLE) when the intersection is empty, MCINIT_E_USAGE
  * for a bad index. */
 char *mcinit_affinity_gpu_bind_cpuset(const struct mcinit_affinity *a, size_t gpu,
                                       struct mcinit_err *err);
@@ -198,9 +199,9 @@ char *mcinit_affinity_gpu_bind_cpuset(const struct mcinit_affinity *a, size_t gp
 int mcinit_affinity_bind_gpu(const struct mcinit_affinity *a, size_t gpu, pid_t pid,
                              struct mcinit_err *err);
 /* Binds process pid (0: this process) to `list` ∩ allowed CPUs.  -1 + err
- * when the topology is not the live machine (EX_USAGE), the list is bad
- * (EX_USAGE), the intersection is empty (EX_UNAVAILABLE) or hwloc fails
- * (EX_OSERR). */
+ * when the topology is not the live machine (MCINIT_E_USAGE), the list is bad
+ * (MCINIT_E_USAGE), the intersection is empty (MCINIT_E_UNAVAILABLE) or hwloc fails
+ * (MCINIT_E_OS). */
 int mcinit_affinity_bind_cpuset(const struct mcinit_affinity *a, const char *list, pid_t pid,
                                 struct mcinit_err *err);
 /* Current CPU binding of this process, list form; caller frees.  NULL + err

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "mcinit.h"
 
@@ -38,39 +37,13 @@ mcinit_code_name(enum mcinit_code code)
 	return (unsigned)code < MCINIT_E_COUNT ? names[code] : "unknown";
 }
 
-/* The sysexits values the internal records still carry, as codes. */
-static enum mcinit_code
-code_of(int ex)
-{
-	switch (ex) {
-	case 0:
-		return MCINIT_E_INTERNAL;
-	case EX_USAGE:
-		return MCINIT_E_USAGE;
-	case EX_DATAERR:
-		return MCINIT_E_PARSE;
-	case EX_NOINPUT:
-		return MCINIT_E_NOINPUT;
-	case EX_UNAVAILABLE:
-		return MCINIT_E_UNAVAILABLE;
-	case EX_OSERR:
-		return MCINIT_E_OS;
-	case EX_IOERR:
-		return MCINIT_E_IO;
-	case EX_TEMPFAIL:
-		return MCINIT_E_TIMEOUT;
-	default:
-		return MCINIT_E_INTERNAL;
-	}
-}
-
 void
 mcinit_err_export(const struct mcinit_err *in, mcinit_error_t *out)
 {
 	if (out == NULL)
 		return;
 	memset(out, 0, sizeof *out);
-	out->code = code_of(in->code);
+	out->code = in->code ? in->code : MCINIT_E_INTERNAL;
 	out->argv_index = -1;
 	snprintf(out->text, sizeof out->text, "%s", in->msg);
 }

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 enum {
 	OPT_WORLD_SIZE = 0x100,

@@ -270,7 +270,7 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 	if (rc != 0) {
 		rc = rc > 0 ? print_invalid(I)
 		            : (fprintf(stderr, "mcinit run: %s\n", err.msg),
-		               err.code ? err.code : EX_SOFTWARE);
+		               mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL));
 		mcinit_init_free(I);
 		return rc;
 	}
@@ -307,7 +307,7 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 	rc = mcinit_launch(&lo, &err);
 	if (rc < 0) {
 		fprintf(stderr, "mcinit run: %s\n", err.msg);
-		return err.code ? err.code : EX_SOFTWARE;
+		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
 	}
 	return rc;
 }
@@ -351,7 +351,7 @@ report_failure(struct mcinit_init *I, const struct ropts *o, const struct mcinit
 	free(msg);
 	free(where);
 	write_report(I, o);
-	return err->code ? err->code : EX_SOFTWARE;
+	return mcinit_exit_status(err->code ? err->code : MCINIT_E_INTERNAL);
 }
 
 static int

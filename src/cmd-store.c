@@ -106,7 +106,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 		fprintf(stderr, "mcinit store: %s\n", err.msg);
 		free(prog);
 		close(sfd);
-		return err.code ? err.code : EX_SOFTWARE;
+		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
 	}
 	if (!o.quiet)
 		fprintf(stderr, "mcinit store: listening on %s:%d\n", o.host ? o.host : "*",

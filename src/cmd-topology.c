@@ -213,7 +213,7 @@ mcinit_cmd_topology(int argc, char **argv, int argi0)
 	if (mcinit_node_start(job, o.cli.format == MCINIT_FMT_JSON, &err) < 0) {
 		fprintf(stderr, "mcinit topology: %s%s\n", err.msg,
 		        o.hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
-		status = err.code;
+		status = mcinit_exit_status(err.code);
 		goto out;
 	}
 	n = o.cli.format == MCINIT_FMT_JSON  ? mcinit_topology_json(&j)

@@ -7,7 +7,7 @@
  * env_vars; free it with mcinit_config_destroy.  Loaders report problems in
  * the input as diagnostics (and keep going, so a run reports everything) and
  * return -1 only when an input cannot be used at all (missing file, not
- * parseable), with err->code EX_NOINPUT or EX_DATAERR.
+ * parseable), with err->code MCINIT_E_NOINPUT or MCINIT_E_PARSE.
  */
 #ifndef MCINIT_CONFIG_H
 #define MCINIT_CONFIG_H

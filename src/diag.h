@@ -1,6 +1,6 @@
 /*
  * diag.h — diagnostics: collected during a run, sorted by location, printed
- * gcc-style on stderr or as a JSON array.
+ * gcc-style to a stream or as a JSON array.
  *
  * Ownership: struct mcinit_diags owns every diagnostic and every string in it
  * (source names are copied), so diagnostics outlive the inputs they point at.
@@ -77,7 +77,7 @@ int mcinit_diags_has(const struct mcinit_diags *d, const char *code);
 /* A new JSON array of diagnostic objects (caller owns the reference). */
 json_t *mcinit_diags_to_json(const struct mcinit_diags *d);
 
-/* True when stderr-style colour is wanted: a terminal and NO_COLOR unset. */
+/* True when colour is wanted on f: a terminal, and NO_COLOR unset. */
 bool mcinit_want_color(FILE *f);
 
 #endif

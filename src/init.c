@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <sysexits.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -263,7 +262,7 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	I->job = mcinit_job_load_desc(&d, &I->d, &e);
 	if (!I->job) {
 		*err = e;
-		return fail(I, MCINIT_PH_CONFIG, err, e.code ? e.code : EX_SOFTWARE, "%s", e.msg);
+		return fail(I, MCINIT_PH_CONFIG, err, e.code ? e.code : MCINIT_E_INTERNAL, "%s", e.msg);
 	}
 	mcinit_diags_sort(&I->d);
 	nerr = mcinit_diags_count(&I->d, MCINIT_ERROR);
@@ -310,18 +309,18 @@ phase_env(struct mcinit_init *I, struct mcinit_err *err)
 	begin(I, MCINIT_PH_ENV);
 	(void)ws;
 	if (!I->env_ok)
-		return fail(I, MCINIT_PH_ENV, err, I->env_err.code ? I->env_err.code : EX_USAGE,
+		return fail(I, MCINIT_PH_ENV, err, I->env_err.code ? I->env_err.code : MCINIT_E_USAGE,
 		            "%s", I->env_err.msg);
 	if ((long long)e->world != I->job->dv.world_size) {
 		if (e->contract == MCINIT_CONTRACT_NONE)
-			return fail(I, MCINIT_PH_ENV, err, EX_USAGE,
+			return fail(I, MCINIT_PH_ENV, err, MCINIT_E_USAGE,
 			            "no launcher environment (a single process) but the job has a "
 			            "world of %lld (from %s): start it with --nproc-per-node, "
 			            "torchrun or srun",
 			            I->job->dv.world_size,
 			            I->job->dv.world_size_source ? I->job->dv.world_size_source
 			                                         : "the config");
-		return fail(I, MCINIT_PH_ENV, err, EX_DATAERR,
+		return fail(I, MCINIT_PH_ENV, err, MCINIT_E_PARSE,
 		            "the %s environment has a world of %ld rank(s) but the job says %lld "
 		            "(from %s)",
 		            mcinit_contract_name(e->contract), e->world, I->job->dv.world_size,
@@ -488,7 +487,7 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 		if (wait_all(I, name, deadline - margin, &e) != 0) {
 			long n;
 
-			if (e.code != EX_TEMPFAIL)
+			if (e.code != MCINIT_E_TIMEOUT)
 				return fail(I, p, err, e.code, "%s", e.msg);
 			n = missing_ranks(I, name, &b);
 			v = mcinit_xasprintf(
@@ -496,9 +495,9 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 			    n == 1 ? "rank" : "ranks", mcinit_buf_cstr(&b), n, I->env.world,
 			    timeout);
 			mcinit_store_client_set_deadline(I->cl, mcinit_now() + 2);
-			publish_verdict(I, name, EX_TEMPFAIL, v);
+			publish_verdict(I, name, MCINIT_E_TIMEOUT, v);
 			linger(I, name, I->env.world - n - 1);
-			rc = fail(I, p, err, EX_TEMPFAIL, "%s", v);
+			rc = fail(I, p, err, MCINIT_E_TIMEOUT, "%s", v);
 			free(v);
 			mcinit_buf_free(&b);
 			return rc;
@@ -524,20 +523,20 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 		long n;
 		int rc;
 
-		if (e.code != EX_TEMPFAIL)
+		if (e.code != MCINIT_E_TIMEOUT)
 			return fail(I, p, err, e.code, "%s", e.msg);
 		n = missing_ranks(I, name, &b);
 		if (n < 0)
-			rc = fail(I, p, err, EX_TEMPFAIL,
+			rc = fail(I, p, err, MCINIT_E_TIMEOUT,
 			          "lost the store at %s:%d while waiting for rank 0's verdict (%s)",
 			          I->env.master_addr, I->env.master_port, e.msg);
 		else if (n > 0)
-			rc = fail(I, p, err, EX_TEMPFAIL,
+			rc = fail(I, p, err, MCINIT_E_TIMEOUT,
 			          "%s %s never arrived (%ld of %ld missing after %.0f s)",
 			          n == 1 ? "rank" : "ranks", mcinit_buf_cstr(&b), n, I->env.world,
 			          timeout);
 		else
-			rc = fail(I, p, err, EX_TEMPFAIL,
+			rc = fail(I, p, err, MCINIT_E_TIMEOUT,
 			          "every rank arrived but rank 0 gave no verdict within %.0f s",
 			          timeout);
 		mcinit_buf_free(&b);
@@ -638,7 +637,7 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 		js[r] = j;
 		if (!j) {
 			mcinit_buf_printf(why, "rank %ld published no readable rank record; ", r);
-			code = EX_UNAVAILABLE;
+			code = MCINIT_E_UNAVAILABLE;
 			continue;
 		}
 		if (ws != W) {
@@ -674,7 +673,7 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 				                  "local rank %ld; ",
 				                  seen[r - 1].rank, seen[r].rank, seen[r].host,
 				                  seen[r].node_rank, seen[r].local_rank);
-			code = code ? code : EX_DATAERR;
+			code = code ? code : MCINIT_E_PARSE;
 		}
 	if (nbad > 8)
 		mcinit_buf_printf(why, "%ld more; ", nbad - 8);
@@ -727,11 +726,11 @@ phase_rendezvous(struct mcinit_init *I, struct mcinit_err *err)
 
 	begin(I, MCINIT_PH_RENDEZVOUS);
 	if (connect_store(I, t + I->timeout, &e) != 0) {
-		if (e.code == EX_TEMPFAIL && I->env.rank != 0)
-			return fail(I, MCINIT_PH_RENDEZVOUS, err, EX_TEMPFAIL,
+		if (e.code == MCINIT_E_TIMEOUT && I->env.rank != 0)
+			return fail(I, MCINIT_PH_RENDEZVOUS, err, MCINIT_E_TIMEOUT,
 			            "rank 0 never arrived: no store at %s:%d within %.0f s (%s)",
 			            I->env.master_addr, I->env.master_port, I->timeout, e.msg);
-		return fail(I, MCINIT_PH_RENDEZVOUS, err, e.code ? e.code : EX_UNAVAILABLE, "%s",
+		return fail(I, MCINIT_PH_RENDEZVOUS, err, e.code ? e.code : MCINIT_E_UNAVAILABLE, "%s",
 		            e.msg);
 	}
 	begin(I, MCINIT_PH_RENDEZVOUS); /* now the launcher can see the phase */
@@ -764,15 +763,15 @@ phase_device(struct mcinit_init *I, struct mcinit_err *err)
 	n = mcinit_gpu_count(why, sizeof why);
 	if (n > 0 && I->env.local_rank >= n &&
 	    !mcinit_cfg_bool(&I->job->c, MCINIT_F_external_gpu_device_mapping))
-		return fail(I, MCINIT_PH_DEVICE, err, EX_UNAVAILABLE,
+		return fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
 		            "local rank %ld but this node has %d CUDA device(s)", I->env.local_rank,
 		            n);
 	if (n > 0)
-		return fail(I, MCINIT_PH_DEVICE, err, EX_UNAVAILABLE,
+		return fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
 		            "this build has no GPU phases yet: pass --allow-no-cuda for the CPU "
 		            "path");
 	if (!I->o->allow_no_cuda)
-		return fail(I, MCINIT_PH_DEVICE, err, EX_UNAVAILABLE,
+		return fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
 		            "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
 	end(I, MCINIT_PH_DEVICE, MCINIT_PS_SKIPPED, "no CUDA device (%s): CPU path", why);
 	return 0;
@@ -877,7 +876,7 @@ phase_groups(struct mcinit_init *I, struct mcinit_err *err)
 	begin(I, MCINIT_PH_GROUPS);
 	mine = own_groups(I, &e);
 	if (!mine)
-		return fail(I, MCINIT_PH_GROUPS, err, e.code ? e.code : EX_SOFTWARE, "%s", e.msg);
+		return fail(I, MCINIT_PH_GROUPS, err, e.code ? e.code : MCINIT_E_INTERNAL, "%s", e.msg);
 	if (round_run(I, MCINIT_PH_GROUPS, "groups", mine, verify_groups, I->timeout, err) != 0) {
 		free(mine);
 		return -1;
@@ -954,7 +953,7 @@ phase_tp_comm(struct mcinit_init *I, struct mcinit_err *err)
 	}
 	if (mcinit_topo_group_of(&I->t, MCINIT_GROUP_TP, I->env.rank, &color, &key) != 0 ||
 	    mcinit_topo_groups(&I->t, MCINIT_GROUP_TP, &g, &e) < 0)
-		return fail(I, MCINIT_PH_TP_COMM, err, EX_SOFTWARE, "no TP group: %s", e.msg);
+		return fail(I, MCINIT_PH_TP_COMM, err, MCINIT_E_INTERNAL, "no TP group: %s", e.msg);
 	m = g.members + color * g.size;
 	for (i = 1; i < g.size; i++)
 		if (m[i] != m[0] + i || m[i] / lw != m[0] / lw) {
@@ -1095,7 +1094,7 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 
 	*finish = NULL;
 	if (!I->config_ok)
-		return mcinit_err_set(err, EX_SOFTWARE, "mcinit_init_run before a valid config");
+		return mcinit_err_set(err, MCINIT_E_INTERNAL, "mcinit_init_run before a valid config");
 	lazy = I->o->lazy || mcinit_cfg_bool(&I->job->c, MCINIT_F_lazy_mpu_init);
 	if (phase_env(I, err) != 0)
 		return -1;
@@ -1112,7 +1111,7 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 
 		if (mcinit_gpu_count(why, sizeof why) == 0) {
 			begin(I, MCINIT_PH_DEVICE);
-			return fail(I, MCINIT_PH_DEVICE, err, EX_UNAVAILABLE,
+			return fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
 			            "no CUDA device (%s): pass --allow-no-cuda to run the CPU path",
 			            why);
 		}

@@ -96,7 +96,7 @@ struct mcinit_diags *mcinit_init_diags(struct mcinit_init *I);
 
 /* Every other phase in order.  *finish is set to the finish function on the
  * lazy path (phases deferred), NULL otherwise.  0, or -1 with err (err->code
- * EX_TEMPFAIL for a peer that did not arrive, EX_UNAVAILABLE without a GPU,
+ * MCINIT_E_TIMEOUT for a peer that did not arrive, MCINIT_E_UNAVAILABLE without a GPU,
  * 1 for ranks that disagree on the job). */
 int mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_err *err);
 

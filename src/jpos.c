@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #define NONE      SIZE_MAX
 #define FNV_BASIS 0xcbf29ce484222325ULL
@@ -109,7 +108,7 @@ fail(struct scan *sc, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	return mcinit_err_set(sc->err, EX_DATAERR, "%d:%d: %s", p.line, p.col, what);
+	return mcinit_err_set(sc->err, MCINIT_E_PARSE, "%d:%d: %s", p.line, p.col, what);
 }
 
 static void

@@ -39,7 +39,7 @@ struct mcinit_jpos;
 
 /* Scans text[0..len) once (O(len) time and memory; a NUL byte is not an
  * end marker but, apart from the quirk above, a syntax error).  On malformed input returns NULL and
- * sets err (EX_DATAERR, message "LINE:COL: what") — never crashes or hangs.
+ * sets err (MCINIT_E_PARSE, message "LINE:COL: what") — never crashes or hangs.
  * The caller frees the result with mcinit_jpos_free. */
 struct mcinit_jpos *mcinit_jpos_new(const char *text, size_t len, struct mcinit_err *err);
 

@@ -24,7 +24,6 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -307,12 +306,12 @@ spawn(struct launch *L, struct worker *w, struct mcinit_err *err)
 
 	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
 		strv_free(env);
-		return mcinit_err_set(err, EX_OSERR, "launcher: pipe: %s", strerror(errno));
+		return mcinit_err_set(err, MCINIT_E_OS, "launcher: pipe: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid < 0) {
 		strv_free(env);
-		return mcinit_err_set(err, EX_OSERR, "launcher: fork: %s", strerror(errno));
+		return mcinit_err_set(err, MCINIT_E_OS, "launcher: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
@@ -392,7 +391,9 @@ exit_status_of(int st)
 		return WEXITSTATUS(st);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
-	return EX_SOFTWARE;
+	/* Neither exited nor killed (waitpid reports nothing else here): a
+	 * process status, so sysexits' EX_SOFTWARE by number. */
+	return 70;
 }
 
 static void
@@ -604,7 +605,7 @@ setup(struct launch *L, struct mcinit_err *err)
 	snprintf(L->dir, sizeof L->dir, "%s/mcinit-XXXXXX",
 	         getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(L->dir))
-		return mcinit_err_set(err, EX_OSERR,
+		return mcinit_err_set(err, MCINIT_E_OS,
 		                      "launcher: cannot create a directory in "
 		                      "/tmp: %s",
 		                      strerror(errno));
@@ -623,9 +624,9 @@ setup(struct launch *L, struct mcinit_err *err)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	L->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (L->sfd < 0)
-		return mcinit_err_set(err, EX_OSERR, "launcher: signalfd: %s", strerror(errno));
+		return mcinit_err_set(err, MCINIT_E_OS, "launcher: signalfd: %s", strerror(errno));
 	if (watchdog_start(L) != 0)
-		return mcinit_err_set(err, EX_OSERR, "launcher: fork: %s", strerror(errno));
+		return mcinit_err_set(err, MCINIT_E_OS, "launcher: fork: %s", strerror(errno));
 	return 0;
 }
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "launch.h"
 
@@ -54,7 +53,7 @@ env_long(const char *const *envp, const char *name, long lo, long hi, long *out,
 	errno = 0;
 	x = strtol(v, &end, 10);
 	if (*v == '\0' || *end != '\0' || errno != 0 || x < lo || x > hi)
-		return mcinit_err_set(err, EX_DATAERR, "%s='%s' is not an integer in [%ld, %ld]",
+		return mcinit_err_set(err, MCINIT_E_PARSE, "%s='%s' is not an integer in [%ld, %ld]",
 		                      name, v, lo, hi);
 	*out = x;
 	return 1;
@@ -83,7 +82,7 @@ detect_torchrun(struct mcinit_env *e, const char *const *envp, struct mcinit_err
 	    env_long(envp, "TORCHELASTIC_RESTART_COUNT", 0, BIG, &e->restart_count, err) < 0)
 		return -1;
 	if (hr != hw)
-		return mcinit_err_set(err, EX_USAGE,
+		return mcinit_err_set(err, MCINIT_E_USAGE,
 		                      "%s is set but %s is not: the torchrun "
 		                      "contract needs both",
 		                      hr ? "RANK" : "WORLD_SIZE", hr ? "WORLD_SIZE" : "RANK");
@@ -137,7 +136,7 @@ slurm_local_world(struct mcinit_env *e, const char *const *envp, struct mcinit_e
 		sum += counts[i];
 	if ((size_t)e->node_rank >= n) {
 		free(counts);
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "SLURM_NODEID=%ld but SLURM_TASKS_PER_NODE='%s' lists %zu "
 		                      "node(s)",
 		                      e->node_rank, tpn, n);
@@ -145,7 +144,7 @@ slurm_local_world(struct mcinit_env *e, const char *const *envp, struct mcinit_e
 	e->local_world = counts[e->node_rank];
 	free(counts);
 	if (sum != e->world)
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "SLURM_TASKS_PER_NODE='%s' adds up to %ld tasks but "
 		                      "SLURM_NTASKS=%ld",
 		                      tpn, sum, e->world);
@@ -166,7 +165,7 @@ detect_slurm(struct mcinit_env *e, const char *const *envp, struct mcinit_err *e
 	    env_long(envp, "SLURM_LOCALID", 0, BIG, &e->local_rank, err) < 0 ||
 	    env_long(envp, "SLURM_NODEID", 0, BIG, &e->node_rank, err) < 0)
 		return err && err->msg[0] ? -1
-		                          : mcinit_err_set(err, EX_USAGE,
+		                          : mcinit_err_set(err, MCINIT_E_USAGE,
 		                                           "SLURM_PROCID is set but SLURM_NTASKS "
 		                                           "is not");
 	e->local_world = e->world;
@@ -182,7 +181,7 @@ detect_slurm(struct mcinit_env *e, const char *const *envp, struct mcinit_err *e
 	if (!list)
 		e->nnodes = (e->world + e->local_world - 1) / e->local_world;
 	if (e->node_rank >= e->nnodes)
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "SLURM_NODEID=%ld but the node list has %ld node(s)",
 		                      e->node_rank, e->nnodes);
 	hj = env_long(envp, "SLURM_JOB_ID", 0, 0x7fffffffffffL, &job, err);
@@ -205,7 +204,7 @@ detect_mpi(struct mcinit_env *e, const char *const *envp, struct mcinit_err *err
 		return -1;
 	if (env_long(envp, "OMPI_COMM_WORLD_SIZE", 1, BIG, &e->world, err) <= 0)
 		return err && err->msg[0] ? -1
-		                          : mcinit_err_set(err, EX_USAGE,
+		                          : mcinit_err_set(err, MCINIT_E_USAGE,
 		                                           "OMPI_COMM_WORLD_RANK is set but "
 		                                           "OMPI_COMM_WORLD_SIZE is not");
 	if ((hl = env_long(envp, "OMPI_COMM_WORLD_LOCAL_RANK", 0, BIG, &e->local_rank, err)) < 0 ||
@@ -247,12 +246,12 @@ env_master(struct mcinit_env *e, const char *const *envp, const struct mcinit_en
 	if (e->master_addr[0] == '\0') {
 		if (e->world > 1 && e->contract == MCINIT_CONTRACT_MPI)
 			return mcinit_err_set(
-			    err, EX_USAGE,
+			    err, MCINIT_E_USAGE,
 			    "Open MPI gives no master address: set MASTER_ADDR or "
 			    "pass --master-addr (the host of rank 0)");
 		if (e->world > 1 && e->contract != MCINIT_CONTRACT_NONE)
 			return mcinit_err_set(
-			    err, EX_USAGE,
+			    err, MCINIT_E_USAGE,
 			    "%s contract without a master address: set MASTER_ADDR "
 			    "or pass --master-addr",
 			    mcinit_contract_name(e->contract));
@@ -286,14 +285,14 @@ mcinit_env_detect(struct mcinit_env *e, const char *const *envp, const struct mc
 	if (rc < 0)
 		return -1;
 	if (e->rank >= e->world)
-		return mcinit_err_set(err, EX_DATAERR, "rank %ld is outside a world of %ld rank(s)",
+		return mcinit_err_set(err, MCINIT_E_PARSE, "rank %ld is outside a world of %ld rank(s)",
 		                      e->rank, e->world);
 	if (e->local_rank >= e->local_world)
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "local rank %ld is not below the local world size %ld",
 		                      e->local_rank, e->local_world);
 	if (e->local_world > e->world)
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "local world size %ld is larger than the world (%ld)",
 		                      e->local_world, e->world);
 	copy(e->token, sizeof e->token, env_get(envp, "MCINIT_STORE_TOKEN"));
@@ -358,11 +357,11 @@ bracket_items(const char *p, size_t len, size_t max, struct strv *out, struct mc
 		lo = strtoul(p + a, NULL, 10);
 		hi = blen ? strtoul(p + b, NULL, 10) : lo;
 		if (hi < lo)
-			return mcinit_err_set(err, EX_DATAERR,
+			return mcinit_err_set(err, MCINIT_E_PARSE,
 			                      "hostlist: range [%.*s] runs backwards",
 			                      (int)(alen + blen + 1), p + a);
 		if (hi - lo >= max || out->n + (hi - lo) >= max)
-			return mcinit_err_set(err, EX_DATAERR, "hostlist: more than %zu hosts",
+			return mcinit_err_set(err, MCINIT_E_PARSE, "hostlist: more than %zu hosts",
 			                      max);
 		width = alen; /* Slurm pads to the width of the lower bound */
 		for (k = lo; k <= hi; k++)
@@ -372,7 +371,7 @@ bracket_items(const char *p, size_t len, size_t max, struct strv *out, struct mc
 	}
 	return 0;
 bad:
-	return mcinit_err_set(err, EX_DATAERR,
+	return mcinit_err_set(err, MCINIT_E_PARSE,
 	                      "hostlist: '[%.*s]' is not a list of numbers and "
 	                      "ranges",
 	                      (int)len, p);
@@ -392,7 +391,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 			const char *close = memchr(p + i, ']', len - i);
 
 			if (!close) {
-				rc = mcinit_err_set(err, EX_DATAERR,
+				rc = mcinit_err_set(err, MCINIT_E_PARSE,
 				                    "hostlist: '[' without ']' in "
 				                    "'%.*s'",
 				                    (int)len, p);
@@ -405,7 +404,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 				goto out;
 			}
 			if (cur.n * items.n > max) {
-				rc = mcinit_err_set(err, EX_DATAERR,
+				rc = mcinit_err_set(err, MCINIT_E_PARSE,
 				                    "hostlist: more than %zu hosts", max);
 				goto out;
 			}
@@ -424,7 +423,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 
 			while (i < len && p[i] != '[') {
 				if (p[i] == ']' || isspace((unsigned char)p[i])) {
-					rc = mcinit_err_set(err, EX_DATAERR,
+					rc = mcinit_err_set(err, MCINIT_E_PARSE,
 					                    "hostlist: unexpected '%c' in '%.*s'",
 					                    p[i], (int)len, p);
 					goto out;
@@ -440,7 +439,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 		}
 	}
 	if (out->n + cur.n > max) {
-		rc = mcinit_err_set(err, EX_DATAERR, "hostlist: more than %zu hosts", max);
+		rc = mcinit_err_set(err, MCINIT_E_PARSE, "hostlist: more than %zu hosts", max);
 		goto out;
 	}
 	for (j = 0; j < cur.n; j++)
@@ -470,7 +469,7 @@ mcinit_hostlist_expand(const char *list, size_t max, char ***hosts, size_t *n,
 		}
 		if (q == p) {
 			mcinit_hostlist_free(out.v, out.n);
-			return mcinit_err_set(err, EX_DATAERR, "hostlist: empty name in '%s'",
+			return mcinit_err_set(err, MCINIT_E_PARSE, "hostlist: empty name in '%s'",
 			                      list);
 		}
 		if (expand_name(p, (size_t)(q - p), max, &out, err) < 0) {
@@ -480,12 +479,12 @@ mcinit_hostlist_expand(const char *list, size_t max, char ***hosts, size_t *n,
 		p = *q ? q + 1 : q;
 		if (*q && !*p) {
 			mcinit_hostlist_free(out.v, out.n);
-			return mcinit_err_set(err, EX_DATAERR, "hostlist: trailing ',' in '%s'",
+			return mcinit_err_set(err, MCINIT_E_PARSE, "hostlist: trailing ',' in '%s'",
 			                      list);
 		}
 	}
 	if (out.n == 0)
-		return mcinit_err_set(err, EX_DATAERR, "hostlist: no host in '%s'", list);
+		return mcinit_err_set(err, MCINIT_E_PARSE, "hostlist: no host in '%s'", list);
 	*hosts = out.v;
 	*n = out.n;
 	return 0;
@@ -537,6 +536,6 @@ mcinit_tasks_per_node(const char *spec, size_t max, long **counts, size_t *n,
 	return 0;
 bad:
 	free(v);
-	return mcinit_err_set(err, EX_DATAERR,
+	return mcinit_err_set(err, MCINIT_E_PARSE,
 	                      "SLURM_TASKS_PER_NODE='%s' is not of the form 4(x2),2", spec);
 }

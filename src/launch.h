@@ -45,20 +45,20 @@ struct mcinit_env_opts {
 };
 
 /* Reads the first contract present in envp (NULL-terminated NAME=value;
- * NULL = this process's environment).  0, or -1 with err (EX_USAGE /
- * EX_DATAERR: a contradiction or a malformed value, named). */
+ * NULL = this process's environment).  0, or -1 with err (MCINIT_E_USAGE /
+ * MCINIT_E_PARSE: a contradiction or a malformed value, named). */
 int mcinit_env_detect(struct mcinit_env *e, const char *const *envp,
                       const struct mcinit_env_opts *o, struct mcinit_err *err);
 
 /* Expands a Slurm hostlist ("node[001-004,7],gpu[1-2]x[3-4]"): several
  * bracket groups per name (the leftmost varies slowest), ranges and lists,
- * zero padding kept.  At most max hosts.  0, or -1 with err (EX_DATAERR). */
+ * zero padding kept.  At most max hosts.  0, or -1 with err (MCINIT_E_PARSE). */
 int mcinit_hostlist_expand(const char *list, size_t max, char ***hosts, size_t *n,
                            struct mcinit_err *err);
 void mcinit_hostlist_free(char **hosts, size_t n);
 
 /* Expands SLURM_TASKS_PER_NODE's compressed form ("4(x2),2" = 4,4,2) into
- * counts[0..*n).  0, or -1 with err (EX_DATAERR).  Caller frees *counts. */
+ * counts[0..*n).  0, or -1 with err (MCINIT_E_PARSE).  Caller frees *counts. */
 int mcinit_tasks_per_node(const char *spec, size_t max, long **counts, size_t *n,
                           struct mcinit_err *err);
 

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "shscan.h"
 
@@ -744,11 +743,11 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		char msg[sizeof err->msg];
 
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		mcinit_err_set(err, EX_DATAERR, "%s:%s", path, msg);
+		mcinit_err_set(err, MCINIT_E_PARSE, "%s:%s", path, msg);
 		goto out;
 	}
 	if (sc.nwords > MCINIT_MAX_SCRIPT_WORDS) {
-		mcinit_err_set(err, EX_DATAERR,
+		mcinit_err_set(err, MCINIT_E_PARSE,
 		               "%s: %zu words, more than the %d mcinit reads from a launch script: "
 		               "not read",
 		               path, sc.nwords, MCINIT_MAX_SCRIPT_WORDS);

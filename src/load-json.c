@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "bridge.h"
 #include "jpos.h"
@@ -403,7 +402,7 @@ mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const ch
 
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL && strstr(je.text, "duplicate object key") == NULL) {
-		mcinit_err_set(err, EX_DATAERR, "%s:%d:%d: malformed JSON: %s", name, je.line,
+		mcinit_err_set(err, MCINIT_E_PARSE, "%s:%d:%d: malformed JSON: %s", name, je.line,
 		               je.column, je.text);
 		goto out;
 	}
@@ -415,7 +414,7 @@ mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const ch
 		/* Keep checking the rest: the last copy wins, as in Python. */
 		root = json_loadb(text, len, 0, &je);
 		if (root == NULL) {
-			mcinit_err_set(err, EX_DATAERR, "%s:%d:%d: malformed JSON: %s", name,
+			mcinit_err_set(err, MCINIT_E_PARSE, "%s:%d:%d: malformed JSON: %s", name,
 			               je.line, je.column, je.text);
 			goto out;
 		}

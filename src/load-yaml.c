@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "yamltree.h"
 
@@ -45,7 +44,7 @@ mcinit_config_load_yaml_text(struct mcinit_config *c, const char *name, const ch
 
 	if (mcinit_yaml_parse(text, len, config_ref, c, &y, err) < 0) {
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		return mcinit_err_set(err, EX_DATAERR, "%s:%s", name, msg);
+		return mcinit_err_set(err, MCINIT_E_PARSE, "%s:%s", name, msg);
 	}
 	base = mcinit_config_source(c, name);
 	for (i = 0; i < y.nnotes; i++) {

@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 static void *
 loader_run(void *arg)
@@ -37,9 +36,7 @@ mcinit_node_start(struct mcinit_job *job, bool async, struct mcinit_err *err)
 		l->opts.xml_path = env;
 	l->opts.ignore_xml_env = 1;
 	l->file = l->opts.xml_path != NULL;
-	/* affinity.c still hides a set $HWLOC_XMLFILE with setenv(): no thread then. */
-	if (async && !l->file && getenv("HWLOC_XMLFILE") == NULL &&
-	    pthread_create(&l->th, NULL, loader_run, l) == 0) {
+	if (async && !l->file && pthread_create(&l->th, NULL, loader_run, l) == 0) {
 		l->running = true;
 		return 0;
 	}
@@ -271,7 +268,8 @@ mcinit_job_plan_node(struct mcinit_job *job, mcinit_error_t *perr)
 	struct mcinit_err err = {0};
 
 	if (!mcinit_job_valid(job)) {
-		mcinit_err_set(&err, EX_USAGE, "the job is not valid: it has no placement to plan");
+		mcinit_err_set(&err, MCINIT_E_USAGE,
+		               "the job is not valid: it has no placement to plan");
 		mcinit_err_export(&err, perr);
 		return -1;
 	}

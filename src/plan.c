@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "mflags.h"
 
@@ -40,7 +39,7 @@ load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
 	if (ends_with(path, ".py"))
 		return mcinit_lint_python(c, path, d, err);
 	return mcinit_err_set(
-	    err, EX_USAGE,
+	    err, MCINIT_E_USAGE,
 	    "%s: unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
 	    "section.field=value)",
 	    path);
@@ -131,7 +130,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 		char known[128];
 
 		mcinit_mversion_list(~0u, known, sizeof known);
-		mcinit_err_set(err, EX_USAGE, "Megatron version '%s' is not one of %s",
+		mcinit_err_set(err, MCINIT_E_USAGE, "Megatron version '%s' is not one of %s",
 		               desc->megatron_version, known);
 		return NULL;
 	}
@@ -249,7 +248,7 @@ lay_out(struct mcinit_job *job, struct mcinit_err *ierr)
 	struct mcinit_err err = {0};
 
 	if (!job->dv.world_ok || !job->dv.etp_ok)
-		return mcinit_err_set(ierr, EX_SOFTWARE,
+		return mcinit_err_set(ierr, MCINIT_E_INTERNAL,
 		                      "no error reported, yet the world size or the expert "
 		                      "tensor-parallel size was not derived");
 	s.world = (long)job->dv.world_size;

@@ -10,7 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #define MAX_FDEPTH 32 /* f-strings nested in f-string fields */
 
@@ -520,7 +519,7 @@ check_nul(const char *text, size_t len, struct mcinit_err *err)
 
 	if (!mcinit_find_nul(text, len, &line, &col))
 		return 0;
-	return mcinit_err_set(err, EX_DATAERR, "%d:%d: NUL byte: not Python source", line, col);
+	return mcinit_err_set(err, MCINIT_E_PARSE, "%d:%d: NUL byte: not Python source", line, col);
 }
 
 int

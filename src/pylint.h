@@ -48,7 +48,7 @@ struct mcinit_pybool {
  * Scans `len` bytes of Python source (need not be NUL-terminated).  On
  * success returns 0 and sets *out to an array of *n findings in source order
  * (*out is NULL when *n is 0); release it with mcinit_pybool_free.  Returns
- * -1 with EX_DATAERR ("LINE:COL: ...") only when the text holds a NUL byte
+ * -1 with MCINIT_E_PARSE ("LINE:COL: ...") only when the text holds a NUL byte
  * (not Python source); *out and *n are then NULL and 0.
  */
 int mcinit_pylint_type_bool(const char *text, size_t len, struct mcinit_pybool **out, size_t *n,

@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 /* Characters all expansions together may produce: far above any real script,
  * low enough that `A="$A$A"` repeated cannot exhaust memory. */
@@ -143,16 +142,6 @@ struct sx {
 
 /* ---- small helpers ---- */
 
-static char *
-vfmt(const char *fmt, va_list ap)
-{
-	char *s;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort(); /* out of memory, as mcinit_xmalloc would */
-	return s;
-}
-
 static void
 note_add(struct mcinit_shnote **v, size_t *n, size_t *cap, int line, int col, char *msg)
 {
@@ -169,7 +158,7 @@ script_note(struct sx *x, int line, int col, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, vfmt(fmt, ap));
+	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
 	va_end(ap);
 }
 
@@ -179,7 +168,7 @@ add_event(struct sx *x, int line, int col, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	note_add(&x->ev, &x->nev, &x->capev, line, col, vfmt(fmt, ap));
+	note_add(&x->ev, &x->nev, &x->capev, line, col, mcinit_xvasprintf(fmt, ap));
 	va_end(ap);
 	return (int)x->nev - 1;
 }
@@ -187,7 +176,7 @@ add_event(struct sx *x, int line, int col, const char *fmt, ...)
 static int
 fail(struct sx *x, int line, int col, const char *what)
 {
-	return mcinit_err_set(x->err, EX_DATAERR, "%d:%d: %s", line, col, what);
+	return mcinit_err_set(x->err, MCINIT_E_PARSE, "%d:%d: %s", line, col, what);
 }
 
 /* Source text [a, b) for a note, shortened. */
@@ -2674,7 +2663,8 @@ check_nul(const char *text, size_t len, struct mcinit_err *err)
 
 	if (!mcinit_find_nul(text, len, &line, &col))
 		return 0;
-	return mcinit_err_set(err, EX_DATAERR, "%d:%d: NUL byte: not a shell script", line, col);
+	return mcinit_err_set(err, MCINIT_E_PARSE, "%d:%d: NUL byte: not a shell script", line,
+	                      col);
 }
 
 int

@@ -128,7 +128,7 @@ struct mcinit_shscan {
 /*
  * Scans `len` bytes of script text (need not be NUL-terminated).  On success
  * fills *out (caller releases it with mcinit_shscan_destroy) and returns 0.
- * Returns -1 with EX_DATAERR and a message starting "LINE:COL: " only for
+ * Returns -1 with MCINIT_E_PARSE and a message starting "LINE:COL: " only for
  * input that cannot be a script: a NUL byte, an unterminated quote,
  * backquote, `$(`, `${` or array `(` at end of input, or expansions nested
  * more than 64 deep.  *out is then left empty (safe to destroy).

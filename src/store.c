@@ -27,7 +27,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1208,7 +1207,7 @@ listen_on(struct mcinit_store_server *s, const char *host, int port, struct mcin
 		rc = getaddrinfo(NULL, portstr, &hints, &res);
 	}
 	if (rc != 0)
-		return mcinit_err_set(err, EX_UNAVAILABLE, "store: cannot resolve '%s': %s",
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: cannot resolve '%s': %s",
 		                      host ? host : "", gai_strerror(rc));
 	for (ai = res; ai; ai = ai->ai_next) {
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -1232,7 +1231,7 @@ listen_on(struct mcinit_store_server *s, const char *host, int port, struct mcin
 	if (s->lfd < 0 && !(host && *host) && hints.ai_family == AF_INET6)
 		return listen_on(s, "0.0.0.0", port, err);
 	if (s->lfd < 0)
-		return mcinit_err_set(err, EX_UNAVAILABLE, "store: cannot listen on %s:%d: %s",
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: cannot listen on %s:%d: %s",
 		                      host && *host ? host : "*", port, strerror(lasterr));
 	return 0;
 }
@@ -1271,7 +1270,7 @@ mcinit_store_server_new(const char *host, int port, const char *token,
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	s->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->epfd < 0 || s->stopfd < 0) {
-		mcinit_err_set(err, EX_OSERR, "store: %s", strerror(errno));
+		mcinit_err_set(err, MCINIT_E_OS, "store: %s", strerror(errno));
 		goto fail;
 	}
 	ev.data.ptr = TAG_LISTEN;
@@ -1398,7 +1397,7 @@ mcinit_store_server_start(struct mcinit_store_server *s, struct mcinit_err *err)
 	int rc = pthread_create(&s->thr, NULL, server_thread, s);
 
 	if (rc != 0)
-		return mcinit_err_set(err, EX_OSERR, "store: cannot start its thread: %s",
+		return mcinit_err_set(err, MCINIT_E_OS, "store: cannot start its thread: %s",
 		                      strerror(rc));
 	s->thr_running = true;
 	return 0;
@@ -1447,14 +1446,14 @@ cl_send(struct mcinit_store_client *c, const void *p, size_t n, struct mcinit_er
 		int ms = ms_left(c->deadline);
 
 		if (ms == 0)
-			return mcinit_err_set(err, EX_TEMPFAIL, "store: timed out sending");
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: timed out sending");
 		if (poll(&pf, 1, ms) < 0 && errno != EINTR)
-			return mcinit_err_set(err, EX_OSERR, "store: %s", strerror(errno));
+			return mcinit_err_set(err, MCINIT_E_OS, "store: %s", strerror(errno));
 		w = send(c->fd, q, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (w <= 0)
-			return mcinit_err_set(err, EX_UNAVAILABLE, "store: connection lost: %s",
+			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: connection lost: %s",
 			                      w < 0 ? strerror(errno) : "closed");
 		q += w;
 		n -= (size_t)w;
@@ -1474,18 +1473,18 @@ cl_recv_until(struct mcinit_store_client *c, void *p, size_t n, double deadline,
 		int ms = ms_left(deadline), pr;
 
 		if (ms == 0)
-			return mcinit_err_set(err, EX_TEMPFAIL,
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT,
 			                      "store: timed out waiting for a reply");
 		pr = poll(&pf, 1, ms);
 		if (pr < 0 && errno != EINTR)
-			return mcinit_err_set(err, EX_OSERR, "store: %s", strerror(errno));
+			return mcinit_err_set(err, MCINIT_E_OS, "store: %s", strerror(errno));
 		if (pr <= 0)
 			continue;
 		r = recv(c->fd, q, n, MSG_DONTWAIT);
 		if (r < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (r <= 0)
-			return mcinit_err_set(err, EX_TEMPFAIL,
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT,
 			                      "store: the server closed the connection%s%s",
 			                      r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
 		q += r;
@@ -1509,7 +1508,7 @@ cl_recv_vec(struct mcinit_store_client *c, size_t *len, struct mcinit_err *err)
 	if (cl_recv(c, &l, sizeof l, err) != 0)
 		return NULL;
 	if (l > ((uint64_t)1 << 32)) {
-		mcinit_err_set(err, EX_UNAVAILABLE, "store: implausible value length %llu",
+		mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: implausible value length %llu",
 		               (unsigned long long)l);
 		return NULL;
 	}
@@ -1571,7 +1570,7 @@ connect_once(const char *host, int port, double deadline, int *fdp, struct mcini
 	snprintf(portstr, sizeof portstr, "%d", port);
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc != 0)
-		return mcinit_err_set(err, rc == EAI_AGAIN ? EX_TEMPFAIL : EX_UNAVAILABLE,
+		return mcinit_err_set(err, rc == EAI_AGAIN ? MCINIT_E_TIMEOUT : MCINIT_E_UNAVAILABLE,
 		                      "store: cannot resolve '%s': %s", host, gai_strerror(rc));
 	for (ai = res; ai; ai = ai->ai_next) {
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -1600,7 +1599,7 @@ connect_once(const char *host, int port, double deadline, int *fdp, struct mcini
 		return 0;
 	}
 	freeaddrinfo(res);
-	return mcinit_err_set(err, EX_TEMPFAIL, "store: cannot connect to %s:%d: %s", host, port,
+	return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: cannot connect to %s:%d: %s", host, port,
 	                      strerror(lasterr));
 }
 
@@ -1635,11 +1634,11 @@ mcinit_store_client_new(const char *host, int port, double deadline, struct mcin
 			close(c->fd);
 			c->fd = -1;
 		}
-		if (e.code == EX_UNAVAILABLE || mcinit_now() + backoff >= deadline) {
+		if (e.code == MCINIT_E_UNAVAILABLE || mcinit_now() + backoff >= deadline) {
 			if (err)
 				*err = e;
-			if (e.code != EX_UNAVAILABLE)
-				mcinit_err_set(err, EX_TEMPFAIL,
+			if (e.code != MCINIT_E_UNAVAILABLE)
+				mcinit_err_set(err, MCINIT_E_TIMEOUT,
 				               "store: no store at %s:%d before the deadline (%s)",
 				               host, port, e.msg);
 			mcinit_store_client_free(c);
@@ -1685,7 +1684,7 @@ mcinit_store_ping(struct mcinit_store_client *c, uint32_t nonce, struct mcinit_e
 	if (rq_send(c, err) != 0 || cl_recv(c, &back, sizeof back, err) != 0)
 		return -1;
 	if (back != nonce)
-		return mcinit_err_set(err, EX_UNAVAILABLE, "store: PING answered %u, sent %u", back,
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: PING answered %u, sent %u", back,
 		                      nonce);
 	return 0;
 }
@@ -1708,7 +1707,7 @@ mcinit_store_auth(struct mcinit_store_client *c, const char *token, struct mcini
 	if (set_raw(c, MCINIT_STORE_AUTH_KEY, token, strlen(token), err) != 0)
 		return -1;
 	if (mcinit_store_ping(c, 0x6d63696e, err) != 0)
-		return mcinit_err_set(err, EX_UNAVAILABLE, "store: the job token was refused");
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: the job token was refused");
 	return 0;
 }
 
@@ -1804,10 +1803,10 @@ mcinit_store_wait(struct mcinit_store_client *c, const char *const *keys, size_t
 		return -1;
 	if (cl_recv(c, &r, 1, &e) == 0) {
 		if (r != MCINIT_STORE_STOP_WAIT)
-			return mcinit_err_set(err, EX_UNAVAILABLE, "store: WAIT answered %u", r);
+			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: WAIT answered %u", r);
 		return 0;
 	}
-	if (e.code != EX_TEMPFAIL) {
+	if (e.code != MCINIT_E_TIMEOUT) {
 		if (err)
 			*err = e;
 		return -1;
@@ -1820,7 +1819,7 @@ mcinit_store_wait(struct mcinit_store_client *c, const char *const *keys, size_t
 		return -1;
 	if (r == MCINIT_STORE_STOP_WAIT && cl_recv_until(c, &r, 1, mcinit_now() + 5, err) != 0)
 		return -1;
-	return mcinit_err_set(err, EX_TEMPFAIL, "store: timed out waiting for %s%s%s",
+	return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: timed out waiting for %s%s%s",
 	                      n ? keys[0] : "", n > 1 ? " and " : "", n > 1 ? "other keys" : "");
 }
 

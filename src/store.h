@@ -84,7 +84,7 @@ struct mcinit_store_server;
 
 /* Listens on host:port (host NULL or "" = all addresses; port 0 = any free
  * port).  token non-NULL: connections must authenticate (run.md).  limits
- * NULL = defaults.  NULL with err (EX_UNAVAILABLE / EX_OSERR) on failure. */
+ * NULL = defaults.  NULL with err (MCINIT_E_UNAVAILABLE / MCINIT_E_OS) on failure. */
 struct mcinit_store_server *mcinit_store_server_new(const char *host, int port, const char *token,
                                                     const struct mcinit_store_limits *limits,
                                                     struct mcinit_err *err);
@@ -118,7 +118,7 @@ struct mcinit_store_client;
 
 /* Connects to host:port, retrying with backoff until deadline (the server
  * may not be up yet), then VALIDATE and PING as torch ≥ 2.5 does.  NULL with
- * err: EX_TEMPFAIL on timeout, EX_NOHOST for an unknown host. */
+ * err: MCINIT_E_TIMEOUT on timeout, MCINIT_E_UNAVAILABLE for an unknown host. */
 struct mcinit_store_client *mcinit_store_client_new(const char *host, int port, double deadline,
                                                     struct mcinit_err *err);
 void mcinit_store_client_free(struct mcinit_store_client *c);
@@ -127,8 +127,8 @@ void mcinit_store_client_set_prefix(struct mcinit_store_client *c, const char *p
 /* The deadline applied to every later call. */
 void mcinit_store_client_set_deadline(struct mcinit_store_client *c, double deadline);
 
-/* Every call: 0 (or a pointer), or -1 (NULL) with err: EX_TEMPFAIL when the
- * deadline passes, EX_PROTOCOL when the peer breaks the protocol or closes. */
+/* Every call: 0 (or a pointer), or -1 (NULL) with err: MCINIT_E_TIMEOUT when the
+ * deadline passes, MCINIT_E_UNAVAILABLE when the peer breaks the protocol or closes. */
 int mcinit_store_auth(struct mcinit_store_client *c, const char *token, struct mcinit_err *err);
 int mcinit_store_set(struct mcinit_store_client *c, const char *key, const void *val, size_t len,
                      struct mcinit_err *err);
@@ -144,7 +144,7 @@ int mcinit_store_add_raw(struct mcinit_store_client *c, const char *key, int64_t
 int mcinit_store_check(struct mcinit_store_client *c, const char *const *keys, size_t n,
                        struct mcinit_err *err);
 /* Waits until every key exists or the deadline passes (then CANCEL_WAIT,
- * as torch does, and EX_TEMPFAIL). */
+ * as torch does, and MCINIT_E_TIMEOUT). */
 int mcinit_store_wait(struct mcinit_store_client *c, const char *const *keys, size_t n,
                       struct mcinit_err *err);
 char *mcinit_store_compare_set(struct mcinit_store_client *c, const char *key, const void *expect,

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 /* Geometry, in SVG user units (pixels). */
 #define MARGIN    24
@@ -127,21 +126,21 @@ validate(const struct mcinit_svg_input *in, struct mcinit_err *err)
 	size_t i, total;
 
 	if (in == NULL || in->nnodes == 0 || in->gpus_per_node == 0)
-		return mcinit_err_set(err, EX_USAGE, "svg: need at least one node and one GPU");
+		return mcinit_err_set(err, MCINIT_E_USAGE, "svg: need at least one node and one GPU");
 	if (in->gpus_per_node > SIZE_MAX / in->nnodes)
-		return mcinit_err_set(err, EX_USAGE, "svg: %zu nodes x %zu GPUs is too many",
+		return mcinit_err_set(err, MCINIT_E_USAGE, "svg: %zu nodes x %zu GPUs is too many",
 		                      in->nnodes, in->gpus_per_node);
 	if (in->slots == NULL)
-		return mcinit_err_set(err, EX_USAGE, "svg: no GPU slots given");
+		return mcinit_err_set(err, MCINIT_E_USAGE, "svg: no GPU slots given");
 	/* Only drawn nodes are read: a huge cluster needs no slots beyond them. */
 	total = (in->nnodes <= MCINIT_SVG_MAX_NODES ? in->nnodes : MCINIT_SVG_SUMMARY_NODES) *
 	        in->gpus_per_node;
 	for (i = 0; i < total; i++) {
 		if (in->slots[i].nranks > 0 && in->slots[i].ranks == NULL)
-			return mcinit_err_set(err, EX_USAGE, "svg: slot %zu has ranks but no array",
+			return mcinit_err_set(err, MCINIT_E_USAGE, "svg: slot %zu has ranks but no array",
 			                      i);
 		if (in->slots[i].nnics > 0 && in->slots[i].nics == NULL)
-			return mcinit_err_set(err, EX_USAGE, "svg: slot %zu has NICs but no array",
+			return mcinit_err_set(err, MCINIT_E_USAGE, "svg: slot %zu has NICs but no array",
 			                      i);
 	}
 	return 0;

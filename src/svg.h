@@ -51,7 +51,7 @@ struct mcinit_svg_input {
 	const struct mcinit_svg_slot *slots;
 };
 
-/* Appends the SVG document to out.  -1 + err (EX_USAGE) on malformed input
+/* Appends the SVG document to out.  -1 + err (MCINIT_E_USAGE) on malformed input
  * (no nodes or GPUs, NULL arrays with non-zero counts); out is then left
  * as it was. */
 int mcinit_svg_render(const struct mcinit_svg_input *in, struct mcinit_buf *out,

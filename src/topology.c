@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #define TP     MCINIT_DIM_TP
 #define GTP    MCINIT_DIM_GTP
@@ -143,21 +142,21 @@ check_basic(const struct mcinit_topo_sizes *s, struct mcinit_err *err)
 	if (s->world < 1 || s->tp < 1 || s->pp < 1 || s->cp < 1 || s->ep < 1 || s->etp < 1 ||
 	    s->gtp < 0 || s->egtp < 0 || s->dist_opt_instances < 0)
 		return mcinit_err_set(
-		    err, EX_DATAERR,
+		    err, MCINIT_E_PARSE,
 		    "parallel sizes must be >= 1 (world %ld, tp %ld, pp %ld, cp %ld, "
 		    "ep %ld, etp %ld, gtp_remat %ld, expert gtp_remat %ld, instances %ld)",
 		    s->world, s->tp, s->pp, s->cp, s->ep, s->etp, s->gtp, s->egtp,
 		    s->dist_opt_instances);
 	if (!(s->features & MCINIT_TOPO_F_GTP) && (s->gtp > 1 || s->egtp > 1))
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "this release has no gtp_remat axis (r0.19 and main have)");
 	if (s->nhcp < 0 || s->nhcp > MCINIT_HCP_MAX)
 		return mcinit_err_set(
-		    err, EX_DATAERR, "%d hierarchical context-parallel levels (mcinit supports %d)",
+		    err, MCINIT_E_PARSE, "%d hierarchical context-parallel levels (mcinit supports %d)",
 		    s->nhcp, MCINIT_HCP_MAX);
 	for (i = 0; i < s->nhcp; i++)
 		if (s->hcp[i] < 1)
-			return mcinit_err_set(err, EX_DATAERR,
+			return mcinit_err_set(err, MCINIT_E_PARSE,
 			                      "hierarchical context-parallel size %ld is not >= 1",
 			                      s->hcp[i]);
 	return 0;
@@ -176,7 +175,7 @@ check_hcp(const struct mcinit_topo_sizes *s, struct mcinit_err *err)
 		rest /= s->hcp[i];
 	}
 	if (s->nhcp > 0 && (i < s->nhcp || rest != 1))
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "the hierarchical context-parallel sizes do not multiply to "
 		                      "the context-parallel size %ld",
 		                      s->cp);
@@ -191,12 +190,12 @@ check_sizes(const struct mcinit_topo_sizes *s, long gtp, long egtp, long n, stru
 	if (check_basic(s, err) < 0)
 		return -1;
 	if (!divides4(s->world, s->tp, s->cp, s->pp, gtp))
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "world size %ld is not divisible by tp*cp*pp*gtp_remat = "
 		                      "%ld*%ld*%ld*%ld",
 		                      s->world, s->tp, s->cp, s->pp, gtp);
 	if (!divides4(s->world, s->etp, s->ep, s->pp, egtp))
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "world size %ld is not divisible by etp*ep*pp*gtp_remat = "
 		                      "%ld*%ld*%ld*%ld",
 		                      s->world, s->etp, s->ep, s->pp, egtp);
@@ -206,23 +205,23 @@ check_sizes(const struct mcinit_topo_sizes *s, long gtp, long egtp, long n, stru
 	 * and etp*ep*egtp in the other: the pipeline groups agree only when they match. */
 	if (s->tp_pp_dp_mapping && s->pp > 1 && edp != dp)
 		return mcinit_err_set(
-		    err, EX_DATAERR,
+		    err, MCINIT_E_PARSE,
 		    "with tp-pp-dp mapping the expert data-parallel size (%ld) must "
 		    "equal the data-parallel size (%ld)",
 		    edp, dp);
 	if ((gtp > 1 || egtp > 1) && n > 1)
 		return mcinit_err_set(
-		    err, EX_DATAERR,
+		    err, MCINIT_E_PARSE,
 		    "GTP_remat with num_distributed_optimizer_instances > 1 is not "
 		    "yet supported");
 	if ((dp * s->cp) % n != 0)
 		return mcinit_err_set(
-		    err, EX_DATAERR,
+		    err, MCINIT_E_PARSE,
 		    "data-parallel x context-parallel size %ld is not divisible by "
 		    "num_distributed_optimizer_instances %ld",
 		    dp * s->cp, n);
 	if (edp % n != 0)
-		return mcinit_err_set(err, EX_DATAERR,
+		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "expert data-parallel size %ld is not divisible by "
 		                      "num_distributed_optimizer_instances %ld",
 		                      edp, n);
@@ -642,7 +641,7 @@ mcinit_topo_fam_groups(const struct mcinit_topo *t, int fi, struct mcinit_groups
 	struct plan p;
 
 	if (!fam_ok(t, fi))
-		return mcinit_err_set(err, EX_SOFTWARE, "no group family %d", fi);
+		return mcinit_err_set(err, MCINIT_E_INTERNAL, "no group family %d", fi);
 	f = &t->fam[fi];
 	out->ngroups = f->ngroups;
 	out->size = f->size;
@@ -825,7 +824,7 @@ mcinit_topo_groups(const struct mcinit_topo *t, enum mcinit_group_kind k, struct
 	int f = mcinit_topo_fam_find(t, k, 0);
 
 	if (!kind_ok(k))
-		return mcinit_err_set(err, EX_SOFTWARE, "unknown group kind %d", (int)k);
+		return mcinit_err_set(err, MCINIT_E_INTERNAL, "unknown group kind %d", (int)k);
 	if (f < 0) {
 		out->ngroups = out->size = 0;
 		out->members = NULL;
@@ -1111,7 +1110,7 @@ mcinit_topo_json_groups_write(const struct mcinit_topo *t, unsigned kinds_set, F
 	jw_groups(&w, t, kinds_set);
 	jw_slow(&w, 0);
 	if (w.failed || fflush(f) != 0 || ferror(f))
-		rc = mcinit_err_set(err, EX_IOERR, "writing topology JSON: %s", strerror(errno));
+		rc = mcinit_err_set(err, MCINIT_E_IO, "writing topology JSON: %s", strerror(errno));
 	free(w.start);
 	return rc;
 }

@@ -165,7 +165,7 @@ struct mcinit_topo {
  * same pipeline groups — rules MC034; the hierarchical cp sizes multiply to
  * CP; DP·CP and EDP divisible by the optimizer instances; gtp_remat > 1 only
  * with one instance) and fills t with the release's families.  0, or -1 with
- * err (EX_DATAERR) and t untouched. */
+ * err (MCINIT_E_PARSE) and t untouched. */
 int mcinit_topo_init(struct mcinit_topo *t, const struct mcinit_topo_sizes *s,
                      struct mcinit_err *err);
 
@@ -201,7 +201,7 @@ struct mcinit_groups {
 /* Index of the family of kind k at hcp level `level` (0 for other kinds), or -1. */
 int mcinit_topo_fam_find(const struct mcinit_topo *t, enum mcinit_group_kind k, int level);
 /* Generates every group of family f into out (mcinit_groups_destroy frees
- * it).  0, or -1 with err (EX_SOFTWARE) for a bad family. */
+ * it).  0, or -1 with err (MCINIT_E_INTERNAL) for a bad family. */
 int mcinit_topo_fam_groups(const struct mcinit_topo *t, int f, struct mcinit_groups *out,
                            struct mcinit_err *err);
 /* Members of group g of family f into out[0 .. size-1] (O(size)).  0, or -1
@@ -266,7 +266,7 @@ int mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, in
  * Appends to b. */
 void mcinit_topo_json_groups(const struct mcinit_topo *t, unsigned kinds, struct mcinit_buf *b);
 /* The same text streamed to f through a fixed 1 MiB chunk (never the whole
- * text in memory; f is flushed).  0, or -1 with err (EX_IOERR) on a write error. */
+ * text in memory; f is flushed).  0, or -1 with err (MCINIT_E_IO) on a write error. */
 int mcinit_topo_json_groups_write(const struct mcinit_topo *t, unsigned kinds, FILE *f,
                                   struct mcinit_err *err);
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sysexits.h>
 
 int
 mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
@@ -33,7 +32,7 @@ mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn)
 
 /* No caller checks for NULL (see util.h), so this must not return: the
  * program's handler decides how to end (the mcinit binary prints and sets
- * its exit status); without one, SIGABRT, which a debugger or core dump
+ * its status); without one, SIGABRT, which a debugger or core dump
  * shows at the allocation. */
 static void
 oom(size_t n)
@@ -89,9 +88,18 @@ mcinit_xasprintf(const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
+	s = mcinit_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+char *
+mcinit_xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
 	if (vasprintf(&s, fmt, ap) < 0)
 		oom(strlen(fmt));
-	va_end(ap);
 	return s;
 }
 
@@ -333,7 +341,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 	size_t n;
 
 	if (f == NULL) {
-		mcinit_err_set(err, EX_NOINPUT, "%s: %s", path, strerror(errno));
+		mcinit_err_set(err, MCINIT_E_NOINPUT, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -346,7 +354,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 		mcinit_buf_add(&b, chunk, n);
 	}
 	if (ferror(f)) {
-		mcinit_err_set(err, EX_NOINPUT, "%s: read error: %s", path, strerror(errno));
+		mcinit_err_set(err, MCINIT_E_NOINPUT, "%s: read error: %s", path, strerror(errno));
 		goto fail;
 	}
 	fclose(f);
@@ -355,7 +363,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 		*len = b.len;
 	return b.data;
 too_large:
-	mcinit_err_set(err, EX_DATAERR,
+	mcinit_err_set(err, MCINIT_E_PARSE,
 	               "%s: larger than the %d MiB mcinit reads as one input (a job description "
 	               "is a few kilobytes): not read",
 	               path, MCINIT_MAX_INPUT >> 20);

@@ -4,19 +4,21 @@
  *
  * Error convention used everywhere in mcinit: a function returns 0 (or a
  * pointer) on success and -1 (or NULL) on failure, after filling the
- * caller-provided struct mcinit_err.  Only main() turns failures into exit
- * codes, using err->code (a <sysexits.h> value, 0 = unspecified).
+ * caller-provided struct mcinit_err, whose code says what kind of failure
+ * it is (enum mcinit_code).  Only the mcinit program turns a code into its
+ * process status (mcinit.c).
  */
 #ifndef MCINIT_UTIL_H
 #define MCINIT_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "mcinit.h"
 
 struct mcinit_err {
-	int code;      /* sysexits value suggested to main(); 0 = EX_SOFTWARE */
+	int code;      /* enum mcinit_code (mcinit.h); 0 = MCINIT_E_INTERNAL */
 	char msg[512]; /* human-readable, no trailing newline */
 };
 
@@ -33,6 +35,7 @@ void *mcinit_xcalloc(size_t n, size_t size);
 void *mcinit_xrealloc(void *p, size_t n);
 char *mcinit_xstrdup(const char *s);
 char *mcinit_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *mcinit_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Growable byte buffer.  Owns data; release with mcinit_buf_free. */
 struct mcinit_buf {
@@ -114,7 +117,7 @@ const char *mcinit_suggest(const char *word, const char *const *cands, size_t n)
  * a thousand flags, and each word costs a diagnostic at worst. */
 #define MCINIT_MAX_SCRIPT_WORDS 65536
 
-/* Reads a whole file; NULL + err (EX_NOINPUT) when unreadable, EX_DATAERR when
+/* Reads a whole file; NULL + err (MCINIT_E_NOINPUT) when unreadable, MCINIT_E_PARSE when
  * larger than MCINIT_MAX_INPUT.  Caller frees. */
 char *mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err);
 

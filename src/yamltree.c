@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sysexits.h>
 
 #include <yaml.h>
 
@@ -544,7 +543,7 @@ set_anchor(struct ytree *t, const yaml_char_t *name, struct ynode *n)
 		         "anchor &%.200s is defined twice (first at line %d): Megatron-Bridge's "
 		         "loader (PyYAML) refuses that",
 		         (const char *)name, old->pos.line);
-		return mcinit_err_set(t->err, EX_DATAERR, "%d:%d: %s", n->pos.line, n->pos.col,
+		return mcinit_err_set(t->err, MCINIT_E_PARSE, "%d:%d: %s", n->pos.line, n->pos.col,
 		                      what);
 	}
 	GROW(t->anchors, t->capanchors, t->nanchors + 1);
@@ -565,7 +564,7 @@ find_anchor(const struct ytree *t, const char *name)
 static int
 fail_at(struct ytree *t, struct mcinit_pos p, const char *what)
 {
-	return mcinit_err_set(t->err, EX_DATAERR, "%d:%d: %s", p.line, p.col, what);
+	return mcinit_err_set(t->err, MCINIT_E_PARSE, "%d:%d: %s", p.line, p.col, what);
 }
 
 static bool py_str(const json_t *j, struct mcinit_buf *b);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <sysexits.h>
 #include <unistd.h>
 
 #include "../../src/affinity.h"
@@ -426,7 +425,7 @@ Test(affinity_node4, nvlinks_reported_by_the_caller)
 	          w);
 	free(w);
 	cr_assert_eq(mcinit_affinity_set_nvlink(a, 2, 2, 1, &err), -1);
-	cr_assert_eq(err.code, EX_USAGE);
+	cr_assert_eq(err.code, MCINIT_E_USAGE);
 	cr_assert_eq(mcinit_affinity_set_nvlink(a, 0, 4, 1, &err), -1);
 	mcinit_affinity_free(a);
 }
@@ -529,7 +528,7 @@ Test(affinity_order, unknown_or_repeated_busid_fails)
 	o.gpu_busids = unknown;
 	o.ngpu_busids = 2;
 	cr_assert_null(mcinit_affinity_load(&o, &err));
-	cr_assert_eq(err.code, EX_DATAERR);
+	cr_assert_eq(err.code, MCINIT_E_PARSE);
 	cr_assert(strstr(err.msg, "0000:77:00.0") != NULL, "%s", err.msg);
 	o.gpu_busids = twice;
 	cr_assert_null(mcinit_affinity_load(&o, &err));
@@ -597,7 +596,7 @@ Test(affinity_warn, gpu_outside_allowed_cpus)
 	cr_assert_eq(n, 0, "%s", w);
 	free(w);
 	cr_assert_eq(mcinit_affinity_set_allowed_cpuset(a, "", &err), -1);
-	cr_assert_eq(err.code, EX_USAGE);
+	cr_assert_eq(err.code, MCINIT_E_USAGE);
 	cr_assert_eq(mcinit_affinity_set_allowed_cpuset(a, "x-y", &err), -1);
 	mcinit_affinity_free(a);
 }
@@ -619,10 +618,10 @@ Test(affinity_bind, gpu_cpuset_intersects_allowed)
 	free(s);
 	cr_assert_eq(mcinit_affinity_set_allowed_cpuset(a, "0-3", &err), 0);
 	cr_assert_null(mcinit_affinity_gpu_bind_cpuset(a, 6, &err));
-	cr_assert_eq(err.code, EX_UNAVAILABLE);
+	cr_assert_eq(err.code, MCINIT_E_UNAVAILABLE);
 	cr_assert(strstr(err.msg, "GPU6 (0000:c3:00.0)") != NULL, "%s", err.msg);
 	cr_assert_null(mcinit_affinity_gpu_bind_cpuset(a, 8, &err));
-	cr_assert_eq(err.code, EX_USAGE);
+	cr_assert_eq(err.code, MCINIT_E_USAGE);
 	mcinit_affinity_free(a);
 }
 
@@ -632,10 +631,10 @@ Test(affinity_bind, never_on_xml_topologies)
 	struct mcinit_err err = {0};
 
 	cr_assert_eq(mcinit_affinity_bind_cpuset(a, "0", 0, &err), -1);
-	cr_assert_eq(err.code, EX_USAGE);
+	cr_assert_eq(err.code, MCINIT_E_USAGE);
 	cr_assert(strstr(err.msg, "not this machine") != NULL, "%s", err.msg);
 	cr_assert_eq(mcinit_affinity_bind_gpu(a, 0, 0, &err), -1);
-	cr_assert_eq(err.code, EX_USAGE);
+	cr_assert_eq(err.code, MCINIT_E_USAGE);
 	cr_assert_null(mcinit_affinity_get_binding(a, &err));
 	mcinit_affinity_free(a);
 }
@@ -704,7 +703,7 @@ Test(affinity_live, loads_and_reports_cpu_side)
 		struct mcinit_err err = {0};
 
 		cr_assert_eq(mcinit_affinity_set_nvlink(a, 0, 1, 2, &err), -1);
-		cr_assert_eq(err.code, EX_USAGE);
+		cr_assert_eq(err.code, MCINIT_E_USAGE);
 	}
 	cr_assert_geq(mcinit_affinity_nnuma(a), 1);
 	cr_assert_neq(mcinit_affinity_allowed_cpuset(a)[0], '\0');
@@ -753,19 +752,19 @@ Test(affinity_live, bad_inputs_fail_cleanly)
 
 	o.xml_path = "/nonexistent/topology.xml";
 	cr_assert_null(mcinit_affinity_load(&o, &err));
-	cr_assert_eq(err.code, EX_NOINPUT, "missing file: code %d", err.code);
+	cr_assert_eq(err.code, MCINIT_E_NOINPUT, "missing file: code %d", err.code);
 	cr_assert(strstr(err.msg, "/nonexistent/topology.xml") != NULL, "%s", err.msg);
 	o.xml_path = "/";
 	cr_assert_null(mcinit_affinity_load(&o, &err));
-	cr_assert_eq(err.code, EX_NOINPUT, "a directory: code %d", err.code);
+	cr_assert_eq(err.code, MCINIT_E_NOINPUT, "a directory: code %d", err.code);
 	o.xml_path = "/proc/self/cmdline"; /* readable, not XML */
 	cr_assert_null(mcinit_affinity_load(&o, &err));
-	cr_assert_eq(err.code, EX_DATAERR, "not XML: code %d", err.code);
+	cr_assert_eq(err.code, MCINIT_E_PARSE, "not XML: code %d", err.code);
 	cr_assert(strstr(err.msg, "not an hwloc XML topology") != NULL, "%s", err.msg);
 	o.xml_path = NULL;
 	o.xml_buffer = "<topology version=\"2.0\"><object";
 	cr_assert_null(mcinit_affinity_load(&o, &err));
-	cr_assert_eq(err.code, EX_DATAERR, "%s", err.msg);
+	cr_assert_eq(err.code, MCINIT_E_PARSE, "%s", err.msg);
 }
 
 Test(affinity_live, bind_this_process)
@@ -782,12 +781,12 @@ Test(affinity_live, bind_this_process)
 	cr_assert_str_eq(now, one);
 	free(now);
 	cr_assert_eq(mcinit_affinity_bind_cpuset(a, "100000", 0, &err), -1);
-	cr_assert_eq(err.code, EX_UNAVAILABLE, "%s", err.msg);
+	cr_assert_eq(err.code, MCINIT_E_UNAVAILABLE, "%s", err.msg);
 	cr_assert_eq(mcinit_affinity_bind_cpuset(a, "nonsense", 0, &err), -1);
-	cr_assert_eq(err.code, EX_USAGE, "%s", err.msg);
+	cr_assert_eq(err.code, MCINIT_E_USAGE, "%s", err.msg);
 	if (mcinit_affinity_ngpus(a) == 0) {
 		cr_assert_eq(mcinit_affinity_bind_gpu(a, 0, 0, &err), -1);
-		cr_assert_eq(err.code, EX_USAGE);
+		cr_assert_eq(err.code, MCINIT_E_USAGE);
 	}
 	cr_assert_eq(mcinit_affinity_bind_cpuset(a, orig, 0, &err), 0, "%s", err.msg);
 	now = mcinit_affinity_get_binding(a, &err);

@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "jpos.h"
 
@@ -69,7 +68,7 @@ expect_error(const char *text, size_t len, const char *prefix)
 	struct mcinit_jpos *jp = mcinit_jpos_new(text, len, &err);
 
 	cr_assert_null(jp, "accepted malformed input \"%s\"", text);
-	cr_expect_eq(err.code, EX_DATAERR, "\"%s\": code %d", text, err.code);
+	cr_expect_eq(err.code, MCINIT_E_PARSE, "\"%s\": code %d", text, err.code);
 	if (prefix != NULL)
 		cr_expect_eq(strncmp(err.msg, prefix, strlen(prefix)), 0,
 		             "\"%s\": message \"%s\" should start with \"%s\"", text, err.msg,
@@ -678,7 +677,7 @@ Test(jpos, mutated_documents)
 			          jerr.text);
 		}
 		if (jp == NULL) {
-			cr_assert_eq(err.code, EX_DATAERR);
+			cr_assert_eq(err.code, MCINIT_E_PARSE);
 			cr_assert_eq(regexec(&re, err.msg, 0, NULL, 0), 0, "message \"%s\"",
 			             err.msg);
 			rejected++;

@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "pylint.h"
 
@@ -273,7 +272,7 @@ Test(pylint, nul_byte_is_a_data_error)
 	size_t n = 7;
 
 	cr_assert_eq(mcinit_pylint_type_bool("x = 1\nab\0", 9, &v, &n, &err), -1);
-	cr_assert_eq(err.code, EX_DATAERR);
+	cr_assert_eq(err.code, MCINIT_E_PARSE);
 	cr_assert_str_eq(err.msg, "2:3: NUL byte: not Python source");
 	cr_assert_null(v);
 	cr_assert_eq(n, 0);

@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "shscan.h"
 
@@ -441,7 +440,7 @@ Test(shscan, data_errors_are_located)
 		err.code = 0;
 		cr_assert_eq(mcinit_shscan_parse(bad[k].text, strlen(bad[k].text), &s, &err), -1,
 		             "case %zu", k);
-		cr_assert_eq(err.code, EX_DATAERR);
+		cr_assert_eq(err.code, MCINIT_E_PARSE);
 		cr_assert_str_eq(err.msg, bad[k].msg);
 		cr_assert_null(s.words);
 		mcinit_shscan_destroy(&s);
@@ -496,7 +495,7 @@ Test(shscan, positions_point_into_the_source)
 }
 
 /* Deterministic random inputs built from shell-ish fragments: the scanner
- * must return 0 or a located EX_DATAERR, and never crash or hang. */
+ * must return 0 or a located MCINIT_E_PARSE, and never crash or hang. */
 Test(shscan, random_inputs_never_crash, .timeout = 120)
 {
 	static const char *const frag[] = {
@@ -527,7 +526,7 @@ Test(shscan, random_inputs_never_crash, .timeout = 120)
 			len += strlen(f);
 		}
 		if (mcinit_shscan_parse(buf, len, &s, &err) < 0) {
-			cr_assert_eq(err.code, EX_DATAERR);
+			cr_assert_eq(err.code, MCINIT_E_PARSE);
 			cr_assert(err.msg[0] >= '1' && err.msg[0] <= '9', "%s", err.msg);
 			cr_assert_eq(s.nwords, 0);
 		} else {

@@ -10,7 +10,6 @@
 #include <libxml/xpathInternals.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "../../src/svg.h"
 
@@ -410,7 +409,7 @@ Test(svg, bad_input_is_rejected_without_output)
 
 	in.nnodes = 0;
 	cr_assert_eq(mcinit_svg_render(&in, &out, &err), -1);
-	cr_assert_eq(err.code, EX_USAGE);
+	cr_assert_eq(err.code, MCINIT_E_USAGE);
 	in = b.in;
 	in.slots = NULL;
 	cr_assert_eq(mcinit_svg_render(&in, &out, &err), -1);

@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "../../src/topology.h"
 
@@ -149,7 +148,7 @@ Test(topology, example_b_is_invalid)
 	struct mcinit_err err = {0};
 
 	cr_assert_eq(mcinit_topo_init(&t, &s, &err), -1);
-	cr_expect_eq(err.code, EX_DATAERR);
+	cr_expect_eq(err.code, MCINIT_E_PARSE);
 	cr_expect(strstr(err.msg, "(4)") && strstr(err.msg, "(2)"), "message: %s", err.msg);
 }
 
@@ -284,7 +283,7 @@ Test(topology, invalid_sizes)
 		struct mcinit_err err = {0};
 
 		cr_expect_eq(mcinit_topo_init(&t, &bad[i], &err), -1, "case %zu", i);
-		cr_expect_eq(err.code, EX_DATAERR, "case %zu", i);
+		cr_expect_eq(err.code, MCINIT_E_PARSE, "case %zu", i);
 		cr_expect_eq(t.s.world, (long)0x5a5a5a5a5a5a5a5aL, "case %zu left t modified", i);
 	}
 }
@@ -312,7 +311,7 @@ Test(topology, out_of_range_arguments)
 	cr_expect_eq(mcinit_topo_group_of(&t, MCINIT_GROUP_TP, 8, &color, &key), -1);
 	cr_expect_eq(mcinit_topo_group_of(&t, MCINIT_GROUP_COUNT, 0, &color, &key), -1);
 	cr_expect_eq(mcinit_topo_groups(&t, MCINIT_GROUP_COUNT, &g, &err), -1);
-	cr_expect_eq(err.code, EX_SOFTWARE);
+	cr_expect_eq(err.code, MCINIT_E_INTERNAL);
 	cr_expect_eq(mcinit_topo_dense_rank(&t, 2, 0, 0, 0), -1);
 	cr_expect_eq(mcinit_topo_dense_rank(&t, 0, 1, 0, 0), -1);
 	cr_expect_eq(mcinit_topo_expert_rank(&t, 0, 0, 4, 0), -1);
@@ -865,7 +864,7 @@ Test(topology, json_write_error_is_reported)
 
 	cr_assert_not_null(f);
 	cr_expect_eq(mcinit_topo_json_groups_write(&t, MCINIT_GROUP_ALL, f, &err), -1);
-	cr_expect_eq(err.code, EX_IOERR);
+	cr_expect_eq(err.code, MCINIT_E_IO);
 	fclose(f);
 }
 

@@ -52,7 +52,7 @@ Test(util, read_file_missing_is_noinput)
 	struct mcinit_err err = {0};
 
 	cr_assert_null(mcinit_read_file("/nonexistent/x.json", NULL, &err));
-	cr_assert_eq(err.code, 66);
+	cr_assert_eq(err.code, MCINIT_E_NOINPUT);
 	cr_assert(strstr(err.msg, "/nonexistent/x.json") != NULL);
 }
 
