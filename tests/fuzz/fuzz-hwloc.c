@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "affinity.h"
 
@@ -26,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.xml_buffer = xml;
 	a = mcinit_affinity_load(&o, &err);
 	if (a == NULL) {
-		if (err.code != EX_DATAERR && err.code != EX_USAGE)
+		if (err.code != MCINIT_E_PARSE && err.code != MCINIT_E_USAGE)
 			abort();
 	} else {
 		struct mcinit_buf b = {0};

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "jpos.h"
 
@@ -110,7 +109,7 @@ check_error(const struct mcinit_err *err)
 		CHECK(regcomp(&re, "^[0-9]+:[0-9]+: ", REG_EXTENDED | REG_NOSUB) == 0, "regcomp");
 		ready = 1;
 	}
-	CHECK(err->code == EX_DATAERR, "error code %d", err->code);
+	CHECK(err->code == MCINIT_E_PARSE, "error code %d", err->code);
 	CHECK(regexec(&re, err->msg, 0, NULL, 0) == 0, "error message \"%s\"", err->msg);
 }
 

@@ -4,7 +4,6 @@
  * data error, and a loaded job always gets a verdict. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <sysexits.h>
 
 #include "config.h"
 #include "rules.h"
@@ -25,7 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mcinit_config_init(&c, MCINIT_MV_MAIN);
 	mcinit_diags_init(&d);
 	if (mcinit_config_load_json_text(&c, "fuzz.json", (const char *)data, size, &d, &err) < 0) {
-		if (err.code != EX_DATAERR)
+		if (err.code != MCINIT_E_PARSE)
 			abort();
 	} else {
 		mcinit_config_finish(&c, &d);

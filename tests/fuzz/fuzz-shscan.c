@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "shscan.h"
 
@@ -19,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (mcinit_shscan_parse((const char *)data, size, &s, &err) < 0) {
 		/* failures are data errors located as LINE:COL */
-		if (err.code != EX_DATAERR || err.msg[0] < '1' || err.msg[0] > '9')
+		if (err.code != MCINIT_E_PARSE || err.msg[0] < '1' || err.msg[0] > '9')
 			abort();
 		if (s.words != NULL || s.nwords != 0)
 			abort();
