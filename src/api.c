@@ -44,8 +44,12 @@ mcinit_err_export(const struct mcinit_err *in, mcinit_error_t *out)
 		return;
 	memset(out, 0, sizeof *out);
 	out->code = in->code ? in->code : MCINIT_E_INTERNAL;
-	out->argv_index = -1;
-	snprintf(out->text, sizeof out->text, "%s", in->msg);
+	out->argv_index = in->argi;
+	out->line = in->line;
+	out->column = in->col;
+	snprintf(out->source, sizeof out->source, "%s", in->source);
+	snprintf(out->text, sizeof out->text, "%s",
+	         in->text_off < sizeof in->msg ? in->msg + in->text_off : in->msg);
 }
 
 /* ---- diagnostics ---- */

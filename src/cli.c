@@ -208,8 +208,45 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 {
 	mcinit_diags_sort(d);
 	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
-	fprintf(stderr, "mcinit: %s\n", err->text);
+	fputs("mcinit: ", stderr);
+	if (err->argv_index >= 0)
+		fprintf(stderr, "argv:%d: ", err->argv_index);
+	else if (err->source[0] != '\0') {
+		fprintf(stderr, "%s:", err->source);
+		if (err->line > 0)
+			fprintf(stderr, "%d:", err->line);
+		if (err->line > 0 && err->column > 0)
+			fprintf(stderr, "%d:", err->column);
+		fputc(' ', stderr);
+	}
+	fprintf(stderr, "%s\n", err->text);
 	return mcinit_exit_status(err->code);
+}
+
+/* Any bytes as a JSON string (a file name or message need not be UTF-8). */
+static json_t *
+any_text(const char *s)
+{
+	char *clean = mcinit_utf8_sanitize(s);
+	json_t *j = json_string(clean);
+
+	free(clean);
+	return j;
+}
+
+json_t *
+mcinit_cli_error_json(const mcinit_error_t *err)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "code", json_string(mcinit_code_name(err->code)));
+	json_object_set_new(o, "message", any_text(err->text));
+	json_object_set_new(o, "source", err->source[0] ? any_text(err->source) : json_null());
+	json_object_set_new(o, "line", err->line > 0 ? json_integer(err->line) : json_null());
+	json_object_set_new(o, "column", err->column > 0 ? json_integer(err->column) : json_null());
+	json_object_set_new(o, "argv_index",
+	                    err->argv_index >= 0 ? json_integer(err->argv_index) : json_null());
+	return o;
 }
 
 int

@@ -56,6 +56,10 @@ void mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
  * error, on stderr.  Returns the exit status. */
 int mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err);
 
+/* The error as a JSON object {"code", "message", "source", "line",
+ * "column", "argv_index"} (absent parts null); a new reference. */
+json_t *mcinit_cli_error_json(const mcinit_error_t *err);
+
 /* Pretty JSON to out with a final newline (steals no reference). */
 int mcinit_print_json(json_t *j, FILE *out);
 

@@ -136,6 +136,20 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 
 	mcinit_cli_desc(cli, &desc);
 	job = mcinit_job_new(&desc, d, &err);
+	if (job == NULL && results != NULL) {
+		/* --format=json always prints JSON: the error, with its place. */
+		json_t *r = json_object();
+
+		mcinit_diags_sort(d);
+		json_object_set_new(r, "valid", json_false());
+		json_object_set_new(r, "error", mcinit_cli_error_json(&err));
+		json_object_set_new(r, "diagnostics", mcinit_diags_to_json(d));
+		if (o->each && cli->ninputs == 1)
+			json_object_set_new(r, "input", json_string(cli->inputs[0]));
+		json_array_append_new(results, r);
+		status = mcinit_exit_status(err.code);
+		goto out;
+	}
 	if (job == NULL) {
 		status = mcinit_cli_fail(d, &err);
 		goto out;

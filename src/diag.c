@@ -215,10 +215,15 @@ mcinit_diags_to_json(const struct mcinit_diags *d)
 		json_object_set_new(o, "message", text_json(g->message));
 		json_object_set_new(o, "hint", text_json(g->hint));
 		json_object_set_new(o, "source", text_json(g->loc.source));
+		/* A command-line word has an index, not a line. */
+		int argv = mcinit_loc_is_argv(&g->loc);
+
 		json_object_set_new(o, "line",
-		                    g->loc.line ? json_integer(g->loc.line) : json_null());
+		                    !argv && g->loc.line ? json_integer(g->loc.line) : json_null());
 		json_object_set_new(o, "column",
-		                    g->loc.col ? json_integer(g->loc.col) : json_null());
+		                    !argv && g->loc.col ? json_integer(g->loc.col) : json_null());
+		json_object_set_new(o, "argv_index",
+		                    argv ? json_integer(g->loc.line) : json_null());
 		for (k = 0; k < g->nkeys; k++)
 			json_array_append_new(keys, text_json(g->keys[k]));
 		json_object_set_new(o, "keys", keys);

@@ -108,7 +108,7 @@ fail(struct scan *sc, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	return mcinit_err_set(sc->err, MCINIT_E_PARSE, "%d:%d: %s", p.line, p.col, what);
+	return mcinit_err_at(sc->err, MCINIT_E_PARSE, NULL, p.line, p.col, "%s", what);
 }
 
 static void

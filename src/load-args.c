@@ -740,10 +740,7 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 	if (text == NULL)
 		return -1;
 	if (mcinit_shscan_parse(text, len, &sc, err) < 0) {
-		char msg[sizeof err->msg];
-
-		snprintf(msg, sizeof msg, "%s", err->msg);
-		mcinit_err_set(err, MCINIT_E_PARSE, "%s:%s", path, msg);
+		mcinit_err_locate(err, path);
 		goto out;
 	}
 	if (sc.nwords > MCINIT_MAX_SCRIPT_WORDS) {

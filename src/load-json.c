@@ -391,6 +391,14 @@ mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t 
 	load_root(&x, root);
 }
 
+/* jansson's error, located as jansson locates it (columns count bytes). */
+static void
+malformed(struct mcinit_err *err, const char *name, const json_error_t *je)
+{
+	mcinit_err_at(err, MCINIT_E_PARSE, name, je->line, je->column, "malformed JSON: %s",
+	              je->text);
+}
+
 int
 mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
                              size_t len, struct mcinit_diags *d, struct mcinit_err *err)
@@ -401,21 +409,21 @@ mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const ch
 	int rc = -1;
 
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (root == NULL && strstr(je.text, "duplicate object key") == NULL) {
-		mcinit_err_set(err, MCINIT_E_PARSE, "%s:%d:%d: malformed JSON: %s", name, je.line,
-		               je.column, je.text);
+	if (root == NULL && json_error_code(&je) != json_error_duplicate_key) {
+		malformed(err, name, &je);
 		goto out;
 	}
 	x.jp = mcinit_jpos_new(text, len, err);
-	if (x.jp == NULL)
+	if (x.jp == NULL) {
+		mcinit_err_locate(err, name);
 		goto out;
+	}
 	if (root == NULL) {
 		report_duplicate(&x, &je);
 		/* Keep checking the rest: the last copy wins, as in Python. */
 		root = json_loadb(text, len, 0, &je);
 		if (root == NULL) {
-			mcinit_err_set(err, MCINIT_E_PARSE, "%s:%d:%d: malformed JSON: %s", name,
-			               je.line, je.column, je.text);
+			malformed(err, name, &je);
 			goto out;
 		}
 	}

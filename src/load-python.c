@@ -21,8 +21,10 @@ mcinit_lint_python(struct mcinit_config *c, const char *path, struct mcinit_diag
 	if (text == NULL)
 		return -1;
 	l = mcinit_config_source(c, path);
-	if (mcinit_pylint_type_bool(text, len, &v, &n, err) < 0)
+	if (mcinit_pylint_type_bool(text, len, &v, &n, err) < 0) {
+		mcinit_err_locate(err, path);
 		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		struct mcinit_diag *g;
 

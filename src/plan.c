@@ -38,11 +38,9 @@ load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
 		return mcinit_config_load_script(c, path, d, err);
 	if (ends_with(path, ".py"))
 		return mcinit_lint_python(c, path, d, err);
-	return mcinit_err_set(
-	    err, MCINIT_E_USAGE,
-	    "%s: unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
-	    "section.field=value)",
-	    path);
+	return mcinit_err_at(err, MCINIT_E_USAGE, path, 0, 0,
+	                     "unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
+	                     "section.field=value)");
 }
 
 /* The Megatron-LM words, each located at its command-line index (or, for

@@ -519,7 +519,7 @@ check_nul(const char *text, size_t len, struct mcinit_err *err)
 
 	if (!mcinit_find_nul(text, len, &line, &col))
 		return 0;
-	return mcinit_err_set(err, MCINIT_E_PARSE, "%d:%d: NUL byte: not Python source", line, col);
+	return mcinit_err_at(err, MCINIT_E_PARSE, NULL, line, col, "NUL byte: not Python source");
 }
 
 int

@@ -176,7 +176,7 @@ add_event(struct sx *x, int line, int col, const char *fmt, ...)
 static int
 fail(struct sx *x, int line, int col, const char *what)
 {
-	return mcinit_err_set(x->err, MCINIT_E_PARSE, "%d:%d: %s", line, col, what);
+	return mcinit_err_at(x->err, MCINIT_E_PARSE, NULL, line, col, "%s", what);
 }
 
 /* Source text [a, b) for a note, shortened. */
@@ -2663,8 +2663,7 @@ check_nul(const char *text, size_t len, struct mcinit_err *err)
 
 	if (!mcinit_find_nul(text, len, &line, &col))
 		return 0;
-	return mcinit_err_set(err, MCINIT_E_PARSE, "%d:%d: NUL byte: not a shell script", line,
-	                      col);
+	return mcinit_err_at(err, MCINIT_E_PARSE, NULL, line, col, "NUL byte: not a shell script");
 }
 
 int

@@ -8,6 +8,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static void
+err_vset(struct mcinit_err *err, int code, const char *source, int line, int col, const char *fmt,
+         va_list ap)
+{
+	int n = 0;
+
+	err->code = code;
+	snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+	err->line = line;
+	err->col = line > 0 ? col : 0;
+	err->argi = -1;
+	if (err->source[0] != '\0')
+		n = snprintf(err->msg, sizeof err->msg, "%s:", err->source);
+	if (line > 0)
+		n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%d:", line);
+	if (line > 0 && col > 0)
+		n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%d:", col);
+	if (n > 0)
+		n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, " ");
+	if ((size_t)n >= sizeof err->msg)
+		n = (int)sizeof err->msg - 1;
+	err->text_off = (size_t)n;
+	vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+}
+
 int
 mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
 {
@@ -15,11 +40,35 @@ mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
 
 	if (err == NULL)
 		return -1;
-	err->code = code;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	err_vset(err, code, NULL, 0, 0, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int
+mcinit_err_at(struct mcinit_err *err, int code, const char *source, int line, int col,
+              const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	err_vset(err, code, source, line, col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+mcinit_err_locate(struct mcinit_err *err, const char *source)
+{
+	char text[sizeof err->msg];
+
+	if (err == NULL || err->source[0] != '\0')
+		return;
+	snprintf(text, sizeof text, "%s", err->msg + err->text_off);
+	mcinit_err_at(err, err->code, source, err->line, err->col, "%s", text);
 }
 
 static mcinit_alloc_failure_fn alloc_failure;
@@ -341,7 +390,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 	size_t n;
 
 	if (f == NULL) {
-		mcinit_err_set(err, MCINIT_E_NOINPUT, "%s: %s", path, strerror(errno));
+		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "%s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -354,7 +403,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 		mcinit_buf_add(&b, chunk, n);
 	}
 	if (ferror(f)) {
-		mcinit_err_set(err, MCINIT_E_NOINPUT, "%s: read error: %s", path, strerror(errno));
+		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "read error: %s", strerror(errno));
 		goto fail;
 	}
 	fclose(f);
@@ -363,10 +412,10 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 		*len = b.len;
 	return b.data;
 too_large:
-	mcinit_err_set(err, MCINIT_E_PARSE,
-	               "%s: larger than the %d MiB mcinit reads as one input (a job description "
-	               "is a few kilobytes): not read",
-	               path, MCINIT_MAX_INPUT >> 20);
+	mcinit_err_at(err, MCINIT_E_PARSE, path, 0, 0,
+	              "larger than the %d MiB mcinit reads as one input (a job description "
+	              "is a few kilobytes): not read",
+	              MCINIT_MAX_INPUT >> 20);
 fail:
 	fclose(f);
 	mcinit_buf_free(&b);

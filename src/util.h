@@ -19,12 +19,25 @@
 
 struct mcinit_err {
 	int code;      /* enum mcinit_code (mcinit.h); 0 = MCINIT_E_INTERNAL */
-	char msg[512]; /* human-readable, no trailing newline */
+	char msg[512]; /* human-readable, "SOURCE:LINE:COL: text" when located;
+	                  no trailing newline */
+	/* Where, when known (mcinit_err_at): source "" = none, line and col 0
+	 * = unknown, argi -1 = not a command-line word; text_off is where the
+	 * text after the location starts in msg. */
+	char source[256];
+	int line, col, argi;
+	size_t text_off;
 };
 
 /* Fills err (if not NULL) and returns -1, so callers can `return mcinit_err_set(...)`. */
 int mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a place: source (NULL: none yet), line and col (0: none). */
+int mcinit_err_at(struct mcinit_err *err, int code, const char *source, int line, int col,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Names the source of an error located by line and column only (a scanner
+ * that does not know the file name); keeps a source already set. */
+void mcinit_err_locate(struct mcinit_err *err, const char *source);
 
 /* Allocation that never returns NULL: mcinit's data is tiny relative to
  * memory, and an out-of-memory path in every caller would be dead code.  On

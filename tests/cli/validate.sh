@@ -20,6 +20,14 @@ golden json-duplicate 1 $M validate duplicate.json
 golden json-malformed 65 $M validate malformed.json
 golden missing-file 66 $M validate no-such-file.json
 golden unknown-kind 64 $M validate job.toml
+# --format=json prints JSON whatever happens: a fatal error with its place.
+golden json-fatal-malformed 65 $M validate --format=json malformed.json
+golden json-fatal-missing 66 $M validate --format=json no-such-file.json
+check json-fatal-is-json sh -c "$M validate --format=json malformed.json 2>/dev/null |
+	python3 -c 'import json,sys; e=json.load(sys.stdin)[\"error\"]; sys.exit(not (e[\"line\"], e[\"column\"], e[\"code\"]) == (4, 3, \"parse\"))'"
+check json-fatal-stderr-empty sh -c "$M validate --format=json malformed.json 2>&1 >/dev/null | (! grep .)"
+# Command-line words are located by their index in argv, not a line.
+golden json-argv-index 1 $M validate --format=json --world-size 8 -- --tensor-model-parallel-size x
 
 # Launch scripts: flags located where they were written, even inside arrays.
 golden launch-script 1 $M validate --world-size 8 launch.sh

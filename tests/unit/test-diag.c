@@ -45,6 +45,29 @@ Test(diag, text_is_gcc_style)
 	mcinit_diags_destroy(&d);
 }
 
+/* A command-line word has an index, not a line: "argv_index", and "line"
+ * and "column" null. */
+Test(diag, json_argv_index)
+{
+	struct mcinit_diags d;
+	struct mcinit_loc a = {"argv", 4, 0, 2}, f = {"job.json", 3, 7, 1};
+	json_t *j, *o;
+
+	mcinit_diags_init(&d);
+	mcinit_diag_add(&d, MCINIT_ERROR, "MC004", &a, "bad word");
+	mcinit_diag_add(&d, MCINIT_ERROR, "MC004", &f, "bad value");
+	j = mcinit_diags_to_json(&d);
+	o = json_array_get(j, 0);
+	cr_assert_eq(json_integer_value(json_object_get(o, "argv_index")), 4);
+	cr_assert(json_is_null(json_object_get(o, "line")));
+	cr_assert(json_is_null(json_object_get(o, "column")));
+	o = json_array_get(j, 1);
+	cr_assert(json_is_null(json_object_get(o, "argv_index")));
+	cr_assert_eq(json_integer_value(json_object_get(o, "line")), 3);
+	json_decref(j);
+	mcinit_diags_destroy(&d);
+}
+
 Test(diag, json_shape)
 {
 	struct mcinit_diags d;
