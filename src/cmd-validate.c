@@ -66,7 +66,9 @@ static const char doc[] =
     "Diagnostics go to stderr as FILE:LINE:COL: severity[CODE]: message (argv:N for "
     "command-line words); with --format=json stdout gets {\"valid\", \"diagnostics\", "
     "\"derived\"} (with --each and several inputs: {\"valid\", \"results\": "
-    "[...]}).\n\n" MCINIT_EXIT_CODES_DOC;
+    "[...]}); an input that cannot be used gives {\"valid\": false, \"error\": {\"code\", "
+    "\"message\", \"source\", \"line\", \"column\", \"argv_index\"}, \"diagnostics\"}, "
+    "and a command-line word is located by \"argv_index\".\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_validate_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- MEGATRON-FLAGS...]", doc, children,
