@@ -335,7 +335,8 @@ struct mcinit_local_rank {
 	long local_rank;
 	int gpu;            /* local GPU index (CUDA order), -1 when none */
 	const char *busid;  /* the GPU's PCI bus id, NULL when none */
-	const char *cpuset; /* CPUs to bind to (the GPU's, else the allowed ones), list form */
+	const char *cpuset; /* the GPU's local CPUs (a binding intersects them with the
+	                       allowed ones), else the CPUs allowed; list form */
 	int numa;           /* first NUMA node of the GPU, -1 when unknown */
 	const char *nic;    /* nearest NIC ("mlx5_0"), NULL when none */
 };

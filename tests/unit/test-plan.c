@@ -238,17 +238,17 @@ Test(plan, jobs_in_parallel_threads)
 	char *path = src_path("examples/llama3-70b.json"),
 	     *xml = src_path("tests/fixtures/dgx8-2s.xml");
 	char *env = mcinit_xasprintf("HWLOC_XMLFILE=%s", xml);
-	struct worker w[8];
-	pthread_t th[8];
+	struct worker w[4];
+	pthread_t th[4];
 	int i;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 4; i++) {
 		w[i].path = path;
 		w[i].env = env;
 		w[i].ok = 0;
 		cr_assert_eq(pthread_create(&th[i], NULL, worker_run, &w[i]), 0);
 	}
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
 		cr_assert(w[i].ok, "thread %d", i);
 	}
