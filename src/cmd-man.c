@@ -347,6 +347,22 @@ argp_options(FILE *out, const struct argp *a)
 	}
 }
 
+/* validate's "derived" object, from derived.def. */
+static void
+derived_doc(FILE *out)
+{
+	const char *name, *help;
+
+	mcinit_roff_sh(out, "DERIVED VALUES");
+	mcinit_roff_text(out, "The values Megatron derives from the job, as validate reports them "
+	                      "(the \"derived\" object of --format=json; null when an input they "
+	                      "need is invalid):");
+	for (size_t i = 0; (name = mcinit_derived_doc(i, &help)) != NULL; i++) {
+		fprintf(out, ".TP\n.B %s\n", name);
+		mcinit_roff_text(out, help);
+	}
+}
+
 static void
 command_page(FILE *out, const struct mcinit_command *c)
 {
@@ -383,6 +399,8 @@ command_page(FILE *out, const struct mcinit_command *c)
 	      ".TP\n\\fB\\-\\-usage\\fR\nGive a short usage message\n"
 	      ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nPrint program version\n",
 	      out);
+	if (strcmp(c->name, "validate") == 0)
+		derived_doc(out);
 }
 
 /* ---- mcinit(1) ---- */

@@ -354,6 +354,16 @@ report_failure(struct mcinit_init *I, const struct ropts *o, const struct mcinit
 	return mcinit_exit_status(err->code ? err->code : MCINIT_E_INTERNAL);
 }
 
+/* The library hands environment changes to the program (init.h). */
+static void
+set_env(const char *name, const char *value, int overwrite)
+{
+	if (value == NULL)
+		unsetenv(name);
+	else
+		setenv(name, value, overwrite);
+}
+
 static int
 exec_command(struct mcinit_init *I, const struct ropts *o)
 {
@@ -417,7 +427,7 @@ int
 mcinit_cmd_run(int argc, char **argv, int argi0)
 {
 	struct ropts o = {0};
-	struct mcinit_init_opts io = {0};
+	struct mcinit_init_opts io = {.set_env = set_env};
 	char **orig = copy_argv(argv - argi0, argc + argi0);
 	const char *by;
 	int n, rc;

@@ -262,7 +262,8 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	I->job = mcinit_job_load_desc(&d, &I->d, &e);
 	if (!I->job) {
 		*err = e;
-		return fail(I, MCINIT_PH_CONFIG, err, e.code ? e.code : MCINIT_E_INTERNAL, "%s", e.msg);
+		return fail(I, MCINIT_PH_CONFIG, err, e.code ? e.code : MCINIT_E_INTERNAL, "%s",
+		            e.msg);
 	}
 	mcinit_diags_sort(&I->d);
 	nerr = mcinit_diags_count(&I->d, MCINIT_ERROR);
@@ -288,6 +289,13 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 /* ---- phase env ---- */
 
 static void
+put_env(struct mcinit_init *I, const char *name, const char *value, int overwrite)
+{
+	if (I->o->set_env != NULL)
+		I->o->set_env(name, value, overwrite);
+}
+
+static void
 apply_env_vars(struct mcinit_init *I)
 {
 	const char *k;
@@ -296,7 +304,7 @@ apply_env_vars(struct mcinit_init *I)
 	json_object_foreach(I->job->c.env_vars, k, v)
 	{
 		if (json_is_string(v))
-			setenv(k, json_string_value(v), 0); /* setdefault */
+			put_env(I, k, json_string_value(v), 0); /* setdefault */
 	}
 }
 
@@ -309,8 +317,9 @@ phase_env(struct mcinit_init *I, struct mcinit_err *err)
 	begin(I, MCINIT_PH_ENV);
 	(void)ws;
 	if (!I->env_ok)
-		return fail(I, MCINIT_PH_ENV, err, I->env_err.code ? I->env_err.code : MCINIT_E_USAGE,
-		            "%s", I->env_err.msg);
+		return fail(I, MCINIT_PH_ENV, err,
+		            I->env_err.code ? I->env_err.code : MCINIT_E_USAGE, "%s",
+		            I->env_err.msg);
 	if ((long long)e->world != I->job->dv.world_size) {
 		if (e->contract == MCINIT_CONTRACT_NONE)
 			return fail(I, MCINIT_PH_ENV, err, MCINIT_E_USAGE,
@@ -374,7 +383,7 @@ missing_ranks(struct mcinit_init *I, const char *name, struct mcinit_buf *b)
 typedef int (*verify_fn)(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_buf *why);
 
 /* Rank 0, when it serves the store and fails a round, waits (2 s at most)
- * until the ranks that arrived have read the verdict: were it to exit at
+ * until the ranks that arrived have read the verdict: were it to stop at
  * once, they would find the store gone instead of the reason. */
 static void
 linger(struct mcinit_init *I, const char *name, long expect)
@@ -730,8 +739,8 @@ phase_rendezvous(struct mcinit_init *I, struct mcinit_err *err)
 			return fail(I, MCINIT_PH_RENDEZVOUS, err, MCINIT_E_TIMEOUT,
 			            "rank 0 never arrived: no store at %s:%d within %.0f s (%s)",
 			            I->env.master_addr, I->env.master_port, I->timeout, e.msg);
-		return fail(I, MCINIT_PH_RENDEZVOUS, err, e.code ? e.code : MCINIT_E_UNAVAILABLE, "%s",
-		            e.msg);
+		return fail(I, MCINIT_PH_RENDEZVOUS, err, e.code ? e.code : MCINIT_E_UNAVAILABLE,
+		            "%s", e.msg);
 	}
 	begin(I, MCINIT_PH_RENDEZVOUS); /* now the launcher can see the phase */
 	I->t0[MCINIT_PH_RENDEZVOUS] = t;
@@ -876,7 +885,8 @@ phase_groups(struct mcinit_init *I, struct mcinit_err *err)
 	begin(I, MCINIT_PH_GROUPS);
 	mine = own_groups(I, &e);
 	if (!mine)
-		return fail(I, MCINIT_PH_GROUPS, err, e.code ? e.code : MCINIT_E_INTERNAL, "%s", e.msg);
+		return fail(I, MCINIT_PH_GROUPS, err, e.code ? e.code : MCINIT_E_INTERNAL, "%s",
+		            e.msg);
 	if (round_run(I, MCINIT_PH_GROUPS, "groups", mine, verify_groups, I->timeout, err) != 0) {
 		free(mine);
 		return -1;
@@ -1094,7 +1104,8 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 
 	*finish = NULL;
 	if (!I->config_ok)
-		return mcinit_err_set(err, MCINIT_E_INTERNAL, "mcinit_init_run before a valid config");
+		return mcinit_err_set(err, MCINIT_E_INTERNAL,
+		                      "mcinit_init_run before a valid config");
 	lazy = I->o->lazy || mcinit_cfg_bool(&I->job->c, MCINIT_F_lazy_mpu_init);
 	if (phase_env(I, err) != 0)
 		return -1;
@@ -1171,7 +1182,7 @@ mcinit_init_handover(struct mcinit_init *I, struct mcinit_err *err)
 #define SETL(name, v)                                                                              \
 	do {                                                                                       \
 		snprintf(buf, sizeof buf, "%ld", (long)(v));                                       \
-		setenv(name, buf, 1);                                                              \
+		put_env(I, name, buf, 1);                                                          \
 	} while (0)
 	SETL("RANK", e->rank);
 	SETL("WORLD_SIZE", e->world);
@@ -1179,12 +1190,12 @@ mcinit_init_handover(struct mcinit_init *I, struct mcinit_err *err)
 	SETL("LOCAL_WORLD_SIZE", e->local_world);
 	SETL("GROUP_RANK", e->node_rank);
 	SETL("MASTER_PORT", e->master_port);
-	setenv("MASTER_ADDR", e->master_addr, 1);
+	put_env(I, "MASTER_ADDR", e->master_addr, 1);
 	if (e->agent_store || e->mcinit_launched) {
-		setenv("TORCHELASTIC_USE_AGENT_STORE", "True", 1);
+		put_env(I, "TORCHELASTIC_USE_AGENT_STORE", "True", 1);
 		SETL("TORCHELASTIC_RESTART_COUNT", e->restart_count);
 	} else {
-		unsetenv("TORCHELASTIC_USE_AGENT_STORE");
+		put_env(I, "TORCHELASTIC_USE_AGENT_STORE", NULL, 1);
 	}
 #undef SETL
 	return 0;

@@ -65,6 +65,10 @@ struct mcinit_phase_rec {
 	char detail[400];
 };
 
+/* How the process's environment changes: value NULL unsets name; overwrite
+ * 0 sets it only when it is unset (Python's setdefault). */
+typedef void (*mcinit_setenv_fn)(const char *name, const char *value, int overwrite);
+
 struct mcinit_init_opts {
 	bool allow_no_cuda;
 	bool finish_lazy; /* the CLI's --finish-lazy: run the finish at once */
@@ -76,6 +80,11 @@ struct mcinit_init_opts {
 	struct mcinit_env_opts env;
 	const char *const *envp; /* NULL: the process's */
 	FILE *progress;          /* a progress line per phase (rank 0), or NULL */
+	/* Applies the job's env_vars before the GPU phases (NCCL reads them)
+	 * and the launcher contract at hand-over.  The library never touches
+	 * the environment itself (a trainer may have threads reading it): the
+	 * program passes a function that changes it; NULL leaves it alone. */
+	mcinit_setenv_fn set_env;
 };
 
 struct mcinit_init;

@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <jansson.h>
 
 #include "launch.h"
 
@@ -53,8 +56,8 @@ env_long(const char *const *envp, const char *name, long lo, long hi, long *out,
 	errno = 0;
 	x = strtol(v, &end, 10);
 	if (*v == '\0' || *end != '\0' || errno != 0 || x < lo || x > hi)
-		return mcinit_err_set(err, MCINIT_E_PARSE, "%s='%s' is not an integer in [%ld, %ld]",
-		                      name, v, lo, hi);
+		return mcinit_err_set(err, MCINIT_E_PARSE,
+		                      "%s='%s' is not an integer in [%ld, %ld]", name, v, lo, hi);
 	*out = x;
 	return 1;
 }
@@ -285,8 +288,9 @@ mcinit_env_detect(struct mcinit_env *e, const char *const *envp, const struct mc
 	if (rc < 0)
 		return -1;
 	if (e->rank >= e->world)
-		return mcinit_err_set(err, MCINIT_E_PARSE, "rank %ld is outside a world of %ld rank(s)",
-		                      e->rank, e->world);
+		return mcinit_err_set(err, MCINIT_E_PARSE,
+		                      "rank %ld is outside a world of %ld rank(s)", e->rank,
+		                      e->world);
 	if (e->local_rank >= e->local_world)
 		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "local rank %ld is not below the local world size %ld",
@@ -538,4 +542,47 @@ bad:
 	free(v);
 	return mcinit_err_set(err, MCINIT_E_PARSE,
 	                      "SLURM_TASKS_PER_NODE='%s' is not of the form 4(x2),2", spec);
+}
+
+/* ---- torchelastic's error file ---- */
+
+int
+mcinit_write_error_file(const char *path, const char *msg, const char *where)
+{
+	json_t *root, *inner;
+	char ts[32], *stack;
+	int rc;
+
+	if (!path || !*path)
+		return -1;
+	snprintf(ts, sizeof ts, "%lld", (long long)time(NULL));
+	/* torchrun's summary shows py_callstack when there is one, the message
+	 * only when there is none: so the message leads the "call stack" */
+	stack = mcinit_xasprintf("%s%s%s", msg, where ? "\n" : "", where ? where : "");
+	inner = json_pack("{s:s, s:{s:s, s:s}}", "message", msg, "extraInfo", "py_callstack", stack,
+	                  "timestamp", ts);
+	free(stack);
+	root = json_pack("{s:o}", "message", inner);
+	if (!root)
+		return -1;
+	rc = json_dump_file(root, path, JSON_INDENT(2)) == 0 ? 0 : -1;
+	json_decref(root);
+	return rc;
+}
+
+char *
+mcinit_read_error_file(const char *path)
+{
+	json_t *root = json_load_file(path, 0, NULL), *m;
+	char *out = NULL;
+
+	if (!root)
+		return NULL;
+	m = json_object_get(root, "message");
+	if (json_is_object(m))
+		m = json_object_get(m, "message");
+	if (json_is_string(m))
+		out = mcinit_xstrdup(json_string_value(m));
+	json_decref(root);
+	return out;
 }

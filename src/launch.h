@@ -69,20 +69,21 @@ struct mcinit_launch_opts {
 	const char *master_addr; /* NULL: 127.0.0.1 */
 	int master_port;         /* 0: 29500, or a free port when nnodes = 1 */
 	double grace;            /* seconds between SIGTERM and SIGKILL */
-	bool json;               /* rank 0's stdout is a JSON document: pass it unprefixed */
-	bool quiet;              /* drop the workers' stdout except rank 0's */
+	bool json;               /* rank 0's output is a JSON document: pass it unprefixed */
+	bool quiet;              /* drop the workers' output except rank 0's */
 	const char *self;        /* the program to start ("/proc/self/exe") */
 	char *const *argv;       /* its arguments (the launcher's own argv) */
-	FILE *log;               /* the launcher's own messages (stderr) */
+	FILE *log;               /* the launcher's own messages */
 };
 
 /* Serves the store (on node 0), starts nproc workers with the torchrun
  * contract, relays their output with `[rank N]` prefixes, forwards SIGINT
  * and SIGTERM, stops every worker when one fails (SIGTERM, SIGKILL after
  * the grace period, their process groups included) and prints the root
- * cause.  Returns the exit status for the launcher: 0, the first failing
- * worker's status (128 + signal when killed), or with err set, EX_* for a
- * launcher failure. */
+ * cause.  Returns the launcher's process status: 0, the first failing
+ * worker's status (128 + signal when killed), or -1 with err set for a
+ * launcher failure.  Lives in the program (launch-spawn.c), not the
+ * library: a supervisor forks, reaps and ends its children. */
 int mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err);
 
 /* Writes torchelastic's error file (run.md): {"message": {"message": msg,

@@ -41,8 +41,7 @@ lnote(struct lp *p, int line, int col, const char *fmt, ...)
 	if (p->sink == NULL || p->sink->note == NULL)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		abort();
+	msg = mcinit_xvasprintf(fmt, ap);
 	va_end(ap);
 	p->sink->note(p->sink->ctx, line, col, msg);
 }
@@ -103,51 +102,35 @@ enum {
 };
 
 static const struct opt torch_opts[] = {
-    {"--nnodes", 1, K_NNODES},
-    {"--nproc-per-node", 1, K_NPROC},
-    {"--node-rank", 1, K_NONE},
-    {"--master-addr", 1, K_ADDR},
-    {"--master-port", 1, K_PORT},
-    {"--rdzv-endpoint", 1, K_ENDPOINT},
-    {"--rdzv-backend --rdzv-id --rdzv-conf --max-restarts --monitor-interval --start-method "
-     "--role --log-dir --redirects -r --tee -t --local-addr --logs-specs --local-ranks-filter "
-     "--event-log-handler --numa-binding --signals-to-handle --exit-barrier-timeout",
-     1, K_NONE},
-    {"--standalone", 0, K_STANDALONE},
-    {"--no-python --run-path --module -m --use-env --virtual-local-rank "
-     "--duplicate-stdout-filters --duplicate-stderr-filters",
-     0, K_NONE},
+#define TORCH(names, nargs, kind) {names, nargs, kind},
+#define SRUN(names, nargs, kind)
+#define MPI(names, nargs, kind)
+#include "launcher-opts.def"
+#undef TORCH
+#undef SRUN
+#undef MPI
     {NULL, 0, 0},
 };
 
 static const struct opt srun_opts[] = {
-    {"--nodes -N", 1, K_NNODES},
-    {"--ntasks -n", 1, K_NTASKS},
-    {"--ntasks-per-node", 1, K_PERNODE},
-    {"--gpus-per-node --gpus -G --gres --cpus-per-task -c --partition -p --account -A --time -t "
-     "--job-name -J --output -o --error -e --input -i --mpi --container-image "
-     "--container-mounts --container-workdir --container-name --container-env --export "
-     "--nodelist -w --exclude -x --mem --mem-per-cpu --mem-per-gpu --qos -q --reservation "
-     "--constraint -C --distribution -m --cpu-bind --gpu-bind --chdir -D --dependency -d "
-     "--ntasks-per-gpu --gpus-per-task --network --signal --comment --open-mode --switches "
-     "--threads-per-core --hint --profile --gpus-per-socket --sockets-per-node "
-     "--cores-per-socket --ntasks-per-socket --ntasks-per-core --mcs-label --uid --gid "
-     "--begin --deadline --nice --priority --cluster -M --wckey --licenses -L --tmp "
-     "--cpus-per-gpu --mem-bind --container-env --relative -r --het-group --array -a",
-     1, K_NONE},
+#define SRUN(names, nargs, kind) {names, nargs, kind},
+#define TORCH(names, nargs, kind)
+#define MPI(names, nargs, kind)
+#include "launcher-opts.def"
+#undef TORCH
+#undef SRUN
+#undef MPI
     {NULL, 0, 0},
 };
 
 static const struct opt mpi_opts[] = {
-    {"-np -n --np -c", 1, K_NP},
-    {"-N -npernode --npernode -ppn --ppn", 1, K_PERNODE},
-    {"-x", 1, K_ENV},
-    {"-genv -env", 2, K_ENV2},
-    {"--mca -mca --gmca -gmca", 2, K_NONE},
-    {"--map-by -map-by --bind-to -bind-to --rank-by -rank-by -H --host -host --hostfile "
-     "-hostfile -machinefile --machinefile -f -wdir --wdir -wd --prefix -hosts --hosts "
-     "--output-filename -output-filename --tag-output-with",
-     1, K_NONE},
+#define MPI(names, nargs, kind) {names, nargs, kind},
+#define TORCH(names, nargs, kind)
+#define SRUN(names, nargs, kind)
+#include "launcher-opts.def"
+#undef TORCH
+#undef SRUN
+#undef MPI
     {NULL, 0, 0},
 };
 

@@ -39,12 +39,11 @@ mcinit_config_load_yaml_text(struct mcinit_config *c, const char *name, const ch
 {
 	struct mcinit_yaml y;
 	struct mcinit_loc base;
-	char msg[sizeof err->msg];
 	size_t i;
 
 	if (mcinit_yaml_parse(text, len, config_ref, c, &y, err) < 0) {
-		snprintf(msg, sizeof msg, "%s", err->msg);
-		return mcinit_err_set(err, MCINIT_E_PARSE, "%s:%s", name, msg);
+		mcinit_err_locate(err, name);
+		return -1;
 	}
 	base = mcinit_config_source(c, name);
 	for (i = 0; i < y.nnotes; i++) {

@@ -146,6 +146,10 @@ int mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o,
 json_t *mcinit_derived_to_json(const struct mcinit_derived *dv);
 /* A short aligned table. */
 void mcinit_derived_print(const struct mcinit_derived *dv, FILE *out);
+/* The rows of derived.def, for documentation: the i-th value's JSON name
+ * (static) and its one-line help in *help; NULL past the last. */
+size_t mcinit_derived_count(void);
+const char *mcinit_derived_doc(size_t i, const char **help);
 
 /* Swiglu-aware default MLP size, exactly as Megatron-LM's validate_args:
  * int((4*h*2/3)/64)*64 with swiglu, else 4*h. */

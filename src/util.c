@@ -83,13 +83,14 @@ mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn)
  * program's handler decides how to end (the mcinit binary prints and sets
  * its status); without one, SIGABRT, which a debugger or core dump
  * shows at the allocation. */
-static void
-oom(size_t n)
+void
+mcinit_oom(size_t n)
 {
 	if (alloc_failure != NULL)
 		alloc_failure(n);
 	raise(SIGABRT);
-	raise(SIGKILL); /* SIGABRT was blocked or ignored */
+	raise(SIGKILL);          /* SIGABRT was blocked or ignored */
+	__builtin_unreachable(); /* SIGKILL cannot be */
 }
 
 void *
@@ -98,7 +99,7 @@ mcinit_xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (p == NULL)
-		oom(n);
+		mcinit_oom(n);
 	return p;
 }
 
@@ -108,7 +109,7 @@ mcinit_xcalloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (p == NULL)
-		oom(n * size);
+		mcinit_oom(n * size);
 	return p;
 }
 
@@ -118,7 +119,7 @@ mcinit_xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 
 	if (q == NULL)
-		oom(n);
+		mcinit_oom(n);
 	return q;
 }
 
@@ -148,7 +149,7 @@ mcinit_xvasprintf(const char *fmt, va_list ap)
 	char *s;
 
 	if (vasprintf(&s, fmt, ap) < 0)
-		oom(strlen(fmt));
+		mcinit_oom(strlen(fmt));
 	return s;
 }
 

@@ -47,6 +47,9 @@ void *mcinit_xmalloc(size_t n);
 void *mcinit_xcalloc(size_t n, size_t size);
 void *mcinit_xrealloc(void *p, size_t n);
 char *mcinit_xstrdup(const char *s);
+/* Out of memory for an allocation of n bytes: the handler of
+ * mcinit_set_alloc_failure, then SIGABRT.  Does not return. */
+_Noreturn void mcinit_oom(size_t n);
 char *mcinit_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *mcinit_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

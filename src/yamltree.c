@@ -83,8 +83,7 @@ note(struct ytree *t, enum mcinit_severity sev, const char *code, struct mcinit_
 	n->line = p.line;
 	n->col = p.col;
 	va_start(ap, fmt);
-	if (vasprintf(&n->msg, fmt, ap) < 0)
-		abort();
+	n->msg = mcinit_xvasprintf(fmt, ap);
 	va_end(ap);
 	n->hint = hint ? mcinit_xstrdup(hint) : NULL;
 }
@@ -543,8 +542,8 @@ set_anchor(struct ytree *t, const yaml_char_t *name, struct ynode *n)
 		         "anchor &%.200s is defined twice (first at line %d): Megatron-Bridge's "
 		         "loader (PyYAML) refuses that",
 		         (const char *)name, old->pos.line);
-		return mcinit_err_set(t->err, MCINIT_E_PARSE, "%d:%d: %s", n->pos.line, n->pos.col,
-		                      what);
+		return mcinit_err_at(t->err, MCINIT_E_PARSE, NULL, n->pos.line, n->pos.col, "%s",
+		                     what);
 	}
 	GROW(t->anchors, t->capanchors, t->nanchors + 1);
 	t->anchors[t->nanchors].name = mcinit_xstrdup((const char *)name);
@@ -564,7 +563,7 @@ find_anchor(const struct ytree *t, const char *name)
 static int
 fail_at(struct ytree *t, struct mcinit_pos p, const char *what)
 {
-	return mcinit_err_set(t->err, MCINIT_E_PARSE, "%d:%d: %s", p.line, p.col, what);
+	return mcinit_err_at(t->err, MCINIT_E_PARSE, NULL, p.line, p.col, "%s", what);
 }
 
 static bool py_str(const json_t *j, struct mcinit_buf *b);
@@ -661,7 +660,7 @@ libyaml_error(struct ytree *t, const yaml_parser_t *ps)
 	char what[400];
 
 	if (ps->error == YAML_MEMORY_ERROR)
-		abort(); /* as mcinit_xmalloc would */
+		mcinit_oom(0); /* as mcinit_xmalloc would */
 	if (ps->context != NULL)
 		snprintf(what, sizeof what, "malformed YAML: %s %s (from line %d)", ps->problem,
 		         ps->context, mark_pos(ps->context_mark).line);
@@ -743,7 +742,7 @@ build_graph(struct ytree *t, const char *text, size_t len, struct ynode **root)
 	bool end = false;
 
 	if (!yaml_parser_initialize(&ps))
-		abort();
+		mcinit_oom(sizeof ps);
 	yaml_parser_set_input_string(&ps, (const unsigned char *)text, len);
 	while (!end && rc == 0) {
 		yaml_event_t ev;

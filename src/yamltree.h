@@ -70,7 +70,7 @@ typedef json_t *(*mcinit_yaml_lookup)(void *ctx, const char *ref, const char **w
 
 /*
  * Parses text[0..len).  Returns 0 and fills *out (free with
- * mcinit_yaml_destroy), or -1 with err set (MCINIT_E_PARSE, "LINE:COL: what")
+ * mcinit_yaml_destroy), or -1 with err set (MCINIT_E_PARSE, with its line and column)
  * when the text is not one well-formed YAML document, or when aliases
  * expand too far or refer to themselves.  lookup may be NULL.
  */

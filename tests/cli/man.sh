@@ -96,4 +96,12 @@ else
 	skip man-l-silent "man is not installed"
 	skip man-l-mc001-fix "man is not installed"
 fi
+# mcinit-validate(1) documents every derived value validate reports (both
+# are made from derived.def): here on a job that reports all but the gtp pair.
+$M man validate | sed -n '/^\.SH "*DERIVED VALUES/,/^\.SH/p' | sed -n 's/^\.B //p' >"$tmp/derived-doc"
+$M validate --format=json --world-size 64 "$srcdir/examples/mixtral-8x7b.json" 2>/dev/null |
+	python3 -c 'import json,sys; print("\n".join(json.load(sys.stdin)["derived"]))' >"$tmp/derived-json"
+check derived-values-reported test "$(wc -l <"$tmp/derived-json")" -ge 15
+check derived-values-in-man test "$(wc -l <"$tmp/derived-doc")" -ge 15
+check derived-values-documented sh -c "grep -vxFf '$tmp/derived-doc' '$tmp/derived-json' | (! grep .)"
 finish

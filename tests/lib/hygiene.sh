@@ -7,8 +7,9 @@
 # and help ("--exit-interval", "Save and exit on exit_signal") are rows.
 . "$srcdir/tests/cli/lib.sh"
 
-sed -n '/^src_libmcinit_core_la_SOURCES = /,/[^\\]$/p' "$srcdir/Makefile.am" |
-	sed 's/src_libmcinit_core_la_SOURCES =//; s/\\//' | tr ' \t' '\n\n' |
+# Every assignment, = and +=, with its continuation lines.
+awk '/^src_libmcinit_core_la_SOURCES \+?= / { on = 1; sub(/^[^=]*=/, "") }
+	on { c = sub(/\\$/, ""); print; on = c }' "$srcdir/Makefile.am" | tr ' \t' '\n\n' |
 	grep -v '^$' | grep -v '\.def$' >"$tmp/files"
 check library-sources-listed test "$(wc -l <"$tmp/files")" -ge 20
 check library-has-no-command-file sh -c "! grep -E 'cmd-|cli\\.|topo-|mcinit\\.c' '$tmp/files'"

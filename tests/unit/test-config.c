@@ -42,25 +42,6 @@ conv(enum mcinit_field f, const char *json, struct mcinit_value *out)
 	return code;
 }
 
-/* A DEFAULT that is not JSON, or not of its field's type, would silently
- * start the field as null: every row's must convert. */
-Test(config, every_default_is_json_of_its_type)
-{
-	int i;
-
-	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		struct mcinit_value v;
-
-		cr_expect_eq(mcinit_field_default(i, &v), 0, "%s.%s: DEFAULT %s is not a %s",
-		             mcinit_fields[i].section, mcinit_fields[i].name, mcinit_fields[i].def,
-		             mcinit_fields[i].type_text);
-		if (mcinit_fields[i].def != NULL && strcmp(mcinit_fields[i].def, "null") != 0)
-			cr_expect_neq(v.kind, MCINIT_V_NULL, "%s: DEFAULT %s became null",
-			              mcinit_fields[i].name, mcinit_fields[i].def);
-		mcinit_value_clear(&v);
-	}
-}
-
 Test(config, every_schema_row_parses_and_defaults_convert)
 {
 	int i;

@@ -108,7 +108,7 @@ Test(plan, unusable_inputs_are_structured_errors)
 	cr_assert_eq(err.line, 4);
 	cr_assert_eq(err.column, 3);
 	cr_assert(strncmp(err.text, "malformed JSON: ", 16) == 0, "%s", err.text);
-	cr_assert_null(job_of("job.yaml", NULL, NULL, d, &err));
+	cr_assert_null(job_of("job.toml", NULL, NULL, d, &err));
 	cr_assert_eq(mcinit_error_code(&err), MCINIT_E_USAGE);
 	cr_assert_str_eq(mcinit_code_name(MCINIT_E_PARSE), "parse");
 	mcinit_diags_free(d);
