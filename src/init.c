@@ -223,15 +223,9 @@ mcinit_init_failed_phase(const struct mcinit_init *I)
 static int
 make_topo(struct mcinit_init *I, struct mcinit_err *err)
 {
-	struct mcinit_topo_sizes s = {0};
+	struct mcinit_topo_sizes s;
 
-	s.world = (long)I->job->dv.world_size;
-	s.tp = (long)mcinit_cfg_int(&I->job->c, MCINIT_F_tensor_model_parallel_size);
-	s.pp = (long)mcinit_cfg_int(&I->job->c, MCINIT_F_pipeline_model_parallel_size);
-	s.cp = (long)mcinit_cfg_int(&I->job->c, MCINIT_F_context_parallel_size);
-	s.ep = (long)mcinit_cfg_int(&I->job->c, MCINIT_F_expert_model_parallel_size);
-	s.etp = (long)I->job->dv.etp;
-	s.tp_pp_dp_mapping = mcinit_cfg_bool(&I->job->c, MCINIT_F_use_tp_pp_dp_mapping);
+	mcinit_job_topo_sizes(I->job, &s);
 	return mcinit_topo_init(&I->t, &s, err);
 }
 

@@ -38,9 +38,10 @@ load_input(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
 		return mcinit_config_load_script(c, path, d, err);
 	if (ends_with(path, ".py"))
 		return mcinit_lint_python(c, path, d, err);
-	return mcinit_err_at(err, MCINIT_E_USAGE, path, 0, 0,
-	                     "unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
-	                     "section.field=value)");
+	return mcinit_err_at(
+	    err, MCINIT_E_USAGE, path, 0, 0,
+	    "unknown kind of input (expected .json, .yaml, .yml, .sh, .bash or .py, or "
+	    "section.field=value)");
 }
 
 /* The Megatron-LM words, each located at its command-line index (or, for
@@ -235,6 +236,22 @@ topo_features(struct mcinit_topo_sizes *s, const struct mcinit_derived *dv,
 		s->hcp[i] = (long)h->items[i].i;
 }
 
+void
+mcinit_job_topo_sizes(const struct mcinit_job *job, struct mcinit_topo_sizes *s)
+{
+	const struct mcinit_config *c = &job->c;
+
+	memset(s, 0, sizeof *s);
+	s->world = (long)job->dv.world_size;
+	s->tp = (long)mcinit_cfg_int(c, MCINIT_F_tensor_model_parallel_size);
+	s->pp = (long)mcinit_cfg_int(c, MCINIT_F_pipeline_model_parallel_size);
+	s->cp = (long)mcinit_cfg_int(c, MCINIT_F_context_parallel_size);
+	s->ep = (long)mcinit_cfg_int(c, MCINIT_F_expert_model_parallel_size);
+	s->etp = (long)job->dv.etp;
+	s->tp_pp_dp_mapping = mcinit_cfg_bool(c, MCINIT_F_use_tp_pp_dp_mapping);
+	topo_features(s, &job->dv, c);
+}
+
 /* 0 with the groups laid out; 1 when the sizes do not form a grid (a
  * diagnostic says why); -1 with err when the rules passed a job without the
  * derived values the grid needs (a bug). */
@@ -249,14 +266,7 @@ lay_out(struct mcinit_job *job, struct mcinit_err *ierr)
 		return mcinit_err_set(ierr, MCINIT_E_INTERNAL,
 		                      "no error reported, yet the world size or the expert "
 		                      "tensor-parallel size was not derived");
-	s.world = (long)job->dv.world_size;
-	s.tp = (long)mcinit_cfg_int(c, MCINIT_F_tensor_model_parallel_size);
-	s.pp = (long)mcinit_cfg_int(c, MCINIT_F_pipeline_model_parallel_size);
-	s.cp = (long)mcinit_cfg_int(c, MCINIT_F_context_parallel_size);
-	s.ep = (long)mcinit_cfg_int(c, MCINIT_F_expert_model_parallel_size);
-	s.etp = (long)job->dv.etp;
-	s.tp_pp_dp_mapping = mcinit_cfg_bool(c, MCINIT_F_use_tp_pp_dp_mapping);
-	topo_features(&s, &job->dv, c);
+	mcinit_job_topo_sizes(job, &s);
 	if (mcinit_topo_init(&job->topo.t, &s, &err) < 0) {
 		report_topo_error(&s, c, &err, job->d);
 		return 1;

@@ -90,6 +90,11 @@ struct mcinit_job {
 struct mcinit_job *mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
                                         struct mcinit_err *err);
 
+/* The grid sizes of a checked job (world, every parallel size, what its
+ * release adds), for mcinit_topo_init: one source for validate, topology
+ * and run. */
+void mcinit_job_topo_sizes(const struct mcinit_job *job, struct mcinit_topo_sizes *s);
+
 /* The resolved config (defaults, repairs and derived values applied) as a
  * new JSON reference: what validate --print-config prints. */
 json_t *mcinit_job_resolved_json(const struct mcinit_job *job);
