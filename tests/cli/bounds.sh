@@ -4,7 +4,7 @@
 # gigabytes.  Each case runs under `timeout`, so a regression fails instead
 # of hanging the suite.
 . "$srcdir/tests/cli/lib.sh"
-V="timeout 120 $MCINIT validate --world-size 8"
+V="timeout $((120 * $(slowdown))) $MCINIT validate --world-size 8"
 
 # 100 MB files (sparse: only the size matters before anything is read).
 for ext in json yaml sh py; do

@@ -88,3 +88,14 @@ finish() {
 	echo "# $npass passed, $nfail failed"
 	[ "$nfail" -eq 0 ]
 }
+
+# How many times slower than a plain build $MCINIT runs: 10 under ASan/UBSan
+# (quickstart's second pass), whose ranks and big inputs take many seconds;
+# tests scale their time limits by it, so a loaded machine does not fail them.
+slowdown() {
+	if ldd "${MCINIT##* }" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+		echo 10
+	else
+		echo 1
+	fi
+}
