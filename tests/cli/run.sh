@@ -62,9 +62,20 @@ check run-report-file sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J --r
 	python3 -c 'import json; d=json.load(open(\"$tmp/rep.json\")); assert d[\"ok\"] and len(d[\"ranks\"]) == 2'"
 
 # No GPU and no --allow-no-cuda: 69, at once, with the way out in the message.
-golden run-no-cuda-launcher 69 $M run --nproc-per-node 2 $J
-# (stdout has the progress lines with their timings: only stderr is golden)
-golden run-no-cuda-single 69 sh -c "$M run $J >/dev/null"
+# Its reason depends on the build (gpu-none.c: built without CUDA; gpu-cuda.c
+# here: cudaErrorInsufficientDriver, no driver), so the golden files hold
+# gpu-none's text and a CUDA build checks its own.
+if $M --version 2>/dev/null | grep -q 'GPU backend: *none'; then
+	golden run-no-cuda-launcher 69 $M run --nproc-per-node 2 $J
+	# (stdout has the progress lines with their timings: only stderr is golden)
+	golden run-no-cuda-single 69 sh -c "$M run $J >/dev/null"
+else
+	for w in "--nproc-per-node 2" ""; do
+		check "run-no-cuda-cuda-build${w:+-launcher}" sh -c "$M run $w $J >/dev/null 2>$tmp/nc.err
+			rc=\$?; cat $tmp/nc.err; [ \$rc = 69 ] &&
+			grep -q 'no CUDA device (no \\(NVIDIA driver\\|device\\): cudaGetDeviceCount gave cudaError\\(InsufficientDriver\\|NoDevice\\)): pass --allow-no-cuda' $tmp/nc.err"
+	done
+fi
 # A single process with a job for 8: a clear usage error.
 golden run-single-world-mismatch 64 sh -c "$M run --allow-no-cuda $J --world-size 8 >/dev/null"
 golden run-invalid-job 1 $M run --allow-no-cuda --nproc-per-node 2 $J model.num_layers=7 model.pipeline_model_parallel_size=2
