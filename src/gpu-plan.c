@@ -236,6 +236,30 @@ mcinit_nccl_cfgs_load(const char *path, struct mcinit_nccl_cfgs *out, struct mci
 	return rc;
 }
 
+void
+mcinit_nccl_cfgs_high_priority(struct mcinit_nccl_cfgs *c, const char *group,
+                               struct mcinit_buf *warn)
+{
+	struct mcinit_nccl_group_cfg *g;
+	size_t i;
+
+	if (mcinit_group_kind_from_name(group) < 0 && warn)
+		mcinit_buf_printf(warn,
+		                  "high_priority_stream_groups: %s is not a group name of "
+		                  "Megatron's\n",
+		                  group);
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].group, group) == 0) {
+			c->v[i].o.high_priority = 1;
+			return;
+		}
+	c->v = mcinit_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+	g = &c->v[c->n++];
+	g->group = mcinit_xstrdup(group);
+	mcinit_nccl_opts_default(&g->o);
+	g->o.high_priority = 1;
+}
+
 int
 mcinit_nccl_env_overrides(const char *const *envp, const struct mcinit_nccl_opts *o,
                           struct mcinit_buf *warn)

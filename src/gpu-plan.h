@@ -71,6 +71,12 @@ void mcinit_nccl_cfgs_destroy(struct mcinit_nccl_cfgs *c);
 const struct mcinit_nccl_opts *mcinit_nccl_cfgs_find(const struct mcinit_nccl_cfgs *c,
                                                      const char *name);
 
+/* Megatron's high_priority_stream_groups: the named groups' streams get
+ * the highest CUDA priority (an entry is added for a group the file does
+ * not name).  A name that is no group kind is a warning. */
+void mcinit_nccl_cfgs_high_priority(struct mcinit_nccl_cfgs *c, const char *group,
+                                    struct mcinit_buf *warn);
+
 /* NCCL reads some environment variables after the config and lets them win
  * (its envConfigOverride): NCCL_COMM_BLOCKING=1 silently cancels mcinit's
  * non-blocking init (and so its deadline), the others a per-group option.

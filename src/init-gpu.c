@@ -105,10 +105,7 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	if (mcinit_gpu_version_check(v.nccl_runtime, v.nccl_header, v.cuda_runtime, v.cuda_header,
 	                             v.cuda_driver, why, sizeof why) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE, "%s", why);
-	if (dev >= n)
-		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
-		                      "local rank %ld but this node has %d CUDA device(s)",
-		                      I->env.local_rank, n);
+	/* (a local rank beyond the devices was refused by init.c already) */
 	if (mcinit_gpu_select(dev, I->busid, sizeof I->busid, I->gpu_name, sizeof I->gpu_name,
 	                      &e) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, e.code, "%s", e.msg);
@@ -201,13 +198,19 @@ mcinit_gpu_load_cfgs(struct mcinit_init *I, struct mcinit_err *err)
 	    mcinit_cfg_val(&I->job->c, MCINIT_F_nccl_communicator_config_path);
 	struct mcinit_buf w = {0};
 
+	const struct mcinit_value *hp =
+	    mcinit_cfg_val(&I->job->c, MCINIT_F_high_priority_stream_groups);
+	size_t i;
+
 	mcinit_nccl_cfgs_destroy(&I->ncfg);
-	if (!v || v->kind != MCINIT_V_STR || !v->s[0])
-		return 0;
-	if (mcinit_nccl_cfgs_load(v->s, &I->ncfg, &w, err) != 0) {
+	if (v && v->kind == MCINIT_V_STR && v->s[0] &&
+	    mcinit_nccl_cfgs_load(v->s, &I->ncfg, &w, err) != 0) {
 		mcinit_buf_free(&w);
 		return -1;
 	}
+	for (i = 0; hp && hp->kind == MCINIT_V_LIST && i < hp->n; i++)
+		if (hp->items[i].kind == MCINIT_V_STR)
+			mcinit_nccl_cfgs_high_priority(&I->ncfg, hp->items[i].s, &w);
 	note_warnings(I, &w);
 	return 0;
 }

@@ -78,6 +78,19 @@ else
 fi
 # A single process with a job for 8: a clear usage error.
 golden run-single-world-mismatch 64 sh -c "$M run --allow-no-cuda $J --world-size 8 >/dev/null"
+# dist.nccl_communicator_config_path is read in the config phase, on the CPU
+# path too: a bad value fails before anything starts, located; a key Megatron
+# ignores is a located warning.
+check run-nccl-config-warns sh -c "$M run --allow-no-cuda $J \
+	dist.nccl_communicator_config_path=nccl-comm.yaml 'dist.high_priority_stream_groups=[\"ep\"]' \
+	>$tmp/nc.out 2>&1 && cat $tmp/nc.out &&
+	grep -q 'warning: nccl-comm.yaml:5:3: tp.is_high_priorty_stream: not an option Megatron reads' $tmp/nc.out"
+check run-nccl-config-bad sh -c "$M run --allow-no-cuda $J dist.nccl_communicator_config_path=nccl-comm-bad.yaml \
+	>$tmp/nb.out 2>&1; rc=\$?; cat $tmp/nb.out; [ \$rc != 0 ] &&
+	grep -q 'config .*nccl-comm-bad.yaml:3:3: tp: min_ctas 8 is above max_ctas 4' $tmp/nb.out &&
+	! grep -q 'rendezvous' $tmp/nb.out"
+check run-nccl-config-missing sh -c "$M run --allow-no-cuda $J dist.nccl_communicator_config_path=no-such.yaml \
+	>$tmp/nm.out 2>&1; rc=\$?; cat $tmp/nm.out; [ \$rc != 0 ] && grep -q 'nccl_communicator_config_path: ' $tmp/nm.out"
 golden run-invalid-job 1 $M run --allow-no-cuda --nproc-per-node 2 $J model.num_layers=7 model.pipeline_model_parallel_size=2
 golden run-nproc-under-torchrun 64 env RANK=0 WORLD_SIZE=1 $M run --allow-no-cuda --nproc-per-node 2 $J
 

@@ -123,6 +123,25 @@ Test(nccl_cfgs, caps_are_warnings)
 	mcinit_buf_free(&w);
 }
 
+Test(nccl_cfgs, high_priority_stream_groups)
+{
+	struct mcinit_nccl_cfgs c;
+	struct mcinit_buf w = {0};
+	struct mcinit_err e = {0};
+
+	cr_assert_eq(parse("tp:\n  max_ctas: 8\n", &c, &w, &e), 0);
+	mcinit_nccl_cfgs_high_priority(&c, "tp", &w);
+	mcinit_nccl_cfgs_high_priority(&c, "ep", &w);
+	mcinit_nccl_cfgs_high_priority(&c, "tensor", &w);
+	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "tp")->high_priority, 1);
+	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "tp")->max_ctas, 8);
+	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "ep")->high_priority, 1);
+	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "ep")->max_ctas, MCINIT_NCCL_UNSET);
+	cr_expect(strstr(mcinit_buf_cstr(&w), "tensor is not a group name"));
+	mcinit_nccl_cfgs_destroy(&c);
+	mcinit_buf_free(&w);
+}
+
 /* ---- the environment variables NCCL lets win ---- */
 
 Test(nccl_env, blocking_overrides_the_world)
