@@ -299,34 +299,56 @@ coll_once(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t coun
 	}
 }
 
+/* Enqueues one warm-up and `iters` timed runs between events e0 and e1. */
 static int
-time_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
-          double deadline, double *seconds, struct mcinit_err *err)
+enqueue_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
+             cudaEvent_t e0, double deadline, struct mcinit_err *err)
 {
 	int size, rank, i;
-	cudaEvent_t e0, e1;
-	float ms = 0;
 	ncclResult_t r;
 
 	if (mcinit_nccl_info(n, &size, &rank, err) != 0)
 		return -1;
-	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
-		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
 	for (i = -1; i < iters; i++) {
 		if (i == 0)
 			cudaEventRecord(e0, n->s); /* after the warm-up run */
 		r = coll_once(n, c, sb, rb, count, size, rank);
 		if (r != ncclSuccess && r != ncclInProgress)
 			return nccl_fail(err, mcinit_coll_name(c), r, n->c);
+		/* a non-blocking communicator takes no new call while one is in
+		 * progress (a first collective may still be connecting) */
+		if (r == ncclInProgress && wait_comm(n->c, deadline, mcinit_coll_name(c), err) != 0)
+			return -1;
 	}
-	cudaEventRecord(e1, n->s);
-	if (sync_comm(n, deadline, mcinit_coll_name(c), err) != 0)
-		return -1;
-	cudaEventElapsedTime(&ms, e0, e1);
+	return 0;
+}
+
+static int
+time_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
+          double deadline, double *seconds, struct mcinit_err *err)
+{
+	cudaEvent_t e0, e1;
+	float ms = 0;
+	int rc = -1;
+
+	if (cudaEventCreate(&e0) != cudaSuccess)
+		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
+	if (cudaEventCreate(&e1) != cudaSuccess) {
+		cudaEventDestroy(e0);
+		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
+	}
+	if (enqueue_runs(n, c, sb, rb, count, iters, e0, deadline, err) == 0 &&
+	    cudaEventRecord(e1, n->s) == cudaSuccess &&
+	    sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
+	    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
+		*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
+		rc = 0;
+	} else if (err && !err->msg[0]) {
+		mcinit_err_set(err, MCINIT_E_OS, "%s: CUDA events failed", mcinit_coll_name(c));
+	}
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
-	*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
-	return 0;
+	return rc;
 }
 
 int
