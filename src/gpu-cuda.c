@@ -9,10 +9,11 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "gpu-cuda.h"
 #include "gpu.h"
 
 int
-mcinit_gpu_count(char *why, size_t cap)
+mcinit_cuda_count(char *why, size_t cap)
 {
 	int n = 0;
 	cudaError_t rc = cudaGetDeviceCount(&n);
@@ -34,7 +35,7 @@ mcinit_gpu_count(char *why, size_t cap)
 }
 
 void
-mcinit_gpu_versions(struct mcinit_gpu_versions *v)
+mcinit_cuda_versions(struct mcinit_gpu_versions *v)
 {
 	int x = 0;
 
@@ -51,7 +52,7 @@ mcinit_gpu_versions(struct mcinit_gpu_versions *v)
 }
 
 int
-mcinit_gpu_busid(int device, char *busid, size_t cap)
+mcinit_cuda_busid(int device, char *busid, size_t cap)
 {
 	if (cap == 0)
 		return -1;
@@ -66,8 +67,8 @@ mcinit_gpu_busid(int device, char *busid, size_t cap)
 }
 
 int
-mcinit_gpu_select(int device, char *busid, size_t cap, char *name, size_t ncap,
-                  struct mcinit_err *err)
+mcinit_cuda_select(int device, char *busid, size_t cap, char *name, size_t ncap,
+                   struct mcinit_err *err)
 {
 	struct cudaDeviceProp p;
 	cudaError_t rc = cudaSetDevice(device);
@@ -78,6 +79,6 @@ mcinit_gpu_select(int device, char *busid, size_t cap, char *name, size_t ncap,
 		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "cudaSetDevice(%d): %s: %s",
 		                      device, cudaGetErrorName(rc), cudaGetErrorString(rc));
 	snprintf(name, ncap, "%s", p.name);
-	mcinit_gpu_busid(device, busid, cap);
+	mcinit_cuda_busid(device, busid, cap);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "gpu-cuda.h"
 #include "gpu.h"
 #include "store.h" /* mcinit_now */
 
@@ -41,8 +42,8 @@ cuda_fail(struct mcinit_err *err, const char *what, cudaError_t r)
 	                      cudaGetErrorString(r));
 }
 
-int
-mcinit_nccl_unique_id(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err)
+static int
+nccl_unique_id(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err)
 {
 	ncclUniqueId u;
 	ncclResult_t r = ncclGetUniqueId(&u);
@@ -82,9 +83,9 @@ ncomm_new(const struct mcinit_nccl_opts *o)
 	return n;
 }
 
-int
-mcinit_nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
-                       const struct mcinit_nccl_opts *o, struct mcinit_err *err)
+static int
+nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
+                const struct mcinit_nccl_opts *o, struct mcinit_err *err)
 {
 	ncclConfig_t cfg = config_of(o);
 	struct ncomm *n = ncomm_new(o);
@@ -117,9 +118,9 @@ mcinit_nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigne
 	return 0;
 }
 
-int
-mcinit_nccl_split_start(void *parent, int color, int key, const struct mcinit_nccl_opts *o,
-                        void **child, struct mcinit_err *err)
+static int
+nccl_split_start(void *parent, int color, int key, const struct mcinit_nccl_opts *o, void **child,
+                 struct mcinit_err *err)
 {
 	struct ncomm *p = parent, *n = ncomm_new(o);
 	ncclConfig_t cfg = config_of(o);
@@ -134,8 +135,8 @@ mcinit_nccl_split_start(void *parent, int color, int key, const struct mcinit_nc
 	return 0;
 }
 
-void *
-mcinit_nccl_handle(void *comm)
+static void *
+nccl_handle(void *comm)
 {
 	return comm ? ((struct ncomm *)comm)->c : NULL;
 }
@@ -160,8 +161,8 @@ wait_comm(ncclComm_t c, double deadline, const char *what, struct mcinit_err *er
 	}
 }
 
-int
-mcinit_nccl_wait(void *comm, double deadline, struct mcinit_err *err)
+static int
+nccl_wait(void *comm, double deadline, struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
 
@@ -170,8 +171,8 @@ mcinit_nccl_wait(void *comm, double deadline, struct mcinit_err *err)
 	return wait_comm(n->c, deadline, "communicator creation", err);
 }
 
-int
-mcinit_nccl_info(void *comm, int *size, int *rank, struct mcinit_err *err)
+static int
+nccl_info(void *comm, int *size, int *rank, struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
 	ncclResult_t r = ncclCommCount(n->c, size);
@@ -218,9 +219,8 @@ sync_comm(struct ncomm *n, double deadline, const char *what, struct mcinit_err 
 	}
 }
 
-int
-mcinit_nccl_allreduce(void *comm, long long value, long long *sum, double deadline,
-                      struct mcinit_err *err)
+static int
+nccl_allreduce(void *comm, long long value, long long *sum, double deadline, struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
 	int64_t v = value, *d = NULL;
@@ -307,7 +307,7 @@ enqueue_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t c
 	int size, rank, i;
 	ncclResult_t r;
 
-	if (mcinit_nccl_info(n, &size, &rank, err) != 0)
+	if (nccl_info(n, &size, &rank, err) != 0)
 		return -1;
 	for (i = -1; i < iters; i++) {
 		if (i == 0)
@@ -351,9 +351,9 @@ time_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t coun
 	return rc;
 }
 
-int
-mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
-                 double *seconds, struct mcinit_err *err)
+static int
+nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline, double *seconds,
+          struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
 	float *sb = NULL, *rb = NULL;
@@ -380,8 +380,8 @@ mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double
 	return rc;
 }
 
-int
-mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
+static int
+nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
 	void *p = NULL, *h = NULL;
@@ -402,8 +402,8 @@ mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 	return rc;
 }
 
-int
-mcinit_nccl_destroy(void *comm, double deadline, int abort, void *ctx)
+static int
+nccl_destroy(void *comm, double deadline, int abort, void *ctx)
 {
 	struct ncomm *n = comm;
 	struct mcinit_err e;
@@ -433,3 +433,21 @@ mcinit_nccl_destroy(void *comm, double deadline, int abort, void *ctx)
 	free(n);
 	return rc;
 }
+
+/* The backend (gpu.h). */
+const struct mcinit_gpu_ops mcinit_gpu_builtin = {
+    .count = mcinit_cuda_count,
+    .versions = mcinit_cuda_versions,
+    .select = mcinit_cuda_select,
+    .busid = mcinit_cuda_busid,
+    .unique_id = nccl_unique_id,
+    .init_start = nccl_init_start,
+    .split_start = nccl_split_start,
+    .wait = nccl_wait,
+    .handle = nccl_handle,
+    .info = nccl_info,
+    .allreduce = nccl_allreduce,
+    .time = nccl_time,
+    .buffers = nccl_buffers,
+    .destroy = nccl_destroy,
+};

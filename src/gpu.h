@@ -96,4 +96,34 @@ int mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err);
  * after a failed finalize. */
 int mcinit_nccl_destroy(void *comm, double deadline, int abort, void *ctx);
 
+/* ---- the backend as a table ----
+ * The calls above dispatch to the backend configure built in
+ * (mcinit_gpu_builtin); tests put a fake one in its place (mcinit_gpu_use)
+ * to run init-gpu.c's phases without a GPU. */
+struct mcinit_gpu_ops {
+	int (*count)(char *why, size_t cap);
+	void (*versions)(struct mcinit_gpu_versions *v);
+	int (*select)(int device, char *busid, size_t cap, char *name, size_t ncap,
+	              struct mcinit_err *err);
+	int (*busid)(int device, char *busid, size_t cap);
+	int (*unique_id)(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err);
+	int (*init_start)(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
+	                  const struct mcinit_nccl_opts *o, struct mcinit_err *err);
+	int (*split_start)(void *parent, int color, int key, const struct mcinit_nccl_opts *o,
+	                   void **child, struct mcinit_err *err);
+	int (*wait)(void *comm, double deadline, struct mcinit_err *err);
+	void *(*handle)(void *comm);
+	int (*info)(void *comm, int *size, int *rank, struct mcinit_err *err);
+	int (*allreduce)(void *comm, long long value, long long *sum, double deadline,
+	                 struct mcinit_err *err);
+	int (*time)(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
+	            double *seconds, struct mcinit_err *err);
+	int (*buffers)(void *comm, size_t bytes, struct mcinit_err *err);
+	int (*destroy)(void *comm, double deadline, int abort, void *ctx);
+};
+extern const struct mcinit_gpu_ops mcinit_gpu_builtin;
+/* Replaces the backend (NULL: the built-in one again).  For tests only:
+ * process-wide and not thread-safe. */
+void mcinit_gpu_use(const struct mcinit_gpu_ops *ops);
+
 #endif
