@@ -184,13 +184,13 @@ static struct mcinit_init *I;
 static struct mcinit_err err;
 static int run_rc;
 
+/* The engine with the fake backend, its config phase done. */
 static void
-run(void)
+start(void)
 {
 	static char path[4096];
 	const char *src = getenv("srcdir"), *inputs[] = {path};
 	struct mcinit_job_desc desc = {0};
-	mcinit_finish_fn fin = NULL;
 
 	snprintf(path, sizeof path, "%s/tests/cli/inputs/topology-model.json", src ? src : ".");
 	desc.inputs = inputs;
@@ -202,6 +202,14 @@ run(void)
 	mcinit_gpu_use(&fake);
 	I = mcinit_init_new(&opts);
 	cr_assert_eq(mcinit_init_config(I, &desc, &err), 0, "%s", err.msg);
+}
+
+static void
+run(void)
+{
+	mcinit_finish_fn fin = NULL;
+
+	start();
 	run_rc = mcinit_init_run(I, &fin, &err);
 }
 
@@ -334,22 +342,10 @@ Test(init_gpu, nccl_older_than_its_headers_is_refused)
 
 Test(init_gpu, lazy_path_defers_then_finishes)
 {
-	static char path[4096];
-	const char *src = getenv("srcdir"), *inputs[] = {path};
-	struct mcinit_job_desc desc = {0};
 	mcinit_finish_fn fin = NULL;
 
-	snprintf(path, sizeof path, "%s/tests/cli/inputs/topology-model.json", src ? src : ".");
-	desc.inputs = inputs;
-	desc.ninputs = 1;
-	desc.envp = no_env;
-	opts.envp = no_env;
-	opts.no_bind = true;
 	opts.lazy = true;
-	opts.timeout = 5;
-	mcinit_gpu_use(&fake);
-	I = mcinit_init_new(&opts);
-	cr_assert_eq(mcinit_init_config(I, &desc, &err), 0, "%s", err.msg);
+	start();
 	cr_assert_eq(mcinit_init_run(I, &fin, &err), 0, "%s", err.msg);
 	cr_assert(fin);
 	cr_expect_str_eq(status(MCINIT_PH_WORLD), "deferred");
