@@ -580,8 +580,11 @@ rank_info(struct mcinit_init *I)
 	char *s;
 
 	cpuset_text(&cs);
-	if (!I->busid[0])
-		mcinit_gpu_busid((int)I->env.local_rank, I->busid, sizeof I->busid);
+	if (!I->busid[0]) /* the device phase's choice: see mcinit_gpu_phase_device */
+		mcinit_gpu_busid(mcinit_cfg_bool(&I->job->c, MCINIT_F_external_gpu_device_mapping)
+		                     ? 0
+		                     : (int)I->env.local_rank,
+		                 I->busid, sizeof I->busid);
 	j = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:s, s:s, s:s}", "rank",
 	              (json_int_t)I->env.rank, "host", I->host, "pid", (json_int_t)getpid(),
 	              "local_rank", (json_int_t)I->env.local_rank, "node_rank",
@@ -595,6 +598,7 @@ rank_info(struct mcinit_init *I)
 
 struct seen {
 	const char *host;
+	const char *gpu; /* PCI bus id, "" without one */
 	long node_rank, local_rank;
 	long rank;
 };
@@ -607,6 +611,11 @@ cmp_seen(const void *a, const void *b)
 
 	if (c)
 		return c;
+	/* with GPUs, (host, GPU) must be unique: two ranks on one device */
+	if ((c = (*x->gpu != 0) - (*y->gpu != 0)) != 0 || (*x->gpu && (c = strcmp(x->gpu, y->gpu))))
+		return c;
+	if (*x->gpu)
+		return 0;
 	if (x->node_rank != y->node_rank)
 		return (x->node_rank > y->node_rank) - (x->node_rank < y->node_rank);
 	return (x->local_rank > y->local_rank) - (x->local_rank < y->local_rank);
@@ -649,6 +658,8 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 		}
 		seen[r].host = json_string_value(json_object_get(j, "host"));
 		seen[r].host = seen[r].host ? seen[r].host : "";
+		seen[r].gpu = json_string_value(json_object_get(j, "gpu"));
+		seen[r].gpu = seen[r].gpu ? seen[r].gpu : "";
 		seen[r].local_rank = (long)json_integer_value(json_object_get(j, "local_rank"));
 		seen[r].node_rank = (long)json_integer_value(json_object_get(j, "node_rank"));
 		seen[r].rank = r;
@@ -659,7 +670,11 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 	qsort(seen, (size_t)W, sizeof *seen, cmp_seen);
 	for (r = 1; r < W; r++)
 		if (cmp_seen(&seen[r - 1], &seen[r]) == 0) {
-			if (nbad++ < 8)
+			if (nbad++ < 8 && *seen[r].gpu)
+				mcinit_buf_printf(why, "ranks %ld and %ld both use GPU %s on %s; ",
+				                  seen[r - 1].rank, seen[r].rank, seen[r].gpu,
+				                  seen[r].host);
+			else if (nbad <= 8)
 				mcinit_buf_printf(why,
 				                  "ranks %ld and %ld both run on %s as node %ld's "
 				                  "local rank %ld; ",

@@ -3,11 +3,17 @@
  * not: a one-rank world through the store, every split in creation order,
  * the verification sums, the bandwidth sweep, a communicator that times out
  * (aborted, the rank named), a wrong sum (named by group and ranks), a
- * library older than its headers, and the teardown order. */
+ * library older than its headers, the teardown order, and two ranks on one
+ * GPU (the rendezvous names them). */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "gpu.h"
 #include "init-impl.h"
@@ -354,4 +360,89 @@ Test(init_gpu, lazy_path_defers_then_finishes)
 	cr_expect_str_eq(status(MCINIT_PH_WORLD), "ok", "%s", I->ph[MCINIT_PH_WORLD].detail);
 	cr_expect_str_eq(status(MCINIT_PH_VERIFY), "ok", "%s", I->ph[MCINIT_PH_VERIFY].detail);
 	cr_expect_gt(F.created, 1);
+}
+
+/* ---- two ranks (threads) on one fake GPU: the rendezvous names them ---- */
+
+static int
+free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t n = sizeof a;
+	int s = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	cr_assert_geq(s, 0);
+	cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &n), 0);
+	port = ntohs(a.sin_port);
+	close(s);
+	return port;
+}
+
+struct rank_run {
+	char env[6][64];
+	const char *envp[7];
+	struct mcinit_init_opts o;
+	struct mcinit_init *I;
+	struct mcinit_err err;
+	int rc;
+};
+
+static void *
+rank_main(void *arg)
+{
+	struct rank_run *r = arg;
+	static char path[4096];
+	const char *src = getenv("srcdir"), *inputs[] = {path};
+	struct mcinit_job_desc desc = {0};
+	mcinit_finish_fn fin = NULL;
+
+	snprintf(path, sizeof path, "%s/tests/cli/inputs/topology-model.json", src ? src : ".");
+	desc.inputs = inputs;
+	desc.ninputs = 1;
+	desc.envp = r->envp;
+	desc.world_size = 2;
+	r->I = mcinit_init_new(&r->o);
+	r->rc = mcinit_init_config(r->I, &desc, &r->err);
+	if (r->rc == 0)
+		r->rc = mcinit_init_run(r->I, &fin, &r->err);
+	return NULL;
+}
+
+Test(init_gpu, two_ranks_on_one_gpu_are_named)
+{
+	struct rank_run r[2];
+	pthread_t t[2];
+	int port = free_port(), i, k;
+
+	memset(r, 0, sizeof r);
+	mcinit_gpu_use(&fake);
+	for (i = 0; i < 2; i++) {
+		const char *fmt[6] = {"RANK=%d",
+		                      "LOCAL_RANK=%d",
+		                      "WORLD_SIZE=2",
+		                      "LOCAL_WORLD_SIZE=2",
+		                      "MASTER_ADDR=127.0.0.1",
+		                      "MASTER_PORT=%d"};
+
+		for (k = 0; k < 6; k++) {
+			snprintf(r[i].env[k], sizeof r[i].env[k], fmt[k], k == 5 ? port : i);
+			r[i].envp[k] = r[i].env[k];
+		}
+		r[i].o.envp = r[i].envp;
+		r[i].o.no_bind = true;
+		r[i].o.timeout = 10;
+	}
+	/* (desc.world_size: the job file gives no world; the launcher's is 2) */
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, rank_main, &r[i]), 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < 2; i++) {
+		cr_expect_neq(r[i].rc, 0, "rank %d", i);
+		cr_expect(strstr(r[i].err.msg, "ranks 0 and 1 both use GPU 0000:00:00.0"),
+		          "rank %d: %s", i, r[i].err.msg);
+		mcinit_init_free(r[i].I);
+	}
+	cr_expect_eq(F.created, 0, "no communicator before the rendezvous agrees");
 }
