@@ -242,7 +242,7 @@ nccl_allreduce(void *comm, long long value, long long *sum, double deadline, str
 		return nccl_fail(err, "ncclAllReduce", r, n->c);
 	}
 	/* on a timeout the buffer stays allocated: freeing memory a
-	 * stuck kernel uses would block; the caller aborts the communicator */
+	 * stuck kernel uses would block; the caller ends the communicator */
 	if (sync_comm(n, deadline, "ncclAllReduce", err) != 0)
 		return -1;
 	cr = cudaMemcpy(&v, d, sizeof v, cudaMemcpyDeviceToHost);
@@ -403,7 +403,7 @@ nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 }
 
 static int
-nccl_destroy(void *comm, double deadline, int abort, void *ctx)
+nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 {
 	struct ncomm *n = comm;
 	struct mcinit_err e;
@@ -412,8 +412,8 @@ nccl_destroy(void *comm, double deadline, int abort, void *ctx)
 	(void)ctx;
 	if (!n)
 		return 0;
-	if (n->c && !abort) {
-		/* finalize needs every peer: bounded, then abort */
+	if (n->c && !hard) {
+		/* finalize needs every peer: bounded, then ncclCommAbort */
 		ncclResult_t r = ncclCommFinalize(n->c);
 
 		if ((r == ncclSuccess || r == ncclInProgress) &&

@@ -114,9 +114,9 @@ none_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 }
 
 static int
-none_destroy(void *comm, double deadline, int abort, void *ctx)
+none_destroy(void *comm, double deadline, int hard, void *ctx)
 {
-	(void)comm, (void)deadline, (void)abort, (void)ctx;
+	(void)comm, (void)deadline, (void)hard, (void)ctx;
 	return 0;
 }
 

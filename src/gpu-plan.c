@@ -505,7 +505,7 @@ mcinit_comms_add(struct mcinit_comms *l)
 
 int
 mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, double deadline,
-                      int abort, void *ctx)
+                      int hard, void *ctx)
 {
 	size_t i;
 	int bad = 0;
@@ -516,7 +516,7 @@ mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, do
 
 		if (!c->handle)
 			continue;
-		if (destroy(c->handle, deadline, abort, ctx) != 0)
+		if (destroy(c->handle, deadline, hard, ctx) != 0)
 			bad++;
 		c->handle = NULL;
 	}

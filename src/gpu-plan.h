@@ -207,11 +207,12 @@ struct mcinit_comms {
 struct mcinit_comm *mcinit_comms_add(struct mcinit_comms *l);
 /* Destroys every communicator that has a handle: the groups in reverse
  * creation order, then the world (run.md "Teardown").  destroy is the
- * backend's (finalize with a deadline, abort after it or at once when
- * `abort`); handles are cleared.  Returns the number destroy failed on. */
-typedef int (*mcinit_comm_destroy_fn)(void *handle, double deadline, int abort, void *ctx);
+ * backend's (ncclCommFinalize with a deadline and ncclCommAbort after
+ * it, or ncclCommAbort at once when `hard`); handles are cleared.
+ * Returns the number destroy failed on. */
+typedef int (*mcinit_comm_destroy_fn)(void *handle, double deadline, int hard, void *ctx);
 int mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, double deadline,
-                          int abort, void *ctx);
+                          int hard, void *ctx);
 void mcinit_comms_destroy(struct mcinit_comms *l);
 
 #endif

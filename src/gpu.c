@@ -94,7 +94,7 @@ mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 }
 
 int
-mcinit_nccl_destroy(void *comm, double deadline, int abort, void *ctx)
+mcinit_nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 {
-	return cur->destroy(comm, deadline, abort, ctx);
+	return cur->destroy(comm, deadline, hard, ctx);
 }

@@ -71,7 +71,7 @@ int mcinit_nccl_split_start(void *parent, int color, int key, const struct mcini
                             void **child, struct mcinit_err *err);
 /* Polls ncclCommGetAsyncError until the communicator leaves ncclInProgress
  * (0), fails (-1, NCCL's text) or the deadline passes (-1,
- * MCINIT_E_TIMEOUT; the caller aborts). */
+ * MCINIT_E_TIMEOUT; the caller calls ncclCommAbort through _destroy). */
 int mcinit_nccl_wait(void *comm, double deadline, struct mcinit_err *err);
 /* The ncclComm_t inside (for the library's callers), NULL for NULL. */
 void *mcinit_nccl_handle(void *comm);
@@ -90,11 +90,11 @@ int mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, do
  * (ncclCommRegister), deregisters and frees it. */
 int mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err);
 
-/* Finalizes comm within the deadline then destroys it; aborts it when the
- * deadline passes or at once with `abort` (peers may be blocked).  A
- * mcinit_comm_destroy_fn (ctx unused).  0, or -1 when it had to abort
+/* Finalizes comm within the deadline then destroys it; ncclCommAbort when
+ * the deadline passes, or at once when `hard` (peers may be blocked).  A
+ * mcinit_comm_destroy_fn (ctx unused).  0, or -1 when ncclCommAbort ended it
  * after a failed finalize. */
-int mcinit_nccl_destroy(void *comm, double deadline, int abort, void *ctx);
+int mcinit_nccl_destroy(void *comm, double deadline, int hard, void *ctx);
 
 /* ---- the backend as a table ----
  * The calls above dispatch to the backend configure built in
@@ -119,7 +119,7 @@ struct mcinit_gpu_ops {
 	int (*time)(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
 	            double *seconds, struct mcinit_err *err);
 	int (*buffers)(void *comm, size_t bytes, struct mcinit_err *err);
-	int (*destroy)(void *comm, double deadline, int abort, void *ctx);
+	int (*destroy)(void *comm, double deadline, int hard, void *ctx);
 };
 extern const struct mcinit_gpu_ops mcinit_gpu_builtin;
 /* Replaces the backend (NULL: the built-in one again).  For tests only:

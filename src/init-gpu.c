@@ -153,12 +153,13 @@ wait_named(struct mcinit_init *I, enum mcinit_phase p, void *comm, const char *l
 	snprintf(r2, sizeof r2, "nccl-%s-start", label);
 	na = mcinit_ph_missing(I, r1, &a);
 	nb = mcinit_ph_missing(I, r2, &b);
-	rc = mcinit_ph_fail(I, p, err, MCINIT_E_TIMEOUT,
-	                    "NCCL %s communicator not created within %.0f s, aborted: %s %s did "
-	                    "not finish%s%s",
-	                    label, I->timeout, na == 1 ? "rank" : "ranks",
-	                    na > 0 ? mcinit_buf_cstr(&a) : "(unknown: the store is gone)",
-	                    nb > 0 ? "; never started: " : "", nb > 0 ? mcinit_buf_cstr(&b) : "");
+	rc = mcinit_ph_fail(
+	    I, p, err, MCINIT_E_TIMEOUT,
+	    "NCCL %s communicator not created within %.0f s (ncclCommAbort): %s %s did "
+	    "not finish%s%s",
+	    label, I->timeout, na == 1 ? "rank" : "ranks",
+	    na > 0 ? mcinit_buf_cstr(&a) : "(unknown: the store is gone)",
+	    nb > 0 ? "; never started: " : "", nb > 0 ? mcinit_buf_cstr(&b) : "");
 	mcinit_buf_free(&a);
 	mcinit_buf_free(&b);
 	return rc;
@@ -286,7 +287,7 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	c->name = "world";
 	c->color = 0;
 	c->key = (int)I->env.rank;
-	c->handle = comm; /* teardown aborts it from here on */
+	c->handle = comm; /* the teardown's from here on */
 	c->state = MCINIT_CS_PENDING;
 	if (wait_named(I, MCINIT_PH_WORLD, comm, "world", err) != 0)
 		return -1;
@@ -499,7 +500,7 @@ mcinit_gpu_phase_comms(struct mcinit_init *I, struct mcinit_err *err)
 {
 	if (phase_world(I, err) != 0 || phase_groups_gpu(I, err) != 0 ||
 	    phase_verify_gpu(I, err) != 0) {
-		mcinit_gpu_teardown(I, true); /* peers may be blocked: abort, not finalize */
+		mcinit_gpu_teardown(I, true); /* peers may be blocked: no finalize */
 		return -1;
 	}
 	return 0;
@@ -588,13 +589,13 @@ mcinit_gpu_tp_buffers(struct mcinit_init *I, size_t bytes, char *detail, size_t 
 /* ---- teardown and report ---- */
 
 void
-mcinit_gpu_teardown(struct mcinit_init *I, bool abort)
+mcinit_gpu_teardown(struct mcinit_init *I, bool hard)
 {
 	double limit = I->timeout > 0 && I->timeout < 60 ? I->timeout : 60;
 
 	if (I->comms.n == 0)
 		return;
-	mcinit_comms_teardown(&I->comms, mcinit_nccl_destroy, mcinit_now() + limit, abort, NULL);
+	mcinit_comms_teardown(&I->comms, mcinit_nccl_destroy, mcinit_now() + limit, hard, NULL);
 }
 
 json_t *

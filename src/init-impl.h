@@ -75,9 +75,9 @@ int mcinit_gpu_seed_device(struct mcinit_init *I, char *detail, size_t cap, stru
 int mcinit_gpu_tp_buffers(struct mcinit_init *I, size_t bytes, char *detail, size_t cap,
                           struct mcinit_err *err);
 /* Every communicator, groups first (reverse creation order), the world
- * last; with abort (a failure path) at once, else finalize within the
+ * last; `hard` (a failure path): ncclCommAbort at once, else finalize within the
  * timeout.  Idempotent. */
-void mcinit_gpu_teardown(struct mcinit_init *I, bool abort);
+void mcinit_gpu_teardown(struct mcinit_init *I, bool hard);
 /* The report's "communicators" array (new reference). */
 json_t *mcinit_gpu_comms_json(const struct mcinit_init *I);
 

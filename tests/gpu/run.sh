@@ -161,7 +161,7 @@ took=$(($(date +%s) - start))
 sed 's/^/# rank 0: /' "$tmp/t0.out" | grep -v ' ok ' | tail -n 4
 echo "# exit $rc after ${took} s"
 [ $rc = 75 ] && [ $took -lt 60 ] &&
-	grep -q 'NCCL world communicator not created within 10 s, aborted: .*did not finish; never started: 1' "$tmp/t0.out"
+	grep -q 'NCCL world communicator not created within 10 s (ncclCommAbort): .*did not finish; never started: 1' "$tmp/t0.out"
 result "forced timeout: abort, the missing rank named" $?
 
 echo "SUMMARY: $npass passed, $nfail failed, $nskip skipped"

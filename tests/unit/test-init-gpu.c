@@ -152,13 +152,13 @@ f_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 }
 
 static int
-f_destroy(void *comm, double deadline, int abort, void *ctx)
+f_destroy(void *comm, double deadline, int hard, void *ctx)
 {
 	struct fcomm *c = comm;
 
 	(void)deadline, (void)ctx;
 	if (F.nd < 64) {
-		F.aborted[F.nd] = abort;
+		F.aborted[F.nd] = hard;
 		F.destroyed[F.nd++] = c->id;
 	}
 	free(c);
@@ -298,10 +298,11 @@ Test(init_gpu, world_timeout_aborts_and_names_the_rank)
 	cr_expect_eq(run_rc, -1);
 	cr_expect_eq(err.code, MCINIT_E_TIMEOUT);
 	cr_expect_str_eq(status(MCINIT_PH_WORLD), "failed");
-	cr_expect(strstr(err.msg,
-	                 "NCCL world communicator not created within 5 s, aborted: rank 0 did "
-	                 "not finish"),
-	          "%s", err.msg);
+	cr_expect(
+	    strstr(err.msg,
+	           "NCCL world communicator not created within 5 s (ncclCommAbort): rank 0 did "
+	           "not finish"),
+	    "%s", err.msg);
 	/* aborted at once, and the phases after it never ran */
 	cr_expect_eq(F.nd, 1);
 	cr_expect_eq(F.aborted[0], 1);
@@ -314,7 +315,8 @@ Test(init_gpu, split_timeout_aborts_everything)
 	run();
 	cr_expect_eq(run_rc, -1);
 	cr_expect_str_eq(status(MCINIT_PH_GROUPS), "failed");
-	cr_expect(strstr(err.msg, "communicator not created within 5 s, aborted"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "communicator not created within 5 s (ncclCommAbort)"), "%s",
+	          err.msg);
 	cr_expect_eq(F.nd, 4);
 	cr_expect_eq(F.destroyed[0], 3);
 	cr_expect_eq(F.destroyed[3], 0);
