@@ -171,7 +171,8 @@ mcinit_init_free(struct mcinit_init *I)
 {
 	if (!I)
 		return;
-	/* NCCL first (a failed run aborts: its peers may be blocked), while
+	/* NCCL first (a failed run ends them with ncclCommAbort: its peers may be
+	 * blocked), while
 	 * the store is still up */
 	mcinit_gpu_teardown(I, I->failed != MCINIT_PH_COUNT);
 	mcinit_comms_destroy(&I->comms);
