@@ -171,9 +171,8 @@ mcinit_init_free(struct mcinit_init *I)
 {
 	if (!I)
 		return;
-	/* NCCL first (a failed run ends them with ncclCommAbort: its peers may be
-	 * blocked), while
-	 * the store is still up */
+	/* NCCL first, while the store is still up (a failed run ends the
+	 * communicators with ncclCommAbort: its peers may be blocked) */
 	mcinit_gpu_teardown(I, I->failed != MCINIT_PH_COUNT);
 	mcinit_comms_destroy(&I->comms);
 	mcinit_nccl_cfgs_destroy(&I->ncfg);
