@@ -289,8 +289,10 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	c->key = (int)I->env.rank;
 	c->handle = comm; /* the teardown's from here on */
 	c->state = MCINIT_CS_PENDING;
-	if (wait_named(I, MCINIT_PH_WORLD, comm, "world", err) != 0)
+	if (wait_named(I, MCINIT_PH_WORLD, comm, "world", err) != 0) {
+		c->state = MCINIT_CS_FAILED;
 		return -1;
+	}
 	c->size = (int)W;
 	c->state = MCINIT_CS_READY;
 	if (nid > 1)
@@ -337,7 +339,7 @@ split_one(struct mcinit_init *I, const struct mcinit_split *sp, struct mcinit_er
 		return mcinit_ph_fail(I, MCINIT_PH_GROUPS, err, e.code, "%s groups: %s", name,
 		                      e.msg);
 	c->handle = child;
-	c->state = MCINIT_CS_PENDING;
+	c->state = MCINIT_CS_FAILED; /* until it is made */
 	/* non-blocking parent: the child exists once the parent is done */
 	if (wait_named(I, MCINIT_PH_GROUPS, I->comms.v[0].handle, label, err) != 0)
 		return -1;

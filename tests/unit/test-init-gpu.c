@@ -321,6 +321,8 @@ Test(init_gpu, split_timeout_aborts_everything)
 	cr_expect_eq(F.destroyed[0], 3);
 	cr_expect_eq(F.destroyed[3], 0);
 	cr_expect_eq(F.aborted[0] && F.aborted[1] && F.aborted[2] && F.aborted[3], 1);
+	cr_expect_eq(I->comms.v[3].state, MCINIT_CS_FAILED);
+	cr_expect_eq(I->comms.v[2].state, MCINIT_CS_READY);
 }
 
 Test(init_gpu, wrong_sum_is_named)
