@@ -448,6 +448,7 @@ mcinit_cmd_run(int argc, char **argv, int argi0)
 	io.lazy = o.lazy;
 	io.no_bind = o.no_bind;
 	io.bandwidth = o.bandwidth;
+	io.no_warmup = o.no_warmup;
 	io.handover = o.cli.nrest > 0;
 	io.timeout = o.timeout;
 	io.env.master_addr = o.master_addr;

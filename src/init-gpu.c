@@ -560,6 +560,44 @@ mcinit_gpu_seed_device(struct mcinit_init *I, char *detail, size_t cap, struct m
 	return 0;
 }
 
+/* ---- kernels ---- */
+
+int
+mcinit_gpu_phase_kernels(struct mcinit_init *I, struct mcinit_err *err)
+{
+	const struct mcinit_config *c = &I->job->c;
+	struct mcinit_kernels_job j;
+	struct mcinit_kernels_result r;
+	const struct mcinit_kernels_case *a = &r.cases[0], *b = &r.cases[1];
+
+	mcinit_kernels_job_init(&j);
+	/* Megatron's _warmup_jit_function: bf16 if bf16, fp16 if fp16, else fp32 */
+	j.dtype = mcinit_cfg_bool(c, MCINIT_F_bf16)   ? MCINIT_DTYPE_BF16
+	          : mcinit_cfg_bool(c, MCINIT_F_fp16) ? MCINIT_DTYPE_F16
+	                                              : MCINIT_DTYPE_F32;
+	j.swiglu = mcinit_cfg_bool(c, MCINIT_F_swiglu);
+	j.sequence_parallel = mcinit_cfg_bool(c, MCINIT_F_sequence_parallel);
+	j.seq_length = (long)mcinit_cfg_int(c, MCINIT_F_seq_length);
+	j.micro_batch_size = (long)mcinit_cfg_int(c, MCINIT_F_micro_batch_size);
+	j.hidden_size = (long)mcinit_cfg_int(c, MCINIT_F_hidden_size);
+	j.ffn_hidden_size = (long)I->job->dv.ffn_hidden_size;
+	j.tp = I->t.s.tp;
+	j.cp = I->t.s.cp;
+	j.seed = I->gen_seed;
+	j.rank = (int)I->env.rank;
+	j.device = MCINIT_KDEV_GPU;
+	j.gpu = I->device;
+	if (mcinit_kernels_phase(&j, &r) != 0)
+		return mcinit_ph_fail(I, MCINIT_PH_KERNELS, err, MCINIT_E_UNAVAILABLE,
+		                      "fused kernels on GPU %d: %s", I->device, r.message);
+	mcinit_ph_end(I, MCINIT_PH_KERNELS, MCINIT_PS_OK,
+	              "%s: %s %.0f GB/s, %s %.0f GB/s (peak %.0f), %s; samples within %.1f ulp",
+	              r.device_name, mcinit_kop_name(a->op), a->gbps, mcinit_kop_name(b->op),
+	              b->gbps, r.peak_gbps, mcinit_dtype_name(j.dtype),
+	              a->max_ulps > b->max_ulps ? a->max_ulps : b->max_ulps);
+	return 0;
+}
+
 /* ---- tp-comm ---- */
 
 int

@@ -71,6 +71,9 @@ int mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err
 int mcinit_gpu_phase_comms(struct mcinit_init *I, struct mcinit_err *err);
 /* The seeds phase's device part: the generator seeded and proved. */
 int mcinit_gpu_seed_device(struct mcinit_init *I, char *detail, size_t cap, struct mcinit_err *err);
+/* kernels: Megatron's warm-up of the fused kernels on this rank's GPU,
+ * checked against the CPU reference and timed (kernels/phase.c). */
+int mcinit_gpu_phase_kernels(struct mcinit_init *I, struct mcinit_err *err);
 /* tp-comm's buffers on the TP communicator: allocate, register, release. */
 int mcinit_gpu_tp_buffers(struct mcinit_init *I, size_t bytes, char *detail, size_t cap,
                           struct mcinit_err *err);

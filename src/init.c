@@ -941,8 +941,13 @@ phase_seeds(struct mcinit_init *I, struct mcinit_err *err)
 static int
 phase_kernels(struct mcinit_init *I, struct mcinit_err *err)
 {
-	(void)err;
 	begin(I, MCINIT_PH_KERNELS);
+	if (I->o->no_warmup) {
+		end(I, MCINIT_PH_KERNELS, MCINIT_PS_SKIPPED, "--no-warmup");
+		return 0;
+	}
+	if (I->gpu)
+		return mcinit_gpu_phase_kernels(I, err);
 	end(I, MCINIT_PH_KERNELS, MCINIT_PS_SKIPPED, "CPU path: no fused kernels in this build");
 	return 0;
 }

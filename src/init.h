@@ -77,6 +77,7 @@ struct mcinit_init_opts {
 	bool no_bind;
 	bool handover;  /* a command follows the ready barrier */
 	bool bandwidth; /* --bandwidth: time each communicator (GPU path) */
+	bool no_warmup; /* --no-warmup: skip the kernels phase */
 	double timeout; /* seconds; <= 0: dist.distributed_timeout_minutes */
 	struct mcinit_env_opts env;
 	const char *const *envp; /* NULL: the process's */

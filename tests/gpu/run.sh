@@ -106,6 +106,9 @@ result "bandwidth sweep (algbw/busbw per communicator)" $?
 [ $rc = 0 ] && json_check "$tmp/one.json" \
 	'd["versions"]["nccl"] >= d["versions"]["nccl_header"] and d["versions"]["cuda_driver"]'
 result "versions in the report" $?
+[ $rc = 0 ] && json_check "$tmp/one.json" \
+	'[p["status"] for p in d["phases"] if p["name"] in ("seeds", "kernels")] == ["ok", "ok"]'
+result "seeds on the device generator, the kernels phase on the GPU" $?
 if [ -n "$py" ] && [ $rc = 0 ]; then
 	ncomm=$("$py" -c 'import json,sys; print(sum(c["state"] == "verified" for c in json.load(open(sys.argv[1]))["communicators"]))' "$tmp/one.json")
 	ndestroy=$(grep -c 'Destroy COMPLETE' "$tmp/one.err")
