@@ -8,17 +8,6 @@
 #include "gpu.h"
 #include "init-impl.h"
 
-/* The engine's error as the public one.  (While some engine records still
- * carry the program's status numbers, codes below MCINIT_E_COUNT are taken
- * as they are.) */
-static void
-export_err(const struct mcinit_err *e, mcinit_error_t *err)
-{
-	mcinit_err_export(e, err);
-	if (err && e->code > 0 && e->code < MCINIT_E_COUNT)
-		err->code = e->code;
-}
-
 /* The public finish: the engine's deferred phases, once. */
 static int
 finish_public(struct mcinit_init *I, mcinit_error_t *err)
@@ -28,13 +17,13 @@ finish_public(struct mcinit_init *I, mcinit_error_t *err)
 
 	if (!I || !I->pending) {
 		mcinit_err_set(&e, MCINIT_E_USAGE, "nothing to finish (called twice, or not lazy)");
-		export_err(&e, err);
+		mcinit_err_export(&e, err);
 		return -1;
 	}
 	f = I->pending;
 	I->pending = NULL;
 	if (f(I, &e) != 0) {
-		export_err(&e, err);
+		mcinit_err_export(&e, err);
 		return -1;
 	}
 	return 0;
@@ -78,7 +67,7 @@ mcinit_initialize(const struct mcinit_job_desc *desc, const struct mcinit_init_o
 	if (rc == 0)
 		rc = mcinit_init_run(I, &f, &e);
 	if (rc != 0) {
-		export_err(&e, err);
+		mcinit_err_export(&e, err);
 		return -1;
 	}
 	I->pending = f;
