@@ -346,11 +346,95 @@ long mcinit_job_local_ranks(const struct mcinit_job *job);
 /* 0 and *out, or -1 when l is out of range. */
 int mcinit_job_local_rank(const struct mcinit_job *job, long l, struct mcinit_local_rank *out);
 
-/* ---- initialisation (mcinit run) ---- */
+/* ---- initialisation (mcinit run): the C analogue of initialize_megatron ---- */
 
-/* Opaque state of a rank's initialisation (the phase engine of mcinit
- * run: store, rendezvous, groups); its functions are declared with it. */
-struct mcinit_init;
+/*
+ * One rank's initialisation: the phases of `mcinit run` (config, env,
+ * rendezvous, device, world, groups, verify, seeds, kernels, tp-comm,
+ * ready), each timed and reported, with the NCCL communicators they create.
+ * The rank finds its place from the launcher's environment (torchrun,
+ * Slurm, Open MPI, or a single process) and meets its peers through a
+ * TCPStore-compatible store, as `mcinit run` does.
+ *
+ *   struct mcinit_init *init;
+ *   mcinit_finish_callback finish;
+ *   mcinit_error_t err;
+ *   struct mcinit_init_options o = {0};
+ *   o.lazy_mpu_init = 1;
+ *   if (mcinit_initialize(&desc, &o, &init, &finish, &err) != 0) ...
+ *   ...                                   (the trainer's own set-up)
+ *   if (finish && finish(init, &err) != 0) ...   (the deferred phases)
+ *   ncclComm_t tp = mcinit_init_nccl_comm(init, "tp");
+ *   mcinit_destroy(init);                 (communicators, store, memory)
+ */
+struct mcinit_init; /* opaque */
+
+struct mcinit_init_options {
+	/* Without a GPU (or in a build without CUDA and NCCL), skip the
+	 * CUDA/NCCL phases and run the CPU path (the ranks still prove, through
+	 * the store, that they agree on the config and on every group); else
+	 * that is an MCINIT_E_UNAVAILABLE error. */
+	int allow_no_cuda;
+	/* dist.lazy_mpu_init: config and env run now; rendezvous, device,
+	 * world, groups, verify and seeds are deferred into the finish
+	 * callback (tp-comm is not done on this path), as Megatron does. */
+	int lazy_mpu_init;
+	/* skip_mpu_initialization: stop after env, nothing to finish. */
+	int skip_mpu_initialization;
+	int no_bind;   /* do not bind the process to its GPU's CPUs */
+	int bandwidth; /* time each communicator (algbw, busbw) */
+	/* Seconds a rank waits for its peers and NCCL for a communicator;
+	 * 0 = dist.distributed_timeout_minutes. */
+	double timeout;
+	/* The launcher environment to read (NULL-terminated "NAME=value"),
+	 * NULL: this process's.  Borrowed until mcinit_destroy. */
+	const char *const *envp;
+	/* A progress line per phase on rank 0, or NULL: silent.  Borrowed. */
+	FILE *progress;
+};
+
+/* What mcinit_initialize hands back on the lazy path: call it once, with
+ * the init it came with, to run the deferred phases.  0, or -1 with err
+ * (the failed phase is in the report). */
+typedef int (*mcinit_finish_callback)(struct mcinit_init *init, mcinit_error_t *err);
+
+/* Loads and checks the job (desc, as for mcinit_job_new) and runs the
+ * phases in order.  *init is set in every case but out of memory, and the
+ * caller frees it with mcinit_destroy, failure included (its diagnostics
+ * and report say what happened).  *finish is the finish callback on the
+ * lazy path, NULL otherwise.  0, or -1 with err: MCINIT_E_INVALID (the job
+ * has errors: see mcinit_init_diagnostics), MCINIT_E_UNAVAILABLE (no GPU
+ * without allow_no_cuda; a library too old), MCINIT_E_TIMEOUT (a peer did
+ * not arrive, a communicator was not created in time: the ranks are
+ * named), or another code.  opts may be NULL (all zero). */
+int mcinit_initialize(const struct mcinit_job_desc *desc, const struct mcinit_init_options *opts,
+                      struct mcinit_init **init, mcinit_finish_callback *finish,
+                      mcinit_error_t *err);
+/* Tears down the group communicators in reverse creation order, then the
+ * world (ncclCommFinalize within the timeout, ncclCommAbort after it, or at
+ * once after a failure), closes the store and frees everything; a finish
+ * callback not called is dropped.  NULL is a no-op. */
+void mcinit_destroy(struct mcinit_init *init);
+
+/* The job's diagnostics (borrowed from init). */
+const struct mcinit_diags *mcinit_init_diagnostics(const struct mcinit_init *init);
+/* The phases, 0 .. mcinit_init_phase_count()-1 in order: name ("world"),
+ * status ("pending", "ok", "failed", "deferred", "skipped"), detail and
+ * seconds; strings borrowed from init (static for name and status).  Any
+ * out pointer may be NULL.  0, or -1 when i is out of range. */
+int mcinit_init_phase_count(void);
+int mcinit_init_phase(const struct mcinit_init *init, int i, const char **name, const char **status,
+                      const char **detail, double *seconds);
+/* The report (as `mcinit run --format=json` prints it: phases, versions,
+ * communicators), JSON text the caller frees with free(); NULL when out of
+ * memory. */
+char *mcinit_init_report_json(const struct mcinit_init *init);
+/* This rank's NCCL communicator of a group kind (mcinit_group_name: "tp",
+ * "dp_cp"...; "world" for the world; hcp: its first level), as a
+ * `ncclComm_t` (cast it); NULL when the rank is in no such group, the
+ * group was not created (CPU path, lazy path before the finish) or after
+ * mcinit_destroy.  Borrowed: do not destroy it. */
+void *mcinit_init_nccl_comm(const struct mcinit_init *init, const char *group);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,7 @@ enum {
 	OPT_GRACE,
 	OPT_APPEND_ARGS,
 	OPT_NO_WARMUP,
+	OPT_BANDWIDTH,
 };
 
 struct ropts {
@@ -44,7 +45,7 @@ struct ropts {
 	long node_rank;
 	const char *master_addr;
 	int master_port;
-	bool allow_no_cuda, lazy, finish_lazy, no_bind, quiet, append_args, no_warmup;
+	bool allow_no_cuda, lazy, finish_lazy, no_bind, quiet, append_args, no_warmup, bandwidth;
 	double timeout, grace;
 	const char *report;
 };
@@ -72,6 +73,10 @@ static const struct argp_option options[] = {
      "How long a rank waits for its peers (default dist.distributed_timeout_minutes)", 3},
     {"no-bind", OPT_NO_BIND, NULL, 0, "Do not bind each rank to its GPU's CPUs", 3},
     {"no-warmup", OPT_NO_WARMUP, NULL, 0, "Skip the fused-kernel warm-up", 3},
+    {"bandwidth", OPT_BANDWIDTH, NULL, 0,
+     "After the verification, time each NCCL communicator (algbw and busbw as nccl-tests "
+     "reports them)",
+     3},
     {"report", OPT_REPORT, "FILE", 0, "Write the JSON report to FILE (rank 0)", 3},
     {"append-megatron-args", OPT_APPEND_ARGS, NULL, 0,
      "With -- COMMAND: append the job's Megatron-LM flags to the command", 3},
@@ -148,6 +153,9 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_WARMUP:
 		o->no_warmup = true;
+		break;
+	case OPT_BANDWIDTH:
+		o->bandwidth = true;
 		break;
 	case OPT_REPORT:
 		o->report = arg;
@@ -439,6 +447,8 @@ mcinit_cmd_run(int argc, char **argv, int argi0)
 	io.finish_lazy = o.finish_lazy;
 	io.lazy = o.lazy;
 	io.no_bind = o.no_bind;
+	io.bandwidth = o.bandwidth;
+	io.no_warmup = o.no_warmup;
 	io.handover = o.cli.nrest > 0;
 	io.timeout = o.timeout;
 	io.env.master_addr = o.master_addr;

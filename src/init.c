@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "gpu.h"
+#include "init-impl.h"
 #include "init.h"
 #include "plan.h"
 #include "rules.h"
@@ -44,27 +45,6 @@ mcinit_phase_status_name(enum mcinit_phase_status s)
 
 	return (unsigned)s < sizeof n / sizeof *n ? n[s] : "?";
 }
-
-struct mcinit_init {
-	const struct mcinit_init_opts *o;
-	struct mcinit_env env;
-	struct mcinit_err env_err;
-	bool env_ok;
-	struct mcinit_job *job; /* the job plan: config and derived values */
-	struct mcinit_diags d;
-	bool config_ok;
-	struct mcinit_topo t;
-	double timeout;
-	struct mcinit_phase_rec ph[MCINIT_PH_COUNT];
-	double t0[MCINIT_PH_COUNT]; /* monotonic start */
-	enum mcinit_phase failed;
-	struct mcinit_store_server *srv; /* rank 0 serves when nobody else does */
-	struct mcinit_store_client *cl;
-	char host[256];
-	char cfg_digest[17];
-	struct mcinit_seeds seeds;
-	json_t *world; /* rank 0: every rank's report, after ready */
-};
 
 /* ---- digests (FNV-1a, 64 bits: agreement, not security) ---- */
 
@@ -191,6 +171,11 @@ mcinit_init_free(struct mcinit_init *I)
 {
 	if (!I)
 		return;
+	/* NCCL first, while the store is still up (a failed run ends the
+	 * communicators with ncclCommAbort: its peers may be blocked) */
+	mcinit_gpu_teardown(I, I->failed != MCINIT_PH_COUNT);
+	mcinit_comms_destroy(&I->comms);
+	mcinit_nccl_cfgs_destroy(&I->ncfg);
 	mcinit_store_client_free(I->cl);
 	if (I->srv)
 		mcinit_store_server_free(I->srv);
@@ -268,6 +253,8 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 		return 1;
 	}
 	config_digest(I);
+	if (mcinit_gpu_load_cfgs(I, &e) != 0)
+		return fail(I, MCINIT_PH_CONFIG, err, e.code, "%s", e.msg);
 	I->config_ok = true;
 	I->timeout =
 	    I->o->timeout > 0
@@ -593,11 +580,16 @@ rank_info(struct mcinit_init *I)
 	char *s;
 
 	cpuset_text(&cs);
+	if (!I->busid[0]) /* the device phase's choice: see mcinit_gpu_phase_device */
+		mcinit_gpu_busid(mcinit_cfg_bool(&I->job->c, MCINIT_F_external_gpu_device_mapping)
+		                     ? 0
+		                     : (int)I->env.local_rank,
+		                 I->busid, sizeof I->busid);
 	j = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:s, s:s, s:s}", "rank",
 	              (json_int_t)I->env.rank, "host", I->host, "pid", (json_int_t)getpid(),
 	              "local_rank", (json_int_t)I->env.local_rank, "node_rank",
 	              (json_int_t)I->env.node_rank, "world_size", (json_int_t)I->env.world, "gpu",
-	              "", "cpuset", mcinit_buf_cstr(&cs), "config_digest", I->cfg_digest);
+	              I->busid, "cpuset", mcinit_buf_cstr(&cs), "config_digest", I->cfg_digest);
 	s = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
 	mcinit_buf_free(&cs);
@@ -606,6 +598,7 @@ rank_info(struct mcinit_init *I)
 
 struct seen {
 	const char *host;
+	const char *gpu; /* PCI bus id, "" without one */
 	long node_rank, local_rank;
 	long rank;
 };
@@ -618,6 +611,11 @@ cmp_seen(const void *a, const void *b)
 
 	if (c)
 		return c;
+	/* with GPUs, (host, GPU) must be unique: two ranks on one device */
+	if ((c = (*x->gpu != 0) - (*y->gpu != 0)) != 0 || (*x->gpu && (c = strcmp(x->gpu, y->gpu))))
+		return c;
+	if (*x->gpu)
+		return 0;
 	if (x->node_rank != y->node_rank)
 		return (x->node_rank > y->node_rank) - (x->node_rank < y->node_rank);
 	return (x->local_rank > y->local_rank) - (x->local_rank < y->local_rank);
@@ -660,6 +658,8 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 		}
 		seen[r].host = json_string_value(json_object_get(j, "host"));
 		seen[r].host = seen[r].host ? seen[r].host : "";
+		seen[r].gpu = json_string_value(json_object_get(j, "gpu"));
+		seen[r].gpu = seen[r].gpu ? seen[r].gpu : "";
 		seen[r].local_rank = (long)json_integer_value(json_object_get(j, "local_rank"));
 		seen[r].node_rank = (long)json_integer_value(json_object_get(j, "node_rank"));
 		seen[r].rank = r;
@@ -670,7 +670,11 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 	qsort(seen, (size_t)W, sizeof *seen, cmp_seen);
 	for (r = 1; r < W; r++)
 		if (cmp_seen(&seen[r - 1], &seen[r]) == 0) {
-			if (nbad++ < 8)
+			if (nbad++ < 8 && *seen[r].gpu)
+				mcinit_buf_printf(why, "ranks %ld and %ld both use GPU %s on %s; ",
+				                  seen[r - 1].rank, seen[r].rank, seen[r].gpu,
+				                  seen[r].host);
+			else if (nbad <= 8)
 				mcinit_buf_printf(why,
 				                  "ranks %ld and %ld both run on %s as node %ld's "
 				                  "local rank %ld; ",
@@ -770,9 +774,7 @@ phase_device(struct mcinit_init *I, struct mcinit_err *err)
 		            "local rank %ld but this node has %d CUDA device(s)", I->env.local_rank,
 		            n);
 	if (n > 0)
-		return fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
-		            "this build has no GPU phases yet: pass --allow-no-cuda for the CPU "
-		            "path");
+		return mcinit_gpu_phase_device(I, n, err);
 	if (!I->o->allow_no_cuda)
 		return fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
 		            "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
@@ -874,6 +876,8 @@ phase_groups(struct mcinit_init *I, struct mcinit_err *err)
 	long ngroups = 0;
 	int k;
 
+	if (I->gpu)
+		return mcinit_gpu_phase_comms(I, err);
 	begin(I, MCINIT_PH_WORLD);
 	end(I, MCINIT_PH_WORLD, MCINIT_PS_SKIPPED, "CPU path: no NCCL world communicator");
 	begin(I, MCINIT_PH_GROUPS);
@@ -909,6 +913,7 @@ phase_seeds(struct mcinit_init *I, struct mcinit_err *err)
 	long long seed = mcinit_cfg_int(&I->job->c, MCINIT_F_seed);
 	int dpri = mcinit_cfg_bool(&I->job->c, MCINIT_F_data_parallel_random_init);
 	struct mcinit_seeds *s = &I->seeds;
+	char dev[256] = " (CPU path: no device generator)";
 
 	begin(I, MCINIT_PH_SEEDS);
 	mcinit_topo_seeds(&I->t, I->env.rank, seed, dpri, s);
@@ -922,10 +927,12 @@ phase_seeds(struct mcinit_init *I, struct mcinit_err *err)
 		            "rank %ld: the model-parallel and expert-parallel tracker seeds are "
 		            "both %lld (Megatron rejects duplicate tracker seeds)",
 		            I->env.rank, s->base);
+	if (I->gpu && mcinit_gpu_seed_device(I, dev, sizeof dev, err) != 0)
+		return -1;
 	end(I, MCINIT_PH_SEEDS, MCINIT_PS_OK,
 	    "seed %lld, model-parallel %lld, expert-parallel "
 	    "%lld%s",
-	    s->base, s->model_parallel, s->expert_parallel, " (CPU path: no device generator)");
+	    s->base, s->model_parallel, s->expert_parallel, dev);
 	return 0;
 }
 
@@ -934,8 +941,13 @@ phase_seeds(struct mcinit_init *I, struct mcinit_err *err)
 static int
 phase_kernels(struct mcinit_init *I, struct mcinit_err *err)
 {
-	(void)err;
 	begin(I, MCINIT_PH_KERNELS);
+	if (I->o->no_warmup) {
+		end(I, MCINIT_PH_KERNELS, MCINIT_PS_SKIPPED, "--no-warmup");
+		return 0;
+	}
+	if (I->gpu)
+		return mcinit_gpu_phase_kernels(I, err);
 	end(I, MCINIT_PH_KERNELS, MCINIT_PS_SKIPPED, "CPU path: no fused kernels in this build");
 	return 0;
 }
@@ -971,6 +983,19 @@ phase_tp_comm(struct mcinit_init *I, struct mcinit_err *err)
 			    I->env.rank, a, b, lw);
 		}
 	mcinit_groups_destroy(&g);
+	if (I->gpu) {
+		char detail[256];
+		size_t bytes = mcinit_tp_comm_bytes(
+		    mcinit_cfg_int(&I->job->c, MCINIT_F_seq_length),
+		    mcinit_cfg_int(&I->job->c, MCINIT_F_micro_batch_size), I->t.s.cp,
+		    mcinit_cfg_int(&I->job->c, MCINIT_F_hidden_size), 0);
+
+		if (mcinit_gpu_tp_buffers(I, bytes, detail, sizeof detail, err) != 0)
+			return -1;
+		end(I, MCINIT_PH_TP_COMM, MCINIT_PS_OK, "TP groups are node-local blocks; %s",
+		    detail);
+		return 0;
+	}
 	end(I, MCINIT_PH_TP_COMM, MCINIT_PS_SKIPPED,
 	    "TP groups are node-local blocks; CPU path: "
 	    "no userbuffers to register");
@@ -1152,6 +1177,7 @@ mcinit_init_handover(struct mcinit_init *I, struct mcinit_err *err)
 	char buf[32];
 
 	(void)err;
+	mcinit_gpu_teardown(I, false); /* the command builds its own communicators */
 	if (I->cl) {
 		/* what the launcher names if the command dies */
 		char key[64];
@@ -1326,14 +1352,14 @@ mcinit_init_report(const struct mcinit_init *I)
 		                phase_names[I->failed], "message", I->ph[I->failed].detail);
 #define VER(x) ((x) ? json_integer(x) : json_null())
 	return json_pack("{s:b, s:I, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
-	                 "s:[]}",
+	                 "s:o}",
 	                 "ok", ok, "world_size", (json_int_t)I->env.world, "contract",
 	                 mcinit_contract_name(I->env.contract), "master_addr", I->env.master_addr,
 	                 "master_port", (json_int_t)I->env.master_port, "config_digest",
 	                 I->cfg_digest, "error", err, "phases", phase_summary(I), "ranks", ranks,
 	                 "versions", "nccl", VER(v.nccl_runtime), "nccl_header", VER(v.nccl_header),
 	                 "cuda_runtime", VER(v.cuda_runtime), "cuda_driver", VER(v.cuda_driver),
-	                 "communicators");
+	                 "communicators", mcinit_gpu_comms_json(I));
 #undef VER
 }
 
@@ -1360,4 +1386,51 @@ mcinit_init_summary(const struct mcinit_init *I, FILE *out)
 			        json_real_value(json_object_get(p, "seconds")));
 		}
 	json_decref(s);
+}
+
+/* ---- for init-gpu.c (init-impl.h) ---- */
+
+void
+mcinit_ph_begin(struct mcinit_init *I, enum mcinit_phase p)
+{
+	begin(I, p);
+}
+
+void
+mcinit_ph_end(struct mcinit_init *I, enum mcinit_phase p, enum mcinit_phase_status s,
+              const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vend(I, p, s, fmt, ap);
+	va_end(ap);
+}
+
+int
+mcinit_ph_fail(struct mcinit_init *I, enum mcinit_phase p, struct mcinit_err *err, int code,
+               const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vend(I, p, MCINIT_PS_FAILED, fmt, ap);
+	va_end(ap);
+	I->failed = p;
+	return mcinit_err_set(err, code, "%s", I->ph[p].detail);
+}
+
+long
+mcinit_ph_missing(struct mcinit_init *I, const char *name, struct mcinit_buf *b)
+{
+	return missing_ranks(I, name, b);
+}
+
+void
+mcinit_ph_note(struct mcinit_init *I, const char *text)
+{
+	if (!I->o->progress || I->env.rank != 0)
+		return;
+	fprintf(I->o->progress, "mcinit run: %s\n", text);
+	fflush(I->o->progress);
 }

@@ -76,6 +76,8 @@ struct mcinit_init_opts {
 	bool lazy;        /* --lazy-mpu-init (or dist.lazy_mpu_init) */
 	bool no_bind;
 	bool handover;  /* a command follows the ready barrier */
+	bool bandwidth; /* --bandwidth: time each communicator (GPU path) */
+	bool no_warmup; /* --no-warmup: skip the kernels phase */
 	double timeout; /* seconds; <= 0: dist.distributed_timeout_minutes */
 	struct mcinit_env_opts env;
 	const char *const *envp; /* NULL: the process's */

@@ -42,6 +42,12 @@ env_get(const char *const *envp, const char *name)
 	return NULL;
 }
 
+const char *
+mcinit_env_get(const char *const *envp, const char *name)
+{
+	return env_get(envp, name);
+}
+
 /* NAME as an integer in [lo, hi]: 1 found, 0 absent, -1 malformed (err). */
 static int
 env_long(const char *const *envp, const char *name, long lo, long hi, long *out,

@@ -3,6 +3,8 @@
 
 #include "version.h"
 
+#include "gpu.h"
+
 #include <hwloc.h>
 #include <jansson.h>
 
@@ -21,6 +23,27 @@ nccl_version(FILE *out, long code)
 		fprintf(out, "%ld.%ld.%ld", code / 1000, code % 1000 / 100, code % 100);
 	else
 		fprintf(out, "%ld.%ld.%ld", code / 10000, code % 10000 / 100, code % 100);
+}
+
+/* What mcinit run's GPU phases would use: the backend built in and the
+ * libraries it loads now (0: not there, e.g. no driver). */
+static void
+gpu_backend(FILE *out)
+{
+	struct mcinit_gpu_versions v;
+	char n[16], r[16], d[16];
+
+	fputs("  GPU backend: " MCINIT_BUILD_GPU_BACKEND, out);
+	mcinit_gpu_versions(&v);
+	if (v.nccl_header) {
+		mcinit_nccl_version_text(v.nccl_runtime, n, sizeof n);
+		mcinit_cuda_version_text(v.cuda_runtime, r, sizeof r);
+		mcinit_cuda_version_text(v.cuda_driver, d, sizeof d);
+		fprintf(out, " (running NCCL %s, CUDA runtime %s, driver %s)",
+		        v.nccl_runtime ? n : "none", v.cuda_runtime ? r : "none",
+		        v.cuda_driver ? d : "none");
+	}
+	fputc('\n', out);
 }
 
 int
@@ -46,5 +69,6 @@ mcinit_print_version(FILE *out)
 	fprintf(out, ")\n  jansson  %s (running %s)\n", MCINIT_BUILD_JANSSON,
 	        jansson_version_str());
 	fprintf(out, "  libyaml  %s\n", *MCINIT_BUILD_LIBYAML ? MCINIT_BUILD_LIBYAML : "no");
+	gpu_backend(out);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

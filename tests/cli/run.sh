@@ -62,11 +62,35 @@ check run-report-file sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J --r
 	python3 -c 'import json; d=json.load(open(\"$tmp/rep.json\")); assert d[\"ok\"] and len(d[\"ranks\"]) == 2'"
 
 # No GPU and no --allow-no-cuda: 69, at once, with the way out in the message.
-golden run-no-cuda-launcher 69 $M run --nproc-per-node 2 $J
-# (stdout has the progress lines with their timings: only stderr is golden)
-golden run-no-cuda-single 69 sh -c "$M run $J >/dev/null"
+# Its reason depends on the build (gpu-none.c: built without CUDA; gpu-cuda.c
+# here: cudaErrorInsufficientDriver, no driver), so the golden files hold
+# gpu-none's text and a CUDA build checks its own.
+if $M --version 2>/dev/null | grep -q 'GPU backend: *none'; then
+	golden run-no-cuda-launcher 69 $M run --nproc-per-node 2 $J
+	# (stdout has the progress lines with their timings: only stderr is golden)
+	golden run-no-cuda-single 69 sh -c "$M run $J >/dev/null"
+else
+	for w in "--nproc-per-node 2" ""; do
+		check "run-no-cuda-cuda-build${w:+-launcher}" sh -c "$M run $w $J >/dev/null 2>$tmp/nc.err
+			rc=\$?; cat $tmp/nc.err; [ \$rc = 69 ] &&
+			grep -q 'no CUDA device (no \\(NVIDIA driver\\|device\\): cudaGetDeviceCount gave cudaError\\(InsufficientDriver\\|NoDevice\\)): pass --allow-no-cuda' $tmp/nc.err"
+	done
+fi
 # A single process with a job for 8: a clear usage error.
 golden run-single-world-mismatch 64 sh -c "$M run --allow-no-cuda $J --world-size 8 >/dev/null"
+# dist.nccl_communicator_config_path is read in the config phase, on the CPU
+# path too: a bad value fails before anything starts, located; a key Megatron
+# ignores is a located warning.
+check run-nccl-config-warns sh -c "$M run --allow-no-cuda $J \
+	dist.nccl_communicator_config_path=nccl-comm.yaml 'dist.high_priority_stream_groups=[\"ep\"]' \
+	>$tmp/nc.out 2>&1 && cat $tmp/nc.out &&
+	grep -q 'warning: nccl-comm.yaml:5:3: tp.is_high_priorty_stream: not an option Megatron reads' $tmp/nc.out"
+check run-nccl-config-bad sh -c "$M run --allow-no-cuda $J dist.nccl_communicator_config_path=nccl-comm-bad.yaml \
+	>$tmp/nb.out 2>&1; rc=\$?; cat $tmp/nb.out; [ \$rc != 0 ] &&
+	grep -q 'config .*nccl-comm-bad.yaml:3:3: tp: min_ctas 8 is above max_ctas 4' $tmp/nb.out &&
+	! grep -q 'rendezvous' $tmp/nb.out"
+check run-nccl-config-missing sh -c "$M run --allow-no-cuda $J dist.nccl_communicator_config_path=no-such.yaml \
+	>$tmp/nm.out 2>&1; rc=\$?; cat $tmp/nm.out; [ \$rc != 0 ] && grep -q 'nccl_communicator_config_path: ' $tmp/nm.out"
 golden run-invalid-job 1 $M run --allow-no-cuda --nproc-per-node 2 $J model.num_layers=7 model.pipeline_model_parallel_size=2
 golden run-nproc-under-torchrun 64 env RANK=0 WORLD_SIZE=1 $M run --allow-no-cuda --nproc-per-node 2 $J
 

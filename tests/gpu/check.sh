@@ -6,8 +6,8 @@ rc=0
 sh "$srcdir/tests/gpu/run.sh" >"$tmp/out" 2>&1 || rc=$?
 comment "$tmp/out"
 case $rc in
-0) pass "GPU kernels: correctness, bandwidth, phase" ;;
-77) skip "GPU kernels" "$(head -n 1 "$tmp/out" | sed "s/^SKIP: //")" ;;
-*) fail "GPU kernels" "tests/gpu/run.sh exited $rc" ;;
+0) pass "GPU checks: kernels, NCCL phases (tests/gpu/run.sh)" ;;
+77) skip "GPU checks" "$(head -n 1 "$tmp/out" | sed "s/^SKIP: //")" ;;
+*) fail "GPU checks" "tests/gpu/run.sh exited $rc" ;;
 esac
 finish

@@ -54,4 +54,36 @@ check example-invalid-job sh -c "'$ex' '$srcdir/examples/llama3-70b.json' \
 	grep -q '^error MC' '$tmp/bad.out'"
 check example-missing-file sh -c "'$ex' '$tmp/no-such.json' >'$tmp/miss.out'; test \$? = 2 &&
 	grep -q '^error (noinput)' '$tmp/miss.out'"
+
+# mcinit_initialize with lazy MPU init (examples/libmcinit/initialize.c):
+# config and env run, the distributed phases are deferred, and the finish
+# callback runs them (the CPU path here: --allow-no-cuda).
+# shellcheck disable=SC2086
+check init-example-builds $cc ${CFLAGS:-} -Wall -Wextra -Werror \
+	"$srcdir/examples/libmcinit/initialize.c" $flags ${LDFLAGS:-} -o "$tmp/initialize"
+job="$srcdir/tests/cli/inputs/topology-model.json"
+unset RANK WORLD_SIZE LOCAL_RANK MASTER_ADDR MASTER_PORT SLURM_PROCID OMPI_COMM_WORLD_RANK \
+	2>/dev/null || true
+check init-lazy-finish sh -c "'$tmp/initialize' --allow-no-cuda '$job' >'$tmp/lazy.out' &&
+	sed -n '/^initialized, lazily:/,/^finish callback/p' '$tmp/lazy.out' >'$tmp/before' &&
+	grep -q '^  config     ok ' '$tmp/before' && grep -q '^  env        ok ' '$tmp/before' &&
+	grep -q '^  rendezvous deferred ' '$tmp/before' && grep -q '^  seeds      deferred ' '$tmp/before' &&
+	grep -q '^  ready      deferred ' '$tmp/before' &&
+	sed -n '/^finished:/,\$p' '$tmp/lazy.out' >'$tmp/after' &&
+	grep -q '^  rendezvous ok ' '$tmp/after' && grep -q '^  groups     ok ' '$tmp/after' &&
+	grep -q '^  seeds      ok ' '$tmp/after' && grep -q '^  ready      ok ' '$tmp/after' &&
+	grep -q '^  tp-comm    skipped  lazy MPU init' '$tmp/after'"
+sed 's/^/# /' "$tmp/lazy.out"
+# No GPU and no allow_no_cuda: the lazy path defers the device, so the
+# finish is what fails, with MCINIT_E_UNAVAILABLE; the eager path fails at once.
+check init-lazy-no-gpu sh -c "'$tmp/initialize' '$job' >'$tmp/ng.out'; test \$? = 2 &&
+	grep -q '^finish callback' '$tmp/ng.out' && grep -q '^error (unavailable): ' '$tmp/ng.out'"
+check init-eager-no-gpu sh -c "'$tmp/initialize' --eager '$job' >'$tmp/ne.out'; test \$? = 2 &&
+	grep -q '^error (unavailable): no CUDA device' '$tmp/ne.out' && ! grep -q '^finish' '$tmp/ne.out'"
+check init-eager-cpu sh -c "'$tmp/initialize' --eager --allow-no-cuda '$job' >'$tmp/ec.out' &&
+	grep -q '^initialized:' '$tmp/ec.out' && grep -q '^  ready      ok ' '$tmp/ec.out' &&
+	grep -q '^world communicator: none' '$tmp/ec.out'"
+check init-invalid-job sh -c "'$tmp/initialize' --allow-no-cuda '$job' model.num_layers=7 \
+	model.pipeline_model_parallel_size=2 >'$tmp/inv.out'; test \$? = 1 &&
+	grep -q '^error (invalid): ' '$tmp/inv.out'"
 finish
