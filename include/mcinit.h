@@ -391,6 +391,13 @@ struct mcinit_init_options {
 	const char *const *envp;
 	/* A progress line per phase on rank 0, or NULL: silent.  Borrowed. */
 	FILE *progress;
+	/* The library never changes the process's environment itself (the
+	 * trainer's threads may be reading it).  To have the job's env_vars
+	 * applied before NCCL starts (as Megatron-Bridge does) and the
+	 * launcher contract set for a hand-over, pass a function that does:
+	 * value NULL unsets name, overwrite 0 sets it only when unset.  NULL:
+	 * the environment is left as it is. */
+	void (*set_env)(const char *name, const char *value, int overwrite);
 };
 
 /* What mcinit_initialize hands back on the lazy path: call it once, with

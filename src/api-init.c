@@ -43,6 +43,7 @@ opts_of(const struct mcinit_init_options *in, struct mcinit_init_opts *o)
 	o->timeout = in->timeout;
 	o->envp = in->envp;
 	o->progress = in->progress;
+	o->set_env = in->set_env;
 }
 
 int

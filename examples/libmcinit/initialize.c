@@ -19,6 +19,17 @@
 
 #include <mcinit.h>
 
+/* The job's env_vars (NCCL settings...) go into this process's environment
+ * before NCCL starts: the library leaves that to the program. */
+static void
+set_env(const char *name, const char *value, int overwrite)
+{
+	if (value == NULL)
+		unsetenv(name);
+	else
+		setenv(name, value, overwrite);
+}
+
 static void
 print_phases(const struct mcinit_init *init, const char *when)
 {
@@ -58,6 +69,7 @@ main(int argc, char **argv)
 	desc.inputs = inputs;
 	desc.overrides = overrides;
 	o.timeout = 60;
+	o.set_env = set_env;
 	if (mcinit_initialize(&desc, &o, &init, &finish, &err) != 0) {
 		printf("error (%s): %s\n", mcinit_code_name(mcinit_error_code(&err)), err.text);
 		if (mcinit_error_code(&err) == MCINIT_E_INVALID)
