@@ -1012,6 +1012,7 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 	char key[128];
 	int i;
 
+	mcinit_config_fill_megatron(c, d);
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		struct mcinit_diag *g;
 

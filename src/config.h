@@ -269,6 +269,11 @@ int mcinit_config_load_script(struct mcinit_config *c, const char *path, struct 
 int mcinit_lint_python(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                        struct mcinit_err *err);
 
+/* What Megatron-LM's validate_args fills in before its required-argument
+ * check: num_layers from a hybrid layer pattern or --encoder-num-layers,
+ * seq_length from --encoder-seq-length (megatron-fill.c); called by
+ * mcinit_config_finish. */
+void mcinit_config_fill_megatron(struct mcinit_config *c, struct mcinit_diags *d);
 /* After all inputs: MC008 for required fields still null. */
 void mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d);
 

@@ -325,6 +325,129 @@ train_iters_from_samples(struct mcinit_rule_ctx *x, long long samples, long long
 	return true;
 }
 
+/* StepBatchsizeNumMicroBatchesCalculator._parse_numeric_value: a number
+ * with an optional K/M/B/T suffix, int(float(text) * multiplier). */
+static int
+schedule_number(const char *s, size_t n, long long *out)
+{
+	char buf[64], *end;
+	double v, mult = 1;
+
+	while (n > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	switch (buf[n - 1]) {
+	case 'T': case 't': mult = 1e12; buf[--n] = '\0'; break;
+	case 'B': case 'b': mult = 1e9; buf[--n] = '\0'; break;
+	case 'M': case 'm': mult = 1e6; buf[--n] = '\0'; break;
+	case 'K': case 'k': mult = 1e3; buf[--n] = '\0'; break;
+	}
+	errno = 0;
+	v = strtod(buf, &end);
+	if (n == 0 || *end != '\0' || v != v || v * mult > 9e18 || v * mult < -9e18)
+		return -1;
+	*out = (long long)(v * mult);
+	return 0;
+}
+
+int
+mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, int max,
+                      char **why)
+{
+	const char *p = mcinit_cfg_str(x->c, F(step_batch_size_schedule));
+	long long seq = NUL(seq_length) || BAD(seq_length) ? 0 : I(seq_length);
+	int n = 0, i, j;
+
+	*why = NULL;
+	while (*p) {
+		const char *e, *colon;
+
+		while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\n')
+			p++;
+		if (*p == '\0')
+			break;
+		for (e = p; *e && *e != ' ' && *e != '\t' && *e != ',' && *e != '\n'; e++)
+			;
+		colon = memchr(p, ':', (size_t)(e - p));
+		if (colon == NULL) {
+			*why = mcinit_xasprintf("Invalid schedule entry \"%.*s\". Expected format: "
+			                        "\"THRESHOLD:BATCH_SIZE\"",
+			                        (int)(e - p), p);
+			return -1;
+		}
+		if (n == max) {
+			*why = mcinit_xasprintf("more than %d schedule entries", max);
+			return -1;
+		}
+		if (schedule_number(p, (size_t)(colon - p), &thr[n]) < 0 ||
+		    schedule_number(colon + 1, (size_t)(e - colon - 1), &bs[n]) < 0) {
+			*why = mcinit_xasprintf("schedule entry \"%.*s\" is not a number (Megatron's "
+			                        "float() raises ValueError)",
+			                        (int)(e - p), p);
+			return -1;
+		}
+		if (seq > 0) /* thresholds are tokens when seq_length is known */
+			thr[n] = thr[n] >= 0 ? thr[n] / seq : -((-thr[n] + seq - 1) / seq);
+		n++;
+		p = e;
+	}
+	/* sort by threshold, stable (Python's list.sort) */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && thr[j - 1] > thr[j]; j--) {
+			long long t = thr[j];
+
+			thr[j] = thr[j - 1];
+			thr[j - 1] = t;
+			t = bs[j];
+			bs[j] = bs[j - 1];
+			bs[j - 1] = t;
+		}
+	return n;
+}
+
+/* The number of micro-batches the calculator starts with when the batch
+ * size changes during training: the first entry of a step schedule
+ * (core_r0.18 on), the ramp-up's start batch size (before core_r0.18; from
+ * core_r0.18 on --rampup-batch-size is ignored).  false: constant GBS. */
+static bool
+start_batch(struct mcinit_rule_ctx *x, long long step, long long *nmb)
+{
+	if (x->c->mversion >= MCINIT_MV_R018) {
+		long long thr[64], bs[64];
+		char *why;
+		int n;
+
+		if (BAD(step_batch_size_schedule) || NUL(step_batch_size_schedule))
+			return false;
+		n = mcinit_rules_schedule(x, thr, bs, 64, &why);
+		free(why);
+		if (n <= 0 || bs[0] <= 0)
+			return false;
+		*nmb = bs[0] / step;
+		return *nmb >= 1;
+	}
+	if (!BAD(rampup_batch_size) && !NUL(rampup_batch_size)) {
+		const struct mcinit_value *r = mcinit_cfg_val(x->c, F(rampup_batch_size));
+		long long s0;
+
+		if (r->kind != MCINIT_V_LIST || r->n != 3 || r->items[0].kind != MCINIT_V_INT)
+			return false;
+		s0 = r->items[0].i;
+		if (B(decrease_batch_size_if_needed))
+			s0 = s0 / step * step;
+		*nmb = s0 / step;
+		return *nmb >= 1;
+	}
+	return false;
+}
+
 static void
 derive_batch(struct mcinit_rule_ctx *x)
 {
@@ -334,11 +457,15 @@ derive_batch(struct mcinit_rule_ctx *x)
 	if (!dv->dp_ok || INVALID(x->c, F(micro_batch_size), F(global_batch_size),
 	                          F(decrease_batch_size_if_needed)))
 		return;
-	step = I(micro_batch_size) * dv->dp;
-	dv->gbs = NUL(global_batch_size) ? step : I(global_batch_size);
+	/* validate_args defaults GBS to MBS x DP (the replicate degree); the
+	 * calculator divides by MBS x DP x gtp */
+	step = I(micro_batch_size) * dv->dp * dv->gtp;
+	dv->gbs = NUL(global_batch_size) ? I(micro_batch_size) * dv->dp : I(global_batch_size);
 	dv->running_gbs = B(decrease_batch_size_if_needed) ? dv->gbs / step * step : dv->gbs;
 	dv->gbs_ok = true;
-	if (dv->running_gbs % step == 0 && dv->running_gbs >= step) {
+	if (start_batch(x, step, &dv->num_micro_batches)) {
+		dv->nmb_ok = true;
+	} else if (dv->running_gbs % step == 0 && dv->running_gbs >= step) {
 		dv->num_micro_batches = dv->running_gbs / step;
 		dv->nmb_ok = true;
 	}

@@ -104,6 +104,11 @@ void mcinit_rules_repair_p2p(struct mcinit_rule_ctx *x);
 
 /* ---- derive.c ---- */
 
+/* Parses step_batch_size_schedule as Megatron's calculator does: up to max
+ * (threshold in samples, batch size) pairs sorted by threshold, their count;
+ * -1 with Megatron's message in *why (caller frees; NULL otherwise). */
+int mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, int max,
+                          char **why);
 /* D12, D1, D3 and D2: the world, data-parallel and virtual pipeline sizes. */
 void mcinit_rules_derive_sizes(struct mcinit_rule_ctx *x);
 /* D4-D11, after repair R7. */

@@ -31,6 +31,24 @@ enum special {
 	S_KV,
 	S_GBS,
 	S_ARCH,
+	/* what validate_args / core_transformer_config_from_args make of the flags */
+	S_COLLAPSE,     /* a one-item list becomes its item (validate_args) */
+	S_TORCH_DTYPE,  /* fp32/fp16/bf16/fp8 -> torch dtypes */
+	S_USE_DIST_CKPT,
+	S_ROPE_FUSION,
+	S_POS_EMB,
+	S_BATCH_P2P,
+	S_PIPELINE_DTYPE,
+	S_FP8_PARAM,
+	S_FP4_PARAM,
+	S_GLU,
+	S_ACTIVATION,
+	S_BIAS_ACT_FUSION,
+	S_NQG,
+	S_HYBRID,
+	S_GBS_EXPLICIT,
+	S_NL_FROM_ENC,
+	S_SEQ_FROM_ENC,
 };
 
 static const struct {
@@ -45,13 +63,32 @@ static const struct {
     {"expert_gtp_weight_remat_size", S_GTP},
     {"rank", S_RANK},
     {"params_dtype", S_PARAMS_DTYPE},
-    /* core_transformer_config_from_args: pipeline_dtype = params_dtype */
-    {"pipeline_dtype", S_PARAMS_DTYPE},
     {"expert_tensor_parallel_size", S_ETP},
     {"ffn_hidden_size", S_FFN},
     {"kv_channels", S_KV},
     {"global_batch_size", S_GBS},
     {"get_device_arch_version()", S_ARCH},
+    {"moe_router_load_balancing_type", S_COLLAPSE},
+    {"moe_aux_loss_coeff", S_COLLAPSE},
+    {"main_grads_dtype", S_TORCH_DTYPE},
+    {"main_params_dtype", S_TORCH_DTYPE},
+    {"exp_avg_dtype", S_TORCH_DTYPE},
+    {"exp_avg_sq_dtype", S_TORCH_DTYPE},
+    {"use_dist_ckpt", S_USE_DIST_CKPT},
+    {"apply_rope_fusion", S_ROPE_FUSION},
+    {"position_embedding_type", S_POS_EMB},
+    {"batch_p2p_comm", S_BATCH_P2P},
+    {"pipeline_dtype", S_PIPELINE_DTYPE},
+    {"fp8_param", S_FP8_PARAM},
+    {"fp4_param", S_FP4_PARAM},
+    {"gated_linear_unit", S_GLU},
+    {"activation_func", S_ACTIVATION},
+    {"bias_activation_fusion", S_BIAS_ACT_FUSION},
+    {"num_query_groups", S_NQG},
+    {"is_hybrid_model", S_HYBRID},
+    {"_is_global_batch_size_explicitly_specified", S_GBS_EXPLICIT},
+    {"_num_layers_from_encoder", S_NL_FROM_ENC},
+    {"_seq_length_from_encoder", S_SEQ_FROM_ENC},
 };
 
 static enum special
@@ -65,30 +102,24 @@ special_of(const char *name)
 	return S_NONE;
 }
 
-/* The config field a Megatron name stands for: a field of that name, else
- * the field set by the flag whose dest it is; -1 if none. */
+/* The config field a Megatron name stands for in `version`: the field set
+ * by the flag whose dest it is (an args attribute of that version), else a
+ * field of mcinit's own schema of that name (Megatron-Core's attribute
+ * names, such as num_moe_experts); -1 if none.  A dataclass attribute that
+ * no flag sets keeps its dataclass default, which mcinit does not model. */
 static int
-field_of(const char *name)
+field_of_in(const char *name, unsigned version)
 {
-	char flag[160], *p;
-	bool neg;
-	int f = mcinit_field_lookup(NULL, name);
+	int f;
 
-	/* For now only the fields of src/schema.def: the whole field universe
-	 * (every flag dest, every Bridge field) makes ~345 more rows decidable,
-	 * and their verdicts on the bundled examples and rule tests are to be
-	 * reviewed first (fsdp2 without untied embeddings, MoE bias with ETP > 1,
-	 * ...).  Drop this line to enable them. */
-	if (f >= 0 && mcinit_fields[f].origin != MCINIT_FO_SCHEMA)
-		return -1;
-	if (f >= 0 || strlen(name) > 150)
+	if (mcinit_mflag_by_dest(name, version) != NULL)
+		for (f = 0; f < MCINIT_F_COUNT; f++)
+			if (mcinit_fields[f].dest != NULL && strcmp(mcinit_fields[f].dest, name) == 0)
+				return f;
+	f = mcinit_field_lookup(NULL, name);
+	if (f >= 0 && mcinit_fields[f].origin == MCINIT_FO_SCHEMA)
 		return f;
-	snprintf(flag, sizeof flag, "--%s", name);
-	for (p = flag + 2; *p; p++)
-		if (*p == '_')
-			*p = '-';
-	f = mcinit_field_by_flag(flag, &neg);
-	return f >= 0 && !neg ? f : -1;
+	return -1;
 }
 
 /* `torch.bfloat16`, `AttnBackend.local`: constants that compare as text. */
@@ -130,7 +161,7 @@ mcinit_mcheck_name_known(const char *name)
 {
 	if (name[0] == '%')
 		return calc_param(name);
-	return special_of(name) != S_NONE || field_of(name) >= 0 || constant_name(name) ||
+	return special_of(name) != S_NONE || field_of_in(name, mcinit_mversion_default()) >= 0 || constant_name(name) ||
 	       name[0] == '$';
 }
 
@@ -149,6 +180,8 @@ from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
 	case MCINIT_V_STR:
 		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
+	case MCINIT_V_JSON:
+		return (struct mcinit_pv){.kind = MCINIT_PV_ERR, .s = "a value mcinit does not model"};
 	case MCINIT_V_LIST:
 		l = mcinit_pyexpr_alloc_list(e, v->n);
 		for (i = 0; i < v->n; i++)
@@ -187,6 +220,134 @@ env_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *var,
 	return 0;
 }
 
+static int special_value(struct mcinit_rule_ctx *x, enum special s, struct mcinit_pv *out);
+
+/* The config value of field `name` (by dest), -1 if none or invalid. */
+static int
+field_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name,
+            struct mcinit_pv *out)
+{
+	int f = field_of_in(name, x->c->mversion);
+
+	if (f < 0 || x->c->invalid[f])
+		return -1;
+	*out = from_value(e, &x->c->val[f]);
+	return out->kind == MCINIT_PV_ERR ? -1 : 0;
+}
+
+static bool
+field_true(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name)
+{
+	struct mcinit_pv v;
+
+	return field_value(x, e, name, &v) == 0 && mcinit_pv_truthy(&v);
+}
+
+/* Whether megatron-fill.c copied `to` from `from` (same place, a repair). */
+static bool
+filled_from(const struct mcinit_config *c, enum mcinit_field to, enum mcinit_field from)
+{
+	const struct mcinit_loc *a = &c->loc[to], *b = &c->loc[from];
+
+	return c->origin[to] == MCINIT_ORIG_REPAIR && a->source == b->source &&
+	       a->line == b->line && a->col == b->col;
+}
+
+static int
+pv_bool(struct mcinit_pv *out, bool b)
+{
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = b};
+	return 0;
+}
+
+static int
+pv_str(struct mcinit_pv *out, const char *s)
+{
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = s};
+	return 0;
+}
+
+/* Values as Megatron's checks see them after validate_args and
+ * core_transformer_config_from_args have rewritten the flags. */
+static int
+view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum special s, const char *name,
+           struct mcinit_pv *out)
+{
+	static const char *const dtypes[][2] = {{"fp32", "torch.float32"},
+	                                        {"fp16", "torch.float16"},
+	                                        {"bf16", "torch.bfloat16"},
+	                                        {"fp8", "torch.uint8"}};
+	struct mcinit_pv v;
+	size_t i;
+
+	switch (s) {
+	case S_COLLAPSE:
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		if (out->kind == MCINIT_PV_LIST && out->n == 1)
+			*out = out->items[0];
+		return 0;
+	case S_TORCH_DTYPE:
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		for (i = 0; out->kind == MCINIT_PV_STR && i < sizeof dtypes / sizeof dtypes[0]; i++)
+			if (strcmp(out->s, dtypes[i][0]) == 0)
+				return pv_str(out, dtypes[i][1]);
+		return 0;
+	case S_USE_DIST_CKPT:
+		if (field_value(x, e, "ckpt_format", &v) < 0 || v.kind != MCINIT_PV_STR)
+			return -1;
+		return pv_bool(out, strcmp(v.s, "torch") != 0);
+	case S_POS_EMB:
+		if (field_true(x, e, "use_rotary_position_embeddings"))
+			return pv_str(out, "rope");
+		return field_value(x, e, "position_embedding_type", out);
+	case S_ROPE_FUSION:
+		if (view_value(x, e, S_POS_EMB, name, &v) < 0)
+			return -1;
+		if (v.kind != MCINIT_PV_STR || strcmp(v.s, "rope") != 0)
+			return pv_bool(out, false);
+		return field_value(x, e, "apply_rope_fusion", out);
+	case S_BATCH_P2P:
+		return pv_bool(out, !B(overlap_p2p_comm));
+	case S_PIPELINE_DTYPE:
+		return special_value(x, S_PARAMS_DTYPE, out);
+	case S_FP8_PARAM:
+		return pv_bool(out, field_true(x, e, "fp8_param_gather"));
+	case S_FP4_PARAM:
+		return pv_bool(out, field_true(x, e, "fp4_param_gather"));
+	case S_GLU:
+		return pv_bool(out, B(swiglu) || field_true(x, e, "quick_geglu"));
+	case S_ACTIVATION:
+		return pv_str(out, B(swiglu)                            ? "silu"
+		                   : field_true(x, e, "squared_relu") ? "squared_relu"
+		                   : field_true(x, e, "quick_geglu")  ? "quick_gelu"
+		                                                       : "gelu");
+	case S_BIAS_ACT_FUSION:
+		/* validate_args drops bias_gelu_fusion without add_bias_linear */
+		if (B(swiglu))
+			return pv_bool(out, field_true(x, e, "bias_swiglu_fusion"));
+		return pv_bool(out, field_true(x, e, "bias_gelu_fusion") &&
+		                        field_true(x, e, "add_bias_linear"));
+	case S_NQG:
+		/* TransformerConfig gets num_query_groups only with GQA */
+		if (!B(group_query_attention))
+			return field_value(x, e, "num_attention_heads", out);
+		return field_value(x, e, "num_query_groups", out);
+	case S_HYBRID:
+		return pv_bool(out, field_value(x, e, "hybrid_layer_pattern", &v) == 0 &&
+		                        v.kind != MCINIT_PV_NONE);
+	case S_GBS_EXPLICIT:
+		return pv_bool(out, user_wrote(x->c, F(global_batch_size)));
+	case S_NL_FROM_ENC:
+		return pv_bool(out, filled_from(x->c, F(num_layers), F(encoder_num_layers)));
+	case S_SEQ_FROM_ENC:
+		return pv_bool(out, filled_from(x->c, F(seq_length), F(encoder_seq_length)));
+	default:
+		return -1;
+	}
+}
+
 static int
 special_value(struct mcinit_rule_ctx *x, enum special s, struct mcinit_pv *out)
 {
@@ -209,7 +370,7 @@ special_value(struct mcinit_rule_ctx *x, enum special s, struct mcinit_pv *out)
 			*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = dv->vpp};
 		return 0;
 	case S_GTP:
-		return pv_int(out, true, 1);
+		return pv_int(out, dv->dp_ok, dv->gtp);
 	case S_RANK:
 		return pv_int(out, true, 0);
 	case S_PARAMS_DTYPE:
@@ -233,6 +394,7 @@ special_value(struct mcinit_rule_ctx *x, enum special s, struct mcinit_pv *out)
 			return pv_int(out, true, I(gpu_arch) / 10);
 		return -1;
 	case S_NONE:
+	default:
 		break;
 	}
 	return -1;
@@ -276,11 +438,13 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		name++;
 	}
 	s = special_of(name);
+	if (s >= S_COLLAPSE)
+		return view_value(x, e, s, name, out);
 	if (s != S_NONE)
 		return special_value(x, s, out);
 	if (name[0] == '$')
 		return env_value(x, e, name + 1, out);
-	f = field_of(name);
+	f = field_of_in(name, x->c->mversion);
 	if (f >= 0) {
 		if (x->c->invalid[f])
 			return -1;
@@ -331,7 +495,7 @@ static void
 note_field(void *ctx, const char *name)
 {
 	struct at *a = ctx;
-	int f = field_of(name);
+	int f = field_of_in(name, a->x->c->mversion);
 
 	if (f < 0)
 		return;

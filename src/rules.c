@@ -280,7 +280,7 @@ mc010(struct mcinit_rule_ctx *x)
 		snprintf(extra, sizeof extra, " x gtp_remat %lld", gtp);
 	g = report(x,
 	           written(x, F(tensor_model_parallel_size), F(pipeline_model_parallel_size),
-	                   F(context_parallel_size)),
+	                   F(context_parallel_size), F(tensor_parallel_num_weight_shards)),
 	           "world size %lld (from %s) is not divisible by TP x PP x CP%s = %lld x %lld x "
 	           "%lld%s = %lld",
 	           w, x->dv->world_size_source, gtp > 1 ? " x GTP" : "",
@@ -338,9 +338,10 @@ mc012(struct mcinit_rule_ctx *x)
 	struct mcinit_buf near = {0};
 	struct mcinit_diag *g;
 
-	if (!dv->gbs_ok || NUL(global_batch_size))
+	/* GBS defaults to MBS x DP, which divides only without GTP */
+	if (!dv->gbs_ok || (NUL(global_batch_size) && dv->gtp == 1))
 		return;
-	step = mbs * dv->dp;
+	step = mbs * dv->dp * dv->gtp;
 	gbs = dv->gbs;
 	if (B(decrease_batch_size_if_needed)) {
 		if (dv->running_gbs >= step)
@@ -348,7 +349,7 @@ mc012(struct mcinit_rule_ctx *x)
 		g = report(x, F(global_batch_size),
 		           "global batch size %lld is smaller than MBS x DP = %lld x %lld = %lld: "
 		           "even decrease_batch_size_if_needed leaves no micro-batch",
-		           gbs, mbs, dv->dp, step);
+		           gbs, mbs, dv->dp * dv->gtp, step);
 		mcinit_diag_hint(g,
 		                 "use a global batch size of at least %lld, or a smaller "
 		                 "micro_batch_size or data-parallel size",
@@ -361,17 +362,17 @@ mc012(struct mcinit_rule_ctx *x)
 		g = report(x, written(x, F(global_batch_size), F(micro_batch_size)),
 		           "global batch size %lld is smaller than MBS x DP = %lld x %lld = %lld: "
 		           "each data-parallel rank needs at least one micro-batch",
-		           gbs, mbs, dv->dp, step);
+		           gbs, mbs, dv->dp * dv->gtp, step);
 	else
 		g = report(
 		    x, written(x, F(global_batch_size), F(micro_batch_size)),
 		    "global batch size %lld is not divisible by MBS x DP = %lld x %lld = %lld", gbs,
-		    mbs, dv->dp, step);
+		    mbs, dv->dp * dv->gtp, step);
 	mcinit_diag_hint(g,
 	                 "nearest valid global batch sizes: %s (multiples of %lld); or change "
 	                 "micro_batch_size or the data-parallel size (DP = %lld), or set "
 	                 "decrease_batch_size_if_needed",
-	                 near_values(&near, gbs, step, 0), step, dv->dp);
+	                 near_values(&near, gbs, step, 0), step, dv->dp * dv->gtp);
 	mcinit_buf_free(&near);
 }
 
@@ -388,7 +389,7 @@ mc013(struct mcinit_rule_ctx *x)
 		return;
 	egbs = NUL(eval_global_batch_size) ? dv->gbs : I(eval_global_batch_size);
 	embs = NUL(eval_micro_batch_size) ? I(micro_batch_size) : I(eval_micro_batch_size);
-	step = embs * dv->dp;
+	step = embs * dv->dp * dv->gtp;
 	if (egbs % step == 0)
 		return;
 	g = report(x, written(x, F(eval_global_batch_size), F(eval_micro_batch_size)),
@@ -827,13 +828,8 @@ mc025(struct mcinit_rule_ctx *x)
 		       first && fl <= 0 ? fl : ll);
 		return;
 	}
-	if (pp < 2) {
-		report(x, written(x, F(pipeline_model_parallel_size), at),
-		       "first/last pipeline stage layer counts need pipeline_model_parallel_size "
-		       ">= 2, got %lld",
-		       pp);
-		return;
-	}
+	/* No PP >= 2 check: TransformerConfig accepts PP = 1 when the stages
+	 * account for every layer (the middle-stage test below). */
 	if (vpp > 0 && ((first && fl % vpp) || (last && ll % vpp)))
 		report(x,
 		       first && fl % vpp ? F(num_layers_in_first_pipeline_stage)
@@ -1382,7 +1378,10 @@ mc044(struct mcinit_rule_ctx *x)
 			    "unset CUDA_DEVICE_MAX_CONNECTIONS or set it to e.g. 32");
 		return;
 	}
-	if ((tp <= 1 && cp <= 1) || arch >= 100 || (set && strcmp(val, "1") == 0))
+	/* Megatron only warns when overlap_moe_expert_parallel_comm wants a larger
+	 * CUDA_DEVICE_MAX_CONNECTIONS (validate_args; MC250 quotes the warning). */
+	if ((tp <= 1 && cp <= 1) || arch >= 100 || (set && strcmp(val, "1") == 0) ||
+	    B(overlap_moe_expert_parallel_comm))
 		return;
 	if (arch == 0) {
 		g = report_sev(
@@ -1536,6 +1535,151 @@ mc049(struct mcinit_rule_ctx *x)
 	       "TP = %lld x %lld); %lld dummy rows",
 	       I(vocab_size), x->dv->padded_vocab_size, I(make_vocab_size_divisible_by),
 	       I(tensor_model_parallel_size), x->dv->padded_vocab_size - I(vocab_size));
+}
+
+/* ---- deterministic mode (MC050) ---- */
+
+/* Whether every comma-separated token of v is in the set (determinism.py). */
+static bool
+tokens_in(const char *v, const char *const *set)
+{
+	char buf[256], *save = NULL, *t;
+	size_t k, n = 0;
+
+	snprintf(buf, sizeof buf, "%s", v);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ' || *t == '\t')
+			t++;
+		for (k = strlen(t); k > 0 && (t[k - 1] == ' ' || t[k - 1] == '\t'); k--)
+			t[k - 1] = '\0';
+		if (*t == '\0')
+			continue;
+		for (k = 0; set[k] && strcmp(set[k], t) != 0; k++)
+			;
+		if (set[k] == NULL)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+static void
+det_env(struct mcinit_rule_ctx *x, const char *name, bool ok, const char *val, bool from_cfg,
+        const char *want)
+{
+	if (ok)
+		return;
+	mcinit_diag_hint(report_loc(x, from_cfg ? &x->c->env_vars_loc : &mcinit_rules_env_loc,
+	                            "deterministic_mode: %s=%s%s is not deterministic", name,
+	                            val, from_cfg ? " (env_vars)" : " in the environment"),
+	                 "unset %s (Megatron then sets its default) or use %s", name, want);
+}
+
+/* core_r0.19 on: megatron/training/determinism.py; before: validate_args. */
+static void
+mc050(struct mcinit_rule_ctx *x)
+{
+	static const char *const algos[] = {"Ring", "CollnetDirect", "CollnetChain", "^NVLS", NULL};
+	static const char *const old_algos[] = {"Tree", "Ring", "CollnetDirect", "CollnetChain",
+	                                        "^NVLS", NULL};
+	static const char *const mamba[] = {"MAMBA_DETERMINISTIC", "CAUSAL_CONV1D_DETERMINISTIC"};
+	bool from_cfg, set;
+	char val[256];
+	size_t i;
+
+	if (!B(deterministic_mode))
+		return;
+	if (x->c->mversion < MCINIT_MV_R019) {
+		if (B(use_flash_attn))
+			report(x, F(use_flash_attn),
+			       "Flash attention can not be used in deterministic mode");
+		if (B(cross_entropy_loss_fusion))
+			report(x, F(cross_entropy_loss_fusion),
+			       "Cross Entropy Fusion is currently not deterministic");
+		set = job_env(x, "NCCL_ALGO", val, sizeof val, &from_cfg);
+		for (i = 0; set && old_algos[i] && strcmp(old_algos[i], val) != 0; i++)
+			;
+		if (!set || old_algos[i] == NULL)
+			mcinit_diag_hint(report(x, F(deterministic_mode),
+			                        "deterministic_mode needs NCCL_ALGO set to one of Tree, "
+			                        "Ring, CollnetDirect, CollnetChain, ^NVLS (it is %s)",
+			                        set ? val : "not set"),
+			                 "export NCCL_ALGO=Ring or set it in env_vars");
+		return;
+	}
+	if (B(cross_entropy_loss_fusion))
+		mcinit_diag_hint(report(x, F(cross_entropy_loss_fusion),
+		                        "--deterministic-mode requires cross_entropy_loss_fusion=False"),
+		                 "drop --cross-entropy-loss-fusion");
+	if (B(tp_comm_overlap))
+		mcinit_diag_hint(report(x, F(tp_comm_overlap),
+		                        "--deterministic-mode requires tp_comm_overlap=False"),
+		                 "drop --tp-comm-overlap");
+	if (job_env(x, "NCCL_ALGO", val, sizeof val, &from_cfg))
+		det_env(x, "NCCL_ALGO", tokens_in(val, algos), val, from_cfg,
+		        "Ring, CollnetDirect, CollnetChain or ^NVLS (comma-separated)");
+	if (job_env(x, "NVTE_ALLOW_NONDETERMINISTIC_ALGO", val, sizeof val, &from_cfg))
+		det_env(x, "NVTE_ALLOW_NONDETERMINISTIC_ALGO", strcmp(val, "0") == 0, val, from_cfg,
+		        "0");
+	if (job_env(x, "CUBLAS_WORKSPACE_CONFIG", val, sizeof val, &from_cfg))
+		det_env(x, "CUBLAS_WORKSPACE_CONFIG",
+		        strcmp(val, ":4096:8") == 0 || strcmp(val, ":16:8") == 0, val, from_cfg,
+		        ":4096:8 or :16:8");
+	for (i = 0; i < 2; i++)
+		if (job_env(x, mamba[i], val, sizeof val, &from_cfg) && val[0] != '\0')
+			det_env(x, mamba[i], val[0] == '1', val, from_cfg, "1");
+}
+
+/* ---- step batch-size schedule (MC051) ---- */
+
+static void
+mc051(struct mcinit_rule_ctx *x)
+{
+	long long thr[64], bs[64], step;
+	char *why = NULL;
+	int n, i;
+
+	if (x->c->mversion < MCINIT_MV_R018 || NUL(step_batch_size_schedule))
+		return;
+	n = mcinit_rules_schedule(x, thr, bs, 64, &why);
+	if (n < 0) {
+		mcinit_diag_hint(report(x, F(step_batch_size_schedule), "%s", why),
+		                 "write the schedule as space-separated THRESHOLD:BATCH_SIZE pairs, "
+		                 "e.g. \"0:768 250B:1536\" (thresholds in tokens, K/M/B/T suffixes)");
+		free(why);
+		return;
+	}
+	if (n == 0) {
+		report(x, F(step_batch_size_schedule), "schedule must have at least one entry");
+		return;
+	}
+	if (thr[0] != 0)
+		mcinit_diag_hint(report(x, F(step_batch_size_schedule),
+		                        "first schedule entry must have threshold 0, got %lld",
+		                        thr[0]),
+		                 "start the schedule with 0:BATCH_SIZE");
+	for (i = 1; i < n; i++)
+		if (thr[i] <= thr[i - 1])
+			report(x, F(step_batch_size_schedule),
+			       "schedule thresholds must be strictly increasing, got %lld before %lld "
+			       "(in samples: thresholds are tokens divided by seq_length)",
+			       thr[i - 1], thr[i]);
+	for (i = 0; i < n; i++)
+		if (bs[i] <= 0)
+			report(x, F(step_batch_size_schedule), "batch size must be positive, got %lld",
+			       bs[i]);
+	if (!x->dv->dp_ok)
+		return;
+	/* the calculator checks the current batch size once training runs */
+	step = I(micro_batch_size) * x->dv->dp * x->dv->gtp;
+	for (i = 0; i < n; i++)
+		if (bs[i] > 0 && bs[i] % step != 0)
+			report_sev(x, i == 0 ? MCINIT_ERROR : MCINIT_WARNING, F(step_batch_size_schedule),
+			           "schedule batch size %lld (from %lld samples) is not divisible by "
+			           "micro_batch_size x data_parallel_size = %lld%s",
+			           bs[i], thr[i], step,
+			           i == 0 ? ": the first training step fails"
+			                  : ": training fails when it is reached");
 }
 
 /* ---- the tables ---- */
@@ -1728,7 +1872,9 @@ const struct mcinit_rule mcinit_rules[] = {
      "unset or > 1",
      "launch.gpu_arch=90 -- --tensor-model-parallel-size 2",
      "export CUDA_DEVICE_MAX_CONNECTIONS=1 or set it in env_vars",
-     READS(TP, CP, F(use_torch_fsdp2), F(use_megatron_fsdp)), mc044},
+     READS(TP, CP, F(use_torch_fsdp2), F(use_megatron_fsdp),
+           F(overlap_moe_expert_parallel_comm)),
+     mc044},
     {"MC045", MCINIT_WARNING,
      "distributed_backend nccl needs a CUDA device (an error for mcinit run without "
      "--allow-no-cuda)",
@@ -1752,6 +1898,21 @@ const struct mcinit_rule mcinit_rules[] = {
      "--vocab-size 50257 --tensor-model-parallel-size 2",
      "none needed; the padded rows are never predicted",
      READS(F(vocab_size), F(make_vocab_size_divisible_by), TP), mc049},
+    {"MC050", MCINIT_ERROR,
+     "deterministic_mode: no cross_entropy_loss_fusion or tp_comm_overlap, and NCCL_ALGO, "
+     "NVTE_ALLOW_NONDETERMINISTIC_ALGO, CUBLAS_WORKSPACE_CONFIG, MAMBA_DETERMINISTIC are "
+     "deterministic when set (before core_r0.19: no flash attention or cross-entropy fusion, "
+     "NCCL_ALGO set to Tree, Ring, CollnetDirect, CollnetChain or ^NVLS)",
+     "--deterministic-mode --cross-entropy-loss-fusion",
+     "drop the non-deterministic option, or fix the environment variable",
+     READS(F(deterministic_mode), F(cross_entropy_loss_fusion), F(tp_comm_overlap)), mc050},
+    {"MC051", MCINIT_ERROR,
+     "step_batch_size_schedule (core_r0.18 on) parses as THRESHOLD:BATCH_SIZE pairs, starts "
+     "at threshold 0, increases strictly, has positive batch sizes divisible by MBS x DP (a "
+     "warning for later steps)",
+     "--step-batch-size-schedule \"100:512 0:256\" --micro-batch-size 1",
+     "fix the schedule; thresholds are tokens (K/M/B/T suffixes), batch sizes in samples",
+     READS(F(step_batch_size_schedule), F(micro_batch_size), F(seq_length)), mc051},
     {"MC060", MCINIT_ERROR,
      "gtp_remat (tensor_parallel_num_weight_shards > TP) needs one distributed-optimizer "
      "instance",
