@@ -36,6 +36,15 @@ static const char *const environ_doc[][2] = {
      "Read by the rules that need it set to 1 (overlapped tensor-parallel communication); "
      "env_vars in the config take precedence."},
     {"CUDA_VISIBLE_DEVICES", "The GPUs a rank may use, for the placement checks."},
+    {"NCCL_ALGO",
+     "Checked under --deterministic-mode (MC050): Ring, CollnetDirect, CollnetChain or ^NVLS "
+     "(before core_r0.19 also Tree, and it must be set)."},
+    {"CUBLAS_WORKSPACE_CONFIG", "Checked under --deterministic-mode (MC050): :4096:8 or :16:8."},
+    {"NVTE_ALLOW_NONDETERMINISTIC_ALGO", "Checked under --deterministic-mode (MC050): 0."},
+    {"MAMBA_DETERMINISTIC",
+     "With CAUSAL_CONV1D_DETERMINISTIC, checked under --deterministic-mode (MC050): 1 when "
+     "set.  Megatron-LM's own checks read further variables the way Megatron does "
+     "(NCCL_PROTO, PYTORCH_CUDA_ALLOC_CONF, ...), from the environment, else env_vars."},
     {"HWLOC_XMLFILE",
      "An hwloc XML file describing the node, used by mcinit topology instead of this machine "
      "(as --hwloc-xml does)."},

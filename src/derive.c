@@ -173,6 +173,23 @@ mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src)
 		*src = "pipeline_model_parallel_layout";
 		return n > 0 && n % pp == 0 ? n / pp : -1;
 	}
+	if (x->c->mversion >= MCINIT_MV_R017 &&
+	    (!NUL(hybrid_override_pattern) || !NUL(hybrid_layer_pattern))) {
+		/* validate_args: one virtual stage per '|'-separated segment beyond PP */
+		const char *p =
+		    mcinit_cfg_str(x->c, !NUL(hybrid_override_pattern) ? F(hybrid_override_pattern)
+		                                                       : F(hybrid_layer_pattern));
+		long long seg = 1;
+
+		for (; p && *p && *p != '/'; p++)
+			seg += *p == '|';
+		*src = "hybrid_layer_pattern";
+		if (seg == 1 && pp > 1)
+			return 0;
+		if (seg % pp != 0)
+			return -1;
+		return seg > pp ? seg / pp : 0;
+	}
 	if (!NUL(num_virtual_stages_per_pipeline_rank)) {
 		*src = "num_virtual_stages_per_pipeline_rank";
 		return I(num_virtual_stages_per_pipeline_rank);
@@ -344,10 +361,26 @@ schedule_number(const char *s, size_t n, long long *out)
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	switch (buf[n - 1]) {
-	case 'T': case 't': mult = 1e12; buf[--n] = '\0'; break;
-	case 'B': case 'b': mult = 1e9; buf[--n] = '\0'; break;
-	case 'M': case 'm': mult = 1e6; buf[--n] = '\0'; break;
-	case 'K': case 'k': mult = 1e3; buf[--n] = '\0'; break;
+	case 'T':
+	case 't':
+		mult = 1e12;
+		buf[--n] = '\0';
+		break;
+	case 'B':
+	case 'b':
+		mult = 1e9;
+		buf[--n] = '\0';
+		break;
+	case 'M':
+	case 'm':
+		mult = 1e6;
+		buf[--n] = '\0';
+		break;
+	case 'K':
+	case 'k':
+		mult = 1e3;
+		buf[--n] = '\0';
+		break;
 	}
 	errno = 0;
 	v = strtod(buf, &end);
@@ -358,8 +391,7 @@ schedule_number(const char *s, size_t n, long long *out)
 }
 
 int
-mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, int max,
-                      char **why)
+mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, int max, char **why)
 {
 	const char *p = mcinit_cfg_str(x->c, F(step_batch_size_schedule));
 	long long seq = NUL(seq_length) || BAD(seq_length) ? 0 : I(seq_length);
@@ -388,9 +420,10 @@ mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, 
 		}
 		if (schedule_number(p, (size_t)(colon - p), &thr[n]) < 0 ||
 		    schedule_number(colon + 1, (size_t)(e - colon - 1), &bs[n]) < 0) {
-			*why = mcinit_xasprintf("schedule entry \"%.*s\" is not a number (Megatron's "
-			                        "float() raises ValueError)",
-			                        (int)(e - p), p);
+			*why =
+			    mcinit_xasprintf("schedule entry \"%.*s\" is not a number (Megatron's "
+			                     "float() raises ValueError)",
+			                     (int)(e - p), p);
 			return -1;
 		}
 		if (seq > 0) /* thresholds are tokens when seq_length is known */

@@ -32,8 +32,8 @@ enum special {
 	S_GBS,
 	S_ARCH,
 	/* what validate_args / core_transformer_config_from_args make of the flags */
-	S_COLLAPSE,     /* a one-item list becomes its item (validate_args) */
-	S_TORCH_DTYPE,  /* fp32/fp16/bf16/fp8 -> torch dtypes */
+	S_COLLAPSE,    /* a one-item list becomes its item (validate_args) */
+	S_TORCH_DTYPE, /* fp32/fp16/bf16/fp8 -> torch dtypes */
 	S_USE_DIST_CKPT,
 	S_ROPE_FUSION,
 	S_POS_EMB,
@@ -114,7 +114,8 @@ field_of_in(const char *name, unsigned version)
 
 	if (mcinit_mflag_by_dest(name, version) != NULL)
 		for (f = 0; f < MCINIT_F_COUNT; f++)
-			if (mcinit_fields[f].dest != NULL && strcmp(mcinit_fields[f].dest, name) == 0)
+			if (mcinit_fields[f].dest != NULL &&
+			    strcmp(mcinit_fields[f].dest, name) == 0)
 				return f;
 	f = mcinit_field_lookup(NULL, name);
 	if (f >= 0 && mcinit_fields[f].origin == MCINIT_FO_SCHEMA)
@@ -161,8 +162,8 @@ mcinit_mcheck_name_known(const char *name)
 {
 	if (name[0] == '%')
 		return calc_param(name);
-	return special_of(name) != S_NONE || field_of_in(name, mcinit_mversion_default()) >= 0 || constant_name(name) ||
-	       name[0] == '$';
+	return special_of(name) != S_NONE || field_of_in(name, mcinit_mversion_default()) >= 0 ||
+	       constant_name(name) || name[0] == '$';
 }
 
 static struct mcinit_pv
@@ -181,7 +182,8 @@ from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 	case MCINIT_V_STR:
 		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
 	case MCINIT_V_JSON:
-		return (struct mcinit_pv){.kind = MCINIT_PV_ERR, .s = "a value mcinit does not model"};
+		return (struct mcinit_pv){.kind = MCINIT_PV_ERR,
+		                          .s = "a value mcinit does not model"};
 	case MCINIT_V_LIST:
 		l = mcinit_pyexpr_alloc_list(e, v->n);
 		for (i = 0; i < v->n; i++)
@@ -319,10 +321,10 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum special s, c
 	case S_GLU:
 		return pv_bool(out, B(swiglu) || field_true(x, e, "quick_geglu"));
 	case S_ACTIVATION:
-		return pv_str(out, B(swiglu)                            ? "silu"
+		return pv_str(out, B(swiglu)                          ? "silu"
 		                   : field_true(x, e, "squared_relu") ? "squared_relu"
 		                   : field_true(x, e, "quick_geglu")  ? "quick_gelu"
-		                                                       : "gelu");
+		                                                      : "gelu");
 	case S_BIAS_ACT_FUSION:
 		/* validate_args drops bias_gelu_fusion without add_bias_linear */
 		if (B(swiglu))
@@ -562,10 +564,28 @@ report_row(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
 	mcinit_buf_free(&b);
 }
 
+/* Whether any value came from Megatron-LM flags: only then does
+ * validate_args run.  Megatron-Bridge builds its ConfigContainer without it
+ * (the dataclasses' __post_init__ checks still run). */
+static bool
+from_megatron_flags(const struct mcinit_config *c)
+{
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		if (c->origin[f] == MCINIT_ORIG_ARGV)
+			return true;
+	return false;
+}
+
 void
 mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
 	size_t i;
+
+	if ((strcmp(x->rule->code, "MC200") == 0 || strcmp(x->rule->code, "MC250") == 0) &&
+	    !from_megatron_flags(x->c))
+		return;
 
 	for (i = 0; i < mcinit_nmchecks; i++) {
 		const struct mcinit_mcheck *m = &mcinit_mchecks[i];

@@ -1570,8 +1570,8 @@ det_env(struct mcinit_rule_ctx *x, const char *name, bool ok, const char *val, b
 	if (ok)
 		return;
 	mcinit_diag_hint(report_loc(x, from_cfg ? &x->c->env_vars_loc : &mcinit_rules_env_loc,
-	                            "deterministic_mode: %s=%s%s is not deterministic", name,
-	                            val, from_cfg ? " (env_vars)" : " in the environment"),
+	                            "deterministic_mode: %s=%s%s is not deterministic", name, val,
+	                            from_cfg ? " (env_vars)" : " in the environment"),
 	                 "unset %s (Megatron then sets its default) or use %s", name, want);
 }
 
@@ -1580,8 +1580,8 @@ static void
 mc050(struct mcinit_rule_ctx *x)
 {
 	static const char *const algos[] = {"Ring", "CollnetDirect", "CollnetChain", "^NVLS", NULL};
-	static const char *const old_algos[] = {"Tree", "Ring", "CollnetDirect", "CollnetChain",
-	                                        "^NVLS", NULL};
+	static const char *const old_algos[] = {"Tree",         "Ring",  "CollnetDirect",
+	                                        "CollnetChain", "^NVLS", NULL};
 	static const char *const mamba[] = {"MAMBA_DETERMINISTIC", "CAUSAL_CONV1D_DETERMINISTIC"};
 	bool from_cfg, set;
 	char val[256];
@@ -1600,17 +1600,19 @@ mc050(struct mcinit_rule_ctx *x)
 		for (i = 0; set && old_algos[i] && strcmp(old_algos[i], val) != 0; i++)
 			;
 		if (!set || old_algos[i] == NULL)
-			mcinit_diag_hint(report(x, F(deterministic_mode),
-			                        "deterministic_mode needs NCCL_ALGO set to one of Tree, "
-			                        "Ring, CollnetDirect, CollnetChain, ^NVLS (it is %s)",
-			                        set ? val : "not set"),
-			                 "export NCCL_ALGO=Ring or set it in env_vars");
+			mcinit_diag_hint(
+			    report(x, F(deterministic_mode),
+			           "deterministic_mode needs NCCL_ALGO set to one of Tree, "
+			           "Ring, CollnetDirect, CollnetChain, ^NVLS (it is %s)",
+			           set ? val : "not set"),
+			    "export NCCL_ALGO=Ring or set it in env_vars");
 		return;
 	}
 	if (B(cross_entropy_loss_fusion))
-		mcinit_diag_hint(report(x, F(cross_entropy_loss_fusion),
-		                        "--deterministic-mode requires cross_entropy_loss_fusion=False"),
-		                 "drop --cross-entropy-loss-fusion");
+		mcinit_diag_hint(
+		    report(x, F(cross_entropy_loss_fusion),
+		           "--deterministic-mode requires cross_entropy_loss_fusion=False"),
+		    "drop --cross-entropy-loss-fusion");
 	if (B(tp_comm_overlap))
 		mcinit_diag_hint(report(x, F(tp_comm_overlap),
 		                        "--deterministic-mode requires tp_comm_overlap=False"),
@@ -1643,9 +1645,10 @@ mc051(struct mcinit_rule_ctx *x)
 		return;
 	n = mcinit_rules_schedule(x, thr, bs, 64, &why);
 	if (n < 0) {
-		mcinit_diag_hint(report(x, F(step_batch_size_schedule), "%s", why),
-		                 "write the schedule as space-separated THRESHOLD:BATCH_SIZE pairs, "
-		                 "e.g. \"0:768 250B:1536\" (thresholds in tokens, K/M/B/T suffixes)");
+		mcinit_diag_hint(
+		    report(x, F(step_batch_size_schedule), "%s", why),
+		    "write the schedule as space-separated THRESHOLD:BATCH_SIZE pairs, "
+		    "e.g. \"0:768 250B:1536\" (thresholds in tokens, K/M/B/T suffixes)");
 		free(why);
 		return;
 	}
@@ -1660,26 +1663,28 @@ mc051(struct mcinit_rule_ctx *x)
 		                 "start the schedule with 0:BATCH_SIZE");
 	for (i = 1; i < n; i++)
 		if (thr[i] <= thr[i - 1])
-			report(x, F(step_batch_size_schedule),
-			       "schedule thresholds must be strictly increasing, got %lld before %lld "
-			       "(in samples: thresholds are tokens divided by seq_length)",
-			       thr[i - 1], thr[i]);
+			report(
+			    x, F(step_batch_size_schedule),
+			    "schedule thresholds must be strictly increasing, got %lld before %lld "
+			    "(in samples: thresholds are tokens divided by seq_length)",
+			    thr[i - 1], thr[i]);
 	for (i = 0; i < n; i++)
 		if (bs[i] <= 0)
-			report(x, F(step_batch_size_schedule), "batch size must be positive, got %lld",
-			       bs[i]);
+			report(x, F(step_batch_size_schedule),
+			       "batch size must be positive, got %lld", bs[i]);
 	if (!x->dv->dp_ok)
 		return;
 	/* the calculator checks the current batch size once training runs */
 	step = I(micro_batch_size) * x->dv->dp * x->dv->gtp;
 	for (i = 0; i < n; i++)
 		if (bs[i] > 0 && bs[i] % step != 0)
-			report_sev(x, i == 0 ? MCINIT_ERROR : MCINIT_WARNING, F(step_batch_size_schedule),
-			           "schedule batch size %lld (from %lld samples) is not divisible by "
-			           "micro_batch_size x data_parallel_size = %lld%s",
-			           bs[i], thr[i], step,
-			           i == 0 ? ": the first training step fails"
-			                  : ": training fails when it is reached");
+			report_sev(
+			    x, i == 0 ? MCINIT_ERROR : MCINIT_WARNING, F(step_batch_size_schedule),
+			    "schedule batch size %lld (from %lld samples) is not divisible by "
+			    "micro_batch_size x data_parallel_size = %lld%s",
+			    bs[i], thr[i], step,
+			    i == 0 ? ": the first training step fails"
+			           : ": training fails when it is reached");
 }
 
 /* ---- the tables ---- */
@@ -1872,8 +1877,7 @@ const struct mcinit_rule mcinit_rules[] = {
      "unset or > 1",
      "launch.gpu_arch=90 -- --tensor-model-parallel-size 2",
      "export CUDA_DEVICE_MAX_CONNECTIONS=1 or set it in env_vars",
-     READS(TP, CP, F(use_torch_fsdp2), F(use_megatron_fsdp),
-           F(overlap_moe_expert_parallel_comm)),
+     READS(TP, CP, F(use_torch_fsdp2), F(use_megatron_fsdp), F(overlap_moe_expert_parallel_comm)),
      mc044},
     {"MC045", MCINIT_WARNING,
      "distributed_backend nccl needs a CUDA device (an error for mcinit run without "
