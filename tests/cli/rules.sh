@@ -171,6 +171,15 @@ d = json.load(open('$tmp/out'))['derived']
 assert d['virtual_pipeline_model_parallel_size'] is None"
 
 # Repairs change the resolved config (and are reported, see MC101-MC108).
+# Megatron-LM's own CI configurations (tests/functional_tests/test_cases of
+# Megatron-LM main, with their ENV_VARS): Megatron accepts them, so must
+# mcinit (hybrid and T5 layer counts, the MoE-overlap exemption, BERT).
+for cs in "$cfg"/megatron-ci/*.args; do
+	n=$(basename "$cs" .args)
+	run "$cfg/megatron-ci" "$n.args"
+	check "megatron-ci-$n-clean" sh -c "test $rc -eq 0 && ! grep -q 'error\[' '$tmp/out'"
+done
+
 run "$cfg/MC101" fail.json --format=json --print-config
 check repair-in-print-config python3 -c "
 import json
