@@ -47,6 +47,7 @@ enum special {
 	S_NQG,
 	S_HYBRID,
 	S_GBS_EXPLICIT,
+	S_PAD_QUANT,
 	S_NL_FROM_ENC,
 	S_SEQ_FROM_ENC,
 };
@@ -88,6 +89,7 @@ static const struct {
     {"is_hybrid_model", S_HYBRID},
     {"_is_global_batch_size_explicitly_specified", S_GBS_EXPLICIT},
     {"_num_layers_from_encoder", S_NL_FROM_ENC},
+    {"moe_router_padding_for_quantization", S_PAD_QUANT},
     {"_seq_length_from_encoder", S_SEQ_FROM_ENC},
 };
 
@@ -341,6 +343,10 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum special s, c
 		                        v.kind != MCINIT_PV_NONE);
 	case S_GBS_EXPLICIT:
 		return pv_bool(out, user_wrote(x->c, F(global_batch_size)));
+	case S_PAD_QUANT:
+		/* TransformerConfig folds the deprecated moe_router_padding_for_fp8 in */
+		return pv_bool(out, field_true(x, e, "moe_router_padding_for_quantization") ||
+		                        field_true(x, e, "moe_router_padding_for_fp8"));
 	case S_NL_FROM_ENC:
 		return pv_bool(out, filled_from(x->c, F(num_layers), F(encoder_num_layers)));
 	case S_SEQ_FROM_ENC:
