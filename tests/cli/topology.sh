@@ -164,7 +164,8 @@ check topology-table-elided sh -c "$T $A --world-size 128 | grep -q 'per-rank ta
 check topology-table-all sh -c "test \$($T $A --world-size 128 --all | grep -c '^ *[0-9][0-9]* ') -ge 128"
 
 # Against the model of Megatron's RankGenerator: W, TP, PP, CP, EP, ETP, mapping.
-model="topology-model.json model.num_layers=24 model.seq_length=384 model.max_position_embeddings=384 model.num_moe_experts=48"
+# No linear biases: TransformerConfig rejects MoE biases with ETP > 1.
+model="topology-model.json model.num_layers=24 model.seq_length=384 model.max_position_embeddings=384 model.num_moe_experts=48 model.add_bias_linear=false"
 for cfg in 1:1:1:1:1:1:false 8:2:2:1:1:2:false 16:2:2:2:1:2:false 16:2:2:1:4:1:false \
 	24:1:1:1:3:1:false 48:2:3:2:2:1:false 96:2:2:3:4:2:false 32:2:2:2:2:2:true \
 	64:4:2:1:4:1:true 48:1:4:3:3:1:true 4096:8:4:2:8:1:false 4096:4:8:2:8:1:true \
@@ -363,14 +364,14 @@ assert g[\"cp\"][0] == [0, 2, 4, 6] and g[\"hcp\"][:4] == [[0, 2], [4, 6], [0, 4
 assert g[\"intra_dp_cp\"][:2] == [list(range(0, 16, 2)), list(range(16, 32, 2))], g[\"intra_dp_cp\"][:2]
 assert g[\"intra_dist_opt_instance\"] == [list(range(16)), list(range(16, 32))]
 '"
-check topology-must-show-hcp-ep sh -c "$T $MS --expert-model-parallel-size 2 --num-experts 4 2>/dev/null | python3 -c '
+check topology-must-show-hcp-ep sh -c "$T $MS --expert-model-parallel-size 2 --num-experts 4 --disable-bias-linear 2>/dev/null | python3 -c '
 import json, sys
 g = json.load(sys.stdin)[\"groups\"]
 assert g[\"ep_dp\"][0] == list(range(0, 32, 4)), g[\"ep_dp\"][0]
 assert g[\"intra_ep_dp\"][:2] == [[0, 4, 8, 12], [16, 20, 24, 28]], g[\"intra_ep_dp\"][:2]
 assert g[\"inter_ep_dp\"][:4] == [[0, 16], [4, 20], [8, 24], [12, 28]], g[\"inter_ep_dp\"][:4]
 '"
-GTP="--megatron-version main --world-size 16 --format=json -- --num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --train-iters 1 --tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4"
+GTP="--megatron-version main --world-size 16 --format=json -- --num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --train-iters 1 --tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4 --global-batch-size 16"
 check topology-gtp-remat-main sh -c "$T $GTP 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -12,9 +12,12 @@ import re
 import subprocess
 import sys
 
+# No linear biases (TransformerConfig rejects MoE biases with ETP > 1); the
+# global batch size is set per job to the world size, a multiple of DP x
+# gtp_remat, which Megatron's default (MBS x DP) is not once gtp_remat > 1.
 BASE = ["--num-layers", "12", "--hidden-size", "256", "--num-attention-heads", "8",
         "--seq-length", "256", "--max-position-embeddings", "256", "--micro-batch-size", "1",
-        "--train-iters", "1", "--bf16", "--use-distributed-optimizer"]
+        "--train-iters", "1", "--bf16", "--use-distributed-optimizer", "--disable-bias-linear"]
 
 
 def configs(path):
@@ -71,7 +74,7 @@ def main():
         if i % every:
             continue
         argv = [mcinit, "topology", "--megatron-version", release, "--world-size", c["world"],
-                "--format=json", "--"] + BASE + flags(c)
+                "--format=json", "--"] + BASE + ["--global-batch-size", c["world"]] + flags(c)
         p = subprocess.run(argv, capture_output=True, text=True)
         try:
             doc = json.loads(p.stdout)
