@@ -199,6 +199,11 @@ struct mcinit_job_desc {
 	/* The node's hardware as an hwloc XML file (lstopo node.xml); NULL:
 	 * $HWLOC_XMLFILE of envp when set and not empty, else this machine. */
 	const char *hwloc_xml;
+	/* The Megatron-LM script the flags are for ("pretrain_gpt",
+	 * "pretrain_vlm", "gpt_static_inference", "modelopt" ...; also with
+	 * ".py"): its extra flags parse and its args_defaults apply.  NULL: the
+	 * script a launch script runs, else pretrain_gpt. */
+	const char *entry_point;
 };
 
 /* ---- the job ---- */

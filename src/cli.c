@@ -13,6 +13,7 @@ enum {
 	OPT_NNODES,
 	OPT_NPROC,
 	OPT_MVERSION,
+	OPT_ENTRY,
 	OPT_BRIDGE,
 	OPT_RECIPE,
 	OPT_FORMAT,
@@ -29,6 +30,10 @@ static const struct argp_option job_options[] = {
     {"megatron-version", OPT_MVERSION, "VER", 0,
      "Megatron-LM version whose flags and rules apply: " MCINIT_MVERSION_NAMES
      " (default " MCINIT_MVERSION_DEFAULT_NAME ")",
+     1},
+    {"entry-point", OPT_ENTRY, "NAME", 0,
+     "Megatron-LM script the flags are for, whose extra flags and defaults "
+     "apply: " MCINIT_MENTRY_NAMES " (default: the script a launch script runs, else pretrain_gpt)",
      1},
     {"bridge-defaults", OPT_BRIDGE, NULL, 0,
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
@@ -102,6 +107,18 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		}
 		cli->mversion_name = arg;
 		break;
+	case OPT_ENTRY: {
+		unsigned e;
+
+		if (mcinit_mentry_parse(arg, &e) < 0) {
+			char names[512];
+
+			mcinit_mentry_list(MCINIT_ME_ALL, names, sizeof names);
+			argp_error(state, "--entry-point: '%s' is not one of %s", arg, names);
+		}
+		cli->entry_point = arg;
+		break;
+	}
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
 		break;
@@ -200,6 +217,7 @@ mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
 	desc->nnodes = cli->check.nnodes;
 	desc->nproc_per_node = cli->check.nproc_per_node;
 	desc->megatron_version = cli->mversion_name;
+	desc->entry_point = cli->entry_point;
 	desc->bridge_defaults = cli->check.bridge_defaults;
 }
 

@@ -123,6 +123,11 @@ offer_values(const char *cmd, const char *opt, const char *prefix, const char *c
 		            '|', cur);
 	} else if (strcmp(opt, "megatron-version") == 0) {
 		offer_versions(prefix, cur);
+	} else if (strcmp(opt, "entry-point") == 0) {
+		for (k = 0; k < MCINIT_ME_COUNT; k++) {
+			snprintf(buf, sizeof buf, "%s%s", prefix, mcinit_mentry_name(1u << k));
+			offer(buf, cur);
+		}
 	} else if (strcmp(opt, "group") == 0) {
 		for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
 			snprintf(buf, sizeof buf, "%s%s", prefix, mcinit_group_kind_name(k));
@@ -208,24 +213,38 @@ offer_keys(const char *cur)
 	}
 }
 
-/* The version named earlier on the line (default main). */
+/* The value of option --opt earlier on the line (`--opt V`, `--opt=V`), or
+ * NULL. */
+static const char *
+option_value(char **w, size_t n, const char *opt)
+{
+	const char *val = NULL;
+	size_t i, len = strlen(opt);
+
+	for (i = 0; i + 1 < n; i++) {
+		if (strncmp(w[i], opt, len) == 0 && w[i][len] == '=')
+			val = w[i] + len + 1;
+		else if (strcmp(w[i], opt) == 0 && i + 2 < n)
+			val = w[i + 1];
+	}
+	return val;
+}
+
+/* The parser named earlier on the line: --megatron-version (default main)
+ * and --entry-point (default pretrain_gpt), as an MCINIT_MPARSER key. */
 static unsigned
 megatron_version(char **w, size_t n)
 {
-	unsigned v = mcinit_mversion_default(), bit;
-	size_t i;
+	unsigned v = mcinit_mversion_default(), e = mcinit_mentry_default(), bit;
+	const char *val;
 
-	for (i = 0; i + 1 < n; i++) {
-		const char *val = NULL;
-
-		if (strncmp(w[i], "--megatron-version=", 19) == 0)
-			val = w[i] + 19;
-		else if (strcmp(w[i], "--megatron-version") == 0 && i + 2 < n)
-			val = w[i + 1];
-		if (val != NULL && mcinit_mversion_parse(val, &bit) == 0)
-			v = bit;
-	}
-	return v;
+	if ((val = option_value(w, n, "--megatron-version")) != NULL &&
+	    mcinit_mversion_parse(val, &bit) == 0)
+		v = bit;
+	if ((val = option_value(w, n, "--entry-point")) != NULL &&
+	    mcinit_mentry_parse(val, &bit) == 0)
+		e = bit;
+	return MCINIT_MPARSER(v, e);
 }
 
 /* Megatron-LM flags of that version. */

@@ -823,6 +823,7 @@ mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 
 	memset(c, 0, sizeof *c);
 	c->mversion = mversion;
+	c->mentry = mcinit_mentry_default();
 	c->env_vars = json_object();
 	c->extras = json_object();
 	for (i = 0; i < MCINIT_F_COUNT; i++)

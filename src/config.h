@@ -167,8 +167,17 @@ struct mcinit_config {
 	json_t *extras;
 	struct mcinit_loc env_vars_loc;
 	unsigned mversion; /* enum mcinit_mversion bit */
-	int nsources;      /* inputs seen so far: gives each its sort order */
-	char **names;      /* owned source names that locs point into */
+	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
+	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
+	 * (--entry-point), so a launch script's `python pretrain_X.py` does not
+	 * change it. */
+	unsigned mentry;
+	bool mentry_fixed;
+	/* Megatron-LM flags were parsed (a launch script, `--`): the entry
+	 * point's args_defaults apply (Bridge's loaders do not apply them). */
+	bool megatron_argv;
+	int nsources; /* inputs seen so far: gives each its sort order */
+	char **names; /* owned source names that locs point into */
 	size_t nnames;
 	/* The job's environment as a launch script sets it (export, unset,
 	 * V=1 prefixes, env, mpirun -x): it wins over the process environment

@@ -1260,7 +1260,8 @@ field_words(char ***v, size_t *n, const struct mcinit_config *c, enum mcinit_fie
 	if (!spell || x->kind == MCINIT_V_NULL)
 		return;
 	snprintf(flag, sizeof flag, "%.*s", (int)strcspn(spell, "|"), spell);
-	mf = mcinit_mflag_find(flag, c->mversion ? c->mversion : MCINIT_MV_MAIN, &neg);
+	mf = mcinit_mflag_find(
+	    flag, MCINIT_MPARSER(c->mversion ? c->mversion : MCINIT_MV_MAIN, c->mentry), &neg);
 	if (!mf)
 		return; /* not a flag of this Megatron version */
 	switch (mf->kind) {

@@ -151,7 +151,8 @@ static bool
 legacy_bool(struct fctx *x, const char *flag, const char *value, const struct mcinit_loc *l)
 {
 	unsigned v = x->c->mversion;
-	const struct mcinit_mflag *m = mcinit_mflag_find(flag, v, NULL);
+	const struct mcinit_mflag *m =
+	    mcinit_mflag_find(flag, MCINIT_MPARSER(v, x->c->mentry), NULL);
 	bool legacy_here = m != NULL && m->kind == MCINIT_MK_LEGACY_TYPE_BOOL;
 	int b = value ? mcinit_bool_word(value) : 1;
 	struct mcinit_diag *g;
@@ -444,15 +445,37 @@ set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct m
 	json_decref(j);
 }
 
+/* The entry points whose parser on `version` has flag (a flag may have
+ * one row per definition, each naming some of them). */
+static unsigned
+entries_with(const char *flag, unsigned version)
+{
+	unsigned e, all = 0;
+
+	for (e = 1; e & MCINIT_ME_ALL; e <<= 1)
+		if (mcinit_mflag_find(flag, MCINIT_MPARSER(version, e), NULL) != NULL)
+			all |= e;
+	return all;
+}
+
 static void
 unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
 {
 	const struct mcinit_mflag *any = mcinit_mflag_find_any(name);
+	const struct mcinit_mflag *here = mcinit_mflag_find(name, x->c->mversion, NULL);
 	struct mcinit_diag *g;
 	const char *pick;
-	char vers[96];
+	char vers[96], entries[256];
 
-	if (any != NULL) {
+	if (here != NULL) {
+		/* a flag another entry point's extra_args_provider adds */
+		mcinit_mentry_list(entries_with(name, x->c->mversion), entries, sizeof entries);
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l,
+		                    "%s is not a flag of Megatron-LM %s's %s (%s adds it)", name,
+		                    mcinit_mversion_name(x->c->mversion),
+		                    mcinit_mentry_name(x->c->mentry), entries);
+		mcinit_diag_hint(g, "drop it, or pass --entry-point NAME for the script you run");
+	} else if (any != NULL) {
 		mcinit_mversion_list(any->versions, vers, sizeof vers);
 		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l,
 		                    "%s is not a flag of Megatron-LM %s (it exists in %s)", name,
@@ -461,7 +484,7 @@ unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
 	} else {
 		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l, "unknown Megatron-LM flag %s",
 		                    name);
-		pick = mcinit_mflag_suggest(name, x->c->mversion);
+		pick = mcinit_mflag_suggest(name, MCINIT_MPARSER(x->c->mversion, x->c->mentry));
 		if (pick != NULL)
 			mcinit_diag_hint(g, "did you mean `%s`?", pick);
 	}
@@ -582,7 +605,7 @@ one_flag(struct fctx *x)
 	const struct mcinit_mflag *m;
 
 	x->i++;
-	m = mcinit_mflag_find(name, x->c->mversion, &neg);
+	m = mcinit_mflag_find(name, MCINIT_MPARSER(x->c->mversion, x->c->mentry), &neg);
 	if (m == NULL) {
 		unknown_flag(x, name, l);
 		goto out;
@@ -617,6 +640,8 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 {
 	struct fctx x = {c, d, words, locs, opaque, n, 0};
 
+	if (n > 0)
+		c->megatron_argv = true;
 	while (x.i < x.n) {
 		if (is_flag_word(words[x.i])) {
 			one_flag(&x);
@@ -725,6 +750,32 @@ warn_quotes(const struct mcinit_shword *w, struct mcinit_loc l, struct mcinit_di
 	                    "elements");
 }
 
+/* The entry point of the script the flags follow (`torchrun ...
+ * pretrain_bert.py`), before its flags are parsed: Megatron's parser for
+ * that script is the one that accepts or rejects them.  --entry-point wins;
+ * a script of no known entry point keeps the current one.  Said only when
+ * it is not the default, whose flags every script accepts. */
+static void
+take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base,
+           struct mcinit_diags *d)
+{
+	unsigned e;
+	struct mcinit_loc l;
+
+	if (c->mentry_fixed || sc->script == NULL ||
+	    (e = mcinit_mentry_of_script(sc->script, c->mversion)) == 0 || e == c->mentry)
+		return;
+	c->mentry = e;
+	if (e == mcinit_mentry_default())
+		return;
+	l = at(base, sc->script_line, sc->script_col);
+	mcinit_diag_hint(mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l,
+	                                 "launch script: %s is Megatron-LM's %s entry point: its "
+	                                 "flags and defaults apply",
+	                                 sc->script, mcinit_mentry_name(e)),
+	                 "--entry-point NAME chooses another");
+}
+
 int
 mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                           struct mcinit_err *err)
@@ -758,6 +809,7 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 	}
 	take_env(c, &sc, base);
 	take_launch(c, &sc.launch, base, d);
+	take_entry(c, &sc, base, d);
 	words = mcinit_xcalloc(sc.nwords, sizeof *words);
 	locs = mcinit_xcalloc(sc.nwords, sizeof *locs);
 	flags = mcinit_xcalloc(sc.nwords, 1);

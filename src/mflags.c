@@ -1,6 +1,7 @@
 /* mflags.c — see mflags.h. */
 #include "mflags.h"
 
+#include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,11 +9,21 @@
 #include "util.h"
 
 static const struct mcinit_mflag table[] = {
-#define MCINIT_MFLAG(f, d, k, n, v, c, t, def) {f, d, k, n, v, c, t, def},
+#define MCINIT_MFLAG(f, d, k, n, v, c, t, def, e) {f, d, k, n, v, c, t, def, e},
 #include "mflags.inc"
 #undef MCINIT_MFLAG
 };
 static const size_t ntable = sizeof table / sizeof table[0];
+
+/* Whether row r is a flag of the parser `key` (see MCINIT_MPARSER). */
+static bool
+in_parser(const struct mcinit_mflag *r, unsigned key)
+{
+	unsigned entries = key >> MCINIT_MPARSER_SHIFT;
+
+	return (r->versions & key & ((1u << MCINIT_MPARSER_SHIFT) - 1)) != 0 &&
+	       (entries == 0 || (r->entries & entries) != 0);
+}
 
 /* First row whose flag is >= key (the table is sorted by flag, bytewise). */
 static size_t
@@ -28,7 +39,7 @@ find_exact(const char *flag, unsigned version)
 	size_t i;
 
 	for (i = lower_bound(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
-		if (table[i].versions & version)
+		if (in_parser(&table[i], version))
 			return &table[i];
 	return NULL;
 }
@@ -69,7 +80,7 @@ mcinit_mflag_by_dest(const char *dest, unsigned version)
 
 	/* Only tests and rare paths ask by dest: a scan is enough. */
 	for (i = 0; i < ntable; i++)
-		if ((table[i].versions & version) && strcmp(table[i].dest, dest) == 0)
+		if (in_parser(&table[i], version) && strcmp(table[i].dest, dest) == 0)
 			return &table[i];
 	return NULL;
 }
@@ -89,7 +100,7 @@ mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char *, co
 	/* A flag has one row per version set, so one version meets each
 	 * spelling once. */
 	for (i = 0; i < ntable; i++)
-		if (table[i].versions & version)
+		if (in_parser(&table[i], version))
 			fn(table[i].flag, arg);
 }
 
@@ -111,7 +122,7 @@ mcinit_mflag_suggest(const char *flag, unsigned version)
 	size_t i, n = 0;
 
 	for (i = 0; i < ntable; i++)
-		if (table[i].versions & version)
+		if (in_parser(&table[i], version))
 			cands[n++] = table[i].flag;
 	return mcinit_suggest(flag, cands, n);
 }
@@ -182,14 +193,132 @@ mcinit_mversion_branch(unsigned v)
 	return i < 0 ? "?" : versions[i].branch;
 }
 
-void
-mcinit_mversion_list(unsigned mask, char *buf, unsigned len)
+/* "a, b, c": the names of the bits of mask, name(i) naming bit i < n. */
+static void
+list_names(unsigned mask, int n, const char *(*name)(int), char *buf, unsigned len)
 {
 	int i, off = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < MCINIT_MV_COUNT; i++)
+	for (i = 0; i < n; i++)
 		if ((mask & (1u << i)) && off >= 0 && (unsigned)off < len)
 			off += snprintf(buf + off, len - (unsigned)off, "%s%s", off ? ", " : "",
-			                versions[i].name);
+			                name(i));
+}
+
+static const char *
+version_name_at(int i)
+{
+	return versions[i].name;
+}
+
+void
+mcinit_mversion_list(unsigned mask, char *buf, unsigned len)
+{
+	list_names(mask, MCINIT_MV_COUNT, version_name_at, buf, len);
+}
+
+/* ---- entry points ---- */
+
+static const char *const entry_names[] = {
+#define MCINIT_MENTRY(id, name) name,
+#include "mentries.inc"
+#undef MCINIT_MENTRY
+};
+
+/* One script of an entry point on some versions, and what it defaults. */
+static const struct {
+	int entry;            /* enum mcinit_mentry_index */
+	const char *script;   /* a file name, or a pattern with a '/' */
+	const char *defaults; /* args_defaults as a JSON object */
+	unsigned versions;
+} entry_rows[] = {
+#define MCINIT_MENTRY_ROW(e, script, defaults, v) {e, script, defaults, v},
+#include "mentries.inc"
+#undef MCINIT_MENTRY_ROW
+};
+
+int
+mcinit_mentry_parse(const char *s, unsigned *out)
+{
+	size_t n = strlen(s);
+	int i;
+
+	/* "pretrain_vlm.py" names it as well: what users see in their scripts */
+	if (n > 3 && strcmp(s + n - 3, ".py") == 0)
+		n -= 3;
+	for (i = 0; i < MCINIT_ME_COUNT; i++) {
+		if (strlen(entry_names[i]) == n && strncmp(s, entry_names[i], n) == 0) {
+			*out = 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+unsigned
+mcinit_mentry_default(void)
+{
+	return MCINIT_ME_PRETRAINGPT;
+}
+
+const char *
+mcinit_mentry_name(unsigned e)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_ME_COUNT; i++)
+		if (e == 1u << i)
+			return entry_names[i];
+	return "?";
+}
+
+unsigned
+mcinit_mentry_of_script(const char *word, unsigned version)
+{
+	const char *base = strrchr(word, '/');
+	size_t i;
+
+	base = base ? base + 1 : word;
+	for (i = 0; i < sizeof entry_rows / sizeof entry_rows[0]; i++) {
+		const char *pat = entry_rows[i].script;
+
+		if (!(entry_rows[i].versions & version))
+			continue;
+		if (strchr(pat, '/') ? fnmatch(pat, word, 0) == 0 : strcmp(pat, base) == 0)
+			return 1u << entry_rows[i].entry;
+	}
+	return 0;
+}
+
+const char *
+mcinit_mentry_defaults(unsigned e, unsigned version)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof entry_rows / sizeof entry_rows[0]; i++)
+		if (1u << entry_rows[i].entry == e && (entry_rows[i].versions & version))
+			return entry_rows[i].defaults;
+	return "{}";
+}
+
+void
+mcinit_mentry_each(const char *arg, void (*fn)(const char *, const char *))
+{
+	int i;
+
+	for (i = 0; i < MCINIT_ME_COUNT; i++)
+		fn(entry_names[i], arg);
+}
+
+static const char *
+entry_name_at(int i)
+{
+	return entry_names[i];
+}
+
+void
+mcinit_mentry_list(unsigned mask, char *buf, unsigned len)
+{
+	list_names(mask, MCINIT_ME_COUNT, entry_name_at, buf, len);
 }

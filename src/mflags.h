@@ -1,9 +1,13 @@
 /*
  * mflags.h — the Megatron-LM flag table: every flag Megatron-LM's training
- * parser accepts, per version, with its argparse kind, type, arity, choices
- * and default; and the table of Megatron-LM versions mcinit knows.  Both are
+ * parser accepts, per version and entry point, with its argparse kind, type,
+ * arity, choices and default; the table of Megatron-LM versions mcinit
+ * knows; and the entry points (pretrain_gpt.py, pretrain_vlm.py, the
+ * inference examples, ModelOpt ...), each of which hands the parser extra
+ * flags (extra_args_provider) and defaults (args_defaults).  All are
  * generated at build time (build-aux/gen-tables.py) from
- * data/megatron-flags.tsv and data/megatron-versions.tsv.
+ * data/megatron-flags.tsv, data/megatron-versions.tsv,
+ * data/megatron-entry-points.tsv and data/megatron-entry-flags.tsv.
  * All returned pointers are to static data.
  */
 #ifndef MCINIT_MFLAGS_H
@@ -27,6 +31,28 @@ enum mcinit_mversion {
 #undef MCINIT_MVERSION
 	MCINIT_MV_ALL = (1u << MCINIT_MV_COUNT) - 1,
 };
+
+/* Positions in the entry-point table (pretrain_gpt first, the default). */
+enum mcinit_mentry_index {
+#define MCINIT_MENTRY(id, name) MCINIT_MEI_##id,
+#include "mentries.inc"
+#undef MCINIT_MENTRY
+	MCINIT_ME_COUNT
+};
+
+/* Entry points as bits, so that a flag row can name several. */
+enum mcinit_mentry {
+#define MCINIT_MENTRY(id, name) MCINIT_ME_##id = 1u << MCINIT_MEI_##id,
+#include "mentries.inc"
+#undef MCINIT_MENTRY
+	MCINIT_ME_ALL = (1u << MCINIT_ME_COUNT) - 1,
+};
+
+/* A parser to look flags up in: a version mask and an entry-point mask in
+ * one word.  A key with no entry-point bits (a plain version mask) sees the
+ * flags of every entry point: "does this flag exist anywhere". */
+#define MCINIT_MPARSER_SHIFT             16
+#define MCINIT_MPARSER(version, entries) ((version) | (unsigned)(entries) << MCINIT_MPARSER_SHIFT)
 
 enum mcinit_mkind {
 	MCINIT_MK_STORE_TRUE,
@@ -54,9 +80,11 @@ struct mcinit_mflag {
 	unsigned versions;
 	const char *choices; /* comma-separated, or NULL */
 	enum mcinit_mtype type;
-	const char *def; /* the parser default as JSON text ("null" for None) */
+	const char *def;  /* the parser default as JSON text ("null" for None) */
+	unsigned entries; /* enum mcinit_mentry bits: MCINIT_ME_ALL for the training parser's own */
 };
 
+/* In the lookups below `version` is a version mask or an MCINIT_MPARSER key. */
 /* The row for `flag` in `version`, or NULL.  "--no-X" finds a
  * boolean_optional "--X" (*negated set to 1). */
 const struct mcinit_mflag *mcinit_mflag_find(const char *flag, unsigned version, int *negated);
@@ -72,6 +100,23 @@ void mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char 
 const struct mcinit_mflag *mcinit_mflag_table(unsigned *n);
 /* True when `flag` is declared type=bool in any version. */
 int mcinit_mflag_is_legacy_bool(const char *flag);
+
+/* "pretrain_vlm" (also "pretrain_vlm.py") -> bit; -1 when unknown. */
+int mcinit_mentry_parse(const char *s, unsigned *out);
+/* The default entry point (pretrain_gpt). */
+unsigned mcinit_mentry_default(void);
+/* Name of one entry-point bit ("pretrain_gpt"); "?" if none. */
+const char *mcinit_mentry_name(unsigned e);
+/* The entry point whose script `word` (a path, as a launch script writes
+ * it) runs on `version`; 0 when it is none of them. */
+unsigned mcinit_mentry_of_script(const char *word, unsigned version);
+/* The args_defaults entry point e hands validate_args on `version`, as a
+ * JSON object text ("{}" when none). */
+const char *mcinit_mentry_defaults(unsigned e, unsigned version);
+/* Comma-separated names of the entry points in mask. */
+void mcinit_mentry_list(unsigned mask, char *buf, unsigned len);
+/* Calls fn(name, arg) for every entry point. */
+void mcinit_mentry_each(const char *arg, void (*fn)(const char *, const char *));
 
 /* "r0.15", "main" (also "core_r0.15") -> bit; -1 when unknown. */
 int mcinit_mversion_parse(const char *s, unsigned *out);

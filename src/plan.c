@@ -122,7 +122,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
                      struct mcinit_err *err)
 {
 	struct mcinit_job *job;
-	unsigned mv = MCINIT_MV_MAIN;
+	unsigned mv = MCINIT_MV_MAIN, me = mcinit_mentry_default();
 
 	if (desc->megatron_version != NULL &&
 	    mcinit_mversion_parse(desc->megatron_version, &mv) < 0) {
@@ -131,6 +131,14 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 		mcinit_mversion_list(~0u, known, sizeof known);
 		mcinit_err_set(err, MCINIT_E_USAGE, "Megatron version '%s' is not one of %s",
 		               desc->megatron_version, known);
+		return NULL;
+	}
+	if (desc->entry_point != NULL && mcinit_mentry_parse(desc->entry_point, &me) < 0) {
+		char known[512];
+
+		mcinit_mentry_list(MCINIT_ME_ALL, known, sizeof known);
+		mcinit_err_set(err, EX_USAGE, "entry point '%s' is not one of %s",
+		               desc->entry_point, known);
 		return NULL;
 	}
 	job = mcinit_xcalloc(1, sizeof *job);
@@ -143,6 +151,8 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 	job->opts.bridge_defaults = desc->bridge_defaults != 0;
 	job->opts.envp = job->env;
 	mcinit_config_init(&job->c, mv);
+	job->c.mentry = me;
+	job->c.mentry_fixed = desc->entry_point != NULL;
 	job->lint_only = lint_request(desc);
 	if (load_all(job, desc, err) < 0 ||
 	    (!job->lint_only && mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0)) {

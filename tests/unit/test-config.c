@@ -603,6 +603,15 @@ fresh(unsigned v)
 	mcinit_diags_init(&d);
 }
 
+/* A fresh config on version v for an entry point whose parser has row m
+ * (the lowest of its entries: pretrain_gpt for the training parser's own). */
+static void
+fresh_for(unsigned v, const struct mcinit_mflag *m)
+{
+	fresh(v);
+	c.mentry = m->entries & -m->entries;
+}
+
 /* Every value flag of every version takes its own parser default, as
  * words, without a complaint; and its home field starts from it. */
 Test(config, every_flag_accepts_its_default)
@@ -623,7 +632,7 @@ Test(config, every_flag_accepts_its_default)
 			nw = default_words(&t[i], words, 8);
 			if (nw == 0)
 				continue;
-			fresh(v);
+			fresh_for(v, &t[i]);
 			w[0] = t[i].flag;
 			for (q = 0; q < nw; q++)
 				w[q + 1] = words[q];
@@ -635,6 +644,46 @@ Test(config, every_flag_accepts_its_default)
 		}
 	}
 	cr_assert_gt(tried, 500);
+}
+
+/* A flag an entry point's extra_args_provider adds is unknown to the
+ * parser of every entry point that does not add it (pretrain_gpt above
+ * all): MC003 naming it and the entry points that have it. */
+Test(config, entry_flags_are_unknown_elsewhere)
+{
+	unsigned n, i, k, e, tried = 0;
+	const struct mcinit_mflag *t = mcinit_mflag_table(&n);
+
+	for (i = 0; i < n; i++) {
+		if (t[i].entries == MCINIT_ME_ALL)
+			continue;
+		for (k = 0; k < MCINIT_MV_COUNT; k++) {
+			unsigned v = mcinit_mversion_at((int)k);
+			const char *w[1] = {t[i].flag};
+
+			if (!(t[i].versions & v) ||
+			    mcinit_mflag_find(t[i].flag,
+			                      MCINIT_MPARSER(v, MCINIT_ME_ALL & ~t[i].entries),
+			                      NULL) != NULL)
+				continue; /* another row of the flag: its entry points have it too
+				           */
+			for (e = 1; e < 1u << MCINIT_ME_COUNT; e <<= 1) {
+				if (t[i].entries & e)
+					continue;
+				fresh(v);
+				c.mentry = e;
+				flags(w, 1);
+				cr_assert_geq(errors_naming(t[i].flag), 1, "%s (%s, %s) accepted",
+				              t[i].flag, mcinit_mversion_name(v),
+				              mcinit_mentry_name(e));
+				cr_assert_str_eq(d.v[0].code, "MC003");
+				cr_assert_not_null(strstr(d.v[0].message, "adds it"), "%s",
+				                   d.v[0].message);
+				tried++;
+			}
+		}
+	}
+	cr_assert_gt(tried, 1000);
 }
 
 /* Every typed value flag refuses a word of the wrong type, and a flag with
@@ -663,7 +712,7 @@ Test(config, every_flag_rejects_a_mistyped_value)
 			            t[i].choices == NULL)) {
 				continue; /* any word is a string */
 			}
-			fresh(v);
+			fresh_for(v, &t[i]);
 			if (w[0] == NULL) {
 				char eq[128];
 				const char *one[1] = {eq};
