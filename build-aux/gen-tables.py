@@ -305,6 +305,10 @@ class Type:
     def __init__(self):
         self.alts = []
         self.choices = []
+        # some alternative takes any word (a flag with no choices on some
+        # version: argparse takes any word there, so the choices of the
+        # other versions do not bind the field)
+        self.open = False
 
     def add(self, alt):
         if alt not in self.alts:
@@ -319,6 +323,10 @@ class Type:
         for a in other.alts:
             self.add(a)
         self.add_choices(other.choices)
+        self.open = self.open or other.open
+
+    def bound_choices(self):
+        return [] if self.open else self.choices
 
     def text(self):
         def base(a):
@@ -371,7 +379,7 @@ class Type:
         return False
 
     def ok_choice(self, x):
-        if not self.choices:
+        if not self.bound_choices():
             return True
         return str(x) in self.choices
 
@@ -475,6 +483,8 @@ def flag_type(row):
             t.add(base)
     if row["choices"] and ty != "CUSTOM":
         t.add_choices(row["choices"].split(","))
+    elif kind in ("value", "list") and ty in ("STR", "INT", "FLOAT"):
+        t.open = True
     if py_default(row) is None or kind == "legacy_type_bool":
         t.add("null")
     return t
@@ -752,7 +762,7 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
                     primary[f["mirror_of"]]["section"] + "." + primary[f["mirror_of"]]["name"])
         else:
             help_ = "Megatron-LM argument %s (no Megatron-Bridge field)." % f["dest"]
-        choices = "|".join(t.choices) if t.choices else None
+        choices = "|".join(t.bound_choices()) or None
         print("MCINIT_FIELD_ROW(%s, %s, %s, %s, %s, %s, MCINIT_NOLIM, MCINIT_NOLIM, %s, %s, "
               "%s, %s, MCINIT_FO_%s)" % (
                   f["id"], f["section"], f["name"], cstr(t.text()), cstr(f["def"]),

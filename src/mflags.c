@@ -62,6 +62,17 @@ mcinit_mflag_find(const char *flag, unsigned version, int *negated)
 	pos = find_exact(buf, version);
 	if (pos == NULL || pos->kind != MCINIT_MK_BOOLEAN_OPTIONAL)
 		return m;
+	/* "--no-no-X": "--no-X" is X's own negative spelling (a row of the
+	 * same dest as "--X"), for which argparse registers no negation */
+	if (strncmp(buf, "--no-", 5) == 0) {
+		const struct mcinit_mflag *x;
+		char p[256];
+
+		snprintf(p, sizeof p, "--%s", buf + 5);
+		x = find_exact(p, version);
+		if (x != NULL && strcmp(x->dest, pos->dest) == 0)
+			return m;
+	}
 	if (negated)
 		*negated = 1;
 	return pos;

@@ -148,6 +148,21 @@ static const char *const calc_params[] = {"%rank",
                                           "%seq_length",
                                           NULL};
 
+/* Functions transformer_config.py imports and compares activation_func
+ * with by identity: they stand for the activation's name (S_ACTIVATION). */
+static const char *const module_functions[] = {"%quick_gelu", NULL};
+
+static bool
+module_function(const char *name)
+{
+	size_t i;
+
+	for (i = 0; module_functions[i]; i++)
+		if (strcmp(module_functions[i], name) == 0)
+			return true;
+	return false;
+}
+
 static bool
 calc_param(const char *name)
 {
@@ -163,7 +178,7 @@ bool
 mcinit_mcheck_name_known(const char *name)
 {
 	if (name[0] == '%')
-		return calc_param(name);
+		return calc_param(name) || module_function(name);
 	return special_of(name) != S_NONE || field_of_in(name, mcinit_mversion_default()) >= 0 ||
 	       constant_name(name) || name[0] == '$';
 }
@@ -440,6 +455,10 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 
 	/* A bare name is a local of the Megatron function: only the calculator's
 	 * parameters are known (mcinit_mcheck_status keeps other rows out). */
+	if (module_function(name)) {
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = name + 1};
+		return 0;
+	}
 	if (name[0] == '%') {
 		if (!calc_param(name))
 			return -1;

@@ -36,6 +36,43 @@ Test(mflags, boolean_optional_negation)
 	cr_assert_null(mcinit_mflag_find("--no-seed", MCINIT_MV_MAIN, &neg));
 }
 
+/* argparse registers no "--no-no-X" for a BooleanOptionalAction "--X":
+ * Megatron stops with "unrecognized arguments" (found by the differential). */
+Test(mflags, no_double_negation)
+{
+	int neg = 0;
+
+	cr_assert_not_null(mcinit_mflag_find("--no-inference-dynamic-batching-prefix-caching",
+	                                     MCINIT_MV_MAIN, &neg));
+	cr_assert_null(mcinit_mflag_find("--no-no-inference-dynamic-batching-prefix-caching",
+	                                 MCINIT_MV_MAIN, &neg));
+	cr_assert_null(mcinit_mflag_find("--no-no-rl-skip-bos-token", MCINIT_MV_MAIN, &neg));
+}
+
+/* A flag of an entry point's extra_args_provider is in its parser only; a
+ * plain version mask sees every entry point's flags. */
+Test(mflags, entry_point_flags)
+{
+	unsigned vlm = 0, gpt = mcinit_mentry_default();
+
+	cr_assert_eq(mcinit_mentry_parse("pretrain_vlm.py", &vlm), 0);
+	cr_assert_not_null(mcinit_mflag_find("--dataloader-seq-length",
+	                                     MCINIT_MPARSER(MCINIT_MV_MAIN, vlm), NULL));
+	cr_assert_null(mcinit_mflag_find("--dataloader-seq-length",
+	                                 MCINIT_MPARSER(MCINIT_MV_MAIN, gpt), NULL));
+	cr_assert_not_null(mcinit_mflag_find("--dataloader-seq-length", MCINIT_MV_MAIN, NULL));
+	cr_assert_not_null(mcinit_mflag_find("--lr", MCINIT_MPARSER(MCINIT_MV_MAIN, vlm), NULL));
+	cr_assert_eq(mcinit_mentry_of_script("examples/t5/pretrain_t5.py", MCINIT_MV_MAIN),
+	             (unsigned)MCINIT_ME_PRETRAINT5);
+	cr_assert_eq(mcinit_mentry_of_script("/w/pretrain_mamba.py", MCINIT_MV_R017),
+	             (unsigned)MCINIT_ME_PRETRAINHYBRID);
+	cr_assert_eq(
+	    mcinit_mentry_of_script("examples/post_training/modelopt/quantize.py", MCINIT_MV_MAIN),
+	    (unsigned)MCINIT_ME_MODELOPT);
+	cr_assert_eq(mcinit_mentry_of_script("my_train.py", MCINIT_MV_MAIN), 0u);
+	cr_assert_eq(mcinit_mentry_parse("pretrain_nope", &vlm), -1);
+}
+
 Test(mflags, version_only_flags)
 {
 	cr_assert_null(mcinit_mflag_find("--disable-jit-fuser", MCINIT_MV_R015, NULL));
