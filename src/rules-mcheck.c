@@ -152,26 +152,26 @@ static const char *const calc_params[] = {"%rank",
  * with by identity: they stand for the activation's name (S_ACTIVATION). */
 static const char *const module_functions[] = {"%quick_gelu", NULL};
 
+/* Whether name is one of the NULL-terminated list. */
 static bool
-module_function(const char *name)
+listed(const char *const *list, const char *name)
 {
-	size_t i;
-
-	for (i = 0; module_functions[i]; i++)
-		if (strcmp(module_functions[i], name) == 0)
+	for (; *list; list++)
+		if (strcmp(*list, name) == 0)
 			return true;
 	return false;
 }
 
 static bool
+module_function(const char *name)
+{
+	return listed(module_functions, name);
+}
+
+static bool
 calc_param(const char *name)
 {
-	size_t i;
-
-	for (i = 0; calc_params[i]; i++)
-		if (strcmp(calc_params[i], name) == 0)
-			return true;
-	return false;
+	return listed(calc_params, name);
 }
 
 bool
