@@ -186,6 +186,11 @@ repair_ddp(struct mcinit_rule_ctx *x)
 		                      "uses the distributed optimizer"),
 		    "set ddp.use_distributed_optimizer=true to say so");
 	}
+	/* Megatron-LM's validate_args asserts where Bridge repairs: with
+	 * Megatron-LM flags the check rows (arguments.py:1025, :1028, MC200)
+	 * report it, so nothing is turned off here. */
+	if (x->c->megatron_argv)
+		return;
 	if (B(overlap_param_gather) && !(B(use_distributed_optimizer) || fsdp)) {
 		mcinit_diag_hint(
 		    mcinit_rules_note(x, "MC108", MCINIT_WARNING, F(overlap_param_gather),
