@@ -137,7 +137,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 		char known[512];
 
 		mcinit_mentry_list(MCINIT_ME_ALL, known, sizeof known);
-		mcinit_err_set(err, EX_USAGE, "entry point '%s' is not one of %s",
+		mcinit_err_set(err, MCINIT_E_USAGE, "entry point '%s' is not one of %s",
 		               desc->entry_point, known);
 		return NULL;
 	}
