@@ -73,6 +73,17 @@ static const char *const environ_doc[][2] = {
      "mcinit run, mcinit store: the job token a store connection must present (SET of "
      "mcinit/auth) before anything but VALIDATE, PING and torch's init/ counter; the launcher "
      "makes a random one for a one-node job, several nodes share one through this variable."},
+    {"MCINIT_FAULT",
+     "mcinit run: fault injection, RANK:PHASE:KIND (e.g. 1:groups:crash): when that rank begins "
+     "that phase (config, env, rendezvous, device, world, groups, verify, seeds, kernels, "
+     "tp-comm, ready) it crashes (SIGSEGV, no core file), hangs until killed, exits with status "
+     "3 without a word, or stalls (sleeps twice the timeout, then goes on).  For testing what a "
+     "launcher and the peers do with a broken rank: under mcinit's launcher the job exits 139, "
+     "3, or 75 for a hang or stall (the peers time out), naming the rank and phase.  "
+     "A malformed value is a usage error (64)."},
+    {"MCINIT_PHASE_FD",
+     "mcinit run: set by an mcinit launcher in its workers: the pipe on which each tells the "
+     "phase it begins."},
     {"SLURM_PROCID", "mcinit run: the rank under Slurm (with SLURM_NTASKS)."},
     {"SLURM_LOCALID", "mcinit run: the local rank under Slurm."},
     {"SLURM_NODEID", "mcinit run: the node index under Slurm."},

@@ -8,9 +8,12 @@
  * workers (MCINIT_LAUNCHED=1 tells them apart) with the torchrun contract.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -192,7 +195,11 @@ static const char doc[] =
     "prove they agree on the config and on every group through the store), else exit 69.  "
     "--format=json prints rank 0's report: {\"ok\", \"world_size\", \"phases\": [{\"name\", "
     "\"status\", \"slowest_rank\", \"seconds\"}], \"ranks\": [{\"rank\", \"phases\": [...]}], "
-    "\"versions\", \"communicators\", \"error\"}.\n\n" MCINIT_EXIT_CODES_DOC;
+    "\"versions\", \"communicators\", \"error\"}.\n\n"
+    "MCINIT_FAULT=RANK:PHASE:KIND in the environment injects a fault: when that rank begins "
+    "that phase it crashes (SIGSEGV), hangs, exits with status 3, or stalls (sleeps twice "
+    "--timeout); the launcher then exits 139, 3, or 75 (its peers time out), naming the rank "
+    "and the phase.\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_run_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- COMMAND [ARG...]]", doc, children,
@@ -269,6 +276,7 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 
 	/* the job once, here, before any worker starts (the workers report) */
 	quiet.progress = NULL;
+	quiet.check_only = true;
 	if (o->cli.check.nnodes == 0)
 		o->cli.check.nnodes = 1;
 	if (o->cli.check.world_size == 0)
@@ -431,6 +439,61 @@ out:
 	return rc;
 }
 
+/* MCINIT_FAULT's crash and exit, which the library leaves to the program
+ * (init.h).  A crash leaves no core file in the job's directory and is not
+ * caught by a sanitizer's handler: the rank dies of the signal. */
+static void
+do_fault(void *arg, enum mcinit_fault_kind kind)
+{
+	struct rlimit none = {0, 0};
+	sigset_t segv;
+
+	(void)arg;
+	if (kind == MCINIT_FAULT_EXIT)
+		_exit(MCINIT_FAULT_EXIT_STATUS); /* without a word, as a script's exit(3) */
+	setrlimit(RLIMIT_CORE, &none);
+	signal(SIGSEGV, SIG_DFL);
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
+	raise(SIGSEGV);
+	_exit(128 + SIGSEGV); /* not reached */
+}
+
+/* A worker of an mcinit launcher tells it each phase as it begins, one
+ * line on the pipe MCINIT_PHASE_FD names (launch-spawn.c). */
+static void
+tell_phase(void *arg, const char *phase)
+{
+	int fd = *(int *)arg;
+	char line[64];
+	int n = snprintf(line, sizeof line, "%s\n", phase);
+
+	if (fd >= 0 && write(fd, line, (size_t)n) != n)
+		*(int *)arg = -1; /* the launcher is gone: its death signal follows */
+}
+
+static void
+phase_pipe(struct mcinit_init_opts *io)
+{
+	static int fd = -1;
+	const char *v = getenv("MCINIT_PHASE_FD");
+	char *end;
+	long n;
+
+	if (!v || !getenv("MCINIT_LAUNCHED"))
+		return;
+	n = strtol(v, &end, 10);
+	/* not for a hand-over command, which would inherit both */
+	unsetenv("MCINIT_PHASE_FD");
+	if (*v == '\0' || *end != '\0' || n < 3 || n > INT_MAX ||
+	    fcntl((int)n, F_SETFD, FD_CLOEXEC) != 0)
+		return;
+	fd = (int)n;
+	io->on_phase = tell_phase;
+	io->on_phase_arg = &fd;
+}
+
 int
 mcinit_cmd_run(int argc, char **argv, int argi0)
 {
@@ -454,6 +517,8 @@ mcinit_cmd_run(int argc, char **argv, int argi0)
 	io.env.master_addr = o.master_addr;
 	io.env.master_port = o.master_port;
 	io.progress = o.cli.format == MCINIT_FMT_JSON ? NULL : stdout;
+	io.on_fault = do_fault;
+	phase_pipe(&io);
 	if (o.cli.check.nproc_per_node > 0 && !getenv("MCINIT_LAUNCHED")) {
 		if (launched_elsewhere(&by)) {
 			fprintf(stderr,

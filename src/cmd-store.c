@@ -14,7 +14,15 @@
 #include "commands.h"
 #include "store.h"
 
-enum { OPT_HOST = 0x400, OPT_PORT, OPT_TOKEN, OPT_MAX_CONNS, OPT_MAX_MEMORY, OPT_QUIET };
+enum {
+	OPT_HOST = 0x400,
+	OPT_PORT,
+	OPT_TOKEN,
+	OPT_MAX_CONNS,
+	OPT_MAX_MEMORY,
+	OPT_MAX_KEYS,
+	OPT_QUIET
+};
 
 struct sopts {
 	const char *host;
@@ -32,6 +40,7 @@ static const struct argp_option options[] = {
     {"max-connections", OPT_MAX_CONNS, "N", 0, "Open connections at most (default 65536)", 0},
     {"max-memory", OPT_MAX_MEMORY, "MIB", 0,
      "Keys, values and buffers together at most (MiB, default 1024)", 0},
+    {"max-keys", OPT_MAX_KEYS, "N", 0, "Keys held at most (default 1048576)", 0},
     {"quiet", OPT_QUIET, NULL, 0, "Do not print the listening line", 0},
     {NULL, 0, NULL, 0, NULL, 0},
 };
@@ -52,10 +61,15 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		o->token = arg;
 		break;
 	case OPT_MAX_CONNS:
-		o->lim.max_conns = (size_t)mcinit_opt_long(state, "--max-connections", arg, 1, 1L << 24);
+		o->lim.max_conns =
+		    (size_t)mcinit_opt_long(state, "--max-connections", arg, 1, 1L << 24);
 		break;
 	case OPT_MAX_MEMORY:
-		o->lim.max_memory = (size_t)mcinit_opt_long(state, "--max-memory", arg, 1, 1L << 22) << 20;
+		o->lim.max_memory = (size_t)mcinit_opt_long(state, "--max-memory", arg, 1, 1L << 22)
+		                    << 20;
+		break;
+	case OPT_MAX_KEYS:
+		o->lim.max_entries = (size_t)mcinit_opt_long(state, "--max-keys", arg, 1, 1L << 40);
 		break;
 	case OPT_QUIET:
 		o->quiet = 1;
@@ -77,9 +91,30 @@ static const char doc[] =
     "Prints `mcinit store: listening on HOST:PORT` on stderr once it accepts connections, "
     "then serves until SIGINT or SIGTERM.  A client that sends garbage, an unknown command, "
     "an oversized length, or nothing within 30 s loses its connection; the store goes "
-    "on.\n\n" MCINIT_EXIT_CODES_DOC;
+    "on.  So does a request that would take the store over --max-memory or --max-keys: "
+    "refused, its connection dropped (torch's protocol has no error reply), and the reason "
+    "printed on stderr (once a second at most).\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_store_argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
+
+/* Requests refused for the bounds since the last report, with the last
+ * reason: once a second at most, so that a flood cannot flood stderr. */
+static void
+report_refusals(const struct mcinit_store_server *s, const struct sopts *o)
+{
+	static unsigned long long told;
+	static double last;
+	struct mcinit_store_stats st;
+	double now = mcinit_now();
+
+	mcinit_store_server_stats(s, &st);
+	if (o->quiet || st.refused == told || now - last < 1.0)
+		return;
+	fprintf(stderr, "mcinit store: refused %llu request(s), connection(s) dropped: %s\n",
+	        st.refused - told, st.why);
+	told = st.refused;
+	last = now;
+}
 
 int
 mcinit_cmd_store(int argc, char **argv, int argi0)
@@ -120,6 +155,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 		if (pf[1].revents & POLLIN)
 			break;
 		mcinit_store_server_step(s, 0);
+		report_refusals(s, &o);
 	}
 	mcinit_store_server_free(s);
 	close(sfd);

@@ -32,7 +32,10 @@ struct mcinit_init {
 	char host[256];
 	char cfg_digest[17];
 	struct mcinit_seeds seeds;
-	json_t *world; /* rank 0: every rank's report, after ready */
+	json_t *world;             /* rank 0: every rank's report, after ready */
+	struct mcinit_fault fault; /* MCINIT_FAULT; kind NONE when unset */
+	struct mcinit_err fault_err;
+	bool fault_ok, fault_fired, deferring;
 	/* the GPU phases (init-gpu.c) */
 	bool gpu;   /* a device was selected: CUDA/NCCL phases run */
 	int device; /* CUDA ordinal */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -90,9 +91,110 @@ progress(struct mcinit_init *I, enum mcinit_phase p)
 	fflush(I->o->progress);
 }
 
+/* ---- fault injection (init.h) ---- */
+
+static const char *const fault_kinds[MCINIT_FAULT_NKINDS] = {
+    "",
+#define MCINIT_FAULT_KIND(name, spelling, what) spelling,
+#include "faults.def"
+#undef MCINIT_FAULT_KIND
+};
+
+/* "MCINIT_FAULT='SPEC': 'WORD' is not WHAT (one, two, ...)"; returns -1. */
+static int
+not_one_of(struct mcinit_err *err, const char *spec, size_t n, const char *word, const char *what,
+           const char *const *names, int count)
+{
+	struct mcinit_buf b = {0};
+	int i, rc;
+
+	for (i = 0; i < count; i++)
+		mcinit_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+	rc = mcinit_err_set(err, MCINIT_E_USAGE, "MCINIT_FAULT='%s': '%.*s' is not %s (%s)", spec,
+	                    (int)n, word, what, mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return rc;
+}
+
+int
+mcinit_fault_parse(const char *spec, struct mcinit_fault *f, struct mcinit_err *err)
+{
+	const char *ph = strchr(spec, ':'), *kind = ph ? strchr(ph + 1, ':') : NULL;
+	char *end;
+	int p;
+	size_t k;
+
+	memset(f, 0, sizeof *f);
+	errno = 0;
+	f->rank = strtol(spec, &end, 10);
+	if (!kind || end != ph || end == spec || errno != 0 || f->rank < 0)
+		return mcinit_err_set(
+		    err, MCINIT_E_USAGE,
+		    "MCINIT_FAULT='%s': expected RANK:PHASE:KIND, e.g. 1:groups:crash", spec);
+	for (p = 0; p < MCINIT_PH_COUNT; p++)
+		if (strlen(phase_names[p]) == (size_t)(kind - ph - 1) &&
+		    strncmp(ph + 1, phase_names[p], (size_t)(kind - ph - 1)) == 0)
+			break;
+	if (p == MCINIT_PH_COUNT)
+		return not_one_of(err, spec, kind - ph - 1, ph + 1, "a phase", phase_names,
+		                  MCINIT_PH_COUNT);
+	f->phase = p;
+	for (k = 1; k < MCINIT_FAULT_NKINDS; k++)
+		if (strcmp(kind + 1, fault_kinds[k]) == 0)
+			break;
+	if (k == MCINIT_FAULT_NKINDS)
+		return not_one_of(err, spec, strlen(kind + 1), kind + 1, "a fault", fault_kinds + 1,
+		                  MCINIT_FAULT_NKINDS - 1);
+	f->kind = (enum mcinit_fault_kind)k;
+	return 0;
+}
+
+static void
+sleep_for(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Rank and phase of MCINIT_FAULT reached: fail as its kind says.  Signals
+ * keep their default actions, so the launcher's SIGTERM still ends a hung
+ * or stalled rank. */
+static void
+fault_point(struct mcinit_init *I, enum mcinit_phase p)
+{
+	const struct mcinit_fault *f = &I->fault;
+	double t;
+
+	if (f->kind == MCINIT_FAULT_NONE || I->fault_fired || I->deferring || I->o->check_only ||
+	    f->phase != (int)p || f->rank != I->env.rank)
+		return;
+	I->fault_fired = true; /* rendezvous begins twice */
+	switch (f->kind) {
+	case MCINIT_FAULT_CRASH:
+	case MCINIT_FAULT_EXIT:
+		I->o->on_fault(I->o->on_fault_arg, f->kind); /* checked at config */
+		break;
+	case MCINIT_FAULT_HANG:
+		for (;;)
+			pause();
+	case MCINIT_FAULT_STALL:
+		t = I->timeout > 0 ? I->timeout : I->o->timeout > 0 ? I->o->timeout : 600;
+		sleep_for(2 * t + 1);
+		break;
+	case MCINIT_FAULT_NONE:
+	case MCINIT_FAULT_NKINDS:
+		break;
+	}
+}
+
 static void
 begin(struct mcinit_init *I, enum mcinit_phase p)
 {
+	if (I->o->on_phase && !I->o->check_only && !I->deferring)
+		I->o->on_phase(I->o->on_phase_arg, phase_names[p]);
+	fault_point(I, p);
 	I->ph[p].start = wall();
 	I->t0[p] = mcinit_now();
 	if (I->cl) {
@@ -146,6 +248,27 @@ fail(struct mcinit_init *I, enum mcinit_phase p, struct mcinit_err *err, int cod
 	return mcinit_err_set(err, code, "%s", I->ph[p].detail);
 }
 
+/* A store call failed in phase p.  A broken connection names the store
+ * and who serves it (a rank 0 that died took it along: the error is that,
+ * whatever call noticed); anything else fails with e as it is. */
+static int
+store_fail(struct mcinit_init *I, enum mcinit_phase p, struct mcinit_err *err,
+           const struct mcinit_err *e)
+{
+	const struct mcinit_env *v = &I->env;
+
+	if (I->cl && mcinit_store_client_lost(I->cl))
+		return fail(I, p, err, MCINIT_E_UNAVAILABLE,
+		            "lost the store at %s:%d, served by %s (%s)", v->master_addr,
+		            I->srv ? mcinit_store_server_port(I->srv) : v->master_port,
+		            I->srv               ? "this rank"
+		            : v->mcinit_launched ? "the mcinit launcher"
+		            : v->agent_store     ? "torchrun's agent"
+		                                 : "rank 0",
+		            e->msg);
+	return fail(I, p, err, e->code ? e->code : MCINIT_E_INTERNAL, "%s", e->msg);
+}
+
 /* ---- life cycle ---- */
 
 struct mcinit_init *
@@ -162,6 +285,19 @@ mcinit_init_new(const struct mcinit_init_opts *o)
 	if (!I->env_ok) {
 		memset(&I->env, 0, sizeof I->env);
 		I->env.world = I->env.local_world = I->env.nnodes = 1;
+	}
+	{
+		const char *spec = mcinit_env_get(o->envp, "MCINIT_FAULT");
+
+		I->fault_ok =
+		    !spec || !*spec || mcinit_fault_parse(spec, &I->fault, &I->fault_err) == 0;
+		if (I->fault_ok && !o->on_fault &&
+		    (I->fault.kind == MCINIT_FAULT_CRASH || I->fault.kind == MCINIT_FAULT_EXIT))
+			I->fault_ok =
+			    mcinit_err_set(&I->fault_err, MCINIT_E_USAGE,
+			                   "MCINIT_FAULT='%s': this program carries out no "
+			                   "'%s' fault",
+			                   spec, fault_kinds[I->fault.kind]) == 0;
 	}
 	return I;
 }
@@ -234,6 +370,8 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	size_t nerr;
 
 	begin(I, MCINIT_PH_CONFIG);
+	if (!I->fault_ok)
+		return fail(I, MCINIT_PH_CONFIG, err, I->fault_err.code, "%s", I->fault_err.msg);
 	/* the world is the launcher's, whatever the config's defaults say */
 	if (I->env_ok && I->env.contract != MCINIT_CONTRACT_NONE && d.world_size == 0)
 		d.world_size = I->env.world;
@@ -468,7 +606,7 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 	snprintf(key, sizeof key, "mcinit/%s/%ld", name, I->env.rank);
 	mcinit_store_client_set_deadline(I->cl, deadline);
 	if (mcinit_store_set(I->cl, key, payload, strlen(payload), &e) != 0)
-		return fail(I, p, err, e.code, "%s", e.msg);
+		return store_fail(I, p, err, &e);
 	if (I->env.rank == 0) {
 		char **vals;
 		size_t *lens;
@@ -477,8 +615,8 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 		if (wait_all(I, name, deadline - margin, &e) != 0) {
 			long n;
 
-			if (e.code != MCINIT_E_TIMEOUT)
-				return fail(I, p, err, e.code, "%s", e.msg);
+			if (e.code != MCINIT_E_TIMEOUT || mcinit_store_client_lost(I->cl))
+				return store_fail(I, p, err, &e);
 			n = missing_ranks(I, name, &b);
 			v = mcinit_xasprintf(
 			    "%s %s never arrived (%ld of %ld missing after %.0f s)",
@@ -494,7 +632,7 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 		}
 		mcinit_store_client_set_deadline(I->cl, mcinit_now() + timeout);
 		if (gather(I, name, &vals, &lens, &e) != 0)
-			return fail(I, p, err, e.code, "%s", e.msg);
+			return store_fail(I, p, err, &e);
 		code = verify ? verify(I, vals, lens, &b) : 0;
 		mcinit_store_values_free(vals, lens, (size_t)I->env.world);
 		publish_verdict(I, name, code, code ? mcinit_buf_cstr(&b) : "ok");
@@ -513,10 +651,12 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 		long n;
 		int rc;
 
-		if (e.code != MCINIT_E_TIMEOUT)
-			return fail(I, p, err, e.code, "%s", e.msg);
+		if (e.code != MCINIT_E_TIMEOUT || mcinit_store_client_lost(I->cl))
+			return store_fail(I, p, err, &e);
 		n = missing_ranks(I, name, &b);
-		if (n < 0)
+		if (n < 0 && mcinit_store_client_lost(I->cl))
+			rc = store_fail(I, p, err, &e);
+		else if (n < 0)
 			rc = fail(I, p, err, MCINIT_E_TIMEOUT,
 			          "lost the store at %s:%d while waiting for rank 0's verdict (%s)",
 			          I->env.master_addr, I->env.master_port, e.msg);
@@ -1085,8 +1225,10 @@ phase_ready(struct mcinit_init *I, struct mcinit_err *err)
 	{
 		struct mcinit_err e = {0};
 
+		/* the barrier passed, but a rank that cannot count itself out
+		 * did not finish: its ready phase failed after all */
 		if (depart(I, &e) != 0)
-			return mcinit_err_set(err, e.code, "%s", e.msg);
+			return store_fail(I, MCINIT_PH_READY, err, &e);
 	}
 	return 0;
 }
@@ -1111,7 +1253,9 @@ finish_lazy(struct mcinit_init *I, struct mcinit_err *err)
 static void
 defer(struct mcinit_init *I, enum mcinit_phase p, const char *why)
 {
+	I->deferring = true; /* a fault fires when the phase runs, in the finish */
 	begin(I, p);
+	I->deferring = false;
 	end(I, p, MCINIT_PS_DEFERRED, "%s", why);
 }
 
@@ -1129,10 +1273,12 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 	if (phase_env(I, err) != 0)
 		return -1;
 	if (I->o->skip_mpu) {
+		I->deferring = true; /* nothing runs: no fault fires */
 		for (p = MCINIT_PH_RENDEZVOUS; p < MCINIT_PH_COUNT; p++) {
 			begin(I, p);
 			end(I, p, MCINIT_PS_SKIPPED, "skip_mpu_initialization");
 		}
+		I->deferring = false;
 		return 0;
 	}
 	if (!lazy && !I->o->allow_no_cuda) {
@@ -1177,6 +1323,8 @@ mcinit_init_handover(struct mcinit_init *I, struct mcinit_err *err)
 	char buf[32];
 
 	(void)err;
+	if (I->o->on_phase)
+		I->o->on_phase(I->o->on_phase_arg, "command");
 	mcinit_gpu_teardown(I, false); /* the command builds its own communicators */
 	if (I->cl) {
 		/* what the launcher names if the command dies */

@@ -58,6 +58,32 @@ enum mcinit_phase_status {
 const char *mcinit_phase_name(enum mcinit_phase p);
 const char *mcinit_phase_status_name(enum mcinit_phase_status s);
 
+/* Fault injection (MCINIT_FAULT=RANK:PHASE:KIND in the job's environment,
+ * opts.envp): when rank RANK begins phase PHASE it fails as KIND says
+ * (faults.def), so that the launcher's and the peers' handling of a broken
+ * rank can be tested without a broken machine.  The library finds the rank
+ * and the phase, and hangs or stalls there itself; a crash, or ending with
+ * MCINIT_FAULT_EXIT_STATUS, is the program's to carry out (opts.on_fault):
+ * the library never ends the process. */
+enum mcinit_fault_kind {
+	MCINIT_FAULT_NONE,
+#define MCINIT_FAULT_KIND(name, spelling, what) MCINIT_FAULT_##name,
+#include "faults.def"
+#undef MCINIT_FAULT_KIND
+	MCINIT_FAULT_NKINDS
+};
+#define MCINIT_FAULT_EXIT_STATUS 3
+
+struct mcinit_fault {
+	long rank;
+	int phase; /* enum mcinit_phase */
+	enum mcinit_fault_kind kind;
+};
+
+/* Parses "RANK:PHASE:KIND" (PHASE a name of mcinit_phase_name, KIND a
+ * spelling of faults.def).  0, or -1 with err (MCINIT_E_USAGE). */
+int mcinit_fault_parse(const char *spec, struct mcinit_fault *f, struct mcinit_err *err);
+
 struct mcinit_phase_rec {
 	enum mcinit_phase_status status;
 	double start, end; /* unix seconds (wall clock) */
@@ -87,6 +113,20 @@ struct mcinit_init_opts {
 	 * the environment itself (a trainer may have threads reading it): the
 	 * program passes a function that changes it; NULL leaves it alone. */
 	mcinit_setenv_fn set_env;
+	/* The job checked before any rank starts (the launcher): only the
+	 * config phase runs and MCINIT_FAULT fires nowhere; its syntax is
+	 * still checked, so a typo fails before the workers start. */
+	bool check_only;
+	/* Called as each phase begins (and with "command" before a hand-over):
+	 * the CLI tells its launcher, which names the phase of a rank that
+	 * dies without a word.  NULL: nobody is told. */
+	void (*on_phase)(void *arg, const char *phase);
+	void *on_phase_arg;
+	/* Carries out a MCINIT_FAULT of kind CRASH or EXIT when it is due (it
+	 * does not return).  NULL: such a fault is refused when the config
+	 * phase starts (a usage error). */
+	void (*on_fault)(void *arg, enum mcinit_fault_kind kind);
+	void *on_fault_arg;
 };
 
 struct mcinit_init;

@@ -29,6 +29,8 @@
 
 #include <jansson.h>
 
+#include "commands.h"
+#include "init.h"
 #include "launch.h"
 #include "store.h"
 
@@ -45,8 +47,14 @@ struct worker {
 	long rank, local_rank;
 	pid_t pid;
 	bool running;
-	int status; /* wait status once reaped */
+	int status;   /* wait status once reaped */
+	bool stopped; /* still running when the job was stopped (a laggard?) */
 	struct stream out, err;
+	/* the phase it is in, told through a pipe of its own (MCINIT_PHASE_FD)
+	 * from the first phase on: the store may not be there yet, and a rank
+	 * that dies by a signal says nothing else */
+	struct stream ph;
+	char phase[32];
 	char errfile[1100];
 };
 
@@ -65,6 +73,7 @@ struct launch {
 	long first_fail; /* index into w, -1 */
 	int forwarded;   /* signal forwarded to the workers, 0 none */
 	double kill_at;  /* SIGKILL deadline, 0 none */
+	double stop_at;  /* SIGTERM to all after a timeout, 0 none */
 };
 
 /* ---- worker output ---- */
@@ -72,6 +81,10 @@ struct launch {
 static void
 emit_line(struct launch *L, struct worker *w, struct stream *s, const char *p, size_t n)
 {
+	if (s == &w->ph) {
+		snprintf(w->phase, sizeof w->phase, "%.*s", (int)n, p);
+		return;
+	}
 	if (L->o->quiet && s == &w->out && w->rank != 0)
 		return;
 	if (s->raw)
@@ -233,6 +246,7 @@ static const char *const contract_vars[] = {"RANK",
                                             "TORCHELASTIC_ERROR_FILE",
                                             "MCINIT_LAUNCHED",
                                             "MCINIT_STORE_TOKEN",
+                                            "MCINIT_PHASE_FD",
                                             NULL};
 
 static bool
@@ -250,7 +264,7 @@ is_contract_var(const char *kv)
 }
 
 static char **
-worker_env(const struct launch *L, const struct worker *w)
+worker_env(const struct launch *L, const struct worker *w, int phase_fd)
 {
 	const struct mcinit_launch_opts *o = L->o;
 	char **v = NULL, **e;
@@ -279,6 +293,7 @@ worker_env(const struct launch *L, const struct worker *w)
 	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_USE_AGENT_STORE=True"));
 	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("TORCHELASTIC_ERROR_FILE=%s", w->errfile));
 	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("MCINIT_LAUNCHED=1"));
+	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MCINIT_PHASE_FD=%d", phase_fd));
 	if (L->token[0])
 		env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MCINIT_STORE_TOKEN=%s", L->token));
 	if (o->nproc > 1 && !getenv("OMP_NUM_THREADS")) /* as torchrun does */
@@ -296,22 +311,41 @@ strv_free(char **v)
 	free(v);
 }
 
+static void
+close_pipes(int p[][2], int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i][0] >= 0)
+			close(p[i][0]);
+		if (p[i][1] >= 0)
+			close(p[i][1]);
+	}
+}
+
 static int
 spawn(struct launch *L, struct worker *w, struct mcinit_err *err)
 {
-	int po[2], pe[2];
-	char **env = worker_env(L, w);
+	int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+	int *po = pipes[0], *pe = pipes[1], *pp = pipes[2];
+	char **env;
 	pid_t parent = getpid(), pid;
 	sigset_t none;
+	int e;
 
-	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
-		strv_free(env);
-		return mcinit_err_set(err, MCINIT_E_OS, "launcher: pipe: %s", strerror(errno));
+	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0 || pipe2(pp, O_CLOEXEC) != 0) {
+		e = errno;
+		close_pipes(pipes, 3);
+		return mcinit_err_set(err, MCINIT_E_OS, "launcher: pipe: %s", strerror(e));
 	}
+	env = worker_env(L, w, pp[1]);
 	pid = fork();
 	if (pid < 0) {
+		e = errno;
 		strv_free(env);
-		return mcinit_err_set(err, MCINIT_E_OS, "launcher: fork: %s", strerror(errno));
+		close_pipes(pipes, 3);
+		return mcinit_err_set(err, MCINIT_E_OS, "launcher: fork: %s", strerror(e));
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
@@ -320,6 +354,7 @@ spawn(struct launch *L, struct worker *w, struct mcinit_err *err)
 			_exit(137);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
+		fcntl(pp[1], F_SETFD, 0); /* the worker's own (it closes it on exec) */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
@@ -333,8 +368,11 @@ spawn(struct launch *L, struct worker *w, struct mcinit_err *err)
 	strv_free(env);
 	close(po[1]);
 	close(pe[1]);
+	close(pp[1]);
 	fcntl(po[0], F_SETFL, O_NONBLOCK);
 	fcntl(pe[0], F_SETFL, O_NONBLOCK);
+	fcntl(pp[0], F_SETFL, O_NONBLOCK);
+	w->ph.fd = pp[0];
 	w->pid = pid;
 	w->running = true;
 	w->out.fd = po[0];
@@ -367,11 +405,26 @@ stop_all(struct launch *L, int sig)
 	signal_all(L, sig);
 }
 
+/* Stops every worker after a failure (the survivors are marked). */
+static void
+stop_job(struct launch *L)
+{
+	long j;
+
+	for (j = 0; j < L->n; j++)
+		L->w[j].stopped = L->w[j].running;
+	L->stop_at = 0;
+	stop_all(L, SIGTERM);
+}
+
 static const char *
-phase_of(struct launch *L, long rank, char *buf, size_t cap)
+phase_of(struct launch *L, const struct worker *w, char *buf, size_t cap)
 {
 	char key[64], *v;
+	long rank = w->rank;
 
+	if (w->phase[0])
+		return w->phase;
 	if (!L->srv)
 		return NULL;
 	/* the workers' keys: torch's client prefix and the agent store's */
@@ -396,13 +449,48 @@ exit_status_of(int st)
 	return 70;
 }
 
+/* Where phase names stand in the sequence ("command" after them all). */
+static int
+phase_rank(const char *name)
+{
+	int p;
+
+	for (p = 0; p < MCINIT_PH_COUNT; p++)
+		if (strcmp(name, mcinit_phase_name(p)) == 0)
+			return p;
+	return MCINIT_PH_COUNT;
+}
+
+/* A timeout names the ranks that never arrived, not where they are: the
+ * workers that were still running when the job stopped, in the earliest
+ * phase any of them had reached, are the ones that hung or stalled. */
+static void
+laggards(struct launch *L)
+{
+	int least = MCINIT_PH_COUNT + 1;
+	long i;
+
+	for (i = 0; i < L->n; i++)
+		if (L->w[i].stopped && phase_rank(L->w[i].phase) < least)
+			least = phase_rank(L->w[i].phase);
+	for (i = 0; i < L->n; i++) {
+		const struct worker *w = &L->w[i];
+
+		if (w->stopped && phase_rank(w->phase) == least)
+			fprintf(L->o->log,
+			        "mcinit run: rank %ld (pid %ld) was still in phase %s when the job "
+			        "stopped\n",
+			        w->rank, (long)w->pid, w->phase[0] ? w->phase : "(none yet)");
+	}
+}
+
 static void
 root_cause(struct launch *L)
 {
 	struct worker *w = &L->w[L->first_fail];
 	char *msg = mcinit_read_error_file(w->errfile);
 	char phase[128];
-	const char *ph = phase_of(L, w->rank, phase, sizeof phase);
+	const char *ph = phase_of(L, w, phase, sizeof phase);
 	FILE *f = L->o->log;
 
 	if (WIFSIGNALED(w->status))
@@ -417,6 +505,8 @@ root_cause(struct launch *L)
 		    w->rank, (long)w->pid, WEXITSTATUS(w->status), ph ? " in phase " : "",
 		    ph ? ph : "", msg ? ": " : "", msg ? msg : "");
 	free(msg);
+	if (WIFEXITED(w->status) && WEXITSTATUS(w->status) == mcinit_exit_status(MCINIT_E_TIMEOUT))
+		laggards(L);
 }
 
 static void
@@ -446,7 +536,16 @@ reap(struct launch *L)
 			if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && L->first_fail < 0 &&
 			    !L->forwarded) {
 				L->first_fail = i;
-				stop_all(L, SIGTERM);
+				/* a rank that timed out: its peers hear the same
+				 * verdict and leave on their own within moments, so
+				 * those still running half a second later are the
+				 * ones that hung (laggards) */
+				if (WIFEXITED(st) &&
+				    WEXITSTATUS(st) == mcinit_exit_status(MCINIT_E_TIMEOUT))
+					L->stop_at =
+					    mcinit_now() + (L->o->grace < 0.5 ? L->o->grace : 0.5);
+				else
+					stop_job(L);
 			}
 		}
 	}
@@ -474,7 +573,7 @@ on_signal(struct launch *L)
 static void
 loop(struct launch *L)
 {
-	size_t cap = (size_t)(2 * L->n + 2);
+	size_t cap = (size_t)(3 * L->n + 2);
 	struct pollfd *pf = mcinit_xcalloc(cap, sizeof *pf);
 	struct stream **who = mcinit_xcalloc(cap, sizeof *who);
 	struct worker **whow = mcinit_xcalloc(cap, sizeof *whow);
@@ -489,10 +588,10 @@ loop(struct launch *L)
 			pf[np++] =
 			    (struct pollfd){.fd = mcinit_store_server_fd(L->srv), .events = POLLIN};
 		for (k = 0; k < L->n; k++) {
-			struct stream *ss[2] = {&L->w[k].out, &L->w[k].err};
+			struct stream *ss[3] = {&L->w[k].out, &L->w[k].err, &L->w[k].ph};
 			int j;
 
-			for (j = 0; j < 2; j++)
+			for (j = 0; j < 3; j++)
 				if (ss[j]->fd >= 0) {
 					who[np] = ss[j];
 					whow[np] = &L->w[k];
@@ -502,9 +601,11 @@ loop(struct launch *L)
 		}
 		if (L->alive == 0 && np <= (L->srv ? 2u : 1u))
 			break;
-		if (L->alive == 0)
+		if (L->alive == 0 || L->stop_at > 0)
 			ms = 100;
 		poll(pf, np, ms);
+		if (L->stop_at > 0 && mcinit_now() >= L->stop_at && !L->forwarded)
+			stop_job(L);
 		if (pf[0].revents)
 			on_signal(L);
 		if (L->srv && (pf[1].revents & POLLIN)) {
@@ -527,6 +628,8 @@ loop(struct launch *L)
 					stream_read(L, &L->w[k], &L->w[k].out);
 				if (L->w[k].err.fd >= 0)
 					stream_read(L, &L->w[k], &L->w[k].err);
+				if (L->w[k].ph.fd >= 0)
+					stream_read(L, &L->w[k], &L->w[k].ph);
 			}
 		}
 	}
@@ -639,6 +742,9 @@ teardown(struct launch *L)
 	for (i = 0; i < L->n; i++) {
 		mcinit_buf_free(&L->w[i].out.line);
 		mcinit_buf_free(&L->w[i].err.line);
+		mcinit_buf_free(&L->w[i].ph.line);
+		if (L->w[i].ph.fd >= 0)
+			close(L->w[i].ph.fd);
 		if (L->w[i].out.fd >= 0)
 			close(L->w[i].out.fd);
 		if (L->w[i].err.fd >= 0)
@@ -672,7 +778,7 @@ mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err)
 	L.n = o->nproc;
 	L.w = mcinit_xcalloc((size_t)L.n, sizeof *L.w);
 	for (i = 0; i < L.n; i++)
-		L.w[i].out.fd = L.w[i].err.fd = -1;
+		L.w[i].out.fd = L.w[i].err.fd = L.w[i].ph.fd = -1;
 	if (setup(&L, err) < 0) {
 		status = -1;
 		goto out;

@@ -49,6 +49,7 @@ mcinit_store_limits_default(struct mcinit_store_limits *l)
 	l->max_keys = 128 * 1024;
 	l->max_conns = 65536;
 	l->max_memory = (size_t)1 << 30;
+	l->max_entries = (size_t)1 << 20;
 	l->silent_timeout = 30.0;
 }
 
@@ -77,7 +78,7 @@ struct entry {
 };
 
 struct conn {
-	int fd;
+	int fd; /* -1: an in-process session (store.h) */
 	bool authed, spoke, dead;
 	double since;
 	struct conn *sprev, *snext; /* the silent list (connected, no byte yet) */
@@ -108,7 +109,8 @@ struct mcinit_store_server {
 	struct conn *all;
 	struct conn *pending;
 	size_t nconns;
-	unsigned long long accepted, dropped, requests;
+	unsigned long long accepted, dropped, requests, refused;
+	char why[160]; /* the last refusal's reason */
 	pthread_t thr;
 	bool thr_running;
 };
@@ -288,10 +290,13 @@ conn_epoll(struct mcinit_store_server *s, struct conn *c, bool want_out)
 	epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
-/* Writes what it can; false when the connection broke. */
+/* Writes what it can; false when the connection broke.  A session keeps
+ * its replies until mcinit_store_session_feed hands them out. */
 static bool
 conn_flush(struct mcinit_store_server *s, struct conn *c)
 {
+	if (c->fd < 0)
+		return true;
 	while (c->outoff < c->outlen) {
 		ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
 
@@ -504,6 +509,34 @@ mem_ok(const struct mcinit_store_server *s, size_t more)
 	return s->mem + more <= s->lim.max_memory;
 }
 
+/* 1 when the key is not held yet (a request for it would add one). */
+static uint64_t
+new_key(const struct mcinit_store_server *s, const char *k, size_t kl)
+{
+	return entry_find(s, k, kl, fnv1a(k, kl)) ? 0 : 1;
+}
+
+/* Room for a request that may add `bytes` and `keys` new keys.  Refused
+ * beyond the bounds (the protocol has no error reply: the connection is
+ * dropped), with the reason kept for whoever serves to report. */
+static bool
+room(struct mcinit_store_server *s, size_t bytes, uint64_t keys)
+{
+	if (!mem_ok(s, bytes)) {
+		snprintf(s->why, sizeof s->why,
+		         "the store is full: %zu bytes held, a request for %zu more, bound %zu",
+		         s->mem, bytes, s->lim.max_memory);
+	} else if (keys > s->lim.max_entries || s->nentries + keys > s->lim.max_entries) {
+		snprintf(s->why, sizeof s->why,
+		         "the store is full: %zu keys held, a request for %llu more, bound %zu",
+		         s->nentries, (unsigned long long)keys, s->lim.max_entries);
+	} else {
+		return true;
+	}
+	s->refused++;
+	return false;
+}
+
 static int
 do_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 {
@@ -529,7 +562,7 @@ do_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 		c->authed = true;
 		return P_OK;
 	}
-	if (!mem_ok(s, kl + vl + sizeof(struct entry)))
+	if (!room(s, kl + vl + sizeof(struct entry), new_key(s, k, kl)))
 		return P_BAD;
 	if (s->token && kl >= sizeof MCINIT_STORE_OPEN_KEY - 1 &&
 	    memcmp(k + kl - (sizeof MCINIT_STORE_OPEN_KEY - 1), MCINIT_STORE_OPEN_KEY,
@@ -556,7 +589,7 @@ do_compare_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool
 	TRY(rd_str(r, s->lim.max_value, &de, &del));
 	if (!go)
 		return P_OK;
-	if (!mem_ok(s, kl + del + sizeof(struct entry)))
+	if (!room(s, kl + del + sizeof(struct entry), new_key(s, k, kl)))
 		return P_BAD;
 	e = entry_find(s, k, kl, fnv1a(k, kl));
 	if (!e || !e->has_value) {
@@ -606,7 +639,7 @@ add_key(struct mcinit_store_server *s, struct conn *c, const char *k, size_t kl,
 		return P_BAD; /* a non-numeric value: torch drops the connection too */
 	if (__builtin_add_overflow(v, d, &v))
 		return P_BAD;
-	if (!mem_ok(s, kl + 24 + sizeof(struct entry)))
+	if (!room(s, kl + 24 + sizeof(struct entry), new_key(s, k, kl)))
 		return P_BAD;
 	mag = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
 	q = mcinit_utoa_rev(num + sizeof num, mag);
@@ -669,7 +702,7 @@ do_wait(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 	TRY(rd_keys(s, r, &n));
 	if (go) {
 		wait_clear(s, c); /* a new WAIT replaces one still pending */
-		if (!mem_ok(s, (size_t)n * (2 * sizeof(void *) + sizeof(struct entry))))
+		if (!room(s, (size_t)n * (2 * sizeof(void *) + sizeof(struct entry)), 0))
 			return P_BAD;
 	}
 	/* one look-up per key: a key that is missing is registered at once (a
@@ -687,6 +720,10 @@ do_wait(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 		e = entry_find(s, k, kl, h);
 		if (entry_exists(e))
 			continue;
+		/* a key to wait for is held too: over the bound, the connection
+		 * goes, and its registrations with it */
+		if (!e && !room(s, 0, 1))
+			return P_BAD;
 		if (!e)
 			e = entry_get(s, k, kl);
 		wait_register(c, e);
@@ -730,7 +767,7 @@ do_append(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 	if (!go)
 		return P_OK;
 	e = entry_find(s, k, kl, fnv1a(k, kl));
-	if (!mem_ok(s, kl + vl + sizeof(struct entry)) ||
+	if (!room(s, kl + vl + sizeof(struct entry), new_key(s, k, kl)) ||
 	    (e && e->has_value && e->vlen + vl > s->lim.max_value))
 		return P_BAD;
 	if (e && e->has_value) {
@@ -772,7 +809,7 @@ do_multi_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 static int
 do_multi_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 {
-	uint64_t n, i;
+	uint64_t n, i, nnew = 0;
 	size_t need = 0;
 
 	(void)c;
@@ -784,6 +821,8 @@ do_multi_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 		TRY(rd_str(r, s->lim.max_key, &k, &kl));
 		TRY(rd_str(r, s->lim.max_value, &v, &vl));
 		need += kl + vl + sizeof(struct entry);
+		if (!go)
+			nnew += new_key(s, k, kl);
 		if (go) {
 			struct entry *e = entry_get(s, k, kl);
 
@@ -791,7 +830,7 @@ do_multi_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 			wake(s, e, false);
 		}
 	}
-	if (!go && !mem_ok(s, need))
+	if (!go && !room(s, need, nnew))
 		return P_BAD;
 	return P_OK;
 }
@@ -844,7 +883,7 @@ do_queue_push(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool 
 	TRY(rd_str(r, s->lim.max_value, &v, &vl));
 	if (!go)
 		return P_OK;
-	if (!mem_ok(s, kl + vl + sizeof *q + sizeof(struct entry)))
+	if (!room(s, kl + vl + sizeof *q + sizeof(struct entry), new_key(s, k, kl)))
 		return P_BAD;
 	e = entry_get(s, k, kl);
 	q = mcinit_xmalloc(sizeof *q + vl);
@@ -956,6 +995,31 @@ allowed_unauthed(unsigned cmd, const struct rd *r)
 	return kl == sizeof MCINIT_STORE_AUTH_KEY - 1 && memcmp(k, MCINIT_STORE_AUTH_KEY, kl) == 0;
 }
 
+static handler_fn
+handler_of(unsigned cmd)
+{
+	return cmd < sizeof handlers / sizeof *handlers ? handlers[cmd] : NULL;
+}
+
+int
+mcinit_store_frame(const struct mcinit_store_server *s, const void *p, size_t n, size_t *len)
+{
+	struct rd r = {p, n, 1};
+	handler_fn h = n ? handler_of(*(const unsigned char *)p) : NULL;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (!h)
+		return -1;
+	/* the dry pass reads the limits and the memory count only: no
+	 * connection, nothing written */
+	rc = h((struct mcinit_store_server *)s, NULL, &r, false);
+	if (rc == P_OK)
+		*len = r.off;
+	return rc == P_OK ? 1 : rc == P_MORE ? 0 : -1;
+}
+
 /* Handles every complete request in c->in; P_BAD drops the connection. */
 static int
 conn_process(struct mcinit_store_server *s, struct conn *c)
@@ -966,7 +1030,7 @@ conn_process(struct mcinit_store_server *s, struct conn *c)
 	while (off < c->inlen && !c->dead) {
 		struct rd r = {c->in, c->inlen, off + 1};
 		unsigned cmd = (unsigned char)c->in[off];
-		handler_fn h = cmd < sizeof handlers / sizeof *handlers ? handlers[cmd] : NULL;
+		handler_fn h = handler_of(cmd);
 
 		if (!h) {
 			rc = P_BAD;
@@ -1018,8 +1082,10 @@ conn_close(struct mcinit_store_server *s, struct conn *c)
 	if (!c->spoke)
 		silent_unlink(s, c);
 	wait_clear(s, c);
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	if (c->fd >= 0) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
 	s->mem -= c->incap; /* replies are not counted: each is bounded by what it answers */
 	if (c->aprev)
 		c->aprev->anext = c->anext;
@@ -1027,8 +1093,11 @@ conn_close(struct mcinit_store_server *s, struct conn *c)
 		s->all = c->anext;
 	if (c->anext)
 		c->anext->aprev = c->aprev;
-	c->dnext = s->dead;
-	s->dead = c;
+	c->aprev = c->anext = NULL;
+	if (c->fd >= 0) { /* a session is freed by its owner */
+		c->dnext = s->dead;
+		s->dead = c;
+	}
 	s->nconns--;
 }
 
@@ -1052,9 +1121,29 @@ max_request(const struct mcinit_store_server *s)
 	return 4 * (s->lim.max_value + s->lim.max_key) + 4096;
 }
 
+/* Room for 4 KiB more in c->in.  A full buffer is processed before it may
+ * grow, and it grows only up to the largest valid request. */
+static int
+in_reserve(struct mcinit_store_server *s, struct conn *c)
+{
+	size_t cap = c->incap ? c->incap * 2 : 8192;
+
+	if (c->incap - c->inlen >= 4096)
+		return P_OK;
+	if (c->inlen > 0 && conn_process(s, c) != P_OK)
+		return P_BAD;
+	if (c->incap - c->inlen >= 4096)
+		return P_OK;
+	if (cap > max_request(s) || !room(s, cap - c->incap, 0))
+		return P_BAD;
+	c->in = mcinit_xrealloc(c->in, cap);
+	s->mem += cap - c->incap;
+	c->incap = cap;
+	return P_OK;
+}
+
 /* Reads what the socket has, then handles every complete request: one
- * parse of a large request that arrives in pieces, not one per piece.  A
- * full buffer is processed before it may grow. */
+ * parse of a large request that arrives in pieces, not one per piece. */
 static void
 conn_readable(struct mcinit_store_server *s, struct conn *c)
 {
@@ -1063,19 +1152,8 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 	for (;;) {
 		ssize_t n;
 
-		if (c->incap - c->inlen < 4096) {
-			size_t cap = c->incap ? c->incap * 2 : 8192;
-
-			if (c->inlen > 0 && conn_process(s, c) != P_OK)
-				goto bad;
-			if (c->incap - c->inlen >= 4096)
-				continue;
-			if (cap > max_request(s) || !mem_ok(s, cap - c->incap))
-				goto bad;
-			c->in = mcinit_xrealloc(c->in, cap);
-			s->mem += cap - c->incap;
-			c->incap = cap;
-		}
+		if (in_reserve(s, c) != P_OK)
+			goto bad;
 		n = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1188,6 +1266,82 @@ mcinit_store_server_step(struct mcinit_store_server *s, int timeout_ms)
 	reap_dead(s);
 }
 
+/* ---- in-process sessions (store.h) ---- */
+
+struct mcinit_store_session {
+	struct mcinit_store_server *s;
+	struct conn *c;
+};
+
+struct mcinit_store_session *
+mcinit_store_session_new(struct mcinit_store_server *s)
+{
+	struct mcinit_store_session *ss = mcinit_xcalloc(1, sizeof *ss);
+	struct conn *c = mcinit_xcalloc(1, sizeof *c);
+
+	c->fd = -1;
+	c->spoke = true; /* never on the silent list: no clock runs here */
+	c->since = mcinit_now();
+	c->anext = s->all;
+	if (s->all)
+		s->all->aprev = c;
+	s->all = c;
+	s->nconns++;
+	s->accepted++;
+	ss->s = s;
+	ss->c = c;
+	return ss;
+}
+
+int
+mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t n,
+                          struct mcinit_buf *out)
+{
+	struct mcinit_store_server *s = ss->s;
+	struct conn *c = ss->c;
+	const char *q = p;
+	int rc = P_OK;
+
+	/* as conn_readable does with what recv returns */
+	while (!c->dead && n > 0 && rc == P_OK) {
+		size_t room;
+
+		rc = in_reserve(s, c);
+		if (rc != P_OK)
+			break;
+		room = c->incap - c->inlen < n ? c->incap - c->inlen : n;
+		memcpy(c->in + c->inlen, q, room);
+		c->inlen += room;
+		q += room;
+		n -= room;
+	}
+	if (!c->dead && rc == P_OK && c->inlen > 0)
+		rc = conn_process(s, c);
+	if (!c->dead && rc != P_OK) {
+		s->dropped++;
+		conn_close(s, c);
+	}
+	flush_pending(s); /* sessions keep theirs: nothing is freed here */
+	if (out && c->outlen > c->outoff)
+		mcinit_buf_add(out, c->out + c->outoff, c->outlen - c->outoff);
+	c->outoff = c->outlen = 0;
+	return c->dead ? -1 : 0;
+}
+
+void
+mcinit_store_session_free(struct mcinit_store_session *ss)
+{
+	if (!ss)
+		return;
+	if (!ss->c->dead)
+		conn_close(ss->s, ss->c);
+	free(ss->c->in);
+	free(ss->c->out);
+	free(ss->c->wkeys);
+	free(ss->c);
+	free(ss);
+}
+
 /* ---- server lifecycle ---- */
 
 static int
@@ -1250,11 +1404,9 @@ bound_port(int fd)
 }
 
 struct mcinit_store_server *
-mcinit_store_server_new(const char *host, int port, const char *token,
-                        const struct mcinit_store_limits *limits, struct mcinit_err *err)
+mcinit_store_server_local(const char *token, const struct mcinit_store_limits *limits)
 {
 	struct mcinit_store_server *s = mcinit_xcalloc(1, sizeof *s);
-	struct epoll_event ev = {.events = EPOLLIN};
 
 	s->lfd = s->epfd = s->stopfd = -1;
 	if (limits)
@@ -1264,6 +1416,16 @@ mcinit_store_server_new(const char *host, int port, const char *token,
 	s->tabsize = 1024;
 	s->tab = mcinit_xcalloc(s->tabsize, sizeof *s->tab);
 	s->token = token && *token ? mcinit_xstrdup(token) : NULL;
+	return s;
+}
+
+struct mcinit_store_server *
+mcinit_store_server_new(const char *host, int port, const char *token,
+                        const struct mcinit_store_limits *limits, struct mcinit_err *err)
+{
+	struct mcinit_store_server *s = mcinit_store_server_local(token, limits);
+	struct epoll_event ev = {.events = EPOLLIN};
+
 	if (listen_on(s, host, port, err) != 0)
 		goto fail;
 	s->port = bound_port(s->lfd);
@@ -1375,6 +1537,8 @@ mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_sto
 	st->accepted = s->accepted;
 	st->dropped = s->dropped;
 	st->requests = s->requests;
+	st->refused = s->refused;
+	snprintf(st->why, sizeof st->why, "%s", s->why);
 }
 
 static void *
@@ -1420,6 +1584,7 @@ mcinit_store_server_stop(struct mcinit_store_server *s)
 
 struct mcinit_store_client {
 	int fd;
+	bool lost; /* the connection broke: no later call can succeed */
 	char *prefix;
 	double deadline;
 	struct mcinit_buf req;
@@ -1452,9 +1617,12 @@ cl_send(struct mcinit_store_client *c, const void *p, size_t n, struct mcinit_er
 		w = send(c->fd, q, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (w <= 0)
-			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: connection lost: %s",
+		if (w <= 0) {
+			c->lost = true;
+			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+			                      "store: connection lost: %s",
 			                      w < 0 ? strerror(errno) : "closed");
+		}
 		q += w;
 		n -= (size_t)w;
 	}
@@ -1483,10 +1651,12 @@ cl_recv_until(struct mcinit_store_client *c, void *p, size_t n, double deadline,
 		r = recv(c->fd, q, n, MSG_DONTWAIT);
 		if (r < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			c->lost = true;
 			return mcinit_err_set(err, MCINIT_E_TIMEOUT,
 			                      "store: the server closed the connection%s%s",
 			                      r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
+		}
 		q += r;
 		n -= (size_t)r;
 	}
@@ -1674,6 +1844,12 @@ mcinit_store_client_set_deadline(struct mcinit_store_client *c, double deadline)
 	c->deadline = deadline;
 }
 
+bool
+mcinit_store_client_lost(const struct mcinit_store_client *c)
+{
+	return c->lost;
+}
+
 int
 mcinit_store_ping(struct mcinit_store_client *c, uint32_t nonce, struct mcinit_err *err)
 {
@@ -1806,7 +1982,8 @@ mcinit_store_wait(struct mcinit_store_client *c, const char *const *keys, size_t
 			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: WAIT answered %u", r);
 		return 0;
 	}
-	if (e.code != MCINIT_E_TIMEOUT) {
+	if (e.code != MCINIT_E_TIMEOUT || c->lost) {
+		/* a closed connection is no timeout: nothing to cancel */
 		if (err)
 			*err = e;
 		return -1;

@@ -26,6 +26,7 @@
 #ifndef MCINIT_STORE_H
 #define MCINIT_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,9 +76,14 @@ struct mcinit_store_limits {
 	uint64_t max_keys;     /* keys in one request (131,072) */
 	size_t max_conns;      /* open connections; more are accepted and closed */
 	size_t max_memory;     /* all keys, values and buffers together */
+	size_t max_entries;    /* keys held (waited-for keys included) */
 	double silent_timeout; /* seconds a connection may stay without a first byte */
 };
-/* The limits above, with 65,536 connections, 1 GiB and 30 s. */
+/* The limits above, with 65,536 connections, 1 GiB, 1,048,576 keys and
+ * 30 s.  A request that would take the store over max_memory or
+ * max_entries is refused (its connection dropped: torch's protocol has no
+ * error reply); the store goes on serving the others, and its stats say
+ * why (mcinit store prints it). */
 void mcinit_store_limits_default(struct mcinit_store_limits *l);
 
 struct mcinit_store_server;
@@ -104,6 +110,8 @@ char *mcinit_store_server_lookup(const struct mcinit_store_server *s, const char
 struct mcinit_store_stats {
 	size_t conns, keys, memory;
 	unsigned long long accepted, dropped, requests;
+	unsigned long long refused; /* requests over max_memory / max_entries */
+	char why[160];              /* the last refusal's reason, "" if none */
 };
 void mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_store_stats *st);
 
@@ -111,6 +119,31 @@ void mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcini
  * when nobody else serves the store).  0, or -1 with err. */
 int mcinit_store_server_start(struct mcinit_store_server *s, struct mcinit_err *err);
 void mcinit_store_server_stop(struct mcinit_store_server *s);
+
+/* ---- in-process sessions (the fuzz harnesses; no socket) ---- */
+
+/* A server that listens nowhere: it serves sessions only.  NULL limits =
+ * defaults.  Free with mcinit_store_server_free, after its sessions. */
+struct mcinit_store_server *mcinit_store_server_local(const char *token,
+                                                      const struct mcinit_store_limits *limits);
+
+/* The frame decoder alone: 1 when p[0..n) starts with a whole well-formed
+ * request within the server's limits (its length in *len), 0 when more
+ * bytes are needed, -1 when it is malformed (an unknown command, a length
+ * over a limit): what would cost a connection its life. */
+int mcinit_store_frame(const struct mcinit_store_server *s, const void *p, size_t n, size_t *len);
+
+/* A connection of s driven from buffers.  Owned by the caller, freed with
+ * mcinit_store_session_free before the server. */
+struct mcinit_store_session;
+struct mcinit_store_session *mcinit_store_session_new(struct mcinit_store_server *s);
+/* Hands n bytes to the server as if they arrived on the connection, then
+ * appends to out (if not NULL) every reply the session has been sent since
+ * the last feed (a wake-up by another session's write included).  0, or
+ * -1 once the server has dropped the connection (later feeds do nothing). */
+int mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t n,
+                              struct mcinit_buf *out);
+void mcinit_store_session_free(struct mcinit_store_session *ss);
 
 /* ---- client ---- */
 
@@ -126,6 +159,9 @@ void mcinit_store_client_free(struct mcinit_store_client *c);
 void mcinit_store_client_set_prefix(struct mcinit_store_client *c, const char *prefix);
 /* The deadline applied to every later call. */
 void mcinit_store_client_set_deadline(struct mcinit_store_client *c, double deadline);
+/* True once the connection broke (the server closed it or went away):
+ * tells a lost store from a timeout, whose error code is the same. */
+bool mcinit_store_client_lost(const struct mcinit_store_client *c);
 
 /* Every call: 0 (or a pointer), or -1 (NULL) with err: MCINIT_E_TIMEOUT when the
  * deadline passes, MCINIT_E_UNAVAILABLE when the peer breaks the protocol or closes. */

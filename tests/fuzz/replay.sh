@@ -21,6 +21,6 @@ done
 for f in "$srcdir"/tests/fuzz/fuzz-*.c; do
 	name=$(basename "$f" .c)
 	name=${name#fuzz-}
-	check "corpus-for-$name" test -d "$srcdir/tests/fuzz/corpus/$t"
+	check "corpus-for-$name" test -d "$srcdir/tests/fuzz/corpus/$name"
 done
 finish

@@ -578,3 +578,247 @@ Test(store_token, a_refused_client_leaves_the_store_usable, .timeout = 10)
 	mcinit_store_client_free(c);
 	stop();
 }
+
+/* ---- store faults (issue 13): in every case the store goes on serving ---- */
+
+static void
+serve_limits(const struct mcinit_store_limits *lim)
+{
+	struct mcinit_err err = {0};
+
+	srv = mcinit_store_server_new("127.0.0.1", 0, NULL, lim, &err);
+	cr_assert_not_null(srv, "%s", err.msg);
+	cr_assert_eq(mcinit_store_server_start(srv, &err), 0);
+}
+
+static struct mcinit_store_client *
+client(void)
+{
+	struct mcinit_err err = {0};
+	struct mcinit_store_client *c = mcinit_store_client_new(
+	    "127.0.0.1", mcinit_store_server_port(srv), mcinit_now() + 5, &err);
+
+	cr_assert_not_null(c, "the store stopped serving: %s", err.msg);
+	return c;
+}
+
+/* Another client is answered, and within 0.5 s. */
+static void
+still_serving(void)
+{
+	struct mcinit_err err = {0};
+	struct mcinit_store_client *c = client();
+	double t0 = mcinit_now();
+
+	cr_assert_eq(mcinit_store_ping(c, 7, &err), 0, "%s", err.msg);
+	cr_assert_lt(mcinit_now() - t0, 0.5, "a ping took %.3f s", mcinit_now() - t0);
+	mcinit_store_client_free(c);
+}
+
+/* The server's stats once it holds lo to hi connections (2 s at most: the
+ * server thread accepts and closes on its own time). */
+static struct mcinit_store_stats
+settle_conns(size_t lo, size_t hi)
+{
+	struct mcinit_store_stats st;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		mcinit_store_server_stats(srv, &st);
+		if (st.conns >= lo && st.conns <= hi)
+			break;
+		usleep(20000);
+	}
+	return st;
+}
+
+Test(store, peer_closes_mid_frame)
+{
+	struct fr f = {0};
+	struct mcinit_store_stats st;
+	int fd = dial();
+
+	f_u8(&f, 1);
+	f_str(&f, "/half");
+	f_str(&f, "a value that never comes");
+	cr_assert_eq(send(fd, f.b, f.n / 2, MSG_NOSIGNAL), (ssize_t)(f.n / 2));
+	close(fd);
+	still_serving();
+	st = settle_conns(0, 0);
+	cr_assert_eq(st.conns, 0, "the half-sent connection was kept");
+	cr_assert_eq(st.keys, 0, "half a SET was applied");
+}
+
+Test(store, slow_peer_byte_per_100ms, .timeout = 30)
+{
+	struct fr f = {0};
+	size_t i;
+	int fd = dial();
+	static const unsigned char rep[] = {4, 0, 0, 0, 0, 0, 0, 0, 's', 'l', 'o', 'w'};
+
+	f_u8(&f, 1);
+	f_str(&f, "/s");
+	f_str(&f, "slow");
+	f_u8(&f, 3);
+	f_str(&f, "/s");
+	for (i = 0; i < f.n; i++) {
+		cr_assert_eq(send(fd, f.b + i, 1, MSG_NOSIGNAL), 1);
+		usleep(100000);
+		if (i % 8 == 0)
+			still_serving(); /* the slow one holds nobody up */
+	}
+	expect(fd, rep, sizeof rep);
+	close(fd);
+}
+
+Test(store, flood_of_2000_connections, .timeout = 30)
+{
+	enum { N = 2000 };
+	static int fds[N];
+	struct mcinit_store_stats st;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		fds[i] = dial();
+		if (i % 3 == 0)
+			cr_assert_eq(send(fds[i], VALIDATE, sizeof VALIDATE, MSG_NOSIGNAL),
+			             (ssize_t)sizeof VALIDATE);
+	}
+	still_serving();
+	st = settle_conns(N, N);
+	cr_assert_eq(st.conns, N, "%zu of %d connections open", st.conns, N);
+	for (i = 0; i < N; i++)
+		close(fds[i]);
+	still_serving();
+	st = settle_conns(0, 0);
+	cr_assert_eq(st.conns, 0, "%zu connections left after closing all", st.conns);
+}
+
+TestSuite(store_bounds, .fini = stop, .timeout = 30);
+
+Test(store_bounds, flood_of_keys_stops_at_max_keys)
+{
+	struct mcinit_store_limits lim;
+	struct mcinit_store_client *c;
+	struct mcinit_store_stats st;
+	struct mcinit_err err = {0};
+	int64_t n;
+	int i;
+	char key[32], *v;
+
+	mcinit_store_limits_default(&lim);
+	lim.max_entries = 1000;
+	serve_limits(&lim);
+	c = client();
+	for (i = 0; i < 5000; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		if (mcinit_store_add(c, key, 1, &n, &err) != 0)
+			break;
+	}
+	cr_assert_leq(i, 1000, "%d keys taken, the bound is 1000", i);
+	cr_assert(mcinit_store_client_lost(c), "refused without dropping: %s", err.msg);
+	mcinit_store_client_free(c);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_leq(st.keys, 1000);
+	cr_assert_geq(st.refused, 1);
+	cr_assert(strstr(st.why, "keys held") && strstr(st.why, "bound 1000"), "%s", st.why);
+	/* the keys it holds are still served, and deleting makes room */
+	c = client();
+	v = mcinit_store_get(c, "k0", NULL, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	cr_assert_str_eq(v, "1");
+	free(v);
+	cr_assert_eq(mcinit_store_delete(c, "k1", &n, &err), 0);
+	cr_assert_eq(mcinit_store_add(c, "fresh", 1, &n, &err), 0, "%s", err.msg);
+	mcinit_store_client_free(c);
+}
+
+Test(store_bounds, flood_of_bytes_stops_at_max_memory)
+{
+	struct mcinit_store_limits lim;
+	struct mcinit_store_client *c;
+	struct mcinit_store_stats st;
+	struct mcinit_err err = {0};
+	static char big[64 * 1024];
+	int i;
+	char key[32];
+
+	mcinit_store_limits_default(&lim);
+	lim.max_memory = 1 << 20;
+	serve_limits(&lim);
+	memset(big, 'x', sizeof big);
+	c = client();
+	for (i = 0; i < 200; i++) {
+		snprintf(key, sizeof key, "big%d", i);
+		/* SET has no reply: the PING after it sees the drop */
+		if (mcinit_store_set(c, key, big, sizeof big, &err) != 0 ||
+		    mcinit_store_ping(c, 1, &err) != 0)
+			break;
+	}
+	cr_assert_lt(i, 200, "200 x 64 KiB taken with a 1 MiB bound");
+	mcinit_store_client_free(c);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_leq(st.memory, lim.max_memory, "%zu bytes held", st.memory);
+	cr_assert(strstr(st.why, "bytes held"), "%s", st.why);
+	still_serving();
+}
+
+/* mcinit's client tells a store that went away from a timeout. */
+Test(store_bounds, a_lost_store_is_no_timeout)
+{
+	struct mcinit_store_client *c;
+	struct mcinit_err err = {0};
+	const char *k = "never";
+	double t0;
+
+	serve_limits(NULL);
+	c = client();
+	mcinit_store_client_set_deadline(c, mcinit_now() + 10);
+	mcinit_store_server_free(srv);
+	srv = NULL;
+	t0 = mcinit_now();
+	cr_assert_eq(mcinit_store_wait(c, &k, 1, &err), -1);
+	cr_assert_lt(mcinit_now() - t0, 2.0, "waited for the deadline on a closed connection");
+	cr_assert(mcinit_store_client_lost(c));
+	mcinit_store_client_free(c);
+}
+
+/* The in-process sessions the fuzz harness drives answer as the sockets
+ * do: a WAIT woken by another session's SET, garbage costing one session. */
+Test(store_session, wait_woken_by_another_session)
+{
+	struct mcinit_store_server *s = mcinit_store_server_local(NULL, NULL);
+	struct mcinit_store_session *a = mcinit_store_session_new(s);
+	struct mcinit_store_session *b = mcinit_store_session_new(s);
+	struct mcinit_store_stats st;
+	struct mcinit_buf out = {0};
+	struct fr w = {0}, set = {0}, get = {0};
+	static const unsigned char junk[] = {200};
+	static const unsigned char rep[] = {1, 0, 0, 0, 0, 0, 0, 0, 'v'};
+
+	f_u8(&w, 6);
+	f_u64(&w, 1);
+	f_str(&w, "/k");
+	f_u8(&set, 1);
+	f_str(&set, "/k");
+	f_str(&set, "v");
+	f_u8(&get, 3);
+	f_str(&get, "/k");
+	cr_assert_eq(mcinit_store_session_feed(a, w.b, w.n, &out), 0);
+	cr_assert_eq(out.len, 0, "WAIT answered before the key exists");
+	cr_assert_eq(mcinit_store_session_feed(b, set.b, set.n, &out), 0);
+	cr_assert_eq(out.len, 0, "SET answered");
+	cr_assert_eq(mcinit_store_session_feed(a, get.b, get.n, &out), 0);
+	cr_assert_eq(out.len, 1 + sizeof rep);
+	cr_assert_eq((unsigned char)out.data[0], MCINIT_STORE_STOP_WAIT);
+	cr_assert_arr_eq(out.data + 1, rep, sizeof rep);
+	cr_assert_eq(mcinit_store_session_feed(b, junk, 1, NULL), -1);
+	cr_assert_eq(mcinit_store_session_feed(b, get.b, get.n, NULL), -1, "a dropped one revived");
+	mcinit_store_server_stats(s, &st);
+	cr_assert_eq(st.conns, 1);
+	cr_assert_eq(st.dropped, 1);
+	mcinit_store_session_free(a);
+	mcinit_store_session_free(b);
+	mcinit_buf_free(&out);
+	mcinit_store_server_free(s);
+}
