@@ -456,7 +456,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	/* A bare name is a local of the Megatron function: only the calculator's
 	 * parameters are known (mcinit_mcheck_status keeps other rows out). */
 	if (module_function(name)) {
-		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = name + 1};
+		/* a copy: name may be the caller's stack buffer (resolve_name) */
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
+		                          .s = mcinit_pyexpr_strdup(e, name + 1)};
 		return 0;
 	}
 	if (name[0] == '%') {
@@ -484,8 +486,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		/* enum members compare with the flag's value, their name in lower case */
 		const char *m = strchr(name, '.') + 1;
 
-		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
-		                          .s = strncmp(name, "torch.", 6) == 0 ? name : m};
+		*out = (struct mcinit_pv){
+		    .kind = MCINIT_PV_STR,
+		    .s = mcinit_pyexpr_strdup(e, strncmp(name, "torch.", 6) == 0 ? name : m)};
 		return 0;
 	}
 	return -1;
