@@ -1,5 +1,6 @@
 /* affinity.c — see affinity.h. */
 #include "affinity.h"
+#include "hwxml.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -168,6 +169,21 @@ check_readable(const char *path, struct mcinit_err *err)
 	return 0;
 }
 
+/* The file's text through mcinit_hwxml_check_sets before hwloc reads it. */
+static int
+check_file_sets(const char *path, struct mcinit_err *err)
+{
+	size_t len;
+	char *text = mcinit_read_file(path, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = mcinit_hwxml_check_sets(text, len, path, err);
+	free(text);
+	return rc;
+}
+
 /* A readable XML source that hwloc rejects is bad data, whichever step
  * rejects it: with libxml2 (Debian's libhwloc-plugins) hwloc parses in
  * hwloc_topology_set_xml*, with its own minimal parser only in
@@ -207,11 +223,13 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 
 		a->source = mcinit_xstrdup("XML buffer");
 		xml = 1;
+		if (mcinit_hwxml_check_sets(o->xml_buffer, len - 1, a->source, err) < 0)
+			return -1;
 		if (len > INT32_MAX ||
 		    hwloc_topology_set_xmlbuffer(a->topo, o->xml_buffer, (int)len) < 0)
 			return not_xml(a, err);
 	} else if (path != NULL) {
-		if (check_readable(path, err) < 0)
+		if (check_readable(path, err) < 0 || check_file_sets(path, err) < 0)
 			return -1;
 		a->source = mcinit_xstrdup(path);
 		xml = 1;
