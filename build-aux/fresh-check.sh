@@ -26,7 +26,9 @@ git clone -q "$here" "$r/src/mcinit"
 mount --bind /proc "$r/proc"
 mount --bind /sys "$r/sys"
 mount --bind /dev "$r/dev"
-trap 'umount "$r/dev" "$r/sys" "$r/proc"' EXIT
+# The shell-completion tests type into bash and zsh on a pseudo-terminal.
+mount --bind /dev/pts "$r/dev/pts"
+trap 'umount "$r/dev/pts" "$r/dev" "$r/sys" "$r/proc"' EXIT
 
 chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI=true sh -c '
 	set -e

@@ -75,11 +75,19 @@ offered() {
 not_offered() {
 	! offered "$@"
 }
+# bash and zsh need a pseudo-terminal (a chroot without /dev/pts has none).
+has_pty=yes
+python3 -c 'import os; m, s = os.openpty()' 2>/dev/null || has_pty=no
 for sh in bash zsh fish; do
 	if ! command -v $sh >/dev/null 2>&1; then
 		skip "$sh-completes" "$sh is not installed"
 		continue
 	fi
+	if [ $sh != fish ] && [ $has_pty = no ]; then
+		skip "$sh-completes" "no pseudo-terminal can be opened here"
+		continue
+	fi
+	rc=0
 	(
 		cd "$tmp/files" && export PATH="$bin:$PATH" && IFS='|' && set -f &&
 			if [ $sh = fish ]; then
@@ -90,8 +98,8 @@ for sh in bash zsh fish; do
 			else
 				python3 "$srcdir/tests/cli/shell-complete.py" $sh "$srcdir/completions" $lines
 			fi
-	) >"$tmp/$sh.out" 2>"$tmp/$sh.err"
-	check "$sh-answered" sh -c "! grep -q 'did not complete' '$tmp/$sh.err'"
+	) >"$tmp/$sh.out" 2>"$tmp/$sh.err" || rc=$?
+	check "$sh-answered" sh -c "test $rc -eq 0 && ! grep -q 'did not complete' '$tmp/$sh.err' || { cat '$tmp/$sh.err'; false; }"
 	comment "$tmp/$sh.out"
 	# bash replaces only what follows the last = or :, so it is offered that part.
 	value=model.cp_comm_type=a2a fmt=--format=svg
