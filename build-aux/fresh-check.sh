@@ -21,6 +21,10 @@ rm -rf "$root/run"
 cp -a "$root/base" "$root/run"
 r=$root/run
 cp /etc/resolv.conf "$r/etc/resolv.conf"
+# A machine has /etc/hosts (the installer or the container runtime writes
+# it; debootstrap does not): localhost must resolve, as Slurm's node list
+# in tests/cli/run.sh needs.
+cp /etc/hosts "$r/etc/hosts"
 git clone -q "$here" "$r/src/mcinit"
 
 mount --bind /proc "$r/proc"

@@ -9,6 +9,12 @@ a="mcinit-a-$$" b="mcinit-b-$$"
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1 || ! ip netns add "$a" 2>/dev/null; then
 	skip_all "needs root and ip netns (iproute2)"
 fi
+# `ip netns exec` remounts / as a slave, which a chroot (whose / is no
+# mount point) refuses.
+if ! ip netns exec "$a" true 2>/dev/null; then
+	ip netns delete "$a" 2>/dev/null
+	skip_all "ip netns exec does not work here (a chroot?)"
+fi
 cleanup() {
 	ip netns delete "$a" 2>/dev/null
 	ip netns delete "$b" 2>/dev/null
