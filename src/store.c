@@ -609,17 +609,29 @@ do_compare_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool
 	return P_OK;
 }
 
+/* The key a request names, and its entry (NULL: none, or not go: the
+ * request is only being parsed). */
 static int
-do_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+key_entry(struct mcinit_store_server *s, struct rd *r, bool go, struct entry **e)
 {
 	const char *k;
 	size_t kl;
+
+	*e = NULL;
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	if (go)
+		*e = entry_find(s, k, kl, fnv1a(k, kl));
+	return P_OK;
+}
+
+static int
+do_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
 	struct entry *e;
 
-	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(key_entry(s, r, go, &e));
 	if (!go)
 		return P_OK;
-	e = entry_find(s, k, kl, fnv1a(k, kl));
 	if (e && e->has_value)
 		out_vec(c, e->val, e->vlen);
 	else
@@ -736,15 +748,12 @@ do_wait(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 static int
 do_delete(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 {
-	const char *k;
-	size_t kl;
 	struct entry *e;
 	int64_t n = 0;
 
-	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(key_entry(s, r, go, &e));
 	if (!go)
 		return P_OK;
-	e = entry_find(s, k, kl, fnv1a(k, kl));
 	if (e && e->has_value) {
 		entry_clear_value(s, e);
 		entry_gc(s, e);
@@ -904,15 +913,12 @@ do_queue_push(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool 
 static int
 do_queue_pop(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 {
-	const char *k;
-	size_t kl;
 	struct entry *e;
 	struct qitem *q;
 
-	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(key_entry(s, r, go, &e));
 	if (!go)
 		return P_OK;
-	e = entry_find(s, k, kl, fnv1a(k, kl));
 	out_i64(c, e ? (int64_t)e->qlen : 0);
 	if (!e || !e->qhead)
 		return P_OK;
@@ -931,14 +937,11 @@ do_queue_pop(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 static int
 do_queue_len(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 {
-	const char *k;
-	size_t kl;
 	struct entry *e;
 
-	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(key_entry(s, r, go, &e));
 	if (!go)
 		return P_OK;
-	e = entry_find(s, k, kl, fnv1a(k, kl));
 	out_i64(c, e ? (int64_t)e->qlen : 0);
 	return P_OK;
 }
@@ -1385,7 +1388,8 @@ listen_on(struct mcinit_store_server *s, const char *host, int port, struct mcin
 	if (s->lfd < 0 && !(host && *host) && hints.ai_family == AF_INET6)
 		return listen_on(s, "0.0.0.0", port, err);
 	if (s->lfd < 0)
-		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: cannot listen on %s:%d: %s",
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+		                      "store: cannot listen on %s:%d: %s",
 		                      host && *host ? host : "*", port, strerror(lasterr));
 	return 0;
 }
@@ -1740,7 +1744,8 @@ connect_once(const char *host, int port, double deadline, int *fdp, struct mcini
 	snprintf(portstr, sizeof portstr, "%d", port);
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc != 0)
-		return mcinit_err_set(err, rc == EAI_AGAIN ? MCINIT_E_TIMEOUT : MCINIT_E_UNAVAILABLE,
+		return mcinit_err_set(err,
+		                      rc == EAI_AGAIN ? MCINIT_E_TIMEOUT : MCINIT_E_UNAVAILABLE,
 		                      "store: cannot resolve '%s': %s", host, gai_strerror(rc));
 	for (ai = res; ai; ai = ai->ai_next) {
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -1769,8 +1774,8 @@ connect_once(const char *host, int port, double deadline, int *fdp, struct mcini
 		return 0;
 	}
 	freeaddrinfo(res);
-	return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: cannot connect to %s:%d: %s", host, port,
-	                      strerror(lasterr));
+	return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: cannot connect to %s:%d: %s", host,
+	                      port, strerror(lasterr));
 }
 
 /* VALIDATE, then PING with our pid as the nonce (torch's handshake). */
@@ -1860,8 +1865,8 @@ mcinit_store_ping(struct mcinit_store_client *c, uint32_t nonce, struct mcinit_e
 	if (rq_send(c, err) != 0 || cl_recv(c, &back, sizeof back, err) != 0)
 		return -1;
 	if (back != nonce)
-		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: PING answered %u, sent %u", back,
-		                      nonce);
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: PING answered %u, sent %u",
+		                      back, nonce);
 	return 0;
 }
 
@@ -1883,7 +1888,8 @@ mcinit_store_auth(struct mcinit_store_client *c, const char *token, struct mcini
 	if (set_raw(c, MCINIT_STORE_AUTH_KEY, token, strlen(token), err) != 0)
 		return -1;
 	if (mcinit_store_ping(c, 0x6d63696e, err) != 0)
-		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: the job token was refused");
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+		                      "store: the job token was refused");
 	return 0;
 }
 
@@ -1979,7 +1985,8 @@ mcinit_store_wait(struct mcinit_store_client *c, const char *const *keys, size_t
 		return -1;
 	if (cl_recv(c, &r, 1, &e) == 0) {
 		if (r != MCINIT_STORE_STOP_WAIT)
-			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: WAIT answered %u", r);
+			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: WAIT answered %u",
+			                      r);
 		return 0;
 	}
 	if (e.code != MCINIT_E_TIMEOUT || c->lost) {
