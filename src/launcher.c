@@ -80,10 +80,13 @@ is_python(const char *t)
 
 /* ---- option tables ---- */
 
+enum launcher { L_TORCH, L_SRUN, L_MPI };
+
 struct opt {
 	const char *names; /* spellings, space-separated; torch ones with '-' */
 	int args;          /* 0 flag, 1 value, 2 two values */
 	int key;
+	enum launcher launcher;
 };
 
 enum {
@@ -101,43 +104,23 @@ enum {
 	K_ENV2
 };
 
-static const struct opt torch_opts[] = {
-#define TORCH(names, nargs, kind) {names, nargs, kind},
-#define SRUN(names, nargs, kind)
-#define MPI(names, nargs, kind)
+/* Every launcher's options, each row saying whose (launcher-opts.def). */
+static const struct opt opts[] = {
+#define TORCH(names, nargs, kind) {names, nargs, kind, L_TORCH},
+#define SRUN(names, nargs, kind)  {names, nargs, kind, L_SRUN},
+#define MPI(names, nargs, kind)   {names, nargs, kind, L_MPI},
 #include "launcher-opts.def"
 #undef TORCH
 #undef SRUN
 #undef MPI
-    {NULL, 0, 0},
+    {NULL, 0, 0, 0},
 };
 
-static const struct opt srun_opts[] = {
-#define SRUN(names, nargs, kind) {names, nargs, kind},
-#define TORCH(names, nargs, kind)
-#define MPI(names, nargs, kind)
-#include "launcher-opts.def"
-#undef TORCH
-#undef SRUN
-#undef MPI
-    {NULL, 0, 0},
-};
-
-static const struct opt mpi_opts[] = {
-#define MPI(names, nargs, kind) {names, nargs, kind},
-#define TORCH(names, nargs, kind)
-#define SRUN(names, nargs, kind)
-#include "launcher-opts.def"
-#undef TORCH
-#undef SRUN
-#undef MPI
-    {NULL, 0, 0},
-};
-
-/* The option word t (its name up to '=') in table; NULL when unknown. */
+/* The option word t (its name up to '=') of launcher l; NULL when unknown. */
 static const struct opt *
-find_opt(const struct opt *table, const char *t, bool torch)
+find_opt(enum launcher l, const char *t)
 {
+	bool torch = l == L_TORCH;
 	size_t n = strcspn(t, "=");
 	char *name = mcinit_xasprintf("%.*s", (int)n, t);
 	const struct opt *hit = NULL;
@@ -146,8 +129,8 @@ find_opt(const struct opt *table, const char *t, bool torch)
 		for (char *q = name + 2; *q; q++)
 			if (*q == '_')
 				*q = '-';
-	for (const struct opt *o = table; o->names && hit == NULL; o++)
-		if (one_of(name, o->names))
+	for (const struct opt *o = opts; o->names && hit == NULL; o++)
+		if (o->launcher == l && one_of(name, o->names))
 			hit = o;
 	free(name);
 	return hit;
@@ -156,14 +139,14 @@ find_opt(const struct opt *table, const char *t, bool torch)
 /* Slurm-style short option with its value glued on (-N2): the table entry
  * for "-N" and the value's text. */
 static const struct opt *
-find_glued(const struct opt *table, const char *t, const char **val)
+find_glued(enum launcher l, const char *t, const char **val)
 {
 	char name[3] = {t[0], t[1], '\0'};
 	const struct opt *o;
 
 	if (t[0] != '-' || t[1] == '-' || t[1] == '\0' || t[2] == '\0')
 		return NULL;
-	o = find_opt(table, name, false);
+	o = find_opt(l, name);
 	if (o != NULL && o->args == 1) {
 		*val = t + 2;
 		return o;
@@ -235,10 +218,12 @@ glued(struct lp *p, const struct mcinit_lword *opt, const char *text)
 	return w;
 }
 
-/* Reads options of table from p->i on, up to the first other word. */
+/* Reads options of launcher l from p->i on, up to the first other word. */
 static void
-read_opts(struct lp *p, const struct opt *table, bool torch, struct facts *f)
+read_opts(struct lp *p, enum launcher l, struct facts *f)
 {
+	bool torch = l == L_TORCH;
+
 	while (p->i < p->n) {
 		const struct mcinit_lword *w = &p->w[p->i];
 		const char *t = w->text, *val = NULL;
@@ -249,8 +234,8 @@ read_opts(struct lp *p, const struct opt *table, bool torch, struct facts *f)
 		p->i++;
 		if (strcmp(t, "--") == 0)
 			return;
-		o = find_opt(table, t, torch);
-		if (o == NULL && !torch && (o = find_glued(table, t, &val)) != NULL) {
+		o = find_opt(l, t);
+		if (o == NULL && !torch && (o = find_glued(l, t, &val)) != NULL) {
 			record(p, f, o, glued(p, w, val), NULL);
 			continue;
 		}
@@ -477,7 +462,7 @@ sbatch_facts(struct lp *p, const struct mcinit_lword *sb, size_t ns, struct fact
 	while (q.i < q.n) {
 		size_t before = q.i;
 
-		read_opts(&q, srun_opts, false, f);
+		read_opts(&q, L_SRUN, f);
 		if (q.i == before)
 			q.i++;
 	}
@@ -505,13 +490,13 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 		}
 		if (strcmp(b, "torchrun") == 0) {
 			p.i++;
-			read_opts(&p, torch_opts, true, &torch);
+			read_opts(&p, L_TORCH, &torch);
 			torch_name = "torchrun";
 			mcinit_buf_printf(&chain, "%storchrun", chain.len ? " + " : "");
 			break; /* the next word is the script */
 		} else if (one_of(b, "srun mpirun mpiexec") && task_name == NULL) {
 			p.i++;
-			read_opts(&p, strcmp(b, "srun") == 0 ? srun_opts : mpi_opts, false, &task);
+			read_opts(&p, strcmp(b, "srun") == 0 ? L_SRUN : L_MPI, &task);
 			task_name = strcmp(b, "srun") == 0 ? "srun" : b;
 			mcinit_buf_printf(&chain, "%s%s", chain.len ? " + " : "", task_name);
 		} else if (is_python(b)) {
@@ -526,7 +511,7 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 				                 ? "python -m torch.distributed.run"
 				                 : "python -m torch.distributed.launch";
 				p.i += 2;
-				read_opts(&p, torch_opts, true, &torch);
+				read_opts(&p, L_TORCH, &torch);
 				mcinit_buf_printf(&chain, "%s%s", chain.len ? " + " : "",
 				                  torch_name);
 			}
