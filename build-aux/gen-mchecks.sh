@@ -8,7 +8,9 @@
 # vetted against Megatron (its implemented_by column names a code): only
 # those are evaluated, so a row that becomes evaluable (a new field, a new
 # resolver name) changes nothing until it is vetted and the ledger updated.
-# Usage: gen-mchecks.sh CHECKS.tsv PORT.tsv LEDGER.tsv > mchecks.inc
+# EXTRA.tsv (optional, same columns as CHECKS.tsv) holds the checks of Megatron-LM
+# that the facts do not list, kept by mcinit.
+# Usage: gen-mchecks.sh CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv] > mchecks.inc
 set -eu
 LC_ALL=C
 export LC_ALL
@@ -28,7 +30,8 @@ file == 1 {
 	}
 	print "gen-mchecks: unknown action " $2 " for " $1 > "/dev/stderr"; exit 1
 }
-file == 3 {
+file >= 3 && /^#/ { next }
+file >= 3 {
 	seen[$1] = 1
 	g = (($1, "guard") in port) ? port[$1, "guard"] : $4
 	c = (($1, "cond") in port) ? port[$1, "cond"] : $5
@@ -41,4 +44,4 @@ file == 3 {
 END {
 	for (i = 0; i < n; i++)
 		if (!(order[i] in seen)) { print "gen-mchecks: " order[i] " is not a check of the facts table" > "/dev/stderr"; exit 1 }
-}' "$2" "$3" "$1"
+}' "$2" "$3" "$1" ${4:+"$4"}

@@ -122,6 +122,18 @@ long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **s
 /* The rows of Megatron-LM's check table whose code is x->rule's. */
 void mcinit_rules_mchecks(struct mcinit_rule_ctx *x);
 
+/* ---- mcheck-locals.c ---- */
+struct mcinit_pyexpr;
+struct mcinit_pv;
+/* Whether "%name" is a local of validate_args mcinit computes. */
+bool mcinit_mcheck_local_known(const char *name);
+/* The fields "%name" is computed from, the one to point at first; at most
+ * max into f, their count (0 for a name that is not a local). */
+size_t mcinit_mcheck_local_fields(const char *name, enum mcinit_field *f, size_t max);
+/* Its value for this config into *out (0), or -1 when it cannot be told. */
+int mcinit_mcheck_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name,
+                        struct mcinit_pv *out);
+
 /* ---- layout.c ---- */
 
 /* The unrolled layout in flat: stages separated by '|', each a string of

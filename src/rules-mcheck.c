@@ -50,6 +50,8 @@ enum special {
 	S_PAD_QUANT,
 	S_NL_FROM_ENC,
 	S_SEQ_FROM_ENC,
+	S_LOCAL,   /* what validate_args made of it: a local of mcheck-locals.c */
+	S_DELETED, /* validate_args deletes it once read: the dataclasses see False */
 };
 
 static const struct {
@@ -91,6 +93,12 @@ static const struct {
     {"_num_layers_from_encoder", S_NL_FROM_ENC},
     {"moe_router_padding_for_quantization", S_PAD_QUANT},
     {"_seq_length_from_encoder", S_SEQ_FROM_ENC},
+    /* the deprecated flags mapped over; rows reading the value as given use
+     * cuda_graph_impl_given (data/megatron-checks-port.tsv) */
+    {"cuda_graph_impl", S_LOCAL},
+    {"inference_cuda_graph_scope", S_LOCAL},
+    {"enable_cuda_graph", S_DELETED},
+    {"external_cuda_graph", S_DELETED},
 };
 
 static enum special
@@ -178,7 +186,7 @@ bool
 mcinit_mcheck_name_known(const char *name)
 {
 	if (name[0] == '%')
-		return calc_param(name) || module_function(name);
+		return calc_param(name) || module_function(name) || mcinit_mcheck_local_known(name);
 	return special_of(name) != S_NONE || field_of_in(name, mcinit_mversion_default()) >= 0 ||
 	       constant_name(name) || name[0] == '$';
 }
@@ -240,6 +248,16 @@ env_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *var,
 }
 
 static int special_value(struct mcinit_rule_ctx *x, enum special s, struct mcinit_pv *out);
+static bool from_megatron_flags(const struct mcinit_config *c);
+
+/* Whether the row being evaluated is one of validate_args (MC200, MC250),
+ * which sees the flags before it rewrites them. */
+static bool
+validate_args_row(const struct mcinit_rule_ctx *x)
+{
+	return x->rule != NULL &&
+	       (strcmp(x->rule->code, "MC200") == 0 || strcmp(x->rule->code, "MC250") == 0);
+}
 
 /* The config value of field `name` (by dest), -1 if none or invalid. */
 static int
@@ -366,6 +384,16 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum special s, c
 		return pv_bool(out, filled_from(x->c, F(num_layers), F(encoder_num_layers)));
 	case S_SEQ_FROM_ENC:
 		return pv_bool(out, filled_from(x->c, F(seq_length), F(encoder_seq_length)));
+	case S_DELETED:
+		if (from_megatron_flags(x->c) && !validate_args_row(x))
+			return pv_bool(out, false);
+		return field_value(x, e, name, out);
+	case S_LOCAL: {
+		char local[64];
+
+		snprintf(local, sizeof local, "%%%s", name);
+		return mcinit_mcheck_local(x, e, local, out);
+	}
 	default:
 		return -1;
 	}
@@ -453,8 +481,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	enum special s;
 	int f;
 
-	/* A bare name is a local of the Megatron function: only the calculator's
-	 * parameters are known (mcinit_mcheck_status keeps other rows out). */
+	/* A bare name is a local of the Megatron function: the calculator's
+	 * parameters and what mcheck-locals.c computes are known
+	 * (mcinit_mcheck_status keeps other rows out). */
 	if (module_function(name)) {
 		/* a copy: name may be the caller's stack buffer (resolve_name) */
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
@@ -463,7 +492,7 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	}
 	if (name[0] == '%') {
 		if (!calc_param(name))
-			return -1;
+			return mcinit_mcheck_local(x, e, name, out);
 		name++;
 	}
 	s = special_of(name);
@@ -522,17 +551,32 @@ struct at {
 };
 
 static void
-note_field(void *ctx, const char *name)
+note_one(struct at *a, int f)
 {
-	struct at *a = ctx;
-	int f = field_of_in(name, a->x->c->mversion);
-
 	if (f < 0)
 		return;
 	if (a->first < 0)
 		a->first = f;
 	if (a->written < 0 && user_wrote(a->x->c, f))
 		a->written = f;
+}
+
+static void
+note_field(void *ctx, const char *name)
+{
+	struct at *a = ctx;
+	enum mcinit_field from[8];
+	char local[64];
+	size_t i, n;
+
+	/* a local, or a value validate_args computes, points at what it is
+	 * computed from */
+	snprintf(local, sizeof local, "%%%s", name);
+	n = mcinit_mcheck_local_fields(special_of(name) == S_LOCAL ? local : name, from, 8);
+	for (i = 0; i < n; i++)
+		note_one(a, from[i]);
+	if (n == 0)
+		note_one(a, field_of_in(name, a->x->c->mversion));
 }
 
 /* The field to point at: the first the row reads that the user wrote. */
@@ -611,8 +655,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
 	size_t i;
 
-	if ((strcmp(x->rule->code, "MC200") == 0 || strcmp(x->rule->code, "MC250") == 0) &&
-	    !from_megatron_flags(x->c))
+	if (validate_args_row(x) && !from_megatron_flags(x->c))
 		return;
 
 	for (i = 0; i < mcinit_nmchecks; i++) {
