@@ -8,6 +8,10 @@
 # vetted against Megatron (its implemented_by column names a code): only
 # those are evaluated, so a row that becomes evaluable (a new field, a new
 # resolver name) changes nothing until it is vetted and the ledger updated.
+# A row's releases (port action `versions`) become a mask of enum
+# mcinit_mversion bits: "r0.18,r0.19,main" names each release, "r0.18+"
+# reads "r0.18 and every newer one" (the bits grow with the version); a row
+# without one is in every release.
 # EXTRA.tsv (optional, same columns as CHECKS.tsv) holds the checks of Megatron-LM
 # that the facts do not list, kept by mcinit.
 # Usage: gen-mchecks.sh CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv] > mchecks.inc
@@ -17,6 +21,21 @@ export LC_ALL
 awk -F'\t' '
 function cstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 function cnul(s) { return s == "" ? "NULL" : cstr(s) }
+function vmask(id, s,   n, i, v, a, b, out) {
+	if (s == "") return "MCINIT_MV_ALL"
+	n = split(s, a, ",")
+	out = ""
+	for (i = 1; i <= n; i++) {
+		v = a[i]
+		if (v !~ /^(r[0-9]+\.[0-9]+|main)\+?$/) {
+			print "gen-mchecks: bad release " v " in versions of " id > "/dev/stderr"; exit 1
+		}
+		b = toupper(v); sub(/\+$/, "", b); gsub(/\./, "", b)
+		b = "MCINIT_MV_" b
+		out = out (out == "" ? "" : " | ") (v ~ /\+$/ ? "(MCINIT_MV_ALL & ~(" b " - 1u))" : b)
+	}
+	return "(" out ")"
+}
 FNR == 1 { file++; next }
 file == 1 && /^#/ { next }
 file == 2 { vetted[$1] = ($2 ~ /^MC[0-9][0-9][0-9]$/); next }
@@ -39,7 +58,7 @@ file >= 3 {
 	printf "MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d)\n",
 	    cstr($1), cstr($2), cstr($3), cstr(g), cstr(c), cnul((($1, "when") in port) ? port[$1, "when"] : ""),
 	    cstr(m), $8 == "yes", cstr($9), cnul(port[$1, "rule"]), cnul(port[$1, "no"]),
-	    cnul(port[$1, "sev"]), cnul(port[$1, "versions"]), vetted[$1] + 0
+	    cnul(port[$1, "sev"]), vmask($1, port[$1, "versions"]), vetted[$1] + 0
 }
 END {
 	for (i = 0; i < n; i++)

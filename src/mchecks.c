@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "mflags.h"
 #include "pyexpr.h"
 
 const struct mcinit_mcheck mcinit_mchecks[] = {
@@ -20,6 +21,12 @@ const struct mcinit_mcheck mcinit_mchecks[] = {
 #undef MCINIT_MCHECK
 };
 const size_t mcinit_nmchecks = sizeof mcinit_mchecks / sizeof mcinit_mchecks[0];
+
+bool
+mcinit_mcheck_in(const struct mcinit_mcheck *m, unsigned v)
+{
+	return (m->versions & v) != 0;
+}
 
 /* The sources of checks, in code order. */
 static const char *const sources[] = {

@@ -41,12 +41,17 @@ struct mcinit_mcheck {
 	const char *rule;     /* implemented by this hand-written rule, or NULL */
 	const char *no;       /* mcinit's reason it is not ported, or NULL */
 	const char *sev;      /* "warning" / "note" override, or NULL */
-	const char *versions; /* not used yet: all versions */
+	unsigned versions;    /* enum mcinit_mversion bits of the releases that have it */
 	bool vetted;          /* the ledger names its code: evaluated */
 };
 
 extern const struct mcinit_mcheck mcinit_mchecks[];
 extern const size_t mcinit_nmchecks;
+
+/* Whether row m is a check of Megatron-LM release v (an enum mcinit_mversion
+ * bit): the facts are main's, port rows `versions` say which releases
+ * have them. */
+bool mcinit_mcheck_in(const struct mcinit_mcheck *m, unsigned v);
 
 /* The code a table row reports under (MC200-MC206, MC250-MC256). */
 const char *mcinit_mcheck_code(const struct mcinit_mcheck *m);

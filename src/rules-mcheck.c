@@ -665,6 +665,8 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 
 		if (code == NULL || m->rule != NULL || strcmp(code, x->rule->code) != 0)
 			continue;
+		if (!mcinit_mcheck_in(m, x->c->mversion))
+			continue; /* not a check of the config's release */
 		if (m->when != NULL) {
 			r = evaluate(x, m->when, false);
 		} else {
