@@ -1537,6 +1537,36 @@ mc049(struct mcinit_rule_ctx *x)
 	       I(tensor_model_parallel_size), x->dv->padded_vocab_size - I(vocab_size));
 }
 
+/* ---- CUDA graphs and activation recomputation on core_r0.15 (MC062) ---- */
+
+/* core_r0.15 refused recomputation under CUDA graphs: validate_args any
+ * full recomputation, TransformerConfig all but selective recomputation of
+ * Transformer Engine's graphed attention.  core_r0.16 on allow it with
+ * full-iteration graphs (an MC201 row of main says so). */
+static void
+mc062(struct mcinit_rule_ctx *x)
+{
+	const char *impl = mcinit_cfg_str(x->c, F(cuda_graph_impl));
+	const struct mcinit_value *scope = mcinit_cfg_val(x->c, F(cuda_graph_scope));
+	const char *gran;
+
+	if (x->c->mversion != MCINIT_MV_R015 || impl == NULL || strcmp(impl, "none") == 0 ||
+	    NUL(recompute_granularity) ||
+	    (gran = mcinit_cfg_str(x->c, F(recompute_granularity))) == NULL)
+		return;
+	if (strcmp(gran, "full") == 0)
+		report(x, F(recompute_granularity),
+		       "recompute_granularity must not be full when CUDA Graphs are enabled "
+		       "(cuda_graph_impl = %s, core_r0.15)",
+		       impl);
+	else if (strcmp(impl, "transformer_engine") != 0 || scope->kind != MCINIT_V_STR ||
+	         strcmp(scope->s, "attn") != 0)
+		report(x, F(recompute_granularity),
+		       "CUDA graphs not supported with activation recomputation (core_r0.15: only "
+		       "selective recomputation with cuda_graph_impl = transformer_engine and "
+		       "cuda_graph_scope = attn)");
+}
+
 /* ---- deterministic mode (MC050) ---- */
 
 /* Whether every comma-separated token of v is in the set (determinism.py). */
@@ -1934,6 +1964,13 @@ const struct mcinit_rule mcinit_rules[] = {
      READS(F(tensor_parallel_num_weight_shards), F(expert_tensor_parallel_num_weight_shards), TP,
            ETP),
      mc061},
+    {"MC062", MCINIT_ERROR,
+     "core_r0.15 only: no activation recomputation under CUDA graphs, except selective "
+     "recomputation with cuda_graph_impl transformer_engine and cuda_graph_scope attn",
+     "--megatron-version r0.15 -- --cuda-graph-impl local --recompute-granularity full",
+     "drop the recomputation or the CUDA graphs (core_r0.16 on allow full recomputation with "
+     "full-iteration graphs)",
+     READS(F(cuda_graph_impl), F(recompute_granularity), F(cuda_graph_scope)), mc062},
     {"MC200", MCINIT_ERROR,
      "Megatron-LM's own check in validate_args (megatron/training/arguments.py) holds (one row of "
      "data/megatron-checks.tsv)",
