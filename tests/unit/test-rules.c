@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "mchecks.h"
 #include "mflags.h"
 #include "rules.h"
 
@@ -118,18 +119,18 @@ Test(rules, table_has_every_rule_once_in_order)
 	size_t i;
 	int n;
 
-	/* MC010-MC051, the topology-level rules MC060-MC061, then Megatron's own
-	 * checks MC200-MC206 and MC250-MC256 */
-	cr_assert_eq(mcinit_nrules, 42 + 2 + 14);
+	/* MC010-MC051, the topology-level and per-release rules MC060-MC062,
+	 * then Megatron's own checks MC200-MC206 and MC250-MC256 */
+	cr_assert_eq(mcinit_nrules, 42 + 3 + 14);
 	for (i = 0; i < mcinit_nrules; i++) {
 		const struct mcinit_rule *r = &mcinit_rules[i];
 		char want[8];
 
 		snprintf(want, sizeof want, "MC%03zu",
 		         i < 42   ? i + 10
-		         : i < 44 ? i - 42 + 60
-		         : i < 51 ? i - 44 + 200
-		                  : i - 51 + 250);
+		         : i < 45 ? i - 42 + 60
+		         : i < 52 ? i - 45 + 200
+		                  : i - 52 + 250);
 		cr_assert_str_eq(r->code, want);
 		cr_assert(r->doc && *r->doc && r->example && *r->example && r->fix && *r->fix,
 		          "%s documented", r->code);
@@ -707,4 +708,34 @@ Test(rules, absurd_sizes_are_rejected_before_any_product)
 	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 1, "dependent rules are skipped");
 	cr_assert(c.invalid[MCINIT_F_tensor_model_parallel_size]);
 	cr_assert(!dv.dp_ok);
+}
+
+static const struct mcinit_mcheck *
+mcheck_row(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < mcinit_nmchecks; i++)
+		if (strcmp(mcinit_mchecks[i].id, id) == 0)
+			return &mcinit_mchecks[i];
+	return NULL;
+}
+
+/* The port action `versions`: "r0.17+" is r0.17 and every newer release,
+ * "main" only main, no row every release. */
+Test(rules, mcheck_rows_are_selected_per_release)
+{
+	const struct mcinit_mcheck *from17 = mcheck_row("megatron/training/arguments.py:1248");
+	const struct mcinit_mcheck *only_main = mcheck_row("megatron/training/arguments.py:530");
+	const struct mcinit_mcheck *all = mcheck_row("megatron/training/arguments.py:1105");
+
+	cr_assert(from17 && only_main && all);
+	cr_expect(!mcinit_mcheck_in(from17, MCINIT_MV_R015));
+	cr_expect(!mcinit_mcheck_in(from17, MCINIT_MV_R016));
+	cr_expect(mcinit_mcheck_in(from17, MCINIT_MV_R017));
+	cr_expect(mcinit_mcheck_in(from17, MCINIT_MV_R019));
+	cr_expect(mcinit_mcheck_in(from17, MCINIT_MV_MAIN));
+	cr_expect(!mcinit_mcheck_in(only_main, MCINIT_MV_R019));
+	cr_expect(mcinit_mcheck_in(only_main, MCINIT_MV_MAIN));
+	cr_expect_eq(all->versions, (unsigned)MCINIT_MV_ALL);
 }
