@@ -1340,6 +1340,28 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	return err(e, "function %s is not supported", f);
 }
 
+/* sep.join(l): l's strings with sep between them. */
+static struct mcinit_pv
+join(struct mcinit_pyexpr *e, const char *sep, struct mcinit_pv l)
+{
+	struct mcinit_buf b = {0};
+	struct mcinit_pv v;
+	size_t i;
+
+	for (i = 0; i < l.n; i++) {
+		if (l.items[i].kind != MCINIT_PV_STR) {
+			mcinit_buf_free(&b);
+			return err(e, "sequence item %zu: expected str instance", i);
+		}
+		if (i > 0)
+			mcinit_buf_adds(&b, sep);
+		mcinit_buf_adds(&b, l.items[i].s);
+	}
+	v = mkstr(e, mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return v;
+}
+
 static struct mcinit_pv
 method(struct mcinit_pyexpr *e, const struct node *n)
 {
@@ -1387,6 +1409,8 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 			l[i++] = mkstr(e, p);
 			return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = i};
 		}
+		if (strcmp(m, "join") == 0 && a.kind == MCINIT_PV_LIST)
+			return join(e, o.s, a);
 		if (strcmp(m, "count") == 0 && a.kind == MCINIT_PV_STR && a.s[0]) {
 			long long c = 0;
 			const char *p = o.s;
@@ -1599,7 +1623,7 @@ static bool
 method_known(const char *m)
 {
 	static const char *const b[] = {"startswith", "endswith", "lower", "upper",
-	                                "split",      "count",    NULL};
+	                                "split",      "count",    "join",  NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)

@@ -102,6 +102,9 @@ static const struct {
     {"math.isfinite(args.x)", "ERR"},
     {"[x for x in [1] for z in [2]]", "SYNTAX"},
     {"[x for x, z in [1]]", "SYNTAX"},
+    {"', '.join([c for c in 'ab'] + ['cd'])", "a, b, cd"},
+    {"', '.join([1])", "ERR"},
+    {"f\"bad: {[m for m in args.layers if m > 1]}\"", "bad: [2]"},
     {"(1, 2", "SYNTAX"},
 };
 
