@@ -489,7 +489,12 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum special s, c
 		    field_value(x, e, "hybrid_layer_pattern", &v) == 0 && v.kind == MCINIT_PV_STR &&
 		    strchr(v.s, 'D') != NULL)
 			return pv_str(out, "dsa");
-		return field_value(x, e, name, out);
+		/* __post_init__ first rewrites the deprecated spelling */
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		if (out->kind == MCINIT_PV_STR && strcmp(out->s, "gated_delta_net") == 0)
+			return pv_str(out, "gdn");
+		return 0;
 	case S_GRAD_FP32:
 		/* DistributedDataParallelConfig gets it from
 		 * accumulate_allreduce_grads_in_fp32, which validate_args turns
