@@ -1340,6 +1340,26 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	return err(e, "function %s is not supported", f);
 }
 
+/* s.replace(from, to) for a non-empty from: every occurrence. */
+static struct mcinit_pv
+replace(struct mcinit_pyexpr *e, const char *s, const char *from, const char *to)
+{
+	struct mcinit_buf b = {0};
+	struct mcinit_pv v;
+	size_t lf = strlen(from);
+	const char *q;
+
+	while ((q = strstr(s, from)) != NULL) {
+		mcinit_buf_add(&b, s, (size_t)(q - s));
+		mcinit_buf_adds(&b, to);
+		s = q + lf;
+	}
+	mcinit_buf_adds(&b, s);
+	v = mkstr(e, mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return v;
+}
+
 /* sep.join(l): l's strings with sep between them. */
 static struct mcinit_pv
 join(struct mcinit_pyexpr *e, const char *sep, struct mcinit_pv l)
@@ -1411,6 +1431,15 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 		}
 		if (strcmp(m, "join") == 0 && a.kind == MCINIT_PV_LIST)
 			return join(e, o.s, a);
+		if (strcmp(m, "replace") == 0 && n->nkids == 3 && a.kind == MCINIT_PV_STR &&
+		    a.s[0]) {
+			struct mcinit_pv to = eval(e, n->kids[2]);
+
+			PROPAGATE(to);
+			if (to.kind != MCINIT_PV_STR)
+				return err(e, "replace() argument 2 must be str");
+			return replace(e, o.s, a.s, to.s);
+		}
 		if (strcmp(m, "count") == 0 && a.kind == MCINIT_PV_STR && a.s[0]) {
 			long long c = 0;
 			const char *p = o.s;
@@ -1622,8 +1651,8 @@ builtin(const char *f)
 static bool
 method_known(const char *m)
 {
-	static const char *const b[] = {"startswith", "endswith", "lower", "upper",
-	                                "split",      "count",    "join",  NULL};
+	static const char *const b[] = {"startswith", "endswith", "lower",   "upper", "split",
+	                                "count",      "join",     "replace", NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)

@@ -104,6 +104,8 @@ static const struct {
     {"[x for x, z in [1]]", "SYNTAX"},
     {"', '.join([c for c in 'ab'] + ['cd'])", "a, b, cd"},
     {"', '.join([1])", "ERR"},
+    {"'all_gather'.replace('_', '').lower() == 'allgather'", "True"},
+    {"'a_b_c'.replace('_', '--')", "a--b--c"},
     {"f\"bad: {[m for m in args.layers if m > 1]}\"", "bad: [2]"},
     {"(1, 2", "SYNTAX"},
 };
