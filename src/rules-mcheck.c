@@ -224,41 +224,6 @@ mcinit_mcheck_name_known(const char *name, const char *id)
 	       constant_name(name) || name[0] == '$';
 }
 
-/* A JSON value (a field of type any: cuda_graph_modules may be a string or
- * a list of them) as Python sees it; objects are beyond the subset. */
-static struct mcinit_pv
-from_json(struct mcinit_pyexpr *e, const json_t *j)
-{
-	struct mcinit_pv *l;
-	size_t i;
-
-	switch (json_typeof(j)) {
-	case JSON_STRING:
-		return (struct mcinit_pv){.kind = MCINIT_PV_STR,
-		                          .s = mcinit_pyexpr_strdup(e, json_string_value(j))};
-	case JSON_INTEGER:
-		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = json_integer_value(j)};
-	case JSON_REAL:
-		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = json_real_value(j)};
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = json_is_true(j)};
-	case JSON_NULL:
-		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
-	case JSON_ARRAY:
-		l = mcinit_pyexpr_alloc_list(e, json_array_size(j));
-		for (i = 0; i < json_array_size(j); i++) {
-			l[i] = from_json(e, json_array_get(j, i));
-			if (l[i].kind == MCINIT_PV_ERR)
-				return l[i];
-		}
-		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = i};
-	default:
-		return (struct mcinit_pv){.kind = MCINIT_PV_ERR,
-		                          .s = "a value mcinit does not model"};
-	}
-}
-
 static struct mcinit_pv
 from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 {
@@ -275,7 +240,10 @@ from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 	case MCINIT_V_STR:
 		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
 	case MCINIT_V_JSON:
-		return from_json(e, v->j);
+		/* a field of type any (cuda_graph_modules): Megatron reads it
+		 * after normalizing it, which the raw value is not */
+		return (struct mcinit_pv){.kind = MCINIT_PV_ERR,
+		                          .s = "a value mcinit does not model"};
 	case MCINIT_V_LIST:
 		l = mcinit_pyexpr_alloc_list(e, v->n);
 		for (i = 0; i < v->n; i++)
