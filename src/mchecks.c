@@ -65,6 +65,7 @@ mcinit_mcheck_code(const struct mcinit_mcheck *m)
 }
 
 struct names {
+	const char *id; /* the row's */
 	const char *bad;
 	char buf[128];
 };
@@ -74,7 +75,7 @@ check_name(void *ctx, const char *name)
 {
 	struct names *n = ctx;
 
-	if (n->bad == NULL && !mcinit_mcheck_name_known(name)) {
+	if (n->bad == NULL && !mcinit_mcheck_name_known(name, n->id)) {
 		snprintf(n->buf, sizeof n->buf, "%s", name);
 		n->bad = n->buf;
 	}
@@ -82,10 +83,10 @@ check_name(void *ctx, const char *name)
 
 /* NULL when every name of src resolves; else a reason. */
 static const char *
-unported(const char *src, char *why, size_t len)
+unported(const char *id, const char *src, char *why, size_t len)
 {
 	struct mcinit_pyexpr *e;
-	struct names n = {0};
+	struct names n = {.id = id};
 	char *perr = NULL;
 
 	if (src == NULL || *src == '\0')
@@ -125,10 +126,10 @@ mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why)
 		return NULL;
 	}
 	if (m->when != NULL) {
-		if ((*why = unported(m->when, buf, sizeof buf)) != NULL)
+		if ((*why = unported(m->id, m->when, buf, sizeof buf)) != NULL)
 			return NULL;
-	} else if ((*why = unported(m->guard, buf, sizeof buf)) != NULL ||
-	           (*why = unported(m->cond, buf, sizeof buf)) != NULL) {
+	} else if ((*why = unported(m->id, m->guard, buf, sizeof buf)) != NULL ||
+	           (*why = unported(m->id, m->cond, buf, sizeof buf)) != NULL) {
 		return NULL;
 	}
 	if (!m->vetted) {

@@ -61,10 +61,11 @@ const char *mcinit_mcheck_code(const struct mcinit_mcheck *m);
  * the row's own). */
 const char *mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why);
 
-/* Whether the evaluator can resolve `name` (a config field by dest or
- * Megatron-Core attribute name, a derived value, an enum constant, "$VAR" for
- * the environment): rules-mcheck.c. */
-bool mcinit_mcheck_name_known(const char *name);
+/* Whether the evaluator can resolve `name` in the row `id` (a config field
+ * by dest or Megatron-Core attribute name, a field of the Bridge section the
+ * row's dataclass is, a derived value, an enum constant, "$VAR" for the
+ * environment): rules-mcheck.c. */
+bool mcinit_mcheck_name_known(const char *name, const char *id);
 
 /* data/megatron-checks-ledger.tsv, computed: id, implemented_by, note. */
 int mcinit_mchecks_ledger(FILE *out);

@@ -42,6 +42,7 @@ enum node_kind {
 	N_CALL,   /* s: function name, kids: arguments */
 	N_METHOD, /* s: method name, kids[0]: object, rest: arguments */
 	N_INDEX,  /* kids[0][kids[1]] */
+	N_COMP,   /* [kids[0] for s in kids[1] if kids[2]]; kids[2] optional */
 };
 
 struct node {
@@ -71,6 +72,13 @@ struct mcinit_pyexpr {
 	/* evaluator state */
 	mcinit_pyexpr_resolve fn;
 	void *ctx;
+	/* the loop variables of the comprehensions being evaluated, innermost
+	 * last: a bare name is looked up here before the resolver */
+	struct binding {
+		const char *name;
+		struct mcinit_pv v;
+	} binds[8];
+	size_t nbinds;
 };
 
 static void *
@@ -288,10 +296,45 @@ push(struct mcinit_pyexpr *e, struct node *n, struct node *kid)
 static struct node *expr(struct mcinit_pyexpr *e);
 static struct node *or_test(struct mcinit_pyexpr *e);
 
-/* Comma-separated expressions up to `close`. */
-static void
+/* `elem for NAME in ITER [if COND]` after elem (at `for`): one loop over a
+ * plain name, which is what Megatron's checks write; a list comprehension
+ * and a generator expression both make a list here (any(), all(), len()
+ * and truth see the same thing). */
+static struct node *
+comprehension(struct mcinit_pyexpr *e, struct node *elem)
+{
+	struct node *c = mk(e, N_COMP, 2);
+
+	next(e); /* for */
+	if (e->tok != T_NAME || e->p[0] == ',') {
+		fail(e, "comprehension over anything but one name");
+		return c;
+	}
+	c->s = e->tok_s;
+	next(e);
+	if (!is_kw(e, "in")) {
+		fail(e, "expected 'in'");
+		return c;
+	}
+	next(e);
+	c->kids[0] = elem;
+	c->kids[1] = or_test(e);
+	if (is_kw(e, "if")) {
+		next(e);
+		push(e, c, or_test(e));
+	}
+	if (is_kw(e, "for") || is_kw(e, "if"))
+		fail(e, "nested comprehensions are not supported");
+	return c;
+}
+
+/* Comma-separated expressions up to `close`; true when they were one
+ * comprehension (n's only kid). */
+static bool
 seq(struct mcinit_pyexpr *e, struct node *n, const char *close)
 {
+	bool comp = false;
+
 	while (!is_op(e, close) && e->tok != T_END && e->err == NULL) {
 		/* keyword arguments name=value: the value is what counts */
 		if (e->tok == T_NAME && e->p[0] == '=' && e->p[1] != '=') {
@@ -299,14 +342,18 @@ seq(struct mcinit_pyexpr *e, struct node *n, const char *close)
 			next(e);
 		}
 		push(e, n, expr(e));
-		if (is_kw(e, "for")) {
-			fail(e, "comprehensions are not supported");
-			return;
+		if (is_kw(e, "for") && n->nkids == 1) {
+			/* f(x for x in l), [x for x in l]: the comprehension is the
+			 * only item */
+			n->kids[0] = comprehension(e, n->kids[0]);
+			comp = true;
+			break;
 		}
 		if (!accept_op(e, ","))
 			break;
 	}
 	expect_op(e, close);
+	return comp;
 }
 
 static struct node *
@@ -377,7 +424,8 @@ atom(struct mcinit_pyexpr *e)
 				return mk(e, N_LIST, 0);
 			n = expr(e);
 			if (is_kw(e, "for")) {
-				fail(e, "generator expressions are not supported");
+				n = comprehension(e, n);
+				expect_op(e, ")");
 				return n;
 			}
 			if (accept_op(e, ",")) {
@@ -395,7 +443,8 @@ atom(struct mcinit_pyexpr *e)
 
 			next(e);
 			n = mk(e, N_LIST, 0);
-			seq(e, n, close);
+			if (seq(e, n, close))
+				return n->kids[0]; /* [x for x in l] is the comprehension's list */
 			return n;
 		}
 		break;
@@ -658,7 +707,7 @@ expr(struct mcinit_pyexpr *e)
 		c->kids[2] = expr(e);
 		return c;
 	}
-	if (is_kw(e, "lambda") || is_kw(e, "for"))
+	if (is_kw(e, "lambda"))
 		fail(e, "'%s' is not supported", e->tok_s);
 	return n;
 }
@@ -1112,6 +1161,27 @@ type_test(const struct mcinit_pv *v, const char *t)
 	return mkbool(false);
 }
 
+static struct mcinit_pv iterable(struct mcinit_pyexpr *e, struct mcinit_pv v);
+
+/* set(l): the distinct items of l, in first-seen order (Python's set order
+ * is its own; only messages could show the difference). */
+static struct mcinit_pv
+distinct(struct mcinit_pyexpr *e, struct mcinit_pv l)
+{
+	struct mcinit_pv *d;
+	size_t i, j, k = 0;
+
+	PROPAGATE(l);
+	d = mcinit_pyexpr_alloc_list(e, l.n);
+	for (i = 0; i < l.n; i++) {
+		for (j = 0; j < k && !pv_equal(&d[j], &l.items[i]); j++)
+			;
+		if (j == k)
+			d[k++] = l.items[i];
+	}
+	return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = d, .n = k};
+}
+
 static struct mcinit_pv
 call(struct mcinit_pyexpr *e, const struct node *n)
 {
@@ -1154,6 +1224,8 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 			return v;
 		return k >= 2 ? eval(e, n->kids[1]) : (struct mcinit_pv){.kind = MCINIT_PV_NONE};
 	}
+	if (k == 0 && (strcmp(f, "set") == 0 || strcmp(f, "list") == 0 || strcmp(f, "tuple") == 0))
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST};
 	if (k == 0) {
 		/* a probe of the machine, such as get_device_arch_version(): the
 		 * resolver may know it as "name()" */
@@ -1181,6 +1253,13 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	}
 	if (strcmp(f, "bool") == 0 && k == 1)
 		return mkbool(mcinit_pv_truthy(&a[0]));
+	if ((strcmp(f, "set") == 0 || strcmp(f, "list") == 0 || strcmp(f, "tuple") == 0) && k == 1)
+		return f[0] == 's' ? distinct(e, iterable(e, a[0])) : iterable(e, a[0]);
+	if (strcmp(f, "math.isfinite") == 0 && k == 1) {
+		if (!is_num(&a[0]))
+			return err(e, "must be real number");
+		return mkbool(!isinf(num(&a[0])) && !isnan(num(&a[0])));
+	}
 	if (strcmp(f, "int") == 0 && k == 1) {
 		if (is_num(&a[0]))
 			return mkint((long long)num(&a[0]));
@@ -1261,6 +1340,48 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	return err(e, "function %s is not supported", f);
 }
 
+/* s.replace(from, to) for a non-empty from: every occurrence. */
+static struct mcinit_pv
+replace(struct mcinit_pyexpr *e, const char *s, const char *from, const char *to)
+{
+	struct mcinit_buf b = {0};
+	struct mcinit_pv v;
+	size_t lf = strlen(from);
+	const char *q;
+
+	while ((q = strstr(s, from)) != NULL) {
+		mcinit_buf_add(&b, s, (size_t)(q - s));
+		mcinit_buf_adds(&b, to);
+		s = q + lf;
+	}
+	mcinit_buf_adds(&b, s);
+	v = mkstr(e, mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return v;
+}
+
+/* sep.join(l): l's strings with sep between them. */
+static struct mcinit_pv
+join(struct mcinit_pyexpr *e, const char *sep, struct mcinit_pv l)
+{
+	struct mcinit_buf b = {0};
+	struct mcinit_pv v;
+	size_t i;
+
+	for (i = 0; i < l.n; i++) {
+		if (l.items[i].kind != MCINIT_PV_STR) {
+			mcinit_buf_free(&b);
+			return err(e, "sequence item %zu: expected str instance", i);
+		}
+		if (i > 0)
+			mcinit_buf_adds(&b, sep);
+		mcinit_buf_adds(&b, l.items[i].s);
+	}
+	v = mkstr(e, mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return v;
+}
+
 static struct mcinit_pv
 method(struct mcinit_pyexpr *e, const struct node *n)
 {
@@ -1308,6 +1429,17 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 			l[i++] = mkstr(e, p);
 			return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = i};
 		}
+		if (strcmp(m, "join") == 0 && a.kind == MCINIT_PV_LIST)
+			return join(e, o.s, a);
+		if (strcmp(m, "replace") == 0 && n->nkids == 3 && a.kind == MCINIT_PV_STR &&
+		    a.s[0]) {
+			struct mcinit_pv to = eval(e, n->kids[2]);
+
+			PROPAGATE(to);
+			if (to.kind != MCINIT_PV_STR)
+				return err(e, "replace() argument 2 must be str");
+			return replace(e, o.s, a.s, to.s);
+		}
 		if (strcmp(m, "count") == 0 && a.kind == MCINIT_PV_STR && a.s[0]) {
 			long long c = 0;
 			const char *p = o.s;
@@ -1330,16 +1462,77 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 	return err(e, "method %s is not supported", m);
 }
 
-/* Bare names reach the resolver as "%name". */
+/* Bare names reach the resolver as "%name", unless a comprehension
+ * around them binds the name. */
 static int
 resolve_name(struct mcinit_pyexpr *e, const struct node *n, struct mcinit_pv *out)
 {
 	char buf[160];
+	size_t i;
 
+	for (i = e->nbinds; n->op[0] == '%' && i-- > 0;)
+		if (strcmp(e->binds[i].name, n->s) == 0) {
+			*out = e->binds[i].v;
+			return 0;
+		}
 	if (n->op[0] != '%')
 		return e->fn(e->ctx, e, n->s, out);
 	snprintf(buf, sizeof buf, "%%%s", n->s);
 	return e->fn(e->ctx, e, buf, out);
+}
+
+/* The items of a list, or the characters of a string, as a list. */
+static struct mcinit_pv
+iterable(struct mcinit_pyexpr *e, struct mcinit_pv v)
+{
+	struct mcinit_pv *l;
+	size_t i, n;
+
+	if (v.kind == MCINIT_PV_LIST || v.kind == MCINIT_PV_ERR)
+		return v;
+	if (v.kind != MCINIT_PV_STR)
+		return err(e, "object is not iterable");
+	n = strlen(v.s);
+	l = mcinit_pyexpr_alloc_list(e, n);
+	for (i = 0; i < n; i++) {
+		char c[2] = {v.s[i], '\0'};
+
+		l[i] = mkstr(e, c);
+	}
+	return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = n};
+}
+
+/* [elem for name in iter if cond]: the loop variable is bound while elem
+ * and cond are evaluated. */
+static struct mcinit_pv
+comp_eval(struct mcinit_pyexpr *e, const struct node *n)
+{
+	struct mcinit_pv it = iterable(e, eval(e, n->kids[1])), *l, v = {0};
+	size_t i, k = 0;
+
+	PROPAGATE(it);
+	if (e->nbinds == sizeof e->binds / sizeof e->binds[0])
+		return err(e, "comprehensions nested too deep");
+	l = mcinit_pyexpr_alloc_list(e, it.n);
+	e->binds[e->nbinds].name = n->s;
+	e->nbinds++;
+	for (i = 0; i < it.n; i++) {
+		e->binds[e->nbinds - 1].v = it.items[i];
+		if (n->nkids > 2) {
+			v = eval(e, n->kids[2]);
+			if (v.kind == MCINIT_PV_ERR)
+				break;
+			if (!mcinit_pv_truthy(&v))
+				continue;
+		}
+		v = eval(e, n->kids[0]);
+		if (v.kind == MCINIT_PV_ERR)
+			break;
+		l[k++] = v;
+	}
+	e->nbinds--;
+	PROPAGATE(v);
+	return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = k};
 }
 
 static struct mcinit_pv
@@ -1412,6 +1605,8 @@ eval(struct mcinit_pyexpr *e, const struct node *n)
 		return call(e, n);
 	case N_METHOD:
 		return method(e, n);
+	case N_COMP:
+		return comp_eval(e, n);
 	case N_INDEX:
 		a = eval(e, n->kids[0]);
 		PROPAGATE(a);
@@ -1441,8 +1636,10 @@ static bool
 builtin(const char *f)
 {
 	static const char *const b[] = {
-	    "len", "getattr", "isinstance", "int", "float", "str",       "bool",           "min",
-	    "max", "abs",     "any",        "all", "sum",   "os.getenv", "os.environ.get", NULL};
+	    "len", "getattr", "isinstance", "int",           "float",
+	    "str", "bool",    "min",        "max",           "abs",
+	    "any", "all",     "sum",        "os.getenv",     "os.environ.get",
+	    "set", "list",    "tuple",      "math.isfinite", NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
@@ -1454,8 +1651,8 @@ builtin(const char *f)
 static bool
 method_known(const char *m)
 {
-	static const char *const b[] = {"startswith", "endswith", "lower", "upper",
-	                                "split",      "count",    NULL};
+	static const char *const b[] = {"startswith", "endswith", "lower",   "upper", "split",
+	                                "count",      "join",     "replace", NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
@@ -1464,11 +1661,38 @@ method_known(const char *m)
 	return false;
 }
 
+/* The loop variables bound where names_in is: a comprehension's own
+ * variable is no name for the resolver. */
+struct scope {
+	const char *name;
+	const struct scope *up;
+};
+
+static bool
+bound(const struct scope *sc, const char *name)
+{
+	for (; sc != NULL; sc = sc->up)
+		if (strcmp(sc->name, name) == 0)
+			return true;
+	return false;
+}
+
 static void
-names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx)
+names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx, const struct scope *sc)
 {
 	size_t i;
 
+	if (n->kind == N_COMP) {
+		struct scope in = {n->s, sc};
+
+		names_in(n->kids[1], fn, ctx, sc); /* the iterable is outside the loop */
+		names_in(n->kids[0], fn, ctx, &in);
+		if (n->nkids > 2)
+			names_in(n->kids[2], fn, ctx, &in);
+		return;
+	}
+	if (n->kind == N_NAME && n->op[0] == '%' && bound(sc, n->s))
+		return;
 	if (n->kind == N_NAME && n->op[0] == '%') {
 		char buf[160];
 
@@ -1482,11 +1706,11 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx)
 		if (n->nkids < 3)
 			fn(ctx, n->kids[1]->val.s);
 		for (i = 2; i < n->nkids; i++)
-			names_in(n->kids[i], fn, ctx);
+			names_in(n->kids[i], fn, ctx, sc);
 		return;
 	}
 	if (n->kind == N_CALL && strcmp(n->s, "isinstance") == 0 && n->nkids == 2) {
-		names_in(n->kids[0], fn, ctx);
+		names_in(n->kids[0], fn, ctx, sc);
 		return;
 	}
 	if (n->kind == N_CALL && n->nkids == 0) {
@@ -1507,12 +1731,12 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx)
 		free(q);
 	}
 	for (i = 0; i < n->nkids; i++)
-		names_in(n->kids[i], fn, ctx);
+		names_in(n->kids[i], fn, ctx, sc);
 }
 
 void
 mcinit_pyexpr_names(const struct mcinit_pyexpr *e, void (*fn)(void *ctx, const char *name),
                     void *ctx)
 {
-	names_in(e->root, fn, ctx);
+	names_in(e->root, fn, ctx, NULL);
 }

@@ -52,6 +52,9 @@ enum special {
 	S_SEQ_FROM_ENC,
 	S_LOCAL,   /* what validate_args made of it: a local of mcheck-locals.c */
 	S_DELETED, /* validate_args deletes it once read: the dataclasses see False */
+	S_CPU_OFFLOAD,
+	S_EXP_ATTN,
+	S_GRAD_FP32,
 };
 
 static const struct {
@@ -99,6 +102,9 @@ static const struct {
     {"inference_cuda_graph_scope", S_LOCAL},
     {"enable_cuda_graph", S_DELETED},
     {"external_cuda_graph", S_DELETED},
+    {"cpu_offloading", S_CPU_OFFLOAD},
+    {"experimental_attention_variant", S_EXP_ATTN},
+    {"grad_reduce_in_fp32", S_GRAD_FP32},
 };
 
 static enum special
@@ -112,13 +118,36 @@ special_of(const char *name)
 	return S_NONE;
 }
 
+/* The Megatron-Bridge section that mirrors the dataclass whose
+ * __post_init__ row `id` is in (Bridge's ConfigContainer holds the
+ * dataclass itself as that section), or NULL. */
+static const char *
+row_section(const char *id)
+{
+	static const char *const map[][2] = {
+	    {"megatron/core/transformer/", "model"},
+	    {"megatron/core/model_parallel_config.py", "model"},
+	    {"megatron/core/distributed/distributed_data_parallel_config.py", "ddp"},
+	};
+	size_t i;
+
+	for (i = 0; id != NULL && i < sizeof map / sizeof map[0]; i++)
+		if (strncmp(id, map[i][0], strlen(map[i][0])) == 0)
+			return map[i][1];
+	return NULL;
+}
+
 /* The config field a Megatron name stands for in `version`: the field set
  * by the flag whose dest it is (an args attribute of that version), else a
- * field of mcinit's own schema of that name (Megatron-Core's attribute
- * names, such as num_moe_experts); -1 if none.  A dataclass attribute that
- * no flag sets keeps its dataclass default, which mcinit does not model. */
+ * field of mcinit's own schema of that name (Megatron-Core attribute
+ * names, such as num_moe_experts), else, in a dataclass's own row
+ * (section not NULL), the Bridge field of that section: a dataclass
+ * attribute that no Megatron-LM flag sets (cpu_offloading, num_buckets)
+ * is what a Bridge config sets, and its default (the dataclass default)
+ * is what Megatron-LM's flags leave it at.  Only the row's own section:
+ * the same name can mean another thing in another section.  -1 if none. */
 static int
-field_of_in(const char *name, unsigned version)
+field_of_in(const char *name, unsigned version, const char *section)
 {
 	int f;
 
@@ -130,7 +159,10 @@ field_of_in(const char *name, unsigned version)
 	f = mcinit_field_lookup(NULL, name);
 	if (f >= 0 && mcinit_fields[f].origin == MCINIT_FO_SCHEMA)
 		return f;
-	return -1;
+	if (section == NULL)
+		return -1;
+	f = mcinit_field_lookup(section, name);
+	return f >= 0 && mcinit_fields[f].origin == MCINIT_FO_BRIDGE ? f : -1;
 }
 
 /* `torch.bfloat16`, `AttnBackend.local`: constants that compare as text. */
@@ -183,11 +215,12 @@ calc_param(const char *name)
 }
 
 bool
-mcinit_mcheck_name_known(const char *name)
+mcinit_mcheck_name_known(const char *name, const char *id)
 {
 	if (name[0] == '%')
 		return calc_param(name) || module_function(name) || mcinit_mcheck_local_known(name);
-	return special_of(name) != S_NONE || field_of_in(name, mcinit_mversion_default()) >= 0 ||
+	return special_of(name) != S_NONE ||
+	       field_of_in(name, mcinit_mversion_default(), row_section(id)) >= 0 ||
 	       constant_name(name) || name[0] == '$';
 }
 
@@ -207,6 +240,8 @@ from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 	case MCINIT_V_STR:
 		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
 	case MCINIT_V_JSON:
+		/* a field of type any (cuda_graph_modules): Megatron reads it
+		 * after normalizing it, which the raw value is not */
 		return (struct mcinit_pv){.kind = MCINIT_PV_ERR,
 		                          .s = "a value mcinit does not model"};
 	case MCINIT_V_LIST:
@@ -259,12 +294,25 @@ validate_args_row(const struct mcinit_rule_ctx *x)
 	       (strcmp(x->rule->code, "MC200") == 0 || strcmp(x->rule->code, "MC250") == 0);
 }
 
+/* The value of the Bridge field section.name, -1 if none or invalid. */
+static int
+bridge_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *section,
+             const char *name, struct mcinit_pv *out)
+{
+	int f = mcinit_field_lookup(section, name);
+
+	if (f < 0 || x->c->invalid[f])
+		return -1;
+	*out = from_value(e, &x->c->val[f]);
+	return out->kind == MCINIT_PV_ERR ? -1 : 0;
+}
+
 /* The config value of field `name` (by dest), -1 if none or invalid. */
 static int
 field_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name,
             struct mcinit_pv *out)
 {
-	int f = field_of_in(name, x->c->mversion);
+	int f = field_of_in(name, x->c->mversion, NULL);
 
 	if (f < 0 || x->c->invalid[f])
 		return -1;
@@ -394,6 +442,41 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum special s, c
 		snprintf(local, sizeof local, "%%%s", name);
 		return mcinit_mcheck_local(x, e, local, out);
 	}
+	case S_CPU_OFFLOAD:
+		/* no flag sets it: validate_args turns it on for
+		 * cpu_offloading_num_layers > 0; a Bridge config sets it itself */
+		if (from_megatron_flags(x->c) &&
+		    field_value(x, e, "cpu_offloading_num_layers", &v) == 0 &&
+		    v.kind == MCINIT_PV_INT && v.i > 0)
+			return pv_bool(out, true);
+		return bridge_value(x, e, "model", "cpu_offloading", out);
+	case S_EXP_ATTN:
+		/* core_transformer_config_from_args makes it "dsa" when the
+		 * hybrid pattern has DSA layers (Symbols.DS_ATTENTION, "D") */
+		if (from_megatron_flags(x->c) &&
+		    field_value(x, e, "hybrid_layer_pattern", &v) == 0 && v.kind == MCINIT_PV_STR &&
+		    strchr(v.s, 'D') != NULL)
+			return pv_str(out, "dsa");
+		/* __post_init__ first rewrites the deprecated spelling */
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		if (out->kind == MCINIT_PV_STR && strcmp(out->s, "gated_delta_net") == 0)
+			return pv_str(out, "gdn");
+		return 0;
+	case S_GRAD_FP32:
+		/* DistributedDataParallelConfig gets it from
+		 * accumulate_allreduce_grads_in_fp32, which validate_args turns
+		 * on for bf16 with fp32 main grads unless grad_reduce_in_bf16 */
+		if (field_value(x, e, "accumulate_allreduce_grads_in_fp32", out) < 0)
+			return -1;
+		if (!from_megatron_flags(x->c) || !B(bf16))
+			return 0;
+		if (field_true(x, e, "grad_reduce_in_bf16"))
+			return pv_bool(out, false);
+		if (mcinit_pv_truthy(out))
+			return 0;
+		return pv_bool(out, field_value(x, e, "main_grads_dtype", &v) == 0 &&
+		                        v.kind == MCINIT_PV_STR && strcmp(v.s, "fp32") == 0);
 	default:
 		return -1;
 	}
@@ -474,10 +557,17 @@ torch_dtype(const char *s)
 	                                : s;
 }
 
+/* What the resolver knows of the row being evaluated. */
+struct row_ctx {
+	struct mcinit_rule_ctx *x;
+	const char *section; /* row_section of the row */
+};
+
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
-	struct mcinit_rule_ctx *x = ctx;
+	struct row_ctx *r = ctx;
+	struct mcinit_rule_ctx *x = r->x;
 	enum special s;
 	int f;
 
@@ -502,7 +592,7 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		return special_value(x, s, out);
 	if (name[0] == '$')
 		return env_value(x, e, name + 1, out);
-	f = field_of_in(name, x->c->mversion);
+	f = field_of_in(name, x->c->mversion, r->section);
 	if (f >= 0) {
 		if (x->c->invalid[f])
 			return -1;
@@ -525,12 +615,12 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 
 /* 1: the row fails, 0: it holds, -1: it cannot be decided for this config. */
 static int
-evaluate(struct mcinit_rule_ctx *x, const char *src, bool negate)
+evaluate(struct row_ctx *r, const char *src, bool negate)
 {
 	struct mcinit_pyexpr *e;
 	struct mcinit_pv v;
 	char *why = NULL;
-	int r;
+	int res;
 
 	if (src == NULL || *src == '\0')
 		return negate ? 0 : 1;
@@ -539,14 +629,14 @@ evaluate(struct mcinit_rule_ctx *x, const char *src, bool negate)
 		free(why);
 		return -1;
 	}
-	v = mcinit_pyexpr_eval(e, resolve, x);
-	r = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
+	v = mcinit_pyexpr_eval(e, resolve, r);
+	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
 	mcinit_pyexpr_free(e);
-	return r;
+	return res;
 }
 
 struct at {
-	struct mcinit_rule_ctx *x;
+	struct row_ctx *r;
 	int first, written;
 };
 
@@ -557,7 +647,7 @@ note_one(struct at *a, int f)
 		return;
 	if (a->first < 0)
 		a->first = f;
-	if (a->written < 0 && user_wrote(a->x->c, f))
+	if (a->written < 0 && user_wrote(a->r->x->c, f))
 		a->written = f;
 }
 
@@ -576,14 +666,17 @@ note_field(void *ctx, const char *name)
 	for (i = 0; i < n; i++)
 		note_one(a, from[i]);
 	if (n == 0)
-		note_one(a, field_of_in(name, a->x->c->mversion));
+		/* a derived value (bias_activation_fusion) is no Bridge field to
+		 * point at */
+		note_one(a, field_of_in(name, a->r->x->c->mversion,
+		                        special_of(name) == S_NONE ? a->r->section : NULL));
 }
 
 /* The field to point at: the first the row reads that the user wrote. */
 static enum mcinit_field
-row_field(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
+row_field(struct row_ctx *r, const struct mcinit_mcheck *m)
 {
-	struct at a = {x, -1, -1};
+	struct at a = {r, -1, -1};
 	const char *srcs[] = {m->when, m->guard, m->cond};
 	size_t i;
 
@@ -602,8 +695,9 @@ row_field(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
 }
 
 static void
-report_row(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
+report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
 {
+	struct mcinit_rule_ctx *x = r->x;
 	struct mcinit_pyexpr *e;
 	struct mcinit_buf b = {0};
 	char *why = NULL;
@@ -614,7 +708,7 @@ report_row(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
 		sev = strcmp(m->sev, "note") == 0 ? MCINIT_NOTE : MCINIT_WARNING;
 	e = mcinit_pyexpr_parse(m->message, &why);
 	if (e != NULL) {
-		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, x);
+		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
 
 		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
 			mcinit_buf_adds(&b, m->message);
@@ -628,7 +722,7 @@ report_row(struct mcinit_rule_ctx *x, const struct mcinit_mcheck *m)
 	/* The row's own field, not the family rule's nominal reads. */
 	rule = x->rule;
 	x->rule = NULL;
-	mcinit_diag_hint(mcinit_rules_note(x, rule->code, sev, row_field(x, m),
+	mcinit_diag_hint(mcinit_rules_note(x, rule->code, sev, row_field(r, m),
 	                                   "Megatron-LM %s (%s): %s", m->function, m->id,
 	                                   mcinit_buf_cstr(&b)),
 	                 "see %s in Megatron-LM", m->id);
@@ -661,6 +755,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 	for (i = 0; i < mcinit_nmchecks; i++) {
 		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
 		const char *why, *code = mcinit_mcheck_status(m, &why);
+		struct row_ctx rc = {x, row_section(m->id)};
 		int r;
 
 		if (code == NULL || m->rule != NULL || strcmp(code, x->rule->code) != 0)
@@ -668,13 +763,13 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
 		if (m->when != NULL) {
-			r = evaluate(x, m->when, false);
+			r = evaluate(&rc, m->when, false);
 		} else {
-			r = evaluate(x, m->guard, false);
+			r = evaluate(&rc, m->guard, false);
 			if (r == 1)
-				r = evaluate(x, m->cond, strcmp(m->kind, "assert") == 0);
+				r = evaluate(&rc, m->cond, strcmp(m->kind, "assert") == 0);
 		}
 		if (r == 1)
-			report_row(x, m);
+			report_row(&rc, m);
 	}
 }

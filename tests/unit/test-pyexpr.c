@@ -87,7 +87,26 @@ static const struct {
     {"True + 1", "2"},
     {"1 == 1.0", "True"},
     {"undefined_local", "ERR"},
-    {"all(x for x in y)", "SYNTAX"},
+    {"all(x for x in y)", "ERR"}, /* y is unknown */
+    {"any(x > 1 for x in args.layers)", "True"},
+    {"all(x > 1 for x in args.layers)", "False"},
+    {"[m for m in args.layers if m != 1]", "[2]"},
+    {"[m * args.tp for m in [1, 2, 3]]", "[4, 8, 12]"},
+    {"[[x for x in args.layers]]", "[[1, 2]]"},
+    {"not [m for m in args.layers if m not in [1, 2]]", "True"},
+    {"[c for c in 'ab']", "['a', 'b']"},
+    {"[x for x in args.x]", "ERR"},       /* TypeError: NoneType is not iterable */
+    {"[x for x in [1, 2]] + [x]", "ERR"}, /* x is unbound after the loop */
+    {"len(set([1, 1, 2])) == 2 and list((3, 4)) == [3, 4]", "True"},
+    {"math.isfinite(2.5) and not math.isfinite(1e999)", "True"},
+    {"math.isfinite(args.x)", "ERR"},
+    {"[x for x in [1] for z in [2]]", "SYNTAX"},
+    {"[x for x, z in [1]]", "SYNTAX"},
+    {"', '.join([c for c in 'ab'] + ['cd'])", "a, b, cd"},
+    {"', '.join([1])", "ERR"},
+    {"'all_gather'.replace('_', '').lower() == 'allgather'", "True"},
+    {"'a_b_c'.replace('_', '--')", "a--b--c"},
+    {"f\"bad: {[m for m in args.layers if m > 1]}\"", "bad: [2]"},
     {"(1, 2", "SYNTAX"},
 };
 
@@ -121,6 +140,20 @@ Test(pyexpr, names_read)
 	cr_assert_not_null(e);
 	mcinit_pyexpr_names(e, collect, &b);
 	cr_expect_str_eq(mcinit_buf_cstr(&b), "a;b;%n;E.m;get_arch();f(...);");
+	mcinit_buf_free(&b);
+	mcinit_pyexpr_free(e);
+}
+
+Test(pyexpr, names_read_skip_loop_variables)
+{
+	char *why = NULL;
+	struct mcinit_pyexpr *e =
+	    mcinit_pyexpr_parse("any(m not in allowed for m in self.mods if m != k) or m", &why);
+	struct mcinit_buf b = {0};
+
+	cr_assert_not_null(e, "%s", why);
+	mcinit_pyexpr_names(e, collect, &b);
+	cr_expect_str_eq(mcinit_buf_cstr(&b), "mods;%allowed;%k;%m;");
 	mcinit_buf_free(&b);
 	mcinit_pyexpr_free(e);
 }
