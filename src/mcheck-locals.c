@@ -322,6 +322,14 @@ cuda_graph_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char 
 	return pv_str(out, e, g.migration_value);
 }
 
+/* Whether a local (without its '%') is read from the hybrid pattern. */
+static bool
+hybrid_name(const char *name)
+{
+	return strstr(name, "hybrid") != NULL || strcmp(name, "has_pipes") == 0 ||
+	       strcmp(name, "mtp_num_depths") == 0;
+}
+
 size_t
 mcinit_mcheck_local_fields(const char *name, enum mcinit_field *f, size_t max)
 {
@@ -336,8 +344,7 @@ mcinit_mcheck_local_fields(const char *name, enum mcinit_field *f, size_t max)
 
 	if (!mcinit_mcheck_local_known(name))
 		return 0;
-	if (strstr(name, "hybrid") != NULL || strcmp(name, "%has_pipes") == 0 ||
-	    strcmp(name, "%mtp_num_depths") == 0)
+	if (hybrid_name(name + 1))
 		from = hybrid, n = sizeof hybrid / sizeof hybrid[0];
 	else
 		from = graph, n = sizeof graph / sizeof graph[0];
@@ -353,8 +360,7 @@ mcinit_mcheck_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const ch
 	if (!mcinit_mcheck_local_known(name))
 		return -1;
 	name++;
-	if (strstr(name, "hybrid") != NULL || strcmp(name, "has_pipes") == 0 ||
-	    strcmp(name, "mtp_num_depths") == 0)
+	if (hybrid_name(name))
 		return hybrid_local(x, e, name, out);
 	return cuda_graph_local(x, e, name, out);
 }
