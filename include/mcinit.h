@@ -61,6 +61,24 @@
 extern "C" {
 #endif
 
+/* ---- version and visibility ---- */
+
+/* The version of this header; mcinit_version() says which library runs.
+ * MCINIT_VERSION_HEX is 0xMMmmpp, for compile-time comparisons. */
+#define MCINIT_VERSION_MAJOR 0
+#define MCINIT_VERSION_MINOR 1
+#define MCINIT_VERSION_PATCH 0
+#define MCINIT_VERSION_HEX                                                                         \
+	((MCINIT_VERSION_MAJOR << 16) | (MCINIT_VERSION_MINOR << 8) | MCINIT_VERSION_PATCH)
+
+/* What libmcinit.so exports: the functions below and nothing else (the
+ * library is built with -fvisibility=hidden). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define MCINIT_API __attribute__((visibility("default")))
+#else
+#define MCINIT_API
+#endif
+
 /* ---- errors ---- */
 
 /* What went wrong, as a kind.  The mcinit program maps each kind to its
@@ -106,7 +124,7 @@ mcinit_error_code(const mcinit_error_t *err)
 }
 
 /* A short name of a code ("parse", "noinput", ...): static, never NULL. */
-const char *mcinit_code_name(enum mcinit_code code);
+MCINIT_API const char *mcinit_code_name(enum mcinit_code code);
 
 /* Out of memory.  libmcinit's data is small and its internal allocations
  * are not checked one by one: when one fails, the handler installed here is
@@ -117,10 +135,11 @@ const char *mcinit_code_name(enum mcinit_code code);
  * status for MCINIT_E_NOMEM.  NULL removes the handler.  Not thread-safe:
  * call it before using the library. */
 typedef void (*mcinit_alloc_failure_fn)(size_t size);
-void mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn);
+MCINIT_API void mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn);
 
-/* "0.1.0": the library's package version (static). */
-const char *mcinit_version(void);
+/* "0.1.0": the running library's package version (static); compare with
+ * MCINIT_VERSION_* to tell a header from the library it runs with. */
+MCINIT_API const char *mcinit_version(void);
 
 /* ---- diagnostics ---- */
 
@@ -144,21 +163,22 @@ struct mcinit_diagnostic {
 };
 
 /* A new, empty list; the caller frees it with mcinit_diags_free. */
-struct mcinit_diags *mcinit_diags_new(void);
-void mcinit_diags_free(struct mcinit_diags *d);
-size_t mcinit_diags_length(const struct mcinit_diags *d);
+MCINIT_API struct mcinit_diags *mcinit_diags_new(void);
+MCINIT_API void mcinit_diags_free(struct mcinit_diags *d);
+MCINIT_API size_t mcinit_diags_length(const struct mcinit_diags *d);
 /* Diagnostic i (0 <= i < length) into *out; -1 when i is out of range. */
-int mcinit_diags_get(const struct mcinit_diags *d, size_t i, struct mcinit_diagnostic *out);
+MCINIT_API int mcinit_diags_get(const struct mcinit_diags *d, size_t i,
+                                struct mcinit_diagnostic *out);
 /* How many diagnostics have this severity. */
-size_t mcinit_diags_count(const struct mcinit_diags *d, enum mcinit_severity sev);
+MCINIT_API size_t mcinit_diags_count(const struct mcinit_diags *d, enum mcinit_severity sev);
 /* Sorts by place (in the order the sources were given), then insertion. */
-void mcinit_diags_sort(struct mcinit_diags *d);
+MCINIT_API void mcinit_diags_sort(struct mcinit_diags *d);
 /* gcc style, "SOURCE:LINE:COL: error[MC010]: message" and an indented hint,
  * to out; colour when color is non-zero. */
-void mcinit_diags_print(const struct mcinit_diags *d, FILE *out, int color);
+MCINIT_API void mcinit_diags_print(const struct mcinit_diags *d, FILE *out, int color);
 /* The list as a JSON array text (as `mcinit validate --format=json` prints
  * "diagnostics"); the caller frees it with free().  NULL when out of memory. */
-char *mcinit_diags_json(const struct mcinit_diags *d);
+MCINIT_API char *mcinit_diags_json(const struct mcinit_diags *d);
 
 /* ---- the job description ---- */
 
@@ -204,6 +224,8 @@ struct mcinit_job_desc {
 	 * ".py"): its extra flags parse and its args_defaults apply.  NULL: the
 	 * script a launch script runs, else pretrain_gpt. */
 	const char *entry_point;
+	/* Room to grow without changing the size: zero-initialise, never set. */
+	void *reserved[8];
 };
 
 /* ---- the job ---- */
@@ -216,32 +238,32 @@ struct mcinit_job; /* opaque: a loaded, checked and planned job */
  * (MCINIT_E_NOINPUT, MCINIT_E_PARSE, MCINIT_E_USAGE for a bad kind of
  * input or Megatron version) or on an internal failure.  d must outlive
  * the job (the job adds the node's diagnostics to it). */
-struct mcinit_job *mcinit_job_new(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
-                                  mcinit_error_t *err);
-void mcinit_job_free(struct mcinit_job *job);
+MCINIT_API struct mcinit_job *mcinit_job_new(const struct mcinit_job_desc *desc,
+                                             struct mcinit_diags *d, mcinit_error_t *err);
+MCINIT_API void mcinit_job_free(struct mcinit_job *job);
 
 /* 1 when the job has no error diagnostic (warnings allowed) and its rank
  * groups could be laid out; 0 otherwise. */
-int mcinit_job_valid(const struct mcinit_job *job);
+MCINIT_API int mcinit_job_valid(const struct mcinit_job *job);
 
 /* The resolved config ({section: {field: value}}, defaults, repairs and
  * derived values applied) and the derived values ({name: value}), as JSON
  * text; the caller frees them with free().  NULL when out of memory. */
-char *mcinit_job_config_json(const struct mcinit_job *job);
-char *mcinit_job_derived_json(const struct mcinit_job *job);
+MCINIT_API char *mcinit_job_config_json(const struct mcinit_job *job);
+MCINIT_API char *mcinit_job_derived_json(const struct mcinit_job *job);
 /* The derived values as an aligned table, to out. */
-void mcinit_job_derived_print(const struct mcinit_job *job, FILE *out);
+MCINIT_API void mcinit_job_derived_print(const struct mcinit_job *job, FILE *out);
 
 /* An integer or boolean config value by key ("model.hidden_size"): 0 and
  * *out, or -1 when the key is unknown, the value is null or not a number. */
-int mcinit_job_get_int(const struct mcinit_job *job, const char *key, long long *out);
+MCINIT_API int mcinit_job_get_int(const struct mcinit_job *job, const char *key, long long *out);
 
 /* ---- the topology: rank groups, placement, seeds ---- */
 
 struct mcinit_topology; /* opaque: the rank groups and placement of a valid job */
 
 /* Borrowed from the job; NULL when the job is not valid. */
-const struct mcinit_topology *mcinit_job_topology(const struct mcinit_job *job);
+MCINIT_API const struct mcinit_topology *mcinit_job_topology(const struct mcinit_job *job);
 
 /* The parallel sizes Megatron-Core builds its groups from. */
 struct mcinit_sizes {
@@ -254,9 +276,9 @@ struct mcinit_sizes {
 	long gtp, egtp;          /* gtp_remat (r0.19, main: shards / TP), its expert twin; else 1 */
 	long dist_opt_instances; /* num_distributed_optimizer_instances */
 };
-void mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out);
+MCINIT_API void mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out);
 /* Megatron-Core's order string: "tp-cp-ep-dp-pp" or "tp-cp-ep-pp-dp" (static). */
-const char *mcinit_topology_order(const struct mcinit_topology *t);
+MCINIT_API const char *mcinit_topology_order(const struct mcinit_topology *t);
 
 /* Group kinds, numbered 0 .. mcinit_group_kinds()-1: every communicator
  * some release's initialize_model_parallel creates, in an order each
@@ -264,38 +286,39 @@ const char *mcinit_topology_order(const struct mcinit_topology *t);
  * the kinds of its release and features (hierarchical CP: hcp; several
  * optimizer instances: intra_dp_cp, intra_ep_dp, inter_ep_dp; r0.19+:
  * gtp_remat...); a kind it does not create has no groups. */
-int mcinit_group_kinds(void);
+MCINIT_API int mcinit_group_kinds(void);
 /* Megatron-Core's communicator name ("dp_cp", "tp", ...): static; NULL when
  * kind is out of range. */
-const char *mcinit_group_name(int kind);
+MCINIT_API const char *mcinit_group_name(int kind);
 /* Kind by name; -1 when unknown. */
-int mcinit_group_lookup(const char *name);
+MCINIT_API int mcinit_group_lookup(const char *name);
 
 /* The group of `kind` holding `rank`: its index (the NCCL split colour) in
  * *color, the rank's position in it in *key.  0; 1 when no group of that
  * kind holds the rank (embd, pos_embd, a kind not created); -1 for a bad
  * kind or rank.  hcp: its first level (mcinit_topology_level_group_of). */
-int mcinit_topology_group_of(const struct mcinit_topology *t, int kind, long rank, long *color,
-                             long *key);
+MCINIT_API int mcinit_topology_group_of(const struct mcinit_topology *t, int kind, long rank,
+                                        long *color, long *key);
 /* Number and size of the groups of `kind` (0 and 0 when it is not created;
  * hcp: its first level); -1 for a bad kind. */
-int mcinit_topology_group_shape(const struct mcinit_topology *t, int kind, long *ngroups,
-                                long *size);
+MCINIT_API int mcinit_topology_group_shape(const struct mcinit_topology *t, int kind, long *ngroups,
+                                           long *size);
 /* The members of group `index` of `kind` into members[0 .. size-1] (the
  * caller's array of at least `size` longs); -1 for a bad kind or index. */
-int mcinit_topology_group(const struct mcinit_topology *t, int kind, long index, long *members);
+MCINIT_API int mcinit_topology_group(const struct mcinit_topology *t, int kind, long index,
+                                     long *members);
 
 /* Levels of a kind: hcp has one per hierarchical context-parallel size
  * (each level its own groups, all under the name "hcp"); other kinds 1 when
  * created, 0 when not; -1 for a bad kind. */
-int mcinit_topology_group_levels(const struct mcinit_topology *t, int kind);
+MCINIT_API int mcinit_topology_group_levels(const struct mcinit_topology *t, int kind);
 /* As mcinit_topology_group_shape, _group and _group_of, for one level. */
-int mcinit_topology_level_shape(const struct mcinit_topology *t, int kind, int level, long *ngroups,
-                                long *size);
-int mcinit_topology_level_group(const struct mcinit_topology *t, int kind, int level, long index,
-                                long *members);
-int mcinit_topology_level_group_of(const struct mcinit_topology *t, int kind, int level, long rank,
-                                   long *color, long *key);
+MCINIT_API int mcinit_topology_level_shape(const struct mcinit_topology *t, int kind, int level,
+                                           long *ngroups, long *size);
+MCINIT_API int mcinit_topology_level_group(const struct mcinit_topology *t, int kind, int level,
+                                           long index, long *members);
+MCINIT_API int mcinit_topology_level_group_of(const struct mcinit_topology *t, int kind, int level,
+                                              long rank, long *color, long *key);
 
 /* Every group in the order the release's initialize_model_parallel creates
  * its communicators, which a launcher must follow (creation is collective;
@@ -306,8 +329,9 @@ int mcinit_topology_level_group_of(const struct mcinit_topology *t, int kind, in
 struct mcinit_group_cursor {
 	long state[4];
 };
-int mcinit_topology_next_group(const struct mcinit_topology *t, struct mcinit_group_cursor *c,
-                               int *kind, int *level, long *index);
+MCINIT_API int mcinit_topology_next_group(const struct mcinit_topology *t,
+                                          struct mcinit_group_cursor *c, int *kind, int *level,
+                                          long *index);
 
 /* One rank: its coordinates, where it runs and its seeds. */
 struct mcinit_rank {
@@ -322,7 +346,8 @@ struct mcinit_rank {
 	long gtp, egtp; /* gtp_remat coordinates (dense, expert); 0 before r0.19 */
 };
 /* 0, or -1 when rank is outside [0, world). */
-int mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_rank *out);
+MCINIT_API int mcinit_topology_rank(const struct mcinit_topology *t, long rank,
+                                    struct mcinit_rank *out);
 
 /* ---- the node: GPUs and CPU affinity of each local rank ---- */
 
@@ -333,7 +358,7 @@ int mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcin
  * (MCINIT_E_USAGE) or a given hwloc XML file is missing (MCINIT_E_NOINPUT)
  * or not a topology (MCINIT_E_PARSE).  When this machine cannot be read,
  * that is a warning (MC054), not an error.  Calling it again does nothing. */
-int mcinit_job_plan_node(struct mcinit_job *job, mcinit_error_t *err);
+MCINIT_API int mcinit_job_plan_node(struct mcinit_job *job, mcinit_error_t *err);
 
 /* What one local rank uses; strings are borrowed from the job. */
 struct mcinit_local_rank {
@@ -347,9 +372,10 @@ struct mcinit_local_rank {
 };
 /* Local ranks described (nproc_per_node, at most the world; else one per
  * GPU); 0 before mcinit_job_plan_node or when the node could not be read. */
-long mcinit_job_local_ranks(const struct mcinit_job *job);
+MCINIT_API long mcinit_job_local_ranks(const struct mcinit_job *job);
 /* 0 and *out, or -1 when l is out of range. */
-int mcinit_job_local_rank(const struct mcinit_job *job, long l, struct mcinit_local_rank *out);
+MCINIT_API int mcinit_job_local_rank(const struct mcinit_job *job, long l,
+                                     struct mcinit_local_rank *out);
 
 /* ---- initialisation (mcinit run): the C analogue of initialize_megatron ---- */
 
@@ -403,6 +429,8 @@ struct mcinit_init_options {
 	 * value NULL unsets name, overwrite 0 sets it only when unset.  NULL:
 	 * the environment is left as it is. */
 	void (*set_env)(const char *name, const char *value, int overwrite);
+	/* Room to grow without changing the size: zero-initialise, never set. */
+	void *reserved[8];
 };
 
 /* What mcinit_initialize hands back on the lazy path: call it once, with
@@ -419,34 +447,34 @@ typedef int (*mcinit_finish_callback)(struct mcinit_init *init, mcinit_error_t *
  * without allow_no_cuda; a library too old), MCINIT_E_TIMEOUT (a peer did
  * not arrive, a communicator was not created in time: the ranks are
  * named), or another code.  opts may be NULL (all zero). */
-int mcinit_initialize(const struct mcinit_job_desc *desc, const struct mcinit_init_options *opts,
-                      struct mcinit_init **init, mcinit_finish_callback *finish,
-                      mcinit_error_t *err);
+MCINIT_API int mcinit_initialize(const struct mcinit_job_desc *desc,
+                                 const struct mcinit_init_options *opts, struct mcinit_init **init,
+                                 mcinit_finish_callback *finish, mcinit_error_t *err);
 /* Tears down the group communicators in reverse creation order, then the
  * world (ncclCommFinalize within the timeout, ncclCommAbort after it, or at
  * once after a failure), closes the store and frees everything; a finish
  * callback not called is dropped.  NULL is a no-op. */
-void mcinit_destroy(struct mcinit_init *init);
+MCINIT_API void mcinit_destroy(struct mcinit_init *init);
 
 /* The job's diagnostics (borrowed from init). */
-const struct mcinit_diags *mcinit_init_diagnostics(const struct mcinit_init *init);
+MCINIT_API const struct mcinit_diags *mcinit_init_diagnostics(const struct mcinit_init *init);
 /* The phases, 0 .. mcinit_init_phase_count()-1 in order: name ("world"),
  * status ("pending", "ok", "failed", "deferred", "skipped"), detail and
  * seconds; strings borrowed from init (static for name and status).  Any
  * out pointer may be NULL.  0, or -1 when i is out of range. */
-int mcinit_init_phase_count(void);
-int mcinit_init_phase(const struct mcinit_init *init, int i, const char **name, const char **status,
-                      const char **detail, double *seconds);
+MCINIT_API int mcinit_init_phase_count(void);
+MCINIT_API int mcinit_init_phase(const struct mcinit_init *init, int i, const char **name,
+                                 const char **status, const char **detail, double *seconds);
 /* The report (as `mcinit run --format=json` prints it: phases, versions,
  * communicators), JSON text the caller frees with free(); NULL when out of
  * memory. */
-char *mcinit_init_report_json(const struct mcinit_init *init);
+MCINIT_API char *mcinit_init_report_json(const struct mcinit_init *init);
 /* This rank's NCCL communicator of a group kind (mcinit_group_name: "tp",
  * "dp_cp"...; "world" for the world; hcp: its first level), as a
  * `ncclComm_t` (cast it); NULL when the rank is in no such group, the
  * group was not created (CPU path, lazy path before the finish) or after
  * mcinit_destroy.  Borrowed: do not destroy it. */
-void *mcinit_init_nccl_comm(const struct mcinit_init *init, const char *group);
+MCINIT_API void *mcinit_init_nccl_comm(const struct mcinit_init *init, const char *group);
 
 #ifdef __cplusplus
 }

@@ -286,3 +286,25 @@ mcinit_print_summary(const struct mcinit_diags *d, FILE *out)
 	fprintf(out, "mcinit: %zu error%s, %zu warning%s\n", e, e == 1 ? "" : "s", w,
 	        w == 1 ? "" : "s");
 }
+
+/* The process status of an error code: the one mapping (exitcodes.h). */
+int
+mcinit_exit_status(int code)
+{
+	static const int status[MCINIT_E_COUNT] = {
+	    [MCINIT_OK] = 0,
+	    [MCINIT_E_INVALID] = MCINIT_EX_INVALID,
+	    [MCINIT_E_USAGE] = EX_USAGE,
+	    [MCINIT_E_PARSE] = EX_DATAERR,
+	    [MCINIT_E_NOINPUT] = EX_NOINPUT,
+	    [MCINIT_E_UNAVAILABLE] = EX_UNAVAILABLE,
+	    [MCINIT_E_INTERNAL] = EX_SOFTWARE,
+	    [MCINIT_E_OS] = EX_OSERR,
+	    [MCINIT_E_IO] = EX_IOERR,
+	    /* Out of memory is the machine's failure, not the job's. */
+	    [MCINIT_E_NOMEM] = EX_OSERR,
+	    [MCINIT_E_TIMEOUT] = EX_TEMPFAIL,
+	};
+
+	return code >= 0 && code < MCINIT_E_COUNT ? status[code] : EX_SOFTWARE;
+}

@@ -13,9 +13,9 @@
 #include <argp.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "plan.h"
-#include "rules.h"
+#include "config/config.h"
+#include "plan/plan.h"
+#include "rules/rules.h"
 
 enum mcinit_format { MCINIT_FMT_TEXT = 1, MCINIT_FMT_JSON = 2, MCINIT_FMT_SVG = 4 };
 

@@ -15,8 +15,9 @@
 #include <sysexits.h>
 
 #include "cli.h"
+#include "rules-doc.h"
 #include "commands.h"
-#include "topology.h"
+#include "topo/topology.h"
 
 static const char doc[] =
     "List completions for the last WORD of a partial mcinit command line.\v"

@@ -9,8 +9,9 @@
 #include <sysexits.h>
 
 #include "cli.h"
+#include "rules-doc.h"
 #include "commands.h"
-#include "mchecks.h"
+#include "rules/mchecks.h"
 
 enum { OPT_ROFF = 0x300, OPT_COVERAGE, OPT_LEDGER };
 

@@ -14,6 +14,7 @@
 #include <sysexits.h>
 
 #include "cli.h"
+#include "rules-doc.h"
 #include "commands.h"
 #include "roff.h"
 
@@ -494,8 +495,6 @@ main_page(FILE *out)
 	mcinit_roff_text(out, files_doc);
 	mcinit_roff_sh(out, "EXAMPLES");
 	fputs(examples, out);
-	mcinit_roff_sh(out, "BUGS");
-	mcinit_roff_text(out, "Report bugs to " PACKAGE_BUGREPORT ".");
 	see_also(out, PAGE_MAIN);
 }
 

@@ -21,9 +21,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "gpu.h"
-#include "init.h"
-#include "launch.h"
+#include "gpu/gpu.h"
+#include "run/init.h"
+#include "launch/contract.h"
 
 enum {
 	OPT_NODE_RANK = 0x500,

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "store.h"
+#include "store/store.h"
 
 enum {
 	OPT_HOST = 0x400,

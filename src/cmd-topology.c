@@ -163,20 +163,6 @@ job_fill(struct job *j, const struct topts *o, struct mcinit_job *job)
 	j->vpp = t->vpp;
 }
 
-void
-mcinit_node_setup(struct job *j)
-{
-	mcinit_node_finish(j->job);
-	j->nd = j->job->topo.nd;
-	j->node_file = j->job->topo.ld.file;
-}
-
-long
-mcinit_node_npn(const struct job *j)
-{
-	return mcinit_plan_npn(&j->job->topo);
-}
-
 int
 mcinit_cmd_topology(int argc, char **argv, int argi0)
 {

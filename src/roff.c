@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* The code point of the n-byte well-formed UTF-8 sequence at p. */
 static unsigned long

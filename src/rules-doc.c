@@ -4,13 +4,13 @@
  * mcinit_repairs[]): mcinit_rules_doc renders it for mcinit-config(5) and
  * mcinit explain, mcinit_all_codes lists it.
  */
-#include "rules.h"
+#include "rules-doc.h"
 
 #include <string.h>
 
-#include "affinity.h"
+#include "topo/affinity.h"
 #include "roff.h"
-#include "util.h"
+#include "core/util.h"
 
 static const char *const sev_words[] = {"note", "warning", "error"};
 

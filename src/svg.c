@@ -126,7 +126,8 @@ validate(const struct mcinit_svg_input *in, struct mcinit_err *err)
 	size_t i, total;
 
 	if (in == NULL || in->nnodes == 0 || in->gpus_per_node == 0)
-		return mcinit_err_set(err, MCINIT_E_USAGE, "svg: need at least one node and one GPU");
+		return mcinit_err_set(err, MCINIT_E_USAGE,
+		                      "svg: need at least one node and one GPU");
 	if (in->gpus_per_node > SIZE_MAX / in->nnodes)
 		return mcinit_err_set(err, MCINIT_E_USAGE, "svg: %zu nodes x %zu GPUs is too many",
 		                      in->nnodes, in->gpus_per_node);
@@ -137,11 +138,11 @@ validate(const struct mcinit_svg_input *in, struct mcinit_err *err)
 	        in->gpus_per_node;
 	for (i = 0; i < total; i++) {
 		if (in->slots[i].nranks > 0 && in->slots[i].ranks == NULL)
-			return mcinit_err_set(err, MCINIT_E_USAGE, "svg: slot %zu has ranks but no array",
-			                      i);
+			return mcinit_err_set(err, MCINIT_E_USAGE,
+			                      "svg: slot %zu has ranks but no array", i);
 		if (in->slots[i].nnics > 0 && in->slots[i].nics == NULL)
-			return mcinit_err_set(err, MCINIT_E_USAGE, "svg: slot %zu has NICs but no array",
-			                      i);
+			return mcinit_err_set(err, MCINIT_E_USAGE,
+			                      "svg: slot %zu has NICs but no array", i);
 	}
 	return 0;
 }

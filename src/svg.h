@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define MCINIT_SVG_MAX_NODES     32
 #define MCINIT_SVG_SUMMARY_NODES 8

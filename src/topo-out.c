@@ -1,7 +1,8 @@
 /*
- * topo-out.c — the chunked writer of `mcinit topology`: output goes through
- * a fixed buffer to the stream, so the whole output (hundreds of MB for a
- * million ranks) never sits in memory.
+ * topo-out.c — what the writers of `mcinit topology` share: the chunked
+ * writer (output goes through a fixed buffer to the stream, so the whole
+ * output, hundreds of MB for a million ranks, never sits in memory) and
+ * the node's hardware as the writers read it.
  */
 #include "topo-out.h"
 
@@ -86,4 +87,20 @@ mcinit_num_width(long long v)
 	             mcinit_utoa_rev(tmp + sizeof tmp, v < 0 ? 0ULL - (unsigned long long)v
 	                                                     : (unsigned long long)v)) +
 	       (v < 0);
+}
+
+/* ---- the node ---- */
+
+void
+mcinit_node_setup(struct job *j)
+{
+	mcinit_node_finish(j->job);
+	j->nd = j->job->topo.nd;
+	j->node_file = j->job->topo.ld.file;
+}
+
+long
+mcinit_node_npn(const struct job *j)
+{
+	return mcinit_plan_npn(&j->job->topo);
 }

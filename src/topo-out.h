@@ -1,8 +1,8 @@
 /*
  * topo-out.h — PRIVATE to `mcinit topology` (cmd-topology.c and topo-*.c):
  * not installed, not part of the library.  The job the emitters describe,
- * the chunked writer they stream through (topo-out.c), the node's hardware
- * (topo-node.c) and one emitter per output format (topo-json.c,
+ * the chunked writer they stream through and the node's hardware
+ * (topo-out.c), and one emitter per output format (topo-json.c,
  * topo-text.c, topo-svg.c).
  *
  * Ownership: struct job borrows everything from mcinit_cmd_topology and
@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "affinity.h"
+#include "topo/affinity.h"
 #include "cli.h"
-#include "plan.h"
-#include "topology.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "topo/topology.h"
+#include "core/util.h"
 
 struct topts {
 	struct mcinit_cli cli;

@@ -3,7 +3,7 @@
 
 #include "version.h"
 
-#include "gpu.h"
+#include "gpu/gpu.h"
 
 #include <hwloc.h>
 #include <jansson.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "mcinit_kernels.h"
+#include "kernels/mcinit_kernels.h"
 
 static double
 now(void)

@@ -25,8 +25,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "core/util.h"
 
 enum { S_CONNECT, S_PING, S_ADD, S_WAIT, S_GET, S_DONE };
 

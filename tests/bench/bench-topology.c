@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/topology.h"
+#include "topo/topology.h"
 
 #define REPS 5
 

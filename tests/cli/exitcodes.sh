@@ -9,7 +9,7 @@ sed -n 's/^[[:space:]]*X(\([0-9]*\), \([A-Z_]*\), "\(.*\)")[[:space:]\\]*$/\1 \2
 check table-read test "$(wc -l <"$tmp/table")" -ge 8
 cut -d' ' -f2 "$tmp/table" | grep '^EX_' | grep -v '^EX_OK$' | sort >"$tmp/listed"
 # Every EX_ constant a source file (not a test) uses.
-grep -ohE '\bEX_[A-Z]+\b' "$srcdir"/src/*.c | sort -u >"$tmp/used"
+grep -ohE '\bEX_[A-Z]+\b' "$srcdir"/src/*.c "$srcdir"/lib/*/*.c | sort -u >"$tmp/used"
 check every-returned-status-is-listed sh -c "comm -23 '$tmp/used' '$tmp/listed' | tee '$tmp/extra' | grep -q . && exit 1; exit 0"
 check every-listed-status-is-returned sh -c "comm -13 '$tmp/used' '$tmp/listed' | grep . && exit 1; exit 0"
 

@@ -4,7 +4,7 @@
 . "$srcdir/tests/cli/lib.sh"
 
 M=$MCINIT
-codes=$(grep -ohE '"MC[0-9]{3}"' "$srcdir"/src/*.c | tr -d '"' | sort -u)
+codes=$(grep -ohE '"MC[0-9]{3}"' "$srcdir"/src/*.c "$srcdir"/lib/*/*.c | tr -d '"' | sort -u)
 check emitted-codes-found sh -c "test -n '$codes'"
 for c in $codes; do
 	check "documented-$c" sh -c "$M explain $c | grep -q '^$c ('"

@@ -57,9 +57,9 @@ while read -r c; do
 	check "mcinit.1-lists-$c" grep -qx ".B $c" "$tmp/mcinit.1"
 	check "page-of-$c" grep -qx "mcinit-$c.1" "$tmp/pages"
 done <"$tmp/cmds"
-grep -ohE '(getenv\(|env_get\([^,"]*, |job_env\([^,"]*, )"[A-Z_]+"' "$srcdir"/src/*.c |
+grep -ohE '(getenv\(|env_get\([^,"]*, |job_env\([^,"]*, )"[A-Z_]+"' "$srcdir"/src/*.c "$srcdir"/lib/*/*.c |
 	grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u >"$tmp/envs"
-sed -n 's/.*envs\[\] = {\(.*\)};/\1/p' "$srcdir"/src/*.c | grep -oE '[A-Z_]+' >>"$tmp/envs"
+sed -n 's/.*envs\[\] = {\(.*\)};/\1/p' "$srcdir"/src/*.c "$srcdir"/lib/*/*.c | grep -oE '[A-Z_]+' >>"$tmp/envs"
 check environment-found grep -q WORLD_SIZE "$tmp/envs"
 for e in $(sort -u "$tmp/envs"); do
 	check "environment-$e" grep -qx ".B $e" "$tmp/mcinit.1"

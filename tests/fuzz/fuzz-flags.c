@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "rules.h"
+#include "config/config.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,6 +51,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i = j + 1;
 	}
 	mcinit_config_apply_flags(&c, words, locs, NULL, n, &d);
+	mcinit_config_fill_megatron(&c, &d);
 	mcinit_config_finish(&c, &d);
 	if (mcinit_check(&c, &o, &dv, &d, &err) < 0)
 		abort();

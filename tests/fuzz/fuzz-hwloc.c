@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "affinity.h"
+#include "topo/affinity.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

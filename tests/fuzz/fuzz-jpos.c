@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jpos.h"
+#include "input/jpos.h"
 
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "rules.h"
+#include "config/config.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,6 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (err.code != MCINIT_E_PARSE)
 			abort();
 	} else {
+		mcinit_config_fill_megatron(&c, &d);
 		mcinit_config_finish(&c, &d);
 		if (mcinit_check(&c, &o, &dv, &d, &err) < 0)
 			abort();

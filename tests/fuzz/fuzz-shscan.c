@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shscan.h"
+#include "input/shscan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "store/store.h"
 
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "yamltree.h"
+#include "input/yamltree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,7 +61,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n' || data[i] == '\r' || data[i] == 0xC2 || data[i] == 0xE2;
 	if (mcinit_yaml_parse((const char *)data, size, NULL, NULL, &y, &err) < 0) {
-		if (err.code != MCINIT_E_PARSE || err.line < 1 || err.msg[0] < '0' || err.msg[0] > '9')
+		if (err.code != MCINIT_E_PARSE || err.line < 1 || err.msg[0] < '0' ||
+		    err.msg[0] > '9')
 			abort();
 		if (y.root != NULL || y.jp != NULL || y.nnotes != 0)
 			abort();

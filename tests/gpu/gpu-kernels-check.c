@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcinit_kernels.h"
+#include "kernels/mcinit_kernels.h"
 
 /* Bit-exact is what the shared arithmetic promises; 1 ulp is the failure
  * line (stated in the README). */

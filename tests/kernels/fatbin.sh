@@ -5,7 +5,7 @@
 # fatbin-archs.py (objcopy + a small reader of the container).  TAP output
 # (tests/cli/lib.sh).  Runs only in builds with the CUDA kernels.
 . "$srcdir/tests/cli/lib.sh"
-obj=kernels/gpu-kernels.o
+obj=lib/kernels/gpu-kernels.o
 
 if [ ! -f "$obj" ]; then
 	fail "kernel object" "$obj not built"
@@ -32,7 +32,7 @@ else
 fi
 
 # Programs that link the kernels need libcudart and never libcuda.so.1.
-for prog in tests/gpu/gpu-kernels-check src/.libs/libmcinit.so; do
+for prog in tests/gpu/gpu-kernels-check lib/.libs/libmcinit.so; do
 	[ -f "$prog" ] || continue
 	objdump -p "$prog" | awk '/NEEDED/ {print $2}' >"$tmp/needed"
 	if grep -q '^libcuda\.so' "$tmp/needed"; then

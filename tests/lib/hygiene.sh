@@ -1,25 +1,80 @@
 #!/bin/sh
-# hygiene.sh — what the library must not do, checked on its sources (the
-# files of src_libmcinit_core_la_SOURCES in Makefile.am): end the process,
-# write to the standard streams, touch the environment, or choose exit
-# statuses.  The command files (cmd-*.c, cli.c, topo-*.c, mcinit.c) are the
-# program, not the library.  schema.def is data: Megatron's own flag names
-# and help ("--exit-interval", "Save and exit on exit_signal") are rows.
+# hygiene.sh — the library (lib/) and the program (src/) kept apart, and the
+# library kept in layers.  Checked on the sources themselves:
+#   - what the library must not do: end the process, write to the standard
+#     streams, touch the environment, or choose exit statuses (the program
+#     in src/ does those; lib/*/*.def are data, Megatron's own flag names and
+#     help are rows there);
+#   - every lib/ source is built into the library, no src/ source is;
+#   - layering: HACKING's "layers:" line lists the modules (the folders of
+#     lib/) lowest first; a file includes headers of its own module and of
+#     modules below it, never above, and a lib/ file nothing from src/.
 . "$srcdir/tests/cli/lib.sh"
 
-# Every assignment, = and +=, with its continuation lines.
-awk '/^src_libmcinit_core_la_SOURCES \+?= / { on = 1; sub(/^[^=]*=/, "") }
-	on { c = sub(/\\$/, ""); print; on = c }' "$srcdir/Makefile.am" | tr ' \t' '\n\n' |
-	grep -v '^$' | grep -v '\.def$' >"$tmp/files"
-check library-sources-listed test "$(wc -l <"$tmp/files")" -ge 20
-check library-has-no-command-file sh -c "! grep -E 'cmd-|cli\\.|topo-|mcinit\\.c' '$tmp/files'"
-(cd "$srcdir" && xargs grep -n 'exit\|abort\|stderr' <"$tmp/files") >"$tmp/exit"
-check no-exit-abort-stderr sh -c "! cat '$tmp/exit' | grep ."
-(cd "$srcdir" && xargs grep -nE '\b(stdout|stdin|setenv|unsetenv|putenv|clearenv|argp_[a-z_]+)\b|(^|[^a-z_])(printf|vprintf|puts|putchar|perror|assert)\(' <"$tmp/files") >"$tmp/print"
-check no-stdout-env-argp sh -c "! cat '$tmp/print' | grep ."
-check no-sysexits sh -c "cd '$srcdir' && ! xargs grep -n 'sysexits\|\\bEX_[A-Z]' <'$tmp/files'"
+cd "$srcdir" || exit 1
+ls lib/*/*.c >"$tmp/files"
+check library-sources-found test "$(wc -l <"$tmp/files")" -ge 40
+xargs grep -n 'exit\|abort\|stderr' <"$tmp/files" >"$tmp/exit"
+check no-exit-abort-stderr sh -c "! grep . '$tmp/exit'"
+xargs grep -nE '\b(stdout|stdin|setenv|unsetenv|putenv|clearenv|argp_[a-z_]+)\b|(^|[^a-z_])(printf|vprintf|puts|putchar|perror|assert)\(' <"$tmp/files" >"$tmp/print"
+check no-stdout-env-argp sh -c "! grep . '$tmp/print'"
+xargs grep -n 'sysexits\|\bEX_[A-Z]' <"$tmp/files" >"$tmp/sysexits"
+check no-sysexits sh -c "! grep . '$tmp/sysexits'"
 # The program's sources name no library internals of hwloc or jansson
 # through the public header: it includes only the C library.
 check public-header-self-contained sh -c \
 	"! grep '^#include' '$srcdir/include/mcinit.h' | grep -v '<std\(def\|io\)\.h>'"
+
+# Built where it belongs: each lib/ source is named by a lib_ variable of
+# Makefile.am (the core library, its GPU backend or its kernels), each
+# src/ source by src_mcinit_SOURCES or a test, never by a lib_ variable.
+awk '/^[a-z_]+_SOURCES \+?= / { on = 1; v = $1 }
+	on { c = sub(/\\$/, ""); n = split($0, w, /[ \t]+/)
+	     for (i = 1; i <= n; i++) if (w[i] ~ /\.c$/) print v, w[i]; on = c }' Makefile.am >"$tmp/built"
+for f in $(cat "$tmp/files"); do
+	grep -q "^lib_[a-z_]* $f\$" "$tmp/built" ||
+		grep -q "EXTRA_DIST.*$f" Makefile.am || echo "$f"
+done >"$tmp/unbuilt"
+check every-lib-source-in-library sh -c "! grep . '$tmp/unbuilt'"
+grep '^lib_[a-z_]* src/' "$tmp/built" >"$tmp/src-in-lib" || true
+check no-src-source-in-library sh -c "! grep . '$tmp/src-in-lib'"
+
+# Layering: one line of HACKING gives the order.
+layers=$(sed -n 's/^ *layers: *//p' HACKING)
+check layers-declared test -n "$layers"
+rank() {
+	i=0
+	for m in $layers; do
+		i=$((i + 1))
+		[ "$m" = "$1" ] && { echo $i; return; }
+	done
+	echo 0
+}
+: >"$tmp/layering"
+for d in lib/*/; do
+	m=$(basename "$d")
+	r=$(rank "$m")
+	[ "$r" -gt 0 ] || { echo "lib/$m: a module missing from HACKING's layers line"; continue; }
+	for f in "$d"*.[ch] "$d"*.cu; do
+		[ -f "$f" ] || continue
+		sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+			case $inc in
+			build.h | mcinit.h) ;;
+			*/*)
+				im=${inc%%/*}
+				ir=$(rank "$im")
+				if [ "$ir" -eq 0 ]; then
+					echo "$f: includes $inc, not a module of lib/"
+				elif [ "$ir" -gt "$r" ]; then
+					echo "$f: includes $inc, from $im, a module above $m"
+				fi
+				;;
+			*)
+				[ -f "$d$inc" ] || echo "$f: includes \"$inc\", which is not in lib/$m (src/?)"
+				;;
+			esac
+		done
+	done
+done >>"$tmp/layering"
+check layering sh -c "! grep . '$tmp/layering'"
 finish

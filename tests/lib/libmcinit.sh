@@ -19,10 +19,12 @@ check no-static-archive test ! -e "$lib/libmcinit.a"
 # Exports: mcinit_ only, and every function the header declares.
 nm -D --defined-only "$lib/libmcinit.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exported"
 check exports-only-mcinit sh -c "! grep -v '^mcinit_' '$tmp/exported'"
-sed -n 's/^[a-z].*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
-	grep -v '^mcinit_error_code$' | sort -u >"$tmp/declared"
+sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
+	sort -u >"$tmp/declared"
 check header-declares-functions test -s "$tmp/declared"
 check every-declared-function-exported sh -c "comm -23 '$tmp/declared' '$tmp/exported' | (! grep .)"
+# A closed ABI: nothing is exported that the header does not declare.
+check nothing-else-exported sh -c "comm -13 '$tmp/declared' '$tmp/exported' | (! grep .)"
 
 # The header needs nothing but the C library: no jansson, hwloc or internal header.
 check header-includes-only-libc sh -c \
@@ -40,6 +42,26 @@ check pkg-config-names-destdir sh -c "echo '$flags' | grep -q -- '-I$dest$includ
 check example-builds $cc ${CFLAGS:-} -Wall -Wextra -Werror "$srcdir/examples/libmcinit/validate.c" \
 	$flags ${LDFLAGS:-} -o "$tmp/validate"
 export LD_LIBRARY_PATH="$lib"
+# The header's version macros name the library that runs (mcinit_version).
+cat >"$tmp/ver.c" <<'EOF'
+#include <mcinit.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+	char want[32];
+	snprintf(want, sizeof want, "%d.%d.%d", MCINIT_VERSION_MAJOR, MCINIT_VERSION_MINOR,
+	         MCINIT_VERSION_PATCH);
+	if (MCINIT_VERSION_HEX !=
+	    (MCINIT_VERSION_MAJOR << 16 | MCINIT_VERSION_MINOR << 8 | MCINIT_VERSION_PATCH))
+		return 2;
+	puts(mcinit_version());
+	return strcmp(want, mcinit_version()) != 0;
+}
+EOF
+# shellcheck disable=SC2086
+check version-macros-match-library sh -c "$cc -Wall -Wextra -Werror '$tmp/ver.c' $flags -o '$tmp/ver' &&
+	'$tmp/ver'"
 check example-uses-installed-library sh -c "ldd '$tmp/validate' | grep -q '$lib/libmcinit.so'"
 ex="$tmp/validate"
 check example-llama3-70b sh -c "'$ex' '$srcdir/examples/llama3-70b.json' \

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shscan.h"
+#include "input/shscan.h"
 
 int
 main(int argc, char **argv)

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/affinity.h"
+#include "topo/affinity.h"
 
 #ifndef MCINIT_FIXTURES_DIR
 #define MCINIT_FIXTURES_DIR "tests/fixtures"

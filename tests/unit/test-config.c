@@ -2,8 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "config.h"
-#include "mflags.h"
+#include "config/config.h"
+#include "config/mflags.h"
 
 static struct mcinit_config c;
 static struct mcinit_diags d;
@@ -457,6 +457,7 @@ Test(config, every_flag_sets_a_field)
 
 	flags(w, 6);
 	cr_assert_eq(d.n, 0);
+	mcinit_config_fill_megatron(&c, &d);
 	mcinit_config_finish(&c, &d);
 	for (size_t i = 0; i < d.n; i++)
 		cr_assert_str_neq(d.v[i].code, "MC003", "no 'not checked' note any more");
@@ -504,6 +505,7 @@ Test(config, stray_word_is_error)
 
 Test(config, required_fields_reported)
 {
+	mcinit_config_fill_megatron(&c, &d);
 	mcinit_config_finish(&c, &d);
 	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 5);
 	find("MC008");

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
-#include "util.h"
+#include "core/diag.h"
+#include "core/util.h"
 
 Test(diag, sorted_by_source_then_line_then_col)
 {

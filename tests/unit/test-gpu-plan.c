@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu-plan.h"
+#include "gpu/gpu-plan.h"
 
 /* ---- nccl_communicator_config_path ---- */
 

@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "gpu.h"
-#include "init-impl.h"
+#include "gpu/gpu.h"
+#include "run/init-impl.h"
 
 /* ---- the fake backend ---- */
 

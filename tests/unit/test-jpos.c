@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jpos.h"
+#include "input/jpos.h"
 
 static struct mcinit_jpos *
 load(const char *text)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "khost.h"
+#include "kernels/khost.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "launch/contract.h"
 
 static char *
 joined(const char *list)

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "mflags.h"
+#include "config/mflags.h"
 
 Test(mflags, versions_differ_for_lazy_mpu_init)
 {

@@ -11,8 +11,8 @@
 
 #include "mcinit.h"
 
-#include "plan.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "core/util.h"
 
 static char *
 src_path(const char *rel)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pyexpr.h"
+#include "input/pyexpr.h"
 
 /* tp = 4, cp_comm_type = "a2a+p2p", x = None, layers = [1, 2], $ALGO = "Ring" */
 static int

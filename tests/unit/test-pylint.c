@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pylint.h"
+#include "input/pylint.h"
 
 static struct mcinit_pybool *V;
 static size_t N;

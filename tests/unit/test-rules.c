@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "mchecks.h"
-#include "mflags.h"
-#include "rules.h"
+#include "config/config.h"
+#include "rules/mchecks.h"
+#include "config/mflags.h"
+#include "rules/rules.h"
 
 static struct mcinit_config c;
 static struct mcinit_diags d;
@@ -75,6 +75,7 @@ job_opts(const char *model, const char *train, const char *more, long w,
 		o->envp = no_env;
 	cr_assert_eq(mcinit_config_load_json_text(&c, "t.json", text, strlen(text), &d, &err), 0,
 	             "%s", err.msg);
+	mcinit_config_fill_megatron(&c, &d);
 	mcinit_config_finish(&c, &d);
 	cr_assert_eq(mcinit_check(&c, o, &dv, &d, &err), 0);
 	for (n = 0; n < (int)d.n; n++)
@@ -662,6 +663,7 @@ Test(rules, missing_inputs_skip_rules)
 		         given);
 		cr_assert_eq(
 		    mcinit_config_load_json_text(&c, "t.json", text, strlen(text), &d, &err), 0);
+		mcinit_config_fill_megatron(&c, &d);
 		mcinit_config_finish(&c, &d);
 		cr_assert_eq(mcinit_check(&c, &o, &dv, &d, &err), 0);
 		for (k = 0; k < d.n; k++)

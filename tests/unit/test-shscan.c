@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shscan.h"
+#include "input/shscan.h"
 
 static struct mcinit_shscan S;
 

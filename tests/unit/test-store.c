@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 
 static struct mcinit_store_server *srv;
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/plan.h"
-#include "../../src/topology.h"
+#include "plan/plan.h"
+#include "topo/topology.h"
 #include "mcinit.h"
 
 static long

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/topology.h"
+#include "topo/topology.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

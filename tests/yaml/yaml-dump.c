@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "yamltree.h"
+#include "input/yamltree.h"
 
 int
 main(int argc, char **argv)

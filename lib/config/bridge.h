@@ -1,0 +1,59 @@
+/*
+ * bridge.h — Megatron-Bridge's classes of a ConfigContainer section (the
+ * `_target_` a section names: 56 model providers, 20 dataset configs, 5 PEFT
+ * methods) and its recipes.  Generated from data/bridge-variant-fields.tsv
+ * and data/bridge-recipes.tsv (build-aux/gen-tables.py).  All returned
+ * pointers are to static data.
+ */
+#ifndef MCINIT_BRIDGE_H
+#define MCINIT_BRIDGE_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "config/config.h"
+
+/* A class a section can hold.  base_pos: where its nearest ancestor sits in
+ * the section's default class's MRO (0 = the default class itself), -1 when
+ * it shares none of it (it has only the fields of its own rows). */
+struct mcinit_vclass {
+	const char *section, *name;
+	int base_pos;
+};
+
+/* A field of a class that differs from (or is missing in) the section's
+ * standard fields. */
+struct mcinit_vfield {
+	int cls; /* index of its class */
+	const char *name, *type, *choices, *def;
+};
+
+/* The class of `section` a `_target_` names (full dotted name or the class
+ * name alone); NULL when none. */
+const struct mcinit_vclass *mcinit_vclass_find(const char *section, const char *target);
+/* The section's default class (what it holds without a `_target_`); NULL for
+ * sections with a single class. */
+const struct mcinit_vclass *mcinit_vclass_default(const char *section);
+/* "FluxProvider": the class name without its module. */
+const char *mcinit_vclass_short(const struct mcinit_vclass *k);
+/* The row of class k for `key`, or NULL. */
+const struct mcinit_vfield *mcinit_vclass_field(const struct mcinit_vclass *k, const char *key);
+/* True when class k has standard field f (of its own section). */
+bool mcinit_vclass_has_std(const struct mcinit_vclass *k, enum mcinit_field f);
+/* The first class of section with a row for key (for a key no standard
+ * field has); NULL when no class has it. */
+const struct mcinit_vclass *mcinit_vclass_with_key(const char *section, const char *key,
+                                                   const struct mcinit_vfield **vf);
+/* True when section has classes besides its default (model, dataset, peft). */
+bool mcinit_section_has_classes(const char *section);
+/* Calls fn(name, arg) for every variant field name of section. */
+void mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *, void *));
+
+/* Starts c from Megatron-Bridge's recipe `name` (bridge-recipes.tsv): the
+ * parallel sizes, sequence lengths, batch sizes and classes it writes as
+ * literals, each located at "bridge-recipe NAME".  Returns 0, or -1 after an
+ * MC003 error (with a did-you-mean) when no recipe has that name. */
+int mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mcinit_diags *d);
+
+#endif

@@ -1,0 +1,1106 @@
+/* config.c — the configuration model: schema, types, values.  See config.h. */
+#include "config/config.h"
+
+#include <ctype.h>
+#include <stddef.h>
+#include <errno.h>
+#include <signal.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
+#define MCINIT_FIELD_ROW(id, sec, name, type, def, flags, lo, hi, choices, help, aliases, dest,    \
+                         origin)                                                                   \
+	{#sec, #name, type, def, flags, lo, hi, choices, help, aliases, dest, origin},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_ROW
+};
+
+/* "section.name" (and alias keys) -> field, sorted bytewise for bisection. */
+static const struct {
+	const char *key;
+	enum mcinit_field f;
+	bool alias;
+} keys[] = {
+#define MCINIT_FIELD_KEY(key, id, alias) {key, MCINIT_F_##id, alias},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_KEY
+};
+static const size_t nkeys = sizeof keys / sizeof keys[0];
+
+/* Bare name -> the first field of that name in table order, sorted. */
+static const struct {
+	const char *name;
+	enum mcinit_field f;
+} names[] = {
+#define MCINIT_FIELD_NAME(name, id) {name, MCINIT_F_##id},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_NAME
+};
+static const size_t nnames = sizeof names / sizeof names[0];
+
+/* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first. */
+static const struct {
+	const char *dest;
+	enum mcinit_field f;
+} dests[] = {
+#define MCINIT_FIELD_DEST(dest, id) {dest, MCINIT_F_##id},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST
+};
+static const size_t ndests = sizeof dests / sizeof dests[0];
+
+const struct mcinit_section_info mcinit_sections[] = {
+#define MCINIT_SECTION(name, kind, str_ok, ty) {name, kind, str_ok, ty},
+#include "config/fields.inc"
+#undef MCINIT_SECTION
+};
+const size_t mcinit_nsections = sizeof mcinit_sections / sizeof mcinit_sections[0];
+
+const struct mcinit_section_info *
+mcinit_section_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < mcinit_nsections; i++)
+		if (strcmp(mcinit_sections[i].name, name) == 0)
+			return &mcinit_sections[i];
+	return NULL;
+}
+
+/* ---- types ---- */
+
+static const struct {
+	const char *word;
+	enum mcinit_base base;
+} base_names[] = {
+    {"null", MCINIT_B_NULL},     {"bool", MCINIT_B_BOOL},   {"int", MCINIT_B_INT},
+    {"float", MCINIT_B_FLOAT},   {"str", MCINIT_B_STR},     {"enum", MCINIT_B_ENUM},
+    {"signal", MCINIT_B_SIGNAL}, {"dtype", MCINIT_B_DTYPE}, {"any", MCINIT_B_ANY},
+};
+
+static int
+parse_base(const char *s, size_t n, enum mcinit_base *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof base_names / sizeof base_names[0]; i++) {
+		if (strlen(base_names[i].word) == n && strncmp(base_names[i].word, s, n) == 0) {
+			*out = base_names[i].base;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* One alternative: "int", "list[str]", "list[int]{3}". */
+static int
+parse_alt(const char *s, size_t n, struct mcinit_alt *a)
+{
+	memset(a, 0, sizeof *a);
+	if (n > 6 && strncmp(s, "list[", 5) == 0) {
+		const char *close = memchr(s, ']', n);
+
+		if (close == NULL)
+			return -1;
+		a->list = true;
+		if (close + 1 < s + n && sscanf(close + 1, "{%d}", &a->fixed) != 1)
+			return -1;
+		return parse_base(s + 5, (size_t)(close - s - 5), &a->base);
+	}
+	return parse_base(s, n, &a->base);
+}
+
+/* Schema types are constants: a bad one is a programming error.  It is left
+ * with no alternative (it accepts nothing), and the unit test that parses
+ * every row (test-config: every_schema_row_parses_and_defaults_convert)
+ * fails on it; the library has no one to tell at run time. */
+static void
+parse_type(const char *text, struct mcinit_type *t)
+{
+	const char *p = text;
+
+	memset(t, 0, sizeof *t);
+	while (*p && t->nalt < (int)(sizeof t->alt / sizeof t->alt[0])) {
+		size_t n = strcspn(p, "|");
+
+		if (parse_alt(p, n, &t->alt[t->nalt]) < 0) {
+			memset(t, 0, sizeof *t);
+			return;
+		}
+		t->nalt++;
+		p += n + (p[n] == '|');
+	}
+}
+
+/* Parsed once per process, whichever thread asks first. */
+static struct mcinit_type field_types[MCINIT_F_COUNT];
+static pthread_once_t field_types_once = PTHREAD_ONCE_INIT;
+
+static void
+parse_field_types(void)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		parse_type(mcinit_fields[i].type_text, &field_types[i]);
+}
+
+const struct mcinit_type *
+mcinit_field_type(enum mcinit_field f)
+{
+	pthread_once(&field_types_once, parse_field_types);
+	return &field_types[f];
+}
+
+const char *
+mcinit_field_key(enum mcinit_field f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%s", mcinit_fields[f].section, mcinit_fields[f].name);
+	return buf;
+}
+
+static int
+key_cmp(const char *section, const char *name, const char *key)
+{
+	size_t n = strlen(section);
+	int r = strncmp(section, key, n);
+
+	if (r != 0)
+		return r;
+	if (key[n] != '.')
+		return (unsigned char)'.' - (unsigned char)key[n];
+	return strcmp(name, key + n + 1);
+}
+
+int
+mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
+{
+	size_t lo = 0, hi = nkeys;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = key_cmp(section, name, keys[mid].key);
+
+		if (r == 0) {
+			if (alias)
+				*alias = keys[mid].alias;
+			return keys[mid].f;
+		}
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+int
+mcinit_field_lookup(const char *section, const char *name)
+{
+	size_t i;
+
+	if (section != NULL)
+		return mcinit_field_lookup_key(section, name, NULL);
+	i = mcinit_lower_bound_str(names, nnames, sizeof names[0],
+	                           offsetof(__typeof__(names[0]), name), name);
+	return i < nnames && strcmp(names[i].name, name) == 0 ? (int)names[i].f : -1;
+}
+
+int
+mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
+{
+	size_t lo = mcinit_lower_bound_str(dests, ndests, sizeof dests[0],
+	                                   offsetof(__typeof__(dests[0]), dest), dest);
+	int n = 0;
+
+	for (; lo < ndests && strcmp(dests[lo].dest, dest) == 0 && n < max; lo++)
+		out[n++] = dests[lo].f;
+	return n;
+}
+
+/* Whole-word match of flag inside a `|`-separated list. */
+static bool
+in_bar_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (p && *p) {
+		size_t m = strcspn(p, "|");
+
+		if (m == n && strncmp(p, word, n) == 0)
+			return true;
+		p += m + (p[m] == '|');
+	}
+	return false;
+}
+
+int
+mcinit_field_by_flag(const char *flag, bool *is_false)
+{
+	const struct mcinit_mflag *m = mcinit_mflag_find_any(flag);
+	enum mcinit_field f;
+	int neg = 0;
+
+	if (m == NULL)
+		return -1;
+	mcinit_mflag_find(flag, m->versions, &neg);
+	if (is_false)
+		*is_false = m->kind == MCINIT_MK_STORE_FALSE || neg;
+	return mcinit_fields_by_dest(m->dest, &f, 1) == 1 ? (int)f : -1;
+}
+
+/* ---- values ---- */
+
+void
+mcinit_value_clear(struct mcinit_value *v)
+{
+	size_t i;
+
+	free(v->s);
+	json_decref(v->j);
+	for (i = 0; i < v->n; i++)
+		mcinit_value_clear(&v->items[i]);
+	free(v->items);
+	memset(v, 0, sizeof *v);
+}
+
+int
+mcinit_bool_word(const char *w)
+{
+	static const char *const yes[] = {"true", "1", "yes", "y", "on", "t"};
+	static const char *const no[] = {"false", "0", "no", "n", "off", "f", ""};
+	size_t i;
+
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (strcasecmp(w, yes[i]) == 0)
+			return 1;
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (strcasecmp(w, no[i]) == 0)
+			return 0;
+	return -1;
+}
+
+/* Signal name -> number: "SIGTERM", "term", "usr1", "SIGRTMIN+2", "15". */
+static int
+signal_from_name(const char *s)
+{
+	char *end;
+	long n;
+	int i;
+
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	n = strtol(s, &end, 10);
+	if (*s && *end == '\0')
+		return n > 0 && n < NSIG ? (int)n : -1;
+	if (strncasecmp(s, "RTMIN", 5) == 0 || strncasecmp(s, "RTMAX", 5) == 0) {
+		int base = toupper((unsigned char)s[3]) == 'I' ? SIGRTMIN : SIGRTMAX;
+
+		n = s[5] ? strtol(s + 5, &end, 10) : 0;
+		if (s[5] && *end != '\0')
+			return -1;
+		n += base;
+		return n >= SIGRTMIN && n <= SIGRTMAX ? (int)n : -1;
+	}
+	for (i = 1; i < NSIG; i++) {
+		const char *abbr = sigabbrev_np(i);
+
+		if (abbr != NULL && strcasecmp(abbr, s) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static char *
+signal_name(int sig)
+{
+	const char *abbr = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+
+	if (abbr != NULL)
+		return mcinit_xasprintf("SIG%s", abbr);
+	if (sig == SIGRTMIN)
+		return mcinit_xstrdup("SIGRTMIN");
+	return mcinit_xasprintf("SIGRTMIN+%d", sig - SIGRTMIN);
+}
+
+static char *
+signal_list(void)
+{
+	struct mcinit_buf b = {0};
+	int i;
+
+	for (i = 1; i < SIGRTMIN; i++) {
+		const char *abbr = sigabbrev_np(i);
+
+		if (abbr != NULL)
+			mcinit_buf_printf(&b, "%sSIG%s", b.len ? ", " : "", abbr);
+	}
+	mcinit_buf_adds(&b, ", SIGRTMIN..SIGRTMAX (as SIGRTMIN+n), or a number 1-");
+	mcinit_buf_add_long(&b, NSIG - 1);
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+/* Megatron-Bridge accepts many spellings of a dtype; canonical fp32/fp16/bf16. */
+static const char *
+dtype_canonical(const char *s)
+{
+	static const struct {
+		const char *spelling, *canon;
+	} map[] = {
+	    {"fp32", "fp32"},           {"float32", "fp32"},       {"32", "fp32"},
+	    {"32-true", "fp32"},        {"torch.float32", "fp32"}, {"float", "fp32"},
+	    {"fp16", "fp16"},           {"float16", "fp16"},       {"16", "fp16"},
+	    {"16-mixed", "fp16"},       {"half", "fp16"},          {"torch.float16", "fp16"},
+	    {"bf16", "bf16"},           {"bfloat16", "bf16"},      {"bf16-mixed", "bf16"},
+	    {"torch.bfloat16", "bf16"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcasecmp(map[i].spelling, s) == 0)
+			return map[i].canon;
+	return NULL;
+}
+
+static const char *const base_desc[] = {
+    [MCINIT_B_NULL] = "null",
+    [MCINIT_B_BOOL] = "a boolean",
+    [MCINIT_B_INT] = "an integer",
+    [MCINIT_B_FLOAT] = "a number",
+    [MCINIT_B_STR] = "a string",
+    [MCINIT_B_ENUM] = "one of",
+    [MCINIT_B_SIGNAL] = "a signal name or number",
+    [MCINIT_B_DTYPE] = "a dtype (fp32, fp16, bf16)",
+    [MCINIT_B_ANY] = "any value",
+};
+
+/* "an integer, a list of strings or null" — the type in words. */
+static char *
+type_words(enum mcinit_field f)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	struct mcinit_buf b = {0};
+	int i;
+
+	for (i = 0; i < t->nalt; i++) {
+		const struct mcinit_alt *a = &t->alt[i];
+
+		if (i > 0)
+			mcinit_buf_adds(&b, i == t->nalt - 1 ? " or " : ", ");
+		if (a->list && a->fixed)
+			mcinit_buf_printf(&b, "a list of exactly %d ", a->fixed);
+		else if (a->list)
+			mcinit_buf_adds(&b, "a list of ");
+		if (a->list)
+			mcinit_buf_printf(&b, "%ss",
+			                  a->base == MCINIT_B_INT     ? "integer"
+			                  : a->base == MCINIT_B_FLOAT ? "number"
+			                  : a->base == MCINIT_B_BOOL  ? "boolean"
+			                  : a->base == MCINIT_B_ANY   ? "value"
+			                                              : "string");
+		else if (a->base == MCINIT_B_ENUM)
+			mcinit_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
+		else
+			mcinit_buf_adds(&b, base_desc[a->base]);
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+static const char *
+json_kind_name(json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "a list";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+struct conv {
+	const char *code; /* set on failure */
+	char *why;
+	long long lo, hi;    /* the field's range (MCINIT_NOLIM: none) */
+	const char *choices; /* the field's choices, or NULL */
+};
+
+static int
+conv_fail(struct conv *cv, const char *code, char *why)
+{
+	if (cv->why == NULL || strcmp(code, "MC005") == 0) {
+		/* A range/choices complaint says more than "wrong type": keep it. */
+		free(cv->why);
+		cv->code = code;
+		cv->why = why;
+	} else {
+		free(why);
+	}
+	return -1;
+}
+
+static int
+check_range(enum mcinit_field f, long long v, struct conv *cv)
+{
+	(void)f;
+	if (cv->lo != MCINIT_NOLIM && v < cv->lo)
+		return conv_fail(cv, "MC005",
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, cv->lo));
+	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
+		return conv_fail(cv, "MC005",
+		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
+	return 0;
+}
+
+static int
+check_choice(enum mcinit_field f, const char *s, struct conv *cv)
+{
+	(void)f;
+	if (cv->choices == NULL || in_bar_list(cv->choices, s))
+		return 0;
+	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, cv->choices));
+}
+
+static int
+check_int_choice(enum mcinit_field f, long long v, struct conv *cv)
+{
+	char buf[24];
+
+	if (cv->choices == NULL)
+		return 0;
+	snprintf(buf, sizeof buf, "%lld", v);
+	return check_choice(f, buf, cv);
+}
+
+/* One scalar against one base type. */
+static int
+conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit_value *out,
+            struct conv *cv)
+{
+	memset(out, 0, sizeof *out);
+	switch (base) {
+	case MCINIT_B_NULL:
+		if (!json_is_null(j))
+			return -1;
+		out->kind = MCINIT_V_NULL;
+		return 0;
+	case MCINIT_B_BOOL:
+		if (!json_is_boolean(j))
+			return -1;
+		out->kind = MCINIT_V_BOOL;
+		out->i = json_is_true(j);
+		return 0;
+	case MCINIT_B_INT:
+		if (!json_is_integer(j))
+			return -1;
+		if (check_range(f, json_integer_value(j), cv) < 0 ||
+		    check_int_choice(f, json_integer_value(j), cv) < 0)
+			return -1;
+		out->kind = MCINIT_V_INT;
+		out->i = json_integer_value(j);
+		return 0;
+	case MCINIT_B_FLOAT:
+		if (!json_is_number(j))
+			return -1;
+		out->kind = MCINIT_V_FLOAT;
+		out->d = json_number_value(j);
+		return 0;
+	case MCINIT_B_ANY:
+		out->kind = MCINIT_V_JSON;
+		out->j = json_incref(j);
+		return 0;
+	case MCINIT_B_STR:
+	case MCINIT_B_ENUM:
+		if (!json_is_string(j) || check_choice(f, json_string_value(j), cv) < 0)
+			return -1;
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(json_string_value(j));
+		return 0;
+	case MCINIT_B_SIGNAL: {
+		int sig = json_is_integer(j)
+		              ? (json_integer_value(j) > 0 && json_integer_value(j) < NSIG
+		                     ? (int)json_integer_value(j)
+		                     : -1)
+		          : json_is_string(j) ? signal_from_name(json_string_value(j))
+		                              : -2;
+		if (sig == -2)
+			return -1;
+		if (sig < 0) {
+			char *list = signal_list();
+			char *bad = json_dumps(j, JSON_ENCODE_ANY);
+
+			conv_fail(cv, "MC005",
+			          mcinit_xasprintf("%s is not a signal of this platform; valid: %s",
+			                           bad, list));
+			free(list);
+			free(bad);
+			return -1;
+		}
+		out->kind = MCINIT_V_STR;
+		out->s = signal_name(sig);
+		return 0;
+	}
+	case MCINIT_B_DTYPE: {
+		char tmp[24];
+		const char *canon;
+
+		/* Bridge's YAML dumps write a torch dtype as an object that
+		 * OmegaConf instantiates: {_target_: torch.bfloat16, _call_: false}. */
+		if (json_is_object(j) && json_is_string(json_object_get(j, "_target_")))
+			j = json_object_get(j, "_target_");
+		if (json_is_integer(j))
+			snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(j));
+		else if (json_is_string(j))
+			snprintf(tmp, sizeof tmp, "%s", json_string_value(j));
+		else
+			return -1;
+		canon = dtype_canonical(tmp);
+		if (canon == NULL)
+			return conv_fail(
+			    cv, "MC005",
+			    mcinit_xasprintf("'%s' is not a dtype (fp32, fp16, bf16, "
+			                     "float32, bfloat16, bf16-mixed, 16-mixed, "
+			                     "torch.bfloat16, ...)",
+			                     tmp));
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(canon);
+		return 0;
+	}
+	}
+	return -1;
+}
+
+static int
+conv_alt(enum mcinit_field f, const struct mcinit_alt *a, json_t *j, struct mcinit_value *out,
+         struct conv *cv)
+{
+	size_t i, n;
+
+	if (!a->list)
+		return conv_scalar(f, a->base, j, out, cv);
+	if (!json_is_array(j))
+		return -1;
+	n = json_array_size(j);
+	if (a->fixed && n != (size_t)a->fixed)
+		return conv_fail(
+		    cv, "MC005",
+		    mcinit_xasprintf("expected exactly %d values, got %zu", a->fixed, n));
+	memset(out, 0, sizeof *out);
+	out->kind = MCINIT_V_LIST;
+	out->items = mcinit_xcalloc(n, sizeof *out->items);
+	for (i = 0; i < n; i++) {
+		if (conv_scalar(f, a->base, json_array_get(j, i), &out->items[i], cv) < 0) {
+			out->n = i;
+			mcinit_value_clear(out);
+			return -1;
+		}
+	}
+	out->n = n;
+	return 0;
+}
+
+int
+mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out, const char **code,
+                       char **why)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	struct conv cv = {NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi,
+	                  mcinit_fields[f].choices};
+	int i;
+
+	for (i = 0; i < t->nalt; i++) {
+		if (conv_alt(f, &t->alt[i], j, out, &cv) == 0) {
+			free(cv.why);
+			return 0;
+		}
+	}
+	if (cv.why == NULL) {
+		char *words = type_words(f);
+
+		cv.code = "MC004";
+		cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
+		free(words);
+	}
+	*code = cv.code;
+	*why = cv.why;
+	return -1;
+}
+
+int
+mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
+{
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices};
+	struct mcinit_value v;
+	struct mcinit_type t;
+	int i;
+
+	parse_type(type_text, &t);
+	for (i = 0; i < t.nalt; i++) {
+		if (conv_alt(0, &t.alt[i], j, &v, &cv) == 0) {
+			mcinit_value_clear(&v);
+			free(cv.why);
+			return 0;
+		}
+	}
+	if (cv.why == NULL)
+		cv.why = mcinit_xasprintf("expected %s, got %s", type_text, json_kind_name(j));
+	*why = cv.why;
+	return -1;
+}
+
+json_t *
+mcinit_value_to_json(const struct mcinit_value *v)
+{
+	json_t *arr;
+	size_t i;
+
+	switch (v->kind) {
+	case MCINIT_V_BOOL:
+		return json_boolean(v->i);
+	case MCINIT_V_INT:
+		return json_integer(v->i);
+	case MCINIT_V_FLOAT:
+		return json_real(v->d);
+	case MCINIT_V_JSON:
+		return json_incref(v->j);
+	case MCINIT_V_STR:
+		return json_string(v->s);
+	case MCINIT_V_LIST:
+		arr = json_array();
+		for (i = 0; i < v->n; i++)
+			json_array_append_new(arr, mcinit_value_to_json(&v->items[i]));
+		return arr;
+	default:
+		return json_null();
+	}
+}
+
+/* ---- the config ---- */
+
+/* A default's JSON text as a value; the common literals without a parser,
+ * since a config starts from ~1200 of them. */
+static json_t *
+default_json(const char *t)
+{
+	char *end;
+	long long n;
+	size_t len;
+
+	if (strcmp(t, "null") == 0)
+		return json_null();
+	if (strcmp(t, "true") == 0)
+		return json_true();
+	if (strcmp(t, "false") == 0)
+		return json_false();
+	errno = 0;
+	n = strtoll(t, &end, 10);
+	if (end != t && *end == '\0' && errno == 0)
+		return json_integer(n);
+	len = strlen(t);
+	if (len >= 2 && t[0] == '"' && t[len - 1] == '"' && strpbrk(t + 1, "\\\"") == t + len - 1)
+		return json_stringn(t + 1, len - 2);
+	return json_loads(t, JSON_DECODE_ANY, NULL);
+}
+
+/* The default of f on version v, as JSON text: a flag's parser default on
+ * that version when a flag sets the field, else the DEFAULT column. */
+static const char *
+default_text(enum mcinit_field f, unsigned v)
+{
+	const struct mcinit_field_info *fi = &mcinit_fields[f];
+	const char *p = fi->flags;
+	char flag[160];
+
+	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || fi->dest == NULL)
+		return fi->def;
+	while (*p) {
+		size_t n = strcspn(p, "|");
+		const struct mcinit_mflag *m;
+
+		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
+		m = mcinit_mflag_find(flag, v, NULL);
+		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
+			return m->def;
+		p += n + (p[n] == '|');
+	}
+	return fi->def;
+}
+
+static void
+value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
+{
+	size_t i;
+
+	*dst = *src;
+	if (src->s)
+		dst->s = mcinit_xstrdup(src->s);
+	if (src->j)
+		json_incref(src->j);
+	if (src->items) {
+		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
+		for (i = 0; i < src->n; i++)
+			value_copy(&dst->items[i], &src->items[i]);
+	}
+}
+
+/* The defaults of one version, converted once per process.  Threads that
+ * start jobs at once share the table, hence the lock around its filling. */
+static const struct mcinit_value *
+defaults_of(unsigned v)
+{
+	static struct mcinit_value *tmpl[MCINIT_MV_COUNT];
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct mcinit_value *t;
+	int vi, i;
+
+	for (vi = 0; vi < MCINIT_MV_COUNT && mcinit_mversion_at(vi) != v; vi++)
+		;
+	if (vi == MCINIT_MV_COUNT)
+		vi = 0;
+	pthread_mutex_lock(&lock);
+	t = tmpl[vi];
+	if (t != NULL)
+		goto out;
+	t = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *t);
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *def = default_text(i, v);
+		json_t *j = def ? default_json(def) : NULL;
+		const char *code;
+		char *why = NULL;
+
+		/* A default the type does not take is a bug of the generator or
+		 * of schema.def, which test-config's every-default property
+		 * catches; at run time the field starts null. */
+		if (j != NULL && mcinit_value_from_json(i, j, &t[i], &code, &why) < 0) {
+			free(why);
+			memset(&t[i], 0, sizeof t[i]);
+		}
+		json_decref(j);
+	}
+	tmpl[vi] = t;
+out:
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+int
+mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why)
+{
+	const char *def = default_text(f, v);
+	json_t *j = def ? default_json(def) : NULL;
+	const char *code;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	*why = NULL;
+	if (j != NULL)
+		rc = mcinit_value_from_json(f, j, out, &code, why);
+	json_decref(j);
+	return rc;
+}
+
+void
+mcinit_config_init(struct mcinit_config *c, unsigned mversion)
+{
+	const struct mcinit_value *d = defaults_of(mversion);
+	int i;
+
+	memset(c, 0, sizeof *c);
+	c->mversion = mversion;
+	c->mentry = mcinit_mentry_default();
+	c->env_vars = json_object();
+	c->extras = json_object();
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		value_copy(&c->val[i], &d[i]);
+}
+
+void
+mcinit_config_destroy(struct mcinit_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		mcinit_value_clear(&c->val[i]);
+	for (i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	json_decref(c->env_vars);
+	json_decref(c->extras);
+	for (i = 0; i < c->njob_env; i++) {
+		free(c->job_env[i].name);
+		free(c->job_env[i].value);
+	}
+	free(c->job_env);
+	free(c->launch_source);
+	memset(c, 0, sizeof *c);
+}
+
+int
+mcinit_config_job_env(const struct mcinit_config *c, const char *name, const char **value,
+                      const struct mcinit_loc **loc)
+{
+	for (size_t i = 0; i < c->njob_env; i++) {
+		if (strcmp(c->job_env[i].name, name) != 0)
+			continue;
+		*value = c->job_env[i].value;
+		if (loc != NULL)
+			*loc = &c->job_env[i].loc;
+		return 1;
+	}
+	return 0;
+}
+
+struct mcinit_loc
+mcinit_config_source(struct mcinit_config *c, const char *name)
+{
+	struct mcinit_loc l = {0};
+	size_t i;
+
+	for (i = 0; i < c->nnames && strcmp(c->names[i], name) != 0; i++)
+		;
+	if (i == c->nnames) {
+		c->names = mcinit_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
+		c->names[c->nnames++] = mcinit_xstrdup(name);
+	}
+	l.source = c->names[i];
+	l.order = ++c->nsources;
+	return l;
+}
+
+bool
+mcinit_cfg_null(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_NULL;
+}
+
+long long
+mcinit_cfg_int(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].i;
+}
+
+double
+mcinit_cfg_float(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_INT ? (double)c->val[f].i : c->val[f].d;
+}
+
+bool
+mcinit_cfg_bool(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_BOOL && c->val[f].i;
+}
+
+const char *
+mcinit_cfg_str(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->val[f].kind == MCINIT_V_STR ? c->val[f].s : NULL;
+}
+
+const struct mcinit_value *
+mcinit_cfg_val(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return &c->val[f];
+}
+
+static void
+set_where(struct mcinit_config *c, enum mcinit_field f, enum mcinit_origin o,
+          const struct mcinit_loc *loc)
+{
+	c->origin[f] = o;
+	if (loc != NULL)
+		c->loc[f] = *loc;
+	else
+		memset(&c->loc[f], 0, sizeof c->loc[f]);
+}
+
+void
+mcinit_cfg_set_int(struct mcinit_config *c, enum mcinit_field f, long long v, enum mcinit_origin o,
+                   const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_INT;
+	c->val[f].i = v;
+	set_where(c, f, o, loc);
+}
+
+void
+mcinit_cfg_set_bool(struct mcinit_config *c, enum mcinit_field f, bool v, enum mcinit_origin o,
+                    const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_BOOL;
+	c->val[f].i = v;
+	set_where(c, f, o, loc);
+}
+
+void
+mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char *v,
+                   enum mcinit_origin o, const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_STR;
+	c->val[f].s = mcinit_xstrdup(v);
+	set_where(c, f, o, loc);
+}
+
+int
+mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
+                       enum mcinit_origin o, const struct mcinit_loc *loc, struct mcinit_diags *d)
+{
+	struct mcinit_value v;
+	const char *code;
+	char *why, key[128];
+	struct mcinit_diag *g;
+
+	if (j == NULL) {
+		/* The only way a loader has no JSON for a word: bytes that are
+		 * not UTF-8 (jansson refuses them). */
+		c->invalid[f] = true;
+		mcinit_field_key(f, key, sizeof key);
+		g = mcinit_diag_add(d, MCINIT_ERROR, "MC004", loc, "%s: value is not valid UTF-8",
+		                    key);
+		mcinit_diag_key(g, key);
+		return -1;
+	}
+	if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
+		mcinit_value_clear(&c->val[f]);
+		c->val[f] = v;
+		set_where(c, f, o, loc);
+		c->invalid[f] = false;
+		return 0;
+	}
+	c->invalid[f] = true;
+	mcinit_field_key(f, key, sizeof key);
+	g = mcinit_diag_add(d, MCINIT_ERROR, code, loc, "%s: %s", key, why);
+	mcinit_diag_key(g, key);
+	if (strcmp(code, "MC004") == 0 && json_is_string(j) &&
+	    mcinit_field_type(f)->alt[0].base == MCINIT_B_BOOL) {
+		/* The type=bool trap in JSON: a string where a bool belongs. */
+		int b = mcinit_bool_word(json_string_value(j));
+
+		mcinit_diag_hint(
+		    g,
+		    "write %s without quotes; a string is not a boolean (Python's "
+		    "bool('%s') is %s, so Megatron-LM <= core_r0.16 would read it as %s)",
+		    b == 0 ? "false" : "true", json_string_value(j),
+		    *json_string_value(j) ? "True" : "False",
+		    *json_string_value(j) ? "TRUE" : "FALSE");
+	}
+	free(why);
+	return -1;
+}
+
+void
+mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
+{
+	char key[128];
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		struct mcinit_diag *g;
+
+		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i))
+			continue;
+		c->invalid[i] = true;
+		mcinit_field_key(i, key, sizeof key);
+		g = mcinit_diag_add(d, MCINIT_ERROR, "MC008", NULL, "required field %s is not set",
+		                    key);
+		mcinit_diag_key(g, key);
+		if (mcinit_fields[i].flags)
+			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section, or pass %s N",
+			                 mcinit_fields[i].name, mcinit_fields[i].section,
+			                 mcinit_fields[i].flags);
+		else
+			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section",
+			                 mcinit_fields[i].name, mcinit_fields[i].section);
+	}
+}
+
+json_t *
+mcinit_config_to_json(const struct mcinit_config *c)
+{
+	json_t *root = json_object(), *extra;
+	const char *sec;
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		json_t *s;
+
+		sec = mcinit_fields[i].section;
+		s = json_object_get(root, sec);
+		if (s == NULL) {
+			s = json_object();
+			json_object_set_new(root, sec, s);
+		}
+		json_object_set_new(s, mcinit_fields[i].name, mcinit_value_to_json(&c->val[i]));
+	}
+	json_object_foreach(c->extras, sec, extra)
+	{
+		json_t *s = json_object_get(root, sec);
+
+		if (json_is_string(extra)) { /* a preset name: mixed_precision */
+			json_object_set(root, sec, extra);
+			continue;
+		}
+		if (s == NULL) {
+			s = json_object();
+			json_object_set_new(root, sec, s);
+		}
+		json_object_update(s, extra);
+	}
+	json_object_set(root, "env_vars", c->env_vars);
+	return root;
+}
+
+const struct mcinit_code_doc mcinit_input_codes[] = {
+    {"MC001", MCINIT_ERROR,
+     "a boolean flag that Megatron-LM <= core_r0.16 declares type=bool was given a value: "
+     "argparse calls bool(word), so every non-empty word, `False` included, is True (error "
+     "for a false-looking word, warning for a true-looking one, note for '')",
+     "--lazy-mpu-init False", "omit the flag to keep it off; write it alone to turn it on"},
+    {"MC002", MCINIT_WARNING,
+     "a Python argparse definition uses type=bool, so `--flag False` sets it to True",
+     "parser.add_argument(\"--x\", type=bool)",
+     "use action=\"store_true\" or argparse.BooleanOptionalAction"},
+    {"MC003", MCINIT_ERROR,
+     "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion)",
+     "{\"model\": {\"tensor_model_paralel_size\": 2}}",
+     "correct the spelling, or check --megatron-version"},
+    {"MC004", MCINIT_ERROR,
+     "a value of the wrong type (the message lists every accepted form of a union type); for "
+     "a Megatron-LM flag, what its argparse type, nargs and choices refuse, worded as argparse "
+     "words it",
+     "--lr abc", "write the value in one of the accepted forms"},
+    {"MC005", MCINIT_ERROR, "a value out of range or not one of the allowed choices",
+     "\"tensor_model_parallel_size\": 0", "use a value inside the documented range"},
+    {"MC006", MCINIT_ERROR, "a JSON object has the same key twice",
+     "{\"num_layers\": 4, \"num_layers\": 8}", "keep one copy"},
+    {"MC007", MCINIT_NOTE, "a deprecated or alternative spelling was read as its current name",
+     "\"dist\": {\"lazy_init\": true}", "use the current name"},
+    {"MC008", MCINIT_ERROR, "a required field is not set", "no num_layers anywhere",
+     "set it in the config or with its Megatron-LM flag"},
+    {"MC009", MCINIT_NOTE,
+     "a launch-script word could not be expanded (script arguments, command "
+     "substitutions), or a YAML interpolation is evaluated only when Bridge runs "
+     "(`${oc.env:...}`, resolvers) or was resolved against mcinit's own value; an "
+     "unknown value is not checked",
+     "--save $1", "nothing to fix; check that value by hand"},
+};
+const size_t mcinit_ninput_codes = sizeof mcinit_input_codes / sizeof mcinit_input_codes[0];

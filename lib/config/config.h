@@ -1,0 +1,302 @@
+/*
+ * config.h — the configuration model (one value per schema.def row) and its
+ * loaders: JSON files, `section.field=value` overrides, Megatron-LM flags,
+ * launch scripts and Python argparse lint.
+ *
+ * Ownership: struct mcinit_config owns every value, every source name and
+ * env_vars; free it with mcinit_config_destroy.  Loaders report problems in
+ * the input as diagnostics (and keep going, so a run reports everything) and
+ * return -1 only when an input cannot be used at all (missing file, not
+ * parseable), with err->code MCINIT_E_NOINPUT or MCINIT_E_PARSE.
+ */
+#ifndef MCINIT_CONFIG_H
+#define MCINIT_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "core/diag.h"
+#include "config/mflags.h"
+#include "core/util.h"
+
+#define MCINIT_NOLIM LLONG_MIN
+
+/*
+ * The field universe, generated at build time (build-aux/gen-tables.py) from
+ * src/schema.def (mcinit's own rows) and the facts: every field of
+ * Megatron-Bridge's ConfigContainer and every Megatron-LM flag dest.  The id
+ * of a schema.def row is MCINIT_F_<name>; a generated field that a flag sets
+ * is MCINIT_F_<dest>, the others MCINIT_F_<name> (or <section>_<name> where a
+ * name is in several sections).  Where a schema.def row's name is not the
+ * dest, MCINIT_F_<dest> names the same field.
+ */
+enum mcinit_field {
+#define MCINIT_FIELD_ROW(id, ...) MCINIT_F_##id,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_ROW
+	MCINIT_F_COUNT,
+#define MCINIT_FIELD_ALIAS(alias, id) MCINIT_F_##alias = MCINIT_F_##id,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_ALIAS
+};
+
+/* Where a field comes from. */
+enum mcinit_field_origin {
+	MCINIT_FO_SCHEMA,   /* a row of src/schema.def */
+	MCINIT_FO_BRIDGE,   /* a field of Bridge's ConfigContainer (bridge-config-fields.tsv) */
+	MCINIT_FO_MEGATRON, /* a Megatron-LM flag dest no Bridge field carries */
+};
+
+/* What a type alternative accepts (see schema.def, TYPE column). */
+enum mcinit_base {
+	MCINIT_B_NULL,
+	MCINIT_B_BOOL,
+	MCINIT_B_INT,
+	MCINIT_B_FLOAT,
+	MCINIT_B_STR,
+	MCINIT_B_ENUM,
+	MCINIT_B_SIGNAL,
+	MCINIT_B_DTYPE,
+	MCINIT_B_ANY, /* any JSON value (callables, dicts, classes mcinit does not model) */
+};
+
+struct mcinit_alt {
+	enum mcinit_base base;
+	bool list;
+	int fixed; /* exact list length, 0 = any */
+};
+
+struct mcinit_type {
+	struct mcinit_alt alt[8];
+	int nalt;
+};
+
+struct mcinit_field_info {
+	const char *section, *name, *type_text, *def, *flags;
+	long long lo, hi; /* MCINIT_NOLIM = unbounded */
+	const char *choices, *help;
+	const char *aliases; /* other accepted "section.name" keys, `|`-separated, or NULL */
+	const char *dest;    /* the Megatron-LM args attribute it is set from, or NULL */
+	enum mcinit_field_origin origin;
+};
+
+/* The schema, indexed by enum mcinit_field. */
+extern const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT];
+const struct mcinit_type *mcinit_field_type(enum mcinit_field f);
+/* "model.tensor_model_parallel_size" into buf. */
+const char *mcinit_field_key(enum mcinit_field f, char *buf, size_t len);
+/* Field by "section.name" key (aliases included: *alias set when the key
+ * is one), or by bare name when section is NULL; -1 if none. */
+int mcinit_field_lookup(const char *section, const char *name);
+int mcinit_field_lookup_key(const char *section, const char *name, bool *alias);
+/* Field whose FLAGS column lists `flag`; -1 if none.  *is_false set for
+ * store_false spellings (--no-…, --disable-…). */
+int mcinit_field_by_flag(const char *flag, bool *is_false);
+/* The fields a Megatron-LM dest sets: its home first, then the Bridge
+ * fields set straight from it.  Returns how many (0 if none), at most max. */
+int mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max);
+
+/* Config sections: Bridge's ConfigContainer sections, mcinit's launch, and
+ * `megatron` (Megatron-LM args no Bridge section carries). */
+enum mcinit_section_kind {
+	MCINIT_SK_REQUIRED, /* Bridge: a required section */
+	MCINIT_SK_FACTORY,  /* Bridge: present by default */
+	MCINIT_SK_OPTIONAL, /* Bridge: None by default (null is accepted) */
+	MCINIT_SK_MAP,      /* env_vars: a plain mapping */
+	MCINIT_SK_MCINIT,   /* mcinit's own (launch) */
+	MCINIT_SK_MEGATRON, /* Megatron-LM args with no Bridge field */
+};
+struct mcinit_section_info {
+	const char *name;
+	enum mcinit_section_kind kind;
+	bool str_ok;           /* a string may stand for the section (mixed_precision presets) */
+	const char *bridge_ty; /* Bridge's annotation, or NULL */
+};
+extern const struct mcinit_section_info mcinit_sections[];
+extern const size_t mcinit_nsections;
+const struct mcinit_section_info *mcinit_section_find(const char *name);
+
+enum mcinit_vkind {
+	MCINIT_V_NULL,
+	MCINIT_V_BOOL,
+	MCINIT_V_INT,
+	MCINIT_V_FLOAT,
+	MCINIT_V_STR,
+	MCINIT_V_LIST,
+	MCINIT_V_JSON,
+};
+
+struct mcinit_value {
+	enum mcinit_vkind kind;
+	long long i;                /* BOOL and INT */
+	double d;                   /* FLOAT */
+	char *s;                    /* STR, owned */
+	json_t *j;                  /* JSON (a value of type any), one reference owned */
+	struct mcinit_value *items; /* LIST, owned */
+	size_t n;
+};
+
+void mcinit_value_clear(struct mcinit_value *v);
+
+/* Field f's default on Megatron-LM version v (a bit of enum mcinit_mversion)
+ * into out; 0, or -1 with *why (caller frees) when the type refuses it. */
+int mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why);
+
+enum mcinit_origin {
+	MCINIT_ORIG_DEFAULT,
+	MCINIT_ORIG_FILE,
+	MCINIT_ORIG_OVERRIDE,
+	MCINIT_ORIG_ARGV,
+	MCINIT_ORIG_OPTION, /* mcinit's own command-line option, e.g. --world-size */
+	MCINIT_ORIG_ENV,
+	MCINIT_ORIG_REPAIR,
+};
+
+struct mcinit_config {
+	struct mcinit_value val[MCINIT_F_COUNT];
+	struct mcinit_loc loc[MCINIT_F_COUNT]; /* where each value was written */
+	enum mcinit_origin origin[MCINIT_F_COUNT];
+	bool invalid[MCINIT_F_COUNT]; /* an input for it was rejected: rules skip it */
+	json_t *env_vars;             /* object, owned */
+	/* What a section holds beyond its standard fields, kept for
+	 * --print-config: {section: {"_target_": ..., key: value}} for the keys
+	 * of a Bridge class the standard fields do not have.  Owned. */
+	json_t *extras;
+	struct mcinit_loc env_vars_loc;
+	unsigned mversion; /* enum mcinit_mversion bit */
+	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
+	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
+	 * (--entry-point), so a launch script's `python pretrain_X.py` does not
+	 * change it. */
+	unsigned mentry;
+	bool mentry_fixed;
+	/* Megatron-LM flags were parsed (a launch script, `--`): the entry
+	 * point's args_defaults apply (Bridge's loaders do not apply them). */
+	bool megatron_argv;
+	int nsources; /* inputs seen so far: gives each its sort order */
+	char **names; /* owned source names that locs point into */
+	size_t nnames;
+	/* The job's environment as a launch script sets it (export, unset,
+	 * V=1 prefixes, env, mpirun -x): it wins over the process environment
+	 * and env_vars.  value NULL: unset by the script. */
+	struct mcinit_jobenv {
+		char *name, *value;
+		struct mcinit_loc loc;
+	} * job_env;
+	size_t njob_env;
+	/* How the script's launcher gives the world size ("torchrun --nnodes 1
+	 * --nproc_per_node 8"), for launch.world_size written at its loc. */
+	char *launch_source;
+	struct mcinit_loc launch_source_loc;
+};
+
+/* The script-set value of an environment variable: 1 and *value (NULL when
+ * the script unsets it), or 0 when the script does not touch it. */
+int mcinit_config_job_env(const struct mcinit_config *c, const char *name, const char **value,
+                          const struct mcinit_loc **loc);
+
+/* Defaults from schema.def; required fields start null. */
+void mcinit_config_init(struct mcinit_config *c, unsigned mversion);
+void mcinit_config_destroy(struct mcinit_config *c);
+
+/* A source name owned by c (interned), with the next sort order. */
+struct mcinit_loc mcinit_config_source(struct mcinit_config *c, const char *name);
+
+/* Typed access.  Callers check mcinit_cfg_null first for nullable fields. */
+bool mcinit_cfg_null(const struct mcinit_config *c, enum mcinit_field f);
+long long mcinit_cfg_int(const struct mcinit_config *c, enum mcinit_field f);
+/* FLOAT, or an INT read as a float. */
+double mcinit_cfg_float(const struct mcinit_config *c, enum mcinit_field f);
+bool mcinit_cfg_bool(const struct mcinit_config *c, enum mcinit_field f);
+const char *mcinit_cfg_str(const struct mcinit_config *c, enum mcinit_field f);
+const struct mcinit_value *mcinit_cfg_val(const struct mcinit_config *c, enum mcinit_field f);
+void mcinit_cfg_set_int(struct mcinit_config *c, enum mcinit_field f, long long v,
+                        enum mcinit_origin o, const struct mcinit_loc *loc);
+void mcinit_cfg_set_bool(struct mcinit_config *c, enum mcinit_field f, bool v, enum mcinit_origin o,
+                         const struct mcinit_loc *loc);
+void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char *v,
+                        enum mcinit_origin o, const struct mcinit_loc *loc);
+
+/*
+ * Converts a JSON value to field f's type.  Returns 0 and fills out, or -1
+ * with *code = "MC004" (wrong type) or "MC005" (range/choices) and a message
+ * in why (caller frees).
+ */
+int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
+                           const char **code, char **why);
+/* Checks JSON value j against a type in the notation of schema.def (and
+ * choices, `|`-separated, or NULL): 0, or -1 with *why (caller frees). */
+int mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why);
+/* The value as a new JSON reference. */
+json_t *mcinit_value_to_json(const struct mcinit_value *v);
+
+/* Stores a JSON value into field f, or reports MC004/MC005 at loc. */
+int mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
+                           enum mcinit_origin o, const struct mcinit_loc *loc,
+                           struct mcinit_diags *d);
+
+/* Loaders (load-json.c, load-yaml.c, load-args.c, load-python.c). */
+int mcinit_config_load_json(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                            struct mcinit_err *err);
+int mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
+                                 size_t len, struct mcinit_diags *d, struct mcinit_err *err);
+/* YAML (Megatron-Bridge's shape), read as Bridge's OmegaConf loader reads
+ * it (yamltree.h); then walked like a JSON file. */
+int mcinit_config_load_yaml(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                            struct mcinit_err *err);
+int mcinit_config_load_yaml_text(struct mcinit_config *c, const char *name, const char *text,
+                                 size_t len, struct mcinit_diags *d, struct mcinit_err *err);
+/* Reads path whole and hands its text to load (one of the *_text loaders). */
+typedef int mcinit_text_loader(struct mcinit_config *c, const char *name, const char *text,
+                               size_t len, struct mcinit_diags *d, struct mcinit_err *err);
+int mcinit_config_load_file(struct mcinit_config *c, const char *path, mcinit_text_loader *load,
+                            struct mcinit_diags *d, struct mcinit_err *err);
+/* The config walker both loaders share: root's sections into c, every
+ * diagnostic located through jp (keyed by JSON Pointer into root); base is
+ * the source (from mcinit_config_source). */
+struct mcinit_jpos;
+void mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
+                             struct mcinit_jpos *jp, struct mcinit_diags *d);
+/* `section.field=value`; argi = index of the word in mcinit's argv. */
+void mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
+                                  struct mcinit_diags *d);
+/* Megatron-LM words.  locs[i] gives each word's place (argv index or script
+ * line/col); opaque[i] (may be NULL) holds MCINIT_WORD_* bits: OPAQUE marks
+ * words whose value is only known at run time (not type-checked), RESPLIT
+ * words bash split out of a quoted string (said in the hint of a stray
+ * word). */
+#define MCINIT_WORD_OPAQUE  1
+#define MCINIT_WORD_RESPLIT 2
+void mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
+                               const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
+                               struct mcinit_diags *d);
+int mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                              struct mcinit_err *err);
+int mcinit_lint_python(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                       struct mcinit_err *err);
+
+/* What Megatron-LM's validate_args fills in before its required-argument
+ * check: num_layers from a hybrid layer pattern or --encoder-num-layers,
+ * seq_length from --encoder-seq-length (megatron-fill.c).  The plan calls
+ * it after every input and before mcinit_config_finish, which then sees
+ * the filled values. */
+void mcinit_config_fill_megatron(struct mcinit_config *c, struct mcinit_diags *d);
+/* After all inputs and mcinit_config_fill_megatron: MC008 for required
+ * fields still null. */
+void mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d);
+
+/* The resolved config as a JSON object {section: {field: value}} plus env_vars. */
+json_t *mcinit_config_to_json(const struct mcinit_config *c);
+
+/* Documentation of the input codes MC001-MC009. */
+extern const struct mcinit_code_doc mcinit_input_codes[];
+extern const size_t mcinit_ninput_codes;
+
+/* Bool spellings accepted for the type=bool trap: 1 true-looking, 0
+ * false-looking, -1 neither. */
+int mcinit_bool_word(const char *w);
+
+#endif

@@ -1,0 +1,837 @@
+/*
+ * load-args.c — inputs made of words: `section.field=value` overrides,
+ * Megatron-LM flags after `--`, and the flags found in launch scripts.
+ *
+ * How many words a flag takes, its type and its choices are per-version
+ * facts from the Megatron-LM flag table (mflags.c), checked as argparse
+ * checks them; the fields its dest sets come from the field universe
+ * (config.h).
+ */
+#include "config/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/shscan.h"
+
+/* ---- overrides ---- */
+
+static const char *
+suggest_key(const char *key, char *buf, size_t len)
+{
+	char *keys[MCINIT_F_COUNT];
+	const char *pick;
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		keys[i] =
+		    mcinit_xasprintf("%s.%s", mcinit_fields[i].section, mcinit_fields[i].name);
+	pick = mcinit_suggest(key, (const char *const *)keys, MCINIT_F_COUNT);
+	if (pick != NULL)
+		snprintf(buf, len, "%s", pick);
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		free(keys[i]);
+	return pick ? buf : NULL;
+}
+
+void
+mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
+                             struct mcinit_diags *d)
+{
+	struct mcinit_loc l = mcinit_config_source(c, "override");
+	const char *eq = strchr(kv, '='), *dot;
+	char sec[64], name[128], buf[256];
+	bool alias = false;
+	json_t *j;
+	int f;
+
+	l.line = argi;
+	dot = memchr(kv, '.', eq ? (size_t)(eq - kv) : 0);
+	if (eq == NULL || dot == NULL || dot - kv >= (long)sizeof sec ||
+	    eq - dot - 1 >= (long)sizeof name) {
+		mcinit_diag_add(d, MCINIT_ERROR, "MC003", &l,
+		                "'%s' is not an override: write section.field=value", kv);
+		return;
+	}
+	snprintf(sec, sizeof sec, "%.*s", (int)(dot - kv), kv);
+	snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
+	f = mcinit_field_lookup_key(sec, name, &alias);
+	if (f >= 0 && alias)
+		mcinit_diag_add(d, MCINIT_NOTE, "MC007", &l,
+		                "%s.%s is another name of %s.%s; read as that", sec, name,
+		                mcinit_fields[f].section, mcinit_fields[f].name);
+	if (f < 0 && strcmp(sec, "env_vars") == 0) {
+		json_object_set_new(c->env_vars, name, json_string(eq + 1));
+		return;
+	}
+	if (f < 0) {
+		struct mcinit_diag *g;
+
+		snprintf(buf, sizeof buf, "%s.%s", sec, name);
+		g = mcinit_diag_add(d, MCINIT_ERROR, "MC003", &l, "unknown key '%s'", buf);
+		if (suggest_key(buf, buf, sizeof buf))
+			mcinit_diag_hint(g, "did you mean `%s`?", buf);
+		return;
+	}
+	/* JSON when it parses (8, true, null, [1,2], "x"), else a bare string. */
+	j = json_loads(eq + 1, JSON_DECODE_ANY, NULL);
+	if (j == NULL)
+		j = json_string(eq + 1);
+	if (j == NULL) {
+		mcinit_diag_add(d, MCINIT_ERROR, "MC004", &l, "%s: value is not valid UTF-8", kv);
+		return;
+	}
+	mcinit_config_set_json(c, f, j, MCINIT_ORIG_OVERRIDE, &l, d);
+	json_decref(j);
+}
+
+/* ---- Megatron-LM flags ---- */
+
+static bool
+is_flag_word(const char *w)
+{
+	/* "-1" is a value; "--x" and "-x" are options, as argparse sees them. */
+	return w[0] == '-' && w[1] != '\0' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.';
+}
+
+static bool
+parse_ll(const char *w, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(w, &end, 10);
+	return *w != '\0' && *end == '\0' && errno == 0;
+}
+
+/* A word as JSON, typed by what the field accepts: "8" is an int only
+ * where an int is wanted, so "--pipeline-model-parallel-layout 12" stays a
+ * string. */
+static json_t *
+word_json(enum mcinit_field f, const char *w)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	long long v;
+	int i;
+
+	for (i = 0; i < t->nalt; i++) {
+		enum mcinit_base b = t->alt[i].base;
+
+		if ((b == MCINIT_B_INT || b == MCINIT_B_SIGNAL || b == MCINIT_B_DTYPE) &&
+		    parse_ll(w, &v))
+			return json_integer(v);
+	}
+	return json_string(w);
+}
+
+struct fctx {
+	struct mcinit_config *c;
+	struct mcinit_diags *d;
+	char *const *w;
+	const struct mcinit_loc *locs;
+	const unsigned char *opaque; /* per word: kept as written, value unknown */
+	size_t n, i;
+};
+
+static bool
+is_opaque(const struct fctx *x, size_t i)
+{
+	return x->opaque != NULL && (x->opaque[i] & MCINIT_WORD_OPAQUE);
+}
+
+/*
+ * The type=bool trap (config.md): argparse calls bool(word), so every
+ * non-empty word is True on versions that declare the flag type=bool.  We
+ * resolve the word to what the user evidently meant and say what Megatron
+ * would do.  value == NULL: the flag was given alone.
+ */
+static bool
+legacy_bool(struct fctx *x, const char *flag, const char *value, const struct mcinit_loc *l)
+{
+	unsigned v = x->c->mversion;
+	const struct mcinit_mflag *m =
+	    mcinit_mflag_find(flag, MCINIT_MPARSER(v, x->c->mentry), NULL);
+	bool legacy_here = m != NULL && m->kind == MCINIT_MK_LEGACY_TYPE_BOOL;
+	int b = value ? mcinit_bool_word(value) : 1;
+	struct mcinit_diag *g;
+
+	if (value == NULL) {
+		if (legacy_here) {
+			g = mcinit_diag_add(x->d, MCINIT_WARNING, "MC001", l,
+			                    "%s without a value: Megatron-LM %s declares it "
+			                    "type=bool and stops with 'expected one argument'",
+			                    flag, mcinit_mversion_name(v));
+			mcinit_diag_hint(g,
+			                 "write `%s True` for %s, or `%s` alone for newer "
+			                 "versions (--megatron-version=main)",
+			                 flag, mcinit_mversion_name(v), flag);
+		}
+		return true;
+	}
+	if (b == 0 && *value != '\0') {
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC001", l,
+		                    "`%s %s`: Megatron-LM <= core_r0.16 reads this as TRUE "
+		                    "(argparse type=bool: bool('%s') is True); newer versions "
+		                    "reject it",
+		                    flag, value, value);
+		mcinit_diag_hint(g, "omit the flag to keep it off");
+		return false;
+	}
+	if (b == 0) {
+		g = mcinit_diag_add(x->d, MCINIT_NOTE, "MC001", l,
+		                    "`%s ''`: the empty word is the only value type=bool reads as "
+		                    "False; newer versions reject it",
+		                    flag);
+		mcinit_diag_hint(g, "omit the flag to keep it off");
+		return false;
+	}
+	if (!legacy_here) {
+		g = mcinit_diag_add(x->d, MCINIT_WARNING, "MC001", l,
+		                    "`%s %s` works on Megatron-LM <= core_r0.16 (type=bool) but "
+		                    "is rejected by r0.17+ and main",
+		                    flag, value);
+		mcinit_diag_hint(g, "write `%s` alone", flag);
+	}
+	return true;
+}
+
+/* Words taken by a value/list flag starting at x->i (after the flag). */
+static size_t
+take_values(struct fctx *x, int nargs)
+{
+	size_t k = 0;
+
+	while (x->i + k < x->n && !is_flag_word(x->w[x->i + k]) && (nargs < 0 || k < (size_t)nargs))
+		k++;
+	return k;
+}
+
+/* ---- argparse's own conversions, as Python does them ---- */
+
+/* Python's int(word): surrounding blanks, a sign, digits with single
+ * underscores between them. */
+static bool
+py_int(const char *w, long long *out)
+{
+	char buf[64];
+	size_t n = 0;
+	const char *p = w;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '+' || *p == '-')
+		buf[n++] = *p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; *p && !isspace((unsigned char)*p); p++) {
+		if (*p == '_' && isdigit((unsigned char)p[-1]) && isdigit((unsigned char)p[1]))
+			continue;
+		if (!isdigit((unsigned char)*p) || n + 1 >= sizeof buf)
+			return false;
+		buf[n++] = *p;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	buf[n] = '\0';
+	return *p == '\0' && parse_ll(buf, out);
+}
+
+/* Python's float(word): decimal or exponent notation, inf/infinity/nan in
+ * any case, underscores between digits; no hexadecimal (which strtod takes). */
+static bool
+py_float(const char *w, double *out)
+{
+	char buf[128], *end;
+	size_t n = 0;
+	const char *p = w, *q;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	for (q = p; *q && !isspace((unsigned char)*q); q++) {
+		if (*q == '_' && q > p && isdigit((unsigned char)q[-1]) &&
+		    isdigit((unsigned char)q[1]))
+			continue;
+		if (n + 1 >= sizeof buf || *q == '_')
+			return false;
+		buf[n++] = *q;
+	}
+	while (isspace((unsigned char)*q))
+		q++;
+	buf[n] = '\0';
+	if (*q != '\0' || n == 0 || strpbrk(buf, "xX(") != NULL)
+		return false;
+	errno = 0;
+	*out = strtod(buf, &end);
+	return *end == '\0';
+}
+
+static const char *const mtype_name[] = {
+    [MCINIT_MT_STR] = "str",   [MCINIT_MT_INT] = "int",   [MCINIT_MT_FLOAT] = "float",
+    [MCINIT_MT_BOOL] = "bool", [MCINIT_MT_ENUM] = "enum", [MCINIT_MT_CUSTOM] = "custom",
+};
+
+/* Python's repr of a word, as argparse quotes it in messages. */
+static char *
+py_repr(const char *w)
+{
+	struct mcinit_buf b = {0};
+	bool dq = strchr(w, '\'') != NULL && strchr(w, '"') == NULL;
+
+	mcinit_buf_addc(&b, dq ? '"' : '\'');
+	for (; *w; w++) {
+		if (*w == '\\' || (!dq && *w == '\''))
+			mcinit_buf_addc(&b, '\\');
+		mcinit_buf_addc(&b, *w);
+	}
+	mcinit_buf_addc(&b, dq ? '"' : '\'');
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+/* "'constant', 'linear', 'cosine'": the choices as argparse lists them. */
+static char *
+choices_words(const struct mcinit_mflag *m)
+{
+	struct mcinit_buf b = {0};
+	const char *p = m->choices;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char *one = strndup(p, n), *r;
+
+		r = m->type == MCINIT_MT_INT || m->type == MCINIT_MT_FLOAT ? mcinit_xstrdup(one)
+		                                                           : py_repr(one);
+		mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "", r);
+		free(r);
+		free(one);
+		p += n + (p[n] == ',');
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+static bool
+in_comma_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (*list) {
+		size_t m = strcspn(list, ",");
+
+		if (m == n && strncmp(list, word, n) == 0)
+			return true;
+		list += m + (list[m] == ',');
+	}
+	return false;
+}
+
+static void
+suggest_choice(struct mcinit_diag *g, const char *choices, const char *w)
+{
+	char *list = mcinit_xstrdup(choices), *tok, *save = NULL;
+	const char *cands[64], *pick;
+	size_t n = 0;
+
+	for (tok = strtok_r(list, ",", &save); tok && n < 64; tok = strtok_r(NULL, ",", &save))
+		cands[n++] = tok;
+	pick = mcinit_suggest(w, cands, n);
+	if (pick != NULL)
+		mcinit_diag_hint(g, "did you mean `%s`?", pick);
+	free(list);
+}
+
+/*
+ * One value word as Megatron's argparse converts it: its type= and then its
+ * choices.  Returns the JSON value, or NULL after reporting MC004 the way
+ * argparse words it ("argument --lr: invalid float value: 'abc'").  A type
+ * of Megatron's own (CUSTOM) is not checked: the word is typed by the field.
+ */
+static json_t *
+convert_word(struct fctx *x, const struct mcinit_mflag *m, const char *name, int f, const char *w,
+             const struct mcinit_loc *l)
+{
+	char canon[32];
+	long long iv;
+	double dv;
+	json_t *j;
+	struct mcinit_diag *g;
+	char *r, *cs;
+
+	switch (m->type) {
+	case MCINIT_MT_INT:
+		if (!py_int(w, &iv))
+			goto bad_type;
+		j = json_integer(iv);
+		snprintf(canon, sizeof canon, "%lld", iv);
+		break;
+	case MCINIT_MT_FLOAT:
+		if (!py_float(w, &dv))
+			goto bad_type;
+		j = json_real(dv);
+		if (j == NULL) /* jansson has no inf/nan: Megatron takes them, so do we */
+			return json_string(w);
+		snprintf(canon, sizeof canon, "%.17g", dv);
+		break;
+	case MCINIT_MT_CUSTOM:
+		return f >= 0 ? word_json(f, w) : json_string(w);
+	default:
+		j = json_string(w);
+		if (j == NULL) {
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: value is not valid UTF-8", name);
+			return NULL;
+		}
+		snprintf(canon, sizeof canon, "%s", "");
+		break;
+	}
+	if (m->choices == NULL || in_comma_list(m->choices, *canon ? canon : w))
+		return j;
+	json_decref(j);
+	r = py_repr(w);
+	cs = choices_words(m);
+	g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+	                    "argument %s: invalid choice: %s (choose from %s)", name,
+	                    m->type == MCINIT_MT_INT ? canon : r, cs);
+	if (m->type != MCINIT_MT_INT && m->type != MCINIT_MT_FLOAT)
+		suggest_choice(g, m->choices, w);
+	free(r);
+	free(cs);
+	return NULL;
+bad_type:
+	r = py_repr(w);
+	mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l, "argument %s: invalid %s value: %s", name,
+	                mtype_name[m->type], r);
+	free(r);
+	return NULL;
+}
+
+/*
+ * Stores j into every field the flag's dest sets: its home reports what the
+ * schema refuses (ranges), the Bridge fields set from the same attribute
+ * follow silently.  j == NULL: the value was refused; the home is marked
+ * invalid so that no rule reasons from a value Megatron never accepts.
+ */
+static void
+set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct mcinit_loc *l)
+{
+	enum mcinit_field fs[8];
+	int n = mcinit_fields_by_dest(m->dest, fs, 8), k;
+
+	for (k = 0; k < n; k++) {
+		struct mcinit_value v;
+		const char *code;
+		char *why = NULL;
+
+		if (j == NULL) {
+			x->c->invalid[fs[k]] = true;
+			continue;
+		}
+		if (k == 0) {
+			mcinit_config_set_json(x->c, fs[k], j, MCINIT_ORIG_ARGV, l, x->d);
+			continue;
+		}
+		if (mcinit_value_from_json(fs[k], j, &v, &code, &why) < 0) {
+			free(why);
+			continue;
+		}
+		mcinit_value_clear(&x->c->val[fs[k]]);
+		x->c->val[fs[k]] = v;
+		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
+		x->c->loc[fs[k]] = *l;
+		x->c->invalid[fs[k]] = false;
+	}
+	json_decref(j);
+}
+
+/* The entry points whose parser on `version` has flag (a flag may have
+ * one row per definition, each naming some of them). */
+static unsigned
+entries_with(const char *flag, unsigned version)
+{
+	unsigned e, all = 0;
+
+	for (e = 1; e & MCINIT_ME_ALL; e <<= 1)
+		if (mcinit_mflag_find(flag, MCINIT_MPARSER(version, e), NULL) != NULL)
+			all |= e;
+	return all;
+}
+
+static void
+unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
+{
+	const struct mcinit_mflag *any = mcinit_mflag_find_any(name);
+	const struct mcinit_mflag *here = mcinit_mflag_find(name, x->c->mversion, NULL);
+	struct mcinit_diag *g;
+	const char *pick;
+	char vers[96], entries[256];
+
+	if (here != NULL) {
+		/* a flag another entry point's extra_args_provider adds */
+		mcinit_mentry_list(entries_with(name, x->c->mversion), entries, sizeof entries);
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l,
+		                    "%s is not a flag of Megatron-LM %s's %s (%s adds it)", name,
+		                    mcinit_mversion_name(x->c->mversion),
+		                    mcinit_mentry_name(x->c->mentry), entries);
+		mcinit_diag_hint(g, "drop it, or pass --entry-point NAME for the script you run");
+	} else if (any != NULL) {
+		mcinit_mversion_list(any->versions, vers, sizeof vers);
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l,
+		                    "%s is not a flag of Megatron-LM %s (it exists in %s)", name,
+		                    mcinit_mversion_name(x->c->mversion), vers);
+		mcinit_diag_hint(g, "drop it, or check --megatron-version");
+	} else {
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l, "unknown Megatron-LM flag %s",
+		                    name);
+		pick = mcinit_mflag_suggest(name, MCINIT_MPARSER(x->c->mversion, x->c->mentry));
+		if (pick != NULL)
+			mcinit_diag_hint(g, "did you mean `%s`?", pick);
+	}
+	/* Skip its would-be values so they do not pile up as stray words. */
+	x->i += take_values(x, -1);
+}
+
+/* A flag that takes no value: store_true/_false, BooleanOptionalAction. */
+static void
+bool_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int neg,
+          const struct mcinit_loc *l)
+{
+	/* A flag that older versions declared type=bool still gets the
+	 * trap's diagnostics when a value follows it. */
+	if (inl == NULL && mcinit_mflag_is_legacy_bool(name) && x->i < x->n &&
+	    mcinit_bool_word(x->w[x->i]) >= 0)
+		inl = x->w[x->i++];
+	if (inl != NULL && mcinit_mflag_is_legacy_bool(name)) {
+		set_dest(x, m, json_boolean(legacy_bool(x, name, inl, l)), l);
+		return;
+	}
+	if (inl != NULL) {
+		char *r = py_repr(inl);
+
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+		                "argument %s: ignored explicit argument %s", name, r);
+		free(r);
+		set_dest(x, m, NULL, l);
+		return;
+	}
+	set_dest(x, m,
+	         json_boolean(m->kind == MCINIT_MK_STORE_TRUE ||
+	                      (m->kind == MCINIT_MK_BOOLEAN_OPTIONAL && !neg)),
+	         l);
+}
+
+static void
+value_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int f,
+           const struct mcinit_loc *l)
+{
+	bool opaque = false;
+
+	if (inl == NULL && take_values(x, 1) == 1) {
+		inl = x->w[x->i++];
+		opaque = is_opaque(x, x->i - 1);
+	} else if (inl != NULL) {
+		opaque = is_opaque(x, x->i - 1);
+	}
+	if (inl == NULL) {
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+		                "argument %s: expected one argument", name);
+		set_dest(x, m, NULL, l);
+		return;
+	}
+	/* A value a script computes at run time ($1, $(...)) is unknown here:
+	 * the scanner said so; do not guess. */
+	if (opaque)
+		return;
+	set_dest(x, m, convert_word(x, m, name, f, inl, l), l);
+}
+
+static void
+list_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int f,
+          const struct mcinit_loc *l)
+{
+	size_t k = inl ? 0 : take_values(x, m->nargs), nwords = k + (inl != NULL), q;
+	bool opaque = false, bad = false;
+	json_t *arr;
+
+	for (q = 0; q < k; q++)
+		opaque |= is_opaque(x, x->i + q);
+	if ((m->nargs == -1 && nwords == 0) || (m->nargs > 0 && nwords != (size_t)m->nargs)) {
+		if (m->nargs > 1)
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: expected %d arguments", name, m->nargs);
+		else if (m->nargs == 1)
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: expected 1 argument", name);
+		else
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", l,
+			                "argument %s: expected at least one argument", name);
+		x->i += k;
+		set_dest(x, m, NULL, l);
+		return;
+	}
+	if (opaque) {
+		x->i += k; /* a run-time value: nothing to check */
+		return;
+	}
+	arr = json_array();
+	for (q = 0; q < nwords; q++) {
+		const char *w = inl != NULL ? inl : x->w[x->i + q];
+		json_t *j = convert_word(x, m, name, f, w, inl != NULL ? l : &x->locs[x->i + q]);
+
+		if (j == NULL)
+			bad = true;
+		else
+			json_array_append_new(arr, j);
+	}
+	x->i += k;
+	if (bad) {
+		json_decref(arr);
+		arr = NULL;
+	}
+	set_dest(x, m, arr, l);
+}
+
+static void
+one_flag(struct fctx *x)
+{
+	const char *word = x->w[x->i];
+	const struct mcinit_loc *l = &x->locs[x->i];
+	const char *eq = strchr(word, '=');
+	char *name = eq ? strndup(word, (size_t)(eq - word)) : mcinit_xstrdup(word);
+	const char *inl = eq ? eq + 1 : NULL;
+	enum mcinit_field home;
+	int neg, f;
+	const struct mcinit_mflag *m;
+
+	x->i++;
+	m = mcinit_mflag_find(name, MCINIT_MPARSER(x->c->mversion, x->c->mentry), &neg);
+	if (m == NULL) {
+		unknown_flag(x, name, l);
+		goto out;
+	}
+	f = mcinit_fields_by_dest(m->dest, &home, 1) == 1 ? (int)home : -1;
+	switch (m->kind) {
+	case MCINIT_MK_LEGACY_TYPE_BOOL:
+		if (inl == NULL && x->i < x->n && !is_flag_word(x->w[x->i]))
+			inl = x->w[x->i++];
+		set_dest(x, m, json_boolean(legacy_bool(x, name, inl, l)), l);
+		break;
+	case MCINIT_MK_STORE_TRUE:
+	case MCINIT_MK_STORE_FALSE:
+	case MCINIT_MK_BOOLEAN_OPTIONAL:
+		bool_flag(x, m, name, inl, neg, l);
+		break;
+	case MCINIT_MK_VALUE:
+		value_flag(x, m, name, inl, f, l);
+		break;
+	case MCINIT_MK_LIST:
+		list_flag(x, m, name, inl, f, l);
+		break;
+	}
+out:
+	free(name);
+}
+
+void
+mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
+                          const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
+                          struct mcinit_diags *d)
+{
+	struct fctx x = {c, d, words, locs, opaque, n, 0};
+
+	if (n > 0)
+		c->megatron_argv = true;
+	while (x.i < x.n) {
+		if (is_flag_word(words[x.i])) {
+			one_flag(&x);
+			continue;
+		}
+		struct mcinit_diag *g = mcinit_diag_add(
+		    d, MCINIT_ERROR, "MC003", &locs[x.i],
+		    "unexpected word '%s': not a flag, and no flag before it takes a "
+		    "value (argparse stops with 'unrecognized arguments')",
+		    words[x.i]);
+
+		if (opaque != NULL && (opaque[x.i] & MCINIT_WORD_RESPLIT))
+			mcinit_diag_hint(g,
+			                 "bash split this out of a string that is quoted where it "
+			                 "is assigned, because the variable is expanded without "
+			                 "double quotes: write \"${NAME[@]}\" (or \"$NAME\")");
+		x.i++;
+	}
+}
+
+/* ---- launch scripts ---- */
+
+static struct mcinit_loc
+at(struct mcinit_loc base, int line, int col)
+{
+	base.line = line;
+	base.col = col;
+	return base;
+}
+
+/* The job's environment the script leaves: later scripts override earlier
+ * ones, name by name. */
+static void
+take_env(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base)
+{
+	for (size_t i = 0; i < sc->nenv; i++) {
+		const struct mcinit_shenv *e = &sc->env[i];
+		size_t k;
+
+		for (k = 0; k < c->njob_env && strcmp(c->job_env[k].name, e->name) != 0; k++)
+			;
+		if (k == c->njob_env) {
+			c->job_env = mcinit_xrealloc(c->job_env, (k + 1) * sizeof *c->job_env);
+			c->job_env[c->njob_env++].name = mcinit_xstrdup(e->name);
+		} else {
+			free(c->job_env[k].value);
+		}
+		c->job_env[k].value = e->value && !e->opaque ? mcinit_xstrdup(e->value) : NULL;
+		c->job_env[k].loc = at(base, e->line, e->col);
+	}
+}
+
+static void
+set_launch_int(struct mcinit_config *c, enum mcinit_field f, long long v, struct mcinit_loc l,
+               struct mcinit_diags *d)
+{
+	json_t *j = json_integer(v);
+
+	mcinit_config_set_json(c, f, j, MCINIT_ORIG_FILE, &l, d);
+	json_decref(j);
+}
+
+/* What the launcher says: launch.world_size (with how, for derived values),
+ * nnodes, nproc_per_node, master_addr and master_port. */
+static void
+take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la, struct mcinit_loc base,
+            struct mcinit_diags *d)
+{
+	if (la->world_size > 0) {
+		struct mcinit_loc l = at(base, la->line, la->col);
+
+		set_launch_int(c, MCINIT_F_world_size, la->world_size, l, d);
+		free(c->launch_source);
+		c->launch_source = mcinit_xstrdup(la->world_size_source);
+		c->launch_source_loc = l;
+	}
+	if (la->nnodes > 0 && la->nnodes_line > 0)
+		set_launch_int(c, MCINIT_F_nnodes, la->nnodes,
+		               at(base, la->nnodes_line, la->nnodes_col), d);
+	if (la->nproc_per_node > 0 && la->nproc_line > 0)
+		set_launch_int(c, MCINIT_F_nproc_per_node, la->nproc_per_node,
+		               at(base, la->nproc_line, la->nproc_col), d);
+	if (la->master_addr != NULL) {
+		struct mcinit_loc l = at(base, la->addr_line, la->addr_col);
+		json_t *j = json_string(la->master_addr);
+
+		if (j != NULL)
+			mcinit_config_set_json(c, MCINIT_F_master_addr, j, MCINIT_ORIG_FILE, &l, d);
+		json_decref(j);
+	}
+	if (la->master_port > 0)
+		set_launch_int(c, MCINIT_F_master_port, la->master_port,
+		               at(base, la->port_line, la->port_col), d);
+}
+
+/* '99,1,0' with its quotes: bash does not re-read quotes inside a value. */
+static void
+warn_quotes(const struct mcinit_shword *w, struct mcinit_loc l, struct mcinit_diags *d)
+{
+	struct mcinit_diag *g =
+	    mcinit_diag_add(d, MCINIT_WARNING, "MC004", &l,
+	                    "the word %s keeps its quote characters: they are part of the value "
+	                    "of %s, and bash does not read quotes inside a variable's value",
+	                    w->text, w->var ? w->var : "a variable");
+	mcinit_diag_hint(g, "drop the inner quotes, or make the flag and its value two array "
+	                    "elements");
+}
+
+/* The entry point of the script the flags follow (`torchrun ...
+ * pretrain_bert.py`), before its flags are parsed: Megatron's parser for
+ * that script is the one that accepts or rejects them.  --entry-point wins;
+ * a script of no known entry point keeps the current one.  Said only when
+ * it is not the default, whose flags every script accepts. */
+static void
+take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base,
+           struct mcinit_diags *d)
+{
+	unsigned e;
+	struct mcinit_loc l;
+
+	if (c->mentry_fixed || sc->script == NULL ||
+	    (e = mcinit_mentry_of_script(sc->script, c->mversion)) == 0 || e == c->mentry)
+		return;
+	c->mentry = e;
+	if (e == mcinit_mentry_default())
+		return;
+	l = at(base, sc->script_line, sc->script_col);
+	mcinit_diag_hint(mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l,
+	                                 "launch script: %s is Megatron-LM's %s entry point: its "
+	                                 "flags and defaults apply",
+	                                 sc->script, mcinit_mentry_name(e)),
+	                 "--entry-point NAME chooses another");
+}
+
+int
+mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                          struct mcinit_err *err)
+{
+	struct mcinit_shscan sc = {0};
+	struct mcinit_loc base, last = {0}, *locs = NULL;
+	unsigned char *flags = NULL;
+	char **words = NULL;
+	size_t len, i;
+	char *text = mcinit_read_file(path, &len, err);
+	int rc = -1;
+
+	if (text == NULL)
+		return -1;
+	if (mcinit_shscan_parse(text, len, &sc, err) < 0) {
+		mcinit_err_locate(err, path);
+		goto out;
+	}
+	if (sc.nwords > MCINIT_MAX_SCRIPT_WORDS) {
+		mcinit_err_set(err, MCINIT_E_PARSE,
+		               "%s: %zu words, more than the %d mcinit reads from a launch script: "
+		               "not read",
+		               path, sc.nwords, MCINIT_MAX_SCRIPT_WORDS);
+		goto out;
+	}
+	base = mcinit_config_source(c, path);
+	for (i = 0; i < sc.nnotes; i++) {
+		struct mcinit_loc l = at(base, sc.notes[i].line, sc.notes[i].col);
+
+		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l, "launch script: %s", sc.notes[i].msg);
+	}
+	take_env(c, &sc, base);
+	take_launch(c, &sc.launch, base, d);
+	take_entry(c, &sc, base, d);
+	words = mcinit_xcalloc(sc.nwords, sizeof *words);
+	locs = mcinit_xcalloc(sc.nwords, sizeof *locs);
+	flags = mcinit_xcalloc(sc.nwords, 1);
+	for (i = 0; i < sc.nwords; i++) {
+		words[i] = sc.words[i].text;
+		flags[i] = (sc.words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
+		           (sc.words[i].resplit ? MCINIT_WORD_RESPLIT : 0);
+		locs[i] = at(base, sc.words[i].line, sc.words[i].col);
+		/* once per place: "${A[@]}" and ${A[@]} of one array are one mistake */
+		if (sc.words[i].quotes &&
+		    (i == 0 || locs[i].line != last.line || locs[i].col != last.col))
+			warn_quotes(&sc.words[i], locs[i], d);
+		if (sc.words[i].quotes)
+			last = locs[i];
+	}
+	mcinit_config_apply_flags(c, words, locs, flags, sc.nwords, d);
+	rc = 0;
+out:
+	free(flags);
+	free(words);
+	free(locs);
+	mcinit_shscan_destroy(&sc);
+	free(text);
+	return rc;
+}

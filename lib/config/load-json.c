@@ -1,0 +1,458 @@
+/*
+ * load-json.c — JSON config files, and the walker over a config tree that
+ * YAML files (load-yaml.c) share.  jansson parses; a one-pass position
+ * index (jpos.c) maps every key and value back to line:column so that every
+ * diagnostic found after parsing can point at what the user wrote.
+ */
+#include "config/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/bridge.h"
+#include "input/jpos.h"
+
+/* Keys that Megatron-Bridge's YAML/JSON dumps carry for Hydra instantiation. */
+static bool
+is_meta_key(const char *k)
+{
+	return strcmp(k, "_target_") == 0 || strcmp(k, "_partial_") == 0 ||
+	       strcmp(k, "_call_") == 0;
+}
+
+struct jctx {
+	struct mcinit_config *c;
+	struct mcinit_diags *d;
+	struct mcinit_jpos *jp;
+	struct mcinit_loc base; /* source name and order */
+};
+
+/* Position of /a/b (key when want_key, else value). */
+static struct mcinit_loc
+where(const struct jctx *x, const char *a, const char *b, bool want_key)
+{
+	struct mcinit_buf ptr = {0};
+	struct mcinit_pos kp = {0}, vp = {0};
+	struct mcinit_loc l = x->base;
+
+	if (a != NULL)
+		mcinit_jpos_append_token(&ptr, a);
+	if (b != NULL)
+		mcinit_jpos_append_token(&ptr, b);
+	if (mcinit_jpos_lookup(x->jp, ptr.len ? mcinit_buf_cstr(&ptr) : "", &kp, &vp) == 0) {
+		struct mcinit_pos *p = want_key && kp.line > 0 ? &kp : &vp;
+
+		l.line = p->line;
+		l.col = p->col;
+	}
+	mcinit_buf_free(&ptr);
+	return l;
+}
+
+static void
+unknown_key(struct jctx *x, const char *sec, const char *key)
+{
+	const char *cands[MCINIT_F_COUNT], *pick;
+	struct mcinit_loc l = where(x, sec, key, true);
+	struct mcinit_diag *g;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		if (strcmp(mcinit_fields[i].section, sec) == 0)
+			cands[n++] = mcinit_fields[i].name;
+	pick = mcinit_suggest(key, cands, n);
+	g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l, "unknown key '%s' in section '%s'",
+	                    key, sec);
+	if (pick != NULL) {
+		mcinit_diag_hint(g, "did you mean `%s`?", pick);
+		return;
+	}
+	/* Right name, wrong section is a common slip when moving between
+	 * Megatron-LM flags (flat) and Bridge configs (sectioned). */
+	i = mcinit_field_lookup(NULL, key);
+	if (i >= 0)
+		mcinit_diag_hint(g, "`%s` belongs in section \"%s\"", key,
+		                 mcinit_fields[i].section);
+	else if (mcinit_section_find(sec)->bridge_ty != NULL)
+		mcinit_diag_hint(
+		    g,
+		    "Megatron-Bridge's %s has no field `%s`: Bridge would skip it with "
+		    "only a log warning, so its value would never apply",
+		    mcinit_section_find(sec)->bridge_ty, key);
+}
+
+static void
+load_env_vars(struct jctx *x, json_t *obj)
+{
+	const char *k;
+	json_t *v;
+
+	x->c->env_vars_loc = where(x, "env_vars", NULL, false);
+	if (!json_is_object(obj)) {
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &x->c->env_vars_loc,
+		                "env_vars: expected an object of NAME: value");
+		return;
+	}
+	json_object_foreach(obj, k, v)
+	{
+		if (json_is_string(v) || json_is_number(v) || json_is_boolean(v)) {
+			json_object_set(x->c->env_vars, k, v);
+			continue;
+		}
+		struct mcinit_loc l = where(x, "env_vars", k, false);
+
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+		                "env_vars.%s: expected a string, number or boolean", k);
+	}
+}
+
+/* Keeps what a section holds beyond its standard fields, for --print-config. */
+static void
+keep_extra(struct jctx *x, const char *sec, const char *key, json_t *v)
+{
+	json_t *s = json_object_get(x->c->extras, sec);
+
+	if (s == NULL) {
+		s = json_object();
+		json_object_set_new(x->c->extras, sec, s);
+	}
+	json_object_set(s, key, v);
+}
+
+struct names {
+	const char *v[4096];
+	size_t n;
+};
+
+static void
+add_name(const char *name, void *arg)
+{
+	struct names *nm = arg;
+
+	if (nm->n < sizeof nm->v / sizeof nm->v[0])
+		nm->v[nm->n++] = name;
+}
+
+/* A key of no class of the section: MC003 with the closest field of any. */
+static void
+unknown_class_key(struct jctx *x, const char *sec, const char *key, const struct mcinit_vclass *cls)
+{
+	struct mcinit_loc l = where(x, sec, key, true);
+	struct names *nm = mcinit_xcalloc(1, sizeof *nm);
+	struct mcinit_diag *g;
+	const char *pick;
+	int i;
+
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		if (strcmp(mcinit_fields[i].section, sec) == 0)
+			add_name(mcinit_fields[i].name, nm);
+	mcinit_vfield_each(sec, nm, add_name);
+	pick = mcinit_suggest(key, nm->v, nm->n);
+	if (cls != NULL)
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
+		                    "unknown key '%s' in section '%s': %s has no such field", key,
+		                    sec, mcinit_vclass_short(cls));
+	else
+		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
+		                    "unknown key '%s' in section '%s': no Megatron-Bridge class of "
+		                    "this section has it (Bridge would skip it with only a log "
+		                    "warning)",
+		                    key, sec);
+	if (pick != NULL)
+		mcinit_diag_hint(g, "did you mean `%s`?", pick);
+	free(nm);
+}
+
+/* A key only some classes of the section have (a VLM provider's field in
+ * `model`, a LoRA's in `peft`): checked against that class's type. */
+static void
+class_key(struct jctx *x, const char *sec, const char *key, json_t *v,
+          const struct mcinit_vclass *cls, bool chosen)
+{
+	const struct mcinit_vfield *vf = NULL;
+	const struct mcinit_vclass *k = cls;
+	struct mcinit_loc l = where(x, sec, key, false);
+	char *why = NULL;
+
+	if (chosen)
+		vf = mcinit_vclass_field(cls, key);
+	else
+		k = mcinit_vclass_with_key(sec, key, &vf);
+	if (vf == NULL) {
+		unknown_class_key(x, sec, key, chosen ? cls : NULL);
+		return;
+	}
+	if (!chosen) {
+		struct mcinit_loc kl = where(x, sec, key, true);
+
+		mcinit_diag_hint(
+		    mcinit_diag_add(x->d, MCINIT_NOTE, "MC003", &kl,
+		                    "%s.%s is a field of Megatron-Bridge's %s, not of "
+		                    "%s; accepted as that class's",
+		                    sec, key, mcinit_vclass_short(k), mcinit_vclass_short(cls)),
+		    "write \"_target_\": \"%s\" in \"%s\" to say which class it is", k->name, sec);
+	}
+	if (mcinit_type_check(vf->type, vf->choices, v, &why) < 0) {
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l, "%s.%s (%s): %s", sec, key,
+		                mcinit_vclass_short(k), why);
+		free(why);
+		return;
+	}
+	keep_extra(x, sec, key, v);
+}
+
+/* `_target_` names the section's class: its defaults replace the standard
+ * ones where they differ.  Returns the class, or the section's default. */
+static const struct mcinit_vclass *
+section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
+{
+	json_t *t = json_object_get(obj, "_target_");
+	const struct mcinit_vclass *dflt = mcinit_vclass_default(sec), *k;
+	int f;
+
+	*chosen = false;
+	if (dflt == NULL || !json_is_string(t))
+		return dflt;
+	k = mcinit_vclass_find(sec, json_string_value(t));
+	if (k == NULL) {
+		struct mcinit_loc l = where(x, sec, "_target_", false);
+
+		mcinit_diag_add(x->d, MCINIT_WARNING, "MC003", &l,
+		                "%s._target_ '%s' is no Megatron-Bridge class mcinit knows; the "
+		                "section is checked as %s",
+		                sec, json_string_value(t), mcinit_vclass_short(dflt));
+		return dflt;
+	}
+	*chosen = true;
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_vfield *vf;
+		json_t *j;
+
+		if (strcmp(mcinit_fields[f].section, sec) != 0 ||
+		    x->c->origin[f] != MCINIT_ORIG_DEFAULT ||
+		    (vf = mcinit_vclass_field(k, mcinit_fields[f].name)) == NULL)
+			continue;
+		j = json_loads(vf->def, JSON_DECODE_ANY, NULL);
+		if (j != NULL) {
+			struct mcinit_value v;
+			const char *code;
+			char *why = NULL;
+
+			if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
+				mcinit_value_clear(&x->c->val[f]);
+				x->c->val[f] = v;
+			}
+			free(why);
+		}
+		json_decref(j);
+	}
+	return k;
+}
+
+static void
+load_section(struct jctx *x, const char *sec, json_t *obj)
+{
+	const struct mcinit_vclass *cls;
+	bool chosen;
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(obj)) {
+		const struct mcinit_section_info *si = mcinit_section_find(sec);
+		struct mcinit_loc l = where(x, sec, NULL, false);
+
+		/* Bridge's optional sections are None by default, and
+		 * mixed_precision may name a preset ("bf16_mixed"). */
+		if (json_is_null(obj) && si->kind == MCINIT_SK_OPTIONAL)
+			return;
+		if (json_is_string(obj) && si->str_ok) {
+			json_object_set(x->c->extras, sec, obj);
+			return;
+		}
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+		                "section '%s': expected an object%s", sec,
+		                si->kind == MCINIT_SK_OPTIONAL ? " or null"
+		                : si->str_ok                   ? " or a string"
+		                                               : "");
+		return;
+	}
+	cls = section_class(x, sec, obj, &chosen);
+	json_object_foreach(obj, k, v)
+	{
+		bool alias = false;
+		int f = mcinit_field_lookup_key(sec, k, &alias);
+		struct mcinit_loc l = where(x, sec, k, false);
+
+		if (is_meta_key(k)) {
+			keep_extra(x, sec, k, v);
+			continue;
+		}
+		if (f >= 0 && alias) {
+			struct mcinit_loc kl = where(x, sec, k, true);
+
+			mcinit_diag_add(x->d, MCINIT_NOTE, "MC007", &kl,
+			                "%s.%s is an alias of %s.%s, the name Megatron-Bridge's "
+			                "dataclass and Megatron-LM use; read as that",
+			                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
+		}
+		if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
+			unknown_class_key(x, sec, k, cls);
+			continue;
+		}
+		if (f < 0 && cls != NULL) {
+			class_key(x, sec, k, v, cls, chosen);
+			continue;
+		}
+		if (f < 0) {
+			unknown_key(x, sec, k);
+			continue;
+		}
+		mcinit_config_set_json(x->c, f, v, MCINIT_ORIG_FILE, &l, x->d);
+	}
+}
+
+static void
+load_root(struct jctx *x, json_t *root)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(root)) {
+		struct mcinit_loc l = where(x, NULL, NULL, false);
+
+		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+		                "expected a JSON object with sections (model, train, dist, ...)");
+		return;
+	}
+	json_object_foreach(root, k, v)
+	{
+		const struct mcinit_section_info *si;
+
+		if (is_meta_key(k))
+			continue;
+		si = mcinit_section_find(k);
+		if (si == NULL) {
+			struct mcinit_loc l = where(x, k, NULL, true);
+			const char *names[64], *pick;
+			struct mcinit_diag *g;
+
+			for (i = 0; i < mcinit_nsections && i < 64; i++)
+				names[i] = mcinit_sections[i].name;
+			pick = mcinit_suggest(k, names, i);
+			g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l, "unknown section '%s'",
+			                    k);
+			if (pick != NULL)
+				mcinit_diag_hint(g, "did you mean `%s`?", pick);
+			else if (mcinit_field_lookup(NULL, k) >= 0)
+				mcinit_diag_hint(
+				    g, "`%s` is a field of section \"%s\"", k,
+				    mcinit_fields[mcinit_field_lookup(NULL, k)].section);
+			else
+				mcinit_diag_hint(g,
+				                 "sections are Megatron-Bridge's (model, train, "
+				                 "optimizer, ...), launch, megatron and env_vars; "
+				                 "`mcinit schema` lists them");
+		} else if (si->kind == MCINIT_SK_MAP) {
+			load_env_vars(x, v);
+		} else {
+			load_section(x, k, v);
+		}
+	}
+}
+
+static void
+report_duplicate(struct jctx *x, const json_error_t *je)
+{
+	const char *ptr = NULL;
+	struct mcinit_pos kp = {0};
+	struct mcinit_loc l = x->base;
+	struct mcinit_diag *g;
+
+	if (mcinit_jpos_first_duplicate(x->jp, &ptr, &kp) == 0) {
+		l.line = kp.line;
+		l.col = kp.col;
+	} else {
+		l.line = je->line;
+		l.col = je->column;
+	}
+	g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC006", &l, "duplicate key %s%s", ptr ? ptr : "",
+	                    ptr ? "" : je->text);
+	mcinit_diag_hint(g, "JSON readers disagree on which copy wins; keep one");
+}
+
+void
+mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
+                        struct mcinit_jpos *jp, struct mcinit_diags *d)
+{
+	struct jctx x = {c, d, jp, base};
+
+	load_root(&x, root);
+}
+
+/* jansson's error, located as jansson locates it (columns count bytes). */
+static void
+malformed(struct mcinit_err *err, const char *name, const json_error_t *je)
+{
+	mcinit_err_at(err, MCINIT_E_PARSE, name, je->line, je->column, "malformed JSON: %s",
+	              je->text);
+}
+
+int
+mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
+                             size_t len, struct mcinit_diags *d, struct mcinit_err *err)
+{
+	struct jctx x = {c, d, NULL, mcinit_config_source(c, name)};
+	json_error_t je;
+	json_t *root;
+	int rc = -1;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL && json_error_code(&je) != json_error_duplicate_key) {
+		malformed(err, name, &je);
+		goto out;
+	}
+	x.jp = mcinit_jpos_new(text, len, err);
+	if (x.jp == NULL) {
+		mcinit_err_locate(err, name);
+		goto out;
+	}
+	if (root == NULL) {
+		report_duplicate(&x, &je);
+		/* Keep checking the rest: the last copy wins, as in Python. */
+		root = json_loadb(text, len, 0, &je);
+		if (root == NULL) {
+			malformed(err, name, &je);
+			goto out;
+		}
+	}
+	mcinit_config_load_tree(c, x.base, root, x.jp, d);
+	rc = 0;
+out:
+	json_decref(root);
+	mcinit_jpos_free(x.jp);
+	return rc;
+}
+
+int
+mcinit_config_load_file(struct mcinit_config *c, const char *path, mcinit_text_loader *load,
+                        struct mcinit_diags *d, struct mcinit_err *err)
+{
+	size_t len;
+	char *text = mcinit_read_file(path, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = load(c, path, text, len, d, err);
+	free(text);
+	return rc;
+}
+
+int
+mcinit_config_load_json(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
+                        struct mcinit_err *err)
+{
+	return mcinit_config_load_file(c, path, mcinit_config_load_json_text, d, err);
+}

@@ -1,0 +1,335 @@
+/* mflags.c — see mflags.h. */
+#include "config/mflags.h"
+
+#include <fnmatch.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static const struct mcinit_mflag table[] = {
+#define MCINIT_MFLAG(f, d, k, n, v, c, t, def, e) {f, d, k, n, v, c, t, def, e},
+#include "config/mflags.inc"
+#undef MCINIT_MFLAG
+};
+static const size_t ntable = sizeof table / sizeof table[0];
+
+/* Whether row r is a flag of the parser `key` (see MCINIT_MPARSER). */
+static bool
+in_parser(const struct mcinit_mflag *r, unsigned key)
+{
+	unsigned entries = key >> MCINIT_MPARSER_SHIFT;
+
+	return (r->versions & key & ((1u << MCINIT_MPARSER_SHIFT) - 1)) != 0 &&
+	       (entries == 0 || (r->entries & entries) != 0);
+}
+
+/* First row whose flag is >= key (the table is sorted by flag, bytewise). */
+static size_t
+lower_bound(const char *key)
+{
+	return mcinit_lower_bound_str(table, ntable, sizeof table[0],
+	                              offsetof(struct mcinit_mflag, flag), key);
+}
+
+static const struct mcinit_mflag *
+find_exact(const char *flag, unsigned version)
+{
+	size_t i;
+
+	for (i = lower_bound(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
+		if (in_parser(&table[i], version))
+			return &table[i];
+	return NULL;
+}
+
+const struct mcinit_mflag *
+mcinit_mflag_find(const char *flag, unsigned version, int *negated)
+{
+	const struct mcinit_mflag *m = find_exact(flag, version);
+	char buf[256];
+
+	const struct mcinit_mflag *pos;
+
+	if (negated)
+		*negated = 0;
+	if (strncmp(flag, "--no-", 5) != 0)
+		return m;
+	/* BooleanOptionalAction: "--no-X" negates "--X" (the table may list the
+	 * negative spelling as a row of its own, or not at all). */
+	snprintf(buf, sizeof buf, "--%s", flag + 5);
+	pos = find_exact(buf, version);
+	if (pos == NULL || pos->kind != MCINIT_MK_BOOLEAN_OPTIONAL)
+		return m;
+	/* "--no-no-X": "--no-X" is X's own negative spelling (a row of the
+	 * same dest as "--X"), for which argparse registers no negation */
+	if (strncmp(buf, "--no-", 5) == 0) {
+		const struct mcinit_mflag *x;
+		char p[256];
+
+		snprintf(p, sizeof p, "--%s", buf + 5);
+		x = find_exact(p, version);
+		if (x != NULL && strcmp(x->dest, pos->dest) == 0)
+			return m;
+	}
+	if (negated)
+		*negated = 1;
+	return pos;
+}
+
+const struct mcinit_mflag *
+mcinit_mflag_find_any(const char *flag)
+{
+	return mcinit_mflag_find(flag, MCINIT_MV_ALL, NULL);
+}
+
+const struct mcinit_mflag *
+mcinit_mflag_by_dest(const char *dest, unsigned version)
+{
+	size_t i;
+
+	/* Only tests and rare paths ask by dest: a scan is enough. */
+	for (i = 0; i < ntable; i++)
+		if (in_parser(&table[i], version) && strcmp(table[i].dest, dest) == 0)
+			return &table[i];
+	return NULL;
+}
+
+const struct mcinit_mflag *
+mcinit_mflag_table(unsigned *n)
+{
+	*n = (unsigned)ntable;
+	return table;
+}
+
+void
+mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char *, const char *))
+{
+	size_t i;
+
+	/* A flag has one row per version set, so one version meets each
+	 * spelling once. */
+	for (i = 0; i < ntable; i++)
+		if (in_parser(&table[i], version))
+			fn(table[i].flag, arg);
+}
+
+int
+mcinit_mflag_is_legacy_bool(const char *flag)
+{
+	size_t i;
+
+	for (i = lower_bound(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
+		if (table[i].kind == MCINIT_MK_LEGACY_TYPE_BOOL)
+			return 1;
+	return 0;
+}
+
+const char *
+mcinit_mflag_suggest(const char *flag, unsigned version)
+{
+	const char *cands[sizeof table / sizeof table[0]];
+	size_t i, n = 0;
+
+	for (i = 0; i < ntable; i++)
+		if (in_parser(&table[i], version))
+			cands[n++] = table[i].flag;
+	return mcinit_suggest(flag, cands, n);
+}
+
+static const struct {
+	const char *name, *branch;
+	bool dflt;
+} versions[] = {
+#define MCINIT_MVERSION(id, name, branch, commit, dflt) {name, branch, dflt},
+#include "config/mversions.inc"
+#undef MCINIT_MVERSION
+};
+
+int
+mcinit_mversion_parse(const char *s, unsigned *out)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_MV_COUNT; i++) {
+		if (strcmp(s, versions[i].name) == 0 || strcmp(s, versions[i].branch) == 0) {
+			*out = 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+unsigned
+mcinit_mversion_default(void)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_MV_COUNT && !versions[i].dflt; i++)
+		;
+	return 1u << i;
+}
+
+unsigned
+mcinit_mversion_at(int i)
+{
+	return 1u << i;
+}
+
+static int
+version_index(unsigned v)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_MV_COUNT; i++)
+		if (v == 1u << i)
+			return i;
+	return -1;
+}
+
+const char *
+mcinit_mversion_name(unsigned v)
+{
+	int i = version_index(v);
+
+	return i < 0 ? "?" : versions[i].name;
+}
+
+const char *
+mcinit_mversion_branch(unsigned v)
+{
+	int i = version_index(v);
+
+	return i < 0 ? "?" : versions[i].branch;
+}
+
+/* "a, b, c": the names of the bits of mask, name(i) naming bit i < n. */
+static void
+list_names(unsigned mask, int n, const char *(*name)(int), char *buf, unsigned len)
+{
+	int i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		if ((mask & (1u << i)) && off >= 0 && (unsigned)off < len)
+			off += snprintf(buf + off, len - (unsigned)off, "%s%s", off ? ", " : "",
+			                name(i));
+}
+
+static const char *
+version_name_at(int i)
+{
+	return versions[i].name;
+}
+
+void
+mcinit_mversion_list(unsigned mask, char *buf, unsigned len)
+{
+	list_names(mask, MCINIT_MV_COUNT, version_name_at, buf, len);
+}
+
+/* ---- entry points ---- */
+
+static const char *const entry_names[] = {
+#define MCINIT_MENTRY(id, name) name,
+#include "config/mentries.inc"
+#undef MCINIT_MENTRY
+};
+
+/* One script of an entry point on some versions, and what it defaults. */
+static const struct {
+	int entry;            /* enum mcinit_mentry_index */
+	const char *script;   /* a file name, or a pattern with a '/' */
+	const char *defaults; /* args_defaults as a JSON object */
+	unsigned versions;
+} entry_rows[] = {
+#define MCINIT_MENTRY_ROW(e, script, defaults, v) {e, script, defaults, v},
+#include "config/mentries.inc"
+#undef MCINIT_MENTRY_ROW
+};
+
+int
+mcinit_mentry_parse(const char *s, unsigned *out)
+{
+	size_t n = strlen(s);
+	int i;
+
+	/* "pretrain_vlm.py" names it as well: what users see in their scripts */
+	if (n > 3 && strcmp(s + n - 3, ".py") == 0)
+		n -= 3;
+	for (i = 0; i < MCINIT_ME_COUNT; i++) {
+		if (strlen(entry_names[i]) == n && strncmp(s, entry_names[i], n) == 0) {
+			*out = 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+unsigned
+mcinit_mentry_default(void)
+{
+	return MCINIT_ME_PRETRAINGPT;
+}
+
+const char *
+mcinit_mentry_name(unsigned e)
+{
+	int i;
+
+	for (i = 0; i < MCINIT_ME_COUNT; i++)
+		if (e == 1u << i)
+			return entry_names[i];
+	return "?";
+}
+
+unsigned
+mcinit_mentry_of_script(const char *word, unsigned version)
+{
+	const char *base = strrchr(word, '/');
+	size_t i;
+
+	base = base ? base + 1 : word;
+	for (i = 0; i < sizeof entry_rows / sizeof entry_rows[0]; i++) {
+		const char *pat = entry_rows[i].script;
+
+		if (!(entry_rows[i].versions & version))
+			continue;
+		if (strchr(pat, '/') ? fnmatch(pat, word, 0) == 0 : strcmp(pat, base) == 0)
+			return 1u << entry_rows[i].entry;
+	}
+	return 0;
+}
+
+const char *
+mcinit_mentry_defaults(unsigned e, unsigned version)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof entry_rows / sizeof entry_rows[0]; i++)
+		if (1u << entry_rows[i].entry == e && (entry_rows[i].versions & version))
+			return entry_rows[i].defaults;
+	return "{}";
+}
+
+void
+mcinit_mentry_each(const char *arg, void (*fn)(const char *, const char *))
+{
+	int i;
+
+	for (i = 0; i < MCINIT_ME_COUNT; i++)
+		fn(entry_names[i], arg);
+}
+
+static const char *
+entry_name_at(int i)
+{
+	return entry_names[i];
+}
+
+void
+mcinit_mentry_list(unsigned mask, char *buf, unsigned len)
+{
+	list_names(mask, MCINIT_ME_COUNT, entry_name_at, buf, len);
+}

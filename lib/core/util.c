@@ -1,0 +1,442 @@
+/* util.c — see util.h. */
+#include "core/util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void
+err_vset(struct mcinit_err *err, int code, const char *source, int line, int col, const char *fmt,
+         va_list ap)
+{
+	int n = 0;
+
+	err->code = code;
+	snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+	err->line = line;
+	err->col = line > 0 ? col : 0;
+	err->argi = -1;
+	if (err->source[0] != '\0')
+		n = snprintf(err->msg, sizeof err->msg, "%s:", err->source);
+	if (line > 0)
+		n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%d:", line);
+	if (line > 0 && col > 0)
+		n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%d:", col);
+	if (n > 0)
+		n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, " ");
+	if ((size_t)n >= sizeof err->msg)
+		n = (int)sizeof err->msg - 1;
+	err->text_off = (size_t)n;
+	vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+}
+
+int
+mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	err_vset(err, code, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+mcinit_err_at(struct mcinit_err *err, int code, const char *source, int line, int col,
+              const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	err_vset(err, code, source, line, col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+mcinit_err_locate(struct mcinit_err *err, const char *source)
+{
+	char text[sizeof err->msg];
+
+	if (err == NULL || err->source[0] != '\0')
+		return;
+	snprintf(text, sizeof text, "%s", err->msg + err->text_off);
+	mcinit_err_at(err, err->code, source, err->line, err->col, "%s", text);
+}
+
+static mcinit_alloc_failure_fn alloc_failure;
+
+void
+mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn)
+{
+	alloc_failure = fn;
+}
+
+/* No caller checks for NULL (see util.h), so this must not return: the
+ * program's handler decides how to end (the mcinit binary prints and sets
+ * its status); without one, SIGABRT, which a debugger or core dump
+ * shows at the allocation. */
+void
+mcinit_oom(size_t n)
+{
+	if (alloc_failure != NULL)
+		alloc_failure(n);
+	raise(SIGABRT);
+	raise(SIGKILL);          /* SIGABRT was blocked or ignored */
+	__builtin_unreachable(); /* SIGKILL cannot be */
+}
+
+void *
+mcinit_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		mcinit_oom(n);
+	return p;
+}
+
+void *
+mcinit_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		mcinit_oom(n * size);
+	return p;
+}
+
+void *
+mcinit_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		mcinit_oom(n);
+	return q;
+}
+
+char *
+mcinit_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(mcinit_xmalloc(n), s, n);
+}
+
+char *
+mcinit_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = mcinit_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+char *
+mcinit_xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		mcinit_oom(strlen(fmt));
+	return s;
+}
+
+void
+mcinit_buf_reserve(struct mcinit_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (need <= b->cap)
+		return;
+	if (b->cap * 2 > need)
+		need = b->cap * 2;
+	if (need < 256)
+		need = 256;
+	b->data = mcinit_xrealloc(b->data, need);
+	b->cap = need;
+}
+
+void
+mcinit_buf_add(struct mcinit_buf *b, const void *p, size_t n)
+{
+	mcinit_buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void
+mcinit_buf_adds(struct mcinit_buf *b, const char *s)
+{
+	mcinit_buf_add(b, s, strlen(s));
+}
+
+void
+mcinit_buf_addc(struct mcinit_buf *b, char c)
+{
+	mcinit_buf_reserve(b, 1);
+	b->data[b->len++] = c;
+}
+
+void
+mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char probe[1];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(probe, sizeof probe, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	mcinit_buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void
+mcinit_buf_add_long(struct mcinit_buf *b, long v)
+{
+	char tmp[24], *end = tmp + sizeof tmp, *q;
+
+	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+	if (v < 0)
+		*--q = '-';
+	mcinit_buf_add(b, q, (size_t)(end - q));
+}
+
+int
+mcinit_find_nul(const char *text, size_t len, int *line, int *col)
+{
+	const char *z = memchr(text, '\0', len), *p;
+
+	if (z == NULL)
+		return 0;
+	*line = 1;
+	*col = 1;
+	for (p = text; p < z; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)*p & 0xC0) != 0x80) {
+			(*col)++;
+		}
+	}
+	return 1;
+}
+
+const char *
+mcinit_buf_cstr(struct mcinit_buf *b)
+{
+	mcinit_buf_reserve(b, 0);
+	b->data[b->len] = '\0';
+	return b->data;
+}
+
+void
+mcinit_buf_free(struct mcinit_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+size_t
+mcinit_utf8_len(const unsigned char *p, size_t avail)
+{
+	/* The second byte's range is what rules out overlongs (E0, F0),
+	 * surrogates (ED) and code points past U+10FFFF (F4). */
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t n, k;
+
+	if (avail == 0)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		n = 2;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		n = 3;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xE0)
+		lo = 0xA0;
+	else if (p[0] == 0xED)
+		hi = 0x9F;
+	else if (p[0] == 0xF0)
+		lo = 0x90;
+	else if (p[0] == 0xF4)
+		hi = 0x8F;
+	if (avail < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (k = 2; k < n; k++)
+		if ((p[k] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+char *
+mcinit_utf8_sanitize(const char *s)
+{
+	struct mcinit_buf b = {0};
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+
+	while (*p) {
+		size_t n = mcinit_utf8_len(p, (size_t)(end - p));
+
+		if (n == 0) {
+			mcinit_buf_adds(&b, "\xEF\xBF\xBD");
+			n = 1;
+		} else {
+			mcinit_buf_add(&b, p, n);
+		}
+		p += n;
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+size_t
+mcinit_edit_distance(const char *a, const char *b, size_t max)
+{
+	size_t la = strlen(a), lb = strlen(b), inf = max + 1, i, j, *row, res, small[128];
+
+	if ((la > lb ? la - lb : lb - la) > max)
+		return inf;
+	if (lb == 0)
+		return la;
+	/* Suggestions compare one word with every flag name: no allocation for
+	 * names of ordinary length. */
+	row = lb < sizeof small / sizeof small[0] ? small : mcinit_xmalloc((lb + 1) * sizeof *row);
+	for (j = 0; j <= lb; j++)
+		row[j] = j <= max ? j : inf;
+	/* Ukkonen's band: a cell further than max from the diagonal is already
+	 * over the cap, so each row computes only its 2*max+1 cells. */
+	for (i = 1; i <= la; i++) {
+		size_t lo = i > max ? i - max : 1, hi = i + max < lb ? i + max : lb;
+		size_t diag = row[lo - 1], left = lo == 1 ? (i <= max ? i : inf) : inf, best = inf;
+
+		row[0] = i <= max ? i : inf;
+		for (j = lo; j <= hi; j++) {
+			size_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (left + 1 < v)
+				v = left + 1;
+			if (v > inf)
+				v = inf;
+			row[j] = left = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > max) {
+			res = inf;
+			goto out;
+		}
+	}
+	res = row[lb];
+out:
+	if (row != small)
+		free(row);
+	return res;
+}
+
+const char *
+mcinit_suggest(const char *word, const char *const *cands, size_t n)
+{
+	/* Allow roughly one edit per four characters, at least two: catches
+	 * dropped/doubled letters in long snake_case names without proposing
+	 * unrelated short words. */
+	size_t max = strlen(word) / 4 < 2 ? 2 : strlen(word) / 4, best = max + 1, i;
+	const char *pick = NULL;
+
+	/* Only a closer candidate matters, so each comparison may give up as
+	 * soon as it cannot beat the best so far. */
+	for (i = 0; i < n && best > 0; i++) {
+		size_t d = mcinit_edit_distance(word, cands[i], best - 1);
+
+		if (d < best) {
+			best = d;
+			pick = cands[i];
+		}
+	}
+	return pick;
+}
+
+char *
+mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	struct mcinit_buf b = {0};
+	struct stat st;
+	char chunk[65536];
+	size_t n;
+
+	if (f == NULL) {
+		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > MCINIT_MAX_INPUT)
+		goto too_large;
+	/* A pipe or device has no size to look at first: stop at the bound. */
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + n > MCINIT_MAX_INPUT)
+			goto too_large;
+		mcinit_buf_add(&b, chunk, n);
+	}
+	if (ferror(f)) {
+		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "read error: %s", strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	mcinit_buf_cstr(&b);
+	if (len)
+		*len = b.len;
+	return b.data;
+too_large:
+	mcinit_err_at(err, MCINIT_E_PARSE, path, 0, 0,
+	              "larger than the %d MiB mcinit reads as one input (a job description "
+	              "is a few kilobytes): not read",
+	              MCINIT_MAX_INPUT >> 20);
+fail:
+	fclose(f);
+	mcinit_buf_free(&b);
+	return NULL;
+}
+
+size_t
+mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, const char *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *s;
+
+		memcpy(&s, (const char *)base + mid * size + off, sizeof s);
+		if (strcmp(s, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

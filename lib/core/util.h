@@ -1,0 +1,144 @@
+/*
+ * util.h — small shared helpers: the error record, checked allocation,
+ * a growable byte buffer and edit distance for did-you-mean suggestions.
+ *
+ * Error convention used everywhere in mcinit: a function returns 0 (or a
+ * pointer) on success and -1 (or NULL) on failure, after filling the
+ * caller-provided struct mcinit_err, whose code says what kind of failure
+ * it is (enum mcinit_code).  Only the mcinit program turns a code into its
+ * process status (mcinit.c).
+ */
+#ifndef MCINIT_UTIL_H
+#define MCINIT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "mcinit.h"
+
+struct mcinit_err {
+	int code;      /* enum mcinit_code (mcinit.h); 0 = MCINIT_E_INTERNAL */
+	char msg[512]; /* human-readable, "SOURCE:LINE:COL: text" when located;
+	                  no trailing newline */
+	/* Where, when known (mcinit_err_at): source "" = none, line and col 0
+	 * = unknown, argi -1 = not a command-line word; text_off is where the
+	 * text after the location starts in msg. */
+	char source[256];
+	int line, col, argi;
+	size_t text_off;
+};
+
+/* Fills err (if not NULL) and returns -1, so callers can `return mcinit_err_set(...)`. */
+int mcinit_err_set(struct mcinit_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same with a place: source (NULL: none yet), line and col (0: none). */
+int mcinit_err_at(struct mcinit_err *err, int code, const char *source, int line, int col,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Names the source of an error located by line and column only (a scanner
+ * that does not know the file name); keeps a source already set. */
+void mcinit_err_locate(struct mcinit_err *err, const char *source);
+
+/* Allocation that never returns NULL: mcinit's data is tiny relative to
+ * memory, and an out-of-memory path in every caller would be dead code.  On
+ * exhaustion the handler of mcinit_set_alloc_failure (mcinit.h) is called;
+ * it must not return (the policy is documented there). */
+void *mcinit_xmalloc(size_t n);
+void *mcinit_xcalloc(size_t n, size_t size);
+void *mcinit_xrealloc(void *p, size_t n);
+char *mcinit_xstrdup(const char *s);
+/* Out of memory for an allocation of n bytes: the handler of
+ * mcinit_set_alloc_failure, then SIGABRT.  Does not return. */
+_Noreturn void mcinit_oom(size_t n);
+char *mcinit_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *mcinit_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Growable byte buffer.  Owns data; release with mcinit_buf_free. */
+struct mcinit_buf {
+	char *data;
+	size_t len, cap;
+};
+void mcinit_buf_reserve(struct mcinit_buf *b, size_t extra);
+void mcinit_buf_add(struct mcinit_buf *b, const void *p, size_t n);
+void mcinit_buf_adds(struct mcinit_buf *b, const char *s);
+void mcinit_buf_addc(struct mcinit_buf *b, char c);
+void mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mcinit_buf_add_long(struct mcinit_buf *b, long v); /* fast decimal */
+const char *mcinit_buf_cstr(struct mcinit_buf *b);      /* NUL-terminates */
+void mcinit_buf_free(struct mcinit_buf *b);
+
+/* Writes the decimal digits of v so that they end just before `end` and
+ * returns the first digit (the caller owns at least 20 bytes before end).
+ * Two digits per step from a table: this is the hot path of the JSON writers
+ * for million-rank topologies, hence inline in the header. */
+static inline char *
+mcinit_utoa_rev(char *end, unsigned long long v)
+{
+	static const char pairs[] = "0001020304050607080910111213141516171819"
+	                            "2021222324252627282930313233343536373839"
+	                            "4041424344454647484950515253545556575859"
+	                            "6061626364656667686970717273747576777879"
+	                            "8081828384858687888990919293949596979899";
+	char *q = end;
+
+	while (v >= 100) {
+		q -= 2;
+		__builtin_memcpy(q, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		__builtin_memcpy(q, pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return q;
+}
+
+/* If text[0..len) holds a NUL byte, its 1-based line and column (columns
+ * count UTF-8 characters) and 1; else 0.  Text scanners reject NULs. */
+int mcinit_find_nul(const char *text, size_t len, int *line, int *col);
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF) within avail bytes: 1 for ASCII, 2-4,
+ * or 0 when the bytes there are not UTF-8. */
+size_t mcinit_utf8_len(const unsigned char *p, size_t avail);
+
+/* A copy of s in which every byte that is not part of well-formed UTF-8 is
+ * replaced by U+FFFD, so user text can always go into JSON.  Caller frees. */
+char *mcinit_utf8_sanitize(const char *s);
+
+/* Levenshtein distance, capped: returns > max as soon as it exceeds max. */
+size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
+
+/* Best match for `word` among `n` candidates (threshold scales with length);
+ * NULL when nothing is close enough. */
+/* json_dump* flag for numbers: 15 significant digits, so that what a user
+ * wrote (0.0003) prints as written rather than as its nearest double
+ * (0.00029999999999999997); jansson has no shortest round-trip mode. */
+#define MCINIT_JSON_REALS JSON_REAL_PRECISION(15)
+
+/* First element of a sorted array (n elements of `size` bytes, each with a
+ * `const char *` at byte offset `off`, sorted bytewise) whose string is >=
+ * key; n when none. */
+size_t mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, const char *key);
+const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
+
+/* The most mcinit reads of one input file: a job description (JSON, YAML, a
+ * launch script, Megatron's arguments.py) is kilobytes, and a bound keeps
+ * time and memory bounded whatever file is named by mistake. */
+#define MCINIT_MAX_INPUT (16 << 20)
+/* The most words mcinit takes from one launch script: Megatron-LM has about
+ * a thousand flags, and each word costs a diagnostic at worst. */
+#define MCINIT_MAX_SCRIPT_WORDS 65536
+
+/* Reads a whole file; NULL + err (MCINIT_E_NOINPUT) when unreadable, MCINIT_E_PARSE when
+ * larger than MCINIT_MAX_INPUT.  Caller frees. */
+char *mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err);
+
+/* Internal error record into the public one (the location is not yet
+ * structured in every internal error: the text carries it then). */
+void mcinit_err_export(const struct mcinit_err *in, mcinit_error_t *out);
+
+#endif

@@ -1,0 +1,14 @@
+/* gpu-cuda.h — the CUDA runtime half of the CUDA/NCCL backend (gpu-cuda.c),
+ * for gpu-nccl.c's table of the backend.  As gpu.h's calls of the same name. */
+#ifndef MCINIT_GPU_CUDA_H
+#define MCINIT_GPU_CUDA_H
+
+#include "gpu/gpu.h"
+
+int mcinit_cuda_count(char *why, size_t cap);
+void mcinit_cuda_versions(struct mcinit_gpu_versions *v);
+int mcinit_cuda_select(int device, char *busid, size_t cap, char *name, size_t ncap,
+                       struct mcinit_err *err);
+int mcinit_cuda_busid(int device, char *busid, size_t cap);
+
+#endif

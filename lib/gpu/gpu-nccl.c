@@ -1,0 +1,453 @@
+/*
+ * gpu-nccl.c — the NCCL half of the GPU backend (gpu.h).
+ *
+ * Every communicator is created non-blocking (blocking = 0), so that no
+ * NCCL call can hang past mcinit's deadline: calls return ncclInProgress
+ * and ncclCommGetAsyncError says when they are done.  A communicator is a
+ * `struct ncomm`: NCCL's handle and the stream its collectives run on (with
+ * the priority is_high_priority_stream asks for).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "gpu/gpu-cuda.h"
+#include "gpu/gpu.h"
+#include "store/store.h" /* mcinit_now */
+
+struct ncomm {
+	ncclComm_t c;
+	cudaStream_t s; /* created on first use */
+	int high;       /* is_high_priority_stream */
+};
+
+static int
+nccl_fail(struct mcinit_err *err, const char *what, ncclResult_t r, ncclComm_t c)
+{
+	const char *last = c ? ncclGetLastError(c) : ncclGetLastError(NULL);
+
+	return mcinit_err_set(err, MCINIT_E_OS, "%s: %s%s%s", what, ncclGetErrorString(r),
+	                      last && *last ? ": " : "", last ? last : "");
+}
+
+static int
+cuda_fail(struct mcinit_err *err, const char *what, cudaError_t r)
+{
+	return mcinit_err_set(err, MCINIT_E_OS, "%s: %s: %s", what, cudaGetErrorName(r),
+	                      cudaGetErrorString(r));
+}
+
+static int
+nccl_unique_id(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err)
+{
+	ncclUniqueId u;
+	ncclResult_t r = ncclGetUniqueId(&u);
+
+	if (r != ncclSuccess)
+		return nccl_fail(err, "ncclGetUniqueId", r, NULL);
+	memcpy(id, u.internal, MCINIT_NCCL_ID_BYTES);
+	return 0;
+}
+
+/* NCCL_CONFIG_INITIALIZER, non-blocking, with the group's options. */
+static ncclConfig_t
+config_of(const struct mcinit_nccl_opts *o)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+
+	cfg.blocking = 0;
+	if (!o)
+		return cfg;
+	cfg.cgaClusterSize = o->cga_cluster_size;
+	cfg.minCTAs = o->min_ctas;
+	cfg.maxCTAs = o->max_ctas;
+	/* static strings: NCCL may read netName after the call returns */
+	if (strcmp(o->net_name, "IB") == 0)
+		cfg.netName = "IB";
+	else if (strcmp(o->net_name, "Socket") == 0)
+		cfg.netName = "Socket";
+	return cfg;
+}
+
+static struct ncomm *
+ncomm_new(const struct mcinit_nccl_opts *o)
+{
+	struct ncomm *n = mcinit_xcalloc(1, sizeof *n);
+
+	n->high = o && o->high_priority;
+	return n;
+}
+
+static int
+nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
+                const struct mcinit_nccl_opts *o, struct mcinit_err *err)
+{
+	ncclConfig_t cfg = config_of(o);
+	struct ncomm *n = ncomm_new(o);
+	ncclResult_t r;
+
+	if (nid <= 1) {
+		ncclUniqueId id;
+
+		memcpy(id.internal, ids, sizeof id.internal);
+		r = ncclCommInitRankConfig(&n->c, nranks, id, rank, &cfg);
+	} else {
+		ncclUniqueId *v = mcinit_xcalloc((size_t)nid, sizeof *v);
+		int i;
+
+		for (i = 0; i < nid; i++)
+			memcpy(v[i].internal, ids + (size_t)i * MCINIT_NCCL_ID_BYTES,
+			       sizeof v[i].internal);
+		r = ncclCommInitRankScalable(&n->c, nranks, rank, nid, v, &cfg);
+		free(v);
+	}
+	if (r != ncclSuccess && r != ncclInProgress) {
+		if (n->c)
+			ncclCommAbort(n->c);
+		free(n);
+		*comm = NULL;
+		return nccl_fail(
+		    err, nid > 1 ? "ncclCommInitRankScalable" : "ncclCommInitRankConfig", r, NULL);
+	}
+	*comm = n;
+	return 0;
+}
+
+static int
+nccl_split_start(void *parent, int color, int key, const struct mcinit_nccl_opts *o, void **child,
+                 struct mcinit_err *err)
+{
+	struct ncomm *p = parent, *n = ncomm_new(o);
+	ncclConfig_t cfg = config_of(o);
+	ncclResult_t r = ncclCommSplit(p->c, color, key, &n->c, &cfg);
+
+	if (r != ncclSuccess && r != ncclInProgress) {
+		free(n);
+		*child = NULL;
+		return nccl_fail(err, "ncclCommSplit", r, p->c);
+	}
+	*child = n; /* n->c may still be NULL: wait on the parent, then the child */
+	return 0;
+}
+
+static void *
+nccl_handle(void *comm)
+{
+	return comm ? ((struct ncomm *)comm)->c : NULL;
+}
+
+static int
+wait_comm(ncclComm_t c, double deadline, const char *what, struct mcinit_err *err)
+{
+	for (;;) {
+		ncclResult_t st = ncclInProgress;
+		ncclResult_t r = ncclCommGetAsyncError(c, &st);
+
+		if (r != ncclSuccess)
+			return nccl_fail(err, "ncclCommGetAsyncError", r, c);
+		if (st == ncclSuccess)
+			return 0;
+		if (st != ncclInProgress)
+			return nccl_fail(err, what, st, c);
+		if (mcinit_now() > deadline)
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT,
+			                      "%s: still in progress at the deadline", what);
+		usleep(200);
+	}
+}
+
+static int
+nccl_wait(void *comm, double deadline, struct mcinit_err *err)
+{
+	struct ncomm *n = comm;
+
+	if (!n->c)
+		return mcinit_err_set(err, MCINIT_E_INTERNAL, "no NCCL communicator to wait for");
+	return wait_comm(n->c, deadline, "communicator creation", err);
+}
+
+static int
+nccl_info(void *comm, int *size, int *rank, struct mcinit_err *err)
+{
+	struct ncomm *n = comm;
+	ncclResult_t r = ncclCommCount(n->c, size);
+
+	if (r == ncclSuccess)
+		r = ncclCommUserRank(n->c, rank);
+	return r == ncclSuccess ? 0 : nccl_fail(err, "ncclCommCount", r, n->c);
+}
+
+static int
+stream_of(struct ncomm *n, struct mcinit_err *err)
+{
+	int least = 0, greatest = 0;
+	cudaError_t r;
+
+	if (n->s)
+		return 0;
+	r = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+	if (r == cudaSuccess)
+		r = cudaStreamCreateWithPriority(&n->s, cudaStreamNonBlocking,
+		                                 n->high ? greatest : least);
+	return r == cudaSuccess ? 0 : cuda_fail(err, "cudaStreamCreateWithPriority", r);
+}
+
+/* Waits for the stream's work and the communicator, within the deadline. */
+static int
+sync_comm(struct ncomm *n, double deadline, const char *what, struct mcinit_err *err)
+{
+	for (;;) {
+		cudaError_t q = cudaStreamQuery(n->s);
+
+		if (q == cudaSuccess)
+			return wait_comm(n->c, deadline, what, err);
+		if (q != cudaErrorNotReady)
+			return cuda_fail(err, what, q);
+		if (wait_comm(n->c, mcinit_now() + 1e-3, what, err) != 0 &&
+		    err->code != MCINIT_E_TIMEOUT)
+			return -1;
+		if (mcinit_now() > deadline)
+			return mcinit_err_set(
+			    err, MCINIT_E_TIMEOUT,
+			    "%s: not finished at the deadline (a peer is missing?)", what);
+		usleep(200);
+	}
+}
+
+static int
+nccl_allreduce(void *comm, long long value, long long *sum, double deadline, struct mcinit_err *err)
+{
+	struct ncomm *n = comm;
+	int64_t v = value, *d = NULL;
+	cudaError_t cr;
+	ncclResult_t r;
+
+	if (stream_of(n, err) != 0)
+		return -1;
+	if ((cr = cudaMalloc((void **)&d, sizeof *d)) != cudaSuccess)
+		return cuda_fail(err, "cudaMalloc", cr);
+	cr = cudaMemcpyAsync(d, &v, sizeof v, cudaMemcpyHostToDevice, n->s);
+	if (cr != cudaSuccess) {
+		cudaFree(d);
+		return cuda_fail(err, "cudaMemcpyAsync", cr);
+	}
+	r = ncclAllReduce(d, d, 1, ncclInt64, ncclSum, n->c, n->s);
+	if (r != ncclSuccess && r != ncclInProgress) {
+		cudaFree(d);
+		return nccl_fail(err, "ncclAllReduce", r, n->c);
+	}
+	/* on a timeout the buffer stays allocated: freeing memory a
+	 * stuck kernel uses would block; the caller ends the communicator */
+	if (sync_comm(n, deadline, "ncclAllReduce", err) != 0)
+		return -1;
+	cr = cudaMemcpy(&v, d, sizeof v, cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	if (cr != cudaSuccess)
+		return cuda_fail(err, "cudaMemcpy", cr);
+	*sum = v;
+	return 0;
+}
+
+/* Ends a group of sends and receives: the first failure wins. */
+static ncclResult_t
+group_end(ncclResult_t r)
+{
+	ncclResult_t g = ncclGroupEnd();
+
+	return r == ncclSuccess || r == ncclInProgress ? g : r;
+}
+
+/* One run of collective c over count floats (nccl-tests' buffers: `count`
+ * is the whole buffer, each rank's share count/size). */
+static ncclResult_t
+coll_once(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int size,
+          int rank)
+{
+	size_t part = count / (size_t)size;
+	ncclResult_t r = ncclSuccess;
+	int p;
+
+	switch (c) {
+	case MCINIT_COLL_ALL_GATHER:
+		return ncclAllGather(sb, rb, part, ncclFloat, n->c, n->s);
+	case MCINIT_COLL_REDUCE_SCATTER:
+		return ncclReduceScatter(sb, rb, part, ncclFloat, ncclSum, n->c, n->s);
+	case MCINIT_COLL_BROADCAST:
+		return ncclBroadcast(sb, rb, count, ncclFloat, 0, n->c, n->s);
+	case MCINIT_COLL_ALL_TO_ALL:
+		ncclGroupStart();
+		for (p = 0; p < size && (r == ncclSuccess || r == ncclInProgress); p++) {
+			r = ncclSend(sb + (size_t)p * part, part, ncclFloat, p, n->c, n->s);
+			if (r == ncclSuccess || r == ncclInProgress)
+				r = ncclRecv(rb + (size_t)p * part, part, ncclFloat, p, n->c, n->s);
+		}
+		return group_end(r);
+	case MCINIT_COLL_SEND_RECV:
+		/* a ring: every pipeline stage sends to the next, receives from the previous */
+		ncclGroupStart();
+		r = ncclSend(sb, count, ncclFloat, (rank + 1) % size, n->c, n->s);
+		if (r == ncclSuccess || r == ncclInProgress)
+			r = ncclRecv(rb, count, ncclFloat, (rank + size - 1) % size, n->c, n->s);
+		return group_end(r);
+	default:
+		return ncclAllReduce(sb, rb, count, ncclFloat, ncclSum, n->c, n->s);
+	}
+}
+
+/* Enqueues one warm-up and `iters` timed runs between events e0 and e1. */
+static int
+enqueue_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
+             cudaEvent_t e0, double deadline, struct mcinit_err *err)
+{
+	int size, rank, i;
+	ncclResult_t r;
+
+	if (nccl_info(n, &size, &rank, err) != 0)
+		return -1;
+	for (i = -1; i < iters; i++) {
+		if (i == 0)
+			cudaEventRecord(e0, n->s); /* after the warm-up run */
+		r = coll_once(n, c, sb, rb, count, size, rank);
+		if (r != ncclSuccess && r != ncclInProgress)
+			return nccl_fail(err, mcinit_coll_name(c), r, n->c);
+		/* a non-blocking communicator takes no new call while one is in
+		 * progress (a first collective may still be connecting) */
+		if (r == ncclInProgress && wait_comm(n->c, deadline, mcinit_coll_name(c), err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+time_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
+          double deadline, double *seconds, struct mcinit_err *err)
+{
+	cudaEvent_t e0, e1;
+	float ms = 0;
+	int rc = -1;
+
+	if (cudaEventCreate(&e0) != cudaSuccess)
+		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
+	if (cudaEventCreate(&e1) != cudaSuccess) {
+		cudaEventDestroy(e0);
+		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
+	}
+	if (enqueue_runs(n, c, sb, rb, count, iters, e0, deadline, err) == 0 &&
+	    cudaEventRecord(e1, n->s) == cudaSuccess &&
+	    sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
+	    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
+		*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
+		rc = 0;
+	} else if (err && !err->msg[0]) {
+		mcinit_err_set(err, MCINIT_E_OS, "%s: CUDA events failed", mcinit_coll_name(c));
+	}
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	return rc;
+}
+
+static int
+nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline, double *seconds,
+          struct mcinit_err *err)
+{
+	struct ncomm *n = comm;
+	float *sb = NULL, *rb = NULL;
+	size_t count = bytes / sizeof(float);
+	cudaError_t cr;
+	int rc;
+
+	*seconds = 0;
+	if (count == 0 || stream_of(n, err) != 0)
+		return count == 0 ? mcinit_err_set(err, MCINIT_E_USAGE, "no bytes to time") : -1;
+	cr = cudaMalloc((void **)&sb, count * sizeof *sb);
+	if (cr == cudaSuccess)
+		cr = cudaMalloc((void **)&rb, count * sizeof *rb);
+	if (cr != cudaSuccess) {
+		cudaFree(sb);
+		return cuda_fail(err, "cudaMalloc", cr);
+	}
+	cudaMemsetAsync(sb, 0, count * sizeof *sb, n->s);
+	rc = time_runs(n, c, sb, rb, count, iters, deadline, seconds, err);
+	if (rc == 0 || err->code != MCINIT_E_TIMEOUT) {
+		cudaFree(sb);
+		cudaFree(rb);
+	}
+	return rc;
+}
+
+static int
+nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
+{
+	struct ncomm *n = comm;
+	void *p = NULL, *h = NULL;
+	ncclResult_t r = ncclMemAlloc(&p, bytes);
+	int rc = 0;
+
+	if (r != ncclSuccess)
+		return nccl_fail(err, "ncclMemAlloc", r, n->c);
+	r = ncclCommRegister(n->c, p, bytes, &h);
+	if (r == ncclInProgress)
+		r = wait_comm(n->c, mcinit_now() + 60, "ncclCommRegister", err) ? ncclSystemError
+		                                                                : ncclSuccess;
+	if (r != ncclSuccess)
+		rc = nccl_fail(err, "ncclCommRegister", r, n->c);
+	else if ((r = ncclCommDeregister(n->c, h)) != ncclSuccess && r != ncclInProgress)
+		rc = nccl_fail(err, "ncclCommDeregister", r, n->c);
+	ncclMemFree(p);
+	return rc;
+}
+
+static int
+nccl_destroy(void *comm, double deadline, int hard, void *ctx)
+{
+	struct ncomm *n = comm;
+	struct mcinit_err e;
+	int rc = 0;
+
+	(void)ctx;
+	if (!n)
+		return 0;
+	if (n->c && !hard) {
+		/* finalize needs every peer: bounded, then ncclCommAbort */
+		ncclResult_t r = ncclCommFinalize(n->c);
+
+		if ((r == ncclSuccess || r == ncclInProgress) &&
+		    wait_comm(n->c, deadline, "ncclCommFinalize", &e) == 0)
+			r = ncclCommDestroy(n->c);
+		else
+			r = ncclInternalError;
+		if (r != ncclSuccess) {
+			ncclCommAbort(n->c);
+			rc = -1;
+		}
+	} else if (n->c) {
+		ncclCommAbort(n->c);
+	}
+	if (n->s)
+		cudaStreamDestroy(n->s);
+	free(n);
+	return rc;
+}
+
+/* The backend (gpu.h). */
+const struct mcinit_gpu_ops mcinit_gpu_builtin = {
+    .count = mcinit_cuda_count,
+    .versions = mcinit_cuda_versions,
+    .select = mcinit_cuda_select,
+    .busid = mcinit_cuda_busid,
+    .unique_id = nccl_unique_id,
+    .init_start = nccl_init_start,
+    .split_start = nccl_split_start,
+    .wait = nccl_wait,
+    .handle = nccl_handle,
+    .info = nccl_info,
+    .allreduce = nccl_allreduce,
+    .time = nccl_time,
+    .buffers = nccl_buffers,
+    .destroy = nccl_destroy,
+};

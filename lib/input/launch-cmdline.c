@@ -1,0 +1,563 @@
+/* launcher.c — see launcher.h. */
+#include "input/launch-cmdline.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/* What one launcher has said, before the world size is worked out. */
+struct facts {
+	const struct mcinit_lword *nnodes, *nproc, *ntasks, *per_node, *np, *addr, *port, *endpoint;
+	bool standalone, torch;
+	const char *name; /* the launcher, for the notes */
+};
+
+/* Values glued to their option (`--nnodes=2`, `-N2`) get a word of their
+ * own, at the option's place; freed at the end of the parse. */
+struct scratch {
+	struct mcinit_lword *v;
+	size_t n;
+};
+
+struct lp {
+	const struct mcinit_lword *w;
+	size_t n, i;
+	const struct mcinit_launch_sink *sink;
+	struct mcinit_shlaunch *out;
+	struct scratch *scratch;
+};
+
+static void __attribute__((format(printf, 4, 5)))
+lnote(struct lp *p, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (p->sink == NULL || p->sink->note == NULL)
+		return;
+	va_start(ap, fmt);
+	msg = mcinit_xvasprintf(fmt, ap);
+	va_end(ap);
+	p->sink->note(p->sink->ctx, line, col, msg);
+}
+
+static const char *
+base(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b ? b + 1 : s;
+}
+
+/* Whether t is one of the space-separated words of list. */
+static bool
+one_of(const char *t, const char *list)
+{
+	size_t n = strlen(t);
+
+	if (n == 0)
+		return false;
+	for (const char *p = list; (p = strstr(p, t)) != NULL; p++)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+static bool
+is_python(const char *t)
+{
+	const char *b = base(t);
+
+	if (strncmp(b, "python", 6) != 0)
+		return false;
+	return strspn(b + 6, "0123456789.") == strlen(b + 6);
+}
+
+/* ---- option tables ---- */
+
+enum launcher { L_TORCH, L_SRUN, L_MPI };
+
+struct opt {
+	const char *names; /* spellings, space-separated; torch ones with '-' */
+	int args;          /* 0 flag, 1 value, 2 two values */
+	int key;
+	enum launcher launcher;
+};
+
+enum {
+	K_NONE,
+	K_NNODES,
+	K_NPROC,
+	K_NTASKS,
+	K_PERNODE,
+	K_NP,
+	K_ADDR,
+	K_PORT,
+	K_ENDPOINT,
+	K_ENV,
+	K_STANDALONE,
+	K_ENV2
+};
+
+/* Every launcher's options, each row saying whose (launcher-opts.def). */
+static const struct opt opts[] = {
+#define TORCH(names, nargs, kind) {names, nargs, kind, L_TORCH},
+#define SRUN(names, nargs, kind)  {names, nargs, kind, L_SRUN},
+#define MPI(names, nargs, kind)   {names, nargs, kind, L_MPI},
+#include "input/launcher-opts.def"
+#undef TORCH
+#undef SRUN
+#undef MPI
+    {NULL, 0, 0, 0},
+};
+
+/* The option word t (its name up to '=') of launcher l; NULL when unknown. */
+static const struct opt *
+find_opt(enum launcher l, const char *t)
+{
+	bool torch = l == L_TORCH;
+	size_t n = strcspn(t, "=");
+	char *name = mcinit_xasprintf("%.*s", (int)n, t);
+	const struct opt *hit = NULL;
+
+	if (torch && n >= 2 && name[0] == '-' && name[1] == '-') /* _ and - alike */
+		for (char *q = name + 2; *q; q++)
+			if (*q == '_')
+				*q = '-';
+	for (const struct opt *o = opts; o->names && hit == NULL; o++)
+		if (o->launcher == l && one_of(name, o->names))
+			hit = o;
+	free(name);
+	return hit;
+}
+
+/* Slurm-style short option with its value glued on (-N2): the table entry
+ * for "-N" and the value's text. */
+static const struct opt *
+find_glued(enum launcher l, const char *t, const char **val)
+{
+	char name[3] = {t[0], t[1], '\0'};
+	const struct opt *o;
+
+	if (t[0] != '-' || t[1] == '-' || t[1] == '\0' || t[2] == '\0')
+		return NULL;
+	o = find_opt(l, name);
+	if (o != NULL && o->args == 1) {
+		*val = t + 2;
+		return o;
+	}
+	return NULL;
+}
+
+static void
+record(struct lp *p, struct facts *f, const struct opt *o, const struct mcinit_lword *v,
+       const struct mcinit_lword *v2)
+{
+	switch (o->key) {
+	case K_NNODES:
+		f->nnodes = v;
+		break;
+	case K_NPROC:
+		f->nproc = v;
+		break;
+	case K_NTASKS:
+		f->ntasks = v;
+		break;
+	case K_PERNODE:
+		f->per_node = v;
+		break;
+	case K_NP:
+		f->np = v;
+		break;
+	case K_ADDR:
+		f->addr = v;
+		break;
+	case K_PORT:
+		f->port = v;
+		break;
+	case K_ENDPOINT:
+		f->endpoint = v;
+		break;
+	case K_ENV:
+		if (p->sink && p->sink->env && strchr(v->text, '=') != NULL) {
+			char *name = mcinit_xasprintf("%.*s", (int)strcspn(v->text, "="), v->text);
+
+			p->sink->env(p->sink->ctx, name, strchr(v->text, '=') + 1, v->line, v->col,
+			             1);
+			free(name);
+		}
+		break;
+	case K_ENV2:
+		if (p->sink && p->sink->env && v2 != NULL)
+			p->sink->env(p->sink->ctx, v->text, v2->text, v->line, v->col, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static const struct mcinit_lword *
+glued(struct lp *p, const struct mcinit_lword *opt, const char *text)
+{
+	struct scratch *sc = p->scratch;
+	struct mcinit_lword *w;
+
+	/* words point into sc->v: grow it in place only before anything is read */
+	if (sc->n == 64)
+		return opt;
+	if (sc->v == NULL)
+		sc->v = mcinit_xcalloc(64, sizeof *sc->v);
+	w = &sc->v[sc->n++];
+	*w = *opt;
+	w->text = mcinit_xstrdup(text);
+	return w;
+}
+
+/* Reads options of launcher l from p->i on, up to the first other word. */
+static void
+read_opts(struct lp *p, enum launcher l, struct facts *f)
+{
+	bool torch = l == L_TORCH;
+
+	while (p->i < p->n) {
+		const struct mcinit_lword *w = &p->w[p->i];
+		const char *t = w->text, *val = NULL;
+		const struct opt *o;
+
+		if (t[0] != '-' || t[1] == '\0')
+			return;
+		p->i++;
+		if (strcmp(t, "--") == 0)
+			return;
+		o = find_opt(l, t);
+		if (o == NULL && !torch && (o = find_glued(l, t, &val)) != NULL) {
+			record(p, f, o, glued(p, w, val), NULL);
+			continue;
+		}
+		if (o == NULL) {
+			/* unknown: a flag unless it carries its value */
+			continue;
+		}
+		if (o->key == K_STANDALONE)
+			f->standalone = true;
+		if (o->args == 0)
+			continue;
+		if (strchr(t, '=') != NULL) {
+			record(p, f, o, glued(p, w, strchr(t, '=') + 1), NULL);
+			continue;
+		}
+		if (p->i >= p->n)
+			return;
+		if (o->args == 2 && p->i + 1 < p->n) {
+			record(p, f, o, &p->w[p->i], &p->w[p->i + 1]);
+			p->i += 2;
+			continue;
+		}
+		record(p, f, o, &p->w[p->i], NULL);
+		p->i++;
+	}
+}
+
+/* ---- numbers ---- */
+
+/* A positive integer word; 0 when not one (or not known). */
+static long long
+count_of(const struct mcinit_lword *w)
+{
+	char *end;
+	long long v;
+
+	if (w == NULL || w->opaque)
+		return 0;
+	errno = 0;
+	v = strtoll(w->text, &end, 10);
+	return errno == 0 && *end == '\0' && end != w->text && v > 0 ? v : 0;
+}
+
+/* "N", "MIN:MAX" (torchrun) or "MIN-MAX" (Slurm): *max, *min; false when
+ * not of that form. */
+static bool
+range_of(const struct mcinit_lword *w, char sep, long long *min, long long *max)
+{
+	const char *s;
+	struct mcinit_lword a, b;
+	char *lo;
+	bool ok;
+
+	if (w == NULL || w->opaque)
+		return false;
+	s = strchr(w->text, sep);
+	if (s == NULL) {
+		*min = *max = count_of(w);
+		return *max > 0;
+	}
+	lo = mcinit_xasprintf("%.*s", (int)(s - w->text), w->text);
+	a = *w;
+	a.text = lo;
+	b = *w;
+	b.text = s + 1;
+	*min = count_of(&a);
+	*max = count_of(&b);
+	ok = *min > 0 && *max >= *min;
+	free(lo);
+	return ok;
+}
+
+/* ---- the chain ---- */
+
+static void
+unknown_value(struct lp *p, const char *launcher, const char *opt, const struct mcinit_lword *w)
+{
+	lnote(p, w->line, w->col,
+	      "%s %s `%s` is known only when the script runs; the world size is not taken from "
+	      "the launcher",
+	      launcher, opt, w->text);
+}
+
+static void
+set_addr(struct lp *p, const struct facts *f)
+{
+	struct mcinit_shlaunch *o = p->out;
+	const struct mcinit_lword *addr = f->addr, *port = f->port;
+	char *colon = NULL;
+
+	if (addr == NULL && f->endpoint != NULL && !f->endpoint->opaque) {
+		colon = strrchr(f->endpoint->text, ':');
+		if (colon != NULL) {
+			char *host = mcinit_xasprintf("%.*s", (int)(colon - f->endpoint->text),
+			                              f->endpoint->text);
+
+			addr = glued(p, f->endpoint, host);
+			port = glued(p, f->endpoint, colon + 1);
+			free(host);
+		}
+	}
+	if (addr != NULL && !addr->opaque && o->master_addr == NULL) {
+		o->master_addr = mcinit_xstrdup(addr->text);
+		o->addr_line = addr->line;
+		o->addr_col = addr->col;
+	}
+	if (port != NULL && !port->opaque && count_of(port) > 0 && o->master_port == 0) {
+		o->master_port = count_of(port);
+		o->port_line = port->line;
+		o->port_col = port->col;
+	}
+}
+
+static void
+torch_world(struct lp *p, const struct facts *f, const char *name)
+{
+	struct mcinit_shlaunch *o = p->out;
+	long long mn = 1, mx = 1, np = 1;
+	struct mcinit_buf src = {0};
+
+	if (f->nnodes != NULL && !range_of(f->nnodes, ':', &mn, &mx)) {
+		if (f->nnodes->opaque)
+			unknown_value(p, name, "--nnodes", f->nnodes);
+		else
+			lnote(p, f->nnodes->line, f->nnodes->col,
+			      "%s --nnodes `%s` is not N or MIN:MAX", name, f->nnodes->text);
+		return;
+	}
+	if (f->standalone && f->nnodes == NULL)
+		mn = mx = 1;
+	if (f->nproc != NULL && (np = count_of(f->nproc)) == 0) {
+		if (f->nproc->opaque)
+			unknown_value(p, name, "--nproc_per_node", f->nproc);
+		else
+			lnote(
+			    p, f->nproc->line, f->nproc->col,
+			    "%s --nproc_per_node %s: one process per device of the machine it runs "
+			    "on, not known here",
+			    name, f->nproc->text);
+		return;
+	}
+	o->nnodes = mx;
+	o->nnodes_min = mn;
+	o->nproc_per_node = np;
+	if (f->nnodes) {
+		o->nnodes_line = f->nnodes->line;
+		o->nnodes_col = f->nnodes->col;
+	}
+	if (f->nproc) {
+		o->nproc_line = f->nproc->line;
+		o->nproc_col = f->nproc->col;
+	}
+	if (__builtin_mul_overflow(mx, np, &o->world_size))
+		o->world_size = 0;
+	mcinit_buf_printf(&src, "%s --nnodes %s --nproc_per_node %lld", name,
+	                  f->nnodes ? f->nnodes->text : "1 (default)", np);
+	if (f->nproc == NULL)
+		mcinit_buf_adds(&src, " (default)");
+	o->world_size_source = mcinit_xstrdup(mcinit_buf_cstr(&src));
+	mcinit_buf_free(&src);
+	if (mn < mx)
+		lnote(p, f->nnodes->line, f->nnodes->col,
+		      "elastic job: %s --nnodes %s starts with %lld to %lld nodes; checked at the "
+		      "largest world size, %lld",
+		      name, f->nnodes->text, mn, mx, o->world_size);
+}
+
+/* srun or mpirun running the program itself: one rank per task. */
+static void
+task_world(struct lp *p, const struct facts *f, const struct facts *sb, const char *name)
+{
+	struct mcinit_shlaunch *o = p->out;
+	const struct mcinit_lword *ntasks = f->np ? f->np : f->ntasks ? f->ntasks : sb->ntasks;
+	const struct mcinit_lword *nodes = f->nnodes ? f->nnodes : sb->nnodes;
+	const struct mcinit_lword *per = f->per_node ? f->per_node : sb->per_node;
+	long long mn = 0, mx = 0, k;
+
+	if (ntasks != NULL) {
+		if ((o->world_size = count_of(ntasks)) == 0) {
+			unknown_value(p, name, "tasks", ntasks);
+			return;
+		}
+		o->world_size_source = mcinit_xasprintf(
+		    "%s --ntasks %s", ntasks == sb->ntasks ? "#SBATCH" : name, ntasks->text);
+		return;
+	}
+	if (nodes != NULL && !range_of(nodes, '-', &mn, &mx)) {
+		unknown_value(p, name, "nodes", nodes);
+		return;
+	}
+	if (per != NULL && (k = count_of(per)) == 0) {
+		unknown_value(p, name, "tasks per node", per);
+		return;
+	}
+	if (nodes == NULL && per == NULL)
+		return; /* nothing said: the allocation decides */
+	if (nodes == NULL) {
+		lnote(p, per->line, per->col,
+		      "%s: %s tasks per node, but the number of nodes is not given here", name,
+		      per->text);
+		return;
+	}
+	k = per ? count_of(per) : 1;
+	o->nnodes = mx;
+	o->nnodes_min = mn;
+	o->nproc_per_node = k;
+	o->nnodes_line = nodes->line;
+	o->nnodes_col = nodes->col;
+	if (__builtin_mul_overflow(mx, k, &o->world_size))
+		o->world_size = 0;
+	o->world_size_source = mcinit_xasprintf("%s --nodes %s x %s%s",
+	                                        nodes == sb->nnodes ? "#SBATCH" : name, nodes->text,
+	                                        per == NULL ? "1 task per node (Slurm's default)"
+	                                        : per == sb->per_node ? "#SBATCH --ntasks-per-node "
+	                                                              : "--ntasks-per-node ",
+	                                        per ? per->text : "");
+}
+
+static void
+sbatch_facts(struct lp *p, const struct mcinit_lword *sb, size_t ns, struct facts *f)
+{
+	struct lp q = {sb, ns, 0, p->sink, p->out, p->scratch};
+
+	while (q.i < q.n) {
+		size_t before = q.i;
+
+		read_opts(&q, L_SRUN, f);
+		if (q.i == before)
+			q.i++;
+	}
+}
+
+void
+mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_lword *sbatch,
+                    size_t ns, const struct mcinit_launch_sink *sink, struct mcinit_shlaunch *out)
+{
+	struct scratch sc = {NULL, 0};
+	struct lp p = {w, n, 0, sink, out, &sc};
+	struct facts sb = {0}, task = {0}, torch = {0};
+	struct mcinit_buf chain = {0};
+	const char *task_name = NULL, *torch_name = NULL;
+
+	memset(out, 0, sizeof *out);
+	sbatch_facts(&p, sbatch, ns, &sb);
+	while (p.i < p.n) {
+		const struct mcinit_lword *cw = &p.w[p.i];
+		const char *b = base(cw->text);
+
+		if (out->line == 0 && (one_of(b, "torchrun srun mpirun mpiexec") || is_python(b))) {
+			out->line = cw->line;
+			out->col = cw->col;
+		}
+		if (strcmp(b, "torchrun") == 0) {
+			p.i++;
+			read_opts(&p, L_TORCH, &torch);
+			torch_name = "torchrun";
+			mcinit_buf_printf(&chain, "%storchrun", chain.len ? " + " : "");
+			break; /* the next word is the script */
+		} else if (one_of(b, "srun mpirun mpiexec") && task_name == NULL) {
+			p.i++;
+			read_opts(&p, strcmp(b, "srun") == 0 ? L_SRUN : L_MPI, &task);
+			task_name = strcmp(b, "srun") == 0 ? "srun" : b;
+			mcinit_buf_printf(&chain, "%s%s", chain.len ? " + " : "", task_name);
+		} else if (is_python(b)) {
+			p.i++;
+			while (p.i < p.n && p.w[p.i].text[0] == '-' &&
+			       strcmp(p.w[p.i].text, "-m") != 0)
+				p.i += one_of(p.w[p.i].text, "-W -X") ? 2 : 1;
+			if (p.i + 1 < p.n && strcmp(p.w[p.i].text, "-m") == 0 &&
+			    one_of(p.w[p.i + 1].text,
+			           "torch.distributed.run torch.distributed.launch")) {
+				torch_name = strcmp(p.w[p.i + 1].text, "torch.distributed.run") == 0
+				                 ? "python -m torch.distributed.run"
+				                 : "python -m torch.distributed.launch";
+				p.i += 2;
+				read_opts(&p, L_TORCH, &torch);
+				mcinit_buf_printf(&chain, "%s%s", chain.len ? " + " : "",
+				                  torch_name);
+			}
+			break;
+		} else if (strcmp(b, "deepspeed") == 0) {
+			lnote(&p, cw->line, cw->col,
+			      "deepspeed launcher: mcinit does not read its options; the world "
+			      "size is "
+			      "not taken from it");
+			break;
+		} else {
+			p.i++; /* a wrapper (env, exec, nohup, uv run, nsys profile ...) */
+			if (strcmp(b, "env") == 0)
+				while (p.i < p.n && strchr(p.w[p.i].text, '=') != NULL &&
+				       p.w[p.i].text[0] != '-') {
+					const struct mcinit_lword *e = &p.w[p.i++];
+					char *name = mcinit_xasprintf(
+					    "%.*s", (int)strcspn(e->text, "="), e->text);
+
+					if (sink && sink->env)
+						sink->env(sink->ctx, name, strchr(e->text, '=') + 1,
+						          e->line, e->col, 0);
+					free(name);
+				}
+		}
+	}
+	if (chain.len > 0)
+		out->launcher = mcinit_xstrdup(mcinit_buf_cstr(&chain));
+	mcinit_buf_free(&chain);
+	set_addr(&p, &torch);
+	if (torch_name != NULL)
+		torch_world(&p, &torch, torch_name);
+	else if (task_name != NULL)
+		task_world(&p, &task, &sb, task_name);
+	for (size_t k = 0; k < sc.n; k++)
+		free((char *)sc.v[k].text);
+	free(sc.v);
+}
+
+void
+mcinit_launch_clear(struct mcinit_shlaunch *l)
+{
+	if (l == NULL)
+		return;
+	free(l->launcher);
+	free(l->world_size_source);
+	free(l->master_addr);
+	memset(l, 0, sizeof *l);
+}

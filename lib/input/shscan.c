@@ -1,0 +1,2718 @@
+/* shscan.c — see shscan.h.
+ *
+ * One pass over the text.  Every word is lexed into a "pstr": its characters,
+ * each with the position it was written at, the variable it came from and a
+ * few flags, plus zero-width markers.  Expansions are performed while lexing
+ * (the variables they read were all assigned earlier in the text), then the
+ * word is split into fields the way bash would, or joined into one value for
+ * an assignment.  Keeping positions per character is what lets a word split
+ * out of `ARGS="--a 1 --b 2"` point at its own place inside that string.
+ */
+#include "input/shscan.h"
+
+#include "input/launch-cmdline.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Characters all expansions together may produce: far above any real script,
+ * low enough that `A="$A$A"` repeated cannot exhaust memory. */
+#define BUDGET_BASE ((size_t)1 << 21)
+#define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}} */
+#define SNIP_MAX    60 /* bytes of source quoted in a note */
+
+#define GROW(arr, cap, need)                                                                       \
+	do {                                                                                       \
+		if ((need) > (cap)) {                                                              \
+			size_t nc_ = (cap) ? (cap)*2 : 8;                                          \
+			while (nc_ < (need))                                                       \
+				nc_ *= 2;                                                          \
+			(arr) = mcinit_xrealloc((arr), nc_ * sizeof *(arr));                       \
+			(cap) = nc_;                                                               \
+		}                                                                                  \
+	} while (0)
+
+enum {
+	PF_QUOTED = 1,   /* protected from field splitting */
+	PF_OPAQUE = 2,   /* unexpandable text kept as written (never split) */
+	PF_EMPTYQ = 4,   /* marker: quotes were here, so an empty field exists */
+	PF_BREAK = 8,    /* marker: field boundary between "${a[@]}" elements */
+	PF_SRCQ = 16,    /* in a variable's value: was quoted where assigned */
+	PF_RESPLIT = 32, /* a field bash split out of such a quoted string */
+};
+#define PF_MARK (PF_EMPTYQ | PF_BREAK)
+
+struct pch {
+	char c;
+	unsigned char fl;
+	int line, col;
+	int var; /* index into sx.vars, -1 = written in the command */
+	int ev;  /* index into sx.ev (a note to attach), -1 = none */
+};
+
+struct pstr {
+	struct pch *v;
+	size_t n, cap;
+};
+
+struct plist {
+	struct pstr *v;
+	size_t n, cap;
+};
+
+struct var {
+	char *name;
+	int defined;
+	int exported;     /* export, declare -x, set -a */
+	int was_unset;    /* unset by the script (and not assigned since) */
+	int line, col;    /* its last assignment, export or unset */
+	struct plist val; /* a string variable has exactly one element */
+	int is_array;
+};
+
+struct group { /* an assignment, kept for the fallback */
+	struct plist f;
+};
+
+struct cand {
+	struct plist w;           /* every word of the command */
+	size_t py;                /* index of the .py word */
+	struct mcinit_shenv *env; /* the job's environment when it runs */
+	size_t nenv;
+};
+
+/* An `if` being read.  cond: 1 true, 0 false, -1 unknown (then every
+ * branch is read, as before conditions were evaluated); awaiting: 1 the
+ * condition is being read, 0 in a branch taken, -1 in one not taken. */
+struct ifr {
+	int parent_dead;
+	int cond, negate, ncmds, awaiting;
+	int taken, unknown;
+	int op; /* between the condition's commands: 0, '|' (||) or '&' (&&) */
+	int line, col;
+	/* a `case` instead: its word (NULL when known only at run time), and
+	 * awaiting 1 while a clause's patterns are read */
+	int is_case, matched;
+	char *subject;
+};
+
+struct hdoc {
+	char *delim;
+	int strip, line, col;
+};
+
+struct sx {
+	const char *s;
+	size_t len, i;
+	int line, col;
+	struct mcinit_err *err;
+	int depth;
+	size_t budget;
+	int exhausted;
+	size_t nat; /* count of quoted [@] expansions, to tell "" from "${empty[@]}" */
+	struct var *vars;
+	size_t nvars, capvars;
+	int *hash; /* open addressing, var index + 1, 0 = free */
+	size_t hcap;
+	struct mcinit_shnote *ev; /* notes attached to characters */
+	size_t nev, capev;
+	struct mcinit_shnote *notes; /* notes about the script itself */
+	size_t nnotes, capnotes;
+	struct hdoc *hd;
+	size_t nhd, caphd;
+	struct group *groups;
+	size_t ngroups, capgroups;
+	struct cand *cands; /* commands that run a .py script */
+	size_t ncands, capcands;
+	int allexport;   /* set -a */
+	struct ifr *ifs; /* open if ... fi, innermost last */
+	size_t nifs, capifs;
+	int dead;                    /* inside a branch bash does not take: no effects */
+	int last_op;                 /* the command just read ended with || ('|') or && ('&'),
+	                              * ;; (';'), ) or | (in a case clause's patterns) */
+	int seen_cmd;                /* a command was read: #SBATCH lines end there */
+	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
+	size_t nsbatch;
+};
+
+/* ---- small helpers ---- */
+
+static void
+note_add(struct mcinit_shnote **v, size_t *n, size_t *cap, int line, int col, char *msg)
+{
+	GROW(*v, *cap, *n + 1);
+	(*v)[*n].msg = msg;
+	(*v)[*n].line = line;
+	(*v)[*n].col = col;
+	(*n)++;
+}
+
+static void __attribute__((format(printf, 4, 5)))
+script_note(struct sx *x, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+static int __attribute__((format(printf, 4, 5)))
+add_event(struct sx *x, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_add(&x->ev, &x->nev, &x->capev, line, col, mcinit_xvasprintf(fmt, ap));
+	va_end(ap);
+	return (int)x->nev - 1;
+}
+
+static int
+fail(struct sx *x, int line, int col, const char *what)
+{
+	return mcinit_err_at(x->err, MCINIT_E_PARSE, NULL, line, col, "%s", what);
+}
+
+/* Source text [a, b) for a note, shortened. */
+static char *
+snip(struct sx *x, size_t a, size_t b)
+{
+	size_t n = b - a;
+
+	if (n > SNIP_MAX)
+		return mcinit_xasprintf("%.*s...", SNIP_MAX, x->s + a);
+	return mcinit_xasprintf("%.*s", (int)n, x->s + a);
+}
+
+static int
+peekc(const struct sx *x, size_t k)
+{
+	return x->i + k < x->len ? (unsigned char)x->s[x->i + k] : -1;
+}
+
+static void
+adv(struct sx *x)
+{
+	unsigned char c = (unsigned char)x->s[x->i++];
+
+	if (c == '\n') {
+		x->line++;
+		x->col = 1;
+	} else if ((c & 0xC0) != 0x80) {
+		x->col++;
+	}
+}
+
+static int
+at_cont(const struct sx *x)
+{
+	return peekc(x, 0) == '\\' &&
+	       (peekc(x, 1) == '\n' || (peekc(x, 1) == '\r' && peekc(x, 2) == '\n'));
+}
+
+static void
+skip_cont(struct sx *x)
+{
+	while (at_cont(x)) {
+		adv(x);
+		if (peekc(x, 0) == '\r')
+			adv(x);
+		adv(x);
+	}
+}
+
+static int
+is_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int
+is_sep(int c)
+{
+	return c < 0 || is_blank(c) || c == '\n' || (c != 0 && strchr(";&|()<>", c) != NULL);
+}
+
+static int
+is_ident(int c, int first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+static int
+is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void
+skip_blanks(struct sx *x)
+{
+	for (;;) {
+		skip_cont(x);
+		if (!is_blank(peekc(x, 0)))
+			return;
+		adv(x);
+	}
+}
+
+static void
+skip_comment(struct sx *x)
+{
+	while (peekc(x, 0) >= 0 && peekc(x, 0) != '\n')
+		adv(x);
+}
+
+/* ---- pstr / plist ---- */
+
+static void
+exhaust(struct sx *x)
+{
+	if (x->exhausted)
+		return;
+	x->exhausted = 1;
+	script_note(x, 0, 0,
+	            "expansion stopped after %zu characters (a variable that grows "
+	            "exponentially?); later words may be missing",
+	            BUDGET_BASE);
+}
+
+static void
+put(struct pstr *p, struct pch ch)
+{
+	if (p == NULL)
+		return;
+	GROW(p->v, p->cap, p->n + 1);
+	p->v[p->n++] = ch;
+}
+
+/* Copying a variable's value is the only way output can outgrow the input,
+ * so only that is charged to the budget; once spent, expansions yield
+ * nothing while text written in the script is still read. */
+static int
+charge(struct sx *x, size_t n)
+{
+	if (x->budget < n) {
+		x->budget = 0;
+		exhaust(x);
+		return 0;
+	}
+	x->budget -= n;
+	return 1;
+}
+
+static void
+putc_at(struct pstr *p, int c, unsigned fl, int line, int col)
+{
+	put(p, (struct pch){(char)c, (unsigned char)fl, line, col, -1, -1});
+}
+
+static void
+ps_free(struct pstr *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof *p);
+}
+
+static void
+pl_free(struct plist *l)
+{
+	for (size_t k = 0; k < l->n; k++)
+		ps_free(&l->v[k]);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+static void
+pl_push(struct plist *l, struct pstr *p) /* takes ownership of *p */
+{
+	GROW(l->v, l->cap, l->n + 1);
+	l->v[l->n++] = *p;
+	memset(p, 0, sizeof *p);
+}
+
+static size_t
+ps_nchars(const struct pstr *p)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < p->n; k++)
+		n += !(p->v[k].fl & PF_MARK);
+	return n;
+}
+
+static char *
+ps_text(const struct pstr *p)
+{
+	char *t = mcinit_xmalloc(p->n + 1);
+	size_t n = 0;
+
+	for (size_t k = 0; k < p->n; k++)
+		if (!(p->v[k].fl & PF_MARK))
+			t[n++] = p->v[k].c;
+	t[n] = '\0';
+	return t;
+}
+
+static int
+ps_opaque(const struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].fl & PF_OPAQUE)
+			return 1;
+	return 0;
+}
+
+static void
+ps_copy(struct pstr *dst, const struct pstr *src)
+{
+	for (size_t k = 0; k < src->n; k++)
+		put(dst, src->v[k]);
+}
+
+/* ---- variables ---- */
+
+static uint32_t
+hash_name(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static int
+var_find(const struct sx *x, const char *name, size_t n)
+{
+	if (x->hcap == 0)
+		return -1;
+	for (size_t h = hash_name(name, n) & (x->hcap - 1);; h = (h + 1) & (x->hcap - 1)) {
+		int k = x->hash[h] - 1;
+
+		if (k < 0)
+			return -1;
+		if (strlen(x->vars[k].name) == n && memcmp(x->vars[k].name, name, n) == 0)
+			return k;
+	}
+}
+
+static void
+hash_insert(struct sx *x, int k)
+{
+	const char *name = x->vars[k].name;
+	size_t h = hash_name(name, strlen(name)) & (x->hcap - 1);
+
+	while (x->hash[h] != 0)
+		h = (h + 1) & (x->hcap - 1);
+	x->hash[h] = k + 1;
+}
+
+static int
+var_get(struct sx *x, const char *name, size_t n)
+{
+	int k = var_find(x, name, n);
+
+	if (k >= 0)
+		return k;
+	if (2 * (x->nvars + 1) > x->hcap) {
+		x->hcap = x->hcap ? 2 * x->hcap : 64;
+		free(x->hash);
+		x->hash = mcinit_xcalloc(x->hcap, sizeof *x->hash);
+		for (size_t j = 0; j < x->nvars; j++)
+			hash_insert(x, (int)j);
+	}
+	GROW(x->vars, x->capvars, x->nvars + 1);
+	memset(&x->vars[x->nvars], 0, sizeof x->vars[x->nvars]);
+	x->vars[x->nvars].name = mcinit_xasprintf("%.*s", (int)n, name);
+	hash_insert(x, (int)x->nvars);
+	return (int)x->nvars++;
+}
+
+/* ---- lexing ---- */
+
+static int lex_word(struct sx *x, struct pstr *out, int term, int inq);
+static int lex_dollar(struct sx *x, struct pstr *out, int quoted);
+
+/* Appends source bytes [a, x->i) as unexpandable text with a note. */
+static void
+opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted, const char *why)
+{
+	char *raw;
+	int ev;
+
+	if (out == NULL)
+		return;
+	raw = snip(x, a, x->i);
+	ev = add_event(x, line, col, "`%s`: %s; word kept as written", raw, why);
+	free(raw);
+	for (size_t k = a; k < x->i; k++) {
+		unsigned char c = (unsigned char)x->s[k];
+
+		put(out,
+		    (struct pch){(char)c, (unsigned char)(PF_OPAQUE | (quoted ? PF_QUOTED : 0)),
+		                 line, col, -1, ev});
+		if (c == '\n') {
+			line++;
+			col = 1;
+		} else if ((c & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+}
+
+/* Skips to the `close` matching an already consumed `open`, over quotes. */
+static int
+skip_nested(struct sx *x, int open, int close)
+{
+	int depth = 1, c;
+
+	while (depth > 0) {
+		c = peekc(x, 0);
+		if (c < 0)
+			return -1;
+		if (c == '\\') {
+			adv(x);
+			if (peekc(x, 0) >= 0)
+				adv(x);
+			continue;
+		}
+		if (open < 0 && c == close) {
+			depth--;
+		} else if (c == '\'' || c == '"' || c == '`') {
+			adv(x);
+			while (peekc(x, 0) >= 0 && peekc(x, 0) != c) {
+				if (c != '\'' && peekc(x, 0) == '\\')
+					adv(x);
+				if (peekc(x, 0) >= 0)
+					adv(x);
+			}
+			if (peekc(x, 0) < 0)
+				return -1;
+		} else if (c == open) {
+			depth++;
+		} else if (c == close) {
+			depth--;
+		}
+		adv(x);
+	}
+	return 0;
+}
+
+static int
+lex_sq(struct sx *x, struct pstr *out)
+{
+	int line = x->line, col = x->col;
+	size_t n0 = out ? out->n : 0;
+
+	adv(x);
+	for (;;) {
+		int c = peekc(x, 0);
+
+		if (c < 0)
+			return fail(x, line, col, "unterminated single quote");
+		if (c == '\'')
+			break;
+		putc_at(out, c, PF_QUOTED, x->line, x->col);
+		adv(x);
+	}
+	adv(x);
+	if (out && out->n == n0)
+		putc_at(out, 0, PF_EMPTYQ, line, col);
+	return 0;
+}
+
+static int
+hexval(int c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One escape of $'...' after its backslash: the byte, or -2 when the
+ * escape is unknown (the backslash stays, the character follows). */
+static int
+ansi_escape(struct sx *x)
+{
+	static const char from[] = "abefnrtv\\'\"?", to[] = "\a\b\033\f\n\r\t\v\\'\"?";
+	int c = peekc(x, 0), v = 0, k;
+	const char *p = c > 0 ? strchr(from, c) : NULL;
+
+	if (p != NULL) {
+		adv(x);
+		return to[p - from];
+	}
+	if (c == 'x' && hexval(peekc(x, 1)) >= 0) {
+		adv(x);
+		for (k = 0; k < 2 && hexval(peekc(x, 0)) >= 0; k++, adv(x))
+			v = v * 16 + hexval(peekc(x, 0));
+		return v;
+	}
+	if (c >= '0' && c <= '7') {
+		for (k = 0; k < 3 && peekc(x, 0) >= '0' && peekc(x, 0) <= '7'; k++, adv(x))
+			v = v * 8 + peekc(x, 0) - '0';
+		return v & 0xFF;
+	}
+	return -2; /* unknown: keep the backslash and the character */
+}
+
+/* $'...' (cursor at the quote). */
+static int
+lex_ansi(struct sx *x, struct pstr *out, int line, int col)
+{
+	size_t n0 = out ? out->n : 0;
+
+	adv(x);
+	for (;;) {
+		int c = peekc(x, 0), l = x->line, cl = x->col;
+
+		if (c < 0)
+			return fail(x, line, col, "unterminated $'...' quote");
+		if (c == '\'')
+			break;
+		adv(x);
+		if (c == '\\' && peekc(x, 0) >= 0) {
+			c = ansi_escape(x);
+			if (c == -2) {
+				putc_at(out, '\\', PF_QUOTED, l, cl);
+				continue;
+			}
+		}
+		if (c > 0) /* a NUL ends a C string: drop it, as bash does */
+			putc_at(out, c, PF_QUOTED, l, cl);
+	}
+	adv(x);
+	if (out && out->n == n0)
+		putc_at(out, 0, PF_EMPTYQ, line, col);
+	return 0;
+}
+
+static int
+lex_dq(struct sx *x, struct pstr *out)
+{
+	int line = x->line, col = x->col;
+	size_t n0 = out ? out->n : 0, at0 = x->nat;
+
+	adv(x);
+	for (;;) {
+		int c;
+
+		skip_cont(x);
+		c = peekc(x, 0);
+		if (c < 0)
+			return fail(x, line, col, "unterminated double quote");
+		if (c == '"')
+			break;
+		if (c == '\\' && peekc(x, 1) > 0 && strchr("$`\"\\", peekc(x, 1))) {
+			int l = x->line, cl = x->col;
+
+			adv(x);
+			putc_at(out, peekc(x, 0), PF_QUOTED, l, cl);
+			adv(x);
+		} else if (c == '$') {
+			if (lex_dollar(x, out, 1) < 0)
+				return -1;
+		} else if (c == '`') {
+			size_t a = x->i;
+			int l = x->line, cl = x->col;
+
+			adv(x);
+			if (skip_nested(x, -1, '`') < 0)
+				return fail(x, l, cl, "unterminated backquote");
+			opaque(x, out, a, l, cl, 1, "command substitution");
+		} else {
+			putc_at(out, c, PF_QUOTED, x->line, x->col);
+			adv(x);
+		}
+	}
+	adv(x);
+	if (out && out->n == n0 && x->nat == at0)
+		putc_at(out, 0, PF_EMPTYQ, line, col);
+	return 0;
+}
+
+/* Where an element was written: its first character or empty-marker. */
+static void
+el_pos(const struct pstr *el, int *line, int *col, int *var)
+{
+	if (el->n > 0) {
+		*line = el->v[0].line;
+		*col = el->v[0].col;
+		*var = el->v[0].var;
+	}
+}
+
+static void
+append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted)
+{
+	if (!charge(x, el->n))
+		return;
+	for (size_t k = 0; k < el->n; k++) {
+		struct pch ch = el->v[k];
+
+		if (ch.fl & PF_MARK)
+			continue;
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) | (quoted ? PF_QUOTED : 0));
+		put(out, ch);
+	}
+}
+
+enum sub { SUB_NONE, SUB_AT, SUB_STAR, SUB_INDEX };
+
+static void
+select_range(const struct var *v, enum sub sub, long idx, size_t *from, size_t *to)
+{
+	size_t n = v->val.n;
+
+	*from = 0;
+	*to = n;
+	if (sub == SUB_NONE) {
+		*to = n > 0;
+	} else if (sub == SUB_INDEX) {
+		long k = idx < 0 ? (long)n + idx : idx;
+
+		if (k < 0 || (size_t)k >= n)
+			*to = 0;
+		else
+			*from = (size_t)k, *to = (size_t)k + 1;
+	}
+}
+
+static int
+var_null(const struct var *v, enum sub sub, long idx)
+{
+	size_t from, to;
+
+	select_range(v, sub, idx, &from, &to);
+	for (size_t k = from; k < to; k++)
+		if (ps_nchars(&v->val.v[k]) > 0)
+			return 0;
+	return 1;
+}
+
+static void
+expand_var(struct sx *x, struct pstr *out, int vi, enum sub sub, long idx, int quoted, int line,
+           int col)
+{
+	const struct var *v = &x->vars[vi];
+	size_t from, to, n0 = out ? out->n : 0;
+
+	if (out == NULL)
+		return;
+	select_range(v, sub, idx, &from, &to);
+	if (sub == SUB_AT && quoted) {
+		/* "${a[@]}": one field per element, even empty ones */
+		x->nat++;
+		for (size_t k = from; k < to; k++) {
+			const struct pstr *el = &v->val.v[k];
+			int l = line, c = col, var = vi;
+
+			el_pos(el, &l, &c, &var);
+			if (k > from)
+				put(out, (struct pch){0, PF_BREAK, l, c, var, -1});
+			append_el(x, out, el, 1);
+			if (ps_nchars(el) == 0)
+				put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
+		}
+		return;
+	}
+	for (size_t k = from; k < to; k++) {
+		if (k > from)
+			putc_at(out, ' ', quoted ? PF_QUOTED : 0, line, col);
+		append_el(x, out, &v->val.v[k], quoted);
+	}
+	if (quoted && out->n == n0) {
+		int l = line, c = col, var = vi;
+
+		if (from < to)
+			el_pos(&v->val.v[from], &l, &c, &var);
+		put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
+	}
+}
+
+/* Gives every character of p that has no note the note ev. */
+static void
+attach_event(struct pstr *p, int ev)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].ev < 0)
+			p->v[k].ev = ev;
+}
+
+static void assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int col);
+
+struct bparam {
+	size_t start; /* offset of the `$` */
+	int line, col, quoted;
+	int vi;    /* variable index, -1 for positional/special or unknown */
+	int known; /* assigned in the script */
+	enum sub sub;
+	long idx;
+	int colon, op; /* op: 0, '-', '=', '+', '?' */
+};
+
+/* The word of ${v:-word} and friends, used: lex it, then append it. */
+static int
+use_word(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	struct pstr w = {0};
+	int ret = -1;
+
+	if (lex_word(x, out ? &w : NULL, '}', b->quoted) < 0)
+		goto out;
+	if (peekc(x, 0) != '}') {
+		ret = fail(x, b->line, b->col, "unterminated ${");
+		goto out;
+	}
+	adv(x);
+	ret = 0;
+	if (out == NULL)
+		goto out;
+	if (!b->known) {
+		char *raw = snip(x, b->start, x->i);
+
+		attach_event(&w,
+		             add_event(x, b->line, b->col,
+		                       "`%s`: %s is not assigned in this script; assuming "
+		                       "it is unset and using the default",
+		                       raw, b->vi >= 0 ? x->vars[b->vi].name : "the parameter"));
+		free(raw);
+	}
+	if (b->op == '=' && b->vi >= 0) {
+		struct pstr val = {0};
+
+		ps_copy(&val, &w);
+		assign_scalar(x, b->vi, &val, 0, b->line, b->col);
+		for (size_t k = 0; k < w.n; k++)
+			if (w.v[k].var < 0)
+				w.v[k].var = b->vi;
+	}
+	for (size_t k = 0; k < w.n; k++) {
+		struct pch ch = w.v[k];
+
+		if (b->quoted && !(ch.fl & PF_MARK))
+			ch.fl |= PF_QUOTED;
+		put(out, ch);
+	}
+	if (b->quoted && w.n == 0) /* "${v:-}" is still one (empty) word */
+		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
+out:
+	ps_free(&w);
+	return ret;
+}
+
+/* Evaluates a parsed ${...} whose operator word (if any) is at the cursor. */
+static int
+eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	enum { VALUE, EMPTY, OPAQUE } what = b->known ? VALUE : OPAQUE;
+	const char *why = b->vi >= 0 ? "variable not assigned in this script"
+	                             : "script argument or special parameter";
+	size_t from = 0, to = 0;
+	int null, set;
+
+	if (b->known)
+		select_range(&x->vars[b->vi], b->sub, b->idx, &from, &to);
+	/* an empty array, or a missing element, is unset as far as ${v-w} goes */
+	null = !b->known || var_null(&x->vars[b->vi], b->sub, b->idx);
+	set = b->known && from < to && (!b->colon || !null);
+
+	if ((b->op == '-' || b->op == '=') && !set)
+		return use_word(x, out, b);
+	if (b->op == '+' && set)
+		return use_word(x, out, b);
+	if (b->op == '+' && b->known)
+		what = EMPTY; /* assigned but null: ${v:+w} is empty */
+	if (b->op == '?' && !set) {
+		what = OPAQUE;
+		if (b->known)
+			why = "variable is empty, so the script would stop here";
+	}
+	if (b->op != 0) {
+		if (lex_word(x, NULL, '}', b->quoted) < 0)
+			return -1;
+		if (peekc(x, 0) != '}')
+			return fail(x, b->line, b->col, "unterminated ${");
+	}
+	adv(x); /* the closing brace */
+	if (what == VALUE)
+		expand_var(x, out, b->vi, b->sub, b->idx, b->quoted, b->line, b->col);
+	else if (what == EMPTY && b->quoted)
+		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
+	else if (what == OPAQUE)
+		opaque(x, out, b->start, b->line, b->col, b->quoted, why);
+	return 0;
+}
+
+/* Reads `[sub]` after a name; returns 0 ok, 1 unsupported subscript. */
+static int
+read_subscript(struct sx *x, struct bparam *b)
+{
+	size_t a;
+	char *end;
+
+	b->sub = SUB_NONE;
+	if (peekc(x, 0) != '[')
+		return 0;
+	adv(x);
+	a = x->i;
+	while (peekc(x, 0) >= 0 && peekc(x, 0) != ']' && peekc(x, 0) != '}')
+		adv(x);
+	if (peekc(x, 0) != ']')
+		return 1;
+	adv(x);
+	if (x->i - a == 2 && (x->s[a] == '@' || x->s[a] == '*')) {
+		b->sub = x->s[a] == '@' ? SUB_AT : SUB_STAR;
+		return 0;
+	}
+	if (x->i - a > 1 && x->i - a < 20) {
+		char num[24];
+
+		memcpy(num, x->s + a, x->i - a - 1);
+		num[x->i - a - 1] = '\0';
+		b->idx = strtol(num, &end, 10);
+		if (*end == '\0' && end != num) {
+			b->sub = SUB_INDEX;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* ${...}; the cursor is at the `{`. */
+static int
+lex_brace(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	int c, unsupported = 0;
+	size_t a;
+
+	adv(x);
+	c = peekc(x, 0);
+	a = x->i;
+	if (is_ident(c, 1)) {
+		while (is_ident(peekc(x, 0), 0))
+			adv(x);
+		b->vi = var_find(x, x->s + a, x->i - a);
+		b->known = b->vi >= 0 && x->vars[b->vi].defined;
+		if (b->vi < 0 && out != NULL)
+			b->vi = var_get(x, x->s + a, x->i - a);
+	} else if (is_digit(c)) {
+		while (is_digit(peekc(x, 0)))
+			adv(x);
+	} else if (c > 0 && strchr("@*?$-", c) && peekc(x, 1) >= 0) {
+		adv(x);
+	} else {
+		unsupported = 1; /* ${#v}, ${!v}, ${} ... */
+	}
+	if (!unsupported)
+		unsupported = read_subscript(x, b);
+	c = peekc(x, 0);
+	if (!unsupported && c == '}') {
+		return eval_bparam(x, out, b);
+	} else if (!unsupported && c == ':' && peekc(x, 1) > 0 && strchr("-=+?", peekc(x, 1))) {
+		b->colon = 1;
+		b->op = peekc(x, 1);
+		adv(x);
+		adv(x);
+		return eval_bparam(x, out, b);
+	} else if (!unsupported && c > 0 && strchr("-=+?", c)) {
+		b->op = c;
+		adv(x);
+		return eval_bparam(x, out, b);
+	}
+	if (skip_nested(x, '{', '}') < 0)
+		return fail(x, b->line, b->col, "unterminated ${");
+	opaque(x, out, b->start, b->line, b->col, b->quoted,
+	       "parameter expansion mcinit does not evaluate");
+	return 0;
+}
+
+/* ---- $((...)) arithmetic, as bash evaluates it (64-bit, wrapping) ---- */
+
+struct arith {
+	struct sx *x;
+	const char *s;
+	size_t n, i;
+	const char *why; /* set when the value cannot be known */
+	int depth;
+};
+
+static long long arith_expr(struct arith *a, int prec);
+
+static void
+arith_ws(struct arith *a)
+{
+	while (a->i < a->n && strchr(" \t\n\r", a->s[a->i]) != NULL)
+		a->i++;
+}
+
+static int
+arith_peek(struct arith *a, const char *op)
+{
+	size_t n = strlen(op);
+
+	arith_ws(a);
+	return a->n - a->i >= n && memcmp(a->s + a->i, op, n) == 0;
+}
+
+/* A number: decimal, 0x hex, 0 octal, BASE#digits. */
+static long long
+arith_number(struct arith *a)
+{
+	unsigned long long v = 0;
+	int base = 10;
+	size_t st = a->i;
+
+	while (a->i < a->n && (is_ident((unsigned char)a->s[a->i], 0) || a->s[a->i] == '#'))
+		a->i++;
+	{
+		char *t = mcinit_xasprintf("%.*s", (int)(a->i - st), a->s + st),
+		     *hash = strchr(t, '#'), *d = t, *end;
+
+		if (hash != NULL) {
+			*hash = '\0';
+			base = atoi(t);
+			d = hash + 1;
+		} else if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+			base = 16;
+			d = t + 2;
+		} else if (t[0] == '0' && t[1] != '\0') {
+			base = 8;
+			d = t + 1;
+		}
+		if (base < 2 || base > 36) {
+			a->why = "invalid arithmetic base";
+		} else {
+			errno = 0;
+			v = strtoull(d, &end, base);
+			if (*end != '\0' || end == d)
+				a->why = "invalid number in arithmetic";
+		}
+		free(t);
+	}
+	return (long long)v;
+}
+
+static long long
+arith_var(struct arith *a, const char *name, size_t len)
+{
+	int vi = var_find(a->x, name, len);
+	const struct var *v = vi >= 0 ? &a->x->vars[vi] : NULL;
+	struct arith sub = {0};
+	long long r;
+	char *t;
+
+	if (v == NULL || !v->defined) {
+		a->why = "a variable not assigned in this script";
+		return 0;
+	}
+	if (v->val.n == 0 || ps_opaque(&v->val.v[0])) {
+		a->why = "a variable known only at run time";
+		return 0;
+	}
+	if (a->depth > 16) {
+		a->why = "arithmetic variables refer to each other too deeply";
+		return 0;
+	}
+	t = ps_text(&v->val.v[0]);
+	sub.x = a->x;
+	sub.s = t;
+	sub.n = strlen(t);
+	sub.depth = a->depth + 1;
+	r = sub.n == 0 ? 0 : arith_expr(&sub, 0); /* bash: an empty value is 0 */
+	arith_ws(&sub);
+	if (sub.why == NULL && sub.i < sub.n)
+		sub.why = "a variable whose value is not a number";
+	if (sub.why != NULL)
+		a->why = sub.why;
+	free(t);
+	return r;
+}
+
+static long long
+arith_unary(struct arith *a)
+{
+	char c;
+
+	arith_ws(a);
+	if (a->i >= a->n) {
+		a->why = "arithmetic syntax error";
+		return 0;
+	}
+	c = a->s[a->i];
+	if (arith_peek(a, "++") || arith_peek(a, "--")) {
+		a->why = "++/-- in arithmetic";
+		return 0;
+	}
+	if (strchr("+-!~", c)) {
+		long long v;
+
+		a->i++;
+		v = arith_unary(a);
+		return c == '-'   ? (long long)(0 - (unsigned long long)v)
+		       : c == '!' ? !v
+		       : c == '~' ? ~v
+		                  : v;
+	}
+	if (c == '(') {
+		long long v;
+
+		a->i++;
+		v = arith_expr(a, 0);
+		if (!arith_peek(a, ")"))
+			a->why = "arithmetic syntax error";
+		else
+			a->i++;
+		return v;
+	}
+	if (c == '$') { /* $V and ${V} inside $((...)) */
+		size_t st;
+
+		a->i++;
+		if (a->i < a->n && a->s[a->i] == '{') {
+			st = ++a->i;
+			while (a->i < a->n && is_ident((unsigned char)a->s[a->i], a->i == st))
+				a->i++;
+			if (a->i >= a->n || a->s[a->i] != '}' || a->i == st) {
+				a->why = "a parameter expansion mcinit does not evaluate";
+				return 0;
+			}
+			a->i++;
+			return arith_var(a, a->s + st, a->i - 1 - st);
+		}
+		st = a->i;
+		while (a->i < a->n && is_ident((unsigned char)a->s[a->i], a->i == st))
+			a->i++;
+		if (a->i == st) {
+			a->why = "a script argument or special parameter";
+			return 0;
+		}
+		return arith_var(a, a->s + st, a->i - st);
+	}
+	if (is_digit(c))
+		return arith_number(a);
+	if (is_ident(c, 1)) {
+		size_t st = a->i;
+
+		while (a->i < a->n && is_ident((unsigned char)a->s[a->i], 0))
+			a->i++;
+		return arith_var(a, a->s + st, a->i - st);
+	}
+	a->why = "arithmetic mcinit does not evaluate";
+	return 0;
+}
+
+/* Binary operators by bash's precedence, lowest first. */
+static const struct {
+	const char *op;
+	int prec;
+} arith_ops[] = {
+    {"||", 1}, {"&&", 2},  {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6},
+    {"<=", 7}, {">=", 7},  {"<<", 8}, {">>", 8}, {"<", 7},  {">", 7},  {"+", 9},
+    {"-", 9},  {"**", 11}, {"*", 10}, {"/", 10}, {"%", 10},
+};
+
+static long long
+arith_apply(struct arith *a, const char *op, long long l, long long r)
+{
+	unsigned long long ul = (unsigned long long)l, ur = (unsigned long long)r;
+
+	if ((strcmp(op, "/") == 0 || strcmp(op, "%") == 0) && r == 0) {
+		a->why = "division by 0 (bash stops the script there)";
+		return 0;
+	}
+	switch (op[0]) {
+	case '|':
+		return op[1] ? (l || r) : (l | r);
+	case '&':
+		return op[1] ? (l && r) : (l & r);
+	case '^':
+		return l ^ r;
+	case '=':
+		return l == r;
+	case '!':
+		return l != r;
+	case '<':
+		return op[1] == '<' ? (long long)(ul << (ur & 63)) : op[1] ? l <= r : l < r;
+	case '>':
+		return op[1] == '>' ? l >> (r & 63) : op[1] ? l >= r : l > r;
+	case '+':
+		return (long long)(ul + ur);
+	case '-':
+		return (long long)(ul - ur);
+	case '*':
+		if (op[1] == '*') {
+			unsigned long long p = 1;
+
+			if (r < 0) {
+				a->why = "negative exponent";
+				return 0;
+			}
+			while (r-- > 0)
+				p *= ul;
+			return (long long)p;
+		}
+		return (long long)(ul * ur);
+	case '/':
+		return l == LLONG_MIN && r == -1 ? l : l / r;
+	default:
+		return l == LLONG_MIN && r == -1 ? 0 : l % r;
+	}
+}
+
+static long long
+arith_expr(struct arith *a, int prec)
+{
+	long long l = arith_unary(a);
+
+	while (a->why == NULL) {
+		size_t k, nops = sizeof arith_ops / sizeof arith_ops[0];
+
+		if (prec == 0 && arith_peek(a, "?")) {
+			long long t, f;
+
+			a->i++;
+			t = arith_expr(a, 0);
+			if (!arith_peek(a, ":")) {
+				a->why = "arithmetic syntax error";
+				return 0;
+			}
+			a->i++;
+			f = arith_expr(a, 0);
+			return l ? t : f;
+		}
+		for (k = 0; k < nops; k++)
+			if (arith_peek(a, arith_ops[k].op))
+				break;
+		if (k == nops || arith_ops[k].prec <= prec - (arith_ops[k].prec == 11))
+			break;
+		if (arith_peek(a, "=") && !arith_peek(a, "==")) {
+			a->why = "assignment in arithmetic";
+			return 0;
+		}
+		a->i += strlen(arith_ops[k].op);
+		if (a->i < a->n && a->s[a->i] == '=' && arith_ops[k].prec >= 8) {
+			a->why = "assignment in arithmetic";
+			return 0;
+		}
+		l = arith_apply(a, arith_ops[k].op, l, arith_expr(a, arith_ops[k].prec));
+	}
+	return l;
+}
+
+/* $((e)) / $[e] just read (source [start, x->i)): its value as text at the
+ * expansion's place, or unexpandable text with the reason. */
+static void
+arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to)
+{
+	struct arith a = {x, x->s + from, to - from, 0, NULL, 0};
+	long long v;
+	char num[24];
+
+	if (out == NULL)
+		return;
+	v = arith_expr(&a, 0);
+	arith_ws(&a);
+	if (a.why == NULL && a.i < a.n)
+		a.why = arith_peek(&a, ",") || arith_peek(&a, "=") ? "assignment in arithmetic"
+		                                                   : "arithmetic syntax error";
+	if (a.why != NULL) {
+		opaque(x, out, b->start, b->line, b->col, b->quoted, a.why);
+		return;
+	}
+	snprintf(num, sizeof num, "%lld", v);
+	for (char *p = num; *p; p++)
+		putc_at(out, *p, b->quoted ? PF_QUOTED : 0, b->line, b->col);
+}
+
+/* A `$` at the cursor, outside single quotes. */
+static int
+lex_dollar(struct sx *x, struct pstr *out, int quoted)
+{
+	struct bparam b = {x->i, x->line, x->col, quoted, -1, 0, SUB_NONE, 0, 0, 0};
+	int c = peekc(x, 1), ret;
+
+	if (c == '{') {
+		adv(x);
+		if (++x->depth > MAX_DEPTH)
+			return fail(x, b.line, b.col, "expansions nested too deeply");
+		ret = lex_brace(x, out, &b);
+		x->depth--;
+		return ret;
+	}
+	if (c == '(' || c == '[') {
+		int arith = c == '[' || peekc(x, 2) == '(';
+
+		adv(x);
+		adv(x);
+		if (skip_nested(x, c, c == '(' ? ')' : ']') < 0)
+			return fail(x, b.line, b.col,
+			            c == '(' ? "unterminated $(" : "unterminated $[");
+		if (arith)
+			arith_expand(x, out, &b, b.start + (c == '[' ? 2 : 3),
+			             x->i - (c == '[' ? 1 : 2));
+		else
+			opaque(x, out, b.start, b.line, b.col, quoted, "command substitution");
+		return 0;
+	}
+	if (!quoted && c == '\'') {
+		adv(x);
+		return lex_ansi(x, out, b.line, b.col);
+	}
+	if (!quoted && c == '"') {
+		adv(x);
+		return lex_dq(x, out); /* $"..." (locale translation) reads as "..." */
+	}
+	adv(x);
+	if (is_ident(c, 1)) {
+		size_t a = x->i;
+
+		while (is_ident(peekc(x, 0), 0))
+			adv(x);
+		b.vi = var_find(x, x->s + a, x->i - a);
+		if (b.vi >= 0 && x->vars[b.vi].defined)
+			expand_var(x, out, b.vi, SUB_NONE, 0, quoted, b.line, b.col);
+		else
+			opaque(x, out, b.start, b.line, b.col, quoted,
+			       "variable not assigned in this script");
+		return 0;
+	}
+	if (c > 0 && (is_digit(c) || strchr("@*#?$!-", c))) {
+		adv(x);
+		opaque(x, out, b.start, b.line, b.col, quoted,
+		       "script argument or special parameter");
+		return 0;
+	}
+	putc_at(out, '$', quoted ? PF_QUOTED : 0, b.line, b.col);
+	return 0;
+}
+
+/*
+ * Lexes one word into out (NULL: skip it without side effects).  term is 0
+ * for a shell word (ends at a blank or metacharacter) or '}' for the word of
+ * ${v:-word}, which then inherits the double quotes around it when inq.
+ */
+static int
+lex_word(struct sx *x, struct pstr *out, int term, int inq)
+{
+	unsigned qf = inq ? PF_QUOTED : 0;
+
+	for (;;) {
+		int c, line, col;
+
+		skip_cont(x);
+		c = peekc(x, 0);
+		if (c < 0 || (term ? c == term : is_sep(c)))
+			return 0;
+		line = x->line;
+		col = x->col;
+		if (c == '\\') {
+			adv(x);
+			c = peekc(x, 0);
+			if (c < 0 || (inq && !strchr("$`\"\\}", c))) {
+				putc_at(out, '\\', qf, line, col);
+				continue;
+			}
+			putc_at(out, c, PF_QUOTED, line, col);
+			adv(x);
+		} else if (c == '\'' && !inq) {
+			if (lex_sq(x, out) < 0)
+				return -1;
+		} else if (c == '"') {
+			if (lex_dq(x, out) < 0)
+				return -1;
+		} else if (c == '$') {
+			if (lex_dollar(x, out, inq) < 0)
+				return -1;
+		} else if (c == '`') {
+			size_t a = x->i;
+
+			adv(x);
+			if (skip_nested(x, -1, '`') < 0)
+				return fail(x, line, col, "unterminated backquote");
+			opaque(x, out, a, line, col, inq, "command substitution");
+		} else {
+			putc_at(out, c, qf, line, col);
+			adv(x);
+		}
+	}
+}
+
+/* ---- fields ---- */
+
+static int
+is_ifs(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+struct splitter {
+	struct pstr cur;
+	int exists, have_mark;
+	struct pch mark;
+	int resplit; /* the next field continues a split quoted string */
+};
+
+/* A field split at a blank that was quoted where its variable was assigned:
+ * bash splits it all the same (quotes in a value are not re-read). */
+static void
+mark_resplit(struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		p->v[k].fl |= PF_RESPLIT;
+}
+
+static void
+emit_field(struct splitter *sp, struct plist *dst, int force)
+{
+	if (sp->cur.n == 0 && !sp->exists && !force)
+		return;
+	if (sp->cur.n == 0 && sp->have_mark) {
+		sp->mark.fl = PF_EMPTYQ;
+		put(&sp->cur, sp->mark);
+	}
+	pl_push(dst, &sp->cur);
+	sp->exists = sp->have_mark = 0;
+}
+
+/* Splits a lexed word into fields as bash does after expansion; every field
+ * is appended to dst, unquoted, an empty one holding one EMPTYQ marker. */
+static void
+split_word(const struct pstr *w, struct plist *dst)
+{
+	struct splitter sp = {{0}, 0, 0, {0}, 0};
+
+	for (size_t k = 0; k < w->n; k++) {
+		struct pch ch = w->v[k];
+
+		if (ch.fl & PF_BREAK) {
+			if (!sp.have_mark)
+				sp.mark = ch, sp.have_mark = 1;
+			emit_field(&sp, dst, 1);
+		} else if (ch.fl & PF_EMPTYQ) {
+			if (!sp.have_mark)
+				sp.mark = ch, sp.have_mark = 1;
+			sp.exists = 1;
+		} else if (!(ch.fl & (PF_QUOTED | PF_OPAQUE)) && is_ifs((unsigned char)ch.c)) {
+			if (ch.fl & PF_SRCQ)
+				mark_resplit(&sp.cur);
+			sp.resplit = (ch.fl & PF_SRCQ) != 0;
+			emit_field(&sp, dst, 0);
+		} else {
+			sp.exists |= (ch.fl & PF_QUOTED) != 0;
+			/* quoted here: remembered, for when it is stored in a variable */
+			ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ | PF_RESPLIT)) |
+			                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0) |
+			                        (sp.resplit ? PF_RESPLIT : 0));
+			put(&sp.cur, ch);
+		}
+	}
+	emit_field(&sp, dst, 0);
+	ps_free(&sp.cur);
+}
+
+static void
+set_owner(struct pstr *p, int vi)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].var < 0)
+			p->v[k].var = vi;
+}
+
+static void
+add_group(struct sx *x, const struct plist *fields)
+{
+	struct group g = {{0}};
+
+	for (size_t k = 0; k < fields->n; k++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &fields->v[k]);
+		pl_push(&g.f, &p);
+	}
+	GROW(x->groups, x->capgroups, x->ngroups + 1);
+	x->groups[x->ngroups++] = g;
+}
+
+/* V=word / V+=word: val is the lexed word, consumed. */
+static void
+assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int col)
+{
+	struct var *v = &x->vars[vi];
+	struct pstr s = {0};
+	struct plist fields = {0};
+
+	v->was_unset = 0;
+
+	for (size_t k = 0; k < val->n; k++) {
+		struct pch ch = val->v[k];
+
+		if (ch.fl & PF_EMPTYQ)
+			continue;
+		if (ch.fl & PF_BREAK) /* "${a[@]}" in an assignment joins with spaces */
+			ch.c = ' ';
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) |
+		                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0));
+		put(&s, ch);
+	}
+	ps_free(val);
+	set_owner(&s, vi);
+	split_word(&s, &fields);
+	add_group(x, &fields);
+	pl_free(&fields);
+	if (append && v->defined && v->val.n > 0) {
+		struct pstr *el = &v->val.v[0];
+
+		if (s.n > 0 && ps_nchars(el) == 0)
+			el->n = 0; /* drop its empty marker */
+		ps_copy(el, &s);
+		ps_free(&s);
+		return;
+	}
+	if (s.n == 0)
+		put(&s, (struct pch){0, PF_EMPTYQ, line, col, vi, -1});
+	if (v->defined && v->is_array && v->val.n > 0) {
+		/* bash: V=word on an array sets only element 0 */
+		ps_free(&v->val.v[0]);
+		v->val.v[0] = s;
+		return;
+	}
+	if (!append || !v->defined) {
+		pl_free(&v->val);
+		v->is_array = 0;
+	}
+	pl_push(&v->val, &s);
+	v->defined = 1;
+}
+
+static void
+assign_array(struct sx *x, int vi, struct plist *elems, int append)
+{
+	struct var *v = &x->vars[vi];
+
+	v->was_unset = 0;
+	for (size_t k = 0; k < elems->n; k++)
+		set_owner(&elems->v[k], vi);
+	add_group(x, elems);
+	if (!append || !v->defined)
+		pl_free(&v->val);
+	for (size_t k = 0; k < elems->n; k++)
+		pl_push(&v->val, &elems->v[k]);
+	elems->n = 0;
+	pl_free(elems);
+	v->defined = 1;
+	v->is_array = 1;
+}
+
+/* ( ... ) of an array assignment; the cursor is at the `(`. */
+static int
+lex_array(struct sx *x, struct plist *elems)
+{
+	int line = x->line, col = x->col;
+
+	adv(x);
+	for (;;) {
+		struct pstr w = {0};
+		int c;
+
+		skip_blanks(x);
+		c = peekc(x, 0);
+		if (c < 0)
+			return fail(x, line, col, "unterminated array assignment");
+		if (c == '#') {
+			skip_comment(x);
+			continue;
+		}
+		if (c == ')') {
+			adv(x);
+			return 0;
+		}
+		if (is_sep(c)) { /* newline, or a stray operator bash would reject */
+			adv(x);
+			continue;
+		}
+		if (lex_word(x, &w, 0, 0) < 0) {
+			ps_free(&w);
+			return -1;
+		}
+		split_word(&w, elems);
+		ps_free(&w);
+	}
+}
+
+/* NAME=... / NAME+=... at the cursor: 1 handled, 0 not an assignment, -1. */
+/* A variable's state, saved across a prefix assignment (`V=1 cmd` sets V
+ * for cmd only). */
+struct saved {
+	int vi;
+	struct var v; /* name not owned */
+};
+
+static void
+var_save(const struct var *v, struct var *out)
+{
+	*out = *v;
+	memset(&out->val, 0, sizeof out->val);
+	for (size_t k = 0; k < v->val.n; k++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &v->val.v[k]);
+		pl_push(&out->val, &p);
+	}
+}
+
+/* NAME=... / NAME+=... at the cursor: 1 handled (*vi_out = NAME's index;
+ * *save, when not NULL, receives NAME's state before), 0 not one, -1. */
+static int
+try_assignment(struct sx *x, int *vi_out, struct saved *save)
+{
+	size_t j = x->i, a = x->i;
+	int append = 0, vi, line, col, nline = x->line, ncol = x->col;
+
+	if (!is_ident(peekc(x, 0), 1))
+		return 0;
+	while (j < x->len && is_ident((unsigned char)x->s[j], 0))
+		j++;
+	if (j + 1 < x->len && x->s[j] == '+' && x->s[j + 1] == '=')
+		append = 1, j++;
+	if (j >= x->len || x->s[j] != '=')
+		return 0;
+	vi = var_get(x, x->s + a, j - a - (size_t)append);
+	*vi_out = vi;
+	if (save != NULL) {
+		save->vi = vi;
+		var_save(&x->vars[vi], &save->v);
+	}
+	while (x->i <= j)
+		adv(x);
+	line = x->line;
+	col = x->col;
+	if (peekc(x, 0) == '(') {
+		struct plist elems = {0};
+
+		if (lex_array(x, &elems) < 0) {
+			pl_free(&elems);
+			return -1;
+		}
+		if (x->dead)
+			pl_free(&elems);
+		else
+			assign_array(x, vi, &elems, append);
+	} else {
+		struct pstr w = {0};
+
+		if (lex_word(x, &w, 0, 0) < 0) {
+			ps_free(&w);
+			return -1;
+		}
+		if (x->dead)
+			ps_free(&w);
+		else
+			assign_scalar(x, vi, &w, append, line, col);
+	}
+	if (x->dead)
+		return 1; /* a branch bash does not take */
+	x->vars[vi].line = nline;
+	x->vars[vi].col = ncol;
+	if (x->allexport)
+		x->vars[vi].exported = 1;
+	return 1;
+}
+
+/* ---- redirections and here-documents ---- */
+
+static void
+read_delim(struct sx *x)
+{
+	struct mcinit_buf b = {0};
+	int line = x->line, col = x->col, c;
+
+	while (!is_sep(c = peekc(x, 0))) {
+		if (c == '\'' || c == '"') {
+			adv(x);
+			while (peekc(x, 0) >= 0 && peekc(x, 0) != c) {
+				if (c == '"' && peekc(x, 0) == '\\' && peekc(x, 1) >= 0)
+					adv(x);
+				mcinit_buf_addc(&b, (char)peekc(x, 0));
+				adv(x);
+			}
+			if (peekc(x, 0) == c)
+				adv(x);
+			continue;
+		}
+		if (c == '\\') {
+			adv(x);
+			if (peekc(x, 0) < 0)
+				break;
+			c = peekc(x, 0);
+		}
+		mcinit_buf_addc(&b, (char)c);
+		adv(x);
+	}
+	if (b.len == 0) {
+		mcinit_buf_free(&b);
+		return;
+	}
+	GROW(x->hd, x->caphd, x->nhd + 1);
+	x->hd[x->nhd++] = (struct hdoc){mcinit_xstrdup(mcinit_buf_cstr(&b)), 0, line, col};
+	mcinit_buf_free(&b);
+}
+
+/* Skips the bodies of here-documents opened on the line just ended. */
+static void
+read_heredocs(struct sx *x)
+{
+	for (size_t h = 0; h < x->nhd; h++) {
+		const char *d = x->hd[h].delim;
+		size_t dl = strlen(d);
+		int found = 0;
+
+		while (x->i < x->len && !found) {
+			const char *p = x->s + x->i, *e = memchr(p, '\n', x->len - x->i);
+			size_t n = e ? (size_t)(e - p) : x->len - x->i;
+
+			if (n > 0 && p[n - 1] == '\r')
+				n--;
+			while (x->hd[h].strip && n > 0 && *p == '\t')
+				p++, n--;
+			found = n == dl && memcmp(p, d, dl) == 0;
+			while (x->i < x->len && x->s[x->i] != '\n')
+				adv(x);
+			if (x->i < x->len)
+				adv(x);
+		}
+		if (!found)
+			script_note(x, x->hd[h].line, x->hd[h].col,
+			            "here-document delimited by `%s` is not terminated", d);
+		free(x->hd[h].delim);
+	}
+	x->nhd = 0;
+}
+
+/* A redirection at the cursor: 1 skipped (with its target), 0 none, -1. */
+static int
+try_redirect(struct sx *x)
+{
+	size_t j = x->i, oplen;
+	int line = x->line, col = x->col, heredoc = 0;
+	const char *s = x->s;
+
+	while (j < x->len && is_digit((unsigned char)s[j]))
+		j++;
+	if (j == x->i && j + 1 < x->len && s[j] == '&' && s[j + 1] == '>') {
+		oplen = j + 2 < x->len && s[j + 2] == '>' ? 3 : 2;
+	} else if (j < x->len && (s[j] == '<' || s[j] == '>')) {
+		char n1 = j + 1 < x->len ? s[j + 1] : 0, n2 = j + 2 < x->len ? s[j + 2] : 0;
+
+		if (j == x->i && n1 == '(') { /* process substitution: dropped */
+			adv(x);
+			adv(x);
+			if (skip_nested(x, '(', ')') < 0)
+				return fail(x, line, col, "unterminated process substitution");
+			return 1;
+		}
+		heredoc = s[j] == '<' && n1 == '<' && n2 != '<';
+		if (s[j] == '<' && n1 == '<')
+			oplen = n2 == '<' || n2 == '-' ? 3 : 2;
+		else
+			oplen = n1 && strchr(s[j] == '>' ? ">|&" : "&>", n1) ? 2 : 1;
+	} else {
+		return 0;
+	}
+	while (x->i < j + oplen)
+		adv(x);
+	skip_blanks(x);
+	if (heredoc) {
+		size_t nhd = x->nhd;
+
+		read_delim(x);
+		if (x->nhd > nhd)
+			x->hd[nhd].strip = oplen == 3;
+		return 1;
+	}
+	if ((peekc(x, 0) == '<' || peekc(x, 0) == '>') && peekc(x, 1) == '(')
+		return try_redirect(x);
+	return is_sep(peekc(x, 0)) ? 1 : lex_word(x, NULL, 0, 0) < 0 ? -1 : 1;
+}
+
+/* ---- commands ---- */
+
+/* Whether t is one of the words of list, a string of words each with a
+ * space on both sides (the lists below). */
+static int
+in_list(const char *t, const char *list)
+{
+	size_t n = strlen(t);
+
+	if (n == 0 || strpbrk(t, " \t\r\n") != NULL)
+		return 0;
+	for (const char *p = strstr(list, t); p != NULL; p = strstr(p + 1, t))
+		if (p[-1] == ' ' && p[n] == ' ')
+			return 1;
+	return 0;
+}
+
+/* Whether w, unquoted and unexpanded, is one of the words of list. */
+static int
+word_is(const struct pstr *w, const char *list)
+{
+	char *t;
+	int hit;
+
+	for (size_t k = 0; k < w->n; k++)
+		if (w->v[k].fl != 0)
+			return 0; /* quoted or expanded: not a keyword */
+	t = ps_text(w);
+	hit = in_list(t, list);
+	free(t);
+	return hit;
+}
+
+/* Word lists are spaced strings, searched with in_list(). */
+static const char skip_kw[] = " ! { } do done elif else esac fi if then time until while ";
+static const char header_kw[] = " for select case function coproc ";
+static const char decl_cmd[] = " export declare typeset local readonly ";
+/* Commands that mention a .py file without running it. */
+static const char not_runner[] =
+    " echo printf cat ls cp mv rm test [ [[ wget curl git head tail grep sed awk chmod mkdir "
+    "touch ln tee find source . pip pip3 wc diff vim vi less more stat file realpath dirname "
+    "basename readlink scp rsync tar unset export declare local readonly typeset cd pushd "
+    "which type command hash ";
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Ends in ".py" and holds no blank outside unexpandable text (which may be
+ * `$(dirname $0)`): a quoted sentence mentioning a script is not one. */
+static int
+is_py_field(const struct pstr *f)
+{
+	char *t = ps_text(f);
+	size_t n = strlen(t);
+	int py = n > 3 && strcmp(t + n - 3, ".py") == 0;
+
+	free(t);
+	for (size_t k = 0; k < f->n && py; k++)
+		if (!(f->v[k].fl & (PF_OPAQUE | PF_MARK)) && is_ifs((unsigned char)f->v[k].c))
+			py = 0;
+	return py;
+}
+
+/* unset NAME...: the job will not have NAME either (-v/-f options skipped). */
+static void
+do_unset(struct sx *x, const struct plist *w)
+{
+	for (size_t k = 1; k < w->n; k++) {
+		char *t = ps_text(&w->v[k]);
+		int vi;
+
+		if (t[0] != '-' && is_ident((unsigned char)t[0], 1)) {
+			vi = var_get(x, t, strlen(t));
+			x->vars[vi].defined = 0;
+			x->vars[vi].exported = 0;
+			x->vars[vi].was_unset = 1;
+			pl_free(&x->vars[vi].val);
+			x->vars[vi].line = w->v[k].n ? w->v[k].v[0].line : 0;
+			x->vars[vi].col = w->v[k].n ? w->v[k].v[0].col : 0;
+		}
+		free(t);
+	}
+}
+
+/* export NAME / declare -x NAME: the variable goes to the job. */
+static void
+do_export(struct sx *x, const struct pstr *word)
+{
+	char *t = ps_text(word);
+	size_t n = strlen(t);
+	int vi;
+
+	if (n > 0 && is_ident((unsigned char)t[0], 1) &&
+	    strspn(t, "abcdefghijklmnopqrstuvwxyz"
+	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	              "0123456789_") == n) {
+		vi = var_get(x, t, n);
+		x->vars[vi].exported = 1;
+		x->vars[vi].line = word->v[0].line;
+		x->vars[vi].col = word->v[0].col;
+	}
+	free(t);
+}
+
+static void
+env_push(struct cand *c, const char *name, char *value, int line, int col, int opaque)
+{
+	for (size_t k = 0; k < c->nenv; k++) {
+		if (strcmp(c->env[k].name, name) == 0) { /* a later setting wins */
+			free(c->env[k].value);
+			c->env[k].value = value;
+			c->env[k].remote = 0;
+			c->env[k].line = line;
+			c->env[k].col = col;
+			c->env[k].opaque = opaque;
+			return;
+		}
+	}
+	c->env = mcinit_xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
+	c->env[c->nenv++] =
+	    (struct mcinit_shenv){mcinit_xstrdup(name), value, line, col, opaque, 0};
+}
+
+/* The job's environment as it stands: exported variables (bash does not
+ * export arrays) and those the script unset. */
+static void
+snapshot_env(struct sx *x, struct cand *c)
+{
+	for (size_t k = 0; k < x->nvars; k++) {
+		const struct var *v = &x->vars[k];
+
+		if (v->exported && v->defined && !v->is_array && v->val.n > 0)
+			env_push(c, v->name, ps_text(&v->val.v[0]), v->line, v->col,
+			         ps_opaque(&v->val.v[0]));
+		else if (v->was_unset && !v->defined)
+			env_push(c, v->name, NULL, v->line, v->col, 0);
+	}
+}
+
+/* At the end of a simple command: remember it if it runs a .py script;
+ * prefix[0..nprefix) are the variables assigned before its name (exported
+ * to it alone). */
+static void
+check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t nprefix)
+{
+	struct cand *c;
+	char *t;
+	int skip;
+	size_t k;
+
+	if (w->n == 0)
+		return;
+	t = ps_text(&w->v[0]);
+	skip = in_list(base_name(t), not_runner);
+	free(t);
+	if (skip)
+		return;
+	for (k = 0; k < w->n; k++)
+		if (is_py_field(&w->v[k]))
+			break;
+	if (k == w->n)
+		return;
+	GROW(x->cands, x->capcands, x->ncands + 1);
+	c = &x->cands[x->ncands++];
+	memset(c, 0, sizeof *c);
+	c->py = k;
+	snapshot_env(x, c);
+	for (size_t p = 0; p < nprefix; p++) {
+		const struct var *v = &x->vars[prefix[p].vi];
+
+		if (v->defined && !v->is_array && v->val.n > 0)
+			env_push(c, v->name, ps_text(&v->val.v[0]), v->line, v->col,
+			         ps_opaque(&v->val.v[0]));
+	}
+	for (k = 0; k < w->n; k++)
+		pl_push(&c->w, &w->v[k]);
+	w->n = 0;
+}
+
+/* At the end of a simple command: remember it if it runs a .py script. */
+
+/* `#SBATCH --nodes=2 -n 16` before the first command (sbatch reads no
+ * directive after it): its words, split at blanks. */
+static void
+read_sbatch(struct sx *x)
+{
+	size_t i = x->i;
+	int line = x->line, col = x->col;
+
+	if (x->len - i < 8 || memcmp(x->s + i, "#SBATCH", 7) != 0 || !is_blank(x->s[i + 7]))
+		return;
+	i += 7;
+	col += 7;
+	while (i < x->len && x->s[i] != '\n' && x->s[i] != '#') {
+		size_t a;
+
+		while (i < x->len && is_blank(x->s[i]))
+			i++, col++;
+		a = i;
+		while (i < x->len && !is_blank(x->s[i]) && x->s[i] != '\n' && x->s[i] != '#')
+			i++;
+		if (i == a)
+			break;
+		x->sbatch = mcinit_xrealloc(x->sbatch, (x->nsbatch + 1) * sizeof *x->sbatch);
+		x->sbatch[x->nsbatch++] = (struct mcinit_lword){
+		    mcinit_xasprintf("%.*s", (int)(i - a), x->s + a), line, col, 0};
+		for (size_t k = a; k < i; k++)
+			col += ((unsigned char)x->s[k] & 0xC0) != 0x80;
+	}
+}
+
+static void
+restore(struct sx *x, struct saved *sv, size_t n)
+{
+	while (n-- > 0) {
+		struct var *v = &x->vars[sv[n].vi];
+
+		pl_free(&v->val);
+		sv[n].v.name = v->name;
+		*v = sv[n].v;
+	}
+}
+
+/* `set -a` / `set -o allexport` (and their + forms). */
+static void
+do_set(struct sx *x, const struct plist *w)
+{
+	for (size_t k = 1; k < w->n; k++) {
+		char *t = ps_text(&w->v[k]);
+
+		if ((t[0] == '-' || t[0] == '+') && t[1] != '-' && strchr(t, 'a') != NULL)
+			x->allexport = t[0] == '-';
+		if ((strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0) && k + 1 < w->n) {
+			char *o = ps_text(&w->v[k + 1]);
+
+			if (strcmp(o, "allexport") == 0)
+				x->allexport = t[0] == '-';
+			free(o);
+		}
+		free(t);
+	}
+}
+
+/* ---- if ... fi with conditions bash's test decides from known words ---- */
+
+static int
+int_word(const char *t, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(t, &end, 10);
+	return *t != '\0' && *end == '\0' && errno == 0;
+}
+
+/* A glob character the script wrote unquoted (a [[ == ]] pattern). */
+static int
+has_pattern(const struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (!(p->v[k].fl & (PF_SRCQ | PF_QUOTED | PF_MARK)) && p->v[k].c != 0 &&
+		    strchr("*?[", p->v[k].c))
+			return 1;
+	return 0;
+}
+
+static int
+compare_ints(const char *op, long long x, long long y)
+{
+	static const char *const ops[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+	const int res[] = {x == y, x != y, x<y, x <= y, x> y, x >= y};
+
+	for (size_t k = 0; k < 6; k++)
+		if (strcmp(op, ops[k]) == 0)
+			return res[k];
+	return -1;
+}
+
+/* The test a[0..n) (n <= 3) of `[`/`[[`/test; arg2 is a[2]'s word. */
+static int
+test_args(char *const *a, size_t n, int dbl, const struct pstr *arg2)
+{
+	long long x, y;
+
+	if (n == 0)
+		return 0;
+	if (n == 1)
+		return a[0][0] != '\0';
+	if (n == 2)
+		return strcmp(a[0], "-n") == 0   ? a[1][0] != '\0'
+		       : strcmp(a[0], "-z") == 0 ? a[1][0] == '\0'
+		                                 : -1;
+	if (strcmp(a[1], "=") == 0 || strcmp(a[1], "==") == 0 || strcmp(a[1], "!=") == 0) {
+		int eq = dbl && has_pattern(arg2) ? fnmatch(a[2], a[0], 0) == 0
+		                                  : strcmp(a[0], a[2]) == 0;
+
+		return a[1][0] == '!' ? !eq : eq;
+	}
+	if (a[1][0] == '-' && int_word(a[0], &x) && int_word(a[2], &y))
+		return compare_ints(a[1] + 1, x, y);
+	return -1;
+}
+
+/* `[ ... ]`, `[[ ... ]]` or `test ...` over words known here: 1 true, 0
+ * false, -1 when only running it would tell (files, options, opaque words). */
+/* A word that is one reference to a variable this script never assigns
+ * (`$V`, `${V}`): taken as unset, as for ${V:-default}. */
+static int
+unset_ref(struct sx *x, const struct pstr *p)
+{
+	char *t = ps_text(p);
+	size_t n = strlen(t), a = t[0] == '$' ? (t[1] == '{' ? 2 : 1) : 0, e = n;
+	int vi, yes = 0;
+
+	if (a > 0 && a == 2 && n > 3 && t[n - 1] == '}')
+		e = n - 1;
+	if (a > 0 && e > a && is_ident((unsigned char)t[a], 1)) {
+		size_t k = a;
+
+		while (k < e && is_ident((unsigned char)t[k], 0))
+			k++;
+		vi = k == e ? var_find(x, t + a, e - a) : -2;
+		yes = vi == -1 || (vi >= 0 && !x->vars[vi].defined && !x->vars[vi].was_unset);
+		if (vi >= 0 && x->vars[vi].was_unset)
+			yes = 1;
+	}
+	free(t);
+	return yes && ps_opaque(p);
+}
+
+static int
+eval_test(struct sx *x, const struct plist *w)
+{
+	char *first = ps_text(&w->v[0]), *last = ps_text(&w->v[w->n - 1]), *a[3] = {0};
+	size_t from = 1, to = w->n, n;
+	int dbl = strcmp(first, "[[") == 0, r = -1, neg = 0;
+
+	if (strcmp(first, "[") == 0 || dbl)
+		to = strcmp(last, dbl ? "]]" : "]") == 0 ? w->n - 1 : 0;
+	else if (strcmp(first, "test") != 0)
+		to = 0;
+	for (size_t k = from; k < to && to > 0; k++)
+		if (ps_opaque(&w->v[k]) && !unset_ref(x, &w->v[k]))
+			to = 0;
+	if (to > from + 1) {
+		char *t = ps_text(&w->v[from]);
+
+		if (strcmp(t, "!") == 0)
+			neg = 1, from++;
+		free(t);
+	}
+	n = to > from ? to - from : 0;
+	for (size_t k = 0; k < n && k < 3; k++)
+		a[k] =
+		    unset_ref(x, &w->v[from + k]) ? mcinit_xstrdup("") : ps_text(&w->v[from + k]);
+	if (to > 0 && n <= 3)
+		r = test_args(a, n, dbl, n == 3 ? &w->v[from + 2] : NULL);
+	for (size_t k = 0; k < 3; k++)
+		free(a[k]);
+	free(first);
+	free(last);
+	return r >= 0 && neg ? !r : r;
+}
+
+/* One command of an if's condition, joined to the others by || and &&:
+ * short-circuits decide where a side is unknown. */
+static void
+add_condition(struct sx *x, struct ifr *f, const struct plist *w)
+{
+	int v = eval_test(x, w);
+
+	if (v >= 0 && f->negate)
+		v = !v;
+	f->negate = 0;
+	if (f->ncmds++ == 0)
+		f->cond = v;
+	else if (f->op == '|')
+		f->cond = f->cond == 1 || v == 1 ? 1 : f->cond < 0 || v < 0 ? -1 : 0;
+	else if (f->op == '&')
+		f->cond = f->cond == 0 || v == 0 ? 0 : f->cond < 0 || v < 0 ? -1 : 1;
+	else
+		f->cond = -1; /* `if a; b; then`: the last one decides; not followed */
+	f->op = x->last_op;
+}
+
+static void set_dead(struct sx *x);
+static void case_step(struct sx *x, struct ifr *f, const struct plist *w);
+
+/* `case WORD in`: w holds WORD and `in`. */
+static void
+open_case(struct sx *x, const struct plist *w)
+{
+	struct ifr f = {x->dead, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, NULL};
+
+	if (w->n > 0 && unset_ref(x, &w->v[0]))
+		f.subject = mcinit_xstrdup(""); /* a variable the script never sets */
+	else if (w->n > 0 && !ps_opaque(&w->v[0]))
+		f.subject = ps_text(&w->v[0]);
+	else if (w->n > 0)
+		f.unknown = 1;
+	if (w->n > 0) {
+		f.line = w->v[0].n ? w->v[0].v[0].line : 0;
+		f.col = w->v[0].n ? w->v[0].v[0].col : 0;
+	}
+	GROW(x->ifs, x->capifs, x->nifs + 1);
+	x->ifs[x->nifs++] = f;
+	if (f.unknown && !x->dead)
+		script_note(x, f.line, f.col,
+		            "a `case` whose word is known only when the script runs: every clause "
+		            "of it is read");
+	if (w->n > 2) { /* `case $K in x) ...` on one line: x is the first pattern */
+		struct plist rest = {w->v + 2, w->n - 2, 0};
+
+		case_step(x, &x->ifs[x->nifs - 1], &rest);
+	}
+}
+
+/* A command inside a case: a clause's patterns (`800M)`, `a|b)`) or a
+ * command of its body; `;;` ends the body. */
+static void
+case_step(struct sx *x, struct ifr *f, const struct plist *w)
+{
+	if (f->awaiting > 0 && w->n > 0) {
+		const struct pstr *pat = &w->v[0];
+		char *t = ps_text(pat);
+		int hit = f->subject != NULL && (has_pattern(pat) ? fnmatch(t, f->subject, 0) == 0
+		                                                  : strcmp(t, f->subject) == 0);
+
+		free(t);
+		f->cond = f->cond == 1 || hit;
+		if (x->last_op == ')') {
+			f->awaiting = f->unknown || (f->cond == 1 && !f->matched) ? 0 : -1;
+			f->matched |= f->cond == 1;
+			f->cond = -1;
+		}
+	} else if (f->awaiting <= 0 && x->last_op == ';') {
+		f->awaiting = 1; /* the next clause's patterns */
+		f->cond = -1;
+	}
+	set_dead(x);
+	if (f->awaiting > 0)
+		x->dead = f->parent_dead;
+}
+
+static void
+set_dead(struct sx *x)
+{
+	const struct ifr *f = x->nifs ? &x->ifs[x->nifs - 1] : NULL;
+
+	x->dead = f != NULL && (f->parent_dead || f->awaiting < 0);
+}
+
+/* if / then / elif / else / fi at a command's start; 1 when the words that
+ * follow are a condition to evaluate. */
+static int
+on_keyword(struct sx *x, const struct pstr *kw)
+{
+	struct ifr *f = x->nifs ? &x->ifs[x->nifs - 1] : NULL;
+	char *t = ps_text(kw);
+	int cond = 0;
+
+	if (strcmp(t, "if") == 0) {
+		GROW(x->ifs, x->capifs, x->nifs + 1);
+		x->ifs[x->nifs++] = (struct ifr){x->dead,
+		                                 -1,
+		                                 0,
+		                                 0,
+		                                 1,
+		                                 0,
+		                                 0,
+		                                 0,
+		                                 kw->n ? kw->v[0].line : 0,
+		                                 kw->n ? kw->v[0].col : 0,
+		                                 0,
+		                                 0,
+		                                 NULL};
+		cond = 1;
+	} else if (f != NULL && strcmp(t, "!") == 0 && f->awaiting > 0 && f->ncmds == 0) {
+		f->negate ^= 1;
+	} else if (f != NULL && strcmp(t, "then") == 0 && f->awaiting > 0) {
+		int c = f->cond;
+
+		if (c < 0 && !f->unknown && !x->dead)
+			script_note(
+			    x, f->line, f->col,
+			    "an `if` whose condition is known only when the script runs: every "
+			    "branch of it is read");
+		f->unknown |= c < 0;
+		f->awaiting = f->unknown || (c == 1 && !f->taken) ? 0 : -1;
+		f->taken |= c == 1;
+	} else if (f != NULL && strcmp(t, "elif") == 0) {
+		f->awaiting = f->unknown || !f->taken ? 1 : -1;
+		f->ncmds = f->negate = f->op = 0;
+		f->cond = -1;
+		cond = f->awaiting > 0;
+	} else if (f != NULL && strcmp(t, "else") == 0) {
+		f->awaiting = f->unknown || !f->taken ? 0 : -1;
+	} else if (strcmp(t, "case") == 0) {
+		cond = 2;
+	} else if (f != NULL && (strcmp(t, "fi") == 0 || strcmp(t, "esac") == 0)) {
+		free(x->ifs[--x->nifs].subject);
+	}
+	free(t);
+	set_dead(x);
+	return cond;
+}
+
+static int
+parse_command(struct sx *x)
+{
+	struct plist w = {0};
+	struct saved *pre = NULL;
+	size_t npre = 0;
+	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
+
+	for (;;) {
+		struct pstr tmp = {0};
+		int c;
+
+		skip_blanks(x);
+		c = peekc(x, 0);
+		if (c < 0)
+			break;
+		if (c == '#') {
+			if (!x->seen_cmd && w.n == 0 && npre == 0)
+				read_sbatch(x);
+			skip_comment(x);
+			continue;
+		}
+		if (c == '\n') {
+			adv(x);
+			read_heredocs(x);
+			break;
+		}
+		x->seen_cmd = 1;
+		if ((r = try_redirect(x)) != 0) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		if (strchr(";&|()", c)) {
+			if ((c == '|' || c == '&' || c == ';') && peekc(x, 1) == c) {
+				x->last_op = c;
+				adv(x);
+			} else if (c == ')' || c == '|') {
+				x->last_op =
+				    c == ')' ? ')' : '!'; /* a case pattern's end, or `|` */
+			}
+			adv(x);
+			break;
+		}
+		if (cmdpos || decl) {
+			if (cmdpos)
+				pre = mcinit_xrealloc(pre, (npre + 1) * sizeof *pre);
+			r = try_assignment(x, &vi, cmdpos ? &pre[npre] : NULL);
+			if (r < 0) {
+				if (cmdpos)
+					pl_free(&pre[npre].v.val);
+				goto out;
+			}
+			if (r > 0) {
+				npre += cmdpos;
+				if (exp)
+					x->vars[vi].exported = 1;
+				continue;
+			}
+		}
+		if (lex_word(x, &tmp, 0, 0) < 0) {
+			ps_free(&tmp);
+			goto out;
+		}
+		if (cmdpos && (word_is(&tmp, skip_kw) || word_is(&tmp, header_kw))) {
+			ignore |= word_is(&tmp, header_kw);
+			cond |= on_keyword(x, &tmp);
+			ps_free(&tmp);
+			continue;
+		}
+		cmdpos = 0;
+		split_word(&tmp, &w);
+		ps_free(&tmp);
+		if (w.n == 1 && !decl) {
+			decl = word_is(&w.v[0], decl_cmd);
+			exp = word_is(&w.v[0], " export ");
+		} else if (w.n > 1 && decl) {
+			char *t = ps_text(&w.v[w.n - 1]);
+
+			if (t[0] == '-' && strchr(t, 'x') != NULL)
+				exp = 1; /* declare -x, typeset -x */
+			else if (exp && !x->dead)
+				do_export(x, &w.v[w.n - 1]);
+			free(t);
+		}
+	}
+	ret = 0;
+	had_cmd = w.n > 0 && !ignore;
+	if (cond == 2)
+		open_case(x, &w);
+	else if (x->nifs > 0 && x->ifs[x->nifs - 1].is_case)
+		case_step(x, &x->ifs[x->nifs - 1], &w);
+	else if (x->nifs > 0 && x->ifs[x->nifs - 1].awaiting > 0 && w.n > 0)
+		add_condition(x, &x->ifs[x->nifs - 1], &w);
+	x->last_op = 0;
+	if (!had_cmd || x->dead)
+		goto out;
+	if (word_is(&w.v[0], " unset "))
+		do_unset(x, &w);
+	else if (word_is(&w.v[0], " set "))
+		do_set(x, &w);
+	else
+		check_python(x, &w, pre, npre);
+out:
+	if (had_cmd) {
+		restore(x, pre, npre); /* V=1 cmd: V is back once cmd has run */
+	} else {
+		for (size_t k = 0; k < npre; k++)
+			pl_free(&pre[k].v.val);
+	}
+	free(pre);
+	pl_free(&w);
+	return ret;
+}
+
+/* ---- result ---- */
+
+struct posset { /* source positions already emitted, for the fallback */
+	uint64_t *v;
+	size_t cap, n;
+};
+
+static int
+posset_add(struct posset *s, int line, int col)
+{
+	uint64_t key = ((uint64_t)(uint32_t)line << 32 | (uint32_t)col) + 1;
+	size_t h;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct posset t = {mcinit_xcalloc(s->cap ? 2 * s->cap : 64, sizeof(uint64_t)),
+		                   s->cap ? 2 * s->cap : 64, 0};
+
+		for (size_t k = 0; k < s->cap; k++)
+			if (s->v[k])
+				posset_add(&t, (int)((s->v[k] - 1) >> 32),
+				           (int)(uint32_t)(s->v[k] - 1));
+		free(s->v);
+		*s = t;
+	}
+	for (h = (key * 0x9E3779B97F4A7C15u) >> 20 & (s->cap - 1); s->v[h];
+	     h = (h + 1) & (s->cap - 1))
+		if (s->v[h] == key)
+			return 0;
+	s->v[h] = key;
+	s->n++;
+	return 1;
+}
+
+struct result {
+	struct mcinit_shword *w;
+	size_t nw, capw;
+	struct mcinit_shnote *notes;
+	size_t nn, capn;
+	unsigned char *ev_used;
+};
+
+static void
+emit_word(struct sx *x, struct result *r, const struct pstr *f)
+{
+	struct mcinit_shword w = {ps_text(f), 0, 0, NULL, 0, 0, 0};
+
+	if (f->n > 0) {
+		w.line = f->v[0].line;
+		w.col = f->v[0].col;
+		if (f->v[0].var >= 0)
+			w.var = mcinit_xstrdup(x->vars[f->v[0].var].name);
+	}
+	if (f->n >= 2) {
+		const struct pch *a = &f->v[0], *z = &f->v[f->n - 1];
+
+		/* '99,1,0' whose quotes are characters of a variable's value */
+		w.quotes = (a->c == '\'' || a->c == '"') && z->c == a->c && a->var >= 0 &&
+		           (a->fl & PF_SRCQ) && (z->fl & PF_SRCQ);
+	}
+	for (size_t k = 0; k < f->n; k++) {
+		int ev = f->v[k].ev;
+
+		w.resplit |= (f->v[k].fl & PF_RESPLIT) != 0;
+		w.opaque |= (f->v[k].fl & PF_OPAQUE) != 0;
+		if (ev >= 0 && !r->ev_used[ev]) {
+			r->ev_used[ev] = 1;
+			note_add(&r->notes, &r->nn, &r->capn, x->ev[ev].line, x->ev[ev].col,
+			         mcinit_xstrdup(x->ev[ev].msg));
+		}
+	}
+	GROW(r->w, r->capw, r->nw + 1);
+	r->w[r->nw++] = w;
+}
+
+/* Options of torchrun / torch.distributed.launch / deepspeed: an array of
+ * these is the launcher's, not Megatron's. */
+static const char launcher_flags[] =
+    " nproc_per_node nproc-per-node nnodes node_rank node-rank master_addr master-addr "
+    "master_port master-port rdzv_backend rdzv-backend rdzv_endpoint rdzv-endpoint rdzv_id "
+    "rdzv-id rdzv_conf rdzv-conf standalone max_restarts max-restarts monitor_interval "
+    "monitor-interval start_method start-method role tee redirects log_dir log-dir local_addr "
+    "local-addr use_env use-env no_python no-python run_path run-path num_gpus num_nodes "
+    "hostfile include exclude ";
+
+static int
+is_flag_word(const char *t)
+{
+	return t[0] == '-' && t[1] == '-' && is_ident((unsigned char)t[2], 1);
+}
+
+static int
+is_launcher_flag(const char *t)
+{
+	char *name = mcinit_xasprintf("%.*s", (int)strcspn(t + 2, "="), t + 2);
+	int hit = in_list(name, launcher_flags);
+
+	free(name);
+	return hit;
+}
+
+static void
+fallback(struct sx *x, struct result *r)
+{
+	struct posset seen = {0};
+
+	for (size_t g = 0; g < x->ngroups; g++) {
+		const struct plist *f = &x->groups[g].f;
+		size_t k;
+		int launcher = 0;
+
+		for (k = 0; k < f->n; k++) {
+			char *t = ps_text(&f->v[k]);
+			int flag = is_flag_word(t);
+
+			launcher = flag && is_launcher_flag(t);
+			free(t);
+			if (flag)
+				break;
+		}
+		if (launcher)
+			continue;
+		for (; k < f->n; k++) {
+			const struct pstr *p = &f->v[k];
+
+			if (p->n > 0 && !posset_add(&seen, p->v[0].line, p->v[0].col))
+				continue;
+			emit_word(x, r, p);
+		}
+	}
+	free(seen.v);
+}
+
+static size_t
+choose_candidate(struct sx *x)
+{
+	for (size_t c = 0; c < x->ncands; c++) {
+		char *t = ps_text(&x->cands[c].w.v[x->cands[c].py]);
+		const char *b = base_name(t);
+		int train = strcasestr(b, "train") != NULL;
+
+		free(t);
+		if (train)
+			return c;
+	}
+	return 0;
+}
+
+struct lsink {
+	struct sx *x;
+	struct result *r;
+	struct cand *cd;
+};
+
+static void
+lsink_note(void *ctx, int line, int col, char *msg)
+{
+	struct lsink *k = ctx;
+
+	note_add(&k->r->notes, &k->r->nn, &k->r->capn, line, col, msg);
+}
+
+static void
+lsink_env(void *ctx, const char *name, const char *value, int line, int col, int remote)
+{
+	struct lsink *k = ctx;
+
+	env_push(k->cd, name, mcinit_xstrdup(value), line, col, 0);
+	k->cd->env[k->cd->nenv - 1].remote = remote;
+}
+
+/* The chosen command's argv, launcher and environment. */
+static void
+read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shscan *out)
+{
+	struct mcinit_lword *lw = mcinit_xcalloc(cd->py + 1, sizeof *lw);
+	struct lsink k = {x, r, cd};
+	struct mcinit_launch_sink sink = {&k, lsink_note, lsink_env};
+
+	out->argc = cd->w.n;
+	out->argv = mcinit_xcalloc(cd->w.n + 1, sizeof *out->argv);
+	for (size_t i = 0; i < cd->w.n; i++)
+		out->argv[i] = ps_text(&cd->w.v[i]);
+	for (size_t i = 0; i < cd->py; i++) {
+		const struct pstr *p = &cd->w.v[i];
+
+		lw[i].text = out->argv[i];
+		lw[i].line = p->n ? p->v[0].line : 0;
+		lw[i].col = p->n ? p->v[0].col : 0;
+		lw[i].opaque = ps_opaque(p);
+	}
+	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
+	free(lw);
+	out->env = cd->env;
+	out->nenv = cd->nenv;
+	cd->env = NULL;
+	cd->nenv = 0;
+}
+
+static void
+build_result(struct sx *x, struct mcinit_shscan *out)
+{
+	struct result r = {0};
+
+	r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
+	if (x->ncands > 0) {
+		size_t c = choose_candidate(x);
+		struct cand *cd = &x->cands[c];
+		const struct plist *p = &cd->w;
+		const struct pstr *py = &p->v[cd->py];
+
+		out->script = ps_text(py);
+		out->script_line = py->n ? py->v[0].line : 0;
+		out->script_col = py->n ? py->v[0].col : 0;
+		if (x->ncands > 1)
+			note_add(&r.notes, &r.nn, &r.capn, out->script_line, out->script_col,
+			         mcinit_xasprintf("%zu commands run Python scripts; the flags are "
+			                          "taken from the one running `%s`",
+			                          x->ncands, out->script));
+		for (size_t k = cd->py + 1; k < p->n; k++)
+			emit_word(x, &r, &p->v[k]);
+		read_launcher(x, cd, &r, out);
+	} else {
+		note_add(&r.notes, &r.nn, &r.capn, 0, 0,
+		         mcinit_xstrdup("no command in the script runs a *.py file; the flags are "
+		                        "every --flag word of its arrays and strings, in order"));
+		fallback(x, &r);
+	}
+	for (size_t k = 0; k < x->nnotes; k++) {
+		note_add(&r.notes, &r.nn, &r.capn, x->notes[k].line, x->notes[k].col,
+		         x->notes[k].msg);
+		x->notes[k].msg = NULL;
+	}
+	free(r.ev_used);
+	out->words = r.w;
+	out->nwords = r.nw;
+	out->notes = r.notes;
+	out->nnotes = r.nn;
+}
+
+static void
+cand_free(struct cand *c)
+{
+	pl_free(&c->w);
+	for (size_t k = 0; k < c->nenv; k++) {
+		free(c->env[k].name);
+		free(c->env[k].value);
+	}
+	free(c->env);
+}
+
+static void
+sx_free(struct sx *x)
+{
+	for (size_t k = 0; k < x->nvars; k++) {
+		free(x->vars[k].name);
+		pl_free(&x->vars[k].val);
+	}
+	free(x->vars);
+	free(x->hash);
+	for (size_t k = 0; k < x->nev; k++)
+		free(x->ev[k].msg);
+	free(x->ev);
+	for (size_t k = 0; k < x->nnotes; k++)
+		free(x->notes[k].msg);
+	free(x->notes);
+	for (size_t k = 0; k < x->nhd; k++)
+		free(x->hd[k].delim);
+	free(x->hd);
+	for (size_t k = 0; k < x->ngroups; k++)
+		pl_free(&x->groups[k].f);
+	free(x->groups);
+	for (size_t k = 0; k < x->ncands; k++)
+		cand_free(&x->cands[k]);
+	free(x->cands);
+	for (size_t k = 0; k < x->nifs; k++)
+		free(x->ifs[k].subject);
+	free(x->ifs);
+	for (size_t k = 0; k < x->nsbatch; k++)
+		free((char *)x->sbatch[k].text);
+	free(x->sbatch);
+}
+
+static int
+check_nul(const char *text, size_t len, struct mcinit_err *err)
+{
+	int line, col;
+
+	if (!mcinit_find_nul(text, len, &line, &col))
+		return 0;
+	return mcinit_err_at(err, MCINIT_E_PARSE, NULL, line, col, "NUL byte: not a shell script");
+}
+
+int
+mcinit_shscan_parse(const char *text, size_t len, struct mcinit_shscan *out, struct mcinit_err *err)
+{
+	struct sx x = {0};
+	int ret = -1;
+
+	memset(out, 0, sizeof *out);
+	if (len > 0 && check_nul(text, len, err) < 0)
+		return -1;
+	x.s = text;
+	x.len = len;
+	x.line = x.col = 1;
+	x.err = err;
+	x.budget = BUDGET_BASE;
+	while (x.i < x.len)
+		if (parse_command(&x) < 0)
+			goto out;
+	read_heredocs(&x);
+	build_result(&x, out);
+	ret = 0;
+out:
+	sx_free(&x);
+	return ret;
+}
+
+void
+mcinit_shscan_destroy(struct mcinit_shscan *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t k = 0; k < s->nwords; k++) {
+		free(s->words[k].text);
+		free(s->words[k].var);
+	}
+	free(s->words);
+	for (size_t k = 0; k < s->nnotes; k++)
+		free(s->notes[k].msg);
+	free(s->notes);
+	free(s->script);
+	for (size_t k = 0; k < s->argc; k++)
+		free(s->argv[k]);
+	free(s->argv);
+	for (size_t k = 0; k < s->nenv; k++) {
+		free(s->env[k].name);
+		free(s->env[k].value);
+	}
+	free(s->env);
+	mcinit_launch_clear(&s->launch);
+	memset(s, 0, sizeof *s);
+}

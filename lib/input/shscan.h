@@ -1,0 +1,142 @@
+/*
+ * shscan.h — the Megatron-LM flags, environment and launcher of a bash launch
+ * script, read with bash's semantics (config.md, "Launch scripts").
+ *
+ * This is not a shell.  It reads the script once, top to bottom, and keeps
+ * just enough bash semantics to recover the words a typical Megatron-LM
+ * example passes to its training script:
+ *
+ *   - `\`-newline continuations, `#` comments (at the start of a word, outside
+ *     quotes), single/double quotes, `$'...'`, backslash escapes, here-documents
+ *     (skipped), redirections (skipped with their target);
+ *   - variables assigned earlier in the text: `V=word`, `V+=word`, `V=( ... )`,
+ *     `V+=( ... )` (arrays may span lines and hold comments), `export` /
+ *     `declare` / `local` / `readonly` / `typeset` assignments, `unset`;
+ *     expansions `$V`, `${V}`, `${V[@]}`, `${V[*]}`, `${V[n]}` quoted or not,
+ *     with bash's word splitting for unquoted ones, and `${V-w}` `${V:-w}`
+ *     `${V=w}` `${V:=w}` `${V+w}` `${V:+w}` `${V?w}` `${V:?w}`;
+ *   - `if`/`elif`/`else` and `case` are decided when their test is known:
+ *     `[ ]`, `[[ ]]` and `test` with -n, -z, =, ==, != (a [[ pattern as
+ *     bash matches it), -eq ... -ge, `!`, `||` and `&&`; a variable the script
+ *     never assigns counts as unset (as for ${V:-default}); a test only the
+ *     run can decide (`-f FILE`, `$1`, a command) reads every branch, with a
+ *     note.  Loops are read once.  A prefix assignment (`V=1 cmd`) holds for
+ *     that command only, as in bash;
+ *   - `$((...))` and `$[...]` are evaluated as bash does (64-bit integers,
+ *     C operators and precedence, `**`, variables by name or `$V`);
+ *   - the job's environment: `export`, `declare -x`, `set -a`, prefix
+ *     assignments, `env V=1`, mpirun `-x`, and `unset` (see mcinit_shenv);
+ *   - the launcher of the chosen command and `#SBATCH` directives give the
+ *     world size (launcher.h).
+ *
+ * What cannot be known without running the script — positional parameters
+ * (`$1`, `"$@"`), variables never assigned in the script (environment),
+ * `$(...)`, backquotes, `${#V}`, `${V/x/y}` and other operators — is kept in
+ * the word exactly as written, the word is marked `opaque`, and a note says
+ * why.  One exception, because launch scripts use it to make settings
+ * overridable from the environment: `${V:-default}` / `${V:=default}` with V
+ * not assigned in the script takes the default, with a note saying so.
+ *
+ * Which words are "the Megatron flags": the words after the first `*.py` word
+ * of a simple command that runs a Python script (a command whose own name is
+ * echo, printf, cat, ... does not count).  When several commands do, the first
+ * whose script name contains "train" wins (so a preprocessing step before
+ * `pretrain_gpt.py` is passed over), else the first; a note lists the choice.
+ * When no command runs a `.py`, the fallback is every word of every array or
+ * string assignment that holds a `--flag` word (from that flag on, each
+ * source position once, in text order), skipping assignments whose first flag
+ * is a torchrun launcher option (`--nproc_per_node`, `--nnodes`, ...); a note
+ * at 0:0 says that this fallback was used.
+ *
+ * Positions: 1-based line and column, columns counted in characters (UTF-8
+ * code points; a tab is one column).  A word's position is where its first
+ * character was written — inside the assignment it came from when it came
+ * from a variable (that is what the user must edit), or for an empty word the
+ * position of its quotes.  CR before LF is treated as a blank, so CRLF scripts
+ * scan like LF ones.
+ */
+#ifndef MCINIT_SHSCAN_H
+#define MCINIT_SHSCAN_H
+
+#include <stddef.h>
+
+#include "core/util.h"
+
+struct mcinit_shword {
+	char *text;    /* after quote removal and expansion; may be "" */
+	int line, col; /* where its first character was written */
+	char *var;     /* variable whose assignment holds that character; NULL when
+	                * written literally in the command itself */
+	int opaque;    /* 1: contains unexpandable text, kept as written */
+	int resplit;   /* 1: bash split it out of a string that was quoted where
+	                * it was assigned, because it was expanded unquoted */
+	int quotes;    /* 1: starts and ends with a quote character that is part
+	                * of a variable's value (bash does not re-read it) */
+};
+
+struct mcinit_shnote {
+	char *msg;     /* one sentence, no trailing newline */
+	int line, col; /* 0, 0 when the note is about the whole script */
+};
+
+/* A variable of the job's environment as the script leaves it when it runs
+ * the chosen command: `export V=x`, `export V`, `declare -x`, `set -a`,
+ * prefix assignments (`V=1 torchrun ...`), `env V=1 ...`, mpirun `-x V=1`;
+ * or removed by `unset V` (value NULL).  Text order, last one wins. */
+struct mcinit_shenv {
+	char *name;
+	char *value;   /* NULL: unset by the script */
+	int line, col; /* where it was exported, assigned or unset */
+	int opaque;    /* the value is only known at run time */
+	int remote;    /* passed by the launcher to the processes it starts
+	                * (mpirun -x), not in the launcher's own environment */
+};
+
+/* What the launcher of the chosen command says about the job.  0 = not
+ * said (or not knowable); each *_line > 0 where it was written. */
+struct mcinit_shlaunch {
+	char *launcher;   /* "torchrun", "python -m torch.distributed.run",
+	                   * "srun", "srun + torchrun", "mpirun"; NULL: none */
+	long long nnodes; /* torchrun --nnodes N or MIN:MAX (MAX), srun -N */
+	long long nnodes_min;
+	long long nproc_per_node;
+	long long world_size;    /* when computable from the above */
+	char *world_size_source; /* how, e.g. "torchrun --nnodes 1 --nproc_per_node 8" */
+	int line, col;           /* the launcher word */
+	char *master_addr;       /* --master_addr, --rdzv_endpoint host */
+	long long master_port;
+	int nnodes_line, nnodes_col, nproc_line, nproc_col;
+	int addr_line, addr_col, port_line, port_col;
+};
+
+struct mcinit_shscan {
+	struct mcinit_shword *words; /* the Megatron flag words, in order */
+	size_t nwords;
+	char **argv; /* the chosen command as bash runs it: launcher (or python)
+	              * first, then its options, the script and its flags */
+	size_t argc;
+	struct mcinit_shenv *env; /* the job's environment, see above */
+	size_t nenv;
+	struct mcinit_shlaunch launch;
+	struct mcinit_shnote *notes; /* unexpandable words, assumptions, fallback */
+	size_t nnotes;
+	char *script; /* the `*.py` word the flags follow; NULL when
+	               * the fallback was used */
+	int script_line, script_col;
+};
+
+/*
+ * Scans `len` bytes of script text (need not be NUL-terminated).  On success
+ * fills *out (caller releases it with mcinit_shscan_destroy) and returns 0.
+ * Returns -1 with MCINIT_E_PARSE and a message starting "LINE:COL: " only for
+ * input that cannot be a script: a NUL byte, an unterminated quote,
+ * backquote, `$(`, `${` or array `(` at end of input, or expansions nested
+ * more than 64 deep.  *out is then left empty (safe to destroy).
+ */
+int mcinit_shscan_parse(const char *text, size_t len, struct mcinit_shscan *out,
+                        struct mcinit_err *err);
+
+/* Frees everything *s owns and zeroes it; s may be NULL. */
+void mcinit_shscan_destroy(struct mcinit_shscan *s);
+
+#endif

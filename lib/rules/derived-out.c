@@ -1,0 +1,290 @@
+/*
+ * derived-out.c — the derived values as validate reports them: a JSON
+ * object, a short table, and their documentation, all from the rows of
+ * derived.def, so a new derived value is one row (and, when it is not a
+ * plain integer, its two printers here).
+ */
+#include "rules/rules.h"
+#include "core/util.h"
+
+#include <stddef.h>
+#include <string.h>
+
+struct drow {
+	const char *name;  /* JSON key */
+	const char *label; /* table name; NULL: JSON only */
+	const char *help;
+	size_t val, ok; /* INT rows: offsets into struct mcinit_derived */
+	json_t *(*json)(const struct mcinit_derived *dv);
+	bool (*text)(const struct mcinit_derived *dv, struct mcinit_buf *b);
+};
+
+static json_t *
+opt_int(bool ok, long long v)
+{
+	return ok ? json_integer(v) : json_null();
+}
+
+/* ---- the rows that are not a plain integer ---- */
+
+static json_t *
+world_json(const struct mcinit_derived *dv)
+{
+	return opt_int(dv->world_ok, dv->world_size);
+}
+
+static bool
+world_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	if (dv->world_ok)
+		mcinit_buf_printf(b, "%lld (%s)", dv->world_size, dv->world_size_source);
+	return dv->world_ok;
+}
+
+static json_t *
+world_source_json(const struct mcinit_derived *dv)
+{
+	return dv->world_ok ? json_string(dv->world_size_source) : json_null();
+}
+
+/* The weight shards are reported only where they change something. */
+static bool
+gtp_on(const struct mcinit_derived *dv)
+{
+	return dv->gtp > 1 || dv->egtp > 1;
+}
+
+static json_t *
+gtp_json(const struct mcinit_derived *dv)
+{
+	return gtp_on(dv) ? json_integer(dv->gtp) : NULL;
+}
+
+static json_t *
+egtp_json(const struct mcinit_derived *dv)
+{
+	return gtp_on(dv) ? json_integer(dv->egtp) : NULL;
+}
+
+static bool
+gtp_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	if (gtp_on(dv))
+		mcinit_buf_printf(b, "%lld (expert %lld)", dv->gtp, dv->egtp);
+	return gtp_on(dv);
+}
+
+/* Megatron's None, which a virtual size of 1 is folded into, is JSON null. */
+static json_t *
+vpp_json(const struct mcinit_derived *dv)
+{
+	return opt_int(dv->vpp_ok && dv->vpp > 0, dv->vpp);
+}
+
+static bool
+vpp_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	if (dv->vpp_ok && dv->vpp)
+		mcinit_buf_printf(b, "%lld (from %s)", dv->vpp, dv->vpp_source);
+	else if (dv->vpp_ok)
+		mcinit_buf_adds(b, "none");
+	return dv->vpp_ok;
+}
+
+static json_t *
+gbs_json(const struct mcinit_derived *dv)
+{
+	return opt_int(dv->gbs_ok, dv->gbs);
+}
+
+/* Megatron's get_current_running_global_batch_size: below GBS only with
+ * decrease_batch_size_if_needed; the table says so on GBS's line. */
+static json_t *
+running_gbs_json(const struct mcinit_derived *dv)
+{
+	return opt_int(dv->gbs_ok, dv->running_gbs);
+}
+
+static bool
+gbs_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	if (dv->gbs_ok && dv->running_gbs != dv->gbs)
+		mcinit_buf_printf(b, "%lld (runs as %lld)", dv->gbs, dv->running_gbs);
+	else if (dv->gbs_ok)
+		mcinit_buf_printf(b, "%lld", dv->gbs);
+	return dv->gbs_ok;
+}
+
+static json_t *
+sp_json(const struct mcinit_derived *dv)
+{
+	return dv->sp_ok ? json_boolean(dv->sequence_parallel) : json_null();
+}
+
+static bool
+sp_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	if (dv->sp_ok)
+		mcinit_buf_adds(b, dv->sequence_parallel ? "true" : "false");
+	return dv->sp_ok;
+}
+
+/* One number per stage, or one array per stage of its chunks' numbers. */
+static json_t *
+layers_json(const struct mcinit_derived *dv)
+{
+	json_t *a;
+	long long p, v;
+
+	if (!dv->layers_ok)
+		return json_null();
+	a = json_array();
+	for (p = 0; p < dv->pp; p++) {
+		json_t *s = dv->vpp ? json_array() : NULL;
+
+		for (v = 0; v < dv->chunks_per_stage && s; v++)
+			json_array_append_new(
+			    s, json_integer(dv->layers[p * dv->chunks_per_stage + v]));
+		json_array_append_new(a, s ? s : json_integer(dv->layers[p]));
+	}
+	return a;
+}
+
+/* "4, 8 x 14, 6": runs of equal stages, for a short table line. */
+static bool
+layers_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	long long p = 0, q, v, cps = dv->chunks_per_stage;
+	size_t start = b->len;
+
+	if (!dv->layers_ok)
+		return false;
+	while (p < dv->pp) {
+		for (q = p + 1; q < dv->pp && memcmp(&dv->layers[q * cps], &dv->layers[p * cps],
+		                                     (size_t)cps * sizeof(int)) == 0;
+		     q++)
+			;
+		if (b->len > start)
+			mcinit_buf_adds(b, ", ");
+		if (dv->vpp) {
+			mcinit_buf_adds(b, "[");
+			for (v = 0; v < cps; v++)
+				mcinit_buf_printf(b, "%s%d", v ? " " : "", dv->layers[p * cps + v]);
+			mcinit_buf_adds(b, "]");
+		} else {
+			mcinit_buf_printf(b, "%d", dv->layers[p]);
+		}
+		if (q - p > 1)
+			mcinit_buf_printf(b, " x %lld", q - p);
+		p = q;
+	}
+	return true;
+}
+
+static json_t *
+seeds_json(const struct mcinit_derived *dv)
+{
+	if (!dv->seeds_ok)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I}", "rank0", (json_int_t)dv->seed,
+	                 "rank0_model_parallel", (json_int_t)dv->seed_model_parallel,
+	                 "rank0_expert_parallel", (json_int_t)dv->seed_expert_parallel, "max",
+	                 (json_int_t)dv->seed_max);
+}
+
+static bool
+seeds_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	if (dv->seeds_ok)
+		mcinit_buf_printf(b, "%lld (model-parallel %lld, expert %lld; max %lld)", dv->seed,
+		                  dv->seed_model_parallel, dv->seed_expert_parallel, dv->seed_max);
+	return dv->seeds_ok;
+}
+
+/* ---- the table ---- */
+
+static const struct drow rows[] = {
+#define INT(name, member, okm, help)                                                               \
+	{#name,                                                                                    \
+	 #name,                                                                                    \
+	 help,                                                                                     \
+	 offsetof(struct mcinit_derived, member),                                                  \
+	 offsetof(struct mcinit_derived, okm),                                                     \
+	 NULL,                                                                                     \
+	 NULL},
+#define FN(name, label, json, text, help) {#name, label, help, 0, 0, json, text},
+#include "rules/derived.def"
+#undef INT
+#undef FN
+};
+
+static long long
+int_of(const struct mcinit_derived *dv, const struct drow *r)
+{
+	long long v;
+
+	memcpy(&v, (const char *)dv + r->val, sizeof v);
+	return v;
+}
+
+static bool
+ok_of(const struct mcinit_derived *dv, const struct drow *r)
+{
+	bool ok;
+
+	memcpy(&ok, (const char *)dv + r->ok, sizeof ok);
+	return ok;
+}
+
+json_t *
+mcinit_derived_to_json(const struct mcinit_derived *dv)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const struct drow *r = &rows[i];
+		json_t *v = r->json ? r->json(dv) : opt_int(ok_of(dv, r), int_of(dv, r));
+
+		if (v != NULL)
+			json_object_set_new(o, r->name, v);
+	}
+	return o;
+}
+
+void
+mcinit_derived_print(const struct mcinit_derived *dv, FILE *out)
+{
+	struct mcinit_buf b = {0};
+
+	fprintf(out, "derived values:\n");
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const struct drow *r = &rows[i];
+		bool shown;
+
+		if (r->label == NULL)
+			continue;
+		b.len = 0;
+		if (r->text != NULL)
+			shown = r->text(dv, &b);
+		else if ((shown = ok_of(dv, r)))
+			mcinit_buf_printf(&b, "%lld", int_of(dv, r));
+		if (shown)
+			fprintf(out, "  %-37s %s\n", r->label, mcinit_buf_cstr(&b));
+	}
+	mcinit_buf_free(&b);
+}
+
+size_t
+mcinit_derived_count(void)
+{
+	return sizeof rows / sizeof rows[0];
+}
+
+const char *
+mcinit_derived_doc(size_t i, const char **help)
+{
+	if (i >= sizeof rows / sizeof rows[0])
+		return NULL;
+	*help = rows[i].help;
+	return rows[i].name;
+}

@@ -1,0 +1,183 @@
+/*
+ * mcheck-names.c — what a name in a Megatron check expression stands for:
+ * a value mcinit derives or maps (the specials), a config field of the
+ * selected Megatron-LM release, a constant, a calculator parameter or a
+ * module function.  Under mchecks.c (which asks whether a row's names all
+ * resolve, to know it can be ported) and rules-mcheck.c (which evaluates).
+ */
+#include "rules/rules-impl.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "config/mflags.h"
+#include "rules/mchecks.h"
+
+static const struct {
+	const char *name;
+	enum mcinit_special s;
+} specials[] = {
+    {"world_size", S_WORLD},
+    {"data_parallel_size", S_DP},
+    {"transformer_pipeline_model_parallel_size", S_PP},
+    {"virtual_pipeline_model_parallel_size", S_VPP},
+    {"gtp_weight_remat_size", S_GTP},
+    {"expert_gtp_weight_remat_size", S_GTP},
+    {"rank", S_RANK},
+    {"params_dtype", S_PARAMS_DTYPE},
+    {"expert_tensor_parallel_size", S_ETP},
+    {"ffn_hidden_size", S_FFN},
+    {"kv_channels", S_KV},
+    {"global_batch_size", S_GBS},
+    {"get_device_arch_version()", S_ARCH},
+    {"moe_router_load_balancing_type", S_COLLAPSE},
+    {"moe_aux_loss_coeff", S_COLLAPSE},
+    {"main_grads_dtype", S_TORCH_DTYPE},
+    {"main_params_dtype", S_TORCH_DTYPE},
+    {"exp_avg_dtype", S_TORCH_DTYPE},
+    {"exp_avg_sq_dtype", S_TORCH_DTYPE},
+    {"use_dist_ckpt", S_USE_DIST_CKPT},
+    {"apply_rope_fusion", S_ROPE_FUSION},
+    {"position_embedding_type", S_POS_EMB},
+    {"batch_p2p_comm", S_BATCH_P2P},
+    {"pipeline_dtype", S_PIPELINE_DTYPE},
+    {"fp8_param", S_FP8_PARAM},
+    {"fp4_param", S_FP4_PARAM},
+    {"gated_linear_unit", S_GLU},
+    {"activation_func", S_ACTIVATION},
+    {"bias_activation_fusion", S_BIAS_ACT_FUSION},
+    {"num_query_groups", S_NQG},
+    {"is_hybrid_model", S_HYBRID},
+    {"_is_global_batch_size_explicitly_specified", S_GBS_EXPLICIT},
+    {"_num_layers_from_encoder", S_NL_FROM_ENC},
+    {"moe_router_padding_for_quantization", S_PAD_QUANT},
+    {"_seq_length_from_encoder", S_SEQ_FROM_ENC},
+    /* the deprecated flags mapped over; rows reading the value as given use
+     * cuda_graph_impl_given (data/megatron-checks-port.tsv) */
+    {"cuda_graph_impl", S_LOCAL},
+    {"inference_cuda_graph_scope", S_LOCAL},
+    {"enable_cuda_graph", S_DELETED},
+    {"external_cuda_graph", S_DELETED},
+    {"cpu_offloading", S_CPU_OFFLOAD},
+    {"experimental_attention_variant", S_EXP_ATTN},
+    {"grad_reduce_in_fp32", S_GRAD_FP32},
+};
+
+enum mcinit_special
+mcinit_mcheck_special(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof specials / sizeof specials[0]; i++)
+		if (strcmp(specials[i].name, name) == 0)
+			return specials[i].s;
+	return S_NONE;
+}
+
+/* The Megatron-Bridge section that mirrors the dataclass whose
+ * __post_init__ row `id` is in (Bridge's ConfigContainer holds the
+ * dataclass itself as that section), or NULL. */
+const char *
+mcinit_mcheck_row_section(const char *id)
+{
+	static const char *const map[][2] = {
+	    {"megatron/core/transformer/", "model"},
+	    {"megatron/core/model_parallel_config.py", "model"},
+	    {"megatron/core/distributed/distributed_data_parallel_config.py", "ddp"},
+	};
+	size_t i;
+
+	for (i = 0; id != NULL && i < sizeof map / sizeof map[0]; i++)
+		if (strncmp(id, map[i][0], strlen(map[i][0])) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+/* The config field a Megatron name stands for in `version`: the field set
+ * by the flag whose dest it is (an args attribute of that version), else a
+ * field of mcinit's own schema of that name (Megatron-Core attribute
+ * names, such as num_moe_experts), else, in a dataclass's own row
+ * (section not NULL), the Bridge field of that section: a dataclass
+ * attribute that no Megatron-LM flag sets (cpu_offloading, num_buckets)
+ * is what a Bridge config sets, and its default (the dataclass default)
+ * is what Megatron-LM's flags leave it at.  Only the row's own section:
+ * the same name can mean another thing in another section.  -1 if none. */
+int
+mcinit_mcheck_field(const char *name, unsigned version, const char *section)
+{
+	int f;
+
+	if (mcinit_mflag_by_dest(name, version) != NULL)
+		for (f = 0; f < MCINIT_F_COUNT; f++)
+			if (mcinit_fields[f].dest != NULL &&
+			    strcmp(mcinit_fields[f].dest, name) == 0)
+				return f;
+	f = mcinit_field_lookup(NULL, name);
+	if (f >= 0 && mcinit_fields[f].origin == MCINIT_FO_SCHEMA)
+		return f;
+	if (section == NULL)
+		return -1;
+	f = mcinit_field_lookup(section, name);
+	return f >= 0 && mcinit_fields[f].origin == MCINIT_FO_BRIDGE ? f : -1;
+}
+
+/* `torch.bfloat16`, `AttnBackend.local`: constants that compare as text. */
+bool
+mcinit_mcheck_constant(const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	if (dot == NULL || strchr(dot + 1, '.') != NULL)
+		return false;
+	return strncmp(name, "torch.", 6) == 0 || isupper((unsigned char)name[0]);
+}
+
+/* The parameters of the micro-batch calculator's functions: bare names
+ * that stand for the config values of the same name (rank is 0). */
+static const char *const calc_params[] = {"%rank",
+                                          "%rampup_batch_size",
+                                          "%global_batch_size",
+                                          "%micro_batch_size",
+                                          "%data_parallel_size",
+                                          "%decrease_batch_size_if_needed",
+                                          "%step_batch_size_schedule",
+                                          "%seq_length",
+                                          NULL};
+
+/* Functions transformer_config.py imports and compares activation_func
+ * with by identity: they stand for the activation's name (S_ACTIVATION). */
+static const char *const module_functions[] = {"%quick_gelu", NULL};
+
+/* Whether name is one of the NULL-terminated list. */
+static bool
+listed(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (strcmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+bool
+mcinit_mcheck_module_function(const char *name)
+{
+	return listed(module_functions, name);
+}
+
+bool
+mcinit_mcheck_calc_param(const char *name)
+{
+	return listed(calc_params, name);
+}
+
+bool
+mcinit_mcheck_name_known(const char *name, const char *id)
+{
+	if (name[0] == '%')
+		return mcinit_mcheck_calc_param(name) || mcinit_mcheck_module_function(name) ||
+		       mcinit_mcheck_local_known(name);
+	return mcinit_mcheck_special(name) != S_NONE ||
+	       mcinit_mcheck_field(name, mcinit_mversion_default(),
+	                           mcinit_mcheck_row_section(id)) >= 0 ||
+	       mcinit_mcheck_constant(name) || name[0] == '$';
+}

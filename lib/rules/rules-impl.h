@@ -1,0 +1,213 @@
+/*
+ * rules-impl.h — PRIVATE to the files of the rules module (rules.c,
+ * repairs.c, derive.c, layout.c): not installed, and not to be included by
+ * any other module, which uses rules.h.  It holds the context every check
+ * runs in, the field accessors and small helpers the files share, and the
+ * internal functions one file provides to another (mcinit_rules_*: extern
+ * only because the module spans several files).
+ *
+ * Who does what in mcinit_check (rules.c): repairs.c bounds the sizes and
+ * applies the repairs, derive.c computes the derived values, rules.c runs
+ * the rule table; layout.c parses pipeline layouts for derive.c and MC024.
+ */
+#ifndef MCINIT_RULES_IMPL_H
+#define MCINIT_RULES_IMPL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "rules/rules.h"
+#include "core/util.h"
+
+struct mcinit_rule_ctx {
+	struct mcinit_config *c;
+	struct mcinit_derived *dv;
+	struct mcinit_diags *d;
+	const struct mcinit_check_opts *o;
+	const struct mcinit_rule *rule; /* NULL while repairing */
+};
+
+/* Field accessors: x is the struct mcinit_rule_ctx in scope. */
+#define F(f)   MCINIT_F_##f
+#define I(f)   mcinit_cfg_int(x->c, MCINIT_F_##f)
+#define B(f)   mcinit_cfg_bool(x->c, MCINIT_F_##f)
+#define NUL(f) mcinit_cfg_null(x->c, MCINIT_F_##f)
+#define BAD(f) (x->c->invalid[MCINIT_F_##f])
+
+static inline bool
+user_wrote(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->origin[f] != MCINIT_ORIG_DEFAULT && c->origin[f] != MCINIT_ORIG_REPAIR;
+}
+
+static inline long long
+gcd(long long a, long long b)
+{
+	while (b != 0) {
+		long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a < 0 ? -a : a;
+}
+
+static inline long long
+lcm(long long a, long long b)
+{
+	return a / gcd(a, b) * b;
+}
+
+static inline bool
+any_invalid(const struct mcinit_config *c, const enum mcinit_field *fs)
+{
+	for (; *fs != MCINIT_F_COUNT; fs++)
+		if (c->invalid[*fs])
+			return true;
+	return false;
+}
+#define INVALID(c, ...) any_invalid(c, (const enum mcinit_field[]){__VA_ARGS__, MCINIT_F_COUNT})
+
+/* The layers the pipeline split divides: the transformer layers plus the
+ * embedding and the loss when they count as one (D2, D8, MC020, MC022). */
+static inline long long
+split_layers(struct mcinit_rule_ctx *x)
+{
+	return I(num_layers) + B(account_for_embedding_in_pipeline_split) +
+	       B(account_for_loss_in_pipeline_split);
+}
+
+/* How many of the ways to ask for a virtual pipeline are used (MC023). */
+static inline int
+vpp_sources(struct mcinit_rule_ctx *x)
+{
+	return !NUL(num_layers_per_virtual_pipeline_stage) +
+	       !NUL(num_virtual_stages_per_pipeline_rank) + !NUL(pipeline_model_parallel_layout);
+}
+
+/* ---- report.c ---- */
+
+/* A finding with severity sev and code at loc (NULL: none), keyed to key
+ * and to the current rule's fields; the message is fmt then suffix. */
+struct mcinit_diag *mcinit_rules_vemit(struct mcinit_rule_ctx *x, enum mcinit_severity sev,
+                                       const char *code, const struct mcinit_loc *loc,
+                                       const char *key, const char *suffix, const char *fmt,
+                                       va_list ap);
+/* A finding about field `at`, located where the user wrote it; a value
+ * from a default or derived by mcinit has no place, and the message says so. */
+struct mcinit_diag *mcinit_rules_vreport(struct mcinit_rule_ctx *x, enum mcinit_severity sev,
+                                         const char *code, enum mcinit_field at, const char *fmt,
+                                         va_list ap);
+/* Where a finding about the process environment points. */
+extern const struct mcinit_loc mcinit_rules_env_loc;
+/* The variable from o->envp, else the process environment; NULL if unset. */
+const char *mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name);
+/* A repair or derived-value note (no rule is current), at field `at`. */
+struct mcinit_diag *mcinit_rules_note(struct mcinit_rule_ctx *x, const char *code,
+                                      enum mcinit_severity sev, enum mcinit_field at,
+                                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- repairs.c ---- */
+
+/* Repairs R1-R6 and R8, and the MC111 note. */
+void mcinit_rules_repair(struct mcinit_rule_ctx *x);
+/* Repair R7: after D2, since it depends on whether there is a virtual pipeline. */
+void mcinit_rules_repair_p2p(struct mcinit_rule_ctx *x);
+
+/* ---- derive.c ---- */
+
+/* Parses step_batch_size_schedule as Megatron's calculator does: up to max
+ * (threshold in samples, batch size) pairs sorted by threshold, their count;
+ * -1 with Megatron's message in *why (caller frees; NULL otherwise). */
+int mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, int max,
+                          char **why);
+/* D12, D1, D3 and D2: the world, data-parallel and virtual pipeline sizes. */
+void mcinit_rules_derive_sizes(struct mcinit_rule_ctx *x);
+/* D4-D11, after repair R7. */
+void mcinit_rules_derive_rest(struct mcinit_rule_ctx *x);
+/* D2 from the Megatron-LM inputs alone (MC023 compares it with a VPP written
+ * directly); *src: the field it came from, or NULL. */
+long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src);
+
+/* ---- rules-mcheck.c ---- */
+
+/* The rows of Megatron-LM's check table whose code is x->rule's. */
+void mcinit_rules_mchecks(struct mcinit_rule_ctx *x);
+
+/* ---- mcheck-locals.c ---- */
+struct mcinit_pyexpr;
+struct mcinit_pv;
+/* Whether "%name" is a local of validate_args mcinit computes. */
+bool mcinit_mcheck_local_known(const char *name);
+/* The fields "%name" is computed from, the one to point at first; at most
+ * max into f, their count (0 for a name that is not a local). */
+size_t mcinit_mcheck_local_fields(const char *name, enum mcinit_field *f, size_t max);
+/* Its value for this config into *out (0), or -1 when it cannot be told. */
+int mcinit_mcheck_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name,
+                        struct mcinit_pv *out);
+
+/* ---- layout.c ---- */
+
+/* The unrolled layout in flat: stages separated by '|', each a string of
+ * E L t m.  -1 with a message in why (caller frees); flat is the caller's to
+ * free either way. */
+int mcinit_layout_unroll(const char *layout, struct mcinit_buf *flat, char **why);
+
+/* ---- mcheck-names.c: the names of Megatron's check expressions ---- */
+
+/* Names whose value mcinit computes or maps rather than reads. */
+enum mcinit_special {
+	S_NONE,
+	S_WORLD,
+	S_DP,
+	S_PP,
+	S_VPP,
+	S_GTP,
+	S_RANK,
+	S_PARAMS_DTYPE,
+	S_ETP,
+	S_FFN,
+	S_KV,
+	S_GBS,
+	S_ARCH,
+	/* what validate_args / core_transformer_config_from_args make of the flags */
+	S_COLLAPSE,    /* a one-item list becomes its item (validate_args) */
+	S_TORCH_DTYPE, /* fp32/fp16/bf16/fp8 -> torch dtypes */
+	S_USE_DIST_CKPT,
+	S_ROPE_FUSION,
+	S_POS_EMB,
+	S_BATCH_P2P,
+	S_PIPELINE_DTYPE,
+	S_FP8_PARAM,
+	S_FP4_PARAM,
+	S_GLU,
+	S_ACTIVATION,
+	S_BIAS_ACT_FUSION,
+	S_NQG,
+	S_HYBRID,
+	S_GBS_EXPLICIT,
+	S_PAD_QUANT,
+	S_NL_FROM_ENC,
+	S_SEQ_FROM_ENC,
+	S_LOCAL,   /* what validate_args made of it: a local of mcheck-locals.c */
+	S_DELETED, /* validate_args deletes it once read: the dataclasses see False */
+	S_CPU_OFFLOAD,
+	S_EXP_ATTN,
+	S_GRAD_FP32,
+};
+
+/* The special a name stands for, or S_NONE. */
+enum mcinit_special mcinit_mcheck_special(const char *name);
+/* The Bridge section mirroring the dataclass of check row `id`, or NULL. */
+const char *mcinit_mcheck_row_section(const char *id);
+/* The config field a Megatron name stands for in `version` (see the
+ * definition for the order of lookups), or -1. */
+int mcinit_mcheck_field(const char *name, unsigned version, const char *section);
+/* `torch.bfloat16`, `AttnBackend.local`: constants that compare as text. */
+bool mcinit_mcheck_constant(const char *name);
+/* A parameter of the micro-batch calculator's functions ("%seq_length"). */
+bool mcinit_mcheck_calc_param(const char *name);
+/* A function transformer_config.py compares activation_func with. */
+bool mcinit_mcheck_module_function(const char *name);
+
+#endif

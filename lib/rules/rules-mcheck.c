@@ -1,0 +1,570 @@
+/*
+ * rules-mcheck.c — runs the rows of Megatron-LM's check table (mchecks.h)
+ * as rules MC200-MC256: each row's guard and condition are evaluated with
+ * Python's semantics against the config after repairs, the derived values
+ * (data_parallel_size, the virtual pipeline size, ...) and the job's
+ * environment, and a failing row is reported with Megatron's own message.
+ * A row that reads something mcinit cannot evaluate for this config (a name
+ * Python would not find, None where a number is compared) is skipped: a
+ * check that cannot be decided is never guessed.
+ */
+#include "rules/rules-impl.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/mchecks.h"
+#include "input/pyexpr.h"
+
+static struct mcinit_pv
+from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
+{
+	struct mcinit_pv *l;
+	size_t i;
+
+	switch (v->kind) {
+	case MCINIT_V_BOOL:
+		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = v->i};
+	case MCINIT_V_INT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v->i};
+	case MCINIT_V_FLOAT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
+	case MCINIT_V_STR:
+		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
+	case MCINIT_V_JSON:
+		/* a field of type any (cuda_graph_modules): Megatron reads it
+		 * after normalizing it, which the raw value is not */
+		return (struct mcinit_pv){.kind = MCINIT_PV_ERR,
+		                          .s = "a value mcinit does not model"};
+	case MCINIT_V_LIST:
+		l = mcinit_pyexpr_alloc_list(e, v->n);
+		for (i = 0; i < v->n; i++)
+			l[i] = from_value(e, &v->items[i]);
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = v->n};
+	default:
+		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+	}
+}
+
+static int
+pv_int(struct mcinit_pv *out, bool ok, long long v)
+{
+	if (!ok)
+		return -1;
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v};
+	return 0;
+}
+
+/* The job's environment: the process wins over env_vars (as in MC044).
+ * -1 when unset (the evaluator then uses the default of os.getenv). */
+static int
+env_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *var,
+          struct mcinit_pv *out)
+{
+	const char *s = mcinit_rules_env_get(x->o, var);
+
+	if (s == NULL) {
+		json_t *j = json_object_get(x->c->env_vars, var);
+
+		if (j == NULL || !json_is_string(j))
+			return -1;
+		s = json_string_value(j);
+	}
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = mcinit_pyexpr_strdup(e, s)};
+	return 0;
+}
+
+static int special_value(struct mcinit_rule_ctx *x, enum mcinit_special s, struct mcinit_pv *out);
+static bool from_megatron_flags(const struct mcinit_config *c);
+
+/* Whether the row being evaluated is one of validate_args (MC200, MC250),
+ * which sees the flags before it rewrites them. */
+static bool
+validate_args_row(const struct mcinit_rule_ctx *x)
+{
+	return x->rule != NULL &&
+	       (strcmp(x->rule->code, "MC200") == 0 || strcmp(x->rule->code, "MC250") == 0);
+}
+
+/* The value of the Bridge field section.name, -1 if none or invalid. */
+static int
+bridge_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *section,
+             const char *name, struct mcinit_pv *out)
+{
+	int f = mcinit_field_lookup(section, name);
+
+	if (f < 0 || x->c->invalid[f])
+		return -1;
+	*out = from_value(e, &x->c->val[f]);
+	return out->kind == MCINIT_PV_ERR ? -1 : 0;
+}
+
+/* The config value of field `name` (by dest), -1 if none or invalid. */
+static int
+field_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name,
+            struct mcinit_pv *out)
+{
+	int f = mcinit_mcheck_field(name, x->c->mversion, NULL);
+
+	if (f < 0 || x->c->invalid[f])
+		return -1;
+	*out = from_value(e, &x->c->val[f]);
+	return out->kind == MCINIT_PV_ERR ? -1 : 0;
+}
+
+static bool
+field_true(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name)
+{
+	struct mcinit_pv v;
+
+	return field_value(x, e, name, &v) == 0 && mcinit_pv_truthy(&v);
+}
+
+/* Whether megatron-fill.c copied `to` from `from` (same place, a repair). */
+static bool
+filled_from(const struct mcinit_config *c, enum mcinit_field to, enum mcinit_field from)
+{
+	const struct mcinit_loc *a = &c->loc[to], *b = &c->loc[from];
+
+	return c->origin[to] == MCINIT_ORIG_REPAIR && a->source == b->source &&
+	       a->line == b->line && a->col == b->col;
+}
+
+static int
+pv_bool(struct mcinit_pv *out, bool b)
+{
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = b};
+	return 0;
+}
+
+static int
+pv_str(struct mcinit_pv *out, const char *s)
+{
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = s};
+	return 0;
+}
+
+/* Values as Megatron's checks see them after validate_args and
+ * core_transformer_config_from_args have rewritten the flags. */
+static int
+view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_special s,
+           const char *name, struct mcinit_pv *out)
+{
+	static const char *const dtypes[][2] = {{"fp32", "torch.float32"},
+	                                        {"fp16", "torch.float16"},
+	                                        {"bf16", "torch.bfloat16"},
+	                                        {"fp8", "torch.uint8"}};
+	struct mcinit_pv v;
+	size_t i;
+
+	switch (s) {
+	case S_COLLAPSE:
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		if (out->kind == MCINIT_PV_LIST && out->n == 1)
+			*out = out->items[0];
+		return 0;
+	case S_TORCH_DTYPE:
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		for (i = 0; out->kind == MCINIT_PV_STR && i < sizeof dtypes / sizeof dtypes[0]; i++)
+			if (strcmp(out->s, dtypes[i][0]) == 0)
+				return pv_str(out, dtypes[i][1]);
+		return 0;
+	case S_USE_DIST_CKPT:
+		if (field_value(x, e, "ckpt_format", &v) < 0 || v.kind != MCINIT_PV_STR)
+			return -1;
+		return pv_bool(out, strcmp(v.s, "torch") != 0);
+	case S_POS_EMB:
+		if (field_true(x, e, "use_rotary_position_embeddings"))
+			return pv_str(out, "rope");
+		return field_value(x, e, "position_embedding_type", out);
+	case S_ROPE_FUSION:
+		if (view_value(x, e, S_POS_EMB, name, &v) < 0)
+			return -1;
+		if (v.kind != MCINIT_PV_STR || strcmp(v.s, "rope") != 0)
+			return pv_bool(out, false);
+		return field_value(x, e, "apply_rope_fusion", out);
+	case S_BATCH_P2P:
+		return pv_bool(out, !B(overlap_p2p_comm));
+	case S_PIPELINE_DTYPE:
+		return special_value(x, S_PARAMS_DTYPE, out);
+	case S_FP8_PARAM:
+		return pv_bool(out, field_true(x, e, "fp8_param_gather"));
+	case S_FP4_PARAM:
+		return pv_bool(out, field_true(x, e, "fp4_param_gather"));
+	case S_GLU:
+		return pv_bool(out, B(swiglu) || field_true(x, e, "quick_geglu"));
+	case S_ACTIVATION:
+		return pv_str(out, B(swiglu)                          ? "silu"
+		                   : field_true(x, e, "squared_relu") ? "squared_relu"
+		                   : field_true(x, e, "quick_geglu")  ? "quick_gelu"
+		                                                      : "gelu");
+	case S_BIAS_ACT_FUSION:
+		/* validate_args drops bias_gelu_fusion without add_bias_linear */
+		if (B(swiglu))
+			return pv_bool(out, field_true(x, e, "bias_swiglu_fusion"));
+		return pv_bool(out, field_true(x, e, "bias_gelu_fusion") &&
+		                        field_true(x, e, "add_bias_linear"));
+	case S_NQG:
+		/* TransformerConfig gets num_query_groups only with GQA */
+		if (!B(group_query_attention))
+			return field_value(x, e, "num_attention_heads", out);
+		return field_value(x, e, "num_query_groups", out);
+	case S_HYBRID:
+		return pv_bool(out, field_value(x, e, "hybrid_layer_pattern", &v) == 0 &&
+		                        v.kind != MCINIT_PV_NONE);
+	case S_GBS_EXPLICIT:
+		return pv_bool(out, user_wrote(x->c, F(global_batch_size)));
+	case S_PAD_QUANT:
+		/* TransformerConfig folds the deprecated moe_router_padding_for_fp8 in */
+		return pv_bool(out, field_true(x, e, "moe_router_padding_for_quantization") ||
+		                        field_true(x, e, "moe_router_padding_for_fp8"));
+	case S_NL_FROM_ENC:
+		return pv_bool(out, filled_from(x->c, F(num_layers), F(encoder_num_layers)));
+	case S_SEQ_FROM_ENC:
+		return pv_bool(out, filled_from(x->c, F(seq_length), F(encoder_seq_length)));
+	case S_DELETED:
+		if (from_megatron_flags(x->c) && !validate_args_row(x))
+			return pv_bool(out, false);
+		return field_value(x, e, name, out);
+	case S_LOCAL: {
+		char local[64];
+
+		snprintf(local, sizeof local, "%%%s", name);
+		return mcinit_mcheck_local(x, e, local, out);
+	}
+	case S_CPU_OFFLOAD:
+		/* no flag sets it: validate_args turns it on for
+		 * cpu_offloading_num_layers > 0; a Bridge config sets it itself */
+		if (from_megatron_flags(x->c) &&
+		    field_value(x, e, "cpu_offloading_num_layers", &v) == 0 &&
+		    v.kind == MCINIT_PV_INT && v.i > 0)
+			return pv_bool(out, true);
+		return bridge_value(x, e, "model", "cpu_offloading", out);
+	case S_EXP_ATTN:
+		/* core_transformer_config_from_args makes it "dsa" when the
+		 * hybrid pattern has DSA layers (Symbols.DS_ATTENTION, "D") */
+		if (from_megatron_flags(x->c) &&
+		    field_value(x, e, "hybrid_layer_pattern", &v) == 0 && v.kind == MCINIT_PV_STR &&
+		    strchr(v.s, 'D') != NULL)
+			return pv_str(out, "dsa");
+		/* __post_init__ first rewrites the deprecated spelling */
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		if (out->kind == MCINIT_PV_STR && strcmp(out->s, "gated_delta_net") == 0)
+			return pv_str(out, "gdn");
+		return 0;
+	case S_GRAD_FP32:
+		/* DistributedDataParallelConfig gets it from
+		 * accumulate_allreduce_grads_in_fp32, which validate_args turns
+		 * on for bf16 with fp32 main grads unless grad_reduce_in_bf16 */
+		if (field_value(x, e, "accumulate_allreduce_grads_in_fp32", out) < 0)
+			return -1;
+		if (!from_megatron_flags(x->c) || !B(bf16))
+			return 0;
+		if (field_true(x, e, "grad_reduce_in_bf16"))
+			return pv_bool(out, false);
+		if (mcinit_pv_truthy(out))
+			return 0;
+		return pv_bool(out, field_value(x, e, "main_grads_dtype", &v) == 0 &&
+		                        v.kind == MCINIT_PV_STR && strcmp(v.s, "fp32") == 0);
+	default:
+		return -1;
+	}
+}
+
+static int
+special_value(struct mcinit_rule_ctx *x, enum mcinit_special s, struct mcinit_pv *out)
+{
+	struct mcinit_derived *dv = x->dv;
+
+	switch (s) {
+	case S_WORLD:
+		return pv_int(out, dv->world_ok, dv->world_size);
+	case S_DP:
+		return pv_int(out, dv->dp_ok, dv->dp);
+	case S_PP:
+		return pv_int(out, !BAD(pipeline_model_parallel_size),
+		              I(pipeline_model_parallel_size));
+	case S_VPP:
+		if (!dv->vpp_ok)
+			return -1;
+		if (dv->vpp == 0)
+			*out = (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+		else
+			*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = dv->vpp};
+		return 0;
+	case S_GTP:
+		return pv_int(out, dv->dp_ok, dv->gtp);
+	case S_RANK:
+		return pv_int(out, true, 0);
+	case S_PARAMS_DTYPE:
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
+		                          .s = B(fp16)   ? "torch.float16"
+		                               : B(bf16) ? "torch.bfloat16"
+		                                         : "torch.float32"};
+		return 0;
+	case S_ETP:
+		return pv_int(out, dv->etp_ok, dv->etp);
+	case S_FFN:
+		return pv_int(out, dv->ffn_ok, dv->ffn_hidden_size);
+	case S_KV:
+		return pv_int(out, dv->kv_ok, dv->kv_channels);
+	case S_GBS:
+		return pv_int(out, dv->gbs_ok, dv->gbs);
+	case S_ARCH:
+		if (x->o->gpu_arch > 0)
+			return pv_int(out, true, x->o->gpu_arch / 10);
+		if (!BAD(gpu_arch) && !NUL(gpu_arch))
+			return pv_int(out, true, I(gpu_arch) / 10);
+		return -1;
+	case S_NONE:
+	default:
+		break;
+	}
+	return -1;
+}
+
+static bool
+is_dtype_field(int f)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (t->alt[i].base == MCINIT_B_DTYPE)
+			return true;
+	return false;
+}
+
+/* mcinit's canonical dtype names as the torch constants Megatron compares
+ * them with. */
+static const char *
+torch_dtype(const char *s)
+{
+	return strcmp(s, "fp32") == 0   ? "torch.float32"
+	       : strcmp(s, "fp16") == 0 ? "torch.float16"
+	       : strcmp(s, "bf16") == 0 ? "torch.bfloat16"
+	                                : s;
+}
+
+/* What the resolver knows of the row being evaluated. */
+struct row_ctx {
+	struct mcinit_rule_ctx *x;
+	const char *section; /* row_section of the row */
+};
+
+static int
+resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
+{
+	struct row_ctx *r = ctx;
+	struct mcinit_rule_ctx *x = r->x;
+	enum mcinit_special s;
+	int f;
+
+	/* A bare name is a local of the Megatron function: the calculator's
+	 * parameters and what mcheck-locals.c computes are known
+	 * (mcinit_mcheck_status keeps other rows out). */
+	if (mcinit_mcheck_module_function(name)) {
+		/* a copy: name may be the caller's stack buffer (resolve_name) */
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
+		                          .s = mcinit_pyexpr_strdup(e, name + 1)};
+		return 0;
+	}
+	if (name[0] == '%') {
+		if (!mcinit_mcheck_calc_param(name))
+			return mcinit_mcheck_local(x, e, name, out);
+		name++;
+	}
+	s = mcinit_mcheck_special(name);
+	if (s >= S_COLLAPSE)
+		return view_value(x, e, s, name, out);
+	if (s != S_NONE)
+		return special_value(x, s, out);
+	if (name[0] == '$')
+		return env_value(x, e, name + 1, out);
+	f = mcinit_mcheck_field(name, x->c->mversion, r->section);
+	if (f >= 0) {
+		if (x->c->invalid[f])
+			return -1;
+		*out = from_value(e, &x->c->val[f]);
+		if (out->kind == MCINIT_PV_STR && is_dtype_field(f))
+			out->s = torch_dtype(out->s); /* "bf16" is torch.bfloat16 to Megatron */
+		return 0;
+	}
+	if (mcinit_mcheck_constant(name)) {
+		/* enum members compare with the flag's value, their name in lower case */
+		const char *m = strchr(name, '.') + 1;
+
+		*out = (struct mcinit_pv){
+		    .kind = MCINIT_PV_STR,
+		    .s = mcinit_pyexpr_strdup(e, strncmp(name, "torch.", 6) == 0 ? name : m)};
+		return 0;
+	}
+	return -1;
+}
+
+/* 1: the row fails, 0: it holds, -1: it cannot be decided for this config. */
+static int
+evaluate(struct row_ctx *r, const char *src, bool negate)
+{
+	struct mcinit_pyexpr *e;
+	struct mcinit_pv v;
+	char *why = NULL;
+	int res;
+
+	if (src == NULL || *src == '\0')
+		return negate ? 0 : 1;
+	e = mcinit_pyexpr_parse(src, &why);
+	if (e == NULL) {
+		free(why);
+		return -1;
+	}
+	v = mcinit_pyexpr_eval(e, resolve, r);
+	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
+	mcinit_pyexpr_free(e);
+	return res;
+}
+
+struct at {
+	struct row_ctx *r;
+	int first, written;
+};
+
+static void
+note_one(struct at *a, int f)
+{
+	if (f < 0)
+		return;
+	if (a->first < 0)
+		a->first = f;
+	if (a->written < 0 && user_wrote(a->r->x->c, f))
+		a->written = f;
+}
+
+static void
+note_field(void *ctx, const char *name)
+{
+	struct at *a = ctx;
+	enum mcinit_field from[8];
+	char local[64];
+	size_t i, n;
+
+	/* a local, or a value validate_args computes, points at what it is
+	 * computed from */
+	snprintf(local, sizeof local, "%%%s", name);
+	n = mcinit_mcheck_local_fields(mcinit_mcheck_special(name) == S_LOCAL ? local : name, from,
+	                               8);
+	for (i = 0; i < n; i++)
+		note_one(a, from[i]);
+	if (n == 0)
+		/* a derived value (bias_activation_fusion) is no Bridge field to
+		 * point at */
+		note_one(a, mcinit_mcheck_field(
+		                name, a->r->x->c->mversion,
+		                mcinit_mcheck_special(name) == S_NONE ? a->r->section : NULL));
+}
+
+/* The field to point at: the first the row reads that the user wrote. */
+static enum mcinit_field
+row_field(struct row_ctx *r, const struct mcinit_mcheck *m)
+{
+	struct at a = {r, -1, -1};
+	const char *srcs[] = {m->when, m->guard, m->cond};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct mcinit_pyexpr *e;
+		char *why = NULL;
+
+		if (srcs[i] == NULL || (e = mcinit_pyexpr_parse(srcs[i], &why)) == NULL) {
+			free(why);
+			continue;
+		}
+		mcinit_pyexpr_names(e, note_field, &a);
+		mcinit_pyexpr_free(e);
+	}
+	return a.written >= 0 ? a.written : a.first >= 0 ? a.first : F(world_size);
+}
+
+static void
+report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
+{
+	struct mcinit_rule_ctx *x = r->x;
+	struct mcinit_pyexpr *e;
+	struct mcinit_buf b = {0};
+	char *why = NULL;
+	enum mcinit_severity sev = x->rule->sev;
+	const struct mcinit_rule *rule;
+
+	if (m->sev != NULL)
+		sev = strcmp(m->sev, "note") == 0 ? MCINIT_NOTE : MCINIT_WARNING;
+	e = mcinit_pyexpr_parse(m->message, &why);
+	if (e != NULL) {
+		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
+
+		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
+			mcinit_buf_adds(&b, m->message);
+		else
+			mcinit_pv_str(&b, &v);
+		mcinit_pyexpr_free(e);
+	} else {
+		mcinit_buf_adds(&b, *m->message ? m->message : m->cond);
+		free(why);
+	}
+	/* The row's own field, not the family rule's nominal reads. */
+	rule = x->rule;
+	x->rule = NULL;
+	mcinit_diag_hint(mcinit_rules_note(x, rule->code, sev, row_field(r, m),
+	                                   "Megatron-LM %s (%s): %s", m->function, m->id,
+	                                   mcinit_buf_cstr(&b)),
+	                 "see %s in Megatron-LM", m->id);
+	x->rule = rule;
+	mcinit_buf_free(&b);
+}
+
+/* Whether any value came from Megatron-LM flags: only then does
+ * validate_args run.  Megatron-Bridge builds its ConfigContainer without it
+ * (the dataclasses' __post_init__ checks still run). */
+static bool
+from_megatron_flags(const struct mcinit_config *c)
+{
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		if (c->origin[f] == MCINIT_ORIG_ARGV)
+			return true;
+	return false;
+}
+
+void
+mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
+{
+	size_t i;
+
+	if (validate_args_row(x) && !from_megatron_flags(x->c))
+		return;
+
+	for (i = 0; i < mcinit_nmchecks; i++) {
+		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+		const char *why, *code = mcinit_mcheck_status(m, &why);
+		struct row_ctx rc = {x, mcinit_mcheck_row_section(m->id)};
+		int r;
+
+		if (code == NULL || m->rule != NULL || strcmp(code, x->rule->code) != 0)
+			continue;
+		if (!mcinit_mcheck_in(m, x->c->mversion))
+			continue; /* not a check of the config's release */
+		if (m->when != NULL) {
+			r = evaluate(&rc, m->when, false);
+		} else {
+			r = evaluate(&rc, m->guard, false);
+			if (r == 1)
+				r = evaluate(&rc, m->cond, strcmp(m->kind, "assert") == 0);
+		}
+		if (r == 1)
+			report_row(&rc, m);
+	}
+}

@@ -1,0 +1,166 @@
+/*
+ * rules.h — cross-field checking: repairs, derived values and the rule
+ * table (rules.md).  Each rule is one function listed in mcinit_rules[] with
+ * its code, the fields it reads, a one-line doc, an example and its fix; that
+ * table (with mcinit_repairs[] and mcinit_notes[]) is also the source of the
+ * rule documentation in mcinit-config(5), rendered by mcinit_rules_doc().
+ *
+ * Order of work in mcinit_check(): repairs R1-R6 and R8 (each reported as a
+ * note MC101-MC108 when it changes a value — never silently), then the derived
+ * values D1-D12 (R7 needs the virtual pipeline size, so it runs after D2),
+ * then every rule of the table.  A rule whose read fields were rejected by a
+ * loader (config->invalid[]) is skipped; a rule that needs a derived value
+ * checks its *_ok flag, so one mistake is reported once.
+ *
+ * Ownership: nothing here allocates memory that outlives a call; struct
+ * mcinit_derived holds no pointers except world_size_source (static text, or
+ * the config's launch_source) and world_size_loc.source (owned by the config).  No destroy is
+ * needed.
+ */
+#ifndef MCINIT_RULES_H
+#define MCINIT_RULES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "config/config.h"
+#include "core/diag.h"
+
+/* What the caller knows beyond the config: mcinit's own options and, for
+ * `run`, what it found on the machine.  Zero-initialised means "not given". */
+struct mcinit_check_opts {
+	long long world_size;     /* --world-size, 0 = not given */
+	long long nnodes;         /* --nnodes, 0 = not given */
+	long long nproc_per_node; /* --nproc-per-node, 0 = not given */
+	bool bridge_defaults;     /* --bridge-defaults: Megatron-Bridge's ETP default (R3) */
+	char *const *envp;        /* environment to read (NULL: the process's) */
+	/* Filled by `run` after probing the GPU; validate leaves them zero. */
+	bool cuda_probed;   /* cuda_devices is meaningful */
+	int cuda_devices;   /* CUDA devices visible to this process */
+	int gpu_arch;       /* compute capability x10 of the local GPU, 0 = unknown */
+	bool run_mode;      /* MC045 is an error (not a warning) ... */
+	bool allow_no_cuda; /* ... unless --allow-no-cuda */
+};
+
+/* Most (pipeline stage x virtual stage) chunks whose layer counts are kept. */
+#define MCINIT_MAX_CHUNKS 1024
+
+/* Values Megatron derives (rules.md D1-D12).  A value is meaningful only
+ * when its *_ok flag is set: a derived value whose inputs are invalid is not
+ * computed, so rules that need it are skipped rather than cascading. */
+struct mcinit_derived {
+	/* D12 */
+	long long world_size;
+	const char *world_size_source; /* "--world-size", "WORLD_SIZE", ..., "default" */
+	struct mcinit_loc world_size_loc;
+	bool world_ok;
+	/* D1 */
+	long long dp; /* data_parallel_size */
+	bool dp_ok;
+	/* R3 */
+	long long etp; /* expert_tensor_parallel_size after repair R3 */
+	bool etp_ok;
+	/* D3 */
+	long long edp; /* expert_data_parallel_size */
+	bool edp_ok;
+	/* gtp_weight_remat_size and its expert twin (r0.19+): the weight shards
+	 * over TP (ETP); 1 before r0.19 and when the shards are not set.  They
+	 * count toward the model size, so DP and EDP are the replicate degrees. */
+	long long gtp, egtp;
+	/* D2: 0 = no virtual pipeline (Megatron's None; 1 is folded into it) */
+	long long vpp;
+	const char *vpp_source; /* the field it came from, NULL when none */
+	bool vpp_ok;
+	/* D4 */
+	long long ffn_hidden_size;
+	bool ffn_ok;
+	long long moe_ffn_hidden_size; /* ffn_hidden_size when null and MoE is on */
+	bool moe_ffn_ok;
+	/* D5 */
+	long long kv_channels;
+	bool kv_ok;
+	/* D6, D7 (running_gbs: after decrease_batch_size_if_needed) */
+	long long gbs, running_gbs;
+	bool gbs_ok;
+	long long num_micro_batches;
+	bool nmb_ok;
+	/* D8: layers[pp * chunks_per_stage + vstage] transformer layers; the
+	 * embedding, loss and MTP layers of a layout are not counted. */
+	long long pp;               /* pipeline stages */
+	long long chunks_per_stage; /* max(1, vpp) */
+	int layers[MCINIT_MAX_CHUNKS];
+	bool layers_ok;
+	/* D9 */
+	long long seq_multiple;
+	bool seq_multiple_ok;
+	/* D10, for rank 0 and the largest base seed of any rank */
+	long long seed, seed_model_parallel, seed_expert_parallel, seed_max;
+	bool seeds_ok;
+	/* D11 */
+	long long train_iters;
+	bool train_iters_ok;
+	/* after repair R1 */
+	bool sequence_parallel;
+	bool sp_ok;
+	/* MC049 */
+	long long padded_vocab_size;
+	bool vocab_ok;
+};
+
+struct mcinit_rule_ctx;
+
+struct mcinit_rule {
+	const char *code;
+	enum mcinit_severity sev;
+	const char *doc;                /* one line: what must hold */
+	const char *example;            /* a violating input */
+	const char *fix;                /* how to fix it */
+	const enum mcinit_field *reads; /* terminated by MCINIT_F_COUNT */
+	void (*check)(struct mcinit_rule_ctx *x);
+};
+
+extern const struct mcinit_rule mcinit_rules[];
+extern const size_t mcinit_nrules;
+
+/* Diagnostics that are not rules: repairs (MC101-MC108) and the notes about
+ * derived values (MC109-MC112), documented alongside the rules. */
+extern const struct mcinit_code_doc mcinit_repairs[];
+extern const size_t mcinit_nrepairs;
+
+/* The rule with this code, or NULL. */
+const struct mcinit_rule *mcinit_rule_find(const char *code);
+
+/* Repairs, derived values, then every rule; all findings go to d.  c is
+ * modified by the repairs (origin MCINIT_ORIG_REPAIR).  Returns 0; -1 only
+ * on internal failure (err). */
+int mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o,
+                 struct mcinit_derived *dv, struct mcinit_diags *d, struct mcinit_err *err);
+
+/* The derived values as a new JSON object with Megatron's attribute names
+ * (caller owns the reference).  Values that could not be derived are null. */
+json_t *mcinit_derived_to_json(const struct mcinit_derived *dv);
+/* A short aligned table. */
+void mcinit_derived_print(const struct mcinit_derived *dv, FILE *out);
+/* The rows of derived.def, for documentation: the i-th value's JSON name
+ * (static) and its one-line help in *help; NULL past the last. */
+size_t mcinit_derived_count(void);
+const char *mcinit_derived_doc(size_t i, const char **help);
+
+/* Swiglu-aware default MLP size, exactly as Megatron-LM's validate_args:
+ * int((4*h*2/3)/64)*64 with swiglu, else 4*h. */
+long long mcinit_default_ffn_hidden_size(long long hidden, bool swiglu);
+/* Megatron's vocabulary padding: the next multiple of divisible_by * tp. */
+long long mcinit_padded_vocab_size(long long vocab, long long divisible_by, long long tp);
+
+/* Parses a pipeline_model_parallel_layout string the way Megatron-Core's
+ * PipelineParallelLayerLayout.parse_str_to_list does (commas dropped, `(..)*n`
+ * then `x*n` unrolled, split at `|`).  On success returns the number of
+ * stages and, when t_counts is not NULL, stores each stage's count of `t`
+ * (transformer layers) in t_counts[0 .. min(stages, max)-1].  Returns -1 with
+ * a message in why (caller frees) for a character other than E L t m, or
+ * when the unrolled layout would exceed 1 MiB. */
+long mcinit_layout_parse(const char *layout, int *t_counts, size_t max, char **why);
+
+#endif

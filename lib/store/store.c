@@ -1,0 +1,2110 @@
+/*
+ * store.c — the TCPStore-compatible server and client (see store.h).
+ *
+ * The server keeps every key in one chained hash table.  An entry lives as
+ * long as it has a value, queued items or waiting connections.  A WAIT
+ * registers the connection on each key that does not exist yet and counts
+ * them; every write to a key decrements the count of the connections
+ * registered there, and a count reaching zero sends STOP_WAITING — the same
+ * bookkeeping as torch's libuv server, without its scans over all keys, so a
+ * rendezvous of N clients costs O(N·keys waited) and nothing quadratic more.
+ *
+ * Requests are parsed twice: a dry pass checks that the whole frame is in the
+ * buffer and every length is within the limits (nothing is allocated on the
+ * client's word), then the real pass acts.  A frame can therefore never be
+ * half-applied, and garbage costs only its connection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+double
+mcinit_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+mcinit_store_limits_default(struct mcinit_store_limits *l)
+{
+	l->max_key = 8 * 1024;
+	l->max_value = 8 * 1024 * 1024;
+	l->max_keys = 128 * 1024;
+	l->max_conns = 65536;
+	l->max_memory = (size_t)1 << 30;
+	l->max_entries = (size_t)1 << 20;
+	l->silent_timeout = 30.0;
+}
+
+/* ---- server data ---- */
+
+struct qitem {
+	struct qitem *next;
+	size_t len;
+	char data[];
+};
+
+struct conn;
+
+struct entry {
+	struct entry *next; /* hash chain */
+	uint64_t hash;
+	char *key;
+	size_t klen;
+	bool has_value;
+	char *val;
+	size_t vlen;
+	struct qitem *qhead, *qtail;
+	size_t qlen;
+	struct conn **waiters; /* one slot per awaited occurrence of this key */
+	size_t nwait, capwait;
+};
+
+struct conn {
+	int fd; /* -1: an in-process session (store.h) */
+	bool authed, spoke, dead;
+	double since;
+	struct conn *sprev, *snext; /* the silent list (connected, no byte yet) */
+	struct conn *dnext;         /* deferred free list */
+	struct conn *aprev, *anext; /* every open connection */
+	struct conn *pnext;         /* written to by a wake-up, to flush */
+	bool pending;
+	char *in;
+	size_t inlen, incap;
+	char *out;
+	size_t outoff, outlen, outcap;
+	bool want_out;
+	size_t awaited;       /* keys this WAIT still needs */
+	struct entry **wkeys; /* entries the conn is registered on */
+	size_t nwkeys, capwkeys;
+};
+
+struct mcinit_store_server {
+	int lfd, epfd, stopfd;
+	int port;
+	char *token;
+	struct mcinit_store_limits lim;
+	struct entry **tab;
+	size_t tabsize, nentries, nvalues;
+	size_t mem;
+	struct conn *shead, *stail;
+	struct conn *dead;
+	struct conn *all;
+	struct conn *pending;
+	size_t nconns;
+	unsigned long long accepted, dropped, requests, refused;
+	char why[160]; /* the last refusal's reason */
+	pthread_t thr;
+	bool thr_running;
+};
+
+#define TAG_LISTEN ((void *)1)
+#define TAG_STOP   ((void *)2)
+
+static uint64_t
+fnv1a(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--) {
+		h ^= (unsigned char)*p++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static struct entry *
+entry_find(const struct mcinit_store_server *s, const char *k, size_t kl, uint64_t h)
+{
+	struct entry *e;
+
+	for (e = s->tab[h & (s->tabsize - 1)]; e; e = e->next)
+		if (e->hash == h && e->klen == kl && memcmp(e->key, k, kl) == 0)
+			return e;
+	return NULL;
+}
+
+static void
+tab_grow(struct mcinit_store_server *s)
+{
+	size_t n = s->tabsize * 2, i;
+	struct entry **t = mcinit_xcalloc(n, sizeof *t);
+
+	for (i = 0; i < s->tabsize; i++) {
+		struct entry *e = s->tab[i], *nx;
+
+		for (; e; e = nx) {
+			nx = e->next;
+			e->next = t[e->hash & (n - 1)];
+			t[e->hash & (n - 1)] = e;
+		}
+	}
+	free(s->tab);
+	s->tab = t;
+	s->tabsize = n;
+}
+
+static struct entry *
+entry_get(struct mcinit_store_server *s, const char *k, size_t kl)
+{
+	uint64_t h = fnv1a(k, kl);
+	struct entry *e = entry_find(s, k, kl, h);
+
+	if (e)
+		return e;
+	if (s->nentries >= s->tabsize)
+		tab_grow(s);
+	e = mcinit_xcalloc(1, sizeof *e);
+	e->hash = h;
+	e->key = mcinit_xmalloc(kl + 1);
+	memcpy(e->key, k, kl);
+	e->key[kl] = '\0';
+	e->klen = kl;
+	e->next = s->tab[h & (s->tabsize - 1)];
+	s->tab[h & (s->tabsize - 1)] = e;
+	s->nentries++;
+	s->mem += kl + sizeof *e;
+	return e;
+}
+
+static bool
+entry_exists(const struct entry *e)
+{
+	return e && (e->has_value || e->qlen > 0);
+}
+
+/* Frees e when nothing refers to it any more. */
+static void
+entry_gc(struct mcinit_store_server *s, struct entry *e)
+{
+	struct entry **pp;
+
+	if (e->has_value || e->qlen || e->nwait)
+		return;
+	for (pp = &s->tab[e->hash & (s->tabsize - 1)]; *pp != e; pp = &(*pp)->next)
+		;
+	*pp = e->next;
+	s->nentries--;
+	s->mem -= e->klen + sizeof *e;
+	free(e->waiters);
+	free(e->key);
+	free(e);
+}
+
+static void
+entry_set_value(struct mcinit_store_server *s, struct entry *e, const char *v, size_t vl)
+{
+	if (e->has_value) {
+		s->mem -= e->vlen;
+		free(e->val);
+	} else {
+		s->nvalues++;
+	}
+	e->val = mcinit_xmalloc(vl ? vl : 1);
+	memcpy(e->val, v, vl);
+	e->vlen = vl;
+	e->has_value = true;
+	s->mem += vl;
+}
+
+static void
+entry_clear_value(struct mcinit_store_server *s, struct entry *e)
+{
+	if (!e->has_value)
+		return;
+	s->mem -= e->vlen;
+	free(e->val);
+	e->val = NULL;
+	e->vlen = 0;
+	e->has_value = false;
+	s->nvalues--;
+}
+
+/* ---- connections: output ---- */
+
+static void conn_close(struct mcinit_store_server *s, struct conn *c);
+
+static void
+out_add(struct conn *c, const void *p, size_t n)
+{
+	if (c->outlen + n > c->outcap) {
+		size_t cap = c->outcap ? c->outcap : 256;
+
+		while (cap < c->outlen + n)
+			cap *= 2;
+		c->out = mcinit_xrealloc(c->out, cap);
+		c->outcap = cap;
+	}
+	memcpy(c->out + c->outlen, p, n);
+	c->outlen += n;
+}
+
+static void
+out_u8(struct conn *c, uint8_t v)
+{
+	out_add(c, &v, 1);
+}
+
+static void
+out_i64(struct conn *c, int64_t v)
+{
+	out_add(c, &v, sizeof v); /* little-endian hosts only, as torch */
+}
+
+static void
+out_vec(struct conn *c, const char *p, size_t n)
+{
+	uint64_t l = n;
+
+	out_add(c, &l, sizeof l);
+	if (n)
+		out_add(c, p, n);
+}
+
+static void
+conn_epoll(struct mcinit_store_server *s, struct conn *c, bool want_out)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | (want_out ? EPOLLOUT : 0u),
+	                         .data.ptr = c};
+
+	if (want_out == c->want_out)
+		return;
+	c->want_out = want_out;
+	epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Writes what it can; false when the connection broke.  A session keeps
+ * its replies until mcinit_store_session_feed hands them out. */
+static bool
+conn_flush(struct mcinit_store_server *s, struct conn *c)
+{
+	if (c->fd < 0)
+		return true;
+	while (c->outoff < c->outlen) {
+		ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			conn_epoll(s, c, true);
+			return true;
+		}
+		if (w <= 0)
+			return false;
+		c->outoff += (size_t)w;
+	}
+	c->outoff = c->outlen = 0;
+	if (c->outcap > 65536) { /* do not keep a big reply's buffer per idle client */
+		free(c->out);
+		c->out = NULL;
+		c->outcap = 0;
+	}
+	conn_epoll(s, c, false);
+	return true;
+}
+
+/* ---- waiting ---- */
+
+static void
+wait_register(struct conn *c, struct entry *e)
+{
+	if (e->nwait == e->capwait) {
+		e->capwait = e->capwait ? 2 * e->capwait : 4;
+		e->waiters = mcinit_xrealloc(e->waiters, e->capwait * sizeof *e->waiters);
+	}
+	e->waiters[e->nwait++] = c;
+	if (c->nwkeys == c->capwkeys) {
+		c->capwkeys = c->capwkeys ? 2 * c->capwkeys : 4;
+		c->wkeys = mcinit_xrealloc(c->wkeys, c->capwkeys * sizeof *c->wkeys);
+	}
+	c->wkeys[c->nwkeys++] = e;
+	c->awaited++;
+}
+
+/* Forgets every registration of c (cancel, close, a new WAIT). */
+static void
+wait_clear(struct mcinit_store_server *s, struct conn *c)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < c->nwkeys; i++) {
+		struct entry *e = c->wkeys[i];
+
+		for (j = k = 0; j < e->nwait; j++)
+			if (e->waiters[j] != c)
+				e->waiters[k++] = e->waiters[j];
+		e->nwait = k;
+	}
+	for (i = 0; i < c->nwkeys; i++) {
+		struct entry *e = c->wkeys[i];
+		size_t m;
+
+		/* the same entry may appear twice: gc it once, after the last */
+		for (m = i + 1; m < c->nwkeys && c->wkeys[m] != e; m++)
+			;
+		if (m == c->nwkeys)
+			entry_gc(s, e);
+	}
+	c->nwkeys = 0;
+	c->awaited = 0;
+}
+
+static void
+mark_pending(struct mcinit_store_server *s, struct conn *c)
+{
+	if (c->pending)
+		return;
+	c->pending = true;
+	c->pnext = s->pending;
+	s->pending = c;
+}
+
+/* Flushes every connection a wake-up wrote to (not inside the wake-up
+ * itself: a failing write closes a connection, which edits wait lists). */
+static void
+flush_pending(struct mcinit_store_server *s)
+{
+	while (s->pending) {
+		struct conn *c = s->pending;
+
+		s->pending = c->pnext;
+		c->pending = false;
+		if (!c->dead && !conn_flush(s, c))
+			conn_close(s, c);
+	}
+}
+
+static void
+wait_done(struct mcinit_store_server *s, struct conn *c)
+{
+	c->awaited = 0;
+	c->nwkeys = 0; /* every registration was consumed by the wake-ups */
+	out_u8(c, MCINIT_STORE_STOP_WAIT);
+	mark_pending(s, c);
+}
+
+/* The key of e was written: wake its waiters (all of them, or for a queue
+ * push the first whose wait it completes, as torch does). */
+static void
+wake(struct mcinit_store_server *s, struct entry *e, bool one)
+{
+	size_t i;
+
+	if (one) {
+		for (i = 0; i < e->nwait; i++) {
+			struct conn *c = e->waiters[i];
+
+			if (c->awaited == 1) {
+				memmove(e->waiters + i, e->waiters + i + 1,
+				        (e->nwait - i - 1) * sizeof *e->waiters);
+				e->nwait--;
+				wait_done(s, c);
+				return;
+			}
+		}
+		return;
+	}
+	for (i = 0; i < e->nwait; i++) {
+		struct conn *c = e->waiters[i];
+
+		if (c->awaited > 0 && --c->awaited == 0)
+			wait_done(s, c);
+	}
+	e->nwait = 0;
+}
+
+/* ---- request parsing ---- */
+
+struct rd {
+	const char *p;
+	size_t n, off;
+};
+
+enum { P_MORE = 0, P_OK = 1, P_BAD = -1 };
+
+static int
+rd_raw(struct rd *r, void *dst, size_t n)
+{
+	if (r->n - r->off < n)
+		return P_MORE;
+	memcpy(dst, r->p + r->off, n);
+	r->off += n;
+	return P_OK;
+}
+
+/* A length-prefixed string of at most max bytes, pointed into the buffer. */
+static int
+rd_str(struct rd *r, size_t max, const char **p, size_t *len)
+{
+	uint64_t l;
+	int rc = rd_raw(r, &l, sizeof l);
+
+	if (rc != P_OK)
+		return rc;
+	if (l > max)
+		return P_BAD;
+	if (r->n - r->off < l)
+		return P_MORE;
+	*p = r->p + r->off;
+	*len = (size_t)l;
+	r->off += (size_t)l;
+	return P_OK;
+}
+
+#define TRY(x)                                                                                     \
+	do {                                                                                       \
+		int rc_ = (x);                                                                     \
+		if (rc_ != P_OK)                                                                   \
+			return rc_;                                                                \
+	} while (0)
+
+/* torch stores ADD's counter as decimal text and parses it with stoll:
+ * leading blanks, a sign, digits; what follows the digits is ignored. */
+static bool
+parse_ll(const char *p, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	bool neg = false, any = false;
+	unsigned long long v = 0, lim;
+
+	while (i < n && (p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r')))
+		i++;
+	if (i < n && (p[i] == '+' || p[i] == '-'))
+		neg = p[i++] == '-';
+	lim = neg ? (unsigned long long)INT64_MAX + 1 : (unsigned long long)INT64_MAX;
+	for (; i < n && p[i] >= '0' && p[i] <= '9'; i++) {
+		unsigned d = (unsigned)(p[i] - '0');
+
+		if (v > (lim - d) / 10)
+			return false;
+		v = v * 10 + d;
+		any = true;
+	}
+	if (!any)
+		return false;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return true;
+}
+
+static bool
+mem_ok(const struct mcinit_store_server *s, size_t more)
+{
+	return s->mem + more <= s->lim.max_memory;
+}
+
+/* 1 when the key is not held yet (a request for it would add one). */
+static uint64_t
+new_key(const struct mcinit_store_server *s, const char *k, size_t kl)
+{
+	return entry_find(s, k, kl, fnv1a(k, kl)) ? 0 : 1;
+}
+
+/* Room for a request that may add `bytes` and `keys` new keys.  Refused
+ * beyond the bounds (the protocol has no error reply: the connection is
+ * dropped), with the reason kept for whoever serves to report. */
+static bool
+room(struct mcinit_store_server *s, size_t bytes, uint64_t keys)
+{
+	if (!mem_ok(s, bytes)) {
+		snprintf(s->why, sizeof s->why,
+		         "the store is full: %zu bytes held, a request for %zu more, bound %zu",
+		         s->mem, bytes, s->lim.max_memory);
+	} else if (keys > s->lim.max_entries || s->nentries + keys > s->lim.max_entries) {
+		snprintf(s->why, sizeof s->why,
+		         "the store is full: %zu keys held, a request for %llu more, bound %zu",
+		         s->nentries, (unsigned long long)keys, s->lim.max_entries);
+	} else {
+		return true;
+	}
+	s->refused++;
+	return false;
+}
+
+static int
+do_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	struct entry *e;
+
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(rd_str(r, s->lim.max_value, &v, &vl));
+	if (!go)
+		return P_OK;
+	if (kl == sizeof MCINIT_STORE_AUTH_KEY - 1 && memcmp(k, MCINIT_STORE_AUTH_KEY, kl) == 0) {
+		/* never stored: the token is not for other clients to read */
+		if (s->token) {
+			size_t tl = strlen(s->token), i;
+			unsigned char diff = (unsigned char)(tl != vl);
+
+			for (i = 0; i < vl && i < tl; i++)
+				diff |= (unsigned char)(s->token[i] ^ v[i]);
+			if (diff)
+				return P_BAD;
+		}
+		c->authed = true;
+		return P_OK;
+	}
+	if (!room(s, kl + vl + sizeof(struct entry), new_key(s, k, kl)))
+		return P_BAD;
+	if (s->token && kl >= sizeof MCINIT_STORE_OPEN_KEY - 1 &&
+	    memcmp(k + kl - (sizeof MCINIT_STORE_OPEN_KEY - 1), MCINIT_STORE_OPEN_KEY,
+	           sizeof MCINIT_STORE_OPEN_KEY - 1) == 0) {
+		/* an authenticated rank hands over to a program that knows no token */
+		free(s->token);
+		s->token = NULL;
+	}
+	e = entry_get(s, k, kl);
+	entry_set_value(s, e, v, vl);
+	wake(s, e, false);
+	return P_OK;
+}
+
+static int
+do_compare_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	const char *k, *ex, *de;
+	size_t kl, exl, del;
+	struct entry *e;
+
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(rd_str(r, s->lim.max_value, &ex, &exl));
+	TRY(rd_str(r, s->lim.max_value, &de, &del));
+	if (!go)
+		return P_OK;
+	if (!room(s, kl + del + sizeof(struct entry), new_key(s, k, kl)))
+		return P_BAD;
+	e = entry_find(s, k, kl, fnv1a(k, kl));
+	if (!e || !e->has_value) {
+		/* torch: a missing key is created only when nothing was expected;
+		 * otherwise the expected value is returned, and nothing stored */
+		if (exl != 0) {
+			out_vec(c, ex, exl);
+			return P_OK;
+		}
+		e = entry_get(s, k, kl);
+		entry_set_value(s, e, de, del);
+	} else if (e->vlen == exl && memcmp(e->val, ex, exl) == 0) {
+		entry_set_value(s, e, de, del);
+	}
+	out_vec(c, e->val, e->vlen);
+	wake(s, e, false);
+	return P_OK;
+}
+
+/* The key a request names, and its entry (NULL: none, or not go: the
+ * request is only being parsed). */
+static int
+key_entry(struct mcinit_store_server *s, struct rd *r, bool go, struct entry **e)
+{
+	const char *k;
+	size_t kl;
+
+	*e = NULL;
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	if (go)
+		*e = entry_find(s, k, kl, fnv1a(k, kl));
+	return P_OK;
+}
+
+static int
+do_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	struct entry *e;
+
+	TRY(key_entry(s, r, go, &e));
+	if (!go)
+		return P_OK;
+	if (e && e->has_value)
+		out_vec(c, e->val, e->vlen);
+	else
+		out_vec(c, NULL, 0); /* as torch's libuv server: empty */
+	return P_OK;
+}
+
+static int
+add_key(struct mcinit_store_server *s, struct conn *c, const char *k, size_t kl, int64_t d)
+{
+	struct entry *e = entry_find(s, k, kl, fnv1a(k, kl));
+	int64_t v = 0;
+	char num[24], *q;
+	unsigned long long mag;
+
+	if (e && e->has_value && !parse_ll(e->val, e->vlen, &v))
+		return P_BAD; /* a non-numeric value: torch drops the connection too */
+	if (__builtin_add_overflow(v, d, &v))
+		return P_BAD;
+	if (!room(s, kl + 24 + sizeof(struct entry), new_key(s, k, kl)))
+		return P_BAD;
+	mag = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	q = mcinit_utoa_rev(num + sizeof num, mag);
+	if (v < 0)
+		*--q = '-';
+	e = entry_get(s, k, kl);
+	entry_set_value(s, e, q, (size_t)(num + sizeof num - q));
+	out_i64(c, v);
+	wake(s, e, false);
+	return P_OK;
+}
+
+static int
+do_add(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	const char *k;
+	size_t kl;
+	int64_t d;
+
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(rd_raw(r, &d, sizeof d));
+	if (!go)
+		return P_OK;
+	return add_key(s, c, k, kl, d);
+}
+
+/* n keys; with go, calls fn on each. */
+static int
+rd_keys(struct mcinit_store_server *s, struct rd *r, uint64_t *n)
+{
+	TRY(rd_raw(r, n, sizeof *n));
+	return *n > s->lim.max_keys ? P_BAD : P_OK;
+}
+
+static int
+do_check(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	uint64_t n, i;
+	bool all = true;
+
+	TRY(rd_keys(s, r, &n));
+	for (i = 0; i < n; i++) {
+		const char *k;
+		size_t kl;
+
+		TRY(rd_str(r, s->lim.max_key, &k, &kl));
+		if (go && all)
+			all = entry_exists(entry_find(s, k, kl, fnv1a(k, kl)));
+	}
+	if (go)
+		out_u8(c, all ? MCINIT_STORE_READY : MCINIT_STORE_NOT_READY);
+	return P_OK;
+}
+
+static int
+do_wait(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	uint64_t n, i;
+
+	TRY(rd_keys(s, r, &n));
+	if (go) {
+		wait_clear(s, c); /* a new WAIT replaces one still pending */
+		if (!room(s, (size_t)n * (2 * sizeof(void *) + sizeof(struct entry)), 0))
+			return P_BAD;
+	}
+	/* one look-up per key: a key that is missing is registered at once (a
+	 * rendezvous of N ranks waiting for N keys is N^2 keys: no second pass) */
+	for (i = 0; i < n; i++) {
+		const char *k;
+		size_t kl;
+		uint64_t h;
+		struct entry *e;
+
+		TRY(rd_str(r, s->lim.max_key, &k, &kl));
+		if (!go)
+			continue;
+		h = fnv1a(k, kl);
+		e = entry_find(s, k, kl, h);
+		if (entry_exists(e))
+			continue;
+		/* a key to wait for is held too: over the bound, the connection
+		 * goes, and its registrations with it */
+		if (!e && !room(s, 0, 1))
+			return P_BAD;
+		if (!e)
+			e = entry_get(s, k, kl);
+		wait_register(c, e);
+	}
+	if (go && c->awaited == 0)
+		out_u8(c, MCINIT_STORE_STOP_WAIT);
+	return P_OK;
+}
+
+static int
+do_delete(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	struct entry *e;
+	int64_t n = 0;
+
+	TRY(key_entry(s, r, go, &e));
+	if (!go)
+		return P_OK;
+	if (e && e->has_value) {
+		entry_clear_value(s, e);
+		entry_gc(s, e);
+		n = 1;
+	}
+	out_i64(c, n);
+	return P_OK;
+}
+
+static int
+do_append(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	struct entry *e;
+
+	(void)c;
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(rd_str(r, s->lim.max_value, &v, &vl));
+	if (!go)
+		return P_OK;
+	e = entry_find(s, k, kl, fnv1a(k, kl));
+	if (!room(s, kl + vl + sizeof(struct entry), new_key(s, k, kl)) ||
+	    (e && e->has_value && e->vlen + vl > s->lim.max_value))
+		return P_BAD;
+	if (e && e->has_value) {
+		e->val = mcinit_xrealloc(e->val, e->vlen + vl + 1);
+		memcpy(e->val + e->vlen, v, vl);
+		e->vlen += vl;
+		s->mem += vl;
+	} else {
+		e = entry_get(s, k, kl);
+		entry_set_value(s, e, v, vl);
+	}
+	wake(s, e, false);
+	return P_OK;
+}
+
+static int
+do_multi_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	uint64_t n, i;
+
+	TRY(rd_keys(s, r, &n));
+	for (i = 0; i < n; i++) {
+		const char *k;
+		size_t kl;
+
+		TRY(rd_str(r, s->lim.max_key, &k, &kl));
+		if (go) {
+			struct entry *e = entry_find(s, k, kl, fnv1a(k, kl));
+
+			if (e && e->has_value)
+				out_vec(c, e->val, e->vlen);
+			else
+				out_vec(c, NULL, 0);
+		}
+	}
+	return P_OK;
+}
+
+static int
+do_multi_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	uint64_t n, i, nnew = 0;
+	size_t need = 0;
+
+	(void)c;
+	TRY(rd_keys(s, r, &n));
+	for (i = 0; i < n; i++) {
+		const char *k, *v;
+		size_t kl, vl;
+
+		TRY(rd_str(r, s->lim.max_key, &k, &kl));
+		TRY(rd_str(r, s->lim.max_value, &v, &vl));
+		need += kl + vl + sizeof(struct entry);
+		if (!go)
+			nnew += new_key(s, k, kl);
+		if (go) {
+			struct entry *e = entry_get(s, k, kl);
+
+			entry_set_value(s, e, v, vl);
+			wake(s, e, false);
+		}
+	}
+	if (!go && !room(s, need, nnew))
+		return P_BAD;
+	return P_OK;
+}
+
+static int
+do_cancel(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	(void)r;
+	if (!go)
+		return P_OK;
+	wait_clear(s, c);
+	out_u8(c, MCINIT_STORE_CANCELED);
+	return P_OK;
+}
+
+static int
+do_ping(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	uint32_t nonce;
+
+	(void)s;
+	TRY(rd_raw(r, &nonce, sizeof nonce));
+	if (go)
+		out_add(c, &nonce, sizeof nonce);
+	return P_OK;
+}
+
+static int
+do_validate(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	uint32_t magic;
+
+	(void)s;
+	(void)c;
+	(void)go;
+	TRY(rd_raw(r, &magic, sizeof magic));
+	return magic == MCINIT_STORE_MAGIC ? P_OK : P_BAD;
+}
+
+static int
+do_queue_push(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	const char *k, *v;
+	size_t kl, vl;
+	struct entry *e;
+	struct qitem *q;
+
+	(void)c;
+	TRY(rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(rd_str(r, s->lim.max_value, &v, &vl));
+	if (!go)
+		return P_OK;
+	if (!room(s, kl + vl + sizeof *q + sizeof(struct entry), new_key(s, k, kl)))
+		return P_BAD;
+	e = entry_get(s, k, kl);
+	q = mcinit_xmalloc(sizeof *q + vl);
+	q->next = NULL;
+	q->len = vl;
+	memcpy(q->data, v, vl);
+	if (e->qtail)
+		e->qtail->next = q;
+	else
+		e->qhead = q;
+	e->qtail = q;
+	e->qlen++;
+	s->mem += sizeof *q + vl;
+	wake(s, e, true);
+	return P_OK;
+}
+
+static int
+do_queue_pop(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	struct entry *e;
+	struct qitem *q;
+
+	TRY(key_entry(s, r, go, &e));
+	if (!go)
+		return P_OK;
+	out_i64(c, e ? (int64_t)e->qlen : 0);
+	if (!e || !e->qhead)
+		return P_OK;
+	q = e->qhead;
+	e->qhead = q->next;
+	if (!e->qhead)
+		e->qtail = NULL;
+	e->qlen--;
+	out_vec(c, q->data, q->len);
+	s->mem -= sizeof *q + q->len;
+	free(q);
+	entry_gc(s, e);
+	return P_OK;
+}
+
+static int
+do_queue_len(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	struct entry *e;
+
+	TRY(key_entry(s, r, go, &e));
+	if (!go)
+		return P_OK;
+	out_i64(c, e ? (int64_t)e->qlen : 0);
+	return P_OK;
+}
+
+static int
+do_numkeys(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	(void)r;
+	if (go)
+		out_i64(c, (int64_t)s->nvalues);
+	return P_OK;
+}
+
+typedef int (*handler_fn)(struct mcinit_store_server *, struct conn *, struct rd *, bool);
+
+static const handler_fn handlers[] = {
+    [MCINIT_STORE_VALIDATE] = do_validate,
+    [MCINIT_STORE_SET] = do_set,
+    [MCINIT_STORE_COMPARE_SET] = do_compare_set,
+    [MCINIT_STORE_GET] = do_get,
+    [MCINIT_STORE_ADD] = do_add,
+    [MCINIT_STORE_CHECK] = do_check,
+    [MCINIT_STORE_WAIT] = do_wait,
+    [MCINIT_STORE_GETNUMKEYS] = do_numkeys,
+    [MCINIT_STORE_DELETE_KEY] = do_delete,
+    [MCINIT_STORE_APPEND] = do_append,
+    [MCINIT_STORE_MULTI_GET] = do_multi_get,
+    [MCINIT_STORE_MULTI_SET] = do_multi_set,
+    [MCINIT_STORE_CANCEL_WAIT] = do_cancel,
+    [MCINIT_STORE_PING] = do_ping,
+    [MCINIT_STORE_QUEUE_PUSH] = do_queue_push,
+    [MCINIT_STORE_QUEUE_POP] = do_queue_pop,
+    [MCINIT_STORE_QUEUE_LEN] = do_queue_len,
+};
+
+/* Before authentication: VALIDATE, PING, ADD on torch's `init/` and the SET
+ * of the auth key only. */
+static bool
+allowed_unauthed(unsigned cmd, const struct rd *r)
+{
+	struct rd t = *r;
+	const char *k;
+	size_t kl;
+
+	if (cmd == MCINIT_STORE_VALIDATE || cmd == MCINIT_STORE_PING)
+		return true;
+	if (cmd != MCINIT_STORE_ADD && cmd != MCINIT_STORE_SET)
+		return false;
+	if (rd_str(&t, 64, &k, &kl) != P_OK)
+		return true; /* incomplete: decided when the key is in */
+	if (cmd == MCINIT_STORE_ADD)
+		return kl == sizeof MCINIT_STORE_INIT_KEY - 1 &&
+		       memcmp(k, MCINIT_STORE_INIT_KEY, kl) == 0;
+	return kl == sizeof MCINIT_STORE_AUTH_KEY - 1 && memcmp(k, MCINIT_STORE_AUTH_KEY, kl) == 0;
+}
+
+static handler_fn
+handler_of(unsigned cmd)
+{
+	return cmd < sizeof handlers / sizeof *handlers ? handlers[cmd] : NULL;
+}
+
+int
+mcinit_store_frame(const struct mcinit_store_server *s, const void *p, size_t n, size_t *len)
+{
+	struct rd r = {p, n, 1};
+	handler_fn h = n ? handler_of(*(const unsigned char *)p) : NULL;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (!h)
+		return -1;
+	/* the dry pass reads the limits and the memory count only: no
+	 * connection, nothing written */
+	rc = h((struct mcinit_store_server *)s, NULL, &r, false);
+	if (rc == P_OK)
+		*len = r.off;
+	return rc == P_OK ? 1 : rc == P_MORE ? 0 : -1;
+}
+
+/* Handles every complete request in c->in; P_BAD drops the connection. */
+static int
+conn_process(struct mcinit_store_server *s, struct conn *c)
+{
+	size_t off = 0;
+	int rc = P_OK;
+
+	while (off < c->inlen && !c->dead) {
+		struct rd r = {c->in, c->inlen, off + 1};
+		unsigned cmd = (unsigned char)c->in[off];
+		handler_fn h = handler_of(cmd);
+
+		if (!h) {
+			rc = P_BAD;
+			break;
+		}
+		if (s->token && !c->authed && !allowed_unauthed(cmd, &r)) {
+			rc = P_BAD;
+			break;
+		}
+		rc = h(s, c, &r, false);
+		if (rc != P_OK)
+			break;
+		r.off = off + 1;
+		rc = h(s, c, &r, true);
+		if (rc != P_OK)
+			break;
+		s->requests++;
+		off = r.off;
+	}
+	if (off > 0) {
+		memmove(c->in, c->in + off, c->inlen - off);
+		c->inlen -= off;
+	}
+	return rc == P_BAD ? P_BAD : P_OK;
+}
+
+/* ---- connections: lifecycle ---- */
+
+static void
+silent_unlink(struct mcinit_store_server *s, struct conn *c)
+{
+	if (c->sprev)
+		c->sprev->snext = c->snext;
+	else if (s->shead == c)
+		s->shead = c->snext;
+	if (c->snext)
+		c->snext->sprev = c->sprev;
+	else if (s->stail == c)
+		s->stail = c->sprev;
+	c->sprev = c->snext = NULL;
+}
+
+static void
+conn_close(struct mcinit_store_server *s, struct conn *c)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	if (!c->spoke)
+		silent_unlink(s, c);
+	wait_clear(s, c);
+	if (c->fd >= 0) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
+	s->mem -= c->incap; /* replies are not counted: each is bounded by what it answers */
+	if (c->aprev)
+		c->aprev->anext = c->anext;
+	else
+		s->all = c->anext;
+	if (c->anext)
+		c->anext->aprev = c->aprev;
+	c->aprev = c->anext = NULL;
+	if (c->fd >= 0) { /* a session is freed by its owner */
+		c->dnext = s->dead;
+		s->dead = c;
+	}
+	s->nconns--;
+}
+
+static void
+reap_dead(struct mcinit_store_server *s)
+{
+	while (s->dead) {
+		struct conn *c = s->dead;
+
+		s->dead = c->dnext;
+		free(c->in);
+		free(c->out);
+		free(c->wkeys);
+		free(c);
+	}
+}
+
+static size_t
+max_request(const struct mcinit_store_server *s)
+{
+	return 4 * (s->lim.max_value + s->lim.max_key) + 4096;
+}
+
+/* Room for 4 KiB more in c->in.  A full buffer is processed before it may
+ * grow, and it grows only up to the largest valid request. */
+static int
+in_reserve(struct mcinit_store_server *s, struct conn *c)
+{
+	size_t cap = c->incap ? c->incap * 2 : 8192;
+
+	if (c->incap - c->inlen >= 4096)
+		return P_OK;
+	if (c->inlen > 0 && conn_process(s, c) != P_OK)
+		return P_BAD;
+	if (c->incap - c->inlen >= 4096)
+		return P_OK;
+	if (cap > max_request(s) || !room(s, cap - c->incap, 0))
+		return P_BAD;
+	c->in = mcinit_xrealloc(c->in, cap);
+	s->mem += cap - c->incap;
+	c->incap = cap;
+	return P_OK;
+}
+
+/* Reads what the socket has, then handles every complete request: one
+ * parse of a large request that arrives in pieces, not one per piece. */
+static void
+conn_readable(struct mcinit_store_server *s, struct conn *c)
+{
+	bool eof = false;
+
+	for (;;) {
+		ssize_t n;
+
+		if (in_reserve(s, c) != P_OK)
+			goto bad;
+		n = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			eof = true;
+			break;
+		}
+		if (!c->spoke) {
+			c->spoke = true;
+			silent_unlink(s, c);
+		}
+		c->inlen += (size_t)n;
+	}
+	if (c->inlen > 0 && conn_process(s, c) != P_OK)
+		goto bad;
+	if (!c->dead && !conn_flush(s, c))
+		eof = true;
+	if (eof)
+		conn_close(s, c);
+	return;
+bad:
+	s->dropped++;
+	conn_close(s, c);
+}
+
+static void
+accept_all(struct mcinit_store_server *s)
+{
+	for (;;) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
+		struct conn *c;
+		struct epoll_event ev;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return; /* EAGAIN, or out of descriptors: try again on the next event */
+		}
+		s->accepted++;
+		if (s->nconns >= s->lim.max_conns || !mem_ok(s, sizeof *c)) {
+			s->dropped++;
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		c = mcinit_xcalloc(1, sizeof *c);
+		c->fd = fd;
+		c->since = mcinit_now();
+		c->sprev = s->stail;
+		if (s->stail)
+			s->stail->snext = c;
+		else
+			s->shead = c;
+		s->stail = c;
+		c->anext = s->all;
+		if (s->all)
+			s->all->aprev = c;
+		s->all = c;
+		ev.events = EPOLLIN | EPOLLRDHUP;
+		ev.data.ptr = c;
+		epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+		s->nconns++;
+	}
+}
+
+/* Closes connections that never sent a byte within the limit; returns the
+ * milliseconds until the next one is due (-1 if none). */
+static int
+expire_silent(struct mcinit_store_server *s)
+{
+	double now = mcinit_now();
+
+	while (s->shead && now - s->shead->since >= s->lim.silent_timeout) {
+		s->dropped++;
+		conn_close(s, s->shead);
+	}
+	if (!s->shead)
+		return -1;
+	return (int)((s->shead->since + s->lim.silent_timeout - now) * 1000.0) + 1;
+}
+
+void
+mcinit_store_server_step(struct mcinit_store_server *s, int timeout_ms)
+{
+	struct epoll_event evs[64];
+	int n, i, due = expire_silent(s);
+
+	if (due >= 0 && (timeout_ms < 0 || due < timeout_ms))
+		timeout_ms = due;
+	n = epoll_wait(s->epfd, evs, 64, timeout_ms);
+	for (i = 0; i < n; i++) {
+		struct conn *c = evs[i].data.ptr;
+
+		if (evs[i].data.ptr == TAG_LISTEN) {
+			accept_all(s);
+			continue;
+		}
+		if (evs[i].data.ptr == TAG_STOP)
+			continue;
+		if (c->dead)
+			continue;
+		if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			conn_readable(s, c);
+		else if ((evs[i].events & EPOLLOUT) && !conn_flush(s, c))
+			conn_close(s, c);
+	}
+	flush_pending(s);
+	reap_dead(s);
+}
+
+/* ---- in-process sessions (store.h) ---- */
+
+struct mcinit_store_session {
+	struct mcinit_store_server *s;
+	struct conn *c;
+};
+
+struct mcinit_store_session *
+mcinit_store_session_new(struct mcinit_store_server *s)
+{
+	struct mcinit_store_session *ss = mcinit_xcalloc(1, sizeof *ss);
+	struct conn *c = mcinit_xcalloc(1, sizeof *c);
+
+	c->fd = -1;
+	c->spoke = true; /* never on the silent list: no clock runs here */
+	c->since = mcinit_now();
+	c->anext = s->all;
+	if (s->all)
+		s->all->aprev = c;
+	s->all = c;
+	s->nconns++;
+	s->accepted++;
+	ss->s = s;
+	ss->c = c;
+	return ss;
+}
+
+int
+mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t n,
+                          struct mcinit_buf *out)
+{
+	struct mcinit_store_server *s = ss->s;
+	struct conn *c = ss->c;
+	const char *q = p;
+	int rc = P_OK;
+
+	/* as conn_readable does with what recv returns */
+	while (!c->dead && n > 0 && rc == P_OK) {
+		size_t room;
+
+		rc = in_reserve(s, c);
+		if (rc != P_OK)
+			break;
+		room = c->incap - c->inlen < n ? c->incap - c->inlen : n;
+		memcpy(c->in + c->inlen, q, room);
+		c->inlen += room;
+		q += room;
+		n -= room;
+	}
+	if (!c->dead && rc == P_OK && c->inlen > 0)
+		rc = conn_process(s, c);
+	if (!c->dead && rc != P_OK) {
+		s->dropped++;
+		conn_close(s, c);
+	}
+	flush_pending(s); /* sessions keep theirs: nothing is freed here */
+	if (out && c->outlen > c->outoff)
+		mcinit_buf_add(out, c->out + c->outoff, c->outlen - c->outoff);
+	c->outoff = c->outlen = 0;
+	return c->dead ? -1 : 0;
+}
+
+void
+mcinit_store_session_free(struct mcinit_store_session *ss)
+{
+	if (!ss)
+		return;
+	if (!ss->c->dead)
+		conn_close(ss->s, ss->c);
+	free(ss->c->in);
+	free(ss->c->out);
+	free(ss->c->wkeys);
+	free(ss->c);
+	free(ss);
+}
+
+/* ---- server lifecycle ---- */
+
+static int
+listen_on(struct mcinit_store_server *s, const char *host, int port, struct mcinit_err *err)
+{
+	struct addrinfo hints = {0}, *res = NULL, *ai;
+	char portstr[16];
+	int rc, one = 1, lasterr = 0;
+
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	hints.ai_family = (host && *host) ? AF_UNSPEC : AF_INET6;
+	snprintf(portstr, sizeof portstr, "%d", port);
+	rc = getaddrinfo(host && *host ? host : NULL, portstr, &hints, &res);
+	if (rc != 0 && !(host && *host)) {
+		hints.ai_family = AF_INET;
+		rc = getaddrinfo(NULL, portstr, &hints, &res);
+	}
+	if (rc != 0)
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: cannot resolve '%s': %s",
+		                      host ? host : "", gai_strerror(rc));
+	for (ai = res; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int zero = 0;
+
+		if (fd < 0) {
+			lasterr = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (ai->ai_family == AF_INET6 && !(host && *host))
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 4096) == 0) {
+			s->lfd = fd;
+			break;
+		}
+		lasterr = errno;
+		close(fd);
+	}
+	freeaddrinfo(res);
+	if (s->lfd < 0 && !(host && *host) && hints.ai_family == AF_INET6)
+		return listen_on(s, "0.0.0.0", port, err);
+	if (s->lfd < 0)
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+		                      "store: cannot listen on %s:%d: %s",
+		                      host && *host ? host : "*", port, strerror(lasterr));
+	return 0;
+}
+
+static int
+bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+struct mcinit_store_server *
+mcinit_store_server_local(const char *token, const struct mcinit_store_limits *limits)
+{
+	struct mcinit_store_server *s = mcinit_xcalloc(1, sizeof *s);
+
+	s->lfd = s->epfd = s->stopfd = -1;
+	if (limits)
+		s->lim = *limits;
+	else
+		mcinit_store_limits_default(&s->lim);
+	s->tabsize = 1024;
+	s->tab = mcinit_xcalloc(s->tabsize, sizeof *s->tab);
+	s->token = token && *token ? mcinit_xstrdup(token) : NULL;
+	return s;
+}
+
+struct mcinit_store_server *
+mcinit_store_server_new(const char *host, int port, const char *token,
+                        const struct mcinit_store_limits *limits, struct mcinit_err *err)
+{
+	struct mcinit_store_server *s = mcinit_store_server_local(token, limits);
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (listen_on(s, host, port, err) != 0)
+		goto fail;
+	s->port = bound_port(s->lfd);
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->epfd < 0 || s->stopfd < 0) {
+		mcinit_err_set(err, MCINIT_E_OS, "store: %s", strerror(errno));
+		goto fail;
+	}
+	ev.data.ptr = TAG_LISTEN;
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev);
+	ev.data.ptr = TAG_STOP;
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->stopfd, &ev);
+	return s;
+fail:
+	mcinit_store_server_free(s);
+	return NULL;
+}
+
+static void
+entries_free(struct mcinit_store_server *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->tabsize; i++) {
+		struct entry *e = s->tab[i], *nx;
+
+		for (; e; e = nx) {
+			struct qitem *q = e->qhead, *qn;
+
+			nx = e->next;
+			for (; q; q = qn) {
+				qn = q->next;
+				free(q);
+			}
+			free(e->waiters);
+			free(e->val);
+			free(e->key);
+			free(e);
+		}
+	}
+	free(s->tab);
+}
+
+void
+mcinit_store_server_free(struct mcinit_store_server *s)
+{
+	if (!s)
+		return;
+	mcinit_store_server_stop(s);
+	s->pending = NULL;
+	while (s->all)
+		conn_close(s, s->all);
+	reap_dead(s);
+	if (s->tab)
+		entries_free(s);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->stopfd >= 0)
+		close(s->stopfd);
+	free(s->token);
+	free(s);
+}
+
+int
+mcinit_store_server_port(const struct mcinit_store_server *s)
+{
+	return s->port;
+}
+
+int
+mcinit_store_server_fd(const struct mcinit_store_server *s)
+{
+	return s->epfd;
+}
+
+void
+mcinit_store_server_set_token(struct mcinit_store_server *s, const char *token)
+{
+	free(s->token);
+	s->token = token && *token ? mcinit_xstrdup(token) : NULL;
+}
+
+char *
+mcinit_store_server_lookup(const struct mcinit_store_server *s, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	struct entry *e = entry_find(s, key, kl, fnv1a(key, kl));
+	char *v;
+
+	if (!e || !e->has_value)
+		return NULL;
+	v = mcinit_xmalloc(e->vlen + 1);
+	memcpy(v, e->val, e->vlen);
+	v[e->vlen] = '\0';
+	if (len)
+		*len = e->vlen;
+	return v;
+}
+
+void
+mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_store_stats *st)
+{
+	st->conns = s->nconns;
+	st->keys = s->nvalues;
+	st->memory = s->mem;
+	st->accepted = s->accepted;
+	st->dropped = s->dropped;
+	st->requests = s->requests;
+	st->refused = s->refused;
+	snprintf(st->why, sizeof st->why, "%s", s->why);
+}
+
+static void *
+server_thread(void *arg)
+{
+	struct mcinit_store_server *s = arg;
+	uint64_t v;
+
+	for (;;) {
+		mcinit_store_server_step(s, 1000);
+		if (read(s->stopfd, &v, sizeof v) == (ssize_t)sizeof v)
+			break;
+	}
+	return NULL;
+}
+
+int
+mcinit_store_server_start(struct mcinit_store_server *s, struct mcinit_err *err)
+{
+	int rc = pthread_create(&s->thr, NULL, server_thread, s);
+
+	if (rc != 0)
+		return mcinit_err_set(err, MCINIT_E_OS, "store: cannot start its thread: %s",
+		                      strerror(rc));
+	s->thr_running = true;
+	return 0;
+}
+
+void
+mcinit_store_server_stop(struct mcinit_store_server *s)
+{
+	uint64_t one = 1;
+
+	if (!s->thr_running)
+		return;
+	if (write(s->stopfd, &one, sizeof one) != (ssize_t)sizeof one)
+		return;
+	pthread_join(s->thr, NULL);
+	s->thr_running = false;
+}
+
+/* ---- client ---- */
+
+struct mcinit_store_client {
+	int fd;
+	bool lost; /* the connection broke: no later call can succeed */
+	char *prefix;
+	double deadline;
+	struct mcinit_buf req;
+};
+
+static int
+ms_left(double deadline)
+{
+	double left = deadline - mcinit_now();
+
+	if (left <= 0)
+		return 0;
+	return left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+}
+
+static int
+cl_send(struct mcinit_store_client *c, const void *p, size_t n, struct mcinit_err *err)
+{
+	const char *q = p;
+
+	while (n > 0) {
+		struct pollfd pf = {.fd = c->fd, .events = POLLOUT};
+		ssize_t w;
+		int ms = ms_left(c->deadline);
+
+		if (ms == 0)
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: timed out sending");
+		if (poll(&pf, 1, ms) < 0 && errno != EINTR)
+			return mcinit_err_set(err, MCINIT_E_OS, "store: %s", strerror(errno));
+		w = send(c->fd, q, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w <= 0) {
+			c->lost = true;
+			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+			                      "store: connection lost: %s",
+			                      w < 0 ? strerror(errno) : "closed");
+		}
+		q += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int
+cl_recv_until(struct mcinit_store_client *c, void *p, size_t n, double deadline,
+              struct mcinit_err *err)
+{
+	char *q = p;
+
+	while (n > 0) {
+		struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+		ssize_t r;
+		int ms = ms_left(deadline), pr;
+
+		if (ms == 0)
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT,
+			                      "store: timed out waiting for a reply");
+		pr = poll(&pf, 1, ms);
+		if (pr < 0 && errno != EINTR)
+			return mcinit_err_set(err, MCINIT_E_OS, "store: %s", strerror(errno));
+		if (pr <= 0)
+			continue;
+		r = recv(c->fd, q, n, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r <= 0) {
+			c->lost = true;
+			return mcinit_err_set(err, MCINIT_E_TIMEOUT,
+			                      "store: the server closed the connection%s%s",
+			                      r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
+		}
+		q += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int
+cl_recv(struct mcinit_store_client *c, void *p, size_t n, struct mcinit_err *err)
+{
+	return cl_recv_until(c, p, n, c->deadline, err);
+}
+
+static char *
+cl_recv_vec(struct mcinit_store_client *c, size_t *len, struct mcinit_err *err)
+{
+	uint64_t l;
+	char *v;
+
+	if (cl_recv(c, &l, sizeof l, err) != 0)
+		return NULL;
+	if (l > ((uint64_t)1 << 32)) {
+		mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: implausible value length %llu",
+		               (unsigned long long)l);
+		return NULL;
+	}
+	v = mcinit_xmalloc((size_t)l + 1);
+	if (cl_recv(c, v, (size_t)l, err) != 0) {
+		free(v);
+		return NULL;
+	}
+	v[l] = '\0';
+	if (len)
+		*len = (size_t)l;
+	return v;
+}
+
+static void
+rq_begin(struct mcinit_store_client *c, unsigned cmd)
+{
+	c->req.len = 0;
+	mcinit_buf_addc(&c->req, (char)cmd);
+}
+
+static void
+rq_u64(struct mcinit_store_client *c, uint64_t v)
+{
+	mcinit_buf_add(&c->req, &v, sizeof v);
+}
+
+static void
+rq_bytes(struct mcinit_store_client *c, const void *p, size_t n)
+{
+	rq_u64(c, n);
+	mcinit_buf_add(&c->req, p, n);
+}
+
+static void
+rq_key(struct mcinit_store_client *c, const char *key)
+{
+	size_t pl = strlen(c->prefix), kl = strlen(key);
+
+	rq_u64(c, pl + kl);
+	mcinit_buf_add(&c->req, c->prefix, pl);
+	mcinit_buf_add(&c->req, key, kl);
+}
+
+static int
+rq_send(struct mcinit_store_client *c, struct mcinit_err *err)
+{
+	return cl_send(c, c->req.data, c->req.len, err);
+}
+
+static int
+connect_once(const char *host, int port, double deadline, int *fdp, struct mcinit_err *err)
+{
+	struct addrinfo hints = {0}, *res = NULL, *ai;
+	char portstr[16];
+	int rc, lasterr = ECONNREFUSED;
+
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(portstr, sizeof portstr, "%d", port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc != 0)
+		return mcinit_err_set(err,
+		                      rc == EAI_AGAIN ? MCINIT_E_TIMEOUT : MCINIT_E_UNAVAILABLE,
+		                      "store: cannot resolve '%s': %s", host, gai_strerror(rc));
+	for (ai = res; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int one = 1, soerr = 0;
+		socklen_t sl = sizeof soerr;
+		struct pollfd pf;
+
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
+			lasterr = errno;
+			close(fd);
+			continue;
+		}
+		pf.fd = fd;
+		pf.events = POLLOUT;
+		if (poll(&pf, 1, ms_left(deadline)) <= 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr != 0) {
+			lasterr = soerr ? soerr : ETIMEDOUT;
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		*fdp = fd;
+		freeaddrinfo(res);
+		return 0;
+	}
+	freeaddrinfo(res);
+	return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: cannot connect to %s:%d: %s", host,
+	                      port, strerror(lasterr));
+}
+
+/* VALIDATE, then PING with our pid as the nonce (torch's handshake). */
+static int
+handshake(struct mcinit_store_client *c, struct mcinit_err *err)
+{
+	uint32_t magic = MCINIT_STORE_MAGIC;
+
+	rq_begin(c, MCINIT_STORE_VALIDATE);
+	mcinit_buf_add(&c->req, &magic, sizeof magic);
+	if (rq_send(c, err) != 0)
+		return -1;
+	return mcinit_store_ping(c, (uint32_t)getpid(), err);
+}
+
+struct mcinit_store_client *
+mcinit_store_client_new(const char *host, int port, double deadline, struct mcinit_err *err)
+{
+	struct mcinit_store_client *c = mcinit_xcalloc(1, sizeof *c);
+	double backoff = 0.01;
+
+	c->fd = -1;
+	c->prefix = mcinit_xstrdup("/");
+	c->deadline = deadline;
+	for (;;) {
+		struct mcinit_err e = {0};
+
+		if (connect_once(host, port, deadline, &c->fd, &e) == 0 && handshake(c, &e) == 0)
+			return c;
+		if (c->fd >= 0) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		if (e.code == MCINIT_E_UNAVAILABLE || mcinit_now() + backoff >= deadline) {
+			if (err)
+				*err = e;
+			if (e.code != MCINIT_E_UNAVAILABLE)
+				mcinit_err_set(err, MCINIT_E_TIMEOUT,
+				               "store: no store at %s:%d before the deadline (%s)",
+				               host, port, e.msg);
+			mcinit_store_client_free(c);
+			return NULL;
+		}
+		usleep((useconds_t)(backoff * 1e6));
+		backoff = backoff * 2 > 0.5 ? 0.5 : backoff * 2;
+	}
+}
+
+void
+mcinit_store_client_free(struct mcinit_store_client *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->prefix);
+	mcinit_buf_free(&c->req);
+	free(c);
+}
+
+void
+mcinit_store_client_set_prefix(struct mcinit_store_client *c, const char *prefix)
+{
+	free(c->prefix);
+	c->prefix = mcinit_xstrdup(prefix ? prefix : "");
+}
+
+void
+mcinit_store_client_set_deadline(struct mcinit_store_client *c, double deadline)
+{
+	c->deadline = deadline;
+}
+
+bool
+mcinit_store_client_lost(const struct mcinit_store_client *c)
+{
+	return c->lost;
+}
+
+int
+mcinit_store_ping(struct mcinit_store_client *c, uint32_t nonce, struct mcinit_err *err)
+{
+	uint32_t back;
+
+	rq_begin(c, MCINIT_STORE_PING);
+	mcinit_buf_add(&c->req, &nonce, sizeof nonce);
+	if (rq_send(c, err) != 0 || cl_recv(c, &back, sizeof back, err) != 0)
+		return -1;
+	if (back != nonce)
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: PING answered %u, sent %u",
+		                      back, nonce);
+	return 0;
+}
+
+static int
+set_raw(struct mcinit_store_client *c, const char *wirekey, const void *val, size_t len,
+        struct mcinit_err *err)
+{
+	rq_begin(c, MCINIT_STORE_SET);
+	rq_bytes(c, wirekey, strlen(wirekey));
+	rq_bytes(c, val, len);
+	return rq_send(c, err);
+}
+
+int
+mcinit_store_auth(struct mcinit_store_client *c, const char *token, struct mcinit_err *err)
+{
+	/* Answered by nothing on success and by a closed connection on a wrong
+	 * token; the PING after it tells the two apart now rather than later. */
+	if (set_raw(c, MCINIT_STORE_AUTH_KEY, token, strlen(token), err) != 0)
+		return -1;
+	if (mcinit_store_ping(c, 0x6d63696e, err) != 0)
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE,
+		                      "store: the job token was refused");
+	return 0;
+}
+
+int
+mcinit_store_set(struct mcinit_store_client *c, const char *key, const void *val, size_t len,
+                 struct mcinit_err *err)
+{
+	rq_begin(c, MCINIT_STORE_SET);
+	rq_key(c, key);
+	rq_bytes(c, val, len);
+	return rq_send(c, err);
+}
+
+char *
+mcinit_store_get(struct mcinit_store_client *c, const char *key, size_t *len,
+                 struct mcinit_err *err)
+{
+	if (mcinit_store_wait(c, &key, 1, err) != 0)
+		return NULL;
+	rq_begin(c, MCINIT_STORE_GET);
+	rq_key(c, key);
+	if (rq_send(c, err) != 0)
+		return NULL;
+	return cl_recv_vec(c, len, err);
+}
+
+static int
+add_wire(struct mcinit_store_client *c, const char *key, bool raw, int64_t d, int64_t *out,
+         struct mcinit_err *err)
+{
+	int64_t v;
+
+	rq_begin(c, MCINIT_STORE_ADD);
+	if (raw)
+		rq_bytes(c, key, strlen(key));
+	else
+		rq_key(c, key);
+	mcinit_buf_add(&c->req, &d, sizeof d);
+	if (rq_send(c, err) != 0 || cl_recv(c, &v, sizeof v, err) != 0)
+		return -1;
+	if (out)
+		*out = v;
+	return 0;
+}
+
+int
+mcinit_store_add(struct mcinit_store_client *c, const char *key, int64_t delta, int64_t *out,
+                 struct mcinit_err *err)
+{
+	return add_wire(c, key, false, delta, out, err);
+}
+
+int
+mcinit_store_add_raw(struct mcinit_store_client *c, const char *key, int64_t delta, int64_t *out,
+                     struct mcinit_err *err)
+{
+	return add_wire(c, key, true, delta, out, err);
+}
+
+static void
+rq_keys(struct mcinit_store_client *c, const char *const *keys, size_t n)
+{
+	size_t i;
+
+	rq_u64(c, n);
+	for (i = 0; i < n; i++)
+		rq_key(c, keys[i]);
+}
+
+int
+mcinit_store_check(struct mcinit_store_client *c, const char *const *keys, size_t n,
+                   struct mcinit_err *err)
+{
+	uint8_t r;
+
+	rq_begin(c, MCINIT_STORE_CHECK);
+	rq_keys(c, keys, n);
+	if (rq_send(c, err) != 0 || cl_recv(c, &r, 1, err) != 0)
+		return -1;
+	return r == MCINIT_STORE_READY;
+}
+
+int
+mcinit_store_wait(struct mcinit_store_client *c, const char *const *keys, size_t n,
+                  struct mcinit_err *err)
+{
+	uint8_t r;
+	struct mcinit_err e = {0};
+
+	rq_begin(c, MCINIT_STORE_WAIT);
+	rq_keys(c, keys, n);
+	if (rq_send(c, err) != 0)
+		return -1;
+	if (cl_recv(c, &r, 1, &e) == 0) {
+		if (r != MCINIT_STORE_STOP_WAIT)
+			return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "store: WAIT answered %u",
+			                      r);
+		return 0;
+	}
+	if (e.code != MCINIT_E_TIMEOUT || c->lost) {
+		/* a closed connection is no timeout: nothing to cancel */
+		if (err)
+			*err = e;
+		return -1;
+	}
+	/* Timed out: cancel, as torch does; a STOP_WAITING that crossed the
+	 * cancel on the wire may come first. */
+	rq_begin(c, MCINIT_STORE_CANCEL_WAIT);
+	if (cl_send(c, c->req.data, c->req.len, err) != 0 ||
+	    cl_recv_until(c, &r, 1, mcinit_now() + 5, err) != 0)
+		return -1;
+	if (r == MCINIT_STORE_STOP_WAIT && cl_recv_until(c, &r, 1, mcinit_now() + 5, err) != 0)
+		return -1;
+	return mcinit_err_set(err, MCINIT_E_TIMEOUT, "store: timed out waiting for %s%s%s",
+	                      n ? keys[0] : "", n > 1 ? " and " : "", n > 1 ? "other keys" : "");
+}
+
+char *
+mcinit_store_compare_set(struct mcinit_store_client *c, const char *key, const void *expect,
+                         size_t elen, const void *desire, size_t dlen, size_t *len,
+                         struct mcinit_err *err)
+{
+	rq_begin(c, MCINIT_STORE_COMPARE_SET);
+	rq_key(c, key);
+	rq_bytes(c, expect, elen);
+	rq_bytes(c, desire, dlen);
+	if (rq_send(c, err) != 0)
+		return NULL;
+	return cl_recv_vec(c, len, err);
+}
+
+int
+mcinit_store_num_keys(struct mcinit_store_client *c, int64_t *out, struct mcinit_err *err)
+{
+	rq_begin(c, MCINIT_STORE_GETNUMKEYS);
+	if (rq_send(c, err) != 0)
+		return -1;
+	return cl_recv(c, out, sizeof *out, err);
+}
+
+int
+mcinit_store_delete(struct mcinit_store_client *c, const char *key, int64_t *out,
+                    struct mcinit_err *err)
+{
+	int64_t v;
+
+	rq_begin(c, MCINIT_STORE_DELETE_KEY);
+	rq_key(c, key);
+	if (rq_send(c, err) != 0 || cl_recv(c, &v, sizeof v, err) != 0)
+		return -1;
+	if (out)
+		*out = v;
+	return 0;
+}
+
+int
+mcinit_store_append(struct mcinit_store_client *c, const char *key, const void *val, size_t len,
+                    struct mcinit_err *err)
+{
+	rq_begin(c, MCINIT_STORE_APPEND);
+	rq_key(c, key);
+	rq_bytes(c, val, len);
+	return rq_send(c, err);
+}
+
+void
+mcinit_store_values_free(char **vals, size_t *lens, size_t n)
+{
+	size_t i;
+
+	if (vals)
+		for (i = 0; i < n; i++)
+			free(vals[i]);
+	free(vals);
+	free(lens);
+}
+
+int
+mcinit_store_multi_get(struct mcinit_store_client *c, const char *const *keys, size_t n,
+                       char ***vals, size_t **lens, struct mcinit_err *err)
+{
+	size_t i;
+	char **v;
+	size_t *l;
+
+	rq_begin(c, MCINIT_STORE_MULTI_GET);
+	rq_keys(c, keys, n);
+	if (rq_send(c, err) != 0)
+		return -1;
+	v = mcinit_xcalloc(n ? n : 1, sizeof *v);
+	l = mcinit_xcalloc(n ? n : 1, sizeof *l);
+	for (i = 0; i < n; i++) {
+		v[i] = cl_recv_vec(c, &l[i], err);
+		if (!v[i]) {
+			mcinit_store_values_free(v, l, i);
+			return -1;
+		}
+	}
+	*vals = v;
+	*lens = l;
+	return 0;
+}
+
+int
+mcinit_store_multi_set(struct mcinit_store_client *c, const char *const *keys,
+                       const char *const *vals, const size_t *lens, size_t n,
+                       struct mcinit_err *err)
+{
+	size_t i;
+
+	rq_begin(c, MCINIT_STORE_MULTI_SET);
+	rq_u64(c, n);
+	for (i = 0; i < n; i++) {
+		rq_key(c, keys[i]);
+		rq_bytes(c, vals[i], lens[i]);
+	}
+	return rq_send(c, err);
+}
