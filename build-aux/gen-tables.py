@@ -11,6 +11,7 @@ what is mcinit's own (ranges, help, required fields, mcinit-only sections).
                                                               > fields.inc
   gen-tables.py variants  FIELDS-OUTPUT-IS-NOT-READ VARIANTS.tsv BRIDGE.tsv > variants.inc
   gen-tables.py recipes   RECIPES.tsv                         > recipes.inc
+  gen-tables.py mchecks   CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv] > mchecks.inc
 
 The field universe (`fields`): one field per schema.def row, one per field of
 Bridge's ConfigContainer sections, and one per Megatron-LM flag dest that no
@@ -24,6 +25,16 @@ pretrain_vlm.py, the inference examples, ModelOpt ...) each hand the training
 parser an extra_args_provider and args_defaults.  A flag row of FLAGS.tsv
 belongs to every entry point; a row of ENTRY-FLAGS.tsv to the entry points
 that add it (identical rows of several entry points are one row).
+
+Megatron-LM's configuration checks (`mchecks`): CHECKS.tsv (the facts: every
+check in Megatron-LM main's configuration validation, with its guard and
+condition as Python source) and EXTRA.tsv (optional, same columns: the checks
+the facts do not list, kept by mcinit) are ported as PORT.tsv says where the
+facts alone do not: a hand-written rule, a rewritten condition, a reason it
+cannot be decided offline.  LEDGER.tsv says which rows are vetted against
+Megatron (its implemented_by column names a code): only those are evaluated,
+so a row that becomes evaluable (a new field, a new resolver name) changes
+nothing until it is vetted and the ledger updated.
 """
 import ast
 import json
@@ -927,6 +938,93 @@ def gen_recipes(rpath):
             cstr(r["dataset_class"] or None), cstr(r["peft_class"] or None)))
 
 
+# ---------------------------------------------------------------- Megatron-LM checks
+
+# what a row of PORT.tsv can do to a check: replace its guard, condition or
+# message, add a `when`, name the rule that implements it, the reason it
+# cannot be decided (`no`), its severity, or the releases that have it
+PORT_ACTIONS = ("guard", "cond", "when", "msg", "rule", "no", "sev", "versions")
+RELEASE = re.compile(r"(r[0-9]+\.[0-9]+|main)\+?")
+
+
+def tsv_body(path):
+    """(line number, cells) for each row of PATH after its header line, with
+    comment lines left out.  Unlike read_tsv: a blank line is a row (of one
+    empty cell), so that a stray one in PORT.tsv is an unknown action rather
+    than nothing; and lines end at "\n" alone, so a stray "\r" stays in its
+    cell (where cstr shows it) instead of ending the row."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            lines = f.read().split("\n")
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit("gen-tables: %s: %s" % (path, e))
+    if lines[-1] == "":
+        lines.pop()
+    if not lines:
+        # a file without even a header is a truncated file, not an empty table
+        sys.exit("gen-tables: %s: no header line" % path)
+    return [(i, ln.split("\t")) for i, ln in enumerate(lines[1:], 2)
+            if not ln.startswith("#")]
+
+
+def release_mask(s, where, cid):
+    """A `versions` port text -> a mask of enum mcinit_mversion bits:
+    "r0.18,r0.19,main" names each release, "r0.18+" reads "r0.18 and every
+    newer one" (the bits grow with the version); no text, every release."""
+    if s == "":
+        return "MCINIT_MV_ALL"
+    out = []
+    for v in s.split(","):
+        if not RELEASE.fullmatch(v):
+            sys.exit("gen-tables: %s: bad release %r in the versions of %s" % (where, v, cid))
+        b = "MCINIT_MV_" + vid(v)
+        out.append("(MCINIT_MV_ALL & ~(%s - 1u))" % b if v.endswith("+") else b)
+    return "(" + " | ".join(out) + ")"
+
+
+def gen_mchecks(cpath, ppath, lpath, epath=None):
+    port = {}  # (id, action) -> (text, "PORT:line")
+    pids = {}  # id -> "PORT:line" of its first row, in file order
+    for n, c in tsv_body(ppath):
+        where = "%s:%d" % (ppath, n)
+        cid, action, text = (c + ["", ""])[:3]
+        pids.setdefault(cid, where)
+        if action not in PORT_ACTIONS:
+            sys.exit("gen-tables: %s: unknown action %r for %s" % (where, action, cid))
+        if (cid, action) in port:
+            sys.exit("gen-tables: %s: two %s rows for %s (the first at %s)" %
+                     (where, action, cid, port[(cid, action)][1]))
+        port[(cid, action)] = (text, where)
+    vetted = {}
+    for n, c in tsv_body(lpath):
+        vetted[c[0]] = len(c) > 1 and re.fullmatch(r"MC[0-9]{3}", c[1]) is not None
+
+    seen = set()
+    for path in [cpath] + ([epath] if epath else []):
+        for n, c in tsv_body(path):
+            cid, fn, kind, guard, cond, msg, _fields, offline, note = (c + [""] * 9)[:9]
+            seen.add(cid)
+
+            def ported(action, fact=""):
+                # an empty guard, cond or msg in PORT.tsv replaces the fact
+                return port[(cid, action)][0] if (cid, action) in port else fact
+
+            ver, vwhere = port.get((cid, "versions"), ("", None))
+            # a check missing from the ledger is not vetted, like one whose
+            # row names no code
+            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d)" % (
+                cstr(cid), cstr(fn), cstr(kind), cstr(ported("guard", guard)),
+                cstr(ported("cond", cond)), cstr(ported("when") or None),
+                cstr(ported("msg", msg)), offline == "yes", cstr(note),
+                cstr(ported("rule") or None), cstr(ported("no") or None),
+                cstr(ported("sev") or None), release_mask(ver, vwhere, cid),
+                vetted.get(cid, False)))
+    for cid, where in pids.items():
+        if cid not in seen:
+            sys.exit("gen-tables: %s: %s is not a check of %s" %
+                     (where, cid, " or ".join([cpath] + ([epath] if epath else []))))
+
+
 def main():
     what = sys.argv[1]
     if what == "mversions":
@@ -941,6 +1039,12 @@ def main():
         gen_variants(sys.argv[2], sys.argv[3])
     elif what == "fields":
         gen_fields(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6])
+    elif what == "mchecks":
+        if len(sys.argv) not in (5, 6):
+            sys.exit("usage: gen-tables.py mchecks CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv]")
+        # EXTRA.tsv is optional; an empty argument is none, as with ${4:+"$4"}
+        gen_mchecks(sys.argv[2], sys.argv[3], sys.argv[4],
+                    sys.argv[5] if len(sys.argv) > 5 else None)
     else:
         sys.exit("gen-tables: unknown table %r" % what)
 

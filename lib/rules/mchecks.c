@@ -1,7 +1,7 @@
 /*
  * mchecks.c — the table of Megatron-LM's configuration checks (generated
  * from data/megatron-checks.tsv and data/megatron-checks-port.tsv by
- * build-aux/gen-mchecks.sh), the code each row reports under, whether mcinit
+ * build-aux/gen-tables.py mchecks), the code each row reports under, whether mcinit
  * can evaluate it, and the ledger and coverage printed by `mcinit explain`.
  * Evaluation itself is in rules-mcheck.c, inside the rules module.
  */

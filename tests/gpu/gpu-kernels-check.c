@@ -215,9 +215,9 @@ bandwidth(double peak)
 	CK(cudaMemset(y, 0, cap));
 	CK(cudaMemset(w, 0, 1 << 20));
 	{
-		struct timed w = {0, NULL, y, x, big};
+		struct timed cp = {0, NULL, y, x, big};
 
-		t = best_of(&w, 10);
+		t = best_of(&cp, 10);
 	}
 	copy = 2.0 * big / t / 1e9; /* read + write, as the kernels count */
 	printf("\nbandwidth (GB/s counts bytes read + written; best of 10)\n");
