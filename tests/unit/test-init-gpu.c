@@ -422,17 +422,14 @@ Test(init_gpu, two_ranks_on_one_gpu_are_named)
 	memset(r, 0, sizeof r);
 	mcinit_gpu_use(&fake);
 	for (i = 0; i < 2; i++) {
-		const char *fmt[6] = {"RANK=%d",
-		                      "LOCAL_RANK=%d",
-		                      "WORLD_SIZE=2",
-		                      "LOCAL_WORLD_SIZE=2",
-		                      "MASTER_ADDR=127.0.0.1",
-		                      "MASTER_PORT=%d"};
-
-		for (k = 0; k < 6; k++) {
-			snprintf(r[i].env[k], sizeof r[i].env[k], fmt[k], k == 5 ? port : i);
+		snprintf(r[i].env[0], sizeof r[i].env[0], "RANK=%d", i);
+		snprintf(r[i].env[1], sizeof r[i].env[1], "LOCAL_RANK=%d", i);
+		snprintf(r[i].env[2], sizeof r[i].env[2], "WORLD_SIZE=2");
+		snprintf(r[i].env[3], sizeof r[i].env[3], "LOCAL_WORLD_SIZE=2");
+		snprintf(r[i].env[4], sizeof r[i].env[4], "MASTER_ADDR=127.0.0.1");
+		snprintf(r[i].env[5], sizeof r[i].env[5], "MASTER_PORT=%d", port);
+		for (k = 0; k < 6; k++)
 			r[i].envp[k] = r[i].env[k];
-		}
 		r[i].o.envp = r[i].envp;
 		r[i].o.no_bind = true;
 		r[i].o.timeout = 10;

@@ -9,6 +9,7 @@
 #include "rules/mchecks.h"
 #include "config/mflags.h"
 #include "rules/rules.h"
+#include "rules-doc.h"
 
 static struct mcinit_config c;
 static struct mcinit_diags d;
