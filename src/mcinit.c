@@ -67,8 +67,7 @@ usage(FILE *out)
 	             "Commands:\n");
 	for (i = 0; i < mcinit_ncommands; i++)
 		fprintf(out, "  %-10s %s\n", mcinit_commands[i].name, mcinit_commands[i].summary);
-	fprintf(out,
-	        "\n`mcinit COMMAND --help` describes a command's options.\n\n%s\n",
+	fprintf(out, "\n`mcinit COMMAND --help` describes a command's options.\n\n%s\n",
 	        MCINIT_EXIT_CODES_DOC);
 }
 

@@ -10,7 +10,7 @@ M=$MCINIT
 if ! $M --version 2>/dev/null | grep -q 'GPU backend: cuda+nccl'; then
 	skip_all "this build has no CUDA/NCCL backend ($($M --version | grep 'GPU backend'))"
 fi
-so=$(dirname "$M")/.libs/libmcinit.so
+so=$(dirname "$M")/../lib/.libs/libmcinit.so
 inst=${MCINIT_DESTDIR:-}${libdir:-}/libmcinit.so
 for f in "$so" "$inst" "$M"; do
 	n=$(basename "$(dirname "$f")")/$(basename "$f")

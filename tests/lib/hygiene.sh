@@ -32,11 +32,11 @@ awk '/^[a-z_]+_SOURCES \+?= / { on = 1; v = $1 }
 	on { c = sub(/\\$/, ""); n = split($0, w, /[ \t]+/)
 	     for (i = 1; i <= n; i++) if (w[i] ~ /\.c$/) print v, w[i]; on = c }' Makefile.am >"$tmp/built"
 for f in $(cat "$tmp/files"); do
-	grep -q "^lib_[a-z_]* $f\$" "$tmp/built" ||
+	grep -q "^lib_[A-Za-z_]* $f\$" "$tmp/built" ||
 		grep -q "EXTRA_DIST.*$f" Makefile.am || echo "$f"
 done >"$tmp/unbuilt"
 check every-lib-source-in-library sh -c "! grep . '$tmp/unbuilt'"
-grep '^lib_[a-z_]* src/' "$tmp/built" >"$tmp/src-in-lib" || true
+grep '^lib_[A-Za-z_]* src/' "$tmp/built" >"$tmp/src-in-lib" || true
 check no-src-source-in-library sh -c "! grep . '$tmp/src-in-lib'"
 
 # Layering: one line of HACKING gives the order.
