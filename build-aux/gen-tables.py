@@ -307,7 +307,7 @@ def parse_schema(path):
 
 # ---------------------------------------------------------------- types
 
-ORDER = ["null", "bool", "int", "float", "dtype", "signal", "enum", "str", "any"]
+ORDER = ["null", "bool", "int", "float", "dtype", "signal", "enum", "str", "layout", "any"]
 
 
 class Type:
@@ -377,6 +377,8 @@ class Type:
                 return isinstance(x, str)
             if a == "signal":
                 return isinstance(x, (str, int))
+            if a == "layout":
+                return isinstance(x, (str, list))
             return False
 
         for a in self.alts:

@@ -2,6 +2,7 @@
 #include "config/config.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stddef.h>
 #include <errno.h>
 #include <signal.h>
@@ -79,6 +80,7 @@ static const struct {
     {"null", MCINIT_B_NULL},     {"bool", MCINIT_B_BOOL},   {"int", MCINIT_B_INT},
     {"float", MCINIT_B_FLOAT},   {"str", MCINIT_B_STR},     {"enum", MCINIT_B_ENUM},
     {"signal", MCINIT_B_SIGNAL}, {"dtype", MCINIT_B_DTYPE}, {"any", MCINIT_B_ANY},
+    {"layout", MCINIT_B_LAYOUT},
 };
 
 static int
@@ -377,6 +379,7 @@ static const char *const base_desc[] = {
     [MCINIT_B_SIGNAL] = "a signal name or number",
     [MCINIT_B_DTYPE] = "a dtype (fp32, fp16, bf16)",
     [MCINIT_B_ANY] = "any value",
+    [MCINIT_B_LAYOUT] = "a pipeline layout (a string, or a list of stages of layer names)",
 };
 
 /* "an integer, a list of strings or null" — the type in words. */
@@ -439,6 +442,7 @@ struct conv {
 	char *why;
 	long long lo, hi;    /* the field's range (MCINIT_NOLIM: none) */
 	const char *choices; /* the field's choices, or NULL */
+	char *note;          /* py: a warning about a value Python takes as it is */
 };
 
 static int
@@ -486,6 +490,60 @@ check_int_choice(enum mcinit_field f, long long v, struct conv *cv)
 		return 0;
 	snprintf(buf, sizeof buf, "%lld", v);
 	return check_choice(f, buf, cv);
+}
+
+/* Megatron-Core's LayerType names and the letters of its layout string. */
+static const struct {
+	const char *name;
+	char letter;
+} layer_names[] = {{"embedding", 'E'}, {"decoder", 't'}, {"mtp", 'm'}, {"loss", 'L'}};
+
+/*
+ * A pipeline layout: Megatron's string as it is, or Megatron-Core's list
+ * of stages, each a list of layer names (what Bridge's YAML dumps hold),
+ * turned into the equivalent string, stages joined by `|`, so that one
+ * parser (mcinit_layout_parse) reads both.
+ */
+static int
+conv_layout(json_t *j, struct mcinit_value *out, struct conv *cv)
+{
+	struct mcinit_buf b = {0};
+	size_t i, k, n;
+	json_t *stage, *layer;
+
+	if (json_is_string(j)) {
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(json_string_value(j));
+		return 0;
+	}
+	if (!json_is_array(j))
+		return -1;
+	json_array_foreach(j, i, stage)
+	{
+		if (!json_is_array(stage))
+			goto bad;
+		if (i > 0)
+			mcinit_buf_addc(&b, '|');
+		json_array_foreach(stage, k, layer)
+		{
+			for (n = 0; n < sizeof layer_names / sizeof layer_names[0]; n++)
+				if (json_is_string(layer) &&
+				    strcmp(json_string_value(layer), layer_names[n].name) == 0)
+					break;
+			if (n == sizeof layer_names / sizeof layer_names[0])
+				goto bad;
+			mcinit_buf_addc(&b, layer_names[n].letter);
+		}
+	}
+	out->kind = MCINIT_V_STR;
+	out->s = mcinit_xstrdup(mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return 0;
+bad:
+	mcinit_buf_free(&b);
+	return conv_fail(cv, "MC005",
+	                 mcinit_xstrdup("a layout list holds one list per stage, of the layer "
+	                                "names embedding, decoder, mtp and loss"));
 }
 
 /* One scalar against one base type. */
@@ -556,6 +614,8 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 		out->s = signal_name(sig);
 		return 0;
 	}
+	case MCINIT_B_LAYOUT:
+		return conv_layout(j, out, cv);
 	case MCINIT_B_DTYPE: {
 		char tmp[24];
 		const char *canon;
@@ -615,21 +675,146 @@ conv_alt(enum mcinit_field f, const struct mcinit_alt *a, json_t *j, struct mcin
 	return 0;
 }
 
+/* OmegaConf's special floats, as Bridge's YAML writes them (and Python's
+ * float() spellings): +-inf and nan. */
+static bool
+special_float(const char *s, double *out)
+{
+	static const struct {
+		const char *word;
+		double v;
+	} words[] = {{".inf", INFINITY},  {"+.inf", INFINITY}, {"-.inf", -INFINITY},
+	             {"inf", INFINITY},   {"+inf", INFINITY},  {"-inf", -INFINITY},
+	             {"infinity", INFINITY}, {"-infinity", -INFINITY}, {".nan", NAN},
+	             {"nan", NAN}};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcasecmp(s, words[i].word) == 0) {
+			*out = words[i].v;
+			return true;
+		}
+	return false;
+}
+
+static bool
+has_base(const struct mcinit_type *t, enum mcinit_base b, bool list)
+{
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (t->alt[i].base == b && t->alt[i].list == list)
+			return true;
+	return false;
+}
+
+/* The value an instantiation dict of Bridge's YAML stands for, where mcinit
+ * models it: a signal.Signals written {_call_: true, _name_: SIGTERM,
+ * _args_: [15]} is its name.  NULL when j is no such dict. */
+static json_t *
+instantiated(json_t *j)
+{
+	json_t *name = json_object_get(j, "_name_"), *args = json_object_get(j, "_args_");
+
+	if (!json_is_object(j))
+		return NULL;
+	if (json_is_string(name))
+		return json_incref(name);
+	if (json_is_array(args) && json_array_size(args) == 1)
+		return json_incref(json_array_get(args, 0));
+	return NULL;
+}
+
+static int try_alts(enum mcinit_field f, const struct mcinit_type *t, json_t *j,
+                    struct mcinit_value *out, struct conv *cv);
+
+/*
+ * Python's reading of a config file's value (py): Megatron-Bridge hands it
+ * to the dataclass unchecked, so what Python then does with it decides, not
+ * the annotation.  An integral float is an int, a number stands for a bool
+ * by its truth, a bool is the int 0 or 1 (with a warning), OmegaConf's
+ * special floats are floats, an instantiation dict is what it names, and a
+ * scalar stands where a tuple is annotated.  0 when one applies.
+ */
+static int
+py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mcinit_value *out,
+          struct conv *cv)
+{
+	double d;
+	json_t *k;
+	int i, rc;
+
+	if ((k = instantiated(j)) != NULL) {
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		return rc;
+	}
+	if (json_is_string(j) && has_base(t, MCINIT_B_FLOAT, false) &&
+	    special_float(json_string_value(j), &d)) {
+		memset(out, 0, sizeof *out);
+		out->kind = MCINIT_V_FLOAT;
+		out->d = d;
+		return 0;
+	}
+	if (json_is_real(j) && has_base(t, MCINIT_B_INT, false) &&
+	    json_real_value(j) == floor(json_real_value(j)) && fabs(json_real_value(j)) < 0x1p62) {
+		k = json_integer((json_int_t)json_real_value(j));
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		return rc;
+	}
+	if (json_is_number(j) && has_base(t, MCINIT_B_BOOL, false)) {
+		memset(out, 0, sizeof *out);
+		out->kind = MCINIT_V_BOOL;
+		out->i = json_number_value(j) != 0;
+		return 0;
+	}
+	if (json_is_boolean(j) && has_base(t, MCINIT_B_INT, false)) {
+		k = json_integer(json_is_true(j));
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		if (rc == 0) {
+			free(cv->note);
+			cv->note = mcinit_xasprintf("%s is a boolean where Megatron expects an "
+			                            "integer: Python reads it as %d",
+			                            mcinit_fields[f].name, json_is_true(j) ? 1 : 0);
+		}
+		return rc;
+	}
+	if (!json_is_array(j) && !json_is_object(j))
+		for (i = 0; i < t->nalt; i++)
+			if (t->alt[i].list && conv_scalar(f, t->alt[i].base, j, out, cv) == 0)
+				return 0;
+	return -1;
+}
+
+static int
+try_alts(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mcinit_value *out,
+         struct conv *cv)
+{
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (conv_alt(f, &t->alt[i], j, out, cv) == 0)
+			return 0;
+	return -1;
+}
+
 int
-mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out, const char **code,
-                       char **why)
+mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit_value *out,
+                          const char **code, char **why, char **note)
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
 	struct conv cv = {NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi,
-	                  mcinit_fields[f].choices};
-	int i;
+	                  mcinit_fields[f].choices, NULL};
 
-	for (i = 0; i < t->nalt; i++) {
-		if (conv_alt(f, &t->alt[i], j, out, &cv) == 0) {
-			free(cv.why);
-			return 0;
-		}
+	*note = NULL;
+	if (try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0)) {
+		free(cv.why);
+		*note = cv.note;
+		return 0;
 	}
+	free(cv.note);
 	if (cv.why == NULL) {
 		char *words = type_words(f);
 
@@ -643,9 +828,20 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
 }
 
 int
+mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out, const char **code,
+                       char **why)
+{
+	char *note;
+	int rc = mcinit_value_from_json_py(f, j, false, out, code, why, &note);
+
+	free(note);
+	return rc;
+}
+
+int
 mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
 {
-	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices};
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL};
 	struct mcinit_value v;
 	struct mcinit_type t;
 	int i;
@@ -676,6 +872,10 @@ mcinit_value_to_json(const struct mcinit_value *v)
 	case MCINIT_V_INT:
 		return json_integer(v->i);
 	case MCINIT_V_FLOAT:
+		/* JSON has no infinity or NaN: Python's spellings, as strings
+		 * (which a config file may hold for a float field). */
+		if (!isfinite(v->d))
+			return json_string(isnan(v->d) ? "nan" : v->d > 0 ? "inf" : "-inf");
 		return json_real(v->d);
 	case MCINIT_V_JSON:
 		return json_incref(v->j);
@@ -966,7 +1166,7 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 {
 	struct mcinit_value v;
 	const char *code;
-	char *why, key[128];
+	char *why, *note, key[128];
 	struct mcinit_diag *g;
 
 	if (j == NULL) {
@@ -979,11 +1179,18 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		mcinit_diag_key(g, key);
 		return -1;
 	}
-	if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
+	if (mcinit_value_from_json_py(f, j, o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE, &v,
+	                              &code, &why, &note) == 0) {
 		mcinit_value_clear(&c->val[f]);
 		c->val[f] = v;
 		set_where(c, f, o, loc);
 		c->invalid[f] = false;
+		if (note != NULL) {
+			mcinit_field_key(f, key, sizeof key);
+			mcinit_diag_key(mcinit_diag_add(d, MCINIT_WARNING, "MC004", loc, "%s", note),
+			                key);
+			free(note);
+		}
 		return 0;
 	}
 	c->invalid[f] = true;

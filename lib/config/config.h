@@ -60,7 +60,9 @@ enum mcinit_base {
 	MCINIT_B_ENUM,
 	MCINIT_B_SIGNAL,
 	MCINIT_B_DTYPE,
-	MCINIT_B_ANY, /* any JSON value (callables, dicts, classes mcinit does not model) */
+	MCINIT_B_ANY,    /* any JSON value (callables, dicts, classes mcinit does not model) */
+	MCINIT_B_LAYOUT, /* a pipeline layout: Megatron's string, or Megatron-Core's list of
+	                    stages of layer names, held as the string */
 };
 
 struct mcinit_alt {
@@ -225,6 +227,12 @@ void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char
  * with *code = "MC004" (wrong type) or "MC005" (range/choices) and a message
  * in why (caller frees).
  */
+/* As mcinit_value_from_json; py: with Python's reading of a config file's
+ * value (Megatron-Bridge hands it to the dataclass unchecked: an integral
+ * float is an int, a number stands for a bool, a special float string is a
+ * float, ...).  *note (caller frees) may say what Python makes of it. */
+int mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit_value *out,
+                              const char **code, char **why, char **note);
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                            const char **code, char **why);
 /* Checks JSON value j against a type in the notation of schema.def (and

@@ -237,12 +237,14 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 		if (j != NULL) {
 			struct mcinit_value v;
 			const char *code;
-			char *why = NULL;
+			char *why = NULL, *note = NULL;
 
-			if (mcinit_value_from_json(f, j, &v, &code, &why) == 0) {
+			/* Bridge's own defaults, read as Python reads them */
+			if (mcinit_value_from_json_py(f, j, true, &v, &code, &why, &note) == 0) {
 				mcinit_value_clear(&x->c->val[f]);
 				x->c->val[f] = v;
 			}
+			free(note);
 			free(why);
 		}
 		json_decref(j);

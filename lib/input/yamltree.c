@@ -370,7 +370,7 @@ build_float(const char *s)
 		if (*end != '\0')
 			goto out;
 	}
-	/* jansson has no infinity or NaN: those stay strings (a note says so) */
+	/* jansson has no infinity or NaN: those stay strings (the words) */
 	if (isfinite(v))
 		j = json_real(sign * v);
 out:
@@ -443,11 +443,8 @@ type_plain(struct ytree *t, const char *s, struct mcinit_pos p, bool quiet)
 	if (pyyaml_float(s) || omegaconf_float(s)) {
 		json_t *j = build_float(s);
 
-		if (j == NULL && !quiet)
-			note(t, MCINIT_NOTE, "MC004", p, NULL,
-			     "`%s` (infinity or NaN) is kept as a string: mcinit checks finite "
-			     "numbers only",
-			     s);
+		/* JSON has no infinity or NaN: the word, which a float field
+		 * reads as the float (config.c, special_float) */
 		return j ? j : json_string(s);
 	}
 	f = int_form(s);

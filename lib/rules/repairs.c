@@ -209,12 +209,13 @@ repair_ddp(struct mcinit_rule_ctx *x)
 }
 
 /* num_query_groups without group_query_attention: Megatron-LM passes
- * num_query_groups = None to the model, i.e. plain multi-head attention. */
+ * num_query_groups = None to the model, i.e. plain multi-head attention.
+ * Not so in a config file: Megatron-Core's model reads the field itself. */
 static void
 note_gqa_ignored(struct mcinit_rule_ctx *x)
 {
 	if (INVALID(x->c, F(num_query_groups), F(group_query_attention)) || NUL(num_query_groups) ||
-	    B(group_query_attention))
+	    gqa_on(x->c))
 		return;
 	mcinit_diag_hint(
 	    mcinit_rules_note(x, "MC111", MCINIT_NOTE, F(num_query_groups),

@@ -40,6 +40,28 @@ user_wrote(const struct mcinit_config *c, enum mcinit_field f)
 	return c->origin[f] != MCINIT_ORIG_DEFAULT && c->origin[f] != MCINIT_ORIG_REPAIR;
 }
 
+/* Set by a config file or an override: a field of Megatron-Bridge's
+ * dataclasses as the user wrote it, not what Megatron-LM derives from its
+ * argparse flags. */
+static inline bool
+from_config(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->origin[f] == MCINIT_ORIG_FILE || c->origin[f] == MCINIT_ORIG_OVERRIDE;
+}
+
+/* Grouped-query attention is on: Megatron-LM's --group-query-attention with
+ * num_query_groups, or num_query_groups from a config file, since
+ * Megatron-Core's TransformerConfig (Bridge's model section) has no switch:
+ * the field is the number of groups there. */
+static inline bool
+gqa_on(const struct mcinit_config *c)
+{
+	if (mcinit_cfg_null(c, MCINIT_F_num_query_groups))
+		return false;
+	return mcinit_cfg_bool(c, MCINIT_F_group_query_attention) ||
+	       from_config(c, MCINIT_F_num_query_groups);
+}
+
 static inline long long
 gcd(long long a, long long b)
 {

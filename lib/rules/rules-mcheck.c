@@ -145,6 +145,59 @@ pv_str(struct mcinit_pv *out, const char *s)
 	return 0;
 }
 
+/* The specials that stand for a TransformerConfig attribute Megatron-LM
+ * derives from its flags (core_transformer_config_from_args): in a config
+ * file (Bridge's model section is that dataclass) the attribute itself. */
+static const struct {
+	enum mcinit_special s;
+	const char *attr;
+} model_attrs[] = {
+    {S_GLU, "gated_linear_unit"},
+    {S_ACTIVATION, "activation_func"},
+    {S_BIAS_ACT_FUSION, "bias_activation_fusion"},
+    {S_NQG, "num_query_groups"},
+    {S_POS_EMB, "position_embedding_type"},
+    {S_ROPE_FUSION, "apply_rope_fusion"},
+};
+
+/* The name of a callable as Bridge writes it: "megatron.core.fusions.
+ * fused_bias_geglu.quick_gelu", or {_target_: that}: its last component,
+ * the name transformer_config.py compares activation_func with. */
+static int
+callable_name(const struct mcinit_value *v, struct mcinit_pv *out)
+{
+	const char *s = v->kind == MCINIT_V_STR ? v->s : NULL, *dot;
+
+	if (v->kind == MCINIT_V_JSON && json_is_string(json_object_get(v->j, "_target_")))
+		s = json_string_value(json_object_get(v->j, "_target_"));
+	if (s == NULL)
+		return -1;
+	dot = strrchr(s, '.');
+	return pv_str(out, dot ? dot + 1 : s);
+}
+
+/* 0 with the attribute's value when s is one of model_attrs and a config
+ * file set it; 1 when Megatron-LM's derivation applies. */
+static int
+model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_special s,
+           struct mcinit_pv *out, int *rc)
+{
+	size_t i;
+	int f;
+
+	for (i = 0; i < sizeof model_attrs / sizeof model_attrs[0]; i++) {
+		if (model_attrs[i].s != s)
+			continue;
+		f = mcinit_field_lookup("model", model_attrs[i].attr);
+		if (f < 0 || !from_config(x->c, f) || x->c->invalid[f])
+			return 1;
+		*rc = s == S_ACTIVATION ? callable_name(&x->c->val[f], out)
+		                        : field_value(x, e, model_attrs[i].attr, out);
+		return 0;
+	}
+	return 1;
+}
+
 /* Values as Megatron's checks see them after validate_args and
  * core_transformer_config_from_args have rewritten the flags. */
 static int
@@ -157,7 +210,10 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 	                                        {"fp8", "torch.uint8"}};
 	struct mcinit_pv v;
 	size_t i;
+	int rc;
 
+	if (model_attr(x, e, s, out, &rc) == 0)
+		return rc;
 	switch (s) {
 	case S_COLLAPSE:
 		if (field_value(x, e, name, out) < 0)

@@ -363,7 +363,7 @@ mc014(struct mcinit_rule_ctx *x)
 static bool
 gqa(struct mcinit_rule_ctx *x)
 {
-	return B(group_query_attention) && !NUL(num_query_groups);
+	return gqa_on(x->c);
 }
 
 static void
