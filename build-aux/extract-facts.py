@@ -1,0 +1,985 @@
+#!/usr/bin/env python3
+# extract-facts.py -- regenerate mcinit's data/*.tsv from a Megatron-LM /
+# Megatron-Bridge release's source.  A maintainer tool: the build never runs
+# it, and it needs nothing but the Python standard library (>= 3.9).
+#
+# Everything is read statically (ast): no Megatron, Bridge or torch module is
+# ever imported, so a wheel for another Python version or platform is fine.
+"""Regenerate mcinit's data tables from Megatron-LM / Megatron-Bridge sources.
+
+A SRC is any of
+  - a wheel or sdist file as the package registry serves it
+      (pip download --no-deps --python-version 3.12 megatron-core==0.19.2)
+  - an unpacked wheel/sdist or a git checkout (a directory)
+  - GITDIR@REV: a commit of a git repository, bare or not, read with
+      `git cat-file` (no checkout needed), e.g. ~/src/Megatron-LM@core_r0.19
+
+The megatron-core wheel and sdist hold megatron/training as well as
+megatron/core, so one --core SRC serves for --training too.
+
+Subcommands (each writes TSV on stdout, or to -o FILE):
+  bridge-fields     data/bridge-config-fields.tsv
+  bridge-variants   data/bridge-variant-fields.tsv
+  checks            data/megatron-checks.tsv
+  bridge-checks     the same columns for Megatron-Bridge's training/config.py
+  flags             one release's rows of data/megatron-flags.tsv
+  merge             fold one release's flag rows into the multi-release table
+  release           all of the above for one Megatron-Core + Bridge release
+"""
+
+import argparse
+import ast
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections import OrderedDict
+
+# --------------------------------------------------------------------------
+# Sources: a wheel, an sdist, a directory, or GITDIR@REV
+# --------------------------------------------------------------------------
+
+
+class Source:
+    """One release's files: names() and read(name), names relative to the
+    directory that holds the top-level `megatron` package."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.commit = None
+        self._files = {}
+        self._read = None
+        self._load(spec)
+        self.prefix = self._find_prefix()
+        self.mods = {}
+        for n in self._files:
+            if not n.startswith(self.prefix) or not n.endswith(".py"):
+                continue
+            rel = n[len(self.prefix):]
+            if not rel.startswith("megatron/"):
+                continue
+            parts = rel[:-3].split("/")
+            if not all(p.isidentifier() for p in parts):
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            self.mods[".".join(parts)] = n
+        if not self.mods:
+            sys.exit("extract-facts: %s: no megatron package found" % spec)
+
+    def _load(self, spec):
+        if "@" in spec and not os.path.exists(spec):
+            gitdir, rev = spec.rsplit("@", 1)
+            self._load_git(gitdir, rev)
+        elif os.path.isdir(spec):
+            for root, dirs, files in os.walk(spec):
+                dirs[:] = [d for d in dirs if d not in (".git", "__pycache__", "node_modules")]
+                for f in files:
+                    p = os.path.join(root, f)
+                    self._files[os.path.relpath(p, spec).replace(os.sep, "/")] = p
+
+            def rd(n):
+                with open(self._files[n], encoding="utf-8") as fh:
+                    return fh.read()
+            self._read = rd
+        elif zipfile.is_zipfile(spec):
+            z = zipfile.ZipFile(spec)
+            for n in z.namelist():
+                if not n.endswith("/"):
+                    self._files[n] = n
+            self._read = lambda n: z.read(n).decode("utf-8")
+        elif tarfile.is_tarfile(spec):
+            t = tarfile.open(spec)
+            members = {m.name: m for m in t.getmembers() if m.isfile()}
+            self._files = {n: n for n in members}
+            self._read = lambda n: t.extractfile(members[n]).read().decode("utf-8")
+        else:
+            sys.exit("extract-facts: %s: not a wheel, sdist, directory or GITDIR@REV" % spec)
+
+    def _load_git(self, gitdir, rev):
+        def git(*a, **kw):
+            return subprocess.run(["git", "--git-dir", gd] + list(a), check=True,
+                                  stdout=subprocess.PIPE, **kw).stdout
+        gd = gitdir
+        if os.path.isdir(os.path.join(gitdir, ".git")):
+            gd = os.path.join(gitdir, ".git")
+        try:
+            self.commit = git("rev-parse", "--verify", rev + "^{commit}").decode().strip()
+        except subprocess.CalledProcessError:
+            sys.exit("extract-facts: %s: no commit %s" % (gitdir, rev))
+        out = git("ls-tree", "-r", "-z", self.commit).decode("utf-8", "replace")
+        for ent in out.split("\0"):
+            if not ent:
+                continue
+            meta, name = ent.split("\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == "blob" and name.endswith(".py"):
+                self._files[name] = sha
+        shas = sorted(set(self._files.values()))
+        data = git("cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
+        blobs, i = {}, 0
+        while i < len(data):
+            nl = data.index(b"\n", i)
+            head = data[i:nl].split()
+            size = int(head[2])
+            blobs[head[0].decode()] = data[nl + 1:nl + 1 + size]
+            i = nl + 1 + size + 1
+        self._read = lambda n: blobs[self._files[n]].decode("utf-8")
+
+    def _find_prefix(self):
+        cands = set()
+        for n in self._files:
+            m = re.match(r"^(.*?)megatron/(core|training|bridge)/__init__\.py$", n)
+            if m and m.group(1).count("/") <= 2:
+                cands.add(m.group(1))
+        if not cands:
+            for n in self._files:
+                m = re.match(r"^(.*?)megatron/(core|training|bridge)/", n)
+                if m and m.group(1).count("/") <= 2:
+                    cands.add(m.group(1))
+        if not cands:
+            sys.exit("extract-facts: %s: no megatron/core, megatron/training or megatron/bridge"
+                     % self.spec)
+        return min(cands, key=len)
+
+    def read(self, name):
+        return self._read(name)
+
+    def read_rel(self, rel):
+        """A file by its path below the package root (e.g. megatron/core/x.py)."""
+        n = self.prefix + rel
+        return self._read(n) if n in self._files else None
+
+    def describe(self):
+        if self.commit:
+            return "%s (%s)" % (self.spec, self.commit[:10])
+        return self.spec
+
+
+def norm(text):
+    """Source text on one line: runs of white space become one space."""
+    return " ".join(text.split())
+
+
+def repo_path(modname, path_is_init=False):
+    """The module's path in its project's git repository, as the tables cite
+    it (Bridge keeps its package under src/)."""
+    p = modname.replace(".", "/") + ("/__init__.py" if path_is_init else ".py")
+    if modname.startswith("megatron.bridge"):
+        return "Megatron-Bridge:src/" + p
+    return "Megatron-LM:" + p
+
+
+# --------------------------------------------------------------------------
+# Modules, names and classes, statically
+# --------------------------------------------------------------------------
+
+
+class Module:
+    def __init__(self, name, text, is_pkg, fname):
+        self.name = name
+        self.text = text
+        self.is_pkg = is_pkg
+        self.fname = fname
+        self.tree = ast.parse(text)
+        # split as the tokenizer does (not str.splitlines: no \f, \v, ...)
+        self.lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+        self.classes = {}
+        self.functions = {}
+        self.bindings = {}     # name -> ("import", mod, name|None) | ("assign", node)
+        self.star = []
+        self._scan(self.tree.body, override=True)
+
+    def package(self):
+        return self.name if self.is_pkg else self.name.rpartition(".")[0]
+
+    def _abs(self, level, mod):
+        if not level:
+            return mod
+        base = self.package().split(".")
+        if level > 1:
+            base = base[:len(base) - (level - 1)]
+        return ".".join(base + ([mod] if mod else []))
+
+    def _bind(self, name, what, override):
+        if override or name not in self.bindings:
+            self.bindings[name] = what
+
+    def _scan(self, body, override):
+        for st in body:
+            if isinstance(st, ast.ClassDef):
+                if override or st.name not in self.classes:
+                    self.classes[st.name] = st
+                self._bind(st.name, ("class", st), override)
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if override or st.name not in self.functions:
+                    self.functions[st.name] = st
+                self._bind(st.name, ("func", st), override)
+            elif isinstance(st, ast.Import):
+                for a in st.names:
+                    if a.asname:
+                        self._bind(a.asname, ("import", a.name, None), override)
+                    else:
+                        top = a.name.split(".")[0]
+                        self._bind(top, ("import", top, None), override)
+            elif isinstance(st, ast.ImportFrom):
+                mod = self._abs(st.level, st.module)
+                for a in st.names:
+                    if a.name == "*":
+                        self.star.append(mod)
+                    else:
+                        self._bind(a.asname or a.name, ("import", mod, a.name), override)
+            elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                for t in targets:
+                    if isinstance(t, ast.Name) and st.value is not None:
+                        self._bind(t.id, ("assign", st.value), override)
+            elif isinstance(st, ast.Try):
+                self._scan(st.body, override)
+                self._scan(st.orelse, override)
+                for h in st.handlers:
+                    self._scan(h.body, False)
+                self._scan(st.finalbody, override)
+            elif isinstance(st, ast.If):
+                self._scan(st.body, override)
+                self._scan(st.orelse, False)
+
+    def raw(self, node):
+        """The exact source text of a node (ast.get_source_segment, fast)."""
+        if getattr(node, "end_lineno", None) is None:
+            return None
+        if not hasattr(self, "_enc"):
+            self._enc = [l.encode("utf-8") for l in self.lines]
+        a, b = node.lineno - 1, node.end_lineno - 1
+        if a == b:
+            return self._enc[a][node.col_offset:node.end_col_offset].decode("utf-8")
+        parts = [self._enc[a][node.col_offset:]] + self._enc[a + 1:b] + \
+            [self._enc[b][:node.end_col_offset]]
+        return b"".join(parts).decode("utf-8")
+
+    def seg(self, node):
+        s = self.raw(node)
+        return norm(s) if s is not None else ast.unparse(node)
+
+
+class Ref:
+    """What a name resolves to: kind is class / func / module / value /
+    external; qual is the dotted name where it is defined."""
+
+    def __init__(self, kind, qual, node=None, module=None):
+        self.kind, self.qual, self.node, self.module = kind, qual, node, module
+
+    def __repr__(self):
+        return "Ref(%s, %s)" % (self.kind, self.qual)
+
+
+class Field:
+    def __init__(self, name, cls, ann, default, init=True, metadata=None, node=None,
+                 kw_only=False, lineno=0):
+        self.name, self.cls, self.ann, self.default = name, cls, ann, default
+        self.init, self.metadata, self.node = init, metadata, node
+        self.kw_only = kw_only
+        self.lineno = lineno
+
+
+class ClassInfo:
+    def __init__(self, qual, module, node):
+        self.qual, self.module, self.node = qual, module, node
+        self.name = node.name
+        self.bases = []           # qualified names (or external dotted text)
+        self.is_dataclass = False
+        self.own_fields = []
+        self.properties = OrderedDict()   # name -> (getter node, has setter)
+        self.methods = {}
+
+
+class Code:
+    """A namespace of modules from one or more Sources (later ones do not
+    shadow earlier ones: pass the most specific first)."""
+
+    def __init__(self, sources):
+        self.sources = sources
+        self._mods = {}
+        self._classes = {}
+
+    def has_module(self, name):
+        return any(name in s.mods for s in self.sources)
+
+    def module(self, name):
+        if name in self._mods:
+            return self._mods[name]
+        m = None
+        for s in self.sources:
+            if name in s.mods:
+                fname = s.mods[name]
+                m = Module(name, s.read(fname), fname.endswith("__init__.py"), fname)
+                m.source = s
+                break
+        self._mods[name] = m
+        return m
+
+    def modules_under(self, prefix):
+        out = set()
+        for s in self.sources:
+            for n in s.mods:
+                if n == prefix or n.startswith(prefix + "."):
+                    out.add(n)
+        return sorted(out)
+
+    # -- names
+
+    def lookup(self, modname, name, _seen=None):
+        _seen = _seen or set()
+        if (modname, name) in _seen:
+            return None
+        _seen.add((modname, name))
+        mod = self.module(modname)
+        if mod is None:
+            if self.has_module(modname + "." + name):
+                return Ref("module", modname + "." + name)
+            return Ref("external", modname + "." + name)
+        b = mod.bindings.get(name)
+        if b is None:
+            for sm in mod.star:
+                r = self.lookup(sm, name, _seen)
+                if r is not None and r.kind != "external":
+                    return r
+            if self.has_module(modname + "." + name):
+                return Ref("module", modname + "." + name)
+            return None
+        if b[0] == "class":
+            return Ref("class", modname + "." + name, b[1], mod)
+        if b[0] == "func":
+            return Ref("func", modname + "." + name, b[1], mod)
+        if b[0] == "assign":
+            return Ref("value", modname + "." + name, b[1], mod)
+        _, tmod, tname = b
+        if tname is None:
+            if self.has_module(tmod) or self.module(tmod):
+                return Ref("module", tmod)
+            return Ref("external", tmod)
+        if self.has_module(tmod + "." + tname):
+            return Ref("module", tmod + "." + tname)
+        r = self.lookup(tmod, tname, _seen)
+        if r is None:
+            return Ref("external", tmod + "." + tname)
+        return r
+
+    def resolve_expr(self, mod, node):
+        """Resolve a Name / Attribute chain in module `mod` to a Ref."""
+        if isinstance(node, ast.Name):
+            if node.id in mod.bindings or mod.star:
+                r = self.lookup(mod.name, node.id)
+                if r is not None:
+                    return r
+            return Ref("external", node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve_expr(mod, node.value)
+            if base is None:
+                return None
+            if base.kind == "module":
+                r = self.lookup(base.qual, node.attr)
+                return r or Ref("external", base.qual + "." + node.attr)
+            if base.kind == "external":
+                return Ref("external", base.qual + "." + node.attr)
+            return Ref("attr", base.qual + "." + node.attr, node, mod)
+        if isinstance(node, ast.Subscript):
+            return self.resolve_expr(mod, node.value)
+        if isinstance(node, ast.Call):
+            return self.resolve_expr(mod, node.func)
+        return None
+
+    # -- classes
+
+    def cls(self, qual):
+        if qual in self._classes:
+            return self._classes[qual]
+        modname, _, name = qual.rpartition(".")
+        mod = self.module(modname)
+        ci = None
+        if mod is not None and name in mod.classes:
+            ci = self._build_class(qual, mod, mod.classes[name])
+        self._classes[qual] = ci
+        return ci
+
+    def class_ref(self, modname, name):
+        r = self.lookup(modname, name)
+        if r is not None and r.kind == "class":
+            return r.qual
+        return None
+
+    def _build_class(self, qual, mod, node):
+        ci = ClassInfo(qual, mod, node)
+        self._classes[qual] = ci
+        for b in node.bases:
+            r = self.resolve_expr(mod, b)
+            if r is not None and r.kind == "class":
+                ci.bases.append(r.qual)
+            else:
+                ci.bases.append("?" + mod.seg(b))
+        dc_kw_only = False
+        for d in node.decorator_list:
+            fn = d.func if isinstance(d, ast.Call) else d
+            r = self.resolve_expr(mod, fn)
+            txt = mod.seg(fn)
+            if (r is not None and r.qual in ("dataclasses.dataclass",)) or txt in (
+                    "dataclass", "dataclasses.dataclass"):
+                ci.is_dataclass = True
+                if isinstance(d, ast.Call):
+                    for k in d.keywords:
+                        if k.arg == "kw_only" and isinstance(k.value, ast.Constant):
+                            dc_kw_only = bool(k.value.value)
+        kw_only = dc_kw_only
+        for st in node.body:
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                ann = mod.seg(st.annotation)
+                if re.match(r"^(typing\.)?ClassVar\b", ann):
+                    continue
+                if re.match(r"^(dataclasses\.)?KW_ONLY$", ann):
+                    kw_only = True
+                    continue
+                if re.match(r"^(dataclasses\.)?InitVar\b", ann):
+                    continue
+                f = Field(st.target.id, qual, ann, "required", node=st, kw_only=kw_only,
+                          lineno=st.lineno)
+                v = st.value
+                if v is not None:
+                    if isinstance(v, ast.Call) and mod.seg(v.func) in ("field", "dataclasses.field"):
+                        f.default = "required"
+                        for k in v.keywords:
+                            if k.arg == "default":
+                                f.default = mod.seg(k.value)
+                            elif k.arg == "default_factory":
+                                f.default = "factory:" + mod.seg(k.value)
+                            elif k.arg == "init":
+                                f.init = not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                            elif k.arg == "metadata":
+                                f.metadata = k.value
+                            elif k.arg == "kw_only" and isinstance(k.value, ast.Constant):
+                                f.kw_only = bool(k.value.value)
+                    else:
+                        f.default = mod.seg(v)
+                ci.own_fields.append(f)
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                ci.methods[st.name] = st
+                for d in st.decorator_list:
+                    t = mod.seg(d)
+                    if t == "property":
+                        ci.properties[st.name] = [st, False]
+                    elif t.endswith(".setter") and t[:-7] in ci.properties:
+                        ci.properties[t[:-7]][1] = True
+        return ci
+
+    def mro(self, qual):
+        """C3 linearisation; unresolved bases are kept as opaque '?text'."""
+        memo = {}
+
+        def lin(q, stack=()):
+            if q in memo:
+                return memo[q]
+            if q in stack:
+                return [q]
+            ci = self.cls(q) if not q.startswith("?") else None
+            if ci is None:
+                memo[q] = [q]
+                return memo[q]
+            seqs = [lin(b, stack + (q,)) for b in ci.bases] + [list(ci.bases)]
+            seqs = [list(s) for s in seqs if s]
+            out = [q]
+            while True:
+                seqs = [s for s in seqs if s]
+                if not seqs:
+                    break
+                for s in seqs:
+                    head = s[0]
+                    if not any(head in t[1:] for t in seqs):
+                        break
+                else:
+                    head = seqs[0][0]   # inconsistent: take the first
+                out.append(head)
+                for s in seqs:
+                    if s and s[0] == head:
+                        del s[0]
+            memo[q] = out
+            return out
+        return lin(qual)
+
+    def dataclass_mro(self, qual):
+        return [q for q in self.mro(qual) if not q.startswith("?") and self.cls(q)
+                and self.cls(q).is_dataclass]
+
+    def fields(self, qual):
+        """Dataclass fields in dataclasses.fields() order; each Field's cls
+        is the most derived class that declares it."""
+        out = OrderedDict()
+        for q in reversed(self.mro(qual)):
+            ci = None if q.startswith("?") else self.cls(q)
+            if ci is None or not ci.is_dataclass:
+                continue
+            for f in ci.own_fields:
+                out[f.name] = f
+        return out
+
+    def declarations(self, qual, name):
+        """Every declaration of field `name` along the MRO, most derived first."""
+        out = []
+        for q in self.mro(qual):
+            ci = None if q.startswith("?") else self.cls(q)
+            if ci is None or not ci.is_dataclass:
+                continue
+            for f in ci.own_fields:
+                if f.name == name:
+                    out.append(f)
+        return out
+
+    def subclasses(self, roots, under=("megatron",)):
+        """Every class in the modules under `under` whose MRO holds one of
+        `roots` (qualified names)."""
+        roots = set(roots)
+        out = []
+        for p in under:
+            for mn in self.modules_under(p):
+                try:
+                    mod = self.module(mn)
+                except SyntaxError:
+                    continue
+                for name in mod.classes:
+                    q = mn + "." + name
+                    if self.cls(q) is None:
+                        continue
+                    if roots & set(self.mro(q)[1:]):
+                        out.append(q)
+        return out
+
+
+# --------------------------------------------------------------------------
+# TSV
+# --------------------------------------------------------------------------
+
+
+def read_tsv(path):
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        head = None
+        for line in fh:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            cells = line.split("\t")
+            if head is None:
+                head = cells
+                continue
+            cells += [""] * (len(head) - len(cells))
+            rows.append(dict(zip(head, cells)))
+    return head, rows
+
+
+def cell(v):
+    v = "" if v is None else str(v)
+    return v.replace("\t", " ").replace("\n", " ")
+
+
+def write_tsv(out, head, rows, comments=()):
+    for c in comments:
+        out.write("# %s\n" % c)
+    out.write("\t".join(head) + "\n")
+    for r in rows:
+        out.write("\t".join(cell(r.get(h, "")) for h in head) + "\n")
+
+
+# --------------------------------------------------------------------------
+# Megatron-LM's flags: which flags share a dest
+# --------------------------------------------------------------------------
+
+
+class FlagIndex:
+    """dest -> flags (sorted) for one Megatron-LM release."""
+
+    def __init__(self, rows):
+        self.by_dest = {}
+        for r in rows:
+            self.by_dest.setdefault(r["dest"], set()).add(r["flag"])
+
+    def flags(self, dest):
+        return sorted(self.by_dest.get(dest, ()))
+
+    @classmethod
+    def from_args(cls, a, code=None):
+        """--flags TSV [--flags-ref NAME], else the parser in --training /
+        --core (see `flags`)."""
+        if getattr(a, "flags", None):
+            _, rows = read_tsv(a.flags)
+            ref = a.flags_ref
+            if ref:
+                rows = [r for r in rows if ref in r.get("refs", ref).split(",")]
+            return cls(rows)
+        if code is None:
+            return cls([])
+        return cls(extract_flags(code))
+
+
+# --------------------------------------------------------------------------
+# bridge-fields
+# --------------------------------------------------------------------------
+
+BRIDGE_CONFIG = "megatron.bridge.training.config"
+
+# Functions that build a config section from Megatron-LM's argparse Namespace,
+# and which dict of keyword arguments feeds which section.  (function,
+# {dict variable: section}); the function is looked up by name in the
+# modules listed, first hit wins.
+MLM_SETTERS = [
+    ("core_transformer_config_from_args", {"kw_args": "model"}),
+    ("gpt_config_from_args", {"kwargs": "model"}),
+    ("get_megatron_ddp_config", {"kwargs": "ddp"}),
+    ("pretrain_cfg_container_from_args", {"ckpt_kwargs": "checkpoint", "prof_kwargs": "profiling",
+                                          "rerunsm_kwargs": "rerun_state_machine"}),
+]
+MLM_SETTER_MODULES = ["megatron.training.argument_utils", "megatron.training.arguments",
+                      "megatron.training.training"]
+BRIDGE_SETTERS = [
+    ("_transformer_config_from_args", {"kw_args": "model"}),
+    ("_tokenizer_config_from_args", {"kw_args": "tokenizer"}),
+]
+BRIDGE_SETTER_MODULES = ["megatron.bridge.training.mlm_compat.arguments"]
+
+
+def find_function(code, modules, name):
+    for mn in modules:
+        mod = code.module(mn)
+        if mod is not None and name in mod.functions:
+            return mod, mod.functions[name]
+    return None, None
+
+
+def args_dests(node):
+    """The Namespace attributes an expression reads (args.X, getattr(args,
+    "X", ...)), in source order."""
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "args":
+            out.append((n.lineno, n.col_offset, n.attr))
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in
+              ("getattr", "hasattr") and len(n.args) >= 2 and isinstance(n.args[0], ast.Name)
+              and n.args[0].id == "args" and isinstance(n.args[1], ast.Constant)):
+            out.append((n.lineno, n.col_offset, n.args[1].value))
+    seen, res = set(), []
+    for _, _, d in sorted(out):
+        if d not in seen:
+            seen.add(d)
+            res.append(d)
+    return res
+
+
+def set_from_args(code, setters, modules, who, flags):
+    """(section, field) -> [(note text, first dest with a flag)] from the
+    kwargs assignments of the setter functions, in ast.walk order."""
+    out = OrderedDict()
+    for fname, dicts in setters:
+        mod, fn = find_function(code, modules, fname)
+        if fn is None:
+            continue
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1):
+                continue
+            t = n.targets[0]
+            if not (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                    and t.value.id in dicts):
+                continue
+            key = t.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                continue
+            field = key.value
+            v = n.value
+            if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
+                    and v.value.id == "args" and v.attr == field):
+                continue          # copied one-to-one: the dest is the field
+            dests = args_dests(v)
+            if not dests:
+                continue
+            fl = []
+            for d in dests:
+                for f in flags.flags(d):
+                    if f not in fl:
+                        fl.append(f)
+            note = "set from args as %s = %s (%s %s:%d)" % (field, mod.seg(v), who, fname, n.lineno)
+            if fl:
+                note += " <- " + ",".join(fl)
+            first = next((d for d in dests if flags.flags(d)), None)
+            out.setdefault((dicts[t.value.id], field), []).append((note, first))
+    return out
+
+
+def union_members(node):
+    """Optional[X] / Union[A, B] / A | B -> [nodes]."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return union_members(node.left) + union_members(node.right)
+    if isinstance(node, ast.Subscript):
+        base = ast.unparse(node.value)
+        if base in ("Optional", "typing.Optional"):
+            return union_members(node.slice) + [ast.Constant(None)]
+        if base in ("Union", "typing.Union"):
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            out = []
+            for e in elts:
+                out += union_members(e)
+            return out
+    return [node]
+
+
+def argparse_meta(mod, f):
+    if f.metadata is None:
+        return None
+    t = mod.seg(f.metadata)
+    return t if "argparse_meta" in t else None
+
+
+def meta_dest(f):
+    """The dest an argparse_meta dict names, if any."""
+    if f.metadata is None or not isinstance(f.metadata, ast.Dict):
+        return None
+    for k, v in zip(f.metadata.keys, f.metadata.values):
+        if isinstance(k, ast.Constant) and k.value == "argparse_meta" and isinstance(v, ast.Dict):
+            for k2, v2 in zip(v.keys, v.values):
+                if isinstance(k2, ast.Constant) and k2.value == "dest" and isinstance(v2, ast.Constant):
+                    return v2.value
+    return None
+
+
+def alias_target(ci, fn, fields):
+    """A property that returns self.<field>: that field's name."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        v = body[0].value
+        if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self"
+                and v.attr in fields):
+            return v.attr
+    return None
+
+
+def section_classes(code, cc):
+    """ConfigContainer's fields -> (field, section class qual or None,
+    other accepted type names, accepts str)."""
+    out = []
+    ci = code.cls(cc)
+    mod = ci.module
+    for f in code.fields(cc).values():
+        decl = code.cls(f.cls)
+        dmod = decl.module
+        members = union_members(f.node.annotation)
+        sec, others, accepts_str = None, [], False
+        for m in members:
+            if isinstance(m, ast.Constant) and m.value is None:
+                continue
+            txt = ast.unparse(m)
+            if txt == "None":
+                continue
+            if txt == "str":
+                accepts_str = True
+                continue
+            r = code.resolve_expr(dmod, m)
+            q = r.qual if r is not None and r.kind == "class" else None
+            if sec is None and q is not None:
+                sec = q
+            else:
+                others.append(txt)
+        out.append((f, sec, others, accepts_str))
+    return out
+
+
+def bridge_fields(code, flags, pinned=None, pinned_name=None, core_name="main"):
+    cc = code.class_ref(BRIDGE_CONFIG, "ConfigContainer")
+    if cc is None:
+        sys.exit("extract-facts: no ConfigContainer in %s" % BRIDGE_CONFIG)
+    setters = set_from_args(code, MLM_SETTERS, MLM_SETTER_MODULES, "Megatron-LM", flags)
+    for k, v in set_from_args(code, BRIDGE_SETTERS, BRIDGE_SETTER_MODULES, "Bridge mlm_compat",
+                              flags).items():
+        setters.setdefault(k, []).extend(v)
+    rows = []
+    secs = section_classes(code, cc)
+    for f, sec, others, accepts_str in secs:
+        note = "section" if f.init else "init=False (computed, not settable); internal (init=False)"
+        rows.append(dict(section="ConfigContainer", field=f.name, type=f.ann, default=f.default,
+                         **{"class": f.cls}, flag="", note=note))
+    for f, sec, others, accepts_str in secs:
+        if not f.init:
+            continue
+        if sec is None or not code.cls(sec).is_dataclass:
+            rows.append(dict(section=f.name, field="", type=f.ann, default=f.default,
+                             **{"class": f.cls}, flag="",
+                             note="not a dataclass section (plain mapping); no fields"))
+            continue
+        rows += section_rows(code, f, sec, others, accepts_str, flags, setters, pinned,
+                             pinned_name, core_name)
+    return rows
+
+
+def field_flag(f, flags, setters_here):
+    fl = flags.flags(f.name)
+    if not fl:
+        d = meta_dest(f)
+        if d:
+            fl = flags.flags(d)
+    if not fl:
+        for _, d in setters_here:
+            if d:
+                fl = flags.flags(d)
+                break
+    return ",".join(fl)
+
+
+def section_rows(code, cf, sec, others, accepts_str, flags, setters, pinned, pinned_name,
+                 core_name):
+    sci = code.cls(sec)
+    fields = code.fields(sec)
+    intro = ["section class %s (%s)" % (sci.name, repo_path(sci.module.name, sci.module.is_pkg)),
+             "dataclass MRO: " + " > ".join(code.dataclass_mro(sec))]
+    if others:
+        intro.append("other accepted types: " + ", ".join(others))
+    if accepts_str:
+        intro.append("also accepts a str (preset name)")
+    pfields = None
+    if pinned is not None:
+        psec = sec if pinned.cls(sec) is not None else None
+        pfields = pinned.fields(psec) if psec else OrderedDict()
+    rows = []
+    if not fields:
+        intro.append("dataclass without fields")
+        rows.append(dict(section=cf.name, field="", type=cf.ann, default=cf.default,
+                         **{"class": sec}, flag="", note="; ".join(intro)))
+        return rows
+    for f in fields.values():
+        notes = []
+        decl = code.declarations(sec, f.name)
+        mod = code.cls(f.cls).module
+        if len(decl) > 1:
+            base = decl[1]
+            if base.default == f.default:
+                notes.append("redeclared (same default as %s)" % base.cls)
+            else:
+                notes.append("overrides %s default %s" % (base.cls, base.default))
+        if not f.init:
+            notes.append("init=False (computed, not settable)")
+        am = argparse_meta(mod, f)
+        if am:
+            notes.append("argparse_meta: " + am)
+        here = setters.get((cf.name, f.name), [])
+        notes += [n for n, _ in here]
+        if pfields is not None:
+            pf = pfields.get(f.name)
+            if pf is None:
+                notes.append("not in Bridge's pinned Megatron-LM %s" % pinned_name)
+            elif (pf.ann, pf.default) != (f.ann, f.default):
+                notes.append("at Bridge's pinned Megatron-LM %s: type %s, default %s"
+                             % (pinned_name, pf.ann, pf.default))
+        rows.append(dict(section=cf.name, field=f.name, type=f.ann, default=f.default,
+                         **{"class": f.cls}, flag=field_flag(f, flags, here), note="; ".join(notes)))
+    if pfields is not None:
+        for pf in pfields.values():
+            if pf.name not in fields:
+                rows.append(dict(section=cf.name, field=pf.name, type=pf.ann, default=pf.default,
+                                 **{"class": pf.cls}, flag=",".join(flags.flags(pf.name)),
+                                 note="only in Bridge's pinned Megatron-LM %s (gone on %s)"
+                                 % (pinned_name, core_name)))
+    # properties that alias a field
+    seen = set()
+    for q in code.mro(sec):
+        ci = None if q.startswith("?") else code.cls(q)
+        if ci is None:
+            continue
+        for pname, (fn, setter) in ci.properties.items():
+            if pname in seen:
+                continue
+            seen.add(pname)
+            tgt = alias_target(ci, fn, fields)
+            if tgt is None or pname in fields:
+                continue
+            fl = flags.flags(pname)
+            d = pname
+            if not fl:
+                fl, d = flags.flags(tgt), tgt
+            note = "alias: property for %s (%s)" % (tgt, "with setter" if setter else "read-only")
+            if fl:
+                note += "; Megatron-LM flag %s has dest %s" % (",".join(fl), d)
+            rows.append(dict(section=cf.name, field=pname, type="property", default="",
+                             **{"class": q}, flag=",".join(fl), note=note))
+    rows[0]["note"] = "; ".join(intro + ([rows[0]["note"]] if rows[0]["note"] else []))
+    return rows
+
+
+BRIDGE_FIELDS_HEAD = ["section", "field", "type", "default", "class", "flag", "note"]
+
+
+# --------------------------------------------------------------------------
+# command line
+# --------------------------------------------------------------------------
+
+
+def extract_flags(code):
+    raise NotImplementedError
+
+
+def open_out(a):
+    if getattr(a, "output", None) and a.output != "-":
+        return open(a.output, "w", encoding="utf-8")
+    return sys.stdout
+
+
+def sources(specs):
+    return [Source(s) for s in specs if s]
+
+
+def cmd_bridge_fields(a):
+    bridge, core = Source(a.bridge), Source(a.core)
+    code = Code([bridge, core])
+    flags = FlagIndex.from_args(a, Code([Source(a.training)]) if a.training else Code([core]))
+    pinned = Code([bridge, Source(a.pinned_core)]) if a.pinned_core else None
+    pname = a.pinned_name or (pinned.sources[1].commit or "")[:8] if pinned else None
+    rows = bridge_fields(code, flags, pinned, pname, a.core_name)
+    with open_out(a) as out:
+        write_tsv(out, BRIDGE_FIELDS_HEAD, rows)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="extract-facts.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+    sub.required = True
+
+    def common(sp):
+        sp.add_argument("-o", "--output", metavar="FILE", help="write here, not to stdout")
+
+    def flagsrc(sp):
+        sp.add_argument("--flags", metavar="TSV",
+                        help="take Megatron-LM's flags (dest -> flags) from this table "
+                             "(data/megatron-flags.tsv) instead of the parser in --core")
+        sp.add_argument("--flags-ref", metavar="NAME",
+                        help="with --flags: only the rows of this release (refs column)")
+        sp.add_argument("--training", metavar="SRC",
+                        help="Megatron-LM's training code, when --core lacks megatron/training")
+
+    sp = sub.add_parser("bridge-fields", help="data/bridge-config-fields.tsv",
+                        description="ConfigContainer's fields and each section class's fields, "
+                        "inheritance resolved into megatron-core / megatron.training.")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
+    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)")
+    sp.add_argument("--pinned-core", metavar="SRC",
+                    help="Bridge's pinned Megatron-LM (3rdparty/Megatron-LM): note where "
+                         "its fields differ from --core's")
+    sp.add_argument("--pinned-name", metavar="NAME", help="how notes name the pinned commit")
+    sp.add_argument("--core-name", metavar="NAME", default="main",
+                    help="how notes name --core (default: main)")
+    flagsrc(sp)
+    common(sp)
+    sp.set_defaults(func=cmd_bridge_fields)
+
+    a = p.parse_args(argv)
+    a.func(a)
+
+
+if __name__ == "__main__":
+    main()
