@@ -1895,6 +1895,19 @@ class FuncCtx:
                     continue
                 todo.append(c)
 
+    def alias(self, name):
+        """The field path a local stands for when its only assignment is one
+        (x = self.model / x = getattr(self, "model", None)), else None."""
+        defs = self.defs.get(name, [])
+        if len(defs) != 1 or len(defs[0][1]) != 1:
+            return None
+        v = defs[0][1][0]
+        if isinstance(v, (ast.Attribute, ast.Call)):
+            f = self.field_of(v)
+            if f is not None:
+                return f
+        return None
+
     def is_local(self, name, line=None):
         """A name the function assigns (before `line`, when given)."""
         if name not in self.defs or name in self.params or name in self.globals:
@@ -1907,6 +1920,8 @@ class FuncCtx:
         """The config field an Attribute / getattr / Name node names, or None."""
         if self.style in ("args", "self", "bridge"):
             root = "args" if self.style == "args" else "self"
+            if self.style == "bridge" and self.params and self.cls is None:
+                root = self.params[0]
             depth = 2 if (self.style == "bridge" and self.prefix == "") else 1
             chain = []
             cur = n
@@ -1921,10 +1936,19 @@ class FuncCtx:
                     cur = cur.args[0]
                 else:
                     break
-            if isinstance(cur, ast.Name) and (cur.id == root or cur.id in self.params[:1]
-                                              and self.style == "bridge") and chain:
+            if isinstance(cur, ast.Name) and cur.id == root and chain:
                 chain.reverse()
                 return self.prefix + ".".join(chain[:depth])
+            if (self.style == "bridge" and isinstance(cur, ast.Name) and chain
+                    and self.is_local(cur.id)):
+                # model_cfg = self.model; model_cfg.x -> model.x
+                base = self.alias(cur.id)
+                if base is not None:
+                    chain.reverse()
+                    parts = base.split(".") + chain
+                    if self.prefix:
+                        return ".".join(parts[:2])
+                    return ".".join(parts[:depth])
             if isinstance(n, ast.Name) and n.id in self.field_params:
                 return n.id
             return None
@@ -2026,7 +2050,12 @@ def warn_message(mod, call):
     return msg
 
 
-def checks_of_function(ctx):
+def exits(body):
+    """A block that always leaves the function (or the loop iteration)."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Continue))
+
+
+def checks_of_function(ctx, early_returns=False):
     rows = []
     mod = ctx.mod
 
@@ -2050,7 +2079,12 @@ def checks_of_function(ctx):
         return guards, None, ""
 
     def walk(body, guards, loops, trys):
+        guards = list(guards)
         for st in body:
+            if early_returns and isinstance(st, ast.If) and exits(st.body) and not st.orelse:
+                walk(st.body, guards + [(test_text(mod, st.test), st.test)], loops, trys)
+                guards.append(("not (%s)" % test_text(mod, st.test), st.test))
+                continue
             if isinstance(st, ast.Assert):
                 r = emit(st, "assert", st.test, ctx.seg(st.test), guards, loops, trys, {})
                 r["message"] = ctx.seg(st.msg) if st.msg is not None else ""
@@ -2168,7 +2202,7 @@ def calls_in(mod, fn, cls, index, want_init=True):
     return out
 
 
-def extract_checks(code, roots, style_of=None, fields_prefix=None):
+def extract_checks(code, roots, style_of=None, fields_prefix=None, early_returns=False):
     """Rows for the functions in `roots` ((module, label, style)) and the
     same-module functions they reach."""
     by_file = OrderedDict()
@@ -2215,7 +2249,7 @@ def extract_checks(code, roots, style_of=None, fields_prefix=None):
         for lb, (fn, cls, st, callers) in entry["funcs"].items():
             prefix = fields_prefix(modname, lb, cls) if fields_prefix else ""
             ctx = FuncCtx(code, mod, fn, lb, st, cls, prefix)
-            for r in checks_of_function(ctx):
+            for r in checks_of_function(ctx, early_returns):
                 r["function"] = lb
                 r["callers"] = callers
                 r["id"] = "%s:%d" % (path, r["line"])
@@ -2253,6 +2287,67 @@ def extract_checks(code, roots, style_of=None, fields_prefix=None):
 
 CHECKS_HEAD = ["id", "function", "kind", "guard", "condition", "message", "fields", "offline",
                "note"]
+
+
+BRIDGE_CHECK_METHODS = ("__post_init__", "finalize", "validate")
+
+
+def bridge_check_roots(code):
+    """ConfigContainer.validate, runtime_config_update, and __post_init__ /
+    finalize / validate of every section class (and its Bridge bases):
+    (module, label, section prefix)."""
+    cc = code.class_ref(BRIDGE_CONFIG, "ConfigContainer")
+    roots = [(BRIDGE_CONFIG, "runtime_config_update", None),
+             (BRIDGE_CONFIG, "ConfigContainer.validate", "")]
+    owner = {}       # class qual -> section
+    for f, sec, others, accepts_str in section_classes(code, cc):
+        if sec is None or not f.init:
+            continue
+        for q in code.mro(sec):
+            if q.startswith("?") or not q.startswith("megatron.bridge."):
+                continue
+            owner.setdefault(q, f.name)
+    for q, secname in owner.items():
+        ci = code.cls(q)
+        for m in BRIDGE_CHECK_METHODS:
+            if m in ci.methods:
+                roots.append((ci.module.name, ci.name + "." + m, secname + "."))
+    return roots, owner
+
+
+def extract_bridge_checks(code, early_returns=True):
+    roots, owner = bridge_check_roots(code)
+    prefixes = {}
+    for modname, label, prefix in roots:
+        prefixes[(modname, label.partition(".")[0])] = prefix
+    cc_name = "ConfigContainer"
+
+    def prefix_of(modname, lb, cls):
+        if cls == cc_name and modname == BRIDGE_CONFIG:
+            return ""
+        if cls is not None:
+            q = modname + "." + cls
+            if q in owner:
+                return owner[q] + "."
+            return cls + "."
+        return ""
+
+    def style_of(modname, lb, fn, cls):
+        args0 = [a.arg for a in fn.args.args]
+        if cls is not None and args0[:1] == ["self"]:
+            return "bridge"
+        if cls is None and args0[:1] and (args0[0] in ("cfg", "config", "container") or (
+                fn.args.args[0].annotation is not None and "ConfigContainer" in
+                ast.unparse(fn.args.args[0].annotation))):
+            return "bridge"
+        return "params"
+    rows = extract_checks(code, [(m, lb, "bridge") for m, lb, _ in roots], style_of=style_of,
+                          fields_prefix=prefix_of, early_returns=early_returns)
+    for r in rows:
+        path, _, line = r["id"].rpartition(":")
+        if path.startswith("megatron/bridge/"):
+            r["id"] = "src/%s:%s" % (path, line)
+    return rows
 
 
 def carry_previous(rows, previous):
@@ -2373,11 +2468,22 @@ def cmd_checks(a):
     roots = MCORE_CHECK_ROOTS
     if not a.training and not code.has_module("megatron.training.arguments"):
         roots = [r for r in roots if not r[0].startswith("megatron.training")]
-    rows = extract_checks(code, roots)
+    rows = extract_checks(code, roots, early_returns=a.early_returns)
     if a.previous:
         n = carry_previous(rows, a.previous)
         sys.stderr.write("extract-facts: checks: offline and note of %d of %d rows taken from %s\n"
                          % (n, len(rows), a.previous))
+    with open_out(a) as out:
+        write_tsv(out, CHECKS_HEAD, rows)
+
+
+def cmd_bridge_checks(a):
+    code = Code(sources([a.bridge, a.core]))
+    rows = extract_bridge_checks(code, early_returns=not a.no_early_returns)
+    if a.previous:
+        n = carry_previous(rows, a.previous)
+        sys.stderr.write("extract-facts: bridge-checks: offline and note of %d of %d rows taken "
+                         "from %s\n" % (n, len(rows), a.previous))
     with open_out(a) as out:
         write_tsv(out, CHECKS_HEAD, rows)
 
@@ -2455,8 +2561,28 @@ def main(argv=None):
     sp.add_argument("--previous", metavar="TSV",
                     help="carry offline and note (partly written by hand) over from this "
                          "table for the checks it already has")
+    sp.add_argument("--early-returns", action="store_true",
+                    help="an `if X: return` before a check adds \"not (X)\" to its guard (off: "
+                         "data/megatron-checks.tsv has always been read without)")
     common(sp)
     sp.set_defaults(func=cmd_checks)
+
+    sp = sub.add_parser("bridge-checks", help="Megatron-Bridge's checks, as data/megatron-checks.tsv",
+                        description="Every assert, raise and warning of Megatron-Bridge's config "
+                        "validation: runtime_config_update, ConfigContainer.validate, and the "
+                        "__post_init__ / finalize / validate of each section class (the Bridge "
+                        "classes of its MRO), with the same-module helpers they call.  Columns "
+                        "as data/megatron-checks.tsv; fields are SECTION.FIELD.")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
+    sp.add_argument("--core", metavar="SRC",
+                    help="megatron-core, to resolve the section classes' bases (optional)")
+    sp.add_argument("--previous", metavar="TSV",
+                    help="carry offline and note over from this table for the checks it has")
+    sp.add_argument("--no-early-returns", action="store_true",
+                    help="do not turn an `if X: return` before a check into \"not (X)\" in its "
+                         "guard (as `checks` reads Megatron)")
+    common(sp)
+    sp.set_defaults(func=cmd_bridge_checks)
 
     a = p.parse_args(argv)
     a.func(a)
