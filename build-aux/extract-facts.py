@@ -958,6 +958,212 @@ BRIDGE_FIELDS_HEAD = ["section", "field", "type", "default", "class", "flag", "n
 
 
 # --------------------------------------------------------------------------
+# bridge-variants: the other classes a section can hold
+# --------------------------------------------------------------------------
+#
+# For each section of ConfigContainer, every Bridge dataclass that is one of
+# its accepted types or extends a class of its resolved MRO (for `model`: a
+# class that can provide a model -- it extends ModelProviderMixin or
+# megatron.training's ModelConfig, or is a *Provider on the section's MRO).
+# base: the first class of its MRO on the section's MRO (else "abstract");
+# its rows: every field whose type or default differs from what
+# bridge-config-fields.tsv gives the base, or that the table does not give
+# the base at all, plus hand-written __init__ parameters and settable
+# properties.
+
+VARIANT_HEAD = ["section", "class", "base", "field", "type", "default", "note"]
+MODEL_ROOTS = ("megatron.bridge.models.model_provider.ModelProviderMixin",
+               "megatron.training.models.base.ModelConfig")
+
+
+def all_bridge_classes(code):
+    out = []
+    for mn in code.modules_under("megatron.bridge"):
+        try:
+            mod = code.module(mn)
+        except SyntaxError:
+            continue
+        for name in mod.classes:
+            out.append(mn + "." + name)
+    return sorted(out)
+
+
+def variant_classes(code, secname, sec, accepted, everything):
+    smro = code.dataclass_mro(sec)
+    targets = set(smro) | set(accepted)
+    out = []
+    for q in everything:
+        ci = code.cls(q)
+        if ci is None or not ci.is_dataclass or q in smro:
+            continue
+        mro = code.mro(q)
+        if secname == "model":
+            ok = any(r in mro for r in MODEL_ROOTS) or (
+                ci.name.endswith("Provider") and any(c in mro for c in smro))
+            if any(r == q for r in MODEL_ROOTS):
+                ok = False
+        else:
+            ok = bool(targets & set(mro))
+        if ok:
+            out.append(q)
+    return out
+
+
+def init_params(code, q):
+    """The hand-written __init__ of class q: [(name, annotation, default)]
+    and attributes it sets that are neither parameters nor fields."""
+    ci = code.cls(q)
+    fn = ci.methods.get("__init__")
+    if fn is None:
+        return [], []
+    mod = ci.module
+    a = fn.args
+    pos = a.posonlyargs + a.args
+    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    params = []
+    for p, d in list(zip(pos, defaults))[1:] + list(zip(a.kwonlyargs, a.kw_defaults)):
+        params.append((p.arg, mod.seg(p.annotation) if p.annotation is not None else "",
+                       mod.seg(d) if d is not None else "required"))
+    attrs = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                        and t.value.id == "self"):
+                    attrs.append((t.attr, "", mod.seg(n.value)))
+    return params, attrs
+
+
+def bridge_variants(code, field_rows, previous=None):
+    cc = code.class_ref(BRIDGE_CONFIG, "ConfigContainer")
+    everything = all_bridge_classes(code)
+    table = {}
+    for r in field_rows:
+        if r["field"]:
+            table.setdefault(r["section"], {}).setdefault(r["field"], r)
+    hand = {}
+    if previous:
+        _, prev = read_tsv(previous)
+        for r in prev:
+            if "class: " in r["note"]:
+                head = r["note"].split(" | field: ")[0]
+                parts = [p for p in head.split("; ") if not p.startswith((
+                    "class: ", "also inherits fields from ", "custom __getattr__/__setattr__ in ",
+                    "extends no class of bridge-config-fields.tsv"))]
+                hand[(r["section"], r["class"])] = parts
+    rows = []
+    for f, sec, others, accepts_str in section_classes(code, cc):
+        if sec is None or not f.init or not code.cls(sec).is_dataclass:
+            continue
+        dmod = code.cls(f.cls).module
+        accepted = []
+        for m in union_members(f.node.annotation):
+            r = code.resolve_expr(dmod, m) if not isinstance(m, ast.Constant) else None
+            if r is not None and r.kind == "class":
+                accepted.append(r.qual)
+        smro = code.dataclass_mro(sec)
+        srows = table.get(f.name, {})
+        for q in variant_classes(code, f.name, sec, accepted, everything):
+            rows += variant_rows(code, f.name, q, smro, srows, hand.get((f.name, q), []))
+    return rows
+
+
+def variant_rows(code, secname, q, smro, srows, hand_notes):
+    ci = code.cls(q)
+    mro = code.mro(q)
+    base = next((c for c in mro if c in smro), None)
+    ancestry = set(smro[smro.index(base):]) if base else set()
+    fields = code.fields(q)
+    out = []
+    for f in fields.values():
+        notes = []
+        if f.cls != q:
+            notes.append("declared in " + f.cls)
+        t = srows.get(f.name)
+        if base is None:
+            if t is not None:
+                notes.append("same name in bridge-config-fields.tsv (%s: %s = %s)"
+                             % (t["class"], t["type"], t["default"]))
+        elif t is None:
+            pass
+        elif t["class"] not in ancestry:
+            notes.append("bridge-config-fields.tsv lists it under %s (%s = %s), which this class "
+                         "does not extend" % (t["class"], t["type"], t["default"]))
+        elif (f.ann, f.default) != (t["type"], t["default"]):
+            parts = []
+            if f.default != t["default"]:
+                parts.append("default " + t["default"])
+            if f.ann != t["type"]:
+                parts.append("type " + t["type"])
+            notes.append("redefines: bridge-config-fields.tsv has %s (%s)" % (", ".join(parts),
+                                                                            t["class"]))
+        else:
+            continue
+        if not f.init:
+            notes.append("init=False (computed, not settable)")
+        am = argparse_meta(code.cls(f.cls).module, f)
+        if am:
+            notes.append("argparse_meta: " + am)
+        out.append(OrderedDict(section=secname, **{"class": q}, base=base or "abstract",
+                               field=f.name, type=f.ann, default=f.default,
+                               note="; ".join(notes)))
+    params, attrs = init_params(code, q)
+    pnames = set()
+    for name, ann, dflt in params:
+        pnames.add(name)
+        if name in fields:
+            continue
+        out.append(OrderedDict(section=secname, **{"class": q}, base=base or "abstract",
+                               field=name, type=ann, default=dflt,
+                               note="parameter of the hand-written __init__ of %s (stored as an "
+                                    "instance attribute, not a dataclass field)" % q))
+    seen = set()
+    for name, ann, val in attrs:
+        if name in fields or name in pnames or name in seen:
+            continue
+        seen.add(name)
+        out.append(OrderedDict(section=secname, **{"class": q}, base=base or "abstract",
+                               field=name, type=ann, default=val,
+                               note="attribute set by the hand-written __init__ of %s" % q))
+    seenp = set()
+    for c in mro:
+        if c.startswith("?") or c in ancestry:
+            continue
+        cci = code.cls(c)
+        if cci is None:
+            continue
+        for pname, (fn, setter) in cci.properties.items():
+            if pname in seenp or pname in fields:
+                continue
+            seenp.add(pname)
+            if not setter:
+                continue
+            tgt = alias_target(cci, fn, fields)
+            note = ("alias: property for %s (with setter)" % tgt) if tgt else "property with setter"
+            out.append(OrderedDict(section=secname, **{"class": q}, base=base or "abstract",
+                                   field=pname, type="property", default="",
+                                   note=note + " in " + c))
+    cnotes = ["class: " + repo_path(ci.module.name, ci.module.is_pkg)]
+    inherits = [c for c in mro[1:] if not c.startswith("?") and c not in ancestry and code.cls(c)
+                and code.cls(c).is_dataclass]
+    if inherits:
+        cnotes.append("also inherits fields from " + ", ".join(inherits))
+    cnotes += hand_notes
+    custom = [c for c in mro if not c.startswith("?") and code.cls(c) and c not in ancestry and
+              ("__getattr__" in code.cls(c).methods or "__setattr__" in code.cls(c).methods)]
+    if custom:
+        cnotes.append("custom __getattr__/__setattr__ in " + ", ".join(custom))
+    if base is None:
+        cnotes.append("extends no class of bridge-config-fields.tsv: all its fields are listed")
+    if not out:
+        out.append(OrderedDict(section=secname, **{"class": q}, base=base or "abstract",
+                               field="", type="", default="", note="adds or redefines nothing"))
+    first = out[0]
+    first["note"] = "; ".join(cnotes) + (" | field: " + first["note"] if first["note"] else "")
+    return out
+
+
+# --------------------------------------------------------------------------
 # flags: Megatron-LM's argparse parser, by interpreting its construction
 # --------------------------------------------------------------------------
 #
@@ -2488,6 +2694,19 @@ def cmd_bridge_checks(a):
         write_tsv(out, CHECKS_HEAD, rows)
 
 
+def cmd_bridge_variants(a):
+    bridge, core = Source(a.bridge), Source(a.core)
+    code = Code([bridge, core])
+    if a.fields:
+        _, frows = read_tsv(a.fields)
+    else:
+        flags = FlagIndex.from_args(a, Code([Source(a.training)]) if a.training else Code([core]))
+        frows = bridge_fields(code, flags)
+    rows = bridge_variants(code, frows, a.previous)
+    with open_out(a) as out:
+        write_tsv(out, VARIANT_HEAD, rows)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="extract-facts.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -2520,6 +2739,21 @@ def main(argv=None):
     flagsrc(sp)
     common(sp)
     sp.set_defaults(func=cmd_bridge_fields)
+
+    sp = sub.add_parser("bridge-variants", help="data/bridge-variant-fields.tsv",
+                        description="The other classes each ConfigContainer section can hold "
+                        "(model providers, dataset configs, PEFT methods), as differences from "
+                        "bridge-config-fields.tsv.")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
+    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)")
+    sp.add_argument("--fields", metavar="TSV",
+                    help="compare with this bridge-config-fields.tsv (default: compute it)")
+    sp.add_argument("--previous", metavar="TSV",
+                    help="carry the hand-written parts of each class's note over from this "
+                         "bridge-variant-fields.tsv")
+    flagsrc(sp)
+    common(sp)
+    sp.set_defaults(func=cmd_bridge_variants)
 
     sp = sub.add_parser("flags", help="one release's rows of data/megatron-flags.tsv",
                         description="Every flag of Megatron-LM's training parser "
