@@ -17,14 +17,23 @@ A SRC is any of
 The megatron-core wheel and sdist hold megatron/training as well as
 megatron/core, so one --core SRC serves for --training too.
 
-Subcommands (each writes TSV on stdout, or to -o FILE):
+Subcommands (the first five write TSV on stdout, or to -o FILE):
   bridge-fields     data/bridge-config-fields.tsv
   bridge-variants   data/bridge-variant-fields.tsv
   checks            data/megatron-checks.tsv
-  bridge-checks     the same columns for Megatron-Bridge's training/config.py
+  bridge-checks     the same columns for Megatron-Bridge's config validation
   flags             one release's rows of data/megatron-flags.tsv
   merge             fold one release's flag rows into the multi-release table
-  release           all of the above for one Megatron-Core + Bridge release
+  release           all of the above for one megatron-core + Bridge release,
+                    into a directory, compared with the current tables
+  compare           what changed between two versions of a table, row by row
+
+Adding a release (see HACKING):
+  pip download --no-deps --python-version 3.12 -d /tmp/rel \
+      megatron-core==X megatron-bridge==Y
+  build-aux/extract-facts.py release --core /tmp/rel/megatron_core-X-*.whl \
+      --bridge /tmp/rel/megatron_bridge-Y-*.whl --name r0.NN \
+      --into data/releases/bridge-Y+core-X
 """
 
 import argparse
@@ -1063,7 +1072,9 @@ def bridge_variants(code, field_rows, previous=None):
                 accepted.append(r.qual)
         smro = code.dataclass_mro(sec)
         srows = table.get(f.name, {})
-        for q in variant_classes(code, f.name, sec, accepted, everything):
+        # an accepted type Bridge re-exports from Megatron-LM counts as well
+        pool = sorted(set(everything) | set(accepted))
+        for q in variant_classes(code, f.name, sec, accepted, pool):
             rows += variant_rows(code, f.name, q, smro, srows, hand.get((f.name, q), []))
     return rows
 
@@ -1237,6 +1248,19 @@ class _Return(Exception):
         self.value = value
 
 
+# signal.Signals as Python 3.11+ has it on Linux (the parser's --exit-signal
+# choices): fixed here, so that the table does not depend on the Python or
+# the OS this script runs on.
+LINUX_SIGNALS = [("SIGHUP", 1), ("SIGINT", 2), ("SIGQUIT", 3), ("SIGILL", 4), ("SIGTRAP", 5),
+                 ("SIGABRT", 6), ("SIGBUS", 7), ("SIGFPE", 8), ("SIGKILL", 9), ("SIGUSR1", 10),
+                 ("SIGSEGV", 11), ("SIGUSR2", 12), ("SIGPIPE", 13), ("SIGALRM", 14),
+                 ("SIGTERM", 15), ("SIGSTKFLT", 16), ("SIGCHLD", 17), ("SIGCONT", 18),
+                 ("SIGSTOP", 19), ("SIGTSTP", 20), ("SIGTTIN", 21), ("SIGTTOU", 22),
+                 ("SIGURG", 23), ("SIGXCPU", 24), ("SIGXFSZ", 25), ("SIGVTALRM", 26),
+                 ("SIGPROF", 27), ("SIGWINCH", 28), ("SIGIO", 29), ("SIGPWR", 30), ("SIGSYS", 31),
+                 ("SIGRTMIN", 34), ("SIGRTMAX", 64)]
+SIGNAL_VALUE = dict(LINUX_SIGNALS)
+
 BUILTIN_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list,
                  "tuple": tuple, "dict": dict, "set": set}
 ENUM_BASES = ("enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag")
@@ -1258,8 +1282,7 @@ class FlagInterp:
 
     def enum_members(self, cv):
         if cv.qual == "signal.Signals":
-            import signal
-            return [EnumMember(cv, s.name, "signal." + s.name, int(s)) for s in signal.Signals]
+            return [EnumMember(cv, n, "signal." + n, v) for n, v in LINUX_SIGNALS]
         out = []
         mod = cv.ci.module
         for st in cv.ci.node.body:
@@ -1315,11 +1338,9 @@ class FlagInterp:
     def attr(self, base, name, node, mod):
         if isinstance(base, Special) and base.name.startswith("module:"):
             qual = base.name[7:]
-            if qual == "signal" and name.startswith("SIG"):
-                import signal
-                if hasattr(signal.Signals, name):
-                    return EnumMember(ClassVal("signal.Signals", None), name, "signal." + name,
-                                      int(getattr(signal.Signals, name)))
+            if qual == "signal" and name in SIGNAL_VALUE:
+                return EnumMember(ClassVal("signal.Signals", None), name, "signal." + name,
+                                  SIGNAL_VALUE[name])
             if qual == "signal" and name == "Signals":
                 return ClassVal("signal.Signals", None)
             r = self.code.lookup(qual, name)
@@ -1330,11 +1351,8 @@ class FlagInterp:
             t = base.text + "." + name
             if t == "argparse.BooleanOptionalAction":
                 return Special("BooleanOptionalAction")
-            if t.startswith("signal.SIG"):
-                import signal
-                if hasattr(signal.Signals, name):
-                    return EnumMember(ClassVal("signal.Signals", None), name, t,
-                                      int(getattr(signal.Signals, name)))
+            if t.startswith("signal.") and name in SIGNAL_VALUE:
+                return EnumMember(ClassVal("signal.Signals", None), name, t, SIGNAL_VALUE[name])
             if t == "signal.Signals":
                 return ClassVal("signal.Signals", None)
             return Unknown(t)
@@ -2556,10 +2574,65 @@ def extract_bridge_checks(code, early_returns=True):
     return rows
 
 
+NOTE_KINDS = ("raises ", "via ", "in loop: ", "inside try/except ", "reads locals: ",
+              "depends on: ", "called from ")
+
+
+def note_groups(note):
+    """A checks note as [(kind, text)]: kind is one of NOTE_KINDS for what
+    this script writes, None for what a person added."""
+    groups = []
+    for seg in note.split("; ") if note else []:
+        k = next((k for k in NOTE_KINDS if seg.startswith(k)), None)
+        if k is None and groups and groups[-1][0] == "depends on: ":
+            groups[-1] = (groups[-1][0], groups[-1][1] + "; " + seg)   # another dependency
+        else:
+            groups.append((k, seg))
+    return groups
+
+
+def merge_note(new, old):
+    """`new`'s computed parts in `old`'s arrangement, keeping what a person
+    added to `old` (extra notes, extra dependencies)."""
+    ng, og = note_groups(new), note_groups(old)
+    mine = OrderedDict()
+    for k, t in ng:
+        mine.setdefault(k, []).append(t)
+    out, used = [], set()
+    for k, t in og:
+        if k is None:
+            out.append(t)
+        elif k == "depends on: ":
+            have = mine.get(k, [""])[0][len(k):].split("; ") if k in mine else []
+            old_items = t[len(k):].split("; ")
+            known = set(w for _, w in DEPENDS)
+            items = [i for i in old_items if i in have or i not in known] + \
+                [i for i in have if i and i not in old_items]
+            if items:
+                out.append(k + "; ".join(items))
+            used.add(k)
+        elif k in mine and k not in used:
+            news = mine[k]
+            if len(news) == 1 and t.startswith(news[0] + " "):
+                news = [t]      # a computed note a person extended ("... under: ...")
+            out += news
+            used.add(k)
+    for k, ts in mine.items():
+        if k not in used:
+            pos = len(out)
+            if k != "called from ":
+                for i, t in enumerate(out):
+                    if t.startswith("called from "):
+                        pos = i
+                        break
+            out[pos:pos] = ts
+    return "; ".join(out)
+
+
 def carry_previous(rows, previous):
-    """Take `offline` and `note` from an earlier table for the checks it
-    already had (same function, kind, guard, condition and message), where
-    they were written or corrected by hand."""
+    """Take `offline` from an earlier table for the checks it already had
+    (same function, kind, guard, condition and message), and the parts of
+    its note that a person wrote; the computed parts stay this release's."""
     _, prev = read_tsv(previous)
     key = lambda r: (r["function"], r["kind"], r["guard"], r["condition"], r["message"])
     idx = {}
@@ -2570,10 +2643,8 @@ def carry_previous(rows, previous):
         c = idx.get(key(r))
         if c:
             p = c.pop(0)
-            r["offline"], r["note"] = p["offline"], p["note"]
-            if p["fields"] != r["fields"]:
-                r["note"] = (r["note"] + "; " if r["note"] else "") + \
-                    "fields were %s in the previous table" % (p["fields"] or "(none)")
+            r["offline"] = p["offline"]
+            r["note"] = merge_note(r["note"], p["note"])
             n += 1
     return n
 
@@ -2707,6 +2778,190 @@ def cmd_bridge_variants(a):
         write_tsv(out, VARIANT_HEAD, rows)
 
 
+def table_kind(head):
+    if head[:2] == ["section", "field"]:
+        return "fields", ["section", "field"]
+    if head[:3] == ["section", "class", "base"]:
+        return "variants", ["section", "class", "field"]
+    if head[:2] == ["id", "function"]:
+        return "checks", ["function", "kind", "guard", "condition", "message"]
+    if "flag" in head and "dest" in head:
+        return "flags", [h for h in ("entry", "flag", "dest") if h in head]
+    return "rows", head[:1]
+
+
+def compare_tables(old_path, new_path, out, limit=0, ref=None):
+    """Row by row: what the new table adds, drops and changes."""
+    h1, a = read_tsv(old_path)
+    h2, b = read_tsv(new_path)
+    kind, key = table_kind(h1)
+    if table_kind(h2)[0] != kind:
+        sys.exit("extract-facts: compare: %s and %s are different tables" % (old_path, new_path))
+    if kind == "flags" and "refs" in h1 and "refs" in h2:
+        # one release against a multi-release table: that release's rows
+        refs_a = {x for r in a for x in r["refs"].split(",")}
+        refs_b = {x for r in b for x in r["refs"].split(",")}
+        ref = ref or (refs_b.pop() if len(refs_b) == 1 and len(refs_a) > 1 else None)
+        if ref:
+            a = [r for r in a if ref in r["refs"].split(",")]
+            b = [r for r in b if ref in r["refs"].split(",")]
+            h1 = [h for h in h1 if h != "refs"]
+            out.write("(rows of %s only)\n" % ref)
+
+    def index(rows):
+        idx = OrderedDict()
+        for r in rows:
+            idx.setdefault(tuple(r.get(k, "") for k in key), []).append(r)
+        return idx
+    ia, ib = index(a), index(b)
+    cols = [h for h in h1 if h in h2 and h not in key]
+    added = [k for k in ib if k not in ia]
+    removed = [k for k in ia if k not in ib]
+    changed, moved = [], 0
+    lines_only = 0
+    unline = lambda t: re.sub(r"(:|line )\d+", r"\1N", t)
+    for k in ia:
+        if k not in ib:
+            continue
+        for ra, rb in zip(ia[k], ib[k]):
+            diff = [c for c in cols if ra.get(c, "") != rb.get(c, "")]
+            if kind == "checks" and "id" in diff:
+                diff.remove("id")
+                if not diff:
+                    moved += 1
+                    continue
+            if "note" in diff and unline(ra["note"]) == unline(rb["note"]):
+                diff.remove("note")     # only source line numbers moved
+                if not diff:
+                    lines_only += 1
+                    continue
+            if diff:
+                changed.append((k, ra, rb, diff))
+    from collections import Counter
+    cc = Counter(c for _, _, _, d in changed for c in d)
+    out.write("%s: %d rows -> %d rows; key %s\n" % (kind, len(a), len(b), ",".join(key)))
+    out.write("  added %d, removed %d, changed %d%s\n" % (
+        len(added), len(removed), len(changed),
+        (" (" + ", ".join("%s %d" % x for x in sorted(cc.items())) + ")") if cc else ""))
+    if kind == "checks":
+        out.write("  same check at another line: %d\n" % moved)
+    if lines_only:
+        out.write("  rows whose note differs only in source line numbers: %d\n" % lines_only)
+
+    def show(tag, items):
+        for n, line in enumerate(items):
+            if limit and n >= limit:
+                out.write("  ... %d more\n" % (len(items) - limit))
+                break
+            out.write(line + "\n")
+    show("+", ["+ " + " | ".join(k) for k in added])
+    show("-", ["- " + " | ".join(k) for k in removed])
+    lines = []
+    for k, ra, rb, diff in changed:
+        for c in diff:
+            lines.append("~ %s: %s: %s -> %s" % (" | ".join(k), c, ra.get(c, "") or "(empty)",
+                                                 rb.get(c, "") or "(empty)"))
+    show("~", lines)
+    return len(added) + len(removed) + len(changed)
+
+
+def cmd_compare(a):
+    n = compare_tables(a.old, a.new, sys.stdout, a.limit, a.ref)
+    sys.exit(1 if (n and a.exit_code) else 0)
+
+
+def source_info(spec, src):
+    """Provenance of a SRC: what it is, its version and digest or commit."""
+    import hashlib
+    kind = "git" if src.commit else ("dir" if os.path.isdir(spec) else "file")
+    version = ""
+    for rel in ("megatron/bridge/package_info.py", "megatron/core/package_info.py"):
+        t = src.read_rel(rel)
+        if t:
+            m = {k: v for k, v in re.findall(r"^(MAJOR|MINOR|PATCH|PRE_RELEASE)\s*=\s*['\"]?([^'\"\n]*)",
+                                              t, re.M)}
+            if "MAJOR" in m:
+                version = "%s.%s.%s%s" % (m.get("MAJOR"), m.get("MINOR"), m.get("PATCH"),
+                                          m.get("PRE_RELEASE", ""))
+            break
+    digest = ""
+    if kind == "file":
+        h = hashlib.sha256()
+        with open(spec, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        digest = "sha256:" + h.hexdigest()
+    return OrderedDict(source=os.path.basename(spec.rstrip("/")) if kind != "git" else spec,
+                       kind=kind, version=version,
+                       digest=digest or (("commit:" + src.commit) if src.commit else ""))
+
+
+def cmd_release(a):
+    os.makedirs(a.into, exist_ok=True)
+    bsrc, csrc = Source(a.bridge), Source(a.core)
+    srcs = [bsrc, csrc] + ([Source(a.training)] if a.training else [])
+    code = Code(srcs)
+    tcode = Code(srcs[2:] or [csrc])
+    prev = lambda name: (os.path.join(a.previous_dir, name)
+                         if a.previous_dir and os.path.exists(os.path.join(a.previous_dir, name))
+                         else None)
+    say = lambda m: sys.stderr.write("extract-facts: release: " + m + "\n")
+    written = []
+
+    def write(name, head, rows):
+        p = os.path.join(a.into, name)
+        with open(p, "w", encoding="utf-8") as out:
+            write_tsv(out, head, rows)
+        written.append(name)
+        say("%s: %d rows" % (p, len(rows)))
+
+    frows = extract_flags(tcode)
+    for r in frows:
+        r["refs"] = a.name
+    # the project's data/ (it has megatron-versions.tsv): its megatron-flags.tsv holds
+    # every release, so the release is merged into it rather than written over it
+    into_data = os.path.exists(os.path.join(a.into, "megatron-versions.tsv"))
+    if into_data:
+        a.merge_flags = a.merge_flags or os.path.join(a.into, "megatron-flags.tsv")
+        a.versions = os.path.join(a.into, "megatron-versions.tsv")
+    else:
+        write("megatron-flags.tsv", FLAGS_HEAD + ["refs"], frows)
+    flags = FlagIndex(frows)
+    pinned = Code([bsrc, Source(a.pinned_core)]) if a.pinned_core else None
+    bf = bridge_fields(code, flags, pinned, a.pinned_name or (pinned.sources[1].commit or "")[:8]
+                       if pinned else None, a.name)
+    write("bridge-config-fields.tsv", BRIDGE_FIELDS_HEAD, bf)
+    write("bridge-variant-fields.tsv", VARIANT_HEAD,
+          bridge_variants(code, bf, prev("bridge-variant-fields.tsv")))
+    ck = extract_checks(code, MCORE_CHECK_ROOTS)
+    if prev("megatron-checks.tsv"):
+        carry_previous(ck, prev("megatron-checks.tsv"))
+    write("megatron-checks.tsv", CHECKS_HEAD, ck)
+    bck = extract_bridge_checks(code)
+    if prev("bridge-checks.tsv"):
+        carry_previous(bck, prev("bridge-checks.tsv"))
+    write("bridge-checks.tsv", CHECKS_HEAD, bck)
+    info = [dict(source_info(a.bridge, bsrc), role="bridge"),
+            dict(source_info(a.core, csrc), role="core")]
+    if a.training:
+        info.append(dict(source_info(a.training, srcs[2]), role="training"))
+    if not into_data:
+        write("SOURCES.tsv", ["role", "source", "kind", "version", "digest"], info)
+    if a.merge_flags:
+        head, table = read_tsv(a.merge_flags)
+        order = [r["name"] for r in read_tsv(a.versions)[1]] if os.path.exists(a.versions) else []
+        rows = merge_rows(head, table, frows, a.name, order)
+        with open(a.merge_flags, "w", encoding="utf-8") as out:
+            write_tsv(out, head, rows)
+        say("%s: %s merged (%d rows)" % (a.merge_flags, a.name, len(rows)))
+    if a.previous_dir and not a.quiet:
+        for name in written:
+            p = prev(name)
+            if p and name.endswith(".tsv") and name != "SOURCES.tsv":
+                sys.stdout.write("== %s -> %s\n" % (p, os.path.join(a.into, name)))
+                compare_tables(p, os.path.join(a.into, name), sys.stdout, a.limit)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="extract-facts.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -2818,7 +3073,59 @@ def main(argv=None):
     common(sp)
     sp.set_defaults(func=cmd_bridge_checks)
 
+    sp = sub.add_parser("release", help="every table for one megatron-core + Bridge release",
+                        description="Read one release (the megatron-core and megatron-bridge "
+                        "wheels or sdists, or checkouts) and write all its tables into DIR: "
+                        "megatron-flags.tsv (its rows, refs NAME), bridge-config-fields.tsv, "
+                        "bridge-variant-fields.tsv, megatron-checks.tsv, bridge-checks.tsv and "
+                        "SOURCES.tsv (what was read, with digests); the hand-written notes of "
+                        "--previous-dir's tables are carried over, and each table is compared "
+                        "with --previous-dir's.")
+    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="megatron-bridge")
+    sp.add_argument("--training", metavar="SRC",
+                    help="Megatron-LM checkout for megatron/training (when --core lacks it)")
+    sp.add_argument("--name", metavar="NAME", required=True,
+                    help="the Megatron-LM release in the refs column (r0.19, main, ...)")
+    sp.add_argument("--into", metavar="DIR", required=True,
+                    help="where to write (data/releases/bridge-0.6.2+core-0.19.2, or data)")
+    sp.add_argument("--previous-dir", metavar="DIR", default="data",
+                    help="tables to carry hand-written notes from and compare with "
+                         "(default: %(default)s; '' for none)")
+    sp.add_argument("--merge-flags", metavar="TSV",
+                    help="also fold the flag rows into this multi-release table "
+                         "(data/megatron-flags.tsv)")
+    sp.add_argument("--versions", metavar="TSV", default="data/megatron-versions.tsv",
+                    help="release order for --merge-flags (default: %(default)s)")
+    sp.add_argument("--pinned-core", metavar="SRC", help="as for bridge-fields")
+    sp.add_argument("--pinned-name", metavar="NAME", help="as for bridge-fields")
+    sp.add_argument("--limit", type=int, default=0, metavar="N",
+                    help="list at most N rows of each kind in the comparisons")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no comparisons")
+    sp.set_defaults(func=cmd_release)
+
+    sp = sub.add_parser("compare", help="what changed between two versions of a table",
+                        description="Compare two versions of one table (bridge-config-fields, "
+                        "bridge-variant-fields, megatron-checks / bridge-checks, megatron-flags) "
+                        "row by row, by key (section+field; section+class+field; a check's "
+                        "function, kind, guard, condition and message, so that a check that "
+                        "only moved to another line is counted, not listed; flag+dest).")
+    sp.add_argument("old", metavar="OLD.tsv")
+    sp.add_argument("new", metavar="NEW.tsv")
+    sp.add_argument("--limit", type=int, default=0, metavar="N",
+                    help="list at most N rows of each kind (default: all)")
+    sp.add_argument("--exit-code", action="store_true", help="exit 1 when they differ")
+    sp.add_argument("--ref", metavar="NAME",
+                    help="flags: compare only the rows of this release (default: the one "
+                         "release of NEW when OLD has several)")
+    sp.set_defaults(func=cmd_compare)
+
     a = p.parse_args(argv)
+    try:
+        import signal
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # | head
+    except (ImportError, AttributeError, ValueError):
+        pass
     a.func(a)
 
 
