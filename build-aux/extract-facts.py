@@ -27,6 +27,8 @@ Subcommands (the first five write TSV on stdout, or to -o FILE):
   release           all of the above for one megatron-core + Bridge release,
                     into a directory, compared with the current tables
   compare           what changed between two versions of a table, row by row
+  rekey             move the file:line ids of the port and ledger tables to a
+                    new checks table
 
 Adding a release (see HACKING):
   pip download --no-deps --python-version 3.12 -d /tmp/rel \
@@ -2865,6 +2867,51 @@ def compare_tables(old_path, new_path, out, limit=0, ref=None):
     return len(added) + len(removed) + len(changed)
 
 
+def cmd_rekey(a):
+    """Rewrite the file:line ids of tables keyed by megatron-checks.tsv's id
+    (megatron-checks-port.tsv, -ledger.tsv) for a new checks table."""
+    _, old = read_tsv(a.old)
+    _, new = read_tsv(a.new)
+    key = lambda r: (r["function"], r["kind"], r["guard"], r["condition"], r["message"])
+    by_key = {}
+    for r in new:
+        by_key.setdefault(key(r), []).append(r["id"])
+    mapping, lost = {}, []
+    for r in old:
+        ids = by_key.get(key(r))
+        if ids:
+            mapping[r["id"]] = ids.pop(0)
+        else:
+            lost.append(r["id"])
+    for path in a.files:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+        out, gone, header = [], 0, True
+        for line in lines:
+            if not line or line.startswith("#"):
+                out.append(line)
+                continue
+            if header:
+                header = False
+                out.append(line)
+                continue
+            cells = line.split("\t")
+            if cells[0] in mapping:
+                cells[0] = mapping[cells[0]]
+            elif cells[0] in lost:
+                gone += 1
+                if a.drop:
+                    continue
+            out.append("\t".join(cells))
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(out))
+        sys.stderr.write("extract-facts: rekey: %s: %d rows name a check the new table lacks%s\n"
+                         % (path, gone, " (dropped)" if a.drop else ""))
+    moved = sum(1 for k, v in mapping.items() if k != v)
+    sys.stderr.write("extract-facts: rekey: %d checks kept (%d at another line), %d gone, "
+                     "%d new\n" % (len(mapping), moved, len(lost), len(new) - len(mapping)))
+
+
 def cmd_compare(a):
     n = compare_tables(a.old, a.new, sys.stdout, a.limit, a.ref)
     sys.exit(1 if (n and a.exit_code) else 0)
@@ -3103,6 +3150,18 @@ def main(argv=None):
                     help="list at most N rows of each kind in the comparisons")
     sp.add_argument("-q", "--quiet", action="store_true", help="no comparisons")
     sp.set_defaults(func=cmd_release)
+
+    sp = sub.add_parser("rekey", help="move file:line ids to a new checks table",
+                        description="data/megatron-checks-port.tsv and -ledger.tsv name checks "
+                        "by megatron-checks.tsv's id (file:line).  Given the old and the new "
+                        "checks table, rewrite those ids in place: a check is the same when its "
+                        "function, kind, guard, condition and message are.")
+    sp.add_argument("--old", metavar="TSV", required=True, help="the checks table the ids are of")
+    sp.add_argument("--new", metavar="TSV", required=True, help="the new checks table")
+    sp.add_argument("--drop", action="store_true",
+                    help="drop rows whose check the new table lacks (default: keep them)")
+    sp.add_argument("files", metavar="FILE", nargs="+", help="tables keyed by id, rewritten")
+    sp.set_defaults(func=cmd_rekey)
 
     sp = sub.add_parser("compare", help="what changed between two versions of a table",
                         description="Compare two versions of one table (bridge-config-fields, "
