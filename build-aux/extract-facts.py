@@ -40,7 +40,6 @@ Adding a release (see HACKING):
 
 import argparse
 import ast
-import io
 import json
 import os
 import re
@@ -276,48 +275,6 @@ class Module:
     def seg(self, node):
         s = self.raw(node)
         return norm(s) if s is not None else ast.unparse(node)
-
-    def seg_paren(self, node):
-        """seg(), with the grouping parentheses around the node (an `if`
-        test written `if (a or b):` keeps them)."""
-        if getattr(node, "end_lineno", None) is None:
-            return self.seg(node)
-        if not hasattr(self, "_buf"):
-            self._enc = getattr(self, "_enc", None) or [l.encode("utf-8") for l in self.lines]
-            self._starts, off = [], 0
-            for l in self._enc:
-                self._starts.append(off)
-                off += len(l)
-            self._buf = b"".join(self._enc)
-        buf = self._buf
-        a = self._starts[node.lineno - 1] + node.col_offset
-        b = self._starts[node.end_lineno - 1] + node.end_col_offset
-
-        def back(i):
-            while i > 0:
-                c = buf[i - 1:i]
-                if c in (b" ", b"\t", b"\n", b"\r", b"\\"):
-                    i -= 1
-                    continue
-                return i - 1, c
-            return -1, b""
-
-        def fwd(i):
-            while i < len(buf):
-                c = buf[i:i + 1]
-                if c in (b" ", b"\t", b"\n", b"\r", b"\\"):
-                    i += 1
-                    continue
-                return i, c
-            return len(buf), b""
-        while True:
-            i, c = back(a)
-            j, d = fwd(b)
-            if c == b"(" and d == b")":
-                a, b = i, j + 1
-            else:
-                break
-        return norm(buf[a:b].decode("utf-8"))
 
 
 class Ref:
@@ -590,25 +547,6 @@ class Code:
                     out.append(f)
         return out
 
-    def subclasses(self, roots, under=("megatron",)):
-        """Every class in the modules under `under` whose MRO holds one of
-        `roots` (qualified names)."""
-        roots = set(roots)
-        out = []
-        for p in under:
-            for mn in self.modules_under(p):
-                try:
-                    mod = self.module(mn)
-                except SyntaxError:
-                    continue
-                for name in mod.classes:
-                    q = mn + "." + name
-                    if self.cls(q) is None:
-                        continue
-                    if roots & set(self.mro(q)[1:]):
-                        out.append(q)
-        return out
-
 
 # --------------------------------------------------------------------------
 # TSV
@@ -671,14 +609,47 @@ class FlagIndex:
             if ref:
                 rows = [r for r in rows if ref in r.get("refs", ref).split(",")]
             return cls(rows)
-        if code is None:
-            return cls([])
+        if code is None or not code.has_module("megatron.training.arguments"):
+            return None         # no parser to read: see keep_flags()
         return cls(extract_flags(code))
+
+
+def keep_flags(rows, previous):
+    """No Megatron-LM parser among the sources (a megatron-core without
+    megatron/training, and no --flags): the flag column is taken from an
+    earlier bridge-config-fields.tsv for the fields it already had, and left
+    empty for new ones."""
+    kept = {}
+    if previous and os.path.exists(previous):
+        for r in read_tsv(previous)[1]:
+            kept[(r["section"], r["field"])] = r["flag"]
+    n = 0
+    for r in rows:
+        k = (r["section"], r["field"])
+        if k in kept:
+            r["flag"] = kept[k]
+            n += 1
+    sys.stderr.write("extract-facts: no megatron/training/arguments.py among the sources: "
+                     "flag column of %d of %d rows kept from %s, the rest empty\n"
+                     % (n, len(rows), previous or "(nothing)"))
 
 
 # --------------------------------------------------------------------------
 # bridge-fields
 # --------------------------------------------------------------------------
+#
+# A row per field of ConfigContainer, then per field of each section's
+# dataclass in dataclasses.fields() order, the MRO resolved through Bridge
+# into megatron-core / megatron.training (the first dataclass of a union
+# annotation is the section class: model = GPTModelProvider).  type: the
+# annotation as written; default: the literal as written, `factory:X` for
+# default_factory=X, `required`; class: the most derived class declaring it.
+# flag: the Megatron-LM flags whose dest is the field's name, else the dest
+# its argparse_meta names, else the first flag-backed Namespace attribute
+# Megatron-LM's (or Bridge's mlm_compat) argument-to-config functions set it
+# from (MLM_SETTERS, BRIDGE_SETTERS; their assignments become "set from
+# args as ..." notes, in ast.walk order).  An alias property (one that
+# returns self.<field>) gets a row of type `property`.
 
 BRIDGE_CONFIG = "megatron.bridge.training.config"
 
@@ -2672,7 +2643,9 @@ def cmd_bridge_fields(a):
     flags = FlagIndex.from_args(a, Code([Source(a.training)]) if a.training else Code([core]))
     pinned = Code([bridge, Source(a.pinned_core)]) if a.pinned_core else None
     pname = a.pinned_name or (pinned.sources[1].commit or "")[:8] if pinned else None
-    rows = bridge_fields(code, flags, pinned, pname, a.core_name)
+    rows = bridge_fields(code, flags or FlagIndex([]), pinned, pname, a.core_name)
+    if flags is None:
+        keep_flags(rows, a.previous)
     with open_out(a) as out:
         write_tsv(out, BRIDGE_FIELDS_HEAD, rows)
 
@@ -2774,7 +2747,7 @@ def cmd_bridge_variants(a):
         _, frows = read_tsv(a.fields)
     else:
         flags = FlagIndex.from_args(a, Code([Source(a.training)]) if a.training else Code([core]))
-        frows = bridge_fields(code, flags)
+        frows = bridge_fields(code, flags or FlagIndex([]))
     rows = bridge_variants(code, frows, a.previous)
     with open_out(a) as out:
         write_tsv(out, VARIANT_HEAD, rows)
@@ -3038,6 +3011,10 @@ def main(argv=None):
     sp.add_argument("--pinned-name", metavar="NAME", help="how notes name the pinned commit")
     sp.add_argument("--core-name", metavar="NAME", default="main",
                     help="how notes name --core (default: main)")
+    sp.add_argument("--previous", metavar="TSV", default="data/bridge-config-fields.tsv",
+                    help="when no source holds megatron/training/arguments.py and --flags is "
+                         "not given, keep this table's flag column for the fields it has "
+                         "(default: %(default)s)")
     flagsrc(sp)
     common(sp)
     sp.set_defaults(func=cmd_bridge_fields)
