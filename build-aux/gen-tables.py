@@ -555,7 +555,25 @@ def direct_dest(b, flag_dests):
     return out
 
 
-def gen_fields(vpath, fpath, bpath, spath, efpath):
+def bridge_releases(bridge, extras):
+    """Megatron-Bridge's releases: the snapshot table (bridge, named main) and
+    each NAME=PATH of extras (oldest first).  Rows of a release that the
+    snapshot lacks join it; returns the names (oldest first, main last) and
+    the releases each (section, field) is in."""
+    rels = [(n, read_tsv(p)) for n, p in (e.split("=", 1) for e in extras)] + [("main", bridge)]
+    names = [n for n, _ in rels]
+    have, known = {}, {(b["section"], b["field"]) for b in bridge}
+    for n, rows in rels:
+        for b in rows:
+            k = (b["section"], b["field"])
+            have.setdefault(k, set()).add(n)
+            if k not in known:
+                known.add(k)
+                bridge.append(b)
+    return names, have
+
+
+def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
     vers = versions(vpath)
     vnames = [v["name"] for v in vers]
     default_v = [v["name"] for v in vers if v.get("default") == "yes"][0]
@@ -563,6 +581,7 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
     # set them, and the checks read them
     flags = read_tsv(fpath) + read_tsv(efpath)
     bridge = read_tsv(bpath)
+    bnames, bhave = bridge_releases(bridge, extras)
     schema = parse_schema(spath)
 
     by_flag, by_dest = {}, {}
@@ -836,6 +855,21 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
         print("MCINIT_FIELD_DEST(%s, %s)" % (cstr(d), i))
     print("#endif")
 
+    # Megatron-Bridge's releases, oldest first, and the fields not in all
+    # of them: bit i of the mask is release i
+    print("#ifdef MCINIT_BRIDGE_RELEASE")
+    for n in bnames:
+        print("MCINIT_BRIDGE_RELEASE(%s)" % cstr(n))
+    print("#endif")
+    print("#ifdef MCINIT_FIELD_BRIDGE")
+    for k in sorted(bhave):
+        f = key_of.get(k)
+        if f is None or len(bhave[k]) == len(bnames):
+            continue
+        mask = sum(1 << i for i, n in enumerate(bnames) if n in bhave[k])
+        print("MCINIT_FIELD_BRIDGE(%s, %#x)" % (f["id"], mask))
+    print("#endif")
+
     # sections: every ConfigContainer section, mcinit's launch, megatron
     print("#ifdef MCINIT_SECTION")
     seen = []
@@ -860,12 +894,16 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
 # ---------------------------------------------------------------- variants
 
 
-def gen_variants(vpath, bpath):
+def gen_variants(vpath, bpath, extras=()):
     """The classes a section can hold besides its default (model, dataset,
     peft), with the fields where each differs from bridge-config-fields.tsv,
     and for each Bridge field of those sections the position in the
-    section's MRO of the class that defines it."""
+    section's MRO of the class that defines it.  extras: NAME=PATH variant
+    tables of other Bridge releases; their classes the snapshot lacks join."""
     rows = read_tsv(vpath)
+    have = {(r["section"], r["class"]) for r in rows}
+    for e in extras:
+        rows += [r for r in read_tsv(e.split("=", 1)[1]) if (r["section"], r["class"]) not in have]
     bridge = read_tsv(bpath)
     mro = {}
     for b in bridge:
@@ -1038,9 +1076,9 @@ def main():
     elif what == "recipes":
         gen_recipes(sys.argv[2])
     elif what == "variants":
-        gen_variants(sys.argv[2], sys.argv[3])
+        gen_variants(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "fields":
-        gen_fields(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6])
+        gen_fields(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7:])
     elif what == "mchecks":
         if len(sys.argv) not in (5, 6):
             sys.exit("usage: gen-tables.py mchecks CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv]")

@@ -212,7 +212,8 @@ struct mcinit_job_desc {
 	long long world_size;
 	long long nnodes;
 	long long nproc_per_node;
-	/* "r0.15", "r0.16", "main"...; NULL = main. */
+	/* "r0.15" ... "r0.19", "main", or a release number ("0.19.2", "0.19":
+	 * the newest 0.19.x known); NULL = main. */
 	const char *megatron_version;
 	/* Megatron-Bridge's defaults where they differ from Megatron-LM's. */
 	int bridge_defaults;
@@ -224,8 +225,11 @@ struct mcinit_job_desc {
 	 * ".py"): its extra flags parse and its args_defaults apply.  NULL: the
 	 * script a launch script runs, else pretrain_gpt. */
 	const char *entry_point;
+	/* The Megatron-Bridge release whose fields a config is checked against:
+	 * "0.6" (or "0.6.2"), "main"; NULL: the newest release mcinit knows. */
+	const char *bridge_version;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[8];
+	void *reserved[7];
 };
 
 /* ---- the job ---- */

@@ -17,6 +17,7 @@ enum {
 	OPT_BRIDGE,
 	OPT_RECIPE,
 	OPT_FORMAT,
+	OPT_BVERSION,
 };
 
 static const struct argp_option job_options[] = {
@@ -37,6 +38,10 @@ static const struct argp_option job_options[] = {
      1},
     {"bridge-defaults", OPT_BRIDGE, NULL, 0,
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
+    {"bridge-version", OPT_BVERSION, "VER", 0,
+     "Megatron-Bridge release whose config fields apply, e.g. 0.6.2 or main (mcinit --version "
+     "lists those known; default: the newest release)",
+     1},
     {"bridge-recipe", OPT_RECIPE, "NAME", 0,
      "Start from Megatron-Bridge's recipe NAME (the values it writes as literals: parallel "
      "sizes, sequence lengths, batch sizes, classes); inputs override it",
@@ -122,6 +127,16 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
 		break;
+	case OPT_BVERSION: {
+		unsigned v;
+		char names[128];
+
+		if (mcinit_bversion_parse(arg, &v) < 0)
+			argp_error(state, "--bridge-version: '%s' is not one of %s", arg,
+			           mcinit_bversion_list(names, sizeof names));
+		cli->bversion_name = arg;
+		break;
+	}
 	case OPT_RECIPE:
 		/* An input of its own kind, loaded before every file. */
 		if (cli->recipe != NULL)
@@ -217,6 +232,7 @@ mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
 	desc->nnodes = cli->check.nnodes;
 	desc->nproc_per_node = cli->check.nproc_per_node;
 	desc->megatron_version = cli->mversion_name;
+	desc->bridge_version = cli->bversion_name;
 	desc->entry_point = cli->entry_point;
 	desc->bridge_defaults = cli->check.bridge_defaults;
 }

@@ -32,6 +32,7 @@ struct mcinit_cli {
 	struct mcinit_check_opts check;
 	unsigned mversion;
 	const char *mversion_name; /* --megatron-version as given, NULL = main */
+	const char *bversion_name; /* --bridge-version as given, NULL = the newest release */
 	const char *entry_point;   /* --entry-point as given, NULL = from the script */
 	enum mcinit_format format;
 	unsigned formats; /* formats this command accepts */

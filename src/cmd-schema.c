@@ -69,9 +69,10 @@ scalar_schema(enum mcinit_field f, enum mcinit_base b)
 		break;
 	case MCINIT_B_LAYOUT:
 		json_object_set_new(o, "type", bar_list("string|array"));
-		json_object_set_new(o, "description",
-		                    json_string("a pipeline layout: Megatron's string (\"Et|tt|tL\") "
-		                                "or a list of stages of layer names"));
+		json_object_set_new(
+		    o, "description",
+		    json_string("a pipeline layout: Megatron's string (\"Et|tt|tL\") "
+		                "or a list of stages of layer names"));
 		break;
 	case MCINIT_B_DTYPE:
 		json_object_set_new(o, "type", bar_list("string|integer"));

@@ -3,6 +3,8 @@
 
 #include "version.h"
 
+#include "config/config.h"
+#include "config/mflags.h"
 #include "gpu/gpu.h"
 
 #include <hwloc.h>
@@ -46,6 +48,21 @@ gpu_backend(FILE *out)
 	fputc('\n', out);
 }
 
+/* The releases whose facts are built in (data/), and which apply unless
+ * --megatron-version or --bridge-version say otherwise. */
+static void
+facts(FILE *out)
+{
+	char names[256];
+
+	mcinit_mversion_list(MCINIT_MV_ALL, names, sizeof names);
+	fprintf(out, "facts:\n  Megatron-LM      %s (default %s)\n", names,
+	        mcinit_mversion_name(mcinit_mversion_default()));
+	fprintf(out, "  Megatron-Bridge  %s (default %s)\n",
+	        mcinit_bversion_list(names, sizeof names),
+	        mcinit_bversion_name(mcinit_bversion_default()));
+}
+
 int
 mcinit_print_version(FILE *out)
 {
@@ -70,5 +87,6 @@ mcinit_print_version(FILE *out)
 	        jansson_version_str());
 	fprintf(out, "  libyaml  %s\n", *MCINIT_BUILD_LIBYAML ? MCINIT_BUILD_LIBYAML : "no");
 	gpu_backend(out);
+	facts(out);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

@@ -683,10 +683,11 @@ special_float(const char *s, double *out)
 	static const struct {
 		const char *word;
 		double v;
-	} words[] = {{".inf", INFINITY},  {"+.inf", INFINITY}, {"-.inf", -INFINITY},
-	             {"inf", INFINITY},   {"+inf", INFINITY},  {"-inf", -INFINITY},
-	             {"infinity", INFINITY}, {"-infinity", -INFINITY}, {".nan", NAN},
-	             {"nan", NAN}};
+	} words[] = {{".inf", INFINITY},     {"+.inf", INFINITY},
+	             {"-.inf", -INFINITY},   {"inf", INFINITY},
+	             {"+inf", INFINITY},     {"-inf", -INFINITY},
+	             {"infinity", INFINITY}, {"-infinity", -INFINITY},
+	             {".nan", NAN},          {"nan", NAN}};
 	size_t i;
 
 	for (i = 0; i < sizeof words / sizeof words[0]; i++)
@@ -805,8 +806,8 @@ mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit
                           const char **code, char **why, char **note)
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
-	struct conv cv = {NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi,
-	                  mcinit_fields[f].choices, NULL};
+	struct conv cv = {
+	    NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices, NULL};
 
 	*note = NULL;
 	if (try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0)) {
@@ -1015,6 +1016,83 @@ mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, 
 	return rc;
 }
 
+/* ---- Megatron-Bridge releases ---- */
+
+static const char *const bridge_releases[] = {
+#define MCINIT_BRIDGE_RELEASE(name) name,
+#include "config/fields.inc"
+#undef MCINIT_BRIDGE_RELEASE
+};
+#define NBRIDGE (sizeof bridge_releases / sizeof bridge_releases[0])
+
+/* The Bridge fields that some release lacks, with the releases they are in. */
+static const struct {
+	enum mcinit_field f;
+	unsigned mask;
+} bridge_only[] = {
+#define MCINIT_FIELD_BRIDGE(id, mask) {MCINIT_F_##id, mask},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_BRIDGE
+};
+
+int
+mcinit_bversion_parse(const char *s, unsigned *out)
+{
+	size_t i, n;
+
+	if (s[0] == 'v')
+		s++;
+	for (i = 0; i < NBRIDGE; i++) {
+		n = strlen(bridge_releases[i]);
+		/* "0.6" is the newest 0.6.x known: 0.6.2 reads as it */
+		if (strncmp(s, bridge_releases[i], n) == 0 && (s[n] == '\0' || s[n] == '.')) {
+			*out = 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+unsigned
+mcinit_bversion_default(void)
+{
+	return NBRIDGE > 1 ? 1u << (NBRIDGE - 2) : 1u;
+}
+
+const char *
+mcinit_bversion_name(unsigned v)
+{
+	size_t i;
+
+	for (i = 0; i < NBRIDGE; i++)
+		if (v == 1u << i)
+			return bridge_releases[i];
+	return "?";
+}
+
+const char *
+mcinit_bversion_list(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NBRIDGE && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+		                        bridge_releases[i]);
+	return buf;
+}
+
+bool
+mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof bridge_only / sizeof bridge_only[0]; i++)
+		if (bridge_only[i].f == f)
+			return (bridge_only[i].mask & v) != 0;
+	return true;
+}
+
 void
 mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 {
@@ -1023,6 +1101,7 @@ mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 
 	memset(c, 0, sizeof *c);
 	c->mversion = mversion;
+	c->bversion = mcinit_bversion_default();
 	c->mentry = mcinit_mentry_default();
 	c->env_vars = json_object();
 	c->extras = json_object();
@@ -1160,6 +1239,17 @@ mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char *v,
 	set_where(c, f, o, loc);
 }
 
+void
+mcinit_config_set_raw(struct mcinit_config *c, enum mcinit_field f, json_t *j, enum mcinit_origin o,
+                      const struct mcinit_loc *loc)
+{
+	mcinit_value_clear(&c->val[f]);
+	c->val[f].kind = MCINIT_V_JSON;
+	c->val[f].j = json_incref(j);
+	set_where(c, f, o, loc);
+	c->invalid[f] = false;
+}
+
 int
 mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
                        enum mcinit_origin o, const struct mcinit_loc *loc, struct mcinit_diags *d)
@@ -1187,8 +1277,8 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		c->invalid[f] = false;
 		if (note != NULL) {
 			mcinit_field_key(f, key, sizeof key);
-			mcinit_diag_key(mcinit_diag_add(d, MCINIT_WARNING, "MC004", loc, "%s", note),
-			                key);
+			mcinit_diag_key(
+			    mcinit_diag_add(d, MCINIT_WARNING, "MC004", loc, "%s", note), key);
 			free(note);
 		}
 		return 0;
@@ -1250,6 +1340,9 @@ mcinit_config_to_json(const struct mcinit_config *c)
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		json_t *s;
 
+		/* what the Bridge release checked against would refuse */
+		if (!mcinit_field_in_bridge(i, c->bversion))
+			continue;
 		sec = mcinit_fields[i].section;
 		s = json_object_get(root, sec);
 		if (s == NULL) {

@@ -169,6 +169,7 @@ struct mcinit_config {
 	json_t *extras;
 	struct mcinit_loc env_vars_loc;
 	unsigned mversion; /* enum mcinit_mversion bit */
+	unsigned bversion; /* the Megatron-Bridge release: a bit of mcinit_bversion_* */
 	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
 	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
 	 * (--entry-point), so a launch script's `python pretrain_X.py` does not
@@ -194,6 +195,21 @@ struct mcinit_config {
 	char *launch_source;
 	struct mcinit_loc launch_source_loc;
 };
+
+/* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */
+
+/* A release by name: "0.6", "0.6.2", "v0.6.2", "main"; 0 with its bit in
+ * *out, -1 if unknown. */
+int mcinit_bversion_parse(const char *s, unsigned *out);
+/* The newest release (not main): what a config is checked against unless
+ * told otherwise. */
+unsigned mcinit_bversion_default(void);
+const char *mcinit_bversion_name(unsigned v);
+/* "0.6, main" into buf. */
+const char *mcinit_bversion_list(char *buf, size_t len);
+/* Whether field f exists in Bridge release v (fields that are no Bridge
+ * field exist in all). */
+bool mcinit_field_in_bridge(enum mcinit_field f, unsigned v);
 
 /* The script-set value of an environment variable: 1 and *value (NULL when
  * the script unsets it), or 0 when the script does not touch it. */
@@ -242,6 +258,10 @@ int mcinit_type_check(const char *type_text, const char *choices, json_t *j, cha
 json_t *mcinit_value_to_json(const struct mcinit_value *v);
 
 /* Stores a JSON value into field f, or reports MC004/MC005 at loc. */
+/* Sets field f to j as it is (a value of type any), for a value that a
+ * Bridge class's own annotation of the field allows. */
+void mcinit_config_set_raw(struct mcinit_config *c, enum mcinit_field f, json_t *j,
+                           enum mcinit_origin o, const struct mcinit_loc *loc);
 int mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
                            enum mcinit_origin o, const struct mcinit_loc *loc,
                            struct mcinit_diags *d);

@@ -164,6 +164,26 @@ unknown_class_key(struct jctx *x, const char *sec, const char *key, const struct
 	free(nm);
 }
 
+/* A field of another Megatron-Bridge release than the one the config is
+ * checked against: that release's ConfigContainer refuses the key (its
+ * dataclass has no such argument). */
+static void
+other_release_key(struct jctx *x, const char *sec, const char *key, int f)
+{
+	struct mcinit_loc l = where(x, sec, key, true);
+	char in[64] = "", *p = in;
+	unsigned v;
+
+	for (v = 1; strcmp(mcinit_bversion_name(v), "?") != 0; v <<= 1)
+		if (mcinit_field_in_bridge(f, v))
+			p += snprintf(p, sizeof in - (size_t)(p - in), "%s%s", p == in ? "" : ", ",
+			              mcinit_bversion_name(v));
+	mcinit_diag_hint(mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
+	                                 "%s.%s is not a field of Megatron-Bridge %s, only of %s",
+	                                 sec, key, mcinit_bversion_name(x->c->bversion), in),
+	                 "drop it, or check against the release you run (--bridge-version)");
+}
+
 /* A key only some classes of the section have (a VLM provider's field in
  * `model`, a LoRA's in `peft`): checked against that class's type. */
 static void
@@ -200,6 +220,36 @@ class_key(struct jctx *x, const char *sec, const char *key, json_t *v,
 		return;
 	}
 	keep_extra(x, sec, key, v);
+}
+
+/* A standard field that the section's class redeclares with another type
+ * (Gemma 3's rotary_base, a tuple of two bases): a value the class's type
+ * allows and the standard type does not is kept as it is.  True when so. */
+static bool
+class_typed(struct jctx *x, int f, json_t *v, const struct mcinit_vclass *cls,
+            const struct mcinit_loc *l)
+{
+	const struct mcinit_vfield *vf =
+	    cls ? mcinit_vclass_field(cls, mcinit_fields[f].name) : NULL;
+	struct mcinit_value tmp;
+	const char *code;
+	char *why = NULL, *note = NULL;
+	int std;
+
+	if (vf == NULL)
+		return false;
+	std = mcinit_value_from_json_py(f, v, true, &tmp, &code, &why, &note);
+	if (std == 0)
+		mcinit_value_clear(&tmp);
+	free(why);
+	free(note);
+	why = NULL;
+	if (std == 0 || mcinit_type_check(vf->type, vf->choices, v, &why) < 0) {
+		free(why);
+		return false;
+	}
+	mcinit_config_set_raw(x->c, f, v, MCINIT_ORIG_FILE, l);
+	return true;
 }
 
 /* `_target_` names the section's class: its defaults replace the standard
@@ -310,6 +360,12 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 			unknown_key(x, sec, k);
 			continue;
 		}
+		if (!mcinit_field_in_bridge(f, x->c->bversion)) {
+			other_release_key(x, sec, k, f);
+			continue;
+		}
+		if (class_typed(x, f, v, cls, &l))
+			continue;
 		mcinit_config_set_json(x->c, f, v, MCINIT_ORIG_FILE, &l, x->d);
 	}
 }

@@ -150,8 +150,21 @@ static const struct {
 int
 mcinit_mversion_parse(const char *s, unsigned *out)
 {
-	int i;
+	char rel[32];
+	int i, major, minor, n = 0;
 
+	/* A release number as pip shows it ("0.19.2", "v0.19.2", "core_v0.19.2"):
+	 * the newest of that major.minor known, the branch it was cut from. */
+	if (strncmp(s, "core_v", 6) == 0)
+		s += 6;
+	else if (s[0] == 'v')
+		s++;
+	if (sscanf(s, "%d.%d%n", &major, &minor, &n) == 2 &&
+	    (s[n] == '\0' || (s[n] == '.' && strspn(s + n + 1, "0123456789") == strlen(s + n + 1) &&
+	                      s[n + 1] != '\0'))) {
+		snprintf(rel, sizeof rel, "r%d.%d", major, minor);
+		s = rel;
+	}
 	for (i = 0; i < MCINIT_MV_COUNT; i++) {
 		if (strcmp(s, versions[i].name) == 0 || strcmp(s, versions[i].branch) == 0) {
 			*out = 1u << i;

@@ -123,7 +123,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
                      struct mcinit_err *err)
 {
 	struct mcinit_job *job;
-	unsigned mv = MCINIT_MV_MAIN, me = mcinit_mentry_default();
+	unsigned mv = MCINIT_MV_MAIN, me = mcinit_mentry_default(), bv = mcinit_bversion_default();
 
 	if (desc->megatron_version != NULL &&
 	    mcinit_mversion_parse(desc->megatron_version, &mv) < 0) {
@@ -132,6 +132,13 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 		mcinit_mversion_list(~0u, known, sizeof known);
 		mcinit_err_set(err, MCINIT_E_USAGE, "Megatron version '%s' is not one of %s",
 		               desc->megatron_version, known);
+		return NULL;
+	}
+	if (desc->bridge_version != NULL && mcinit_bversion_parse(desc->bridge_version, &bv) < 0) {
+		char known[128];
+
+		mcinit_err_set(err, MCINIT_E_USAGE, "Megatron-Bridge version '%s' is not one of %s",
+		               desc->bridge_version, mcinit_bversion_list(known, sizeof known));
 		return NULL;
 	}
 	if (desc->entry_point != NULL && mcinit_mentry_parse(desc->entry_point, &me) < 0) {
@@ -153,6 +160,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 	job->opts.envp = job->env;
 	mcinit_config_init(&job->c, mv);
 	job->c.mentry = me;
+	job->c.bversion = bv;
 	job->c.mentry_fixed = desc->entry_point != NULL;
 	job->lint_only = lint_request(desc);
 	if (load_all(job, desc, err) < 0 ||
