@@ -225,3 +225,121 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	recipe_target(c, "peft", r->peft);
 	return 0;
 }
+
+/* ---- mixed precision (MixedPrecisionConfig.setup) ---- */
+
+static const struct {
+	const char *preset, *field, *value;
+} mp_rows[] = {
+#define MCINIT_MP_ROW(preset, field, value) {preset, field, value},
+#include "config/mixedprec.inc"
+#undef MCINIT_MP_ROW
+};
+
+/* The first row of recipe `name` (hyphens read as underscores, as
+ * get_mixed_precision_config does), or -1. */
+static long
+mp_find(const char *name)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof mp_rows / sizeof mp_rows[0]; i++) {
+		for (k = 0; name[k] != '\0' && mp_rows[i].preset[k] != '\0'; k++)
+			if ((name[k] == '-' ? '_' : name[k]) != mp_rows[i].preset[k])
+				break;
+		if (name[k] == '\0' && mp_rows[i].preset[k] == '\0')
+			return (long)i;
+	}
+	return -1;
+}
+
+static void
+unknown_preset(const char *name, struct mcinit_diags *d)
+{
+	struct mcinit_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof mp_rows / sizeof mp_rows[0]; i++)
+		if (i == 0 || strcmp(mp_rows[i].preset, mp_rows[i - 1].preset) != 0)
+			mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "", mp_rows[i].preset);
+	mcinit_diag_hint(mcinit_diag_add(d, MCINIT_ERROR, "MC005", NULL,
+	                                 "mixed_precision: '%s' is not a mixed-precision recipe "
+	                                 "of Megatron-Bridge",
+	                                 name),
+	                 "one of %s", mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+}
+
+/* mixed_precision.<name>'s value onto the same field of each section that
+ * has it, located where mixed_precision's was. */
+static void
+mp_copy(struct mcinit_config *c, enum mcinit_field from)
+{
+	static const char *const to[] = {"model", "optimizer", "ddp"};
+	size_t i;
+	int f;
+
+	for (i = 0; i < sizeof to / sizeof to[0]; i++) {
+		f = mcinit_field_lookup(to[i], mcinit_fields[from].name);
+		if (f < 0 || f == (int)from || c->invalid[from])
+			continue;
+		mcinit_value_clear(&c->val[f]);
+		mcinit_value_copy(&c->val[f], &c->val[from]);
+		c->origin[f] = MCINIT_ORIG_REPAIR;
+		c->loc[f] = c->loc[from];
+		c->invalid[f] = false;
+	}
+}
+
+/* MixedPrecisionConfig.finalize: a param left None takes its gather's value. */
+static void
+mp_finalize(struct mcinit_config *c, const char *param, const char *gather)
+{
+	int p = mcinit_field_lookup("mixed_precision", param),
+	    g = mcinit_field_lookup("mixed_precision", gather);
+
+	if (p < 0 || g < 0 || !mcinit_cfg_null(c, p))
+		return;
+	mcinit_value_clear(&c->val[p]);
+	mcinit_value_copy(&c->val[p], &c->val[g]);
+	c->origin[p] = MCINIT_ORIG_REPAIR;
+	c->loc[p] = c->loc[g];
+}
+
+void
+mcinit_config_mixed_precision(struct mcinit_config *c, struct mcinit_diags *d)
+{
+	json_t *preset = json_object_get(c->extras, "mixed_precision");
+	bool given = json_is_string(preset);
+	const char *name;
+	long r;
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT && !given; f++)
+		given = strcmp(mcinit_fields[f].section, "mixed_precision") == 0 &&
+		        (c->origin[f] == MCINIT_ORIG_FILE || c->origin[f] == MCINIT_ORIG_OVERRIDE);
+	if (!given)
+		return;
+	if (json_is_string(preset)) {
+		r = mp_find(json_string_value(preset));
+		if (r < 0) {
+			unknown_preset(json_string_value(preset), d);
+			return;
+		}
+		for (name = mp_rows[r].preset; (size_t)r < sizeof mp_rows / sizeof mp_rows[0] &&
+		                               strcmp(mp_rows[r].preset, name) == 0;
+		     r++) {
+			json_t *j = json_loads(mp_rows[r].value, JSON_DECODE_ANY, NULL);
+
+			f = mcinit_field_lookup("mixed_precision", mp_rows[r].field);
+			if (f >= 0 && j != NULL && c->origin[f] != MCINIT_ORIG_OVERRIDE)
+				mcinit_config_set_json(c, f, j, MCINIT_ORIG_REPAIR, NULL, d);
+			json_decref(j);
+		}
+	}
+	mp_finalize(c, "fp8_param", "fp8_param_gather");
+	mp_finalize(c, "fp4_param", "fp4_param_gather");
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		if (strcmp(mcinit_fields[f].section, "mixed_precision") == 0)
+			mp_copy(c, (enum mcinit_field)f);
+}

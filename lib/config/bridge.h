@@ -56,4 +56,14 @@ void mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *,
  * MC003 error (with a did-you-mean) when no recipe has that name. */
 int mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mcinit_diags *d);
 
+/* What Megatron-Bridge's runtime_config_update does first when the config
+ * has a mixed_precision section (a recipe name such as
+ * "bf16_with_fp8_current_scaling_mixed", or the fields): the recipe's
+ * fields become mixed_precision's, and MixedPrecisionConfig.setup copies
+ * every one of them onto the model, optimizer and ddp fields of the same
+ * name.  A recipe Bridge does not have is an MC005 error.  Nothing happens
+ * without a mixed_precision section from a config file (Megatron-LM flags
+ * have no such step). */
+void mcinit_config_mixed_precision(struct mcinit_config *c, struct mcinit_diags *d);
+
 #endif

@@ -943,8 +943,8 @@ default_text(enum mcinit_field f, unsigned v)
 	return fi->def;
 }
 
-static void
-value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
+void
+mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 {
 	size_t i;
 
@@ -956,7 +956,7 @@ value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 	if (src->items) {
 		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
 		for (i = 0; i < src->n; i++)
-			value_copy(&dst->items[i], &src->items[i]);
+			mcinit_value_copy(&dst->items[i], &src->items[i]);
 	}
 }
 
@@ -1106,7 +1106,7 @@ mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 	c->env_vars = json_object();
 	c->extras = json_object();
 	for (i = 0; i < MCINIT_F_COUNT; i++)
-		value_copy(&c->val[i], &d[i]);
+		mcinit_value_copy(&c->val[i], &d[i]);
 }
 
 void

@@ -247,6 +247,8 @@ void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char
  * value (Megatron-Bridge hands it to the dataclass unchecked: an integral
  * float is an int, a number stands for a bool, a special float string is a
  * float, ...).  *note (caller frees) may say what Python makes of it. */
+/* A deep copy of src into dst (which holds nothing). */
+void mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src);
 int mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit_value *out,
                               const char **code, char **why, char **note);
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,

@@ -22,6 +22,21 @@ check dump-keeps-targets sh -c "$M validate --print-config '$srcdir/examples/bri
 # Keys of no class, keys of another class, a class's own types, aliases.
 golden bridge-mistakes 1 $M validate bridge-mistakes.json
 
+# Bridge's YAML conventions (Python's reading of values, instantiation dicts,
+# layouts as lists, mixed-precision recipes) and their failing neighbours;
+# a field of Bridge main is one with --bridge-version main.
+golden bridge-conventions 0 $M validate --world-size 2 yaml/bridge-conventions.yaml
+golden bridge-conventions-bad 1 $M validate --world-size 2 yaml/bridge-conventions-bad.yaml
+check bridge-main-field sh -c "cd '$srcdir/tests/cli/inputs' && printf 'model:\n  mtp_hsm: false\n' >'$tmp/m.yaml' &&
+	$M validate --bridge-version main '$tmp/m.yaml' -- $base 2>&1 | grep -v MC003 >/dev/null &&
+	! $M validate --bridge-version main '$tmp/m.yaml' -- $base 2>&1 | grep -q MC003 &&
+	$M validate --bridge-version 0.6.2 '$tmp/m.yaml' -- $base 2>&1 | grep -q 'MC003.*only of main'"
+check bridge-version-unknown sh -c "$M validate --bridge-version 0.9 -- $base >/dev/null 2>&1; test \$? -eq 64"
+check megatron-release-number sh -c "$M validate --megatron-version 0.19.2 -- $base >/dev/null 2>&1 &&
+	$M validate --megatron-version core_v0.17.0 -- $base >/dev/null 2>&1"
+check layout-list-is-string sh -c "$M validate --print-config --world-size 2 '$srcdir/tests/cli/inputs/yaml/bridge-conventions.yaml' 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"pipeline_model_parallel_layout\"] == \"Etttt|ttttL\", d[\"model\"][\"pipeline_model_parallel_layout\"]; assert d[\"optimizer\"][\"grad_norm_skip_threshold\"] == \"inf\"; assert d[\"model\"][\"fp8\"] == \"hybrid\"'"
+
 # Every Megatron-LM flag is typed, as argparse types it.
 golden flags-typed 1 $M validate -- $base --lr abc --lr-decay-style cosin --adam-beta1 x \
 	--empty-unused-memory-level 3 --rampup-batch-size 1 2 --fp16=yes --lr-warmup-fraction

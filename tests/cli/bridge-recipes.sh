@@ -1,0 +1,34 @@
+#!/bin/sh
+# bridge-recipes.sh — Megatron-Bridge 0.6.2's own recipes, as its
+# ConfigContainer.to_yaml() writes them (tests/bridge/0.6.2/), against the
+# released Bridge's verdict on each (verdicts.tsv, written by the oracle):
+# what Bridge accepts validates with no error and no unknown key, what it
+# refuses is refused, and the derived values are Bridge's.
+. "$srcdir/tests/cli/lib.sh"
+
+dir="$srcdir/tests/bridge/0.6.2"
+grep -v '^#' "$dir/verdicts.tsv" | tail -n +2 >"$tmp/rows"
+check verdicts-listed test "$(wc -l <"$tmp/rows")" -ge 16
+while IFS="$(printf '\t')" read -r file world verdict dp nmb _; do
+	n=${file%.yaml}
+	rc=0
+	$MCINIT validate --bridge-version 0.6.2 --megatron-version 0.19.2 --world-size "$world" \
+		--format json "$dir/$file" >"$tmp/$n.json" 2>"$tmp/$n.err" || rc=$?
+	if [ "$verdict" = accept ]; then
+		check "$n-accepted" test "$rc" -eq 0
+		check "$n-no-unknown-key" python3 -c "
+import json, sys
+d = json.load(open('$tmp/$n.json'))
+bad = [g['message'] for g in d['diagnostics'] if g['severity'] == 'error' or g['code'] == 'MC003']
+sys.exit('\n'.join(bad) if bad else 0)"
+		check "$n-derived" python3 -c "
+import json, sys
+d = json.load(open('$tmp/$n.json'))['derived']
+want = {'data_parallel_size': $dp, 'num_micro_batches': $nmb}
+got = {k: d.get(k) for k in want}
+sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
+	else
+		check "$n-refused" test "$rc" -eq 1
+	fi
+done <"$tmp/rows"
+finish
