@@ -1313,7 +1313,7 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		struct mcinit_diag *g;
 
-		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i))
+		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i) || c->runtime[i])
 			continue;
 		c->invalid[i] = true;
 		mcinit_field_key(i, key, sizeof key);

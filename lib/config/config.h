@@ -162,7 +162,10 @@ struct mcinit_config {
 	struct mcinit_loc loc[MCINIT_F_COUNT]; /* where each value was written */
 	enum mcinit_origin origin[MCINIT_F_COUNT];
 	bool invalid[MCINIT_F_COUNT]; /* an input for it was rejected: rules skip it */
-	json_t *env_vars;             /* object, owned */
+	/* given a value a launch script computes at run time ($1, $(...)):
+	 * invalid too (rules skip it), but set, so never "not set" (MC008) */
+	bool runtime[MCINIT_F_COUNT];
+	json_t *env_vars; /* object, owned */
 	/* What a section holds beyond its standard fields, kept for
 	 * --print-config: {section: {"_target_": ..., key: value}} for the keys
 	 * of a Bridge class the standard fields do not have.  Owned. */

@@ -521,6 +521,20 @@ bool_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const 
 	         l);
 }
 
+/* The flag's fields get a value known only at run time: set, not checked. */
+static void
+set_runtime(struct fctx *x, const struct mcinit_mflag *m, const struct mcinit_loc *l)
+{
+	enum mcinit_field fs[8];
+	int n = mcinit_fields_by_dest(m->dest, fs, 8), k;
+
+	for (k = 0; k < n; k++) {
+		x->c->invalid[fs[k]] = x->c->runtime[fs[k]] = true;
+		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
+		x->c->loc[fs[k]] = *l;
+	}
+}
+
 static void
 value_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const char *inl, int f,
            const struct mcinit_loc *l)
@@ -541,8 +555,10 @@ value_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const
 	}
 	/* A value a script computes at run time ($1, $(...)) is unknown here:
 	 * the scanner said so; do not guess. */
-	if (opaque)
+	if (opaque) {
+		set_runtime(x, m, l);
 		return;
+	}
 	set_dest(x, m, convert_word(x, m, name, f, inl, l), l);
 }
 
@@ -572,6 +588,7 @@ list_flag(struct fctx *x, const struct mcinit_mflag *m, const char *name, const 
 	}
 	if (opaque) {
 		x->i += k; /* a run-time value: nothing to check */
+		set_runtime(x, m, l);
 		return;
 	}
 	arr = json_array();
@@ -645,6 +662,21 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 	while (x.i < x.n) {
 		if (is_flag_word(words[x.i])) {
 			one_flag(&x);
+			continue;
+		}
+		if (opaque != NULL && (opaque[x.i] & MCINIT_WORD_OPAQUE) &&
+		    !(opaque[x.i] & MCINIT_WORD_RESPLIT)) {
+			/* a variable the script never assigns (bash: nothing, unless
+			 * the environment sets it) or a command's output: words mcinit
+			 * cannot see, so never an unexpected word */
+			mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", &locs[x.i],
+			                                 "flags from `%s` were not checked: mcinit "
+			                                 "cannot see its value",
+			                                 words[x.i]),
+			                 "bash expands a variable the script does not set to "
+			                 "nothing; if the environment sets it, check those flags "
+			                 "by passing them after `--`");
+			x.i++;
 			continue;
 		}
 		struct mcinit_diag *g = mcinit_diag_add(

@@ -272,6 +272,27 @@ mcinit_job_topo_sizes(const struct mcinit_job *job, struct mcinit_topo_sizes *s)
 	topo_features(s, &job->dv, c);
 }
 
+/* A size the groups need that a launch script computes at run time ($1):
+ * said once, as a warning; true when so. */
+static bool
+runtime_sizes(struct mcinit_job *job)
+{
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		if (job->c.runtime[f] && strstr(mcinit_fields[f].name, "parallel_size") != NULL) {
+			char key[128];
+
+			mcinit_diag_add(
+			    job->d, MCINIT_WARNING, "MC009", &job->c.loc[f],
+			    "%s is computed when the script runs: the rank groups were not "
+			    "laid out or checked",
+			    mcinit_field_key(f, key, sizeof key));
+			return true;
+		}
+	return false;
+}
+
 /* 0 with the groups laid out; 1 when the sizes do not form a grid (a
  * diagnostic says why); -1 with err when the rules passed a job without the
  * derived values the grid needs (a bug). */
@@ -282,6 +303,8 @@ lay_out(struct mcinit_job *job, struct mcinit_err *ierr)
 	struct mcinit_topo_sizes s = {0};
 	struct mcinit_err err = {0};
 
+	if ((!job->dv.world_ok || !job->dv.etp_ok) && runtime_sizes(job))
+		return 1;
 	if (!job->dv.world_ok || !job->dv.etp_ok)
 		return mcinit_err_set(ierr, MCINIT_E_INTERNAL,
 		                      "no error reported, yet the world size or the expert "
