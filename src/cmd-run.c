@@ -251,13 +251,44 @@ launched_elsewhere(const char **by)
 	return *by != NULL;
 }
 
+/* Torch's error file, when torchrun asked for one: the line its root-cause
+ * summary shows, so that whoever reads torchrun's report sees the reason
+ * without the per-rank logs.  Every failure of a rank writes it. */
+static void
+tell_torchrun(struct mcinit_init *I, const char *phase, const char *msg)
+{
+	const struct mcinit_env *e = mcinit_init_env(I);
+	char *where;
+
+	if (!e->error_file[0])
+		return;
+	where = mcinit_xasprintf("mcinit run, phase %s, on %s", phase, e->master_addr);
+	mcinit_write_error_file(e->error_file, msg, where);
+	free(where);
+}
+
+/* The job is invalid: every diagnostic on stderr, and the first error,
+ * with how many there are, in torch's error file. */
 static int
 print_invalid(struct mcinit_init *I)
 {
 	struct mcinit_diags *d = mcinit_init_diags(I);
+	struct mcinit_diagnostic g;
+	size_t i, n = mcinit_diags_count(d, MCINIT_ERROR);
+	char *msg = NULL;
 
 	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
 	mcinit_print_summary(d, stderr);
+	for (i = 0; msg == NULL && mcinit_diags_get(d, i, &g) == 0; i++)
+		if (g.severity == MCINIT_ERROR)
+			msg = mcinit_xasprintf("rank %ld: config failed, %zu error%s; the first: "
+			                       "%s:%d: error[%s]: %s",
+			                       mcinit_init_env(I)->rank, n, n == 1 ? "" : "s",
+			                       g.source ? g.source : "mcinit", g.line, g.code,
+			                       g.message);
+	if (msg != NULL)
+		tell_torchrun(I, "config", msg);
+	free(msg);
 	return 1;
 }
 
@@ -358,14 +389,10 @@ report_failure(struct mcinit_init *I, const struct ropts *o, const struct mcinit
 	enum mcinit_phase p = mcinit_init_failed_phase(I);
 	char *msg =
 	    mcinit_xasprintf("rank %ld: %s failed: %s", e->rank, mcinit_phase_name(p), err->msg);
-	char *where =
-	    mcinit_xasprintf("mcinit run, phase %s, on %s", mcinit_phase_name(p), e->master_addr);
 
 	fprintf(stderr, "mcinit run: %s\n", msg);
-	if (e->error_file[0])
-		mcinit_write_error_file(e->error_file, msg, where);
+	tell_torchrun(I, mcinit_phase_name(p), msg);
 	free(msg);
-	free(where);
 	write_report(I, o);
 	return mcinit_exit_status(err->code ? err->code : MCINIT_E_INTERNAL);
 }
@@ -399,6 +426,13 @@ exec_command(struct mcinit_init *I, const struct ropts *o)
 	execvp(argv[0], argv);
 	rc = errno == ENOENT ? 127 : 126;
 	fprintf(stderr, "mcinit run: cannot run %s: %s\n", argv[0], strerror(errno));
+	{
+		char *msg = mcinit_xasprintf("rank %ld: hand-over failed: cannot run %s: %s",
+		                             mcinit_init_env(I)->rank, argv[0], strerror(errno));
+
+		tell_torchrun(I, "ready", msg);
+		free(msg);
+	}
 	free(argv);
 	free_argv(margs);
 	return rc;

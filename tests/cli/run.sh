@@ -235,5 +235,12 @@ check run-error-file sh -c "
 	WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_ERROR_FILE=$tmp/err.json \
 		$T $M run --allow-no-cuda --timeout 1 $J >/dev/null 2>&1
 	python3 -c 'import json; d=json.load(open(\"$tmp/err.json\")); m=d[\"message\"]; assert \"rank 1 never arrived\" in m[\"message\"], m; int(m[\"extraInfo\"][\"timestamp\"]); assert \"py_callstack\" in m[\"extraInfo\"]'"
+# ... and so does a config that does not validate, the commonest failure:
+# torchrun's root-cause summary shows the first error, not a blank.
+check run-error-file-invalid-config sh -c "
+	WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_ERROR_FILE=$tmp/err2.json \
+		$T $M run --allow-no-cuda $J model.tensor_model_parallel_size=3 >/dev/null 2>&1
+	test \$? -eq 1 &&
+	python3 -c 'import json; m=json.load(open(\"$tmp/err2.json\"))[\"message\"][\"message\"]; assert \"config failed\" in m and \"MC010\" in m, m'"
 
 finish

@@ -60,7 +60,9 @@ def main():
     if pid == 0:
         os.execve(exe, argv, env)
     seen = b""
-    deadline = time.time() + 30
+    # generous: under load (the sanitizer pass, two jobs on two cores) each
+    # completion runs mcinit, and only a failure waits this long
+    deadline = time.time() + 180
 
     def read_until(done):
         nonlocal seen
