@@ -52,6 +52,17 @@ static const struct {
 };
 static const size_t ndests = sizeof dests / sizeof dests[0];
 
+/* The dest column of mcinit_fields -> the first field that has it, sorted. */
+static const struct {
+	const char *dest;
+	enum mcinit_field f;
+} dest_column[] = {
+#define MCINIT_FIELD_DEST_COLUMN(dest, id) {dest, MCINIT_F_##id},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST_COLUMN
+};
+static const size_t ndest_column = sizeof dest_column / sizeof dest_column[0];
+
 const struct mcinit_section_info mcinit_sections[] = {
 #define MCINIT_SECTION(name, kind, str_ok, ty) {name, kind, str_ok, ty},
 #include "config/fields.inc"
@@ -219,6 +230,16 @@ mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
 	for (; lo < ndests && strcmp(dests[lo].dest, dest) == 0 && n < max; lo++)
 		out[n++] = dests[lo].f;
 	return n;
+}
+
+int
+mcinit_field_by_dest_column(const char *dest)
+{
+	size_t i = mcinit_lower_bound_str(dest_column, ndest_column, sizeof dest_column[0],
+	                                  offsetof(__typeof__(dest_column[0]), dest), dest);
+
+	return i < ndest_column && strcmp(dest_column[i].dest, dest) == 0 ? (int)dest_column[i].f
+	                                                                  : -1;
 }
 
 /* Whole-word match of flag inside a `|`-separated list. */

@@ -98,6 +98,8 @@ int mcinit_field_by_flag(const char *flag, bool *is_false);
 /* The fields a Megatron-LM dest sets: its home first, then the Bridge
  * fields set straight from it.  Returns how many (0 if none), at most max. */
 int mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max);
+/* The first field (in table order) whose dest column is `dest`; -1 if none. */
+int mcinit_field_by_dest_column(const char *dest);
 
 /* Config sections: Bridge's ConfigContainer sections, mcinit's launch, and
  * `megatron` (Megatron-LM args no Bridge section carries). */

@@ -15,6 +15,14 @@ static const struct mcinit_mflag table[] = {
 };
 static const size_t ntable = sizeof table / sizeof table[0];
 
+/* The positions of the rows in table, sorted by dest (bytewise) and, within
+ * a dest, in table order. */
+static const unsigned short by_dest[] = {
+#define MCINIT_MFLAG_DEST(i) i,
+#include "config/mflags.inc"
+#undef MCINIT_MFLAG_DEST
+};
+
 /* Whether row r is a flag of the parser `key` (see MCINIT_MPARSER). */
 static bool
 in_parser(const struct mcinit_mflag *r, unsigned key)
@@ -87,12 +95,20 @@ mcinit_mflag_find_any(const char *flag)
 const struct mcinit_mflag *
 mcinit_mflag_by_dest(const char *dest, unsigned version)
 {
-	size_t i;
+	size_t n = sizeof by_dest / sizeof by_dest[0], lo = 0, hi = n;
 
-	/* Only tests and rare paths ask by dest: a scan is enough. */
-	for (i = 0; i < ntable; i++)
-		if (in_parser(&table[i], version) && strcmp(table[i].dest, dest) == 0)
-			return &table[i];
+	/* the first of dest's rows, then the first of them in `version` */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(table[by_dest[mid]].dest, dest) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && strcmp(table[by_dest[lo]].dest, dest) == 0; lo++)
+		if (in_parser(&table[by_dest[lo]], version))
+			return &table[by_dest[lo]];
 	return NULL;
 }
 

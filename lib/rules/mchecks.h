@@ -26,6 +26,7 @@
 #define MCINIT_MCHECKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct mcinit_mcheck {
@@ -66,6 +67,9 @@ const char *mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why
  * row's dataclass is, a derived value, an enum constant, "$VAR" for the
  * environment): rules-mcheck.c. */
 bool mcinit_mcheck_name_known(const char *name, const char *id);
+/* The i-th name of the evaluator's table of derived and mapped values
+ * (sorted bytewise, for bisection), NULL past its end: for tests. */
+const char *mcinit_mcheck_special_at(size_t i);
 
 /* data/megatron-checks-ledger.tsv, computed: id, implemented_by, note. */
 int mcinit_mchecks_ledger(FILE *out);

@@ -42,6 +42,26 @@ conv(enum mcinit_field f, const char *json, struct mcinit_value *out)
 	return code;
 }
 
+/* The dest-column index finds what a scan of mcinit_fields in order finds. */
+Test(config, dest_column_index_agrees_with_a_scan)
+{
+	int f, g;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const char *dest = mcinit_fields[f].dest;
+
+		if (dest == NULL)
+			continue;
+		for (g = 0; g < MCINIT_F_COUNT; g++)
+			if (mcinit_fields[g].dest != NULL &&
+			    strcmp(mcinit_fields[g].dest, dest) == 0)
+				break;
+		cr_assert_eq(mcinit_field_by_dest_column(dest), g, "%s", dest);
+	}
+	cr_assert_eq(mcinit_field_by_dest_column("no_such_dest"), -1);
+	cr_assert_eq(mcinit_field_by_dest_column(""), -1);
+}
+
 Test(config, every_schema_row_parses_and_defaults_convert)
 {
 	int i;

@@ -742,3 +742,21 @@ Test(rules, mcheck_rows_are_selected_per_release)
 	cr_expect(mcinit_mcheck_in(only_main, MCINIT_MV_MAIN));
 	cr_expect_eq(all->versions, (unsigned)MCINIT_MV_ALL);
 }
+
+/* The table of derived and mapped names is bisected: it must stay sorted,
+ * and each of its names resolves. */
+Test(rules, mcheck_specials_are_sorted)
+{
+	const char *prev = NULL, *name;
+	size_t i;
+
+	for (i = 0; (name = mcinit_mcheck_special_at(i)) != NULL; i++) {
+		if (prev != NULL)
+			cr_assert(strcmp(prev, name) < 0, "%s before %s", prev, name);
+		cr_assert(mcinit_mcheck_name_known(name, "megatron/training/arguments.py:1"), "%s",
+		          name);
+		prev = name;
+	}
+	cr_assert_gt(i, 0);
+	cr_assert_not(mcinit_mcheck_name_known("no_such_name", "megatron/training/arguments.py:1"));
+}
