@@ -1002,6 +1002,24 @@ def release_mask(s, where, cid):
     return "(" + " | ".join(out) + ")"
 
 
+# The code a row reports under: one per source file (or folder) of
+# Megatron-LM, in this order, MC200 + i for errors, MC250 + i for warnings;
+# a row of no listed source counts as the first.
+MCHECK_SOURCES = ["megatron/training/arguments.py", "megatron/core/transformer/",
+                  "megatron/core/model_parallel_config.py", "megatron/core/optimizer/",
+                  "megatron/core/distributed/", "megatron/core/num_microbatches_calculator.py",
+                  "megatron/training/config/"]
+
+
+def mcheck_code(cid, kind, sev):
+    """kind: assert, raise or warn; sev: the port's severity ("" for none)."""
+    warn = kind == "warn"
+    if sev:
+        warn = sev != "error"
+    src = next((i for i, p in enumerate(MCHECK_SOURCES) if cid.startswith(p)), 0)
+    return "MC%d" % ((250 if warn else 200) + src)
+
+
 def gen_mchecks(cpath, ppath, lpath, epath=None):
     port = {}  # (id, action) -> (text, "PORT:line")
     pids = {}  # id -> "PORT:line" of its first row, in file order
@@ -1020,6 +1038,9 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
         vetted[c[0]] = len(c) > 1 and re.fullmatch(r"MC[0-9]{3}", c[1]) is not None
 
     seen = set()
+    runs = []  # (code, row): the rows a table rule evaluates
+    nrows = 0
+    print("#ifdef MCINIT_MCHECK")
     for path in [cpath] + ([epath] if epath else []):
         for n, c in tsv_body(path):
             cid, fn, kind, guard, cond, msg, _fields, offline, note = (c + [""] * 9)[:9]
@@ -1030,15 +1051,30 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
                 return port[(cid, action)][0] if (cid, action) in port else fact
 
             ver, vwhere = port.get((cid, "versions"), ("", None))
+            code = mcheck_code(cid, kind, ported("sev"))
             # a check missing from the ledger is not vetted, like one whose
             # row names no code
-            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d)" % (
+            vet = vetted.get(cid, False)
+            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, %s)" % (
                 cstr(cid), cstr(fn), cstr(kind), cstr(ported("guard", guard)),
                 cstr(ported("cond", cond)), cstr(ported("when") or None),
                 cstr(ported("msg", msg)), offline == "yes", cstr(note),
                 cstr(ported("rule") or None), cstr(ported("no") or None),
-                cstr(ported("sev") or None), release_mask(ver, vwhere, cid),
-                vetted.get(cid, False)))
+                cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code)))
+            # what mcinit_mcheck_status can give the table's code: no rule
+            # of its own, no reason it is not ported, decidable offline,
+            # vetted, with a condition (whether its names resolve is the
+            # C resolver's to say)
+            if not ported("rule") and not ported("no") and offline == "yes" and vet and \
+                    (ported("when") or ported("cond", cond)):
+                runs.append((code, nrows))
+            nrows += 1
+    print("#endif")
+    # code -> the rows above it may evaluate, by code, each code's in table order
+    print("#ifdef MCINIT_MCHECK_RUN")
+    for code, row in sorted(runs):
+        print("MCINIT_MCHECK_RUN(%s, %d)" % (cstr(code), row))
+    print("#endif")
     for cid, where in pids.items():
         if cid not in seen:
             sys.exit("gen-tables: %s: %s is not a check of %s" %

@@ -55,8 +55,17 @@ struct node {
 	size_t nkids;
 };
 
+/* The arena: blocks handed out front to back, each allocation rounded up
+ * to the alignment of max_align_t, zeroed (calloc'd blocks).  The first
+ * block of an expression is small (most allocate little), the next ones
+ * double up to ARENA_MAX; an allocation of more than half a new block
+ * gets a block of its own. */
+#define ARENA_FIRST 512
+#define ARENA_MAX   16384
+
 struct chunk {
 	struct chunk *next;
+	size_t size, used; /* bytes of data */
 	max_align_t data[];
 };
 
@@ -84,11 +93,37 @@ struct mcinit_pyexpr {
 static void *
 arena(struct mcinit_pyexpr *e, size_t n)
 {
-	struct chunk *c = mcinit_xcalloc(1, sizeof *c + n + 1);
+	const size_t align = _Alignof(max_align_t);
+	struct chunk *c = e->mem, *b;
+	size_t size;
+	char *p;
 
-	c->next = e->mem;
-	e->mem = c;
-	return c->data;
+	/* one byte more than asked, as a NUL after a string copied in */
+	n = (n + 1 + align - 1) / align * align;
+	if (c != NULL && c->size - c->used >= n) {
+		p = (char *)c->data + c->used;
+		c->used += n;
+		return p;
+	}
+	size = c == NULL ? ARENA_FIRST : c->size < ARENA_MAX ? 2 * c->size : ARENA_MAX;
+	if (n > size / 2) {
+		/* a block of its own, behind the current one (which goes on) */
+		b = mcinit_xcalloc(1, sizeof *b + n);
+		b->size = b->used = n;
+		if (c != NULL) {
+			b->next = c->next;
+			c->next = b;
+		} else {
+			e->mem = b;
+		}
+		return b->data;
+	}
+	b = mcinit_xcalloc(1, sizeof *b + size);
+	b->size = size;
+	b->used = n;
+	b->next = c;
+	e->mem = b;
+	return b->data;
 }
 
 const char *
@@ -215,13 +250,13 @@ next(struct mcinit_pyexpr *e)
 	}
 	e->tok = T_OP;
 	for (i = 0; ops3[i]; i++)
-		if (strncmp(p, ops3[i], strlen(ops3[i])) == 0) {
+		if (p[0] == ops3[i][0] && strncmp(p, ops3[i], strlen(ops3[i])) == 0) {
 			e->tok_s = (char *)ops3[i];
 			e->p = p + strlen(ops3[i]);
 			return;
 		}
 	for (i = 0; ops2[i]; i++)
-		if (strncmp(p, ops2[i], 2) == 0) {
+		if (p[0] == ops2[i][0] && p[1] == ops2[i][1]) {
 			e->tok_s = (char *)ops2[i];
 			e->p = p + 2;
 			return;
@@ -231,16 +266,18 @@ next(struct mcinit_pyexpr *e)
 	e->p = p + 1;
 }
 
+/* The parser asks these of every token at every level of the grammar:
+ * the first character settles most. */
 static bool
 is_op(struct mcinit_pyexpr *e, const char *op)
 {
-	return e->tok == T_OP && strcmp(e->tok_s, op) == 0;
+	return e->tok == T_OP && e->tok_s[0] == op[0] && strcmp(e->tok_s, op) == 0;
 }
 
 static bool
 is_kw(struct mcinit_pyexpr *e, const char *kw)
 {
-	return e->tok == T_NAME && strcmp(e->tok_s, kw) == 0;
+	return e->tok == T_NAME && e->tok_s[0] == kw[0] && strcmp(e->tok_s, kw) == 0;
 }
 
 static bool
@@ -599,7 +636,7 @@ cmp_op(struct mcinit_pyexpr *e)
 
 	if (e->tok == T_OP) {
 		for (i = 0; o[i]; i++)
-			if (strcmp(e->tok_s, o[i]) == 0) {
+			if (is_op(e, o[i])) {
 				next(e);
 				return o[i];
 			}
@@ -739,6 +776,15 @@ mcinit_pyexpr_parse(const char *src, char **why)
 		mcinit_pyexpr_free(e);
 		return NULL;
 	}
+	return e;
+}
+
+struct mcinit_pyexpr *
+mcinit_pyexpr_share(const struct mcinit_pyexpr *parsed)
+{
+	struct mcinit_pyexpr *e = mcinit_xcalloc(1, sizeof *e);
+
+	e->root = parsed->root;
 	return e;
 }
 
@@ -1462,6 +1508,20 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 	return err(e, "method %s is not supported", m);
 }
 
+/* "%name" in buf (cut to fit, as snprintf would). */
+static const char *
+bare_name(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > len - 2)
+		n = len - 2;
+	buf[0] = '%';
+	memcpy(buf + 1, name, n);
+	buf[n + 1] = '\0';
+	return buf;
+}
+
 /* Bare names reach the resolver as "%name", unless a comprehension
  * around them binds the name. */
 static int
@@ -1477,8 +1537,7 @@ resolve_name(struct mcinit_pyexpr *e, const struct node *n, struct mcinit_pv *ou
 		}
 	if (n->op[0] != '%')
 		return e->fn(e->ctx, e, n->s, out);
-	snprintf(buf, sizeof buf, "%%%s", n->s);
-	return e->fn(e->ctx, e, buf, out);
+	return e->fn(e->ctx, e, bare_name(buf, sizeof buf, n->s), out);
 }
 
 /* The items of a list, or the characters of a string, as a list. */
@@ -1696,8 +1755,7 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx, cons
 	if (n->kind == N_NAME && n->op[0] == '%') {
 		char buf[160];
 
-		snprintf(buf, sizeof buf, "%%%s", n->s);
-		fn(ctx, buf);
+		fn(ctx, bare_name(buf, sizeof buf, n->s));
 	} else if (n->kind == N_NAME) {
 		fn(ctx, n->s);
 	}
