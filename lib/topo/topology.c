@@ -924,11 +924,7 @@ jw_str(struct jw *w, const char *s)
 static inline char *
 put_ulong(char *p, unsigned long v)
 {
-	char tmp[24], *end = tmp + sizeof tmp, *q = mcinit_utoa_rev(end, v);
-	size_t n = (size_t)(end - q);
-
-	memcpy(p, q, n);
-	return p + n;
+	return mcinit_put_u(p, v);
 }
 
 /* Writes "v," — the caller replaces the last separator by the closing bracket. */
@@ -963,6 +959,18 @@ jw_grid_group(struct jw *w, const struct plan *p, long base)
 	jw_open(w);
 	if (p->nm == 0) {
 		jw_num(w, base);
+	} else if (p->ms[0] <= CHUNK / NUM_ROOM) {
+		/* room for a whole run at once, then unchecked writes */
+		do {
+			char *q;
+
+			jw_room(w, (size_t)p->ms[0] * NUM_ROOM);
+			for (q = w->p, i = 0; i < p->ms[0]; i++) {
+				q = put_ulong(q, (unsigned long)(v + i * p->mst[0]));
+				*q++ = ',';
+			}
+			w->p = q;
+		} while (odometer_next(cnt + 1, p->ms + 1, p->mst + 1, p->nm - 1, &v));
 	} else {
 		do {
 			for (i = 0; i < p->ms[0]; i++)
@@ -1005,8 +1013,19 @@ jw_cut_kind(struct jw *w, const struct mcinit_topo *t, const int *fams, int nf)
 			for (r = 0; r < f->per_unit; r++) {
 				pick_group(f, unit, n, r, grp);
 				jw_open(w);
-				for (i = 0; i < f->size; i++)
-					jw_num(w, grp[i]);
+				if (f->size <= CHUNK / NUM_ROOM) {
+					char *q;
+
+					jw_room(w, (size_t)f->size * NUM_ROOM);
+					for (q = w->p, i = 0; i < f->size; i++) {
+						q = put_ulong(q, (unsigned long)grp[i]);
+						*q++ = ',';
+					}
+					w->p = q;
+				} else {
+					for (i = 0; i < f->size; i++)
+						jw_num(w, grp[i]);
+				}
 				jw_close(w);
 			}
 		}
