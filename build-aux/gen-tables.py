@@ -79,6 +79,38 @@ def cstr(s):
     return '"' + "".join(out) + '"'
 
 
+def fnv1a(data, h=2166136261):
+    """FNV-1a (32 bits) over bytes, as mcinit_fnv1a in lib/core/util.h."""
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def print_hash(macro, keys):
+    """The slot table of a hashed lookup (mcinit_hash_find): keys are the
+    table's strings in table order, equal ones adjacent; a slot holds the
+    position of the first of each, 0xffff none.  The size is the power of
+    two at least twice the number of keys; collisions probe linearly."""
+    first = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
+    if len(keys) >= 0xFFFF:
+        sys.exit("gen-tables: %s: too many rows for 16-bit slots" % macro)
+    size = 1
+    while size < 2 * len(first):
+        size *= 2
+    slots = [0xFFFF] * size
+    for k, i in first.items():
+        h = fnv1a(k.encode()) & (size - 1)
+        while slots[h] != 0xFFFF:
+            h = (h + 1) & (size - 1)
+        slots[h] = i
+    print("#ifdef %s" % macro)
+    for v in slots:
+        print("%s(%d)" % (macro, v))
+    print("#endif")
+
+
 def vid(name):
     """'r0.15' -> 'R015', 'main' -> 'MAIN'."""
     return re.sub(r"[^A-Za-z0-9]", "", name).upper()
@@ -245,12 +277,17 @@ def gen_mflags(vpath, fpath, epath, efpath):
             vmask(vers, r["refs"]), cstr(r["choices"] or None), mtype(r), cstr(dj),
             r["entries"]))
     print("#endif")
+    # flag -> its first row above, hashed
+    print_hash("MCINIT_MFLAG_FLAG_HASH", [r["flag"] for r in rows])
     # dest -> the rows of that dest, sorted by dest (bytewise) and, within
-    # a dest, in table order (by flag): the positions of the rows above
+    # a dest, in table order (by flag): the positions of the rows above;
+    # and dest -> the first of them in that list, hashed
+    by_dest = sorted(range(len(rows)), key=lambda i: (rows[i]["dest"].encode(), i))
     print("#ifdef MCINIT_MFLAG_DEST")
-    for i in sorted(range(len(rows)), key=lambda i: (rows[i]["dest"].encode(), i)):
+    for i in by_dest:
         print("MCINIT_MFLAG_DEST(%d)" % i)
     print("#endif")
+    print_hash("MCINIT_MFLAG_DEST_HASH", [rows[i]["dest"] for i in by_dest])
 
 
 # ---------------------------------------------------------------- schema.def
@@ -820,6 +857,7 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
     for k, i, a in keys:
         print("MCINIT_FIELD_KEY(%s, %s, %d)" % (cstr(k), i, a))
     print("#endif")
+    print_hash("MCINIT_FIELD_KEY_HASH", [k for k, _, _ in keys])
 
     # bare name -> the first field of that name in table order, sorted
     print("#ifdef MCINIT_FIELD_NAME")
@@ -829,6 +867,7 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
     for n in sorted(first, key=lambda k: k.encode()):
         print("MCINIT_FIELD_NAME(%s, %s)" % (cstr(n), first[n]))
     print("#endif")
+    print_hash("MCINIT_FIELD_NAME_HASH", sorted(first, key=lambda k: k.encode()))
 
     # dest -> fields a flag sets (primary first, then mirrors), sorted by dest
     print("#ifdef MCINIT_FIELD_DEST")
@@ -841,6 +880,7 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
     for d, n, i in rows:
         print("MCINIT_FIELD_DEST(%s, %s)" % (cstr(d), i))
     print("#endif")
+    print_hash("MCINIT_FIELD_DEST_HASH", [d for d, _, _ in rows])
 
     # the dest column of the rows above -> the first row (in table order)
     # that has it, sorted by dest
@@ -853,6 +893,7 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
     for d in sorted(home, key=lambda k: k.encode()):
         print("MCINIT_FIELD_DEST_COLUMN(%s, %s)" % (cstr(d), home[d]))
     print("#endif")
+    print_hash("MCINIT_FIELD_DEST_COLUMN_HASH", sorted(home, key=lambda k: k.encode()))
 
     # sections: every ConfigContainer section, mcinit's launch, megatron
     print("#ifdef MCINIT_SECTION")

@@ -18,7 +18,7 @@ const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
 #undef MCINIT_FIELD_ROW
 };
 
-/* "section.name" (and alias keys) -> field, sorted bytewise for bisection. */
+/* "section.name" (and alias keys) -> field, sorted bytewise; hashed. */
 static const struct {
 	const char *key;
 	enum mcinit_field f;
@@ -28,9 +28,13 @@ static const struct {
 #include "config/fields.inc"
 #undef MCINIT_FIELD_KEY
 };
-static const size_t nkeys = sizeof keys / sizeof keys[0];
+static const unsigned short key_hash[] = {
+#define MCINIT_FIELD_KEY_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_KEY_HASH
+};
 
-/* Bare name -> the first field of that name in table order, sorted. */
+/* Bare name -> the first field of that name in table order, sorted; hashed. */
 static const struct {
 	const char *name;
 	enum mcinit_field f;
@@ -39,9 +43,14 @@ static const struct {
 #include "config/fields.inc"
 #undef MCINIT_FIELD_NAME
 };
-static const size_t nnames = sizeof names / sizeof names[0];
+static const unsigned short name_hash[] = {
+#define MCINIT_FIELD_NAME_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_NAME_HASH
+};
 
-/* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first. */
+/* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first;
+ * dest -> the first of them, hashed. */
 static const struct {
 	const char *dest;
 	enum mcinit_field f;
@@ -51,8 +60,14 @@ static const struct {
 #undef MCINIT_FIELD_DEST
 };
 static const size_t ndests = sizeof dests / sizeof dests[0];
+static const unsigned short dest_hash[] = {
+#define MCINIT_FIELD_DEST_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST_HASH
+};
 
-/* The dest column of mcinit_fields -> the first field that has it, sorted. */
+/* The dest column of mcinit_fields -> the first field that has it, sorted;
+ * hashed. */
 static const struct {
 	const char *dest;
 	enum mcinit_field f;
@@ -61,7 +76,11 @@ static const struct {
 #include "config/fields.inc"
 #undef MCINIT_FIELD_DEST_COLUMN
 };
-static const size_t ndest_column = sizeof dest_column / sizeof dest_column[0];
+static const unsigned short dest_column_hash[] = {
+#define MCINIT_FIELD_DEST_COLUMN_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST_COLUMN_HASH
+};
 
 const struct mcinit_section_info mcinit_sections[] = {
 #define MCINIT_SECTION(name, kind, str_ok, ty) {name, kind, str_ok, ty},
@@ -189,21 +208,16 @@ key_cmp(const char *section, const char *name, const char *key)
 int
 mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
 {
-	size_t lo = 0, hi = nkeys;
+	size_t mask = sizeof key_hash / sizeof key_hash[0] - 1;
+	size_t h = mcinit_fnv1a(mcinit_fnv1a(mcinit_fnv1a(MCINIT_FNV1A_INIT, section), "."), name);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int r = key_cmp(section, name, keys[mid].key);
-
-		if (r == 0) {
-			if (alias)
-				*alias = keys[mid].alias;
-			return keys[mid].f;
-		}
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
+	/* the key "section.name", hashed without writing it */
+	for (h &= mask; key_hash[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
+		if (key_cmp(section, name, keys[key_hash[h]].key) != 0)
+			continue;
+		if (alias)
+			*alias = keys[key_hash[h]].alias;
+		return keys[key_hash[h]].f;
 	}
 	return -1;
 }
@@ -211,20 +225,21 @@ mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
 int
 mcinit_field_lookup(const char *section, const char *name)
 {
-	size_t i;
+	long i;
 
 	if (section != NULL)
 		return mcinit_field_lookup_key(section, name, NULL);
-	i = mcinit_lower_bound_str(names, nnames, sizeof names[0],
-	                           offsetof(__typeof__(names[0]), name), name);
-	return i < nnames && strcmp(names[i].name, name) == 0 ? (int)names[i].f : -1;
+	i = mcinit_hash_find(name_hash, sizeof name_hash / sizeof name_hash[0], names,
+	                     sizeof names[0], offsetof(__typeof__(names[0]), name), name);
+	return i < 0 ? -1 : (int)names[i].f;
 }
 
 int
 mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
 {
-	size_t lo = mcinit_lower_bound_str(dests, ndests, sizeof dests[0],
-	                                   offsetof(__typeof__(dests[0]), dest), dest);
+	long i = mcinit_hash_find(dest_hash, sizeof dest_hash / sizeof dest_hash[0], dests,
+	                          sizeof dests[0], offsetof(__typeof__(dests[0]), dest), dest);
+	size_t lo = i < 0 ? ndests : (size_t)i;
 	int n = 0;
 
 	for (; lo < ndests && strcmp(dests[lo].dest, dest) == 0 && n < max; lo++)
@@ -235,11 +250,11 @@ mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
 int
 mcinit_field_by_dest_column(const char *dest)
 {
-	size_t i = mcinit_lower_bound_str(dest_column, ndest_column, sizeof dest_column[0],
-	                                  offsetof(__typeof__(dest_column[0]), dest), dest);
+	size_t nslots = sizeof dest_column_hash / sizeof dest_column_hash[0];
+	long i = mcinit_hash_find(dest_column_hash, nslots, dest_column, sizeof dest_column[0],
+	                          offsetof(__typeof__(dest_column[0]), dest), dest);
 
-	return i < ndest_column && strcmp(dest_column[i].dest, dest) == 0 ? (int)dest_column[i].f
-	                                                                  : -1;
+	return i < 0 ? -1 : (int)dest_column[i].f;
 }
 
 /* Whole-word match of flag inside a `|`-separated list. */
@@ -754,7 +769,9 @@ default_text(enum mcinit_field f, unsigned v)
 		size_t n = strcspn(p, "|");
 		const struct mcinit_mflag *m;
 
-		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
+		/* the flag, cut to fit as snprintf did */
+		memcpy(flag, p, n < sizeof flag ? n : sizeof flag - 1);
+		flag[n < sizeof flag ? n : sizeof flag - 1] = '\0';
 		m = mcinit_mflag_find(flag, v, NULL);
 		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
 			return m->def;

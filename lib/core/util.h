@@ -188,6 +188,30 @@ size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
  * `const char *` at byte offset `off`, sorted bytewise) whose string is >=
  * key; n when none. */
 size_t mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, const char *key);
+
+/* Hashed lookups by name in the generated tables (build-aux/gen-tables.py
+ * writes the slots): FNV-1a (32 bits) over the key's bytes, the slot table
+ * a power of two at most half full, linear probing.  A slot holds the
+ * position of a key in its table, MCINIT_HASH_EMPTY none. */
+#define MCINIT_FNV1A_INIT 2166136261u
+#define MCINIT_HASH_EMPTY 0xffffu
+
+/* FNV-1a over the bytes of s, going on from h (MCINIT_FNV1A_INIT to start). */
+static inline unsigned
+mcinit_fnv1a(unsigned h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The position of key in a table of n-slot hash `slots` (entries of `size`
+ * bytes from base, each with a `const char *` at byte offset `off`), or
+ * -1 when it is not there. */
+long mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *base, size_t size,
+                      size_t off, const char *key);
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
 
 /* The most mcinit reads of one input file: a job description (JSON, YAML, a

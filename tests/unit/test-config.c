@@ -62,6 +62,55 @@ Test(config, dest_column_index_agrees_with_a_scan)
 	cr_assert_eq(mcinit_field_by_dest_column(""), -1);
 }
 
+/* The hashed lookups by name agree with scans of mcinit_fields: every
+ * section.name key and alias, every bare name (the first field of that
+ * name), every dest (its fields, home first). */
+Test(config, lookups_by_name_agree_with_scans)
+{
+	int f, g;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_field_info *fi = &mcinit_fields[f];
+		enum mcinit_field out[8];
+		bool alias = true;
+		const char *a;
+
+		cr_assert_eq(mcinit_field_lookup_key(fi->section, fi->name, &alias), f, "%s.%s",
+		             fi->section, fi->name);
+		cr_assert_not(alias);
+		cr_assert_eq(mcinit_field_lookup(fi->section, fi->name), f);
+		for (g = 0; g < MCINIT_F_COUNT && strcmp(mcinit_fields[g].name, fi->name) != 0; g++)
+			;
+		cr_assert_eq(mcinit_field_lookup(NULL, fi->name), g, "%s", fi->name);
+		for (a = fi->aliases; a != NULL && *a;) {
+			size_t n = strcspn(a, "|"), dot = strcspn(a, ".");
+			char sec[128], name[128];
+
+			cr_assert_lt(dot, n, "%s", a);
+			snprintf(sec, sizeof sec, "%.*s", (int)dot, a);
+			snprintf(name, sizeof name, "%.*s", (int)(n - dot - 1), a + dot + 1);
+			alias = false;
+			cr_assert_eq(mcinit_field_lookup_key(sec, name, &alias), f, "%s.%s", sec,
+			             name);
+			cr_assert(alias);
+			a += n + (a[n] == '|');
+		}
+		if (fi->dest != NULL && mcinit_fields_by_dest(fi->dest, out, 8) > 0) {
+			int k, n = mcinit_fields_by_dest(fi->dest, out, 8);
+
+			for (k = 0; k < n; k++)
+				cr_assert(mcinit_fields[out[k]].dest != NULL &&
+				              strcmp(mcinit_fields[out[k]].dest, fi->dest) == 0,
+				          "%s", fi->dest);
+		}
+	}
+	cr_assert_eq(mcinit_field_lookup_key("model", "no_such_field", NULL), -1);
+	cr_assert_eq(mcinit_field_lookup_key("no_such_section", "seed", NULL), -1);
+	cr_assert_eq(mcinit_field_lookup_key("", "", NULL), -1);
+	cr_assert_eq(mcinit_field_lookup(NULL, "no_such_field"), -1);
+	cr_assert_eq(mcinit_fields_by_dest("no_such_dest", NULL, 0), 0);
+}
+
 Test(config, every_schema_row_parses_and_defaults_convert)
 {
 	int i;

@@ -165,3 +165,27 @@ Test(mflags, by_dest_index_agrees_with_a_scan)
 	cr_assert_null(mcinit_mflag_by_dest("", MCINIT_MV_ALL));
 	cr_assert_null(mcinit_mflag_by_dest("~", MCINIT_MV_ALL));
 }
+
+/* The flag hash finds every flag's first row in the parser. */
+Test(mflags, find_agrees_with_a_scan)
+{
+	unsigned n, i, j, v;
+	const struct mcinit_mflag *t = mcinit_mflag_table(&n);
+
+	for (i = 0; i < n; i++) {
+		for (v = 1; v <= MCINIT_MV_ALL; v <<= 1) {
+			const struct mcinit_mflag *want = NULL;
+
+			for (j = 0; j < n && want == NULL; j++)
+				if ((t[j].versions & v) != 0 && strcmp(t[j].flag, t[i].flag) == 0)
+					want = &t[j];
+			if (strncmp(t[i].flag, "--no-", 5) != 0)
+				cr_assert_eq(mcinit_mflag_find(t[i].flag, v, NULL), want, "%s %#x",
+				             t[i].flag, v);
+		}
+		cr_assert_not_null(mcinit_mflag_find_any(t[i].flag), "%s", t[i].flag);
+	}
+	cr_assert_null(mcinit_mflag_find("--no-such-flag", MCINIT_MV_ALL, NULL));
+	cr_assert_null(mcinit_mflag_find("", MCINIT_MV_ALL, NULL));
+	cr_assert_null(mcinit_mflag_find("--", MCINIT_MV_ALL, NULL));
+}
