@@ -827,6 +827,59 @@ def gen_fields(vpath, fpath, bpath, spath, efpath):
                   f["origin"]))
     print("#endif")
 
+    # a field's default where a release's flag defaults it otherwise than
+    # the row above says: as the flag table says it (mflag_find below), the
+    # first of the field's flags, in its order, that is a flag of that
+    # release with the field's dest
+    table = sorted(flags, key=lambda r: r["flag"].encode())  # mflags.inc's order
+    rows_of = {}
+    for r in table:
+        rows_of.setdefault(r["flag"], []).append(r)
+
+    def find_exact(flag, v):
+        for r in rows_of.get(flag, []):
+            if v in [x.strip() for x in r["refs"].split(",")]:
+                return r
+        return None
+
+    def mflag_find(flag, v):
+        """mcinit_mflag_find(flag, v, NULL) of lib/config/mflags.c."""
+        m = find_exact(flag, v)
+        if not flag.startswith("--no-"):
+            return m
+        pos = find_exact("--" + flag[5:], v)
+        if pos is None or pos["kind"] != "boolean_optional":
+            return m
+        if flag[5:].startswith("no-"):
+            x = find_exact("--" + flag[8:], v)
+            if x is not None and x["dest"] == pos["dest"]:
+                return m
+        return pos
+
+    print("#ifdef MCINIT_FIELD_VDEF")
+    for f in allf:
+        if f["origin"] == "SCHEMA":
+            continue
+        flags_text = "|".join(f["flags"])
+        dest = f["dest"] or f.get("mirror_of")
+        if not flags_text or dest is None:
+            continue
+        texts = {}  # text -> versions
+        for v in vnames:
+            text = f["def"]
+            for fl in flags_text.split("|"):
+                m = mflag_find(fl, v)
+                if m is not None and m["dest"] == dest:
+                    d = py_default(m)
+                    text = "null" if d is None else json_text(d)
+                    break
+            if text != f["def"]:
+                texts.setdefault(text, []).append(v)
+        for text, vs in texts.items():
+            print("MCINIT_FIELD_VDEF(%s, %s, %s)" % (f["id"], vmask(vers, ",".join(vs)),
+                                                     cstr(text)))
+    print("#endif")
+
     # enum aliases: MCINIT_F_<dest> for a schema row named otherwise, and
     # MCINIT_F_<bridge name> for a primary named after its dest
     print("#ifdef MCINIT_FIELD_ALIAS")

@@ -754,30 +754,36 @@ default_json(const char *t)
 	return json_loads(t, JSON_DECODE_ANY, NULL);
 }
 
-/* The default of f on version v, as JSON text: a flag's parser default on
- * that version when a flag sets the field, else the DEFAULT column. */
-static const char *
-default_text(enum mcinit_field f, unsigned v)
+/* The defaults that differ by release from the DEFAULT column: a flag's
+ * parser default on the releases where the field's first flag with its
+ * dest has another (generated from the flag table), in field order. */
+static const struct {
+	enum mcinit_field f;
+	unsigned versions;
+	const char *text;
+} vdefs[] = {
+#define MCINIT_FIELD_VDEF(id, versions, text) {MCINIT_F_##id, versions, text},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_VDEF
+};
+
+const char *
+mcinit_field_default_text(enum mcinit_field f, unsigned v)
 {
-	const struct mcinit_field_info *fi = &mcinit_fields[f];
-	const char *p = fi->flags;
-	char flag[160];
+	size_t lo = 0, hi = sizeof vdefs / sizeof vdefs[0];
 
-	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || fi->dest == NULL)
-		return fi->def;
-	while (*p) {
-		size_t n = strcspn(p, "|");
-		const struct mcinit_mflag *m;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		/* the flag, cut to fit as snprintf did */
-		memcpy(flag, p, n < sizeof flag ? n : sizeof flag - 1);
-		flag[n < sizeof flag ? n : sizeof flag - 1] = '\0';
-		m = mcinit_mflag_find(flag, v, NULL);
-		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
-			return m->def;
-		p += n + (p[n] == '|');
+		if (vdefs[mid].f < f)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return fi->def;
+	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
+		if (vdefs[lo].versions & v)
+			return vdefs[lo].text;
+	return mcinit_fields[f].def;
 }
 
 static void
@@ -817,7 +823,7 @@ defaults_of(unsigned v)
 		goto out;
 	t = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *t);
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *def = default_text(i, v);
+		const char *def = mcinit_field_default_text(i, v);
 		json_t *j = def ? default_json(def) : NULL;
 		const char *code;
 		char *why = NULL;
@@ -840,7 +846,7 @@ out:
 int
 mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why)
 {
-	const char *def = default_text(f, v);
+	const char *def = mcinit_field_default_text(f, v);
 	json_t *j = def ? default_json(def) : NULL;
 	const char *code;
 	int rc = 0;

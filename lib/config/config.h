@@ -146,6 +146,10 @@ void mcinit_value_clear(struct mcinit_value *v);
 /* Field f's default on Megatron-LM version v (a bit of enum mcinit_mversion)
  * into out; 0, or -1 with *why (caller frees) when the type refuses it. */
 int mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why);
+/* The same as JSON text: the parser default on v of the first of the
+ * field's flags that is a flag of v with the field's dest, else the
+ * DEFAULT column (generated: gen-tables.py fields, MCINIT_FIELD_VDEF). */
+const char *mcinit_field_default_text(enum mcinit_field f, unsigned v);
 
 enum mcinit_origin {
 	MCINIT_ORIG_DEFAULT,
