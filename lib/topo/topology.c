@@ -561,17 +561,16 @@ fill_group(const struct plan *p, long base, long *out)
 	return out;
 }
 
-/* Unit u of cut family f: its parent's groups u*unit .. u*unit+unit-1, concatenated. */
+/* Unit u of cut family f: its parent's groups u*unit .. u*unit+unit-1,
+ * concatenated.  pp is the parent's plan (plan_init of t->fam[f->parent]),
+ * made once by callers that fill every unit. */
 static void
-fill_unit(const struct mcinit_topo *t, const struct mcinit_topo_fam *f, long u, long *out)
+fill_unit(const struct plan *pp, const struct mcinit_topo_fam *f, long u, long *out)
 {
-	const struct mcinit_topo_fam *pf = &t->fam[f->parent];
-	struct plan p;
 	long g;
 
-	plan_init(&p, t, pf);
 	for (g = u * f->unit; g < (u + 1) * f->unit; g++)
-		out = fill_group(&p, radix_value(g, p.us, p.ust, p.nu), out);
+		out = fill_group(pp, radix_value(g, pp->us, pp->ust, pp->nu), out);
 }
 
 /* Group r of a cut family from its unit's members (n of them). */
@@ -627,7 +626,8 @@ mcinit_topo_fam_group(const struct mcinit_topo *t, int fi, long g, long *out)
 	}
 	n = unit_len(t, f);
 	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
-	fill_unit(t, f, g / f->per_unit, unit);
+	plan_init(&p, t, &t->fam[f->parent]);
+	fill_unit(&p, f, g / f->per_unit, unit);
 	pick_group(f, unit, n, g % f->per_unit, out);
 	free(unit);
 	return 0;
@@ -658,8 +658,9 @@ mcinit_topo_fam_groups(const struct mcinit_topo *t, int fi, struct mcinit_groups
 	}
 	n = unit_len(t, f);
 	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
+	plan_init(&p, t, &t->fam[f->parent]);
 	for (u = 0; u < f->ngroups / f->per_unit; u++) {
-		fill_unit(t, f, u, unit);
+		fill_unit(&p, f, u, unit);
 		for (r = 0; r < f->per_unit; r++)
 			w = pick_group(f, unit, n, r, w);
 	}
@@ -1001,12 +1002,14 @@ jw_cut_kind(struct jw *w, const struct mcinit_topo *t, const int *fams, int nf)
 {
 	const struct mcinit_topo_fam *f0 = &t->fam[fams[0]];
 	long n = unit_len(t, f0), u, r, i, *unit, *grp;
+	struct plan pp;
 	int k;
 
 	unit = mcinit_xmalloc((size_t)n * 2 * sizeof *unit);
 	grp = unit + n;
+	plan_init(&pp, t, &t->fam[f0->parent]);
 	for (u = 0; u < f0->ngroups / f0->per_unit; u++) {
-		fill_unit(t, f0, u, unit);
+		fill_unit(&pp, f0, u, unit);
 		for (k = 0; k < nf; k++) {
 			const struct mcinit_topo_fam *f = &t->fam[fams[k]];
 
