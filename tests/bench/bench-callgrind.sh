@@ -1,8 +1,8 @@
 #!/bin/sh
 # Instructions per command, counted by callgrind: a figure that does not
 # move with the machine or its load, beside the times and ratios of the
-# other benchmarks.  The commands and goals of the speed work (NEWS,
-# 0.1.0): validate of the GPT-3 175B example at 1,024 ranks (5 M), the
+# other benchmarks.  The commands and goals of the speed work (HACKING,
+# Speed): validate of the GPT-3 175B example at 1,024 ranks (5 M), the
 # seven examples with --each in one process (25 M), and the topology of
 # bench-topology.sh at 65,536 ranks as JSON (150 M).  Skipped without
 # valgrind.  Needs MCINIT and srcdir.

@@ -2,7 +2,7 @@
 # How many instructions `mcinit validate` executes on the GPT-3 175B example
 # at 1,024 ranks, as callgrind counts them (a count, unlike a time, does not
 # depend on the machine or its load).  The ceiling is 20 M, four times the
-# 5 M aimed at (NEWS, 0.1.0): a table or a pass over one that lands in the
+# 5 M aimed at (HACKING, Speed): a table or a pass over one that lands in the
 # per-run path fails here instead of quietly undoing the speed work.  Skips
 # without valgrind, and where the count would be the wrapper's or a
 # sanitizer's (make check-valgrind sets MCINIT_WRAPPER; ASan builds).
