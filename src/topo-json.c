@@ -11,23 +11,17 @@
 /* Unchecked writes for the hot loop: the caller has asked out_room for enough. */
 #define PUT_LIT(p, s) ((p) = (char *)memcpy((p), (s), sizeof(s) - 1) + sizeof(s) - 1)
 
-/* v at p, unchecked.  Copies a fixed 24 bytes (a constant-size memcpy is a
- * couple of moves, a variable one a libc call): the caller's room must
- * cover 24 bytes past p, of which only the digits are kept. */
+/* v at p, unchecked. */
 static inline char *
 put_num(char *p, long long v)
 {
-	char tmp[48] = {0}, *end = tmp + 24, *q; /* zeroed: no uninitialised bytes copied */
-
-	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 	if (v < 0)
-		*--q = '-';
-	memcpy(p, q, 24);
-	return p + (end - q);
+		*p++ = '-';
+	return mcinit_put_u(p, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 }
 
 /* Room for one rank entry: its keys, 13 numbers of at most 20 digits and a
- * sign, put_num's 24-byte copies and the separator after the entry. */
+ * sign, and the separator after the entry. */
 #define RANK_ROOM 512
 
 /* One entry of "ranks", on its own line. */
@@ -37,30 +31,9 @@ json_rank(struct out *w, const struct job *j, long r)
 	struct mcinit_coords co;
 	struct mcinit_seeds sd;
 	char *p;
-	size_t i;
 
 	mcinit_topo_coords(&j->t, r, &co);
 	mcinit_topo_seeds_at(&co, j->seed, j->dp_random_init, &sd);
-#define KV(k, v)                                                                                   \
-	{                                                                                          \
-		",\"" k "\":", sizeof(",\"" k "\":") - 1, v                                        \
-	}
-	const struct {
-		const char *key;
-		size_t len;
-		long long v;
-	} kv[] = {KV("tp", co.tp),
-	          KV("cp", co.cp),
-	          KV("dp", co.dp),
-	          KV("pp", co.pp),
-	          KV("ep", co.ep),
-	          KV("etp", co.etp),
-	          KV("edp", co.edp),
-	          KV("seed", sd.base),
-	          KV("model_parallel_seed", sd.model_parallel),
-	          KV("expert_parallel_seed", sd.expert_parallel)};
-#undef KV
-
 	out_room(w, RANK_ROOM);
 	p = w->p;
 	PUT_LIT(p, "{\"rank\":");
@@ -73,10 +46,23 @@ json_rank(struct out *w, const struct job *j, long r)
 	} else {
 		PUT_LIT(p, ",\"node\":null,\"local_rank\":null");
 	}
-	for (i = 0; i < sizeof kv / sizeof kv[0]; i++) {
-		p = (char *)memcpy(p, kv[i].key, kv[i].len) + kv[i].len;
-		p = put_num(p, kv[i].v);
-	}
+	/* each key a literal: a constant-size copy, no libc call */
+#define PUT_KV(k, v)                                                                               \
+	do {                                                                                       \
+		PUT_LIT(p, ",\"" k "\":");                                                         \
+		p = put_num(p, (v));                                                               \
+	} while (0)
+	PUT_KV("tp", co.tp);
+	PUT_KV("cp", co.cp);
+	PUT_KV("dp", co.dp);
+	PUT_KV("pp", co.pp);
+	PUT_KV("ep", co.ep);
+	PUT_KV("etp", co.etp);
+	PUT_KV("edp", co.edp);
+	PUT_KV("seed", sd.base);
+	PUT_KV("model_parallel_seed", sd.model_parallel);
+	PUT_KV("expert_parallel_seed", sd.expert_parallel);
+#undef PUT_KV
 	if (j->t.s.features & MCINIT_TOPO_F_GTP) {
 		PUT_LIT(p, ",\"gtp_remat\":");
 		p = put_num(p, co.gtp);

@@ -19,7 +19,7 @@ const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
 #undef MCINIT_FIELD_ROW
 };
 
-/* "section.name" (and alias keys) -> field, sorted bytewise for bisection. */
+/* "section.name" (and alias keys) -> field, sorted bytewise; hashed. */
 static const struct {
 	const char *key;
 	enum mcinit_field f;
@@ -29,9 +29,13 @@ static const struct {
 #include "config/fields.inc"
 #undef MCINIT_FIELD_KEY
 };
-static const size_t nkeys = sizeof keys / sizeof keys[0];
+static const unsigned short key_hash[] = {
+#define MCINIT_FIELD_KEY_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_KEY_HASH
+};
 
-/* Bare name -> the first field of that name in table order, sorted. */
+/* Bare name -> the first field of that name in table order, sorted; hashed. */
 static const struct {
 	const char *name;
 	enum mcinit_field f;
@@ -40,9 +44,14 @@ static const struct {
 #include "config/fields.inc"
 #undef MCINIT_FIELD_NAME
 };
-static const size_t nnames = sizeof names / sizeof names[0];
+static const unsigned short name_hash[] = {
+#define MCINIT_FIELD_NAME_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_NAME_HASH
+};
 
-/* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first. */
+/* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first;
+ * dest -> the first of them, hashed. */
 static const struct {
 	const char *dest;
 	enum mcinit_field f;
@@ -52,6 +61,27 @@ static const struct {
 #undef MCINIT_FIELD_DEST
 };
 static const size_t ndests = sizeof dests / sizeof dests[0];
+static const unsigned short dest_hash[] = {
+#define MCINIT_FIELD_DEST_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST_HASH
+};
+
+/* The dest column of mcinit_fields -> the first field that has it, sorted;
+ * hashed. */
+static const struct {
+	const char *dest;
+	enum mcinit_field f;
+} dest_column[] = {
+#define MCINIT_FIELD_DEST_COLUMN(dest, id) {dest, MCINIT_F_##id},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST_COLUMN
+};
+static const unsigned short dest_column_hash[] = {
+#define MCINIT_FIELD_DEST_COLUMN_HASH(i) i,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_DEST_COLUMN_HASH
+};
 
 const struct mcinit_section_info mcinit_sections[] = {
 #define MCINIT_SECTION(name, kind, str_ok, ty) {name, kind, str_ok, ty},
@@ -180,21 +210,16 @@ key_cmp(const char *section, const char *name, const char *key)
 int
 mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
 {
-	size_t lo = 0, hi = nkeys;
+	size_t mask = sizeof key_hash / sizeof key_hash[0] - 1;
+	size_t h = mcinit_fnv1a(mcinit_fnv1a(mcinit_fnv1a(MCINIT_FNV1A_INIT, section), "."), name);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int r = key_cmp(section, name, keys[mid].key);
-
-		if (r == 0) {
-			if (alias)
-				*alias = keys[mid].alias;
-			return keys[mid].f;
-		}
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
+	/* the key "section.name", hashed without writing it */
+	for (h &= mask; key_hash[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
+		if (key_cmp(section, name, keys[key_hash[h]].key) != 0)
+			continue;
+		if (alias)
+			*alias = keys[key_hash[h]].alias;
+		return keys[key_hash[h]].f;
 	}
 	return -1;
 }
@@ -202,25 +227,36 @@ mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
 int
 mcinit_field_lookup(const char *section, const char *name)
 {
-	size_t i;
+	long i;
 
 	if (section != NULL)
 		return mcinit_field_lookup_key(section, name, NULL);
-	i = mcinit_lower_bound_str(names, nnames, sizeof names[0],
-	                           offsetof(__typeof__(names[0]), name), name);
-	return i < nnames && strcmp(names[i].name, name) == 0 ? (int)names[i].f : -1;
+	i = mcinit_hash_find(name_hash, sizeof name_hash / sizeof name_hash[0], names,
+	                     sizeof names[0], offsetof(__typeof__(names[0]), name), name);
+	return i < 0 ? -1 : (int)names[i].f;
 }
 
 int
 mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
 {
-	size_t lo = mcinit_lower_bound_str(dests, ndests, sizeof dests[0],
-	                                   offsetof(__typeof__(dests[0]), dest), dest);
+	long i = mcinit_hash_find(dest_hash, sizeof dest_hash / sizeof dest_hash[0], dests,
+	                          sizeof dests[0], offsetof(__typeof__(dests[0]), dest), dest);
+	size_t lo = i < 0 ? ndests : (size_t)i;
 	int n = 0;
 
 	for (; lo < ndests && strcmp(dests[lo].dest, dest) == 0 && n < max; lo++)
 		out[n++] = dests[lo].f;
 	return n;
+}
+
+int
+mcinit_field_by_dest_column(const char *dest)
+{
+	size_t nslots = sizeof dest_column_hash / sizeof dest_column_hash[0];
+	long i = mcinit_hash_find(dest_column_hash, nslots, dest_column, sizeof dest_column[0],
+	                          offsetof(__typeof__(dest_column[0]), dest), dest);
+
+	return i < 0 ? -1 : (int)dest_column[i].f;
 }
 
 /* Whole-word match of flag inside a `|`-separated list. */
@@ -919,28 +955,36 @@ default_json(const char *t)
 	return json_loads(t, JSON_DECODE_ANY, NULL);
 }
 
-/* The default of f on version v, as JSON text: a flag's parser default on
- * that version when a flag sets the field, else the DEFAULT column. */
-static const char *
-default_text(enum mcinit_field f, unsigned v)
+/* The defaults that differ by release from the DEFAULT column: a flag's
+ * parser default on the releases where the field's first flag with its
+ * dest has another (generated from the flag table), in field order. */
+static const struct {
+	enum mcinit_field f;
+	unsigned versions;
+	const char *text;
+} vdefs[] = {
+#define MCINIT_FIELD_VDEF(id, versions, text) {MCINIT_F_##id, versions, text},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_VDEF
+};
+
+const char *
+mcinit_field_default_text(enum mcinit_field f, unsigned v)
 {
-	const struct mcinit_field_info *fi = &mcinit_fields[f];
-	const char *p = fi->flags;
-	char flag[160];
+	size_t lo = 0, hi = sizeof vdefs / sizeof vdefs[0];
 
-	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || fi->dest == NULL)
-		return fi->def;
-	while (*p) {
-		size_t n = strcspn(p, "|");
-		const struct mcinit_mflag *m;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
-		m = mcinit_mflag_find(flag, v, NULL);
-		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
-			return m->def;
-		p += n + (p[n] == '|');
+		if (vdefs[mid].f < f)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return fi->def;
+	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
+		if (vdefs[lo].versions & v)
+			return vdefs[lo].text;
+	return mcinit_fields[f].def;
 }
 
 void
@@ -980,7 +1024,7 @@ defaults_of(unsigned v)
 		goto out;
 	t = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *t);
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *def = default_text(i, v);
+		const char *def = mcinit_field_default_text(i, v);
 		json_t *j = def ? default_json(def) : NULL;
 		const char *code;
 		char *why = NULL;
@@ -1003,7 +1047,7 @@ out:
 int
 mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why)
 {
-	const char *def = default_text(f, v);
+	const char *def = mcinit_field_default_text(f, v);
 	json_t *j = def ? default_json(def) : NULL;
 	const char *code;
 	int rc = 0;

@@ -100,6 +100,8 @@ int mcinit_field_by_flag(const char *flag, bool *is_false);
 /* The fields a Megatron-LM dest sets: its home first, then the Bridge
  * fields set straight from it.  Returns how many (0 if none), at most max. */
 int mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max);
+/* The first field (in table order) whose dest column is `dest`; -1 if none. */
+int mcinit_field_by_dest_column(const char *dest);
 
 /* Config sections: Bridge's ConfigContainer sections, mcinit's launch, and
  * `megatron` (Megatron-LM args no Bridge section carries). */
@@ -146,6 +148,10 @@ void mcinit_value_clear(struct mcinit_value *v);
 /* Field f's default on Megatron-LM version v (a bit of enum mcinit_mversion)
  * into out; 0, or -1 with *why (caller frees) when the type refuses it. */
 int mcinit_field_default(enum mcinit_field f, unsigned v, struct mcinit_value *out, char **why);
+/* The same as JSON text: the parser default on v of the first of the
+ * field's flags that is a flag of v with the field's dest, else the
+ * DEFAULT column (generated: gen-tables.py fields, MCINIT_FIELD_VDEF). */
+const char *mcinit_field_default_text(enum mcinit_field f, unsigned v);
 
 enum mcinit_origin {
 	MCINIT_ORIG_DEFAULT,

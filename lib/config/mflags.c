@@ -15,6 +15,27 @@ static const struct mcinit_mflag table[] = {
 };
 static const size_t ntable = sizeof table / sizeof table[0];
 
+/* flag -> its first row in table, hashed (mcinit_hash_find). */
+static const unsigned short flag_hash[] = {
+#define MCINIT_MFLAG_FLAG_HASH(i) i,
+#include "config/mflags.inc"
+#undef MCINIT_MFLAG_FLAG_HASH
+};
+
+/* The positions of the rows in table, sorted by dest (bytewise) and, within
+ * a dest, in table order; and dest -> the first of its rows in by_dest,
+ * hashed. */
+static const unsigned short by_dest[] = {
+#define MCINIT_MFLAG_DEST(i) i,
+#include "config/mflags.inc"
+#undef MCINIT_MFLAG_DEST
+};
+static const unsigned short dest_hash[] = {
+#define MCINIT_MFLAG_DEST_HASH(i) i,
+#include "config/mflags.inc"
+#undef MCINIT_MFLAG_DEST_HASH
+};
+
 /* Whether row r is a flag of the parser `key` (see MCINIT_MPARSER). */
 static bool
 in_parser(const struct mcinit_mflag *r, unsigned key)
@@ -25,12 +46,15 @@ in_parser(const struct mcinit_mflag *r, unsigned key)
 	       (entries == 0 || (r->entries & entries) != 0);
 }
 
-/* First row whose flag is >= key (the table is sorted by flag, bytewise). */
+/* The first row of flag (the table is sorted by flag, bytewise), ntable
+ * when none. */
 static size_t
-lower_bound(const char *key)
+first_of(const char *flag)
 {
-	return mcinit_lower_bound_str(table, ntable, sizeof table[0],
-	                              offsetof(struct mcinit_mflag, flag), key);
+	long i = mcinit_hash_find(flag_hash, sizeof flag_hash / sizeof flag_hash[0], table,
+	                          sizeof table[0], offsetof(struct mcinit_mflag, flag), flag);
+
+	return i < 0 ? ntable : (size_t)i;
 }
 
 static const struct mcinit_mflag *
@@ -38,7 +62,7 @@ find_exact(const char *flag, unsigned version)
 {
 	size_t i;
 
-	for (i = lower_bound(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
+	for (i = first_of(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
 		if (in_parser(&table[i], version))
 			return &table[i];
 	return NULL;
@@ -87,12 +111,19 @@ mcinit_mflag_find_any(const char *flag)
 const struct mcinit_mflag *
 mcinit_mflag_by_dest(const char *dest, unsigned version)
 {
-	size_t i;
+	size_t n = sizeof by_dest / sizeof by_dest[0];
+	size_t mask = sizeof dest_hash / sizeof dest_hash[0] - 1;
+	size_t h = mcinit_fnv1a(MCINIT_FNV1A_INIT, dest) & mask, i;
 
-	/* Only tests and rare paths ask by dest: a scan is enough. */
-	for (i = 0; i < ntable; i++)
-		if (in_parser(&table[i], version) && strcmp(table[i].dest, dest) == 0)
-			return &table[i];
+	/* the first of dest's rows, then the first of them in `version` */
+	for (; dest_hash[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
+		if (strcmp(table[by_dest[dest_hash[h]]].dest, dest) != 0)
+			continue;
+		for (i = dest_hash[h]; i < n && strcmp(table[by_dest[i]].dest, dest) == 0; i++)
+			if (in_parser(&table[by_dest[i]], version))
+				return &table[by_dest[i]];
+		return NULL;
+	}
 	return NULL;
 }
 
@@ -120,7 +151,7 @@ mcinit_mflag_is_legacy_bool(const char *flag)
 {
 	size_t i;
 
-	for (i = lower_bound(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
+	for (i = first_of(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
 		if (table[i].kind == MCINIT_MK_LEGACY_TYPE_BOOL)
 			return 1;
 	return 0;

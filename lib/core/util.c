@@ -440,3 +440,19 @@ mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, cons
 	}
 	return lo;
 }
+
+long
+mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *base, size_t size,
+                 size_t off, const char *key)
+{
+	size_t mask = nslots - 1, h = mcinit_fnv1a(MCINIT_FNV1A_INIT, key) & mask;
+
+	for (; slots[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
+		const char *s;
+
+		memcpy(&s, (const char *)base + slots[h] * size + off, sizeof s);
+		if (strcmp(s, key) == 0)
+			return slots[h];
+	}
+	return -1;
+}

@@ -96,6 +96,71 @@ mcinit_utoa_rev(char *end, unsigned long long v)
 	return q;
 }
 
+/* The two digits of x < 100 at p. */
+static inline void
+mcinit_put_pair(char *p, unsigned x)
+{
+	static const char pairs[] = "0001020304050607080910111213141516171819"
+	                            "2021222324252627282930313233343536373839"
+	                            "4041424344454647484950515253545556575859"
+	                            "6061626364656667686970717273747576777879"
+	                            "8081828384858687888990919293949596979899";
+
+	__builtin_memcpy(p, pairs + 2 * x, 2);
+}
+
+/* mcinit_put_u for w < 10000. */
+static inline char *
+mcinit_put_u4(char *p, unsigned w)
+{
+	unsigned hi;
+
+	if (w >= 100) {
+		hi = w / 100;
+		if (hi >= 10) {
+			mcinit_put_pair(p, hi);
+			p += 2;
+		} else {
+			*p++ = (char)('0' + hi);
+		}
+		mcinit_put_pair(p, w - hi * 100);
+		return p + 2;
+	}
+	if (w >= 10) {
+		mcinit_put_pair(p, w);
+		return p + 2;
+	}
+	*p = (char)('0' + w);
+	return p + 1;
+}
+
+/* Writes the decimal digits of v at p and returns the end of them (the
+ * caller owns 20 bytes at p).  Numbers below 10^8 (ranks, sizes) take a
+ * few comparisons and two-digit table loads, no loop: the hot path of the
+ * topology JSON writers; larger ones go through mcinit_utoa_rev. */
+static inline char *
+mcinit_put_u(char *p, unsigned long long v)
+{
+	unsigned w, hi, lo;
+
+	if (v >= 100000000ULL) {
+		char tmp[24], *q = mcinit_utoa_rev(tmp + sizeof tmp, v);
+		size_t n = (size_t)(tmp + sizeof tmp - q);
+
+		__builtin_memcpy(p, q, n);
+		return p + n;
+	}
+	w = (unsigned)v;
+	if (w < 10000)
+		return mcinit_put_u4(p, w);
+	hi = w / 10000;
+	lo = w - hi * 10000;
+	p = mcinit_put_u4(p, hi);
+	mcinit_put_pair(p, lo / 100);
+	mcinit_put_pair(p + 2, lo % 100);
+	return p + 4;
+}
+
 /* If text[0..len) holds a NUL byte, its 1-based line and column (columns
  * count UTF-8 characters) and 1; else 0.  Text scanners reject NULs. */
 int mcinit_find_nul(const char *text, size_t len, int *line, int *col);
@@ -123,6 +188,30 @@ size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
  * `const char *` at byte offset `off`, sorted bytewise) whose string is >=
  * key; n when none. */
 size_t mcinit_lower_bound_str(const void *base, size_t n, size_t size, size_t off, const char *key);
+
+/* Hashed lookups by name in the generated tables (build-aux/gen-tables.py
+ * writes the slots): FNV-1a (32 bits) over the key's bytes, the slot table
+ * a power of two at most half full, linear probing.  A slot holds the
+ * position of a key in its table, MCINIT_HASH_EMPTY none. */
+#define MCINIT_FNV1A_INIT 2166136261u
+#define MCINIT_HASH_EMPTY 0xffffu
+
+/* FNV-1a over the bytes of s, going on from h (MCINIT_FNV1A_INIT to start). */
+static inline unsigned
+mcinit_fnv1a(unsigned h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The position of key in a table of n-slot hash `slots` (entries of `size`
+ * bytes from base, each with a `const char *` at byte offset `off`), or
+ * -1 when it is not there. */
+long mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *base, size_t size,
+                      size_t off, const char *key);
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
 
 /* The most mcinit reads of one input file: a job description (JSON, YAML, a

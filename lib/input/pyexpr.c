@@ -55,13 +55,25 @@ struct node {
 	size_t nkids;
 };
 
+/* The arena: blocks handed out front to back, each allocation rounded up
+ * to the alignment of max_align_t and zeroed.  The first block is part of
+ * the expression's own allocation (ARENA_PARSE bytes for a parse, which
+ * most need no more than; ARENA_SHARE for an evaluation); the next ones
+ * double up to ARENA_MAX; an allocation of more than half a new block
+ * gets a block of its own. */
+#define ARENA_PARSE 2048
+#define ARENA_SHARE 256
+#define ARENA_MAX   16384
+
 struct chunk {
 	struct chunk *next;
+	size_t size, used; /* bytes of data */
 	max_align_t data[];
 };
 
 struct mcinit_pyexpr {
 	struct chunk *mem;
+	struct chunk *first; /* in this allocation: not freed on its own */
 	struct node *root;
 	/* parser state */
 	const char *src, *p;
@@ -84,11 +96,49 @@ struct mcinit_pyexpr {
 static void *
 arena(struct mcinit_pyexpr *e, size_t n)
 {
-	struct chunk *c = mcinit_xcalloc(1, sizeof *c + n + 1);
+	const size_t align = _Alignof(max_align_t);
+	struct chunk *c = e->mem, *b;
+	size_t size;
+	char *p;
 
-	c->next = e->mem;
-	e->mem = c;
-	return c->data;
+	/* one byte more than asked, as a NUL after a string copied in */
+	n = (n + 1 + align - 1) / align * align;
+	if (c->size - c->used >= n) {
+		p = (char *)c->data + c->used;
+		c->used += n;
+		return memset(p, 0, n);
+	}
+	size = c->size < ARENA_MAX ? 2 * c->size : ARENA_MAX;
+	if (n > size / 2) {
+		/* a block of its own, behind the current one (which goes on) */
+		b = mcinit_xcalloc(1, sizeof *b + n);
+		b->size = b->used = n;
+		b->next = c->next;
+		c->next = b;
+		return b->data;
+	}
+	b = mcinit_xmalloc(sizeof *b + size);
+	b->size = size;
+	b->used = n;
+	b->next = c;
+	e->mem = b;
+	return memset(b->data, 0, n);
+}
+
+/* A zeroed expression with a first arena block of `first` bytes. */
+static struct mcinit_pyexpr *
+new_expr(size_t first)
+{
+	const size_t align = _Alignof(struct chunk);
+	size_t head = (sizeof(struct mcinit_pyexpr) + align - 1) / align * align;
+	struct mcinit_pyexpr *e = mcinit_xmalloc(head + sizeof(struct chunk) + first);
+
+	memset(e, 0, sizeof *e);
+	e->first = e->mem = (struct chunk *)((char *)e + head);
+	e->mem->next = NULL;
+	e->mem->size = first;
+	e->mem->used = 0;
+	return e;
 }
 
 const char *
@@ -124,6 +174,18 @@ fail(struct mcinit_pyexpr *e, const char *fmt, ...)
 
 static const char *const ops3[] = {"//=", "**=", "...", "&&", NULL};
 static const char *const ops2[] = {"==", "!=", "<=", ">=", "//", "**", NULL};
+/* The text of each one-character token (ASCII). */
+#define OP1(c)                                                                                     \
+	{                                                                                          \
+		(char)(c), '\0'                                                                    \
+	}
+#define OPS8(c)                                                                                    \
+	OP1(c), OP1(c + 1), OP1(c + 2), OP1(c + 3), OP1(c + 4), OP1(c + 5), OP1(c + 6), OP1(c + 7)
+static const char ops1[128][2] = {OPS8(0),  OPS8(8),   OPS8(16),  OPS8(24), OPS8(32), OPS8(40),
+                                  OPS8(48), OPS8(56),  OPS8(64),  OPS8(72), OPS8(80), OPS8(88),
+                                  OPS8(96), OPS8(104), OPS8(112), OPS8(120)};
+#undef OPS8
+#undef OP1
 
 static int
 lex_string(struct mcinit_pyexpr *e, const char *q)
@@ -215,32 +277,39 @@ next(struct mcinit_pyexpr *e)
 	}
 	e->tok = T_OP;
 	for (i = 0; ops3[i]; i++)
-		if (strncmp(p, ops3[i], strlen(ops3[i])) == 0) {
+		if (p[0] == ops3[i][0] && strncmp(p, ops3[i], strlen(ops3[i])) == 0) {
 			e->tok_s = (char *)ops3[i];
 			e->p = p + strlen(ops3[i]);
 			return;
 		}
 	for (i = 0; ops2[i]; i++)
-		if (strncmp(p, ops2[i], 2) == 0) {
+		if (p[0] == ops2[i][0] && p[1] == ops2[i][1]) {
 			e->tok_s = (char *)ops2[i];
 			e->p = p + 2;
 			return;
 		}
-	e->tok_s = arena(e, 2);
-	e->tok_s[0] = *p;
+	if ((unsigned char)*p < 128) {
+		/* a one-character operator: its text from a table, read only */
+		e->tok_s = (char *)ops1[(unsigned char)*p];
+	} else {
+		e->tok_s = arena(e, 2);
+		e->tok_s[0] = *p;
+	}
 	e->p = p + 1;
 }
 
+/* The parser asks these of every token at every level of the grammar:
+ * the first character settles most. */
 static bool
 is_op(struct mcinit_pyexpr *e, const char *op)
 {
-	return e->tok == T_OP && strcmp(e->tok_s, op) == 0;
+	return e->tok == T_OP && e->tok_s[0] == op[0] && strcmp(e->tok_s, op) == 0;
 }
 
 static bool
 is_kw(struct mcinit_pyexpr *e, const char *kw)
 {
-	return e->tok == T_NAME && strcmp(e->tok_s, kw) == 0;
+	return e->tok == T_NAME && e->tok_s[0] == kw[0] && strcmp(e->tok_s, kw) == 0;
 }
 
 static bool
@@ -264,11 +333,12 @@ expect_op(struct mcinit_pyexpr *e, const char *op)
 static struct node *
 mk(struct mcinit_pyexpr *e, enum node_kind k, size_t nkids)
 {
-	struct node *n = arena(e, sizeof *n);
+	/* the node and its kids in one allocation */
+	struct node *n = arena(e, sizeof *n + (nkids ? nkids : 1) * sizeof *n->kids);
 
 	n->kind = k;
 	n->nkids = nkids;
-	n->kids = arena(e, (nkids ? nkids : 1) * sizeof *n->kids);
+	n->kids = (struct node **)(n + 1);
 	return n;
 }
 
@@ -548,62 +618,69 @@ factor(struct mcinit_pyexpr *e)
 	return power(e);
 }
 
-static struct node *
-binary(struct mcinit_pyexpr *e, struct node *(*sub)(struct mcinit_pyexpr *),
-       const char *const *opset)
+/* The binding power of the binary operator at the cursor: 3 for * / // %,
+ * 2 for + -, 1 for & | (Python's term, arith and and/or-of-bits levels,
+ * bitwise & and | at one level as before); 0 for any other token.  "**"
+ * is power's, "&&" the guard chain's. */
+static int
+bin_power(const struct mcinit_pyexpr *e)
 {
-	struct node *n = sub(e);
-	size_t i;
+	const char *s = e->tok_s;
 
-	for (;;) {
-		for (i = 0; opset[i]; i++)
-			if (is_op(e, opset[i]))
-				break;
-		if (opset[i] == NULL || e->err)
-			return n;
-		next(e);
-		n = mk2(e, N_BIN, n, sub(e));
-		strcpy(n->op, opset[i]);
+	if (e->tok != T_OP)
+		return 0;
+	switch (s[0]) {
+	case '*':
+	case '%':
+		return s[1] == '\0' ? 3 : 0;
+	case '/':
+		return s[1] == '\0' || (s[1] == '/' && s[2] == '\0') ? 3 : 0;
+	case '+':
+	case '-':
+		return s[1] == '\0' ? 2 : 0;
+	case '&':
+	case '|':
+		return s[1] == '\0' ? 1 : 0;
+	default:
+		return 0;
 	}
 }
 
+/* Left-associative binary operators of power >= min over factors, by
+ * precedence climbing: the tree the grammar's levels (term, arith, and the
+ * bitwise level) build, without a call per level per operand. */
 static struct node *
-term(struct mcinit_pyexpr *e)
+binary(struct mcinit_pyexpr *e, int min)
 {
-	static const char *const o[] = {"*", "/", "//", "%", NULL};
+	struct node *n = factor(e);
+	int p;
 
-	return binary(e, factor, o);
-}
+	while ((p = bin_power(e)) >= min && e->err == NULL) {
+		const char *op = e->tok_s;
 
-static struct node *
-arith(struct mcinit_pyexpr *e)
-{
-	static const char *const o[] = {"+", "-", NULL};
-
-	return binary(e, term, o);
-}
-
-static struct node *bitand(struct mcinit_pyexpr *e)
-{
-	static const char *const o[] = {"&", "|", NULL};
-
-	return binary(e, arith, o);
+		next(e);
+		n = mk2(e, N_BIN, n, binary(e, p + 1));
+		strcpy(n->op, op);
+	}
+	return n;
 }
 
 /* The comparison operator at the cursor ("in", "not in", "is not", ...), or NULL. */
 static const char *
 cmp_op(struct mcinit_pyexpr *e)
 {
-	static const char *const o[] = {"==", "!=", "<=", ">=", "<", ">", NULL};
-	size_t i;
-
 	if (e->tok == T_OP) {
-		for (i = 0; o[i]; i++)
-			if (strcmp(e->tok_s, o[i]) == 0) {
-				next(e);
-				return o[i];
-			}
-		return NULL;
+		const char *s = e->tok_s, *op = NULL;
+
+		if (s[0] == '=' || s[0] == '!')
+			op = s[1] != '=' || s[2] != '\0' ? NULL : s[0] == '=' ? "==" : "!=";
+		else if (s[0] == '<' || s[0] == '>')
+			op = s[1] == '\0'                  ? (s[0] == '<' ? "<" : ">")
+			     : s[1] == '=' && s[2] == '\0' ? (s[0] == '<' ? "<=" : ">=")
+			                                   : NULL;
+		if (op != NULL)
+			next(e);
+		return op;
 	}
 	if (is_kw(e, "in")) {
 		next(e);
@@ -633,7 +710,7 @@ cmp_op(struct mcinit_pyexpr *e)
 static struct node *
 comparison(struct mcinit_pyexpr *e)
 {
-	struct node *n = bitand(e), *c = NULL;
+	struct node *n = binary(e, 1), *c = NULL;
 	const char *op;
 	size_t k = 0;
 
@@ -648,7 +725,7 @@ comparison(struct mcinit_pyexpr *e)
 			break;
 		}
 		strcpy(c->ops[k++], op);
-		push(e, c, bitand(e));
+		push(e, c, binary(e, 1));
 	}
 	return c ? c : n;
 }
@@ -726,7 +803,7 @@ chain(struct mcinit_pyexpr *e)
 struct mcinit_pyexpr *
 mcinit_pyexpr_parse(const char *src, char **why)
 {
-	struct mcinit_pyexpr *e = mcinit_xcalloc(1, sizeof *e);
+	struct mcinit_pyexpr *e = new_expr(ARENA_PARSE);
 
 	e->src = e->p = src;
 	next(e);
@@ -742,6 +819,15 @@ mcinit_pyexpr_parse(const char *src, char **why)
 	return e;
 }
 
+struct mcinit_pyexpr *
+mcinit_pyexpr_share(const struct mcinit_pyexpr *parsed)
+{
+	struct mcinit_pyexpr *e = new_expr(ARENA_SHARE);
+
+	e->root = parsed->root;
+	return e;
+}
+
 void
 mcinit_pyexpr_free(struct mcinit_pyexpr *e)
 {
@@ -751,7 +837,8 @@ mcinit_pyexpr_free(struct mcinit_pyexpr *e)
 		return;
 	for (c = e->mem; c; c = n) {
 		n = c->next;
-		free(c);
+		if (c != e->first)
+			free(c);
 	}
 	free(e->err);
 	free(e);
@@ -1462,6 +1549,20 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 	return err(e, "method %s is not supported", m);
 }
 
+/* "%name" in buf (cut to fit, as snprintf would). */
+static const char *
+bare_name(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > len - 2)
+		n = len - 2;
+	buf[0] = '%';
+	memcpy(buf + 1, name, n);
+	buf[n + 1] = '\0';
+	return buf;
+}
+
 /* Bare names reach the resolver as "%name", unless a comprehension
  * around them binds the name. */
 static int
@@ -1477,8 +1578,7 @@ resolve_name(struct mcinit_pyexpr *e, const struct node *n, struct mcinit_pv *ou
 		}
 	if (n->op[0] != '%')
 		return e->fn(e->ctx, e, n->s, out);
-	snprintf(buf, sizeof buf, "%%%s", n->s);
-	return e->fn(e->ctx, e, buf, out);
+	return e->fn(e->ctx, e, bare_name(buf, sizeof buf, n->s), out);
 }
 
 /* The items of a list, or the characters of a string, as a list. */
@@ -1696,8 +1796,7 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx, cons
 	if (n->kind == N_NAME && n->op[0] == '%') {
 		char buf[160];
 
-		snprintf(buf, sizeof buf, "%%%s", n->s);
-		fn(ctx, buf);
+		fn(ctx, bare_name(buf, sizeof buf, n->s));
 	} else if (n->kind == N_NAME) {
 		fn(ctx, n->s);
 	}

@@ -15,7 +15,10 @@
  *
  * Ownership: a struct mcinit_pyexpr owns its syntax tree and everything an
  * evaluation allocates; mcinit_pyexpr_free releases all of it.  Values
- * returned by mcinit_pyexpr_eval live until the next free.
+ * returned by mcinit_pyexpr_eval live until the next free.  A tree parsed
+ * once can be evaluated many times, from several threads at once, through
+ * expressions that share it (mcinit_pyexpr_share): each owns only what its
+ * evaluations allocate.
  */
 #ifndef MCINIT_PYEXPR_H
 #define MCINIT_PYEXPR_H
@@ -61,6 +64,10 @@ typedef int (*mcinit_pyexpr_resolve)(void *ctx, struct mcinit_pyexpr *e, const c
 /* Parses src.  NULL with a message in *why (caller frees) on a syntax the
  * subset does not have. */
 struct mcinit_pyexpr *mcinit_pyexpr_parse(const char *src, char **why);
+/* An expression with the syntax tree of `parsed`, shared, not copied:
+ * `parsed` must outlive it, and is never written (neither by evaluating
+ * this nor by freeing it).  Its evaluations allocate in it alone. */
+struct mcinit_pyexpr *mcinit_pyexpr_share(const struct mcinit_pyexpr *parsed);
 void mcinit_pyexpr_free(struct mcinit_pyexpr *e);
 
 /* Evaluates e; a MCINIT_PV_ERR value when a name is unknown or an operation

@@ -8,70 +8,79 @@
 #include "rules/rules-impl.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "config/mflags.h"
 #include "rules/mchecks.h"
 
+/* Sorted bytewise, for bisection (test-rules checks the order).  The
+ * cuda-graph names (cuda_graph_impl, inference_cuda_graph_scope,
+ * enable_cuda_graph, external_cuda_graph) are the deprecated flags mapped
+ * over; rows reading the value as given use cuda_graph_impl_given
+ * (data/megatron-checks-port.tsv). */
 static const struct {
 	const char *name;
 	enum mcinit_special s;
 } specials[] = {
-    {"world_size", S_WORLD},
-    {"data_parallel_size", S_DP},
-    {"transformer_pipeline_model_parallel_size", S_PP},
-    {"virtual_pipeline_model_parallel_size", S_VPP},
-    {"gtp_weight_remat_size", S_GTP},
-    {"expert_gtp_weight_remat_size", S_GTP},
-    {"rank", S_RANK},
-    {"params_dtype", S_PARAMS_DTYPE},
-    {"expert_tensor_parallel_size", S_ETP},
-    {"ffn_hidden_size", S_FFN},
-    {"kv_channels", S_KV},
-    {"global_batch_size", S_GBS},
-    {"get_device_arch_version()", S_ARCH},
-    {"moe_router_load_balancing_type", S_COLLAPSE},
-    {"moe_aux_loss_coeff", S_COLLAPSE},
-    {"main_grads_dtype", S_TORCH_DTYPE},
-    {"main_params_dtype", S_TORCH_DTYPE},
-    {"exp_avg_dtype", S_TORCH_DTYPE},
-    {"exp_avg_sq_dtype", S_TORCH_DTYPE},
-    {"use_dist_ckpt", S_USE_DIST_CKPT},
-    {"apply_rope_fusion", S_ROPE_FUSION},
-    {"position_embedding_type", S_POS_EMB},
-    {"batch_p2p_comm", S_BATCH_P2P},
-    {"pipeline_dtype", S_PIPELINE_DTYPE},
-    {"fp8_param", S_FP8_PARAM},
-    {"fp4_param", S_FP4_PARAM},
-    {"gated_linear_unit", S_GLU},
-    {"activation_func", S_ACTIVATION},
-    {"bias_activation_fusion", S_BIAS_ACT_FUSION},
-    {"num_query_groups", S_NQG},
-    {"is_hybrid_model", S_HYBRID},
     {"_is_global_batch_size_explicitly_specified", S_GBS_EXPLICIT},
     {"_num_layers_from_encoder", S_NL_FROM_ENC},
-    {"moe_router_padding_for_quantization", S_PAD_QUANT},
     {"_seq_length_from_encoder", S_SEQ_FROM_ENC},
-    /* the deprecated flags mapped over; rows reading the value as given use
-     * cuda_graph_impl_given (data/megatron-checks-port.tsv) */
-    {"cuda_graph_impl", S_LOCAL},
-    {"inference_cuda_graph_scope", S_LOCAL},
-    {"enable_cuda_graph", S_DELETED},
-    {"external_cuda_graph", S_DELETED},
+    {"activation_func", S_ACTIVATION},
+    {"apply_rope_fusion", S_ROPE_FUSION},
+    {"batch_p2p_comm", S_BATCH_P2P},
+    {"bias_activation_fusion", S_BIAS_ACT_FUSION},
     {"cpu_offloading", S_CPU_OFFLOAD},
+    {"cuda_graph_impl", S_LOCAL},
+    {"data_parallel_size", S_DP},
+    {"enable_cuda_graph", S_DELETED},
+    {"exp_avg_dtype", S_TORCH_DTYPE},
+    {"exp_avg_sq_dtype", S_TORCH_DTYPE},
     {"experimental_attention_variant", S_EXP_ATTN},
+    {"expert_gtp_weight_remat_size", S_GTP},
+    {"expert_tensor_parallel_size", S_ETP},
+    {"external_cuda_graph", S_DELETED},
+    {"ffn_hidden_size", S_FFN},
+    {"fp4_param", S_FP4_PARAM},
+    {"fp8_param", S_FP8_PARAM},
+    {"gated_linear_unit", S_GLU},
+    {"get_device_arch_version()", S_ARCH},
+    {"global_batch_size", S_GBS},
     {"grad_reduce_in_fp32", S_GRAD_FP32},
+    {"gtp_weight_remat_size", S_GTP},
+    {"inference_cuda_graph_scope", S_LOCAL},
+    {"is_hybrid_model", S_HYBRID},
+    {"kv_channels", S_KV},
+    {"main_grads_dtype", S_TORCH_DTYPE},
+    {"main_params_dtype", S_TORCH_DTYPE},
+    {"moe_aux_loss_coeff", S_COLLAPSE},
+    {"moe_router_load_balancing_type", S_COLLAPSE},
+    {"moe_router_padding_for_quantization", S_PAD_QUANT},
+    {"num_query_groups", S_NQG},
+    {"params_dtype", S_PARAMS_DTYPE},
+    {"pipeline_dtype", S_PIPELINE_DTYPE},
+    {"position_embedding_type", S_POS_EMB},
+    {"rank", S_RANK},
+    {"transformer_pipeline_model_parallel_size", S_PP},
+    {"use_dist_ckpt", S_USE_DIST_CKPT},
+    {"virtual_pipeline_model_parallel_size", S_VPP},
+    {"world_size", S_WORLD},
 };
 
 enum mcinit_special
 mcinit_mcheck_special(const char *name)
 {
-	size_t i;
+	size_t n = sizeof specials / sizeof specials[0];
+	size_t i = mcinit_lower_bound_str(specials, n, sizeof specials[0],
+	                                  offsetof(__typeof__(specials[0]), name), name);
 
-	for (i = 0; i < sizeof specials / sizeof specials[0]; i++)
-		if (strcmp(specials[i].name, name) == 0)
-			return specials[i].s;
-	return S_NONE;
+	return i < n && strcmp(specials[i].name, name) == 0 ? specials[i].s : S_NONE;
+}
+
+const char *
+mcinit_mcheck_special_at(size_t i)
+{
+	return i < sizeof specials / sizeof specials[0] ? specials[i].name : NULL;
 }
 
 /* The Megatron-Bridge section that mirrors the dataclass whose
@@ -107,11 +116,9 @@ mcinit_mcheck_field(const char *name, unsigned version, const char *section)
 {
 	int f;
 
-	if (mcinit_mflag_by_dest(name, version) != NULL)
-		for (f = 0; f < MCINIT_F_COUNT; f++)
-			if (mcinit_fields[f].dest != NULL &&
-			    strcmp(mcinit_fields[f].dest, name) == 0)
-				return f;
+	if (mcinit_mflag_by_dest(name, version) != NULL &&
+	    (f = mcinit_field_by_dest_column(name)) >= 0)
+		return f;
 	f = mcinit_field_lookup(NULL, name);
 	if (f >= 0 && mcinit_fields[f].origin == MCINIT_FO_SCHEMA)
 		return f;

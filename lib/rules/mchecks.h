@@ -20,12 +20,15 @@
  * training-config dataclasses; the warnings of the same places are
  * MC250-MC256.
  *
- * Ownership: the table is static; nothing here allocates beyond a call.
+ * Ownership: the table is static.  A row's status and parsed expressions
+ * are computed the first time they are asked for and kept for the life of
+ * the process (shared by threads, never freed).
  */
 #ifndef MCINIT_MCHECKS_H
 #define MCINIT_MCHECKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct mcinit_mcheck {
@@ -43,6 +46,7 @@ struct mcinit_mcheck {
 	const char *sev;   /* "warning" / "note" override, or NULL */
 	unsigned versions; /* enum mcinit_mversion bits of the releases that have it */
 	bool vetted;       /* the ledger names its code: evaluated */
+	const char *code;  /* the table's code for it (see mcinit_mcheck_code) */
 };
 
 extern const struct mcinit_mcheck mcinit_mchecks[];
@@ -58,14 +62,38 @@ const char *mcinit_mcheck_code(const struct mcinit_mcheck *m);
 
 /* How row m is implemented: its code (the table's or a hand-written
  * rule's) and NULL *why; or NULL with the reason in *why (static text or
- * the row's own). */
+ * the row's own).  Computed once per process (the names a row reads are
+ * resolved as in the default release), whichever thread asks first. */
 const char *mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why);
+
+/* The rows whose status can be the table code `code` (MC200-MC256): those
+ * with a condition, decidable offline, vetted, and no rule or reason of
+ * their own, in table order; *n set to how many.  Generated with the table. */
+const unsigned short *mcinit_mcheck_runs(const char *code, size_t *n);
+
+struct mcinit_pyexpr;
+
+/* The expressions of a row, parsed once per process. */
+enum mcinit_mcheck_expr {
+	MCINIT_MX_WHEN,
+	MCINIT_MX_GUARD,
+	MCINIT_MX_COND,
+	MCINIT_MX_MESSAGE,
+};
+/* The syntax tree of expression x of row m, shared (read only: evaluate
+ * it through mcinit_pyexpr_share); NULL when the text is empty or not in
+ * the subset pyexpr parses. */
+const struct mcinit_pyexpr *mcinit_mcheck_expr(const struct mcinit_mcheck *m,
+                                               enum mcinit_mcheck_expr x);
 
 /* Whether the evaluator can resolve `name` in the row `id` (a config field
  * by dest or Megatron-Core attribute name, a field of the Bridge section the
  * row's dataclass is, a derived value, an enum constant, "$VAR" for the
  * environment): rules-mcheck.c. */
 bool mcinit_mcheck_name_known(const char *name, const char *id);
+/* The i-th name of the evaluator's table of derived and mapped values
+ * (sorted bytewise, for bisection), NULL past its end: for tests. */
+const char *mcinit_mcheck_special_at(size_t i);
 
 /* data/megatron-checks-ledger.tsv, computed: id, implemented_by, note. */
 int mcinit_mchecks_ledger(FILE *out);

@@ -462,22 +462,22 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	return -1;
 }
 
-/* 1: the row fails, 0: it holds, -1: it cannot be decided for this config. */
+/* Expression x of row m, whose text is src: 1: the row fails, 0: it holds,
+ * -1: it cannot be decided for this config. */
 static int
-evaluate(struct row_ctx *r, const char *src, bool negate)
+evaluate(struct row_ctx *r, const struct mcinit_mcheck *m, enum mcinit_mcheck_expr x,
+         const char *src, bool negate)
 {
+	const struct mcinit_pyexpr *tree;
 	struct mcinit_pyexpr *e;
 	struct mcinit_pv v;
-	char *why = NULL;
 	int res;
 
 	if (src == NULL || *src == '\0')
 		return negate ? 0 : 1;
-	e = mcinit_pyexpr_parse(src, &why);
-	if (e == NULL) {
-		free(why);
-		return -1;
-	}
+	if ((tree = mcinit_mcheck_expr(m, x)) == NULL)
+		return -1; /* not in the subset pyexpr parses */
+	e = mcinit_pyexpr_share(tree);
 	v = mcinit_pyexpr_eval(e, resolve, r);
 	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
 	mcinit_pyexpr_free(e);
@@ -527,20 +527,16 @@ note_field(void *ctx, const char *name)
 static enum mcinit_field
 row_field(struct row_ctx *r, const struct mcinit_mcheck *m)
 {
+	static const enum mcinit_mcheck_expr xs[] = {MCINIT_MX_WHEN, MCINIT_MX_GUARD,
+	                                             MCINIT_MX_COND};
 	struct at a = {r, -1, -1};
-	const char *srcs[] = {m->when, m->guard, m->cond};
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
-		struct mcinit_pyexpr *e;
-		char *why = NULL;
+	for (i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+		const struct mcinit_pyexpr *e = mcinit_mcheck_expr(m, xs[i]);
 
-		if (srcs[i] == NULL || (e = mcinit_pyexpr_parse(srcs[i], &why)) == NULL) {
-			free(why);
-			continue;
-		}
-		mcinit_pyexpr_names(e, note_field, &a);
-		mcinit_pyexpr_free(e);
+		if (e != NULL)
+			mcinit_pyexpr_names(e, note_field, &a);
 	}
 	return a.written >= 0 ? a.written : a.first >= 0 ? a.first : F(world_size);
 }
@@ -549,16 +545,15 @@ static void
 report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
 {
 	struct mcinit_rule_ctx *x = r->x;
-	struct mcinit_pyexpr *e;
+	const struct mcinit_pyexpr *tree = mcinit_mcheck_expr(m, MCINIT_MX_MESSAGE);
 	struct mcinit_buf b = {0};
-	char *why = NULL;
 	enum mcinit_severity sev = x->rule->sev;
 	const struct mcinit_rule *rule;
 
 	if (m->sev != NULL)
 		sev = strcmp(m->sev, "note") == 0 ? MCINIT_NOTE : MCINIT_WARNING;
-	e = mcinit_pyexpr_parse(m->message, &why);
-	if (e != NULL) {
+	if (tree != NULL) {
+		struct mcinit_pyexpr *e = mcinit_pyexpr_share(tree);
 		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
 
 		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
@@ -567,8 +562,8 @@ report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
 			mcinit_pv_str(&b, &v);
 		mcinit_pyexpr_free(e);
 	} else {
+		/* empty, or not in the subset pyexpr parses */
 		mcinit_buf_adds(&b, *m->message ? m->message : m->cond);
-		free(why);
 	}
 	/* The row's own field, not the family rule's nominal reads. */
 	rule = x->rule;
@@ -598,27 +593,33 @@ from_megatron_flags(const struct mcinit_config *c)
 void
 mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
-	size_t i;
+	const unsigned short *rows;
+	size_t i, n;
 
 	if (validate_args_row(x) && !from_megatron_flags(x->c))
 		return;
 
-	for (i = 0; i < mcinit_nmchecks; i++) {
-		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
-		const char *why, *code = mcinit_mcheck_status(m, &why);
-		struct row_ctx rc = {x, mcinit_mcheck_row_section(m->id)};
+	/* only the rows whose status can be this rule's code (the others'
+	 * status is another code, a hand-written rule, or a reason) */
+	rows = mcinit_mcheck_runs(x->rule->code, &n);
+	for (i = 0; i < n; i++) {
+		const struct mcinit_mcheck *m = &mcinit_mchecks[rows[i]];
+		const char *why;
+		struct row_ctx rc;
 		int r;
 
-		if (code == NULL || m->rule != NULL || strcmp(code, x->rule->code) != 0)
-			continue;
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
+		if (mcinit_mcheck_status(m, &why) == NULL)
+			continue; /* reads a name mcinit does not resolve */
+		rc = (struct row_ctx){x, mcinit_mcheck_row_section(m->id)};
 		if (m->when != NULL) {
-			r = evaluate(&rc, m->when, false);
+			r = evaluate(&rc, m, MCINIT_MX_WHEN, m->when, false);
 		} else {
-			r = evaluate(&rc, m->guard, false);
+			r = evaluate(&rc, m, MCINIT_MX_GUARD, m->guard, false);
 			if (r == 1)
-				r = evaluate(&rc, m->cond, strcmp(m->kind, "assert") == 0);
+				r = evaluate(&rc, m, MCINIT_MX_COND, m->cond,
+				             strcmp(m->kind, "assert") == 0);
 		}
 		if (r == 1)
 			report_row(&rc, m);

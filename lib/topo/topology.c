@@ -561,17 +561,16 @@ fill_group(const struct plan *p, long base, long *out)
 	return out;
 }
 
-/* Unit u of cut family f: its parent's groups u*unit .. u*unit+unit-1, concatenated. */
+/* Unit u of cut family f: its parent's groups u*unit .. u*unit+unit-1,
+ * concatenated.  pp is the parent's plan (plan_init of t->fam[f->parent]),
+ * made once by callers that fill every unit. */
 static void
-fill_unit(const struct mcinit_topo *t, const struct mcinit_topo_fam *f, long u, long *out)
+fill_unit(const struct plan *pp, const struct mcinit_topo_fam *f, long u, long *out)
 {
-	const struct mcinit_topo_fam *pf = &t->fam[f->parent];
-	struct plan p;
 	long g;
 
-	plan_init(&p, t, pf);
 	for (g = u * f->unit; g < (u + 1) * f->unit; g++)
-		out = fill_group(&p, radix_value(g, p.us, p.ust, p.nu), out);
+		out = fill_group(pp, radix_value(g, pp->us, pp->ust, pp->nu), out);
 }
 
 /* Group r of a cut family from its unit's members (n of them). */
@@ -627,7 +626,8 @@ mcinit_topo_fam_group(const struct mcinit_topo *t, int fi, long g, long *out)
 	}
 	n = unit_len(t, f);
 	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
-	fill_unit(t, f, g / f->per_unit, unit);
+	plan_init(&p, t, &t->fam[f->parent]);
+	fill_unit(&p, f, g / f->per_unit, unit);
 	pick_group(f, unit, n, g % f->per_unit, out);
 	free(unit);
 	return 0;
@@ -658,8 +658,9 @@ mcinit_topo_fam_groups(const struct mcinit_topo *t, int fi, struct mcinit_groups
 	}
 	n = unit_len(t, f);
 	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
+	plan_init(&p, t, &t->fam[f->parent]);
 	for (u = 0; u < f->ngroups / f->per_unit; u++) {
-		fill_unit(t, f, u, unit);
+		fill_unit(&p, f, u, unit);
 		for (r = 0; r < f->per_unit; r++)
 			w = pick_group(f, unit, n, r, w);
 	}
@@ -924,11 +925,7 @@ jw_str(struct jw *w, const char *s)
 static inline char *
 put_ulong(char *p, unsigned long v)
 {
-	char tmp[24], *end = tmp + sizeof tmp, *q = mcinit_utoa_rev(end, v);
-	size_t n = (size_t)(end - q);
-
-	memcpy(p, q, n);
-	return p + n;
+	return mcinit_put_u(p, v);
 }
 
 /* Writes "v," — the caller replaces the last separator by the closing bracket. */
@@ -963,6 +960,18 @@ jw_grid_group(struct jw *w, const struct plan *p, long base)
 	jw_open(w);
 	if (p->nm == 0) {
 		jw_num(w, base);
+	} else if (p->ms[0] <= CHUNK / NUM_ROOM) {
+		/* room for a whole run at once, then unchecked writes */
+		do {
+			char *q;
+
+			jw_room(w, (size_t)p->ms[0] * NUM_ROOM);
+			for (q = w->p, i = 0; i < p->ms[0]; i++) {
+				q = put_ulong(q, (unsigned long)(v + i * p->mst[0]));
+				*q++ = ',';
+			}
+			w->p = q;
+		} while (odometer_next(cnt + 1, p->ms + 1, p->mst + 1, p->nm - 1, &v));
 	} else {
 		do {
 			for (i = 0; i < p->ms[0]; i++)
@@ -993,20 +1002,33 @@ jw_cut_kind(struct jw *w, const struct mcinit_topo *t, const int *fams, int nf)
 {
 	const struct mcinit_topo_fam *f0 = &t->fam[fams[0]];
 	long n = unit_len(t, f0), u, r, i, *unit, *grp;
+	struct plan pp;
 	int k;
 
 	unit = mcinit_xmalloc((size_t)n * 2 * sizeof *unit);
 	grp = unit + n;
+	plan_init(&pp, t, &t->fam[f0->parent]);
 	for (u = 0; u < f0->ngroups / f0->per_unit; u++) {
-		fill_unit(t, f0, u, unit);
+		fill_unit(&pp, f0, u, unit);
 		for (k = 0; k < nf; k++) {
 			const struct mcinit_topo_fam *f = &t->fam[fams[k]];
 
 			for (r = 0; r < f->per_unit; r++) {
 				pick_group(f, unit, n, r, grp);
 				jw_open(w);
-				for (i = 0; i < f->size; i++)
-					jw_num(w, grp[i]);
+				if (f->size <= CHUNK / NUM_ROOM) {
+					char *q;
+
+					jw_room(w, (size_t)f->size * NUM_ROOM);
+					for (q = w->p, i = 0; i < f->size; i++) {
+						q = put_ulong(q, (unsigned long)grp[i]);
+						*q++ = ',';
+					}
+					w->p = q;
+				} else {
+					for (i = 0; i < f->size; i++)
+						jw_num(w, grp[i]);
+				}
 				jw_close(w);
 			}
 		}

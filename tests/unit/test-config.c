@@ -42,6 +42,119 @@ conv(enum mcinit_field f, const char *json, struct mcinit_value *out)
 	return code;
 }
 
+/* The dest-column index finds what a scan of mcinit_fields in order finds. */
+Test(config, dest_column_index_agrees_with_a_scan)
+{
+	int f, g;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const char *dest = mcinit_fields[f].dest;
+
+		if (dest == NULL)
+			continue;
+		for (g = 0; g < MCINIT_F_COUNT; g++)
+			if (mcinit_fields[g].dest != NULL &&
+			    strcmp(mcinit_fields[g].dest, dest) == 0)
+				break;
+		cr_assert_eq(mcinit_field_by_dest_column(dest), g, "%s", dest);
+	}
+	cr_assert_eq(mcinit_field_by_dest_column("no_such_dest"), -1);
+	cr_assert_eq(mcinit_field_by_dest_column(""), -1);
+}
+
+/* The hashed lookups by name agree with scans of mcinit_fields: every
+ * section.name key and alias, every bare name (the first field of that
+ * name), every dest (its fields, home first). */
+Test(config, lookups_by_name_agree_with_scans)
+{
+	int f, g;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_field_info *fi = &mcinit_fields[f];
+		enum mcinit_field out[8];
+		bool alias = true;
+		const char *a;
+
+		cr_assert_eq(mcinit_field_lookup_key(fi->section, fi->name, &alias), f, "%s.%s",
+		             fi->section, fi->name);
+		cr_assert_not(alias);
+		cr_assert_eq(mcinit_field_lookup(fi->section, fi->name), f);
+		for (g = 0; g < MCINIT_F_COUNT && strcmp(mcinit_fields[g].name, fi->name) != 0; g++)
+			;
+		cr_assert_eq(mcinit_field_lookup(NULL, fi->name), g, "%s", fi->name);
+		for (a = fi->aliases; a != NULL && *a;) {
+			size_t n = strcspn(a, "|"), dot = strcspn(a, ".");
+			char sec[128], name[128];
+
+			cr_assert_lt(dot, n, "%s", a);
+			snprintf(sec, sizeof sec, "%.*s", (int)dot, a);
+			snprintf(name, sizeof name, "%.*s", (int)(n - dot - 1), a + dot + 1);
+			alias = false;
+			cr_assert_eq(mcinit_field_lookup_key(sec, name, &alias), f, "%s.%s", sec,
+			             name);
+			cr_assert(alias);
+			a += n + (a[n] == '|');
+		}
+		if (fi->dest != NULL && mcinit_fields_by_dest(fi->dest, out, 8) > 0) {
+			int k, n = mcinit_fields_by_dest(fi->dest, out, 8);
+
+			for (k = 0; k < n; k++)
+				cr_assert(mcinit_fields[out[k]].dest != NULL &&
+				              strcmp(mcinit_fields[out[k]].dest, fi->dest) == 0,
+				          "%s", fi->dest);
+		}
+	}
+	cr_assert_eq(mcinit_field_lookup_key("model", "no_such_field", NULL), -1);
+	cr_assert_eq(mcinit_field_lookup_key("no_such_section", "seed", NULL), -1);
+	cr_assert_eq(mcinit_field_lookup_key("", "", NULL), -1);
+	cr_assert_eq(mcinit_field_lookup(NULL, "no_such_field"), -1);
+	cr_assert_eq(mcinit_fields_by_dest("no_such_dest", NULL, 0), 0);
+}
+
+/* A field's default on v computed from the flag table at run time, as
+ * config.c did before gen-tables.py wrote MCINIT_FIELD_VDEF. */
+static const char *
+default_by_scan(enum mcinit_field f, unsigned v)
+{
+	const struct mcinit_field_info *fi = &mcinit_fields[f];
+	const char *p = fi->flags;
+	char flag[160];
+
+	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || fi->dest == NULL)
+		return fi->def;
+	while (*p) {
+		size_t n = strcspn(p, "|");
+		const struct mcinit_mflag *m;
+
+		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
+		m = mcinit_mflag_find(flag, v, NULL);
+		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
+			return m->def;
+		p += n + (p[n] == '|');
+	}
+	return fi->def;
+}
+
+Test(config, generated_defaults_agree_with_the_flag_table)
+{
+	int f, k, differ = 0;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		for (k = 0; k < MCINIT_MV_COUNT; k++) {
+			unsigned v = mcinit_mversion_at(k);
+			const char *want = default_by_scan(f, v),
+			           *got = mcinit_field_default_text(f, v);
+
+			/* NULL: a schema row without a default */
+			cr_assert(want == got || (want && got && strcmp(want, got) == 0),
+			          "%s.%s on %s: %s, want %s", mcinit_fields[f].section,
+			          mcinit_fields[f].name, mcinit_mversion_name(v),
+			          got ? got : "NULL", want ? want : "NULL");
+			differ += want != mcinit_fields[f].def;
+		}
+	cr_assert_gt(differ, 0);
+}
+
 Test(config, every_schema_row_parses_and_defaults_convert)
 {
 	int i;

@@ -130,3 +130,62 @@ Test(mflags, types_and_defaults)
 	m = mcinit_mflag_find("--profile-ranks", MCINIT_MV_MAIN, NULL);
 	cr_assert_str_eq(m->def, "[]");
 }
+
+/* The by-dest index finds what a scan of the table in order finds: the
+ * first row of that dest in the parser, for every dest and parser key. */
+Test(mflags, by_dest_index_agrees_with_a_scan)
+{
+	unsigned n, i, k, e;
+	const struct mcinit_mflag *t = mcinit_mflag_table(&n);
+	unsigned keys[MCINIT_MV_COUNT + 2 + MCINIT_ME_COUNT], nkeys = 0;
+
+	for (i = 0; i < MCINIT_MV_COUNT; i++)
+		keys[nkeys++] = mcinit_mversion_at((int)i);
+	keys[nkeys++] = MCINIT_MV_ALL;
+	keys[nkeys++] = MCINIT_MPARSER(MCINIT_MV_MAIN, MCINIT_ME_ALL);
+	for (e = 0; e < MCINIT_ME_COUNT; e++)
+		keys[nkeys++] = MCINIT_MPARSER(MCINIT_MV_R015 | MCINIT_MV_MAIN, 1u << e);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nkeys; k++) {
+			unsigned key = keys[k], ent = key >> MCINIT_MPARSER_SHIFT;
+			unsigned ver = key & ((1u << MCINIT_MPARSER_SHIFT) - 1);
+			const struct mcinit_mflag *want = NULL;
+			unsigned j;
+
+			for (j = 0; j < n && want == NULL; j++)
+				if ((t[j].versions & ver) != 0 &&
+				    (ent == 0 || (t[j].entries & ent) != 0) &&
+				    strcmp(t[j].dest, t[i].dest) == 0)
+					want = &t[j];
+			cr_assert_eq(mcinit_mflag_by_dest(t[i].dest, key), want, "%s, key %#x",
+			             t[i].dest, key);
+		}
+	}
+	cr_assert_null(mcinit_mflag_by_dest("no_such_dest", MCINIT_MV_ALL));
+	cr_assert_null(mcinit_mflag_by_dest("", MCINIT_MV_ALL));
+	cr_assert_null(mcinit_mflag_by_dest("~", MCINIT_MV_ALL));
+}
+
+/* The flag hash finds every flag's first row in the parser. */
+Test(mflags, find_agrees_with_a_scan)
+{
+	unsigned n, i, j, v;
+	const struct mcinit_mflag *t = mcinit_mflag_table(&n);
+
+	for (i = 0; i < n; i++) {
+		for (v = 1; v <= MCINIT_MV_ALL; v <<= 1) {
+			const struct mcinit_mflag *want = NULL;
+
+			for (j = 0; j < n && want == NULL; j++)
+				if ((t[j].versions & v) != 0 && strcmp(t[j].flag, t[i].flag) == 0)
+					want = &t[j];
+			if (strncmp(t[i].flag, "--no-", 5) != 0)
+				cr_assert_eq(mcinit_mflag_find(t[i].flag, v, NULL), want, "%s %#x",
+				             t[i].flag, v);
+		}
+		cr_assert_not_null(mcinit_mflag_find_any(t[i].flag), "%s", t[i].flag);
+	}
+	cr_assert_null(mcinit_mflag_find("--no-such-flag", MCINIT_MV_ALL, NULL));
+	cr_assert_null(mcinit_mflag_find("", MCINIT_MV_ALL, NULL));
+	cr_assert_null(mcinit_mflag_find("--", MCINIT_MV_ALL, NULL));
+}

@@ -157,3 +157,78 @@ Test(pyexpr, names_read_skip_loop_variables)
 	mcinit_buf_free(&b);
 	mcinit_pyexpr_free(e);
 }
+
+/* str() of v, "ERR" for an error. */
+static char *
+shown(const struct mcinit_pv *v)
+{
+	struct mcinit_buf b = {0};
+	char *r;
+
+	if (v->kind == MCINIT_PV_ERR)
+		mcinit_buf_adds(&b, "ERR");
+	else
+		mcinit_pv_str(&b, v);
+	r = strdup(mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return r;
+}
+
+/* A tree parsed once, evaluated through two expressions that share it
+ * (alive at once, freed in either order) and then itself, gives every case
+ * its value each time. */
+Test(pyexpr, shared_trees_evaluate_like_their_own)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *why = NULL, *a, *b, *c;
+		struct mcinit_pyexpr *tree = mcinit_pyexpr_parse(cases[i].src, &why);
+		struct mcinit_pyexpr *s1, *s2;
+		struct mcinit_pv v1, v2, v3;
+
+		if (tree == NULL) {
+			cr_expect_str_eq("SYNTAX", cases[i].want, "%s", cases[i].src);
+			free(why);
+			continue;
+		}
+		s1 = mcinit_pyexpr_share(tree);
+		s2 = mcinit_pyexpr_share(tree);
+		v1 = mcinit_pyexpr_eval(s1, resolve, NULL);
+		v2 = mcinit_pyexpr_eval(s2, resolve, NULL);
+		a = shown(&v1);
+		b = shown(&v2);
+		mcinit_pyexpr_free(s1);
+		v3 = mcinit_pyexpr_eval(tree, resolve, NULL);
+		c = shown(&v3);
+		mcinit_pyexpr_free(s2);
+		cr_expect_str_eq(a, cases[i].want, "%s", cases[i].src);
+		cr_expect_str_eq(b, cases[i].want, "%s", cases[i].src);
+		cr_expect_str_eq(c, cases[i].want, "%s", cases[i].src);
+		free(a);
+		free(b);
+		free(c);
+		mcinit_pyexpr_free(tree);
+	}
+}
+
+/* The arena: many small allocations (a long list), and single ones larger
+ * than any block (a long string literal). */
+Test(pyexpr, arena_takes_many_and_large_allocations)
+{
+	struct mcinit_buf src = {0};
+	char *got;
+	int i;
+
+	mcinit_buf_adds(&src, "len([");
+	for (i = 0; i < 5000; i++)
+		mcinit_buf_printf(&src, "%s%d", i ? ", " : "", i);
+	mcinit_buf_adds(&src, "]) + len('");
+	for (i = 0; i < 40000; i++)
+		mcinit_buf_addc(&src, "abc"[i % 3]);
+	mcinit_buf_adds(&src, "' + 'xyz') + len('q')");
+	got = run(mcinit_buf_cstr(&src));
+	cr_expect_str_eq(got, "45004");
+	free(got);
+	mcinit_buf_free(&src);
+}

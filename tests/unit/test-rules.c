@@ -742,3 +742,88 @@ Test(rules, mcheck_rows_are_selected_per_release)
 	cr_expect(mcinit_mcheck_in(only_main, MCINIT_MV_MAIN));
 	cr_expect_eq(all->versions, (unsigned)MCINIT_MV_ALL);
 }
+
+/* The table of derived and mapped names is bisected: it must stay sorted,
+ * and each of its names resolves. */
+Test(rules, mcheck_specials_are_sorted)
+{
+	const char *prev = NULL, *name;
+	size_t i;
+
+	for (i = 0; (name = mcinit_mcheck_special_at(i)) != NULL; i++) {
+		if (prev != NULL)
+			cr_assert(strcmp(prev, name) < 0, "%s before %s", prev, name);
+		cr_assert(mcinit_mcheck_name_known(name, "megatron/training/arguments.py:1"), "%s",
+		          name);
+		prev = name;
+	}
+	cr_assert_gt(i, 0);
+	cr_assert_not(mcinit_mcheck_name_known("no_such_name", "megatron/training/arguments.py:1"));
+}
+
+/* The code of a row, as the table's sources and kinds give it. */
+static const char *
+code_by_hand(const struct mcinit_mcheck *m)
+{
+	static const char *const sources[] = {
+	    "megatron/training/arguments.py",
+	    "megatron/core/transformer/",
+	    "megatron/core/model_parallel_config.py",
+	    "megatron/core/optimizer/",
+	    "megatron/core/distributed/",
+	    "megatron/core/num_microbatches_calculator.py",
+	    "megatron/training/config/",
+	};
+	static char code[8];
+	bool warn = strcmp(m->kind, "warn") == 0;
+	size_t i;
+
+	if (m->sev != NULL)
+		warn = strcmp(m->sev, "error") != 0;
+	for (i = 0; i < sizeof sources / sizeof sources[0]; i++)
+		if (strncmp(m->id, sources[i], strlen(sources[i])) == 0)
+			break;
+	snprintf(code, sizeof code, "MC%zu", (warn ? 250 : 200) + (i < 7 ? i : 0));
+	return code;
+}
+
+/* The generated code of each row, and the rows each table rule runs: every
+ * row whose status can be its code, in table order, and no other. */
+Test(rules, mcheck_codes_and_runs_agree_with_the_rows)
+{
+	static const char *const codes[] = {"MC200", "MC201", "MC202", "MC203", "MC204",
+	                                    "MC205", "MC206", "MC250", "MC251", "MC252",
+	                                    "MC253", "MC254", "MC255", "MC256"};
+	size_t ci, i, k, n, total = 0;
+
+	for (i = 0; i < mcinit_nmchecks; i++)
+		cr_expect_str_eq(mcinit_mcheck_code(&mcinit_mchecks[i]),
+		                 code_by_hand(&mcinit_mchecks[i]), "%s", mcinit_mchecks[i].id);
+	for (ci = 0; ci < sizeof codes / sizeof codes[0]; ci++) {
+		const unsigned short *rows = mcinit_mcheck_runs(codes[ci], &n);
+
+		for (i = k = 0; i < mcinit_nmchecks; i++) {
+			const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+			const char *why, *code = mcinit_mcheck_status(m, &why);
+			bool runs = m->rule == NULL && m->no == NULL && m->offline && m->vetted &&
+			            (m->when != NULL || m->cond[0] != '\0') &&
+			            strcmp(mcinit_mcheck_code(m), codes[ci]) == 0;
+
+			if (!runs) {
+				cr_expect(
+				    code == NULL || m->rule != NULL || strcmp(code, codes[ci]) != 0,
+				    "%s has status %s but is not among its rows", m->id, codes[ci]);
+				continue;
+			}
+			cr_assert_lt(k, n, "%s", m->id);
+			cr_expect_eq(rows[k], i, "%s", m->id);
+			k++;
+		}
+		cr_expect_eq(k, n, "%s", codes[ci]);
+		total += n;
+	}
+	cr_expect_gt(total, 0);
+	n = 1;
+	mcinit_mcheck_runs("MC999", &n);
+	cr_expect_eq(n, 0);
+}

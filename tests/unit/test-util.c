@@ -23,6 +23,34 @@ Test(util, utoa_matches_printf)
 	}
 }
 
+/* Every digit count and its boundaries, every number below 10^6, and the
+ * powers of ten and their neighbours up to ULLONG_MAX. */
+Test(util, put_u_matches_printf)
+{
+	char buf[32], want[32];
+	unsigned long long v, p;
+	int k;
+
+	for (v = 0; v < 1000000; v++) {
+		*mcinit_put_u(buf, v) = '\0';
+		snprintf(want, sizeof want, "%llu", v);
+		cr_assert_str_eq(buf, want);
+	}
+	for (p = 1, k = 0; k < 20; k++, p *= 10) {
+		unsigned long long t[] = {p - 1, p, p + 1, 2 * p - 1, 9 * p + (p - 1)};
+		size_t i;
+
+		for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+			*mcinit_put_u(buf, t[i]) = '\0';
+			snprintf(want, sizeof want, "%llu", t[i]);
+			cr_assert_str_eq(buf, want);
+		}
+	}
+	*mcinit_put_u(buf, ULLONG_MAX) = '\0';
+	snprintf(want, sizeof want, "%llu", ULLONG_MAX);
+	cr_assert_str_eq(buf, want);
+}
+
 Test(util, buf_add_long_signs)
 {
 	struct mcinit_buf b = {0};
