@@ -60,7 +60,7 @@ int main(void)
 }
 EOF
 # shellcheck disable=SC2086
-check version-macros-match-library sh -c "$cc -Wall -Wextra -Werror '$tmp/ver.c' $flags -o '$tmp/ver' &&
+check version-macros-match-library sh -c "$cc ${CFLAGS:-} -Wall -Wextra -Werror '$tmp/ver.c' $flags ${LDFLAGS:-} -o '$tmp/ver' &&
 	'$tmp/ver'"
 check example-uses-installed-library sh -c "ldd '$tmp/validate' | grep -q '$lib/libmcinit.so'"
 ex="$tmp/validate"
