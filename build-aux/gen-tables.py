@@ -870,6 +870,27 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
         print("MCINIT_FIELD_BRIDGE(%s, %#x)" % (f["id"], mask))
     print("#endif")
 
+    # Bridge's own default of every Bridge field: what a ConfigContainer
+    # leaves a field it does not write at, where a field's default is a
+    # Megatron-LM flag's (per release) or schema.def's.  A required field,
+    # one Bridge computes and a default JSON cannot hold (inf) have none.
+    print("#ifdef MCINIT_FIELD_BDEF")
+    for f in allf:
+        b = f.get("bridge")
+        if b is None or b["default"] in ("", "required"):
+            continue
+        if f["origin"] == "SCHEMA" and f["schema"]["def"] == "null":
+            continue  # mcinit derives it when null, as Megatron-LM does (params_dtype)
+        t = annotation_type(b["type"]) if f["origin"] == "SCHEMA" else f["type"]
+        try:
+            dv = bridge_default(b["default"], t)
+        except KeyError:
+            continue
+        text = json_text(dv)
+        if text is not None:
+            print("MCINIT_FIELD_BDEF(%s, %s)" % (f["id"], cstr(text)))
+    print("#endif")
+
     # sections: every ConfigContainer section, mcinit's launch, megatron
     print("#ifdef MCINIT_SECTION")
     seen = []
