@@ -1357,6 +1357,29 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 		mcinit_buf_free(&b);
 		return v;
 	}
+	if ((strcmp(f, "math.lcm") == 0 || strcmp(f, "math.gcd") == 0) && k >= 1) {
+		long long r = f[5] == 'l' ? 1 : 0;
+
+		for (i = 0; i < k; i++) {
+			long long v, g, t;
+
+			if (a[i].kind != MCINIT_PV_INT && a[i].kind != MCINIT_PV_BOOL)
+				return err(e, "'%s' object cannot be interpreted as an integer",
+				           a[i].kind == MCINIT_PV_FLOAT ? "float" : "non-int");
+			v = a[i].i < 0 ? -a[i].i : a[i].i;
+			for (g = r, t = v; t != 0;) { /* gcd(r, v) */
+				long long m = g % t;
+
+				g = t;
+				t = m;
+			}
+			if (f[5] == 'g')
+				r = g;
+			else
+				r = r == 0 || v == 0 ? 0 : r / g * v;
+		}
+		return mkint(r);
+	}
 	if (strcmp(f, "abs") == 0 && k == 1 && is_num(&a[0]))
 		return a[0].kind == MCINIT_PV_FLOAT ? mkfloat(a[0].f < 0 ? -a[0].f : a[0].f)
 		                                    : mkint(a[0].i < 0 ? -a[0].i : a[0].i);
@@ -1701,10 +1724,11 @@ static bool
 builtin(const char *f)
 {
 	static const char *const b[] = {
-	    "len", "getattr", "isinstance", "int",           "float",
-	    "str", "bool",    "min",        "max",           "abs",
-	    "any", "all",     "sum",        "os.getenv",     "os.environ.get",
-	    "set", "list",    "tuple",      "math.isfinite", NULL};
+	    "len",      "getattr", "isinstance", "int",           "float",
+	    "str",      "bool",    "min",        "max",           "abs",
+	    "any",      "all",     "sum",        "os.getenv",     "os.environ.get",
+	    "set",      "list",    "tuple",      "math.isfinite", "math.lcm",
+	    "math.gcd", NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)

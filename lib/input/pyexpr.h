@@ -9,7 +9,8 @@
  * comparisons (chained, `in`, `not in`, `is`, `is not`), + - * / // % **,
  * the conditional expression, attribute access (`args.x`, `self.x` and
  * `Enum.member` are names for the resolver), subscripts and the calls
- * len, getattr, isinstance, int, float, str, bool, min, max, abs, any, all.
+ * len, getattr, isinstance, int, float, str, bool, min, max, abs, any, all,
+ * math.lcm, math.gcd.
  * `A && B` joins the levels of an enclosing-`if` chain (the facts table's
  * guard column) and binds loosest.
  *

@@ -89,6 +89,8 @@ static const struct {
     {"getattr(args, 'missing', 3) + 1", "4"},
     {"getattr(self.model, 'tp', 1) * 10 + getattr(self.model, 'missing', 1)", "21"},
     {"getattr(self.model, 'missing')", "ERR"},
+    {"math.lcm(4, 6, 1) + math.gcd(12, 18) + math.lcm(3, 0)", "18"},
+    {"math.lcm(2.0, 3)", "ERR"},
     {"isinstance(self.dataset, GPTDatasetConfig)", "True"},
     {"isinstance(self.dataset, (EnergonDatasetConfig, GPTDatasetConfig))", "True"},
     {"isinstance(self.dataset, EnergonDatasetConfig)", "False"},
