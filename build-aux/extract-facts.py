@@ -2551,6 +2551,74 @@ NOTE_KINDS = ("raises ", "via ", "in loop: ", "inside try/except ", "reads local
               "depends on: ", "called from ")
 
 
+# ---------------------------------------------------------------- mixed-precision presets
+
+MIXED_PRECISION_HEAD = ["preset", "field", "value", "note"]
+
+
+def bridge_mixed_precision(code):
+    """The presets runtime_config_update resolves a `mixed_precision: NAME`
+    to (training/mixed_precision.py, MIXED_PRECISION_RECIPES): each function
+    registered with @register, read as Bridge writes them: `return
+    MixedPrecisionConfig(k=v, ...)`, or `cfg = other_preset()` then
+    `cfg.k = v` assignments and `return cfg`.  One row per field a preset
+    sets (the value as Python source); the fields it leaves are the
+    dataclass's defaults."""
+    mod = code.module("megatron.bridge.training.mixed_precision")
+    if mod is None:
+        return []
+    funcs = {}
+    for node in mod.tree.body:
+        if isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Name) and d.id == "register" for d in node.decorator_list):
+            funcs[node.name] = node
+    done = {}
+
+    def resolve(name, seen=()):
+        if name in done:
+            return done[name]
+        if name in seen or name not in funcs:
+            sys.exit("extract-facts: mixed precision: cannot read preset %s" % name)
+        vals, var = {}, None
+        for st in funcs[name].body:
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+                continue  # the docstring
+            if (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                    isinstance(st.targets[0], ast.Name) and isinstance(st.value, ast.Call) and
+                    isinstance(st.value.func, ast.Name) and not st.value.args):
+                var = st.targets[0].id
+                vals = dict(resolve(st.value.func.id, seen + (name,)))
+            elif (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                  isinstance(st.targets[0], ast.Attribute) and
+                  isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == var):
+                vals[st.targets[0].attr] = ast.unparse(st.value)
+            elif isinstance(st, ast.Return) and isinstance(st.value, ast.Name) and \
+                    st.value.id == var:
+                pass
+            elif (isinstance(st, ast.Return) and isinstance(st.value, ast.Call) and
+                  isinstance(st.value.func, ast.Name) and
+                  st.value.func.id == "MixedPrecisionConfig" and not st.value.args):
+                vals = {k.arg: ast.unparse(k.value) for k in st.value.keywords}
+            else:
+                sys.exit("extract-facts: mixed precision: %s: a statement this reader does not "
+                         "know (line %d)" % (name, st.lineno))
+        done[name] = vals
+        return vals
+
+    rows = []
+    for name in funcs:
+        for k, v in resolve(name).items():
+            rows.append({"preset": name, "field": k, "value": v,
+                         "note": "%s:%d" % (repo_path(mod.name), funcs[name].lineno)})
+    return rows
+
+
+def cmd_bridge_mixed_precision(a):
+    rows = bridge_mixed_precision(Code(sources([a.bridge])))
+    with open_out(a) as out:
+        write_tsv(out, MIXED_PRECISION_HEAD, rows)
+
+
 def note_groups(note):
     """A checks note as [(kind, text)]: kind is one of NOTE_KINDS for what
     this script writes, None for what a person added."""
@@ -2961,6 +3029,7 @@ def cmd_release(a):
     if prev("bridge-checks.tsv"):
         carry_previous(bck, prev("bridge-checks.tsv"))
     write("bridge-checks.tsv", CHECKS_HEAD, bck)
+    write("bridge-mixed-precision.tsv", MIXED_PRECISION_HEAD, bridge_mixed_precision(code))
     info = [dict(source_info(a.bridge, bsrc), role="bridge"),
             dict(source_info(a.core, csrc), role="core")]
     if a.training:
@@ -3096,6 +3165,13 @@ def main(argv=None):
                          "guard (as `checks` reads Megatron)")
     common(sp)
     sp.set_defaults(func=cmd_bridge_checks)
+
+    sp = sub.add_parser("bridge-mixed-precision", help="data/bridge-mixed-precision.tsv",
+                        description="The mixed-precision presets a ConfigContainer may name "
+                        "(mixed_precision: bf16_mixed): the fields each sets.")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
+    common(sp)
+    sp.set_defaults(func=cmd_bridge_mixed_precision)
 
     sp = sub.add_parser("release", help="every table for one megatron-core + Bridge release",
                         description="Read one release (the megatron-core and megatron-bridge "

@@ -225,3 +225,148 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	recipe_target(c, "peft", r->peft);
 	return 0;
 }
+
+/* ---- mixed precision (runtime_config_update) ---- */
+
+static const struct {
+	const char *preset, *field, *value;
+	unsigned releases;
+} presets[] = {
+#define MCINIT_BPRECISION(preset, field, value, rel) {preset, field, value, rel},
+#include "config/bprecision.inc"
+#undef MCINIT_BPRECISION
+};
+static const size_t npresets = sizeof presets / sizeof presets[0];
+
+/* Sets field f to the JSON text value as Python reads it, at loc; false
+ * when mcinit's type for f does not take it. */
+static bool
+set_py(struct mcinit_config *c, int f, json_t *j, const struct mcinit_loc *loc)
+{
+	struct mcinit_value v;
+	const char *code;
+	char *why = NULL, *note = NULL;
+	bool ok = mcinit_value_from_json_py(f, j, true, &v, &code, &why, &note) == 0;
+
+	free(why);
+	free(note);
+	if (!ok)
+		return false;
+	mcinit_value_clear(&c->val[f]);
+	c->val[f] = v;
+	c->origin[f] = MCINIT_ORIG_REPAIR;
+	c->loc[f] = *loc;
+	c->invalid[f] = false;
+	return true;
+}
+
+/* The preset named by mixed_precision onto its fields: 0, or -1 when the
+ * release has no such preset. */
+static int
+load_preset(struct mcinit_config *c, const char *name)
+{
+	char *want = mcinit_xstrdup(name), *p;
+	bool found = false;
+	size_t i;
+
+	for (p = want; *p; p++) /* get_mixed_precision_config: hyphens are underscores */
+		if (*p == '-')
+			*p = '_';
+	for (i = 0; i < npresets; i++) {
+		json_t *j;
+		int f;
+
+		if ((presets[i].releases & c->bversion) == 0 ||
+		    strcmp(presets[i].preset, want) != 0)
+			continue;
+		found = true;
+		f = mcinit_field_lookup_key("mixed_precision", presets[i].field, NULL);
+		j = json_loads(presets[i].value, JSON_DECODE_ANY, NULL);
+		if (f >= 0 && j != NULL)
+			set_py(c, f, j, &c->preset_loc);
+		json_decref(j);
+	}
+	free(want);
+	return found ? 0 : -1;
+}
+
+/* The presets of the config's release, "a, b, c", into b. */
+static void
+preset_names(const struct mcinit_config *c, struct mcinit_buf *b)
+{
+	size_t i, k;
+
+	for (i = 0; i < npresets; i++) {
+		if ((presets[i].releases & c->bversion) == 0)
+			continue;
+		for (k = 0; k < i && ((presets[k].releases & c->bversion) == 0 ||
+		                      strcmp(presets[k].preset, presets[i].preset) != 0);
+		     k++)
+			;
+		if (k == i)
+			mcinit_buf_printf(b, "%s%s", b->len ? ", " : "", presets[i].preset);
+	}
+}
+
+void
+mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
+{
+	static const char *const targets[] = {"model", "optimizer", "ddp"};
+	json_t *name = json_object_get(c->extras, "mixed_precision");
+	int f, g, h;
+	size_t t;
+
+	if (!c->bridge || !mcinit_config_section_set(c, "mixed_precision"))
+		return;
+	if (json_is_string(name)) {
+		if (load_preset(c, json_string_value(name)) < 0) {
+			struct mcinit_buf b = {0};
+
+			preset_names(c, &b);
+			mcinit_diag_hint(mcinit_diag_add(d, MCINIT_ERROR, "MC005", &c->preset_loc,
+			                                 "unknown mixed-precision recipe '%s' "
+			                                 "(Megatron-Bridge %s)",
+			                                 json_string_value(name),
+			                                 mcinit_bversion_name(c->bversion)),
+			                 "use one of %s", mcinit_buf_cstr(&b));
+			mcinit_buf_free(&b);
+			return;
+		}
+		c->preset_known = true;
+	}
+	/* finalize: fp8_param / fp4_param follow the param-gather switches */
+	for (t = 0; t < 2; t++) {
+		f = mcinit_field_lookup_key("mixed_precision", t ? "fp4_param" : "fp8_param", NULL);
+		g = mcinit_field_lookup_key("mixed_precision",
+		                            t ? "fp4_param_gather" : "fp8_param_gather", NULL);
+		if (f >= 0 && g >= 0 && mcinit_cfg_null(c, f) && !c->invalid[g]) {
+			json_t *j = mcinit_value_to_json(&c->val[g]);
+			struct mcinit_loc l = c->loc[g];
+
+			set_py(c, f, j, &l);
+			json_decref(j);
+		}
+	}
+	/* setup: every field onto model, optimizer and ddp */
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_loc *loc;
+
+		if (strcmp(mcinit_fields[f].section, "mixed_precision") != 0 || c->invalid[f] ||
+		    !mcinit_field_in_bridge(f, c->bversion))
+			continue;
+		loc = c->origin[f] == MCINIT_ORIG_DEFAULT ? &c->preset_loc : &c->loc[f];
+		for (t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+			json_t *j, *old;
+
+			h = mcinit_field_lookup_key(targets[t], mcinit_fields[f].name, NULL);
+			if (h < 0 || !mcinit_field_in_bridge(h, c->bversion))
+				continue;
+			j = mcinit_value_to_json(&c->val[f]);
+			old = mcinit_value_to_json(&c->val[h]);
+			if (!json_equal(j, old))
+				set_py(c, h, j, loc);
+			json_decref(j);
+			json_decref(old);
+		}
+	}
+}

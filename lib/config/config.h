@@ -178,6 +178,11 @@ struct mcinit_config {
 	/* How each section was written, {section: "object" | "null" |
 	 * "string"}; a section not written is absent.  Owned. */
 	json_t *sections;
+	/* Where mixed_precision names a preset ("bf16_mixed"), and whether
+	 * mcinit_config_bridge_precision found it (its fields are then the
+	 * preset's). */
+	struct mcinit_loc preset_loc;
+	bool preset_known;
 	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
 	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
 	 * (--entry-point), so a launch script's `python pretrain_X.py` does not

@@ -323,6 +323,7 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 		if (json_is_string(obj) && si->str_ok) {
 			json_object_set(x->c->extras, sec, obj);
 			json_object_set_new(x->c->sections, sec, json_string("string"));
+			x->c->preset_loc = l;
 			return;
 		}
 		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
