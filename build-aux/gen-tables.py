@@ -12,6 +12,8 @@ what is mcinit's own (ranges, help, required fields, mcinit-only sections).
   gen-tables.py variants  FIELDS-OUTPUT-IS-NOT-READ VARIANTS.tsv BRIDGE.tsv > variants.inc
   gen-tables.py recipes   RECIPES.tsv                         > recipes.inc
   gen-tables.py mchecks   CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv] > mchecks.inc
+  gen-tables.py bchecks   CHECKS.tsv PORT.tsv LEDGER.tsv LOCALS.tsv BRIDGE.tsv VARIANTS.tsv
+                          [NAME=CHECKS.tsv ...]                > bchecks.inc
   gen-tables.py bprecision PRESETS.tsv [NAME=PRESETS.tsv ...] > bprecision.inc
 
 The field universe (`fields`): one field per schema.def row, one per field of
@@ -37,12 +39,26 @@ Megatron (its implemented_by column names a code): only those are evaluated,
 so a row that becomes evaluable (a new field, a new resolver name) changes
 nothing until it is vetted and the ledger updated.
 
+Megatron-Bridge's own checks (`bchecks`): CHECKS.tsv (Bridge main's
+ConfigContainer.validate, runtime_config_update and the sections'
+finalize, fields as section.field) and each release's table (NAME=PATH,
+oldest first) are one list: a check that is the same in several tables
+(function, kind, guard, condition and message) is one row, named by main's
+file:line (or NAME:file:line when main lacks it), with its file:line in
+each release.  PORT.tsv and LEDGER.tsv work as for Megatron-LM's checks;
+LOCALS.tsv gives the locals of Bridge's functions as expressions over what
+the function reads (and "(call)", the condition its caller calls it
+under), so that a row reading them is still one row.  BRIDGE.tsv (the
+sections' classes and MROs) and VARIANTS.tsv (the classes a section can
+hold) give isinstance its answers.
+
 Megatron-Bridge's mixed-precision presets (`bprecision`): the fields each
 preset sets (extract-facts.py bridge-mixed-precision) of main and each
 release, with the releases that have each.
 """
 import ast
 import json
+import os
 import re
 import sys
 
@@ -1091,6 +1107,162 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
                      (where, cid, " or ".join([cpath] + ([epath] if epath else []))))
 
 
+# ---------------------------------------------------------------- Bridge checks
+
+def class_section_map(bridge):
+    """Short class name -> the ConfigContainer section it is the class of."""
+    out = {}
+    for b in bridge:
+        if b["section"] != "ConfigContainer" or not b["note"].startswith("section"):
+            continue
+        for w in re.findall(r"[A-Za-z_]\w*", b["type"]):
+            if w[0].isupper() and w not in ("Optional", "Union"):
+                out.setdefault(w, b["field"])
+    return out
+
+
+def section_mros(bridge):
+    """section -> its default class's MRO (full names), from the notes."""
+    mro = {}
+    for b in bridge:
+        m = re.search(r"dataclass MRO: ([^;]*)", b["note"])
+        if m and b["section"] not in mro and b["section"] != "ConfigContainer":
+            mro[b["section"]] = [c.strip() for c in m.group(1).split(">")]
+    return mro
+
+
+def class_ancestors(bridge, variant_paths):
+    """(section, class) -> the short names of the class and its ancestors:
+    a section's default class by its MRO, a variant class by its base's
+    place in that MRO and the classes it "also inherits fields from"."""
+    mro = section_mros(bridge)
+    out = {}
+    for sec, chain in mro.items():
+        out[(sec, chain[0])] = [c.rsplit(".", 1)[-1] for c in chain]
+    for path in variant_paths:
+        for r in read_tsv(path):
+            key = (r["section"], r["class"])
+            chain = mro.get(r["section"], [])
+            anc = [r["class"]]
+            m = re.search(r"also inherits fields from ([^|;]*)", r["note"])
+            if m:
+                anc += [c.strip() for c in m.group(1).split(",")]
+            if r["base"] in chain:
+                anc += chain[chain.index(r["base"]):]
+            elif r["base"]:
+                anc.append(r["base"])
+            names = []
+            for c in anc:
+                n = c.rsplit(".", 1)[-1]
+                if n not in names:
+                    names.append(n)
+            old = out.get(key, [])
+            out[key] = old + [n for n in names if n not in old]
+    return out
+
+
+def normal_local(name):
+    """A local's name as the evaluator asks for it: `self.a.b` is "a.b",
+    `config.a` is "a", a bare name is "%name"."""
+    if name == "(call)":
+        return name
+    for p in ("self.", "config."):
+        if name.startswith(p):
+            return name[len(p):]
+    return name if "." in name else "%" + name
+
+
+def gen_bchecks(cpath, ppath, lpath, locpath, bpath, vpath, extras):
+    rels = [tuple(e.split("=", 1)) for e in extras] + [("main", cpath)]
+    names = [n for n, _ in rels]
+    bit = {n: 1 << i for i, n in enumerate(names)}
+    bridge = read_tsv(bpath)
+    for n, p in rels[:-1]:
+        bridge += read_tsv(os.path.join(os.path.dirname(p), "bridge-config-fields.tsv"))
+    secof = class_section_map(bridge)
+
+    port, pids = {}, {}
+    for n, c in tsv_body(ppath):
+        where = "%s:%d" % (ppath, n)
+        cid, action, text = (c + ["", ""])[:3]
+        pids.setdefault(cid, where)
+        if action not in PORT_ACTIONS or action == "versions":
+            sys.exit("gen-tables: %s: unknown action %r for %s" % (where, action, cid))
+        if (cid, action) in port:
+            sys.exit("gen-tables: %s: two %s rows for %s" % (where, action, cid))
+        port[(cid, action)] = text
+    vetted = {}
+    for n, c in tsv_body(lpath):
+        vetted[c[0]] = len(c) > 1 and re.fullmatch(r"MC[0-9]{3}", c[1]) is not None
+
+    # one row per distinct check, in main's order, then the older releases'
+    rows, index = [], {}
+    for rel, path in reversed(rels):
+        for n, c in tsv_body(path):
+            cid, fn, kind, guard, cond, msg, _fields, offline, note = (c + [""] * 9)[:9]
+            key = (fn, kind, guard, cond, msg)
+            if key not in index:
+                index[key] = len(rows)
+                rows.append({"id": cid if rel == "main" else "%s:%s" % (rel, cid), "fn": fn,
+                             "kind": kind, "guard": guard, "cond": cond, "msg": msg,
+                             "offline": offline == "yes", "note": note, "ids": {}})
+            rows[index[key]]["ids"][rel] = cid
+    seen = {r["id"] for r in rows}
+    for cid, where in pids.items():
+        if cid not in seen:
+            sys.exit("gen-tables: %s: %s is not a check of %s" % (where, cid, cpath))
+
+    print("/* Generated by build-aux/gen-tables.py from %s and the releases' tables: "
+          "do not edit. */" % cpath)
+    print("#ifndef MCINIT_BCHECK_NREL")
+    print("#define MCINIT_BCHECK_NREL %d" % len(names))
+    print("#endif")
+    print("#ifdef MCINIT_BCHECK")
+    for r in rows:
+        cid = r["id"]
+        cls = r["fn"].split(".")[0] if "." in r["fn"] else ""
+        sec = "" if cls in ("", "ConfigContainer") else secof.get(cls)
+        if sec is None:
+            sys.exit("gen-tables: %s: no section has class %s" % (cid, cls))
+
+        def ported(action, fact=""):
+            return port[(cid, action)] if (cid, action) in port else fact
+
+        mask = "|".join("%#x" % bit[n] for n in names if n in r["ids"])
+        ids = ", ".join(cstr(r["ids"].get(n)) for n in names)
+        print("MCINIT_BCHECK(%s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, "
+              "MCINIT_BIDS(%s))" % (
+                  cstr(cid), cstr(r["fn"]), cstr(sec), cstr(cls), cstr(r["kind"]),
+                  cstr(ported("guard", r["guard"])), cstr(ported("cond", r["cond"])),
+                  cstr(ported("when") or None), cstr(ported("msg", r["msg"])), r["offline"],
+                  cstr(r["note"]), cstr(ported("rule") or None), cstr(ported("no") or None),
+                  cstr(ported("sev") or None), mask, vetted.get(cid, False), ids))
+    print("#endif")
+
+    print("#ifdef MCINIT_BLOCAL")
+    fns = {r["fn"] for r in rows}
+    for n, c in tsv_body(locpath):
+        fn, name, value, rel = (c + [""] * 4)[:4]
+        if fn not in fns:
+            sys.exit("gen-tables: %s:%d: no check is in %s" % (locpath, n, fn))
+        if rel and any(x not in bit for x in rel.split(",")):
+            sys.exit("gen-tables: %s:%d: unknown release in %r" % (locpath, n, rel))
+        mask = "|".join("%#x" % bit[x] for x in rel.split(",")) if rel else \
+            "%#x" % ((1 << len(names)) - 1)
+        print("MCINIT_BLOCAL(%s, %s, %s, %s)" % (cstr(fn), cstr(normal_local(name)),
+                                                cstr(value), mask))
+    print("#endif")
+
+    print("#ifdef MCINIT_BISA")
+    vpaths = [vpath] + [os.path.join(os.path.dirname(p), "bridge-variant-fields.tsv")
+                        for _, p in rels[:-1]]
+    mro = section_mros(bridge)
+    for (sec, cls), anc in sorted(class_ancestors(bridge, vpaths).items()):
+        print("MCINIT_BISA(%s, %s, %s, %d)" % (cstr(sec), cstr(cls), cstr("|".join(anc)),
+                                               mro.get(sec, [None])[0] == cls))
+    print("#endif")
+
+
 # ---------------------------------------------------------------- mixed-precision presets
 
 TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "fp16", "torch.half": "fp16",
@@ -1148,6 +1320,11 @@ def main():
                     sys.argv[5] if len(sys.argv) > 5 else None)
     elif what == "bprecision":
         gen_bprecision(sys.argv[2], sys.argv[3:])
+    elif what == "bchecks":
+        if len(sys.argv) < 8:
+            sys.exit("usage: gen-tables.py bchecks CHECKS.tsv PORT.tsv LEDGER.tsv LOCALS.tsv "
+                     "BRIDGE.tsv VARIANTS.tsv [NAME=CHECKS.tsv ...]")
+        gen_bchecks(*sys.argv[2:8], sys.argv[8:])
     else:
         sys.exit("gen-tables: unknown table %r" % what)
 

@@ -96,6 +96,15 @@ load_env_vars(struct jctx *x, json_t *obj)
 	}
 	json_object_foreach(obj, k, v)
 	{
+		if (k[0] == '\0') {
+			struct mcinit_loc l = where(x, "env_vars", k, true);
+
+			/* Bridge's apply_environment_variables refuses it */
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+			                "env_vars: an environment variable name must be a "
+			                "non-empty string");
+			continue;
+		}
 		if (json_is_string(v) || json_is_number(v) || json_is_boolean(v)) {
 			json_object_set(x->c->env_vars, k, v);
 			continue;
