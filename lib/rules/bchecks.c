@@ -18,9 +18,10 @@
 		__VA_ARGS__                                                                        \
 	}
 const struct mcinit_bcheck mcinit_bchecks[] = {
-#define MCINIT_BCHECK(id, fn, sec, cls, kind, guard, cond, when, msg, off, note, rule, no, sev,    \
-                      rel, vet, ids)                                                               \
-	{id, fn, sec, cls, kind, guard, cond, when, msg, off, note, rule, no, sev, rel, vet, ids},
+#define MCINIT_BCHECK(id, fn, sec, cls, kind, guard, cond, when, msg, off, note, rule, dup, no,    \
+                      sev, rel, vet, ids)                                                          \
+	{id,  fn,   sec,  cls, kind, guard, cond, when, msg,                                       \
+	 off, note, rule, dup, no,   sev,   rel,  vet,  ids},
 #include "rules/bchecks.inc"
 #undef MCINIT_BCHECK
 };
@@ -147,6 +148,17 @@ unported(const struct mcinit_bcheck *b, const char *src, char *why, size_t len)
 	return why;
 }
 
+const struct mcinit_bcheck *
+mcinit_bcheck_find(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < mcinit_nbchecks; i++)
+		if (strcmp(mcinit_bchecks[i].id, id) == 0)
+			return &mcinit_bchecks[i];
+	return NULL;
+}
+
 const char *
 mcinit_bcheck_status(const struct mcinit_bcheck *b, const char **why)
 {
@@ -157,6 +169,17 @@ mcinit_bcheck_status(const struct mcinit_bcheck *b, const char **why)
 	*why = NULL;
 	if (b->rule != NULL)
 		return b->rule;
+	if (b->dup != NULL) {
+		const struct mcinit_bcheck *d = mcinit_bcheck_find(b->dup);
+		const char *code = d && d->dup == NULL ? mcinit_bcheck_status(d, why) : NULL;
+
+		if (code == NULL) {
+			snprintf(buf, sizeof buf, "todo: implied by %s, which is not ported",
+			         b->dup);
+			*why = buf;
+		}
+		return code;
+	}
 	if (b->no != NULL) {
 		*why = b->no;
 		return NULL;
@@ -201,7 +224,9 @@ mcinit_bchecks_ledger(FILE *out)
 		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
 		const char *why, *code = mcinit_bcheck_status(b, &why);
 
-		if (code != NULL)
+		if (code != NULL && b->dup != NULL)
+			fprintf(out, "%s\t%s\tas %s\n", b->id, code, b->dup);
+		else if (code != NULL)
 			fprintf(out, "%s\t%s\t%s\n", b->id, code,
 			        b->rule ? "hand-written rule" : "table row");
 		else if (!b->offline || b->no != NULL)

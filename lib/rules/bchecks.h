@@ -13,7 +13,8 @@
  * checks (mchecks.h), mcinit evaluates each row's guard and condition
  * (pyexpr.h) against the config: data/bridge-checks-port.tsv says how a row
  * is ported where the facts alone do not (a rewritten guard, a hand-written
- * rule that implements it, why it cannot be decided offline),
+ * rule that implements it, another check that implies it, why it cannot be
+ * decided offline),
  * data/bridge-checks-locals.tsv gives the locals of Bridge's functions, and
  * the ledger (data/bridge-checks-ledger.tsv) names the rows vetted against
  * Bridge: only those are evaluated.
@@ -47,6 +48,7 @@ struct mcinit_bcheck {
 	bool offline;         /* the facts table's verdict */
 	const char *note;
 	const char *rule;  /* implemented by this hand-written rule, or NULL */
+	const char *dup;   /* implied by the check of this id, which Bridge runs first */
 	const char *no;    /* mcinit's reason it is not ported, or NULL */
 	const char *sev;   /* "warning" / "note" / "error" override, or NULL */
 	unsigned releases; /* bits of mcinit_bversion_*: the releases that have it */
@@ -80,8 +82,12 @@ const char *mcinit_bcheck_where(const struct mcinit_bcheck *b, unsigned v);
  * NULL: section sec's own class) or one of its ancestors: isinstance. */
 bool mcinit_bclass_isa(const char *sec, const char *name, const char *cls);
 
-/* How row b is implemented: its code (the table's or a hand-written
- * rule's) and NULL *why; or NULL with the reason in *why. */
+/* The row named id, or NULL. */
+const struct mcinit_bcheck *mcinit_bcheck_find(const char *id);
+
+/* How row b is implemented: its code (the table's, a hand-written rule's,
+ * or that of the row that implies it) and NULL *why; or NULL with the
+ * reason in *why. */
 const char *mcinit_bcheck_status(const struct mcinit_bcheck *b, const char **why);
 
 /* Whether the evaluator resolves `name` in row b (a section's field, a

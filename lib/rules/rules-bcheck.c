@@ -645,8 +645,8 @@ mcinit_rules_bchecks(struct mcinit_rule_ctx *x)
 		struct brow r = {x, b, x->c->bversion, 0, {NULL}};
 		int res;
 
-		if (code == NULL || b->rule != NULL || strcmp(code, x->rule->code) != 0 ||
-		    (b->releases & x->c->bversion) == 0)
+		if (code == NULL || b->rule != NULL || b->dup != NULL ||
+		    strcmp(code, x->rule->code) != 0 || (b->releases & x->c->bversion) == 0)
 			continue;
 		if (runs(&r) != 1)
 			continue;
