@@ -2551,6 +2551,74 @@ NOTE_KINDS = ("raises ", "via ", "in loop: ", "inside try/except ", "reads local
               "depends on: ", "called from ")
 
 
+# ---------------------------------------------------------------- mixed-precision presets
+
+MIXED_PRECISION_HEAD = ["preset", "field", "value", "note"]
+
+
+def bridge_mixed_precision(code):
+    """The presets runtime_config_update resolves a `mixed_precision: NAME`
+    to (training/mixed_precision.py, MIXED_PRECISION_RECIPES): each function
+    registered with @register, read as Bridge writes them: `return
+    MixedPrecisionConfig(k=v, ...)`, or `cfg = other_preset()` then
+    `cfg.k = v` assignments and `return cfg`.  One row per field a preset
+    sets (the value as Python source); the fields it leaves are the
+    dataclass's defaults."""
+    mod = code.module("megatron.bridge.training.mixed_precision")
+    if mod is None:
+        return []
+    funcs = {}
+    for node in mod.tree.body:
+        if isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Name) and d.id == "register" for d in node.decorator_list):
+            funcs[node.name] = node
+    done = {}
+
+    def resolve(name, seen=()):
+        if name in done:
+            return done[name]
+        if name in seen or name not in funcs:
+            sys.exit("extract-facts: mixed precision: cannot read preset %s" % name)
+        vals, var = {}, None
+        for st in funcs[name].body:
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+                continue  # the docstring
+            if (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                    isinstance(st.targets[0], ast.Name) and isinstance(st.value, ast.Call) and
+                    isinstance(st.value.func, ast.Name) and not st.value.args):
+                var = st.targets[0].id
+                vals = dict(resolve(st.value.func.id, seen + (name,)))
+            elif (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                  isinstance(st.targets[0], ast.Attribute) and
+                  isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == var):
+                vals[st.targets[0].attr] = ast.unparse(st.value)
+            elif isinstance(st, ast.Return) and isinstance(st.value, ast.Name) and \
+                    st.value.id == var:
+                pass
+            elif (isinstance(st, ast.Return) and isinstance(st.value, ast.Call) and
+                  isinstance(st.value.func, ast.Name) and
+                  st.value.func.id == "MixedPrecisionConfig" and not st.value.args):
+                vals = {k.arg: ast.unparse(k.value) for k in st.value.keywords}
+            else:
+                sys.exit("extract-facts: mixed precision: %s: a statement this reader does not "
+                         "know (line %d)" % (name, st.lineno))
+        done[name] = vals
+        return vals
+
+    rows = []
+    for name in funcs:
+        for k, v in resolve(name).items():
+            rows.append({"preset": name, "field": k, "value": v,
+                         "note": "%s:%d" % (repo_path(mod.name), funcs[name].lineno)})
+    return rows
+
+
+def cmd_bridge_mixed_precision(a):
+    rows = bridge_mixed_precision(Code(sources([a.bridge])))
+    with open_out(a) as out:
+        write_tsv(out, MIXED_PRECISION_HEAD, rows)
+
+
 def note_groups(note):
     """A checks note as [(kind, text)]: kind is one of NOTE_KINDS for what
     this script writes, None for what a person added."""
@@ -2961,7 +3029,7 @@ def cmd_release(a):
     if prev("bridge-checks.tsv"):
         carry_previous(bck, prev("bridge-checks.tsv"))
     write("bridge-checks.tsv", CHECKS_HEAD, bck)
-    write("bridge-mixed-precision.tsv", MP_HEAD, mixed_precision_presets(code))
+    write("bridge-mixed-precision.tsv", MIXED_PRECISION_HEAD, bridge_mixed_precision(code))
     info = [dict(source_info(a.bridge, bsrc), role="bridge"),
             dict(source_info(a.core, csrc), role="core")]
     if a.training:
@@ -2981,87 +3049,6 @@ def cmd_release(a):
             if p and name.endswith(".tsv") and name != "SOURCES.tsv":
                 sys.stdout.write("== %s -> %s\n" % (p, os.path.join(a.into, name)))
                 compare_tables(p, os.path.join(a.into, name), sys.stdout, a.limit)
-
-
-# ---------------------------------------------------------------- mixed precision presets
-
-MP_MODULE = "megatron.bridge.training.mixed_precision"
-MP_HEAD = ["preset", "field", "value"]
-TORCH_DTYPES = {"bfloat16": "bf16", "half": "fp16", "float16": "fp16", "float": "fp32",
-                "float32": "fp32"}
-
-
-def mp_literal(node):
-    """A preset's value as JSON text: literals, and torch dtypes as mcinit's names."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-            node.value.id == "torch" and node.attr in TORCH_DTYPES:
-        return json.dumps(TORCH_DTYPES[node.attr])
-    return json.dumps(ast.literal_eval(node))
-
-
-def mixed_precision_presets(code):
-    """Megatron-Bridge's mixed-precision recipes (the @register functions of
-    training/mixed_precision.py) as rows (preset, field, value): every field
-    of MixedPrecisionConfig as the recipe leaves it, since
-    MixedPrecisionConfig.setup copies every field onto the model, optimizer
-    and DDP configs.  A recipe is read statically: MixedPrecisionConfig(kw=...)
-    or another recipe's call, then `cfg.field = literal` assignments, with the
-    class's __setattr__ pairing (fp8_param with fp8_param_gather, fp4 alike)."""
-    mod = code.module(MP_MODULE)
-    if mod is None:
-        return []
-    tree = mod.tree
-    defaults, funcs = OrderedDict(), OrderedDict()
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "MixedPrecisionConfig":
-            for st in node.body:
-                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
-                    defaults[st.target.id] = mp_literal(st.value) if st.value is not None \
-                        else "null"
-        if isinstance(node, ast.FunctionDef) and any(
-                isinstance(d, ast.Name) and d.id == "register" for d in node.decorator_list):
-            funcs[node.name] = node
-    pairs = {"fp8_param_gather": "fp8_param", "fp8_param": "fp8_param_gather",
-             "fp4_param_gather": "fp4_param", "fp4_param": "fp4_param_gather"}
-
-    def setf(cfg, name, value):
-        cfg[name] = value
-        if name in pairs:
-            cfg[pairs[name]] = value
-
-    def build(name, seen=()):
-        if name in seen or name not in funcs:
-            raise SystemExit("extract-facts: mixed precision recipe %s: cannot resolve" % name)
-        cfg, var = None, None
-        for st in funcs[name].body:
-            value = st.value if isinstance(st, (ast.Assign, ast.Return)) else None
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-                if value.func.id == "MixedPrecisionConfig":
-                    cfg = OrderedDict(defaults)
-                    for kw in value.keywords:
-                        setf(cfg, kw.arg, mp_literal(kw.value))
-                else:
-                    cfg = build(value.func.id, seen + (name,))
-                if isinstance(st, ast.Assign):
-                    var = st.targets[0].id
-            elif isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Attribute) and \
-                    isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == var:
-                setf(cfg, st.targets[0].attr, mp_literal(st.value))
-        if cfg is None:
-            raise SystemExit("extract-facts: mixed precision recipe %s: no config" % name)
-        return cfg
-
-    rows = []
-    for name in funcs:
-        for field, value in build(name).items():
-            rows.append({"preset": name, "field": field, "value": value})
-    return rows
-
-
-def cmd_bridge_mixed_precision(a):
-    rows = mixed_precision_presets(Code(sources([a.bridge, a.core])))
-    with open_out(a) as out:
-        write_tsv(out, MP_HEAD, rows)
 
 
 def main(argv=None):
@@ -3162,16 +3149,6 @@ def main(argv=None):
     common(sp)
     sp.set_defaults(func=cmd_checks)
 
-    sp = sub.add_parser("bridge-mixed-precision", help="Megatron-Bridge's mixed-precision recipes",
-                        description="Every @register recipe of Megatron-Bridge's "
-                        "training/mixed_precision.py as rows (preset, field, value): each field "
-                        "of MixedPrecisionConfig as the recipe leaves it (MixedPrecisionConfig."
-                        "setup copies them all onto the model, optimizer and DDP configs).")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
-    sp.add_argument("--core", metavar="SRC", help="megatron-core (optional)")
-    common(sp)
-    sp.set_defaults(func=cmd_bridge_mixed_precision)
-
     sp = sub.add_parser("bridge-checks", help="Megatron-Bridge's checks, as data/megatron-checks.tsv",
                         description="Every assert, raise and warning of Megatron-Bridge's config "
                         "validation: runtime_config_update, ConfigContainer.validate, and the "
@@ -3188,6 +3165,13 @@ def main(argv=None):
                          "guard (as `checks` reads Megatron)")
     common(sp)
     sp.set_defaults(func=cmd_bridge_checks)
+
+    sp = sub.add_parser("bridge-mixed-precision", help="data/bridge-mixed-precision.tsv",
+                        description="The mixed-precision presets a ConfigContainer may name "
+                        "(mixed_precision: bf16_mixed): the fields each sets.")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
+    common(sp)
+    sp.set_defaults(func=cmd_bridge_mixed_precision)
 
     sp = sub.add_parser("release", help="every table for one megatron-core + Bridge release",
                         description="Read one release (the megatron-core and megatron-bridge "

@@ -11,22 +11,29 @@
 #include "cli.h"
 #include "rules-doc.h"
 #include "commands.h"
+#include "rules/bchecks.h"
 #include "rules/mchecks.h"
 
-enum { OPT_ROFF = 0x300, OPT_COVERAGE, OPT_LEDGER };
+enum { OPT_ROFF = 0x300, OPT_COVERAGE, OPT_LEDGER, OPT_BRIDGE_LEDGER };
 
 struct eopts {
 	char **codes;
 	size_t ncodes;
-	bool roff, coverage, ledger;
+	bool roff, coverage, ledger, bridge_ledger;
 };
 
 static const struct argp_option options[] = {
     {"roff", OPT_ROFF, NULL, 0, "Write every code as a man-page (roff) section", 0},
     {"coverage", OPT_COVERAGE, NULL, 0,
-     "How many of Megatron-LM's configuration checks mcinit implements, per function", 0},
+     "How many of Megatron-LM's and of Megatron-Bridge's configuration checks mcinit "
+     "implements, per function",
+     0},
     {"ledger", OPT_LEDGER, NULL, 0,
      "For every Megatron-LM check (data/megatron-checks.tsv), the code that implements it", 0},
+    {"bridge-ledger", OPT_BRIDGE_LEDGER, NULL, 0,
+     "For every Megatron-Bridge check (data/bridge-checks.tsv and its releases'), the code that "
+     "implements it",
+     0},
     {NULL, 0, NULL, 0, NULL, 0},
 };
 
@@ -44,6 +51,9 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LEDGER:
 		o->ledger = true;
+		break;
+	case OPT_BRIDGE_LEDGER:
+		o->bridge_ledger = true;
 		break;
 	case ARGP_KEY_ARG:
 		o->codes = mcinit_xrealloc(o->codes, (o->ncodes + 1) * sizeof *o->codes);
@@ -88,12 +98,20 @@ mcinit_cmd_explain(int argc, char **argv, int argi0)
 	(void)argi0;
 	argv[0] = "mcinit explain";
 	argp_parse(&mcinit_explain_argp, argc, argv, 0, NULL, &o);
-	if (o.coverage || o.ledger) {
+	if (o.coverage || o.ledger || o.bridge_ledger) {
+		int rc;
+
 		free(o.codes);
-		return (o.ledger ? mcinit_mchecks_ledger(stdout)
-		                 : mcinit_mchecks_coverage(stdout)) < 0
-		           ? EX_IOERR
-		           : 0;
+		if (o.ledger)
+			rc = mcinit_mchecks_ledger(stdout);
+		else if (o.bridge_ledger)
+			rc = mcinit_bchecks_ledger(stdout);
+		else
+			rc = mcinit_mchecks_coverage(stdout) < 0 || putchar('\n') == EOF ||
+			             mcinit_bchecks_coverage(stdout) < 0
+			         ? -1
+			         : 0;
+		return rc < 0 ? EX_IOERR : 0;
 	}
 	if (o.roff) {
 		free(o.codes);

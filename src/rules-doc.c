@@ -77,9 +77,14 @@ mcinit_rules_doc(FILE *out, enum mcinit_doc_format fmt)
 	doc_section(out, fmt, "Input problems (MC001-MC009)",
 	            "Found while reading the inputs; each points at what the user wrote.");
 	doc_table(out, fmt, mcinit_input_codes, mcinit_ninput_codes);
-	doc_section(out, fmt, "Cross-field rules (MC010-MC049)",
-	            "Checked after every input is read; all violations are reported together.\n"
-	            "A rule whose input was rejected is skipped.");
+	doc_section(
+	    out, fmt,
+	    "Cross-field rules (MC010-MC062), Megatron-LM's own checks (MC200-MC256) and "
+	    "Megatron-Bridge's (MC300-MC351)",
+	    "Checked after every input is read; all violations are reported together.\n"
+	    "A rule whose input was rejected is skipped.  Megatron-Bridge's checks apply to "
+	    "a ConfigContainer: a config whose root _target_ is Bridge's ConfigContainer, "
+	    "as Bridge's to_yaml writes it; the sections it leaves out are not checked.");
 	for (i = 0; i < mcinit_nrules; i++) {
 		const struct mcinit_rule *r = &mcinit_rules[i];
 

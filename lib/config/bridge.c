@@ -226,120 +226,147 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	return 0;
 }
 
-/* ---- mixed precision (MixedPrecisionConfig.setup) ---- */
+/* ---- mixed precision (runtime_config_update) ---- */
 
 static const struct {
 	const char *preset, *field, *value;
-} mp_rows[] = {
-#define MCINIT_MP_ROW(preset, field, value) {preset, field, value},
-#include "config/mixedprec.inc"
-#undef MCINIT_MP_ROW
+	unsigned releases;
+} presets[] = {
+#define MCINIT_BPRECISION(preset, field, value, rel) {preset, field, value, rel},
+#include "config/bprecision.inc"
+#undef MCINIT_BPRECISION
 };
+static const size_t npresets = sizeof presets / sizeof presets[0];
 
-/* The first row of recipe `name` (hyphens read as underscores, as
- * get_mixed_precision_config does), or -1. */
-static long
-mp_find(const char *name)
+/* Sets field f to the JSON text value as Python reads it, at loc; false
+ * when mcinit's type for f does not take it. */
+static bool
+set_py(struct mcinit_config *c, int f, json_t *j, const struct mcinit_loc *loc)
+{
+	struct mcinit_value v;
+	const char *code;
+	char *why = NULL, *note = NULL;
+	bool ok = mcinit_value_from_json_py(f, j, true, &v, &code, &why, &note) == 0;
+
+	free(why);
+	free(note);
+	if (!ok)
+		return false;
+	mcinit_value_clear(&c->val[f]);
+	c->val[f] = v;
+	c->origin[f] = MCINIT_ORIG_REPAIR;
+	c->loc[f] = *loc;
+	c->invalid[f] = false;
+	return true;
+}
+
+/* The preset named by mixed_precision onto its fields: 0, or -1 when the
+ * release has no such preset. */
+static int
+load_preset(struct mcinit_config *c, const char *name)
+{
+	char *want = mcinit_xstrdup(name), *p;
+	bool found = false;
+	size_t i;
+
+	for (p = want; *p; p++) /* get_mixed_precision_config: hyphens are underscores */
+		if (*p == '-')
+			*p = '_';
+	for (i = 0; i < npresets; i++) {
+		json_t *j;
+		int f;
+
+		if ((presets[i].releases & c->bversion) == 0 ||
+		    strcmp(presets[i].preset, want) != 0)
+			continue;
+		found = true;
+		f = mcinit_field_lookup_key("mixed_precision", presets[i].field, NULL);
+		j = json_loads(presets[i].value, JSON_DECODE_ANY, NULL);
+		if (f >= 0 && j != NULL)
+			set_py(c, f, j, &c->preset_loc);
+		json_decref(j);
+	}
+	free(want);
+	return found ? 0 : -1;
+}
+
+/* The presets of the config's release, "a, b, c", into b. */
+static void
+preset_names(const struct mcinit_config *c, struct mcinit_buf *b)
 {
 	size_t i, k;
 
-	for (i = 0; i < sizeof mp_rows / sizeof mp_rows[0]; i++) {
-		for (k = 0; name[k] != '\0' && mp_rows[i].preset[k] != '\0'; k++)
-			if ((name[k] == '-' ? '_' : name[k]) != mp_rows[i].preset[k])
-				break;
-		if (name[k] == '\0' && mp_rows[i].preset[k] == '\0')
-			return (long)i;
-	}
-	return -1;
-}
-
-static void
-unknown_preset(const char *name, struct mcinit_diags *d)
-{
-	struct mcinit_buf b = {0};
-	size_t i;
-
-	for (i = 0; i < sizeof mp_rows / sizeof mp_rows[0]; i++)
-		if (i == 0 || strcmp(mp_rows[i].preset, mp_rows[i - 1].preset) != 0)
-			mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "", mp_rows[i].preset);
-	mcinit_diag_hint(mcinit_diag_add(d, MCINIT_ERROR, "MC005", NULL,
-	                                 "mixed_precision: '%s' is not a mixed-precision recipe "
-	                                 "of Megatron-Bridge",
-	                                 name),
-	                 "one of %s", mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
-}
-
-/* mixed_precision.<name>'s value onto the same field of each section that
- * has it, located where mixed_precision's was. */
-static void
-mp_copy(struct mcinit_config *c, enum mcinit_field from)
-{
-	static const char *const to[] = {"model", "optimizer", "ddp"};
-	size_t i;
-	int f;
-
-	for (i = 0; i < sizeof to / sizeof to[0]; i++) {
-		f = mcinit_field_lookup(to[i], mcinit_fields[from].name);
-		if (f < 0 || f == (int)from || c->invalid[from])
+	for (i = 0; i < npresets; i++) {
+		if ((presets[i].releases & c->bversion) == 0)
 			continue;
-		mcinit_value_clear(&c->val[f]);
-		mcinit_value_copy(&c->val[f], &c->val[from]);
-		c->origin[f] = MCINIT_ORIG_REPAIR;
-		c->loc[f] = c->loc[from];
-		c->invalid[f] = false;
+		for (k = 0; k < i && ((presets[k].releases & c->bversion) == 0 ||
+		                      strcmp(presets[k].preset, presets[i].preset) != 0);
+		     k++)
+			;
+		if (k == i)
+			mcinit_buf_printf(b, "%s%s", b->len ? ", " : "", presets[i].preset);
 	}
-}
-
-/* MixedPrecisionConfig.finalize: a param left None takes its gather's value. */
-static void
-mp_finalize(struct mcinit_config *c, const char *param, const char *gather)
-{
-	int p = mcinit_field_lookup("mixed_precision", param),
-	    g = mcinit_field_lookup("mixed_precision", gather);
-
-	if (p < 0 || g < 0 || !mcinit_cfg_null(c, p))
-		return;
-	mcinit_value_clear(&c->val[p]);
-	mcinit_value_copy(&c->val[p], &c->val[g]);
-	c->origin[p] = MCINIT_ORIG_REPAIR;
-	c->loc[p] = c->loc[g];
 }
 
 void
-mcinit_config_mixed_precision(struct mcinit_config *c, struct mcinit_diags *d)
+mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
 {
-	json_t *preset = json_object_get(c->extras, "mixed_precision");
-	bool given = json_is_string(preset);
-	const char *name;
-	long r;
-	int f;
+	static const char *const targets[] = {"model", "optimizer", "ddp"};
+	json_t *name = json_object_get(c->extras, "mixed_precision");
+	int f, g, h;
+	size_t t;
 
-	for (f = 0; f < MCINIT_F_COUNT && !given; f++)
-		given = strcmp(mcinit_fields[f].section, "mixed_precision") == 0 &&
-		        (c->origin[f] == MCINIT_ORIG_FILE || c->origin[f] == MCINIT_ORIG_OVERRIDE);
-	if (!given)
+	if (!c->bridge || !mcinit_config_section_set(c, "mixed_precision"))
 		return;
-	if (json_is_string(preset)) {
-		r = mp_find(json_string_value(preset));
-		if (r < 0) {
-			unknown_preset(json_string_value(preset), d);
+	if (json_is_string(name)) {
+		if (load_preset(c, json_string_value(name)) < 0) {
+			struct mcinit_buf b = {0};
+
+			preset_names(c, &b);
+			mcinit_diag_hint(mcinit_diag_add(d, MCINIT_ERROR, "MC005", &c->preset_loc,
+			                                 "unknown mixed-precision recipe '%s' "
+			                                 "(Megatron-Bridge %s)",
+			                                 json_string_value(name),
+			                                 mcinit_bversion_name(c->bversion)),
+			                 "use one of %s", mcinit_buf_cstr(&b));
+			mcinit_buf_free(&b);
 			return;
 		}
-		for (name = mp_rows[r].preset; (size_t)r < sizeof mp_rows / sizeof mp_rows[0] &&
-		                               strcmp(mp_rows[r].preset, name) == 0;
-		     r++) {
-			json_t *j = json_loads(mp_rows[r].value, JSON_DECODE_ANY, NULL);
+		c->preset_known = true;
+	}
+	/* finalize: fp8_param / fp4_param follow the param-gather switches */
+	for (t = 0; t < 2; t++) {
+		f = mcinit_field_lookup_key("mixed_precision", t ? "fp4_param" : "fp8_param", NULL);
+		g = mcinit_field_lookup_key("mixed_precision",
+		                            t ? "fp4_param_gather" : "fp8_param_gather", NULL);
+		if (f >= 0 && g >= 0 && mcinit_cfg_null(c, f) && !c->invalid[g]) {
+			json_t *j = mcinit_value_to_json(&c->val[g]);
+			struct mcinit_loc l = c->loc[g];
 
-			f = mcinit_field_lookup("mixed_precision", mp_rows[r].field);
-			if (f >= 0 && j != NULL && c->origin[f] != MCINIT_ORIG_OVERRIDE)
-				mcinit_config_set_json(c, f, j, MCINIT_ORIG_REPAIR, NULL, d);
+			set_py(c, f, j, &l);
 			json_decref(j);
 		}
 	}
-	mp_finalize(c, "fp8_param", "fp8_param_gather");
-	mp_finalize(c, "fp4_param", "fp4_param_gather");
-	for (f = 0; f < MCINIT_F_COUNT; f++)
-		if (strcmp(mcinit_fields[f].section, "mixed_precision") == 0)
-			mp_copy(c, (enum mcinit_field)f);
+	/* setup: every field onto model, optimizer and ddp */
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_loc *loc;
+
+		if (strcmp(mcinit_fields[f].section, "mixed_precision") != 0 || c->invalid[f] ||
+		    !mcinit_field_in_bridge(f, c->bversion))
+			continue;
+		loc = c->origin[f] == MCINIT_ORIG_DEFAULT ? &c->preset_loc : &c->loc[f];
+		for (t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+			json_t *j, *old;
+
+			h = mcinit_field_lookup_key(targets[t], mcinit_fields[f].name, NULL);
+			if (h < 0 || !mcinit_field_in_bridge(h, c->bversion))
+				continue;
+			j = mcinit_value_to_json(&c->val[f]);
+			old = mcinit_value_to_json(&c->val[h]);
+			if (!json_equal(j, old))
+				set_py(c, h, j, loc);
+			json_decref(j);
+			json_decref(old);
+		}
+	}
 }

@@ -56,14 +56,14 @@ void mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *,
  * MC003 error (with a did-you-mean) when no recipe has that name. */
 int mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mcinit_diags *d);
 
-/* What Megatron-Bridge's runtime_config_update does first when the config
- * has a mixed_precision section (a recipe name such as
- * "bf16_with_fp8_current_scaling_mixed", or the fields): the recipe's
- * fields become mixed_precision's, and MixedPrecisionConfig.setup copies
- * every one of them onto the model, optimizer and ddp fields of the same
- * name.  A recipe Bridge does not have is an MC005 error.  Nothing happens
- * without a mixed_precision section from a config file (Megatron-LM flags
- * have no such step). */
-void mcinit_config_mixed_precision(struct mcinit_config *c, struct mcinit_diags *d);
+/* What Megatron-Bridge's runtime_config_update does to a ConfigContainer's
+ * precision before it validates it: a mixed_precision preset's name becomes
+ * the preset (training/mixed_precision.py; data/bridge-mixed-precision.tsv,
+ * per release), MixedPrecisionConfig.finalize fills fp8_param and fp4_param
+ * from the param-gather switches, and setup copies every field of the
+ * mixed_precision section onto the model, optimizer and ddp fields of the
+ * same name.  Copied values are located at the mixed_precision section.
+ * A preset no release knows is an MC005 error, as Bridge's ValueError. */
+void mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d);
 
 #endif

@@ -1149,8 +1149,58 @@ mcinit_config_init(struct mcinit_config *c, unsigned mversion)
 	c->mentry = mcinit_mentry_default();
 	c->env_vars = json_object();
 	c->extras = json_object();
+	c->sections = json_object();
 	for (i = 0; i < MCINIT_F_COUNT; i++)
 		mcinit_value_copy(&c->val[i], &d[i]);
+}
+
+static const struct {
+	enum mcinit_field f;
+	const char *def;
+} bridge_defaults[] = {
+#define MCINIT_FIELD_BDEF(id, def) {MCINIT_F_##id, def},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_BDEF
+};
+
+void
+mcinit_config_bridge_container(struct mcinit_config *c)
+{
+	size_t i;
+
+	if (c->bridge)
+		return;
+	c->bridge = true;
+	for (i = 0; i < sizeof bridge_defaults / sizeof bridge_defaults[0]; i++) {
+		enum mcinit_field f = bridge_defaults[i].f;
+		json_t *j = default_json(bridge_defaults[i].def);
+		struct mcinit_value v;
+		const char *code;
+		char *why = NULL, *note = NULL;
+
+		/* a default mcinit's type or range refuses (num_layers 0) is
+		 * left as it is: Bridge fails on it too */
+		if (c->origin[f] == MCINIT_ORIG_DEFAULT && j != NULL &&
+		    mcinit_value_from_json_py(f, j, true, &v, &code, &why, &note) == 0) {
+			mcinit_value_clear(&c->val[f]);
+			c->val[f] = v;
+		}
+		free(why);
+		free(note);
+		json_decref(j);
+	}
+}
+
+bool
+mcinit_config_section_set(const struct mcinit_config *c, const char *sec)
+{
+	json_t *s = json_object_get(c->sections, sec);
+	const struct mcinit_section_info *si;
+
+	if (s != NULL)
+		return strcmp(json_string_value(s), "null") != 0;
+	si = mcinit_section_find(sec);
+	return si != NULL && si->kind != MCINIT_SK_OPTIONAL;
 }
 
 void
@@ -1165,6 +1215,7 @@ mcinit_config_destroy(struct mcinit_config *c)
 	free(c->names);
 	json_decref(c->env_vars);
 	json_decref(c->extras);
+	json_decref(c->sections);
 	for (i = 0; i < c->njob_env; i++) {
 		free(c->job_env[i].name);
 		free(c->job_env[i].value);

@@ -179,6 +179,19 @@ struct mcinit_config {
 	struct mcinit_loc env_vars_loc;
 	unsigned mversion; /* enum mcinit_mversion bit */
 	unsigned bversion; /* the Megatron-Bridge release: a bit of mcinit_bversion_* */
+	/* A Megatron-Bridge ConfigContainer: an input's root names it as
+	 * _target_ (what Bridge's to_yaml writes and from_yaml requires).
+	 * Bridge's own checks apply (MC300-MC351), and the fields it does not
+	 * write start at Bridge's defaults. */
+	bool bridge;
+	/* How each section was written, {section: "object" | "null" |
+	 * "string"}; a section not written is absent.  Owned. */
+	json_t *sections;
+	/* Where mixed_precision names a preset ("bf16_mixed"), and whether
+	 * mcinit_config_bridge_precision found it (its fields are then the
+	 * preset's). */
+	struct mcinit_loc preset_loc;
+	bool preset_known;
 	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
 	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
 	 * (--entry-point), so a launch script's `python pretrain_X.py` does not
@@ -219,6 +232,15 @@ const char *mcinit_bversion_list(char *buf, size_t len);
 /* Whether field f exists in Bridge release v (fields that are no Bridge
  * field exist in all). */
 bool mcinit_field_in_bridge(enum mcinit_field f, unsigned v);
+
+/* A ConfigContainer's defaults: the fields still at their default take
+ * Megatron-Bridge's dataclass default where it differs (gen-tables.py
+ * MCINIT_FIELD_BDEF), and c->bridge is set. */
+void mcinit_config_bridge_container(struct mcinit_config *c);
+/* Whether section sec holds a value in a ConfigContainer: written as an
+ * object or a string (a mixed-precision preset), or not written and not
+ * None by default (Bridge's Optional sections are None). */
+bool mcinit_config_section_set(const struct mcinit_config *c, const char *sec);
 
 /* The script-set value of an environment variable: 1 and *value (NULL when
  * the script unsets it), or 0 when the script does not touch it. */

@@ -96,6 +96,15 @@ load_env_vars(struct jctx *x, json_t *obj)
 	}
 	json_object_foreach(obj, k, v)
 	{
+		if (k[0] == '\0') {
+			struct mcinit_loc l = where(x, "env_vars", k, true);
+
+			/* Bridge's apply_environment_variables refuses it */
+			mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
+			                "env_vars: an environment variable name must be a "
+			                "non-empty string");
+			continue;
+		}
 		if (json_is_string(v) || json_is_number(v) || json_is_boolean(v)) {
 			json_object_set(x->c->env_vars, k, v);
 			continue;
@@ -316,10 +325,14 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 
 		/* Bridge's optional sections are None by default, and
 		 * mixed_precision may name a preset ("bf16_mixed"). */
-		if (json_is_null(obj) && si->kind == MCINIT_SK_OPTIONAL)
+		if (json_is_null(obj) && si->kind == MCINIT_SK_OPTIONAL) {
+			json_object_set_new(x->c->sections, sec, json_string("null"));
 			return;
+		}
 		if (json_is_string(obj) && si->str_ok) {
 			json_object_set(x->c->extras, sec, obj);
+			json_object_set_new(x->c->sections, sec, json_string("string"));
+			x->c->preset_loc = l;
 			return;
 		}
 		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l,
@@ -329,6 +342,7 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 		                                               : "");
 		return;
 	}
+	json_object_set_new(x->c->sections, sec, json_string("object"));
 	cls = section_class(x, sec, obj, &chosen);
 	json_object_foreach(obj, k, v)
 	{
@@ -370,6 +384,15 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 	}
 }
 
+/* A class path whose last component is ConfigContainer. */
+static bool
+is_container(const char *target)
+{
+	const char *dot = strrchr(target, '.');
+
+	return strcmp(dot ? dot + 1 : target, "ConfigContainer") == 0;
+}
+
 static void
 load_root(struct jctx *x, json_t *root)
 {
@@ -384,6 +407,12 @@ load_root(struct jctx *x, json_t *root)
 		                "expected a JSON object with sections (model, train, dist, ...)");
 		return;
 	}
+	/* Bridge's from_yaml requires the root's _target_: a ConfigContainer
+	 * (megatron.bridge.training.config.ConfigContainer, or a subclass
+	 * named so).  Its defaults apply before its sections are read. */
+	v = json_object_get(root, "_target_");
+	if (json_is_string(v) && is_container(json_string_value(v)))
+		mcinit_config_bridge_container(x->c);
 	json_object_foreach(root, k, v)
 	{
 		const struct mcinit_section_info *si;

@@ -1269,6 +1269,54 @@ distinct(struct mcinit_pyexpr *e, struct mcinit_pv l)
 	return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = d, .n = k};
 }
 
+/* The name `getattr(obj, "attr")` reads: what `obj.attr` names (attribute()
+ * above): "attr" for args, self and config, "obj.attr" for another name
+ * or dotted name.  NULL for an object that is no name (a call, ...). */
+static const char *
+getattr_name(const struct node *obj, const char *attr, char *buf, size_t len)
+{
+	if (obj->kind != N_NAME)
+		return NULL;
+	if (obj->op[0] == '%' && (strcmp(obj->s, "args") == 0 || strcmp(obj->s, "self") == 0 ||
+	                          strcmp(obj->s, "config") == 0))
+		return attr;
+	snprintf(buf, len, "%s.%s", obj->s, attr);
+	return buf;
+}
+
+/* Python's own type names, which isinstance tests itself; any other class
+ * name is the resolver's ("obj:Class"). */
+static bool
+builtin_type(const char *t)
+{
+	static const char *const b[] = {"list", "tuple", "int", "float", "str",
+	                                "bool", "dict",  "set", NULL};
+	size_t i;
+
+	for (i = 0; b[i]; i++)
+		if (strcmp(t, b[i]) == 0)
+			return true;
+	return false;
+}
+
+/* isinstance(obj, cls) for a class the resolver knows: obj a name (not a
+ * comprehension's variable), asked as "obj:Class" ("%local:Class" for a
+ * bare name).  0 with *out set, or -1 when the resolver does not know. */
+static int
+class_test(struct mcinit_pyexpr *e, const struct node *obj, const char *cls, struct mcinit_pv *out)
+{
+	char buf[200];
+	size_t i;
+
+	if (obj->kind != N_NAME || builtin_type(cls))
+		return -1;
+	for (i = 0; obj->op[0] == '%' && i < e->nbinds; i++)
+		if (strcmp(e->binds[i].name, obj->s) == 0)
+			return -1;
+	snprintf(buf, sizeof buf, "%s%s:%s", obj->op[0] == '%' ? "%" : "", obj->s, cls);
+	return e->fn(e->ctx, e, buf, out);
+}
+
 static struct mcinit_pv
 call(struct mcinit_pyexpr *e, const struct node *n)
 {
@@ -1280,20 +1328,37 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	if (strcmp(f, "getattr") == 0 && k >= 2 && n->kids[1]->kind == N_CONST &&
 	    n->kids[1]->val.kind == MCINIT_PV_STR) {
 		struct mcinit_pv v;
+		char buf[200];
+		const char *name = getattr_name(n->kids[0], n->kids[1]->val.s, buf, sizeof buf);
 
-		if (e->fn(e->ctx, e, n->kids[1]->val.s, &v) == 0)
+		if (name != NULL && e->fn(e->ctx, e, name, &v) == 0)
 			return v;
 		return k >= 3 ? eval(e, n->kids[2]) : err(e, "unknown name %s", n->kids[1]->val.s);
 	}
 	if (strcmp(f, "isinstance") == 0 && k == 2) {
+		const struct node *cls = n->kids[1];
+		struct mcinit_pv c;
+		size_t nc = cls->kind == N_LIST ? cls->nkids : 1;
+
+		/* a class the resolver knows: a config section's class */
+		for (i = 0; i < nc; i++) {
+			const struct node *one = cls->kind == N_LIST ? cls->kids[i] : cls;
+
+			if (one->kind != N_NAME || class_test(e, n->kids[0], one->s, &c) < 0)
+				break;
+			if (mcinit_pv_truthy(&c))
+				return mkbool(true);
+			if (i + 1 == nc)
+				return mkbool(false);
+		}
 		a[0] = eval(e, n->kids[0]);
 		PROPAGATE(a[0]);
-		if (n->kids[1]->kind == N_NAME)
-			return type_test(&a[0], n->kids[1]->s);
-		if (n->kids[1]->kind == N_LIST) {
-			for (i = 0; i < n->kids[1]->nkids; i++)
-				if (n->kids[1]->kids[i]->kind == N_NAME &&
-				    type_test(&a[0], n->kids[1]->kids[i]->s).i)
+		if (cls->kind == N_NAME)
+			return type_test(&a[0], cls->s);
+		if (cls->kind == N_LIST) {
+			for (i = 0; i < cls->nkids; i++)
+				if (cls->kids[i]->kind == N_NAME &&
+				    type_test(&a[0], cls->kids[i]->s).i)
 					return mkbool(true);
 			return mkbool(false);
 		}
@@ -1378,6 +1443,29 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 		v = mkstr(e, mcinit_buf_cstr(&b));
 		mcinit_buf_free(&b);
 		return v;
+	}
+	if ((strcmp(f, "math.lcm") == 0 || strcmp(f, "math.gcd") == 0) && k >= 1) {
+		long long r = f[5] == 'l' ? 1 : 0;
+
+		for (i = 0; i < k; i++) {
+			long long v, g, t;
+
+			if (a[i].kind != MCINIT_PV_INT && a[i].kind != MCINIT_PV_BOOL)
+				return err(e, "'%s' object cannot be interpreted as an integer",
+				           a[i].kind == MCINIT_PV_FLOAT ? "float" : "non-int");
+			v = a[i].i < 0 ? -a[i].i : a[i].i;
+			for (g = r, t = v; t != 0;) { /* gcd(r, v) */
+				long long m = g % t;
+
+				g = t;
+				t = m;
+			}
+			if (f[5] == 'g')
+				r = g;
+			else
+				r = r == 0 || v == 0 ? 0 : r / g * v;
+		}
+		return mkint(r);
 	}
 	if (strcmp(f, "abs") == 0 && k == 1 && is_num(&a[0]))
 		return a[0].kind == MCINIT_PV_FLOAT ? mkfloat(a[0].f < 0 ? -a[0].f : a[0].f)
@@ -1736,10 +1824,11 @@ static bool
 builtin(const char *f)
 {
 	static const char *const b[] = {
-	    "len", "getattr", "isinstance", "int",           "float",
-	    "str", "bool",    "min",        "max",           "abs",
-	    "any", "all",     "sum",        "os.getenv",     "os.environ.get",
-	    "set", "list",    "tuple",      "math.isfinite", NULL};
+	    "len",      "getattr", "isinstance", "int",           "float",
+	    "str",      "bool",    "min",        "max",           "abs",
+	    "any",      "all",     "sum",        "os.getenv",     "os.environ.get",
+	    "set",      "list",    "tuple",      "math.isfinite", "math.lcm",
+	    "math.gcd", NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
@@ -1802,14 +1891,32 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx, cons
 	}
 	if (n->kind == N_CALL && strcmp(n->s, "getattr") == 0 && n->nkids >= 2 &&
 	    n->kids[1]->kind == N_CONST && n->kids[1]->val.kind == MCINIT_PV_STR) {
-		if (n->nkids < 3)
-			fn(ctx, n->kids[1]->val.s);
+		char buf[200];
+		const char *name = getattr_name(n->kids[0], n->kids[1]->val.s, buf, sizeof buf);
+
+		/* with a default, a name the resolver does not know is no gap */
+		if (n->nkids < 3 && name != NULL)
+			fn(ctx, name);
 		for (i = 2; i < n->nkids; i++)
 			names_in(n->kids[i], fn, ctx, sc);
 		return;
 	}
 	if (n->kind == N_CALL && strcmp(n->s, "isinstance") == 0 && n->nkids == 2) {
-		names_in(n->kids[0], fn, ctx, sc);
+		const struct node *obj = n->kids[0], *cls = n->kids[1];
+		size_t nc = cls->kind == N_LIST ? cls->nkids : 1;
+
+		for (i = 0; i < nc; i++) {
+			const struct node *one = cls->kind == N_LIST ? cls->kids[i] : cls;
+			char buf[200];
+
+			if (obj->kind == N_NAME && one->kind == N_NAME && !builtin_type(one->s) &&
+			    !(obj->op[0] == '%' && bound(sc, obj->s))) {
+				snprintf(buf, sizeof buf, "%s%s:%s", obj->op[0] == '%' ? "%" : "",
+				         obj->s, one->s);
+				fn(ctx, buf);
+			}
+		}
+		names_in(obj, fn, ctx, sc);
 		return;
 	}
 	if (n->kind == N_CALL && n->nkids == 0) {

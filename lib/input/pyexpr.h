@@ -9,7 +9,8 @@
  * comparisons (chained, `in`, `not in`, `is`, `is not`), + - * / // % **,
  * the conditional expression, attribute access (`args.x`, `self.x` and
  * `Enum.member` are names for the resolver), subscripts and the calls
- * len, getattr, isinstance, int, float, str, bool, min, max, abs, any, all.
+ * len, getattr, isinstance, int, float, str, bool, min, max, abs, any, all,
+ * math.lcm, math.gcd.
  * `A && B` joins the levels of an enclosing-`if` chain (the facts table's
  * guard column) and binds loosest.
  *
@@ -53,10 +54,15 @@ struct mcinit_pyexpr;
  * Resolves a name: the attribute of `args` / `self` / `config` (given
  * without the prefix), a bare identifier (a local or a parameter of the
  * Megatron function, given as "%name"), a dotted name such as
- * `AttnBackend.local` (given whole), "$VAR" for os.getenv / os.environ.get,
- * or "name()" for a call without arguments.  Fills *out and returns 0, or returns
- * -1 when the name is unknown.  Strings stored in *out must outlive the
- * evaluation (use mcinit_pyexpr_strdup for temporaries).
+ * `AttnBackend.local` or `self.model.seq_length` (given whole, without
+ * self: "model.seq_length"), "$VAR" for os.getenv / os.environ.get, or
+ * "name()" for a call without arguments.  getattr(obj, "x", default) asks
+ * for what obj.x names; isinstance(obj, Class) with a class other than
+ * Python's own types asks for "obj:Class" ("model:GPTModelProvider",
+ * "%cfg:Class" for a bare name), whose truth value is the answer.
+ * Fills *out and returns 0, or returns -1 when the name is unknown.
+ * Strings stored in *out must outlive the evaluation (use
+ * mcinit_pyexpr_strdup for temporaries).
  */
 typedef int (*mcinit_pyexpr_resolve)(void *ctx, struct mcinit_pyexpr *e, const char *name,
                                      struct mcinit_pv *out);

@@ -97,9 +97,9 @@ load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcin
 		    &job->c, desc->overrides[i],
 		    desc->override_argv_index ? desc->override_argv_index[i] : 0, job->d);
 	apply_flags(&job->c, desc, job->d);
-	mcinit_config_mixed_precision(&job->c, job->d);
 	mcinit_config_fill_megatron(&job->c, job->d);
 	mcinit_config_finish(&job->c, job->d);
+	mcinit_config_bridge_precision(&job->c, job->d);
 	return 0;
 }
 

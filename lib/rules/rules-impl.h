@@ -156,6 +156,12 @@ long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **s
 /* The rows of Megatron-LM's check table whose code is x->rule's. */
 void mcinit_rules_mchecks(struct mcinit_rule_ctx *x);
 
+/* ---- rules-bcheck.c ---- */
+
+/* The rows of Megatron-Bridge's check table whose code is x->rule's, on a
+ * ConfigContainer. */
+void mcinit_rules_bchecks(struct mcinit_rule_ctx *x);
+
 /* ---- mcheck-locals.c ---- */
 struct mcinit_pyexpr;
 struct mcinit_pv;

@@ -308,22 +308,37 @@ static void
 mc013(struct mcinit_rule_ctx *x)
 {
 	struct mcinit_derived *dv = x->dv;
-	long long egbs, embs, step;
+	long long egbs, embs, step, dp = dv->dp * dv->gtp, ecp = 0;
 	struct mcinit_buf near = {0};
 	struct mcinit_diag *g;
 
+	/* Megatron-Bridge (ConfigContainer.validate) checks the evaluation sizes
+	 * over the evaluation context-parallel size's DP when one is set
+	 * (MC300 checks that the world divides), and without regard to
+	 * decrease_batch_size_if_needed. */
+	if (x->c->bridge && !BAD(eval_context_parallel_size) && !NUL(eval_context_parallel_size))
+		ecp = I(eval_context_parallel_size);
+	if (ecp > 0) {
+		long long emp =
+		    I(tensor_model_parallel_size) * I(pipeline_model_parallel_size) * ecp;
+
+		if (!dv->world_ok || dv->world_size % emp != 0)
+			return;
+		dp = dv->world_size / emp;
+	}
 	/* With neither set, evaluation uses the training sizes: MC012 covers it. */
-	if (!dv->gbs_ok || (NUL(eval_global_batch_size) && NUL(eval_micro_batch_size)))
+	if (!dv->gbs_ok || (NUL(eval_global_batch_size) && NUL(eval_micro_batch_size) && ecp == 0 &&
+	                    !(x->c->bridge && B(decrease_batch_size_if_needed))))
 		return;
 	egbs = NUL(eval_global_batch_size) ? dv->gbs : I(eval_global_batch_size);
 	embs = NUL(eval_micro_batch_size) ? I(micro_batch_size) : I(eval_micro_batch_size);
-	step = embs * dv->dp * dv->gtp;
+	step = embs * dp;
 	if (egbs % step == 0)
 		return;
 	g = report(x, written(x, F(eval_global_batch_size), F(eval_micro_batch_size)),
 	           "evaluation global batch size %lld is not %s eval MBS x DP = %lld x %lld = "
 	           "%lld",
-	           egbs, egbs < step ? "at least" : "divisible by", embs, dv->dp, step);
+	           egbs, egbs < step ? "at least" : "divisible by", embs, ecp ? dp : dv->dp, step);
 	mcinit_diag_hint(g, "nearest valid evaluation batch sizes: %s",
 	                 near_values(&near, egbs, step, 0));
 	mcinit_buf_free(&near);
@@ -900,9 +915,10 @@ mc029(struct mcinit_rule_ctx *x)
 {
 	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(cp_comm_type));
 
-	/* Megatron-LM turns a one-element list into the plain string. */
-	if (I(context_parallel_size) <= 1 || v->kind != MCINIT_V_LIST || v->n == 1 ||
-	    (long long)v->n == I(num_layers))
+	/* Megatron-LM turns a one-element list into the plain string;
+	 * Megatron-Bridge (ConfigContainer._validate_cp_comm_type) does not. */
+	if (I(context_parallel_size) <= 1 || v->kind != MCINIT_V_LIST ||
+	    (v->n == 1 && !x->c->bridge) || (long long)v->n == I(num_layers))
 		return;
 	mcinit_diag_hint(report(x, F(cp_comm_type),
 	                        "cp_comm_type lists %zu values but there are %lld layers", v->n,
@@ -1149,6 +1165,10 @@ mc039(struct mcinit_rule_ctx *x)
 static void
 mc040(struct mcinit_rule_ctx *x)
 {
+	/* A ConfigContainer: Bridge's TrainingConfig.finalize refuses both and
+	 * neither, with num_epochs (MC301). */
+	if (x->c->bridge)
+		return;
 	if (!NUL(train_iters) && !NUL(train_samples))
 		mcinit_diag_hint(report(x, written(x, F(train_samples), F(train_iters)),
 		                        "train_iters (%lld) and train_samples (%lld) are mutually "
@@ -1676,11 +1696,13 @@ const struct mcinit_rule mcinit_rules[] = {
      "decrease_batch_size_if_needed",
      READS(F(micro_batch_size), F(global_batch_size), F(decrease_batch_size_if_needed)), mc012},
     {"MC013", MCINIT_ERROR,
-     "the evaluation global batch size is a multiple of eval micro-batch size x DP",
+     "the evaluation global batch size is a multiple of eval micro-batch size x DP (for a "
+     "Megatron-Bridge ConfigContainer: the DP of dist.eval_context_parallel_size when set, "
+     "whatever decrease_batch_size_if_needed)",
      "validation.eval_global_batch_size=10 with DP 4",
      "use one of the suggested evaluation batch sizes",
      READS(F(eval_global_batch_size), F(eval_micro_batch_size), F(micro_batch_size),
-           F(global_batch_size)),
+           F(global_batch_size), F(eval_context_parallel_size)),
      mc013},
     {"MC014", MCINIT_ERROR, "num_attention_heads is divisible by TP",
      "--num-attention-heads 12 --tensor-model-parallel-size 8",
@@ -1761,7 +1783,9 @@ const struct mcinit_rule mcinit_rules[] = {
      "--context-parallel-size 8 --hierarchical-context-parallel-sizes 2 2",
      "make the product equal context_parallel_size",
      READS(F(hierarchical_context_parallel_sizes), CP, F(cp_comm_type)), mc028},
-    {"MC029", MCINIT_ERROR, "with CP > 1, a cp_comm_type list has one entry per layer",
+    {"MC029", MCINIT_ERROR,
+     "with CP > 1, a cp_comm_type list has one entry per layer (a one-entry list stands for all "
+     "layers, except in a Megatron-Bridge ConfigContainer)",
      "--num-layers 4 --context-parallel-size 2 --cp-comm-type p2p a2a",
      "give one value, or exactly num_layers values", READS(F(cp_comm_type), CP, NL), mc029},
     {"MC030", MCINIT_ERROR, "max_position_embeddings >= seq_length",
@@ -1808,7 +1832,8 @@ const struct mcinit_rule mcinit_rules[] = {
      "--high-priority-stream-groups dp_cpp", "use the group keys of mcinit topology",
      READS(F(high_priority_stream_groups)), mc039},
     {"MC040", MCINIT_ERROR,
-     "train_iters and train_samples are exclusive (a warning when neither is set)",
+     "train_iters and train_samples are exclusive (a warning when neither is set; for a "
+     "Megatron-Bridge ConfigContainer, MC301 says what Bridge refuses)",
      "--train-iters 1000 --train-samples 512000", "keep one of them",
      READS(F(train_iters), F(train_samples)), mc040},
     {"MC041", MCINIT_ERROR,
@@ -1977,6 +2002,33 @@ const struct mcinit_rule mcinit_rules[] = {
      "see the quoted Megatron message",
      "do what Megatron's message (quoted) suggests, or ignore it", READS(F(world_size)),
      mcinit_rules_mchecks},
+    {"MC300", MCINIT_ERROR,
+     "Megatron-Bridge's own check in ConfigContainer.validate, or in what runtime_config_update "
+     "runs before it, holds for a ConfigContainer (a config whose root _target_ is "
+     "megatron.bridge.training.config.ConfigContainer), as the config's Bridge release "
+     "(--bridge-version) has it (one row of data/bridge-checks.tsv)",
+     "model.seq_length 131072 with dataset.seq_length 8192 (Bridge 0.6.2's "
+     "nemotron_nano_9b_v2_pretrain_config)",
+     "do what Bridge's message (quoted) asks", READS(F(world_size)), mcinit_rules_bchecks},
+    {"MC301", MCINIT_ERROR,
+     "Megatron-Bridge's own check in a section's finalize (TrainingConfig, SchedulerConfig, "
+     "CheckpointConfig, LoggerConfig, ProfilingConfig, NVRxStragglerDetectionConfig, "
+     "GPTDatasetConfig, MixedPrecisionConfig) holds for a ConfigContainer (one row of "
+     "data/bridge-checks.tsv)",
+     "scheduler.lr_warmup_fraction 0.01 with scheduler.lr_warmup_iters 2000",
+     "do what Bridge's message (quoted) asks", READS(F(world_size)), mcinit_rules_bchecks},
+    {"MC350", MCINIT_WARNING,
+     "a warning Megatron-Bridge gives in ConfigContainer.validate or runtime_config_update "
+     "for a ConfigContainer (one row of data/bridge-checks.tsv)",
+     "ddp.use_distributed_optimizer true with optimizer.use_distributed_optimizer false",
+     "do what Bridge's message (quoted) suggests, or ignore it", READS(F(world_size)),
+     mcinit_rules_bchecks},
+    {"MC351", MCINIT_WARNING,
+     "a warning Megatron-Bridge gives in a section's finalize or __post_init__ for a "
+     "ConfigContainer (one row of data/bridge-checks.tsv)",
+     "tokenizer.hf_tokenizer_kwargs set",
+     "do what Bridge's message (quoted) suggests, or ignore it", READS(F(world_size)),
+     mcinit_rules_bchecks},
 };
 const size_t mcinit_nrules = sizeof mcinit_rules / sizeof mcinit_rules[0];
 

@@ -46,6 +46,21 @@ check r019-known sh -c "$M validate --megatron-version r0.19 -- $base >/dev/null
 check flag-sets-bridge-mirror sh -c "$M validate --print-config -- $base --bf16 2>/dev/null |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"bf16\"] and d[\"optimizer\"][\"bf16\"] and d[\"mixed_precision\"][\"bf16\"]'"
 
+# A mixed-precision preset is resolved and copied onto model, optimizer and
+# ddp as runtime_config_update does (Bridge 0.6.2 accepts the file; with
+# bf16_mixed it refuses moe_router_padding_for_quantization without fp8,
+# as mcinit does); an unknown preset is Bridge's ValueError.
+fp8=$srcdir/tests/cli/inputs/yaml/bridge-fp8-preset.yaml
+check preset-applied-clean sh -c "$M validate '$fp8' >'$tmp/fp8.out' 2>&1 && ! grep -q 'error\\|warning' '$tmp/fp8.out'"
+check preset-copied sh -c "$M validate --print-config '$fp8' 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"fp8\"] == \"hybrid\" and d[\"model\"][\"bf16\"] and d[\"optimizer\"][\"bf16\"] and d[\"model\"][\"num_layers_at_start_in_bf16\"] == 1 and d[\"mixed_precision\"] == \"bf16_with_fp8_current_scaling_mixed\"'"
+sed 's/^mixed_precision: .*/mixed_precision: bf16_mixed/' "$fp8" >"$tmp/bf16.yaml"
+check preset-bf16-no-fp8-refused sh -c "$M validate '$tmp/bf16.yaml' 2>&1 | grep -q 'error\\[MC201\\].*fp8/fp4 must be specified'"
+sed 's/^mixed_precision: .*/mixed_precision: bf16-with-fp8-current-scaling-mixed/' "$fp8" >"$tmp/hyphen.yaml"
+check preset-hyphen-spelling sh -c "$M validate '$tmp/hyphen.yaml' >/dev/null 2>&1"
+sed 's/^mixed_precision: .*/mixed_precision: bf16_mixd/' "$fp8" >"$tmp/typo.yaml"
+check preset-unknown sh -c "$M validate '$tmp/typo.yaml' 2>&1 | grep -q \"error\\[MC005\\]: unknown mixed-precision recipe 'bf16_mixd'\""
+
 # --bridge-recipe NAME starts from the recipe's literal values.
 check recipe-values sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json 2>/dev/null |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"seq_length\"] == 8192 and d[\"train\"][\"global_batch_size\"] == 512 and d[\"dataset\"][\"_target_\"].endswith(\"GPTDatasetConfig\")'"

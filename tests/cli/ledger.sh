@@ -33,9 +33,43 @@ done
 # Every offline-decidable check of the facts is implemented or a visible todo.
 check ledger-offline-no-only-where-facts-say-so sh -c "tail -n +2 '$ledger' | grep -c 'offline-no' | grep -qx \"\$(tail -n +2 '$facts' | cut -f8 | grep -cx no)\" || tail -n +2 '$ledger' | grep -q 'offline-no'"
 $M explain --coverage >"$tmp/cov" 2>&1
-check coverage-total sh -c "tail -1 '$tmp/cov' | awk '{exit !(\$1 == \"all\" && \$4 == $(cat "$tmp/ids" | wc -l))}'"
+check coverage-total sh -c "grep '^all ' '$tmp/cov' | head -1 | awk '{exit !(\$4 == $(cat "$tmp/ids" | wc -l))}'"
 # The extra checks are not facts: none of their ids is a row of the facts.
 tail -n +2 "$facts" | cut -f1 | sort >"$tmp/fids"
 tail -n +2 "$extra" | grep -v '^#' | cut -f1 | sort >"$tmp/eids"
 check extra-not-in-facts sh -c "test -s '$tmp/eids' && test -z \"\$(comm -12 '$tmp/fids' '$tmp/eids')\""
+
+# The ledger of Megatron-Bridge's checks (data/bridge-checks-ledger.tsv): one
+# row per check of Bridge main (data/bridge-checks.tsv) and of each release
+# (data/releases/*/bridge-checks.tsv), a check the same in several being one
+# row (main's id, else RELEASE:id), equal to `mcinit explain --bridge-ledger`.
+bledger="$srcdir/data/bridge-checks-ledger.tsv"
+$M explain --bridge-ledger >"$tmp/bledger" 2>&1
+kinds "$tmp/bledger" >"$tmp/blk"
+kinds "$bledger" >"$tmp/bfk"
+check bridge-ledger-matches-binary cmp "$tmp/blk" "$tmp/bfk"
+python3 - "$srcdir/data" >"$tmp/bids" <<'EOF'
+import glob, os, sys
+def rows(p):
+    lines = open(p, encoding="utf-8").read().split("\n")
+    for ln in lines[1:]:
+        if ln and not ln.startswith("#"):
+            c = ln.split("\t")
+            yield c[0], tuple(c[1:6])
+seen = {}
+for cid, key in rows(os.path.join(sys.argv[1], "bridge-checks.tsv")):
+    seen.setdefault(key, cid)
+for rel in sorted(glob.glob(os.path.join(sys.argv[1], "releases", "bridge-*"))):
+    name = os.path.basename(rel)[len("bridge-"):].split("+")[0].rsplit(".", 1)[0]
+    for cid, key in rows(os.path.join(rel, "bridge-checks.tsv")):
+        seen.setdefault(key, "%s:%s" % (name, cid))
+print("\n".join(sorted(seen.values())))
+EOF
+tail -n +2 "$bledger" | cut -f1 | sort >"$tmp/blids"
+check bridge-ledger-has-every-check cmp "$tmp/bids" "$tmp/blids"
+check bridge-ledger-rows-well-formed sh -c "tail -n +2 '$bledger' | cut -f2 | grep -vE '^(MC[0-9]{3}|offline-no: .+|todo: .+)\$' | { ! grep -q .; }"
+for c in $(tail -n +2 "$bledger" | cut -f2 | grep -E '^MC[0-9]{3}$' | sort -u); do
+	check "bridge-ledger-code-documented-$c" sh -c "$M explain $c | grep -q '^$c ('"
+done
+check bridge-coverage-total sh -c "grep '^all ' '$tmp/cov' | tail -1 | awk '{exit !(\$4 == $(cat "$tmp/bids" | wc -l))}'"
 finish

@@ -6,7 +6,9 @@
 
 #include "input/pyexpr.h"
 
-/* tp = 4, cp_comm_type = "a2a+p2p", x = None, layers = [1, 2], $ALGO = "Ring" */
+/* tp = 4, cp_comm_type = "a2a+p2p", x = None, layers = [1, 2], $ALGO = "Ring";
+ * model.tp = 2; the dataset is a GPTDatasetConfig, not an EnergonDatasetConfig;
+ * the local cfg is a Base */
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
@@ -23,6 +25,12 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_NONE};
 	else if (strcmp(name, "layers") == 0)
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = items, .n = 2};
+	else if (strcmp(name, "model.tp") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = 2};
+	else if (strcmp(name, "dataset:GPTDatasetConfig") == 0 || strcmp(name, "%cfg:Base") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = 1};
+	else if (strcmp(name, "dataset:EnergonDatasetConfig") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = 0};
 	else if (strcmp(name, "$ALGO") == 0)
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = "Ring"};
 	else
@@ -79,6 +87,15 @@ static const struct {
     {"'a' \"b\"", "ab"},
     {"args.tp if args.x else 5", "5"},
     {"getattr(args, 'missing', 3) + 1", "4"},
+    {"getattr(self.model, 'tp', 1) * 10 + getattr(self.model, 'missing', 1)", "21"},
+    {"getattr(self.model, 'missing')", "ERR"},
+    {"math.lcm(4, 6, 1) + math.gcd(12, 18) + math.lcm(3, 0)", "18"},
+    {"math.lcm(2.0, 3)", "ERR"},
+    {"isinstance(self.dataset, GPTDatasetConfig)", "True"},
+    {"isinstance(self.dataset, (EnergonDatasetConfig, GPTDatasetConfig))", "True"},
+    {"isinstance(self.dataset, EnergonDatasetConfig)", "False"},
+    {"isinstance(cfg, Base) and not isinstance(args.layers, Unknown)", "True"},
+    {"[isinstance(x, Base) for x in args.layers]", "[False, False]"},
     {"isinstance(args.tp, int) and not isinstance(args.layers, str)", "True"},
     {"os.getenv('ALGO', '') == 'Ring'", "True"},
     {"os.environ.get('UNSET') is None", "True"},

@@ -1,0 +1,663 @@
+/*
+ * rules-bcheck.c — runs the rows of Megatron-Bridge's check table
+ * (bchecks.h) as rules MC300-MC351 on a ConfigContainer: each row's guard
+ * and condition are evaluated with Python's semantics, as the row's function
+ * sees them.  In a section's method (SchedulerConfig.finalize) `self.x` is
+ * that section's field; in ConfigContainer's methods and the module's
+ * functions `self.model.x` (`config.model.x`) is model's, `self.peft` the
+ * section itself (None when not set); a local is what
+ * data/bridge-checks-locals.tsv computes; isinstance(self.dataset, C) asks
+ * the dataset section's class (its _target_).  A section's method runs only
+ * when the section is set and its class is the method's, and a function
+ * only under its "(call)" condition.  A row that reads something mcinit
+ * cannot evaluate for this config is skipped: a check that cannot be
+ * decided is never guessed.
+ */
+#include "rules/rules-impl.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/bridge.h"
+#include "input/pyexpr.h"
+#include "rules/bchecks.h"
+
+/* What the resolver knows of the row being evaluated. */
+struct brow {
+	struct mcinit_rule_ctx *x; /* NULL: only whether names are known */
+	const struct mcinit_bcheck *b;
+	unsigned v; /* the Bridge release */
+	int depth;  /* locals being evaluated inside locals */
+	/* The locals being evaluated: inside its own value, a local that
+	 * names an attribute (self.scheduler.lr_decay_steps) is the
+	 * attribute as written. */
+	const struct mcinit_blocal *active[8];
+};
+
+static int resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out);
+
+/* ---- values ---- */
+
+/* A JSON value as Python sees it; a dict stands as the list of its keys
+ * (what `in`, len(), bool() and iteration see of it). */
+static struct mcinit_pv
+from_json(struct mcinit_pyexpr *e, json_t *j)
+{
+	struct mcinit_pv *l;
+	const char *k;
+	json_t *v;
+	size_t i, n;
+
+	switch (json_typeof(j)) {
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = json_is_true(j)};
+	case JSON_INTEGER:
+		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = json_integer_value(j)};
+	case JSON_REAL:
+		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = json_real_value(j)};
+	case JSON_STRING:
+		return (struct mcinit_pv){.kind = MCINIT_PV_STR,
+		                          .s = mcinit_pyexpr_strdup(e, json_string_value(j))};
+	case JSON_ARRAY:
+		n = json_array_size(j);
+		l = mcinit_pyexpr_alloc_list(e, n);
+		json_array_foreach(j, i, v) l[i] = from_json(e, v);
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = n};
+	case JSON_OBJECT:
+		n = json_object_size(j);
+		l = mcinit_pyexpr_alloc_list(e, n);
+		i = 0;
+		json_object_foreach(j, k, v) l[i++] =
+		    (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = mcinit_pyexpr_strdup(e, k)};
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = n};
+	default:
+		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+	}
+}
+
+static bool
+is_dtype(int f)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (t->alt[i].base == MCINIT_B_DTYPE)
+			return true;
+	return false;
+}
+
+static struct mcinit_pv
+from_value(struct mcinit_pyexpr *e, int f, const struct mcinit_value *v)
+{
+	static const char *const dtypes[][2] = {
+	    {"fp32", "torch.float32"}, {"fp16", "torch.float16"}, {"bf16", "torch.bfloat16"}};
+	struct mcinit_pv *l;
+	size_t i;
+
+	switch (v->kind) {
+	case MCINIT_V_BOOL:
+		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = v->i};
+	case MCINIT_V_INT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v->i};
+	case MCINIT_V_FLOAT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
+	case MCINIT_V_STR:
+		/* "bf16" is torch.bfloat16 to Bridge */
+		for (i = 0; f >= 0 && is_dtype(f) && i < sizeof dtypes / sizeof dtypes[0]; i++)
+			if (strcmp(v->s, dtypes[i][0]) == 0)
+				return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = dtypes[i][1]};
+		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
+	case MCINIT_V_JSON:
+		return from_json(e, v->j);
+	case MCINIT_V_LIST:
+		l = mcinit_pyexpr_alloc_list(e, v->n);
+		for (i = 0; i < v->n; i++)
+			l[i] = from_value(e, -1, &v->items[i]);
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = v->n};
+	default:
+		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+	}
+}
+
+/* ---- sections and their classes ---- */
+
+/* The class section sec holds: its _target_, else its own class; NULL for
+ * a section of no variant classes (train, scheduler, ...). */
+static const struct mcinit_vclass *
+section_class(const struct mcinit_config *c, const char *sec)
+{
+	json_t *t = json_object_get(json_object_get(c->extras, sec), "_target_");
+	const struct mcinit_vclass *k = NULL;
+
+	if (json_is_string(t))
+		k = mcinit_vclass_find(sec, json_string_value(t));
+	return k != NULL ? k : mcinit_vclass_default(sec);
+}
+
+/* Whether mcinit does not know what section sec holds: a mixed-precision
+ * preset's name it did not resolve, or a section Bridge requires that the
+ * config leaves out (Bridge's from_yaml would not construct the container:
+ * a partial config, checked for what it has). */
+static bool
+unknown_section(const struct mcinit_config *c, const char *sec)
+{
+	const struct mcinit_section_info *si = mcinit_section_find(sec);
+
+	if (json_is_string(json_object_get(c->extras, sec)))
+		return !c->preset_known;
+	return si != NULL && si->kind == MCINIT_SK_REQUIRED &&
+	       json_object_get(c->sections, sec) == NULL;
+}
+
+/* isinstance(<section sec>, cls). */
+static bool
+section_isa(const struct mcinit_config *c, const char *sec, const char *cls)
+{
+	const struct mcinit_vclass *k = section_class(c, sec);
+
+	return mcinit_config_section_set(c, sec) && mcinit_bclass_isa(sec, k ? k->name : NULL, cls);
+}
+
+/* "model.seq_length" -> the section ("model" into sec) and the rest after
+ * the field ("" or ".k..." into *rest); the field's name into key. */
+static bool
+split_path(const char *path, char *sec, char *key, size_t len, const char **rest)
+{
+	size_t n = strcspn(path, "."), k;
+
+	if (n == 0 || n >= len || path[n] != '.')
+		return false;
+	memcpy(sec, path, n);
+	sec[n] = '\0';
+	path += n + 1;
+	k = strcspn(path, ".");
+	if (k == 0 || k >= len)
+		return false;
+	memcpy(key, path, k);
+	key[k] = '\0';
+	*rest = path + k;
+	return mcinit_section_find(sec) != NULL;
+}
+
+/* The standard field key of section sec in release v, -1 if none. */
+static int
+std_field(const char *sec, const char *key, unsigned v)
+{
+	int f = mcinit_field_lookup_key(sec, key, NULL);
+
+	return f >= 0 && mcinit_field_in_bridge(f, v) ? f : -1;
+}
+
+/* The value of sec.key (and of the keys of a dict after it in rest), as the
+ * section's class has it: 0, or -1 when the class has no such field or its
+ * value is not known. */
+static int
+field_value(struct brow *r, struct mcinit_pyexpr *e, const char *sec, const char *key,
+            const char *rest, struct mcinit_pv *out)
+{
+	const struct mcinit_config *c = r->x->c;
+	const struct mcinit_vclass *k = section_class(c, sec);
+	const struct mcinit_vfield *vf;
+	json_t *j = NULL, *own = NULL;
+	int f = std_field(sec, key, r->v);
+
+	if (!mcinit_config_section_set(c, sec) || unknown_section(c, sec))
+		return -1; /* None has no attributes */
+	if (f >= 0 && (k == NULL || mcinit_vclass_has_std(k, f))) {
+		if (c->invalid[f])
+			return -1;
+		if (*rest == '\0') {
+			*out = from_value(e, f, &c->val[f]);
+			return 0;
+		}
+		if (c->val[f].kind != MCINIT_V_JSON)
+			return -1;
+		j = c->val[f].j;
+	} else if (k != NULL && (vf = mcinit_vclass_field(k, key)) != NULL) {
+		j = json_object_get(json_object_get(c->extras, sec), key);
+		if (j == NULL)
+			j = own = json_loads(vf->def, JSON_DECODE_ANY, NULL);
+	}
+	/* a dict's keys read as attributes */
+	while (j != NULL && *rest == '.') {
+		char sub[128];
+		size_t n = strcspn(rest + 1, ".");
+
+		snprintf(sub, sizeof sub, "%.*s", (int)n, rest + 1);
+		j = json_is_object(j) ? json_object_get(j, sub) : NULL;
+		rest += 1 + n;
+	}
+	if (j != NULL)
+		*out = from_json(e, j);
+	json_decref(own);
+	return j != NULL ? 0 : -1;
+}
+
+/* ---- names ---- */
+
+/* A local whose value is a plain attribute path (model_cfg = config.model):
+ * the path without self./config., into buf; NULL otherwise. */
+static const char *
+alias_of(const struct mcinit_blocal *l, char *buf, size_t len)
+{
+	const char *p = l->value;
+	size_t i;
+
+	if (strncmp(p, "self.", 5) == 0)
+		p += 5;
+	else if (strncmp(p, "config.", 7) == 0)
+		p += 7;
+	else
+		return NULL;
+	for (i = 0; p[i]; i++)
+		if (!(p[i] == '.' || p[i] == '_' || (p[i] >= 'a' && p[i] <= 'z') ||
+		      (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
+			return NULL;
+	snprintf(buf, len, "%s", p);
+	return buf;
+}
+
+/* The local `name` of the row's function: in release r->v, or (asking
+ * whether names are known) in any release of the row. */
+static const struct mcinit_blocal *
+local(const struct brow *r, const char *name)
+{
+	const struct mcinit_blocal *l =
+	    mcinit_blocal_find(r->b->function, name, r->x ? r->v : r->b->releases);
+	int i;
+
+	for (i = 0; l != NULL && i < r->depth; i++)
+		if (r->active[i] == l)
+			return NULL;
+	return l;
+}
+
+/* name with a local alias at its head replaced by the alias's path
+ * ("model_cfg.bf16" -> "model.bf16", "%cfg:C" -> "model:C"), into buf;
+ * name itself when there is none. */
+static const char *
+unalias(const struct brow *r, const char *name, char *buf, size_t len)
+{
+	const char *start = name[0] == '%' ? name + 1 : name;
+	size_t n = strcspn(start, ".:");
+	const struct mcinit_blocal *l;
+	char head[128], path[160];
+
+	if (n >= sizeof head - 1)
+		return name;
+	snprintf(head, sizeof head, "%%%.*s", (int)n, start);
+	if ((l = local(r, head)) == NULL || alias_of(l, path, sizeof path) == NULL)
+		return name;
+	snprintf(buf, len, "%s%s", path, start + n);
+	return buf;
+}
+
+/* name in the terms of the container: a section method's `self.x` is its
+ * section's x ("x" -> "scheduler.x"). */
+static const char *
+scoped(const struct brow *r, const char *name, char *buf, size_t len)
+{
+	if (r->b->section[0] == '\0' || name[0] == '%' || name[0] == '$')
+		return name;
+	snprintf(buf, len, "%s.%s", r->b->section, name);
+	return buf;
+}
+
+/* Evaluates a local's value (or "(call)") in the row's context. */
+static int
+eval_local(struct brow *r, struct mcinit_pyexpr *outer, const struct mcinit_blocal *l,
+           struct mcinit_pv *out)
+{
+	struct mcinit_pyexpr *e;
+	struct mcinit_pv v;
+	char *why = NULL;
+	int rc = -1;
+
+	if (r->depth >= (int)(sizeof r->active / sizeof r->active[0]))
+		return -1;
+	e = mcinit_pyexpr_parse(l->value, &why);
+	if (e == NULL) {
+		free(why);
+		return -1;
+	}
+	r->active[r->depth++] = l;
+	v = mcinit_pyexpr_eval(e, resolve, r);
+	r->depth--;
+	if (v.kind != MCINIT_PV_ERR) {
+		/* the value outlives e: strings and lists are copied into outer */
+		if (v.kind == MCINIT_PV_STR) {
+			v.s = mcinit_pyexpr_strdup(outer, v.s);
+		} else if (v.kind == MCINIT_PV_LIST) {
+			struct mcinit_pv *items = mcinit_pyexpr_alloc_list(outer, v.n);
+			size_t i;
+
+			for (i = 0; i < v.n; i++) {
+				items[i] = v.items[i];
+				if (items[i].kind == MCINIT_PV_STR)
+					items[i].s = mcinit_pyexpr_strdup(outer, items[i].s);
+				else if (items[i].kind == MCINIT_PV_LIST)
+					items[i] = (struct mcinit_pv){.kind = MCINIT_PV_ERR};
+			}
+			v.items = items;
+		}
+		*out = v;
+		rc = 0;
+	}
+	mcinit_pyexpr_free(e);
+	return rc;
+}
+
+/* The job's environment as Bridge reads it: the process's, where
+ * apply_environment_variables sets env_vars with os.environ.setdefault. */
+static int
+env_value(struct brow *r, struct mcinit_pyexpr *e, const char *var, struct mcinit_pv *out)
+{
+	const char *s = mcinit_rules_env_get(r->x->o, var);
+	json_t *j;
+
+	if (s == NULL && (j = json_object_get(r->x->c->env_vars, var)) != NULL) {
+		struct mcinit_buf b = {0};
+		struct mcinit_pv v = from_json(e, j);
+
+		if (json_is_boolean(j) || json_is_number(j)) /* str(value) */
+			mcinit_pv_str(&b, &v);
+		else
+			mcinit_buf_adds(&b, json_string_value(j));
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
+		                          .s = mcinit_pyexpr_strdup(e, mcinit_buf_cstr(&b))};
+		mcinit_buf_free(&b);
+		return 0;
+	}
+	if (s == NULL)
+		return -1;
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = mcinit_pyexpr_strdup(e, s)};
+	return 0;
+}
+
+/* Whether name (after scoping and aliases) is something the resolver can
+ * give a value: a section, a field of one, a class test of one. */
+static bool
+path_known(const char *name, unsigned v)
+{
+	char sec[128], key[128];
+	const char *rest, *colon = strchr(name, ':');
+
+	if (colon != NULL) {
+		snprintf(sec, sizeof sec, "%.*s", (int)(colon - name), name);
+		return mcinit_section_find(sec) != NULL;
+	}
+	if (strchr(name, '.') == NULL)
+		return mcinit_section_find(name) != NULL;
+	if (!split_path(name, sec, key, sizeof sec, &rest))
+		return false;
+	return std_field(sec, key, v) >= 0 || mcinit_vclass_with_key(sec, key, NULL) != NULL;
+}
+
+static int
+resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
+{
+	struct brow *r = ctx;
+	const struct mcinit_blocal *l;
+	char b1[200], b2[200], sec[128], key[128];
+	const char *rest, *colon;
+
+	if (name[0] == '$')
+		return env_value(r, e, name + 1, out);
+	if (strcmp(name, "get_world_size_safe()") == 0) {
+		if (!r->x->dv->world_ok)
+			return -1;
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = r->x->dv->world_size};
+		return 0;
+	}
+	if ((l = local(r, name)) != NULL)
+		return eval_local(r, e, l, out);
+	name = scoped(r, unalias(r, name, b1, sizeof b1), b2, sizeof b2);
+	if ((l = local(r, name)) != NULL) /* self.x of a section's method */
+		return eval_local(r, e, l, out);
+	if (mcinit_mcheck_constant(name) && strncmp(name, "torch.", 6) == 0) {
+		*out =
+		    (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = mcinit_pyexpr_strdup(e, name)};
+		return 0;
+	}
+	if ((colon = strchr(name, ':')) != NULL) {
+		snprintf(sec, sizeof sec, "%.*s", (int)(colon - name), name);
+		if (mcinit_section_find(sec) == NULL || unknown_section(r->x->c, sec))
+			return -1;
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_BOOL,
+		                          .i = section_isa(r->x->c, sec, colon + 1)};
+		return 0;
+	}
+	if (strchr(name, '.') == NULL) {
+		/* a section itself: None, a preset's name, or its class */
+		json_t *s = json_object_get(r->x->c->extras, name);
+		const struct mcinit_vclass *k;
+
+		if (mcinit_section_find(name) == NULL || unknown_section(r->x->c, name))
+			return -1;
+		if (!mcinit_config_section_set(r->x->c, name)) {
+			*out = (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+			return 0;
+		}
+		k = section_class(r->x->c, name);
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
+		                          .s = json_is_string(s) ? json_string_value(s)
+		                               : k               ? mcinit_vclass_short(k)
+		                                                 : name};
+		return 0;
+	}
+	if (!split_path(name, sec, key, sizeof sec, &rest))
+		return -1;
+	return field_value(r, e, sec, key, rest, out);
+}
+
+bool
+mcinit_bcheck_name_known(const char *name, const struct mcinit_bcheck *b)
+{
+	struct brow r = {NULL, b, b->releases, 0, {NULL}};
+	char b1[200], b2[200];
+	unsigned v;
+
+	if (name[0] == '$' || strcmp(name, "get_world_size_safe()") == 0 || local(&r, name))
+		return true;
+	name = scoped(&r, unalias(&r, name, b1, sizeof b1), b2, sizeof b2);
+	if (local(&r, name) != NULL ||
+	    (mcinit_mcheck_constant(name) && strncmp(name, "torch.", 6) == 0))
+		return true;
+	for (v = 1; v != 0 && v <= b->releases; v <<= 1)
+		if ((b->releases & v) != 0 && path_known(name, v))
+			return true;
+	return false;
+}
+
+/* ---- evaluation ---- */
+
+/* 1: src holds (or fails, negate), 0: not, -1: cannot be decided. */
+static int
+evaluate(struct brow *r, const char *src, bool negate)
+{
+	struct mcinit_pyexpr *e;
+	struct mcinit_pv v;
+	char *why = NULL;
+	int res;
+
+	if (src == NULL || *src == '\0')
+		return negate ? 0 : 1;
+	e = mcinit_pyexpr_parse(src, &why);
+	if (e == NULL) {
+		free(why);
+		return -1;
+	}
+	v = mcinit_pyexpr_eval(e, resolve, r);
+	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
+	mcinit_pyexpr_free(e);
+	return res;
+}
+
+/* Whether the row's function runs: a section's method on a set section of
+ * its class, a function under its "(call)" condition.  1, 0 or -1. */
+static int
+runs(struct brow *r)
+{
+	const struct mcinit_blocal *call = local(r, "(call)");
+
+	if (r->b->section[0] != '\0' && unknown_section(r->x->c, r->b->section))
+		return -1;
+	if (r->b->section[0] != '\0' && !section_isa(r->x->c, r->b->section, r->b->cls))
+		return 0;
+	return call != NULL ? evaluate(r, call->value, false) : 1;
+}
+
+struct at {
+	struct brow *r;
+	int first, written, depth;
+};
+
+static void note_field(void *ctx, const char *name);
+
+static void
+note_src(struct at *a, const char *src)
+{
+	struct mcinit_pyexpr *e;
+	char *why = NULL;
+
+	if (src == NULL || a->depth > 4 || (e = mcinit_pyexpr_parse(src, &why)) == NULL) {
+		free(why);
+		return;
+	}
+	a->depth++;
+	mcinit_pyexpr_names(e, note_field, a);
+	a->depth--;
+	mcinit_pyexpr_free(e);
+}
+
+static void
+note_field(void *ctx, const char *name)
+{
+	struct at *a = ctx;
+	const struct mcinit_blocal *l = local(a->r, name);
+	char b1[200], b2[200], sec[128], key[128];
+	const char *rest;
+	int f;
+
+	if (l == NULL) {
+		name = scoped(a->r, unalias(a->r, name, b1, sizeof b1), b2, sizeof b2);
+		l = local(a->r, name);
+	}
+	if (l != NULL) { /* a local points at what it is computed from */
+		note_src(a, l->value);
+		return;
+	}
+	if (!split_path(name, sec, key, sizeof sec, &rest) ||
+	    (f = std_field(sec, key, a->r->v)) < 0)
+		return;
+	if (a->first < 0)
+		a->first = f;
+	if (a->written < 0 && user_wrote(a->r->x->c, f))
+		a->written = f;
+}
+
+/* The field to point at: the first the row reads that the user wrote;
+ * -1 when it reads no field of mcinit's (a class's own field). */
+static int
+row_field(struct brow *r)
+{
+	struct at a = {r, -1, -1, 0};
+
+	note_src(&a, r->b->when);
+	note_src(&a, r->b->guard);
+	note_src(&a, r->b->cond);
+	return a.written >= 0 ? a.written : a.first;
+}
+
+static struct mcinit_diag *report_at(struct mcinit_rule_ctx *x, const char *code,
+                                     enum mcinit_severity sev, int f, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static struct mcinit_diag *
+report_at(struct mcinit_rule_ctx *x, const char *code, enum mcinit_severity sev, int f,
+          const char *fmt, ...)
+{
+	struct mcinit_diag *g;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (f >= 0)
+		g = mcinit_rules_vreport(x, sev, code, f, fmt, ap);
+	else
+		g = mcinit_rules_vemit(x, sev, code, NULL, NULL, "", fmt, ap);
+	va_end(ap);
+	return g;
+}
+
+static void
+report_row(struct brow *r)
+{
+	struct mcinit_rule_ctx *x = r->x;
+	const struct mcinit_bcheck *b = r->b;
+	struct mcinit_pyexpr *e;
+	struct mcinit_buf m = {0};
+	char *why = NULL;
+	enum mcinit_severity sev = x->rule->sev;
+	const struct mcinit_rule *rule;
+
+	if (b->sev != NULL)
+		sev = strcmp(b->sev, "note") == 0      ? MCINIT_NOTE
+		      : strcmp(b->sev, "warning") == 0 ? MCINIT_WARNING
+		                                       : MCINIT_ERROR;
+	e = b->message[0] ? mcinit_pyexpr_parse(b->message, &why) : NULL;
+	if (e != NULL) {
+		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
+
+		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
+			mcinit_buf_adds(&m, b->message);
+		else
+			mcinit_pv_str(&m, &v);
+		mcinit_pyexpr_free(e);
+	} else if (b->message[0]) {
+		mcinit_buf_adds(&m, b->message);
+		free(why);
+	} else {
+		/* a bare assert: Python's AssertionError has no message */
+		mcinit_buf_printf(&m, "assert %s", b->cond);
+	}
+	rule = x->rule;
+	x->rule = NULL;
+	mcinit_diag_hint(report_at(x, rule->code, sev, row_field(r), "Megatron-Bridge %s (%s): %s",
+	                           b->function, mcinit_bcheck_where(b, r->v), mcinit_buf_cstr(&m)),
+	                 "see %s in Megatron-Bridge %s", mcinit_bcheck_where(b, r->v),
+	                 mcinit_bversion_name(r->v));
+	x->rule = rule;
+	mcinit_buf_free(&m);
+}
+
+void
+mcinit_rules_bchecks(struct mcinit_rule_ctx *x)
+{
+	size_t i;
+
+	if (!x->c->bridge)
+		return;
+	for (i = 0; i < mcinit_nbchecks; i++) {
+		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
+		const char *why, *code = mcinit_bcheck_status(b, &why);
+		struct brow r = {x, b, x->c->bversion, 0, {NULL}};
+		int res;
+
+		if (code == NULL || b->rule != NULL || b->dup != NULL ||
+		    strcmp(code, x->rule->code) != 0 || (b->releases & x->c->bversion) == 0)
+			continue;
+		if (runs(&r) != 1)
+			continue;
+		if (b->when != NULL) {
+			res = evaluate(&r, b->when, false);
+		} else {
+			res = evaluate(&r, b->guard, false);
+			if (res == 1)
+				res = evaluate(&r, b->cond, strcmp(b->kind, "assert") == 0);
+		}
+		if (res == 1)
+			report_row(&r);
+	}
+}
