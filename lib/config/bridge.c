@@ -316,7 +316,9 @@ mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
 	int f, g, h;
 	size_t t;
 
-	if (!c->bridge || !mcinit_config_section_set(c, "mixed_precision"))
+	/* any config file that writes the section: an override file merged onto
+	 * a recipe too, not only a whole ConfigContainer */
+	if (!mcinit_config_section_set(c, "mixed_precision"))
 		return;
 	if (json_is_string(name)) {
 		if (load_preset(c, json_string_value(name)) < 0) {

@@ -1425,6 +1425,20 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 	}
 }
 
+/* Whether any field of sec holds a value that is not its default (a
+ * Megatron-LM flag may set a field of an optional section: --bf16). */
+static bool
+section_written(const struct mcinit_config *c, const char *sec)
+{
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		if (c->origin[f] != MCINIT_ORIG_DEFAULT &&
+		    strcmp(mcinit_fields[f].section, sec) == 0)
+			return true;
+	return false;
+}
+
 json_t *
 mcinit_config_to_json(const struct mcinit_config *c)
 {
@@ -1461,6 +1475,19 @@ mcinit_config_to_json(const struct mcinit_config *c)
 		json_object_update(s, extra);
 	}
 	json_object_set(root, "env_vars", c->env_vars);
+	/* Bridge's optional sections that are None (peft, profiling, ...) print
+	 * as null, not as their fields' defaults: a section that is there is
+	 * one Bridge acts on (a peft section asks for a pretrained checkpoint) */
+	for (i = 0; i < (int)mcinit_nsections; i++)
+		if (mcinit_sections[i].kind == MCINIT_SK_OPTIONAL &&
+		    !mcinit_config_section_set(c, mcinit_sections[i].name) &&
+		    !section_written(c, mcinit_sections[i].name))
+			json_object_set_new(root, mcinit_sections[i].name, json_null());
+	/* a ConfigContainer stays one (its defaults are Bridge's): the root's
+	 * _target_, as Bridge's to_yaml writes it */
+	if (c->bridge)
+		json_object_set_new(root, "_target_",
+		                    json_string("megatron.bridge.training.config.ConfigContainer"));
 	return root;
 }
 

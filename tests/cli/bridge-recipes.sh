@@ -31,4 +31,26 @@ sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
 		check "$n-refused" test "$rc" -eq 1
 	fi
 done <"$tmp/rows"
+
+# One change at a time to those dumps (mutations.tsv, as overrides): what
+# Bridge refuses mcinit refuses, what it accepts mcinit accepts, but where
+# a row says why mcinit differs (the environment Bridge runs in, a key
+# Bridge drops without a word).  Empty cells are "-": read splits on tabs.
+grep -v '^#' "$dir/mutations.tsv" | tail -n +2 >"$tmp/muts"
+check mutations-listed test "$(wc -l <"$tmp/muts")" -ge 60
+while IFS="$(printf '\t')" read -r name file world overrides verdict _ differs; do
+	if [ "$differs" != - ]; then
+		skip "mutation-$name" "$differs"
+		continue
+	fi
+	rc=0
+	# shellcheck disable=SC2086 # one override a word
+	(cd "$dir" && HOME=/nonexistent $MCINIT validate --world-size "$world" "$file" $overrides) \
+		>"$tmp/m.out" 2>&1 || rc=$?
+	if [ "$verdict" = accept ]; then
+		check "mutation-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/m.out'; false; }"
+	else
+		check "mutation-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/m.out'"
+	fi
+done <"$tmp/muts"
 finish
