@@ -1476,13 +1476,18 @@ mc048(struct mcinit_rule_ctx *x)
 static void
 mc049(struct mcinit_rule_ctx *x)
 {
-	if (!x->dv->vocab_ok || x->dv->padded_vocab_size == I(vocab_size))
+	const struct mcinit_derived *dv = x->dv;
+
+	if (!dv->vocab_ok || dv->padded_vocab_size == dv->vocab_size)
 		return;
-	report(x, F(vocab_size),
-	       "vocab_size %lld is padded to %lld (a multiple of make_vocab_size_divisible_by x "
+	report(x, dv->vocab_from_tokenizer ? F(tokenizer_vocab_size) : F(vocab_size),
+	       "%s %lld is padded to %lld (a multiple of make_vocab_size_divisible_by x "
 	       "TP = %lld x %lld); %lld dummy rows",
-	       I(vocab_size), x->dv->padded_vocab_size, I(make_vocab_size_divisible_by),
-	       I(tensor_model_parallel_size), x->dv->padded_vocab_size - I(vocab_size));
+	       dv->vocab_from_tokenizer ? "the tokenizer's vocab_size (Megatron-Bridge: "
+	                                  "use_tokenizer_vocab_size or no model.vocab_size)"
+	                                : "vocab_size",
+	       dv->vocab_size, dv->padded_vocab_size, I(make_vocab_size_divisible_by),
+	       I(tensor_model_parallel_size), dv->padded_vocab_size - dv->vocab_size);
 }
 
 /* ---- CUDA graphs and activation recomputation on core_r0.15 (MC062) ---- */
@@ -1881,10 +1886,15 @@ const struct mcinit_rule mcinit_rules[] = {
      "--lazy-mpu-init", "none needed; be aware of the quirk",
      READS(F(lazy_mpu_init), F(tp_comm_overlap)), mc048},
     {"MC049", MCINIT_NOTE,
-     "vocab_size is padded to a multiple of make_vocab_size_divisible_by x TP",
+     "vocab_size is padded to a multiple of make_vocab_size_divisible_by x TP (for a "
+     "Megatron-Bridge ConfigContainer: NullTokenizer's tokenizer.vocab_size when "
+     "use_tokenizer_vocab_size is set or model.vocab_size is not; a preset model.vocab_size is "
+     "not padded)",
      "--vocab-size 50257 --tensor-model-parallel-size 2",
      "none needed; the padded rows are never predicted",
-     READS(F(vocab_size), F(make_vocab_size_divisible_by), TP), mc049},
+     READS(F(vocab_size), F(make_vocab_size_divisible_by), TP, F(tokenizer_vocab_size),
+           F(use_tokenizer_vocab_size)),
+     mc049},
     {"MC050", MCINIT_ERROR,
      "deterministic_mode: no cross_entropy_loss_fusion or tp_comm_overlap, and NCCL_ALGO, "
      "NVTE_ALLOW_NONDETERMINISTIC_ALGO, CUBLAS_WORKSPACE_CONFIG, MAMBA_DETERMINISTIC are "
