@@ -440,7 +440,9 @@ mc017(struct mcinit_rule_ctx *x)
 	long long h = I(hidden_size), heads = I(num_attention_heads);
 	struct mcinit_buf b = {0};
 
-	if (!NUL(kv_channels) || h % heads == 0)
+	/* validate_args' check: Megatron-Core's TransformerConfig (what a
+	 * Bridge ConfigContainer builds) takes hidden_size // heads. */
+	if (!NUL(kv_channels) || h % heads == 0 || x->c->bridge)
 		return;
 	mcinit_diag_hint(report(x, written(x, F(hidden_size), F(num_attention_heads)),
 	                        "hidden_size %lld is not divisible by num_attention_heads %lld, so "
@@ -1726,7 +1728,8 @@ const struct mcinit_rule mcinit_rules[] = {
      "use a number of query groups that divides the number of heads",
      READS(F(group_query_attention), F(num_query_groups), F(num_attention_heads)), mc016},
     {"MC017", MCINIT_ERROR,
-     "hidden_size is divisible by num_attention_heads when kv_channels is derived",
+     "hidden_size is divisible by num_attention_heads when kv_channels is derived (Megatron-LM's "
+     "validate_args; not for a Megatron-Bridge ConfigContainer)",
      "--hidden-size 1000 --num-attention-heads 16",
      "set --kv-channels, or use a hidden size that is a multiple of the heads",
      READS(F(kv_channels), F(hidden_size), F(num_attention_heads)), mc017},
