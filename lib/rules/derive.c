@@ -262,6 +262,43 @@ mcinit_padded_vocab_size(long long vocab, long long divisible_by, long long tp)
 	return (vocab + m - 1) / m * m;
 }
 
+/* The vocabulary as Megatron-Bridge's setup makes it
+ * (training/setup.py _validate_and_set_vocab_size, then the model
+ * provider's provide()): the tokenizer's, padded, when
+ * tokenizer.use_tokenizer_vocab_size is set (the pretrain recipes set it)
+ * or model.vocab_size is not; else model.vocab_size as it is, unpadded.
+ * The tokenizer's vocabulary is known without loading it only for
+ * NullTokenizer (tokenizer.vocab_size); a model vocabulary below it is
+ * refused by setup, and derives nothing. */
+static void
+derive_bridge_vocab(struct mcinit_rule_ctx *x)
+{
+	struct mcinit_derived *dv = x->dv;
+	long long tok = -1;
+
+	if (INVALID(x->c, F(vocab_size), F(make_vocab_size_divisible_by),
+	            F(tensor_model_parallel_size), F(tokenizer_vocab_size), F(tokenizer_type),
+	            F(use_tokenizer_vocab_size)))
+		return;
+	if (!NUL(tokenizer_type) &&
+	    strcmp(mcinit_cfg_str(x->c, F(tokenizer_type)), "NullTokenizer") == 0 &&
+	    !NUL(tokenizer_vocab_size))
+		tok = I(tokenizer_vocab_size);
+	if (B(use_tokenizer_vocab_size) || NUL(vocab_size)) {
+		if (tok < 0)
+			return;
+		dv->vocab_size = tok;
+		dv->vocab_from_tokenizer = true;
+		dv->padded_vocab_size = mcinit_padded_vocab_size(
+		    tok, I(make_vocab_size_divisible_by), I(tensor_model_parallel_size));
+	} else {
+		if (tok >= 0 && I(vocab_size) < tok)
+			return;
+		dv->vocab_size = dv->padded_vocab_size = I(vocab_size);
+	}
+	dv->vocab_ok = true;
+}
+
 static void
 derive_shape(struct mcinit_rule_ctx *x)
 {
@@ -283,14 +320,21 @@ derive_shape(struct mcinit_rule_ctx *x)
 		if (!NUL(kv_channels)) {
 			dv->kv_channels = I(kv_channels);
 			dv->kv_ok = true;
-		} else if (I(hidden_size) % I(num_attention_heads) == 0) {
+		} else if (I(hidden_size) % I(num_attention_heads) == 0 || x->c->bridge) {
+			/* Megatron-Core's TransformerConfig (a Bridge config's model)
+			 * takes hidden_size // heads; validate_args refuses the rest */
 			dv->kv_channels = I(hidden_size) / I(num_attention_heads);
 			dv->kv_ok = true;
 		}
 	}
-	if (!INVALID(x->c, F(vocab_size), F(make_vocab_size_divisible_by),
-	             F(tensor_model_parallel_size)) &&
-	    !NUL(vocab_size)) {
+	/* A partial ConfigContainer without its tokenizer section (which Bridge
+	 * requires) pads as Megatron-LM does. */
+	if (x->c->bridge && json_object_get(x->c->sections, "tokenizer") != NULL) {
+		derive_bridge_vocab(x);
+	} else if (!INVALID(x->c, F(vocab_size), F(make_vocab_size_divisible_by),
+	                    F(tensor_model_parallel_size)) &&
+	           !NUL(vocab_size)) {
+		dv->vocab_size = I(vocab_size);
 		dv->padded_vocab_size = mcinit_padded_vocab_size(
 		    I(vocab_size), I(make_vocab_size_divisible_by), I(tensor_model_parallel_size));
 		dv->vocab_ok = true;

@@ -601,6 +601,7 @@ report_row(struct brow *r)
 	char *why = NULL;
 	enum mcinit_severity sev = x->rule->sev;
 	const struct mcinit_rule *rule;
+	size_t i;
 
 	if (b->sev != NULL)
 		sev = strcmp(b->sev, "note") == 0      ? MCINIT_NOTE
@@ -622,6 +623,10 @@ report_row(struct brow *r)
 		/* a bare assert: Python's AssertionError has no message */
 		mcinit_buf_printf(&m, "assert %s", b->cond);
 	}
+	/* one line, as every diagnostic (Bridge's messages may hold \n) */
+	for (i = 0; i < m.len; i++)
+		if (m.data[i] == '\n')
+			m.data[i] = ' ';
 	rule = x->rule;
 	x->rule = NULL;
 	mcinit_diag_hint(report_at(x, rule->code, sev, row_field(r), "Megatron-Bridge %s (%s): %s",

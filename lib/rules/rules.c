@@ -440,7 +440,9 @@ mc017(struct mcinit_rule_ctx *x)
 	long long h = I(hidden_size), heads = I(num_attention_heads);
 	struct mcinit_buf b = {0};
 
-	if (!NUL(kv_channels) || h % heads == 0)
+	/* validate_args' check: Megatron-Core's TransformerConfig (what a
+	 * Bridge ConfigContainer builds) takes hidden_size // heads. */
+	if (!NUL(kv_channels) || h % heads == 0 || x->c->bridge)
 		return;
 	mcinit_diag_hint(report(x, written(x, F(hidden_size), F(num_attention_heads)),
 	                        "hidden_size %lld is not divisible by num_attention_heads %lld, so "
@@ -1476,13 +1478,18 @@ mc048(struct mcinit_rule_ctx *x)
 static void
 mc049(struct mcinit_rule_ctx *x)
 {
-	if (!x->dv->vocab_ok || x->dv->padded_vocab_size == I(vocab_size))
+	const struct mcinit_derived *dv = x->dv;
+
+	if (!dv->vocab_ok || dv->padded_vocab_size == dv->vocab_size)
 		return;
-	report(x, F(vocab_size),
-	       "vocab_size %lld is padded to %lld (a multiple of make_vocab_size_divisible_by x "
+	report(x, dv->vocab_from_tokenizer ? F(tokenizer_vocab_size) : F(vocab_size),
+	       "%s %lld is padded to %lld (a multiple of make_vocab_size_divisible_by x "
 	       "TP = %lld x %lld); %lld dummy rows",
-	       I(vocab_size), x->dv->padded_vocab_size, I(make_vocab_size_divisible_by),
-	       I(tensor_model_parallel_size), x->dv->padded_vocab_size - I(vocab_size));
+	       dv->vocab_from_tokenizer ? "the tokenizer's vocab_size (Megatron-Bridge: "
+	                                  "use_tokenizer_vocab_size or no model.vocab_size)"
+	                                : "vocab_size",
+	       dv->vocab_size, dv->padded_vocab_size, I(make_vocab_size_divisible_by),
+	       I(tensor_model_parallel_size), dv->padded_vocab_size - dv->vocab_size);
 }
 
 /* ---- CUDA graphs and activation recomputation on core_r0.15 (MC062) ---- */
@@ -1721,7 +1728,8 @@ const struct mcinit_rule mcinit_rules[] = {
      "use a number of query groups that divides the number of heads",
      READS(F(group_query_attention), F(num_query_groups), F(num_attention_heads)), mc016},
     {"MC017", MCINIT_ERROR,
-     "hidden_size is divisible by num_attention_heads when kv_channels is derived",
+     "hidden_size is divisible by num_attention_heads when kv_channels is derived (Megatron-LM's "
+     "validate_args; not for a Megatron-Bridge ConfigContainer)",
      "--hidden-size 1000 --num-attention-heads 16",
      "set --kv-channels, or use a hidden size that is a multiple of the heads",
      READS(F(kv_channels), F(hidden_size), F(num_attention_heads)), mc017},
@@ -1881,10 +1889,15 @@ const struct mcinit_rule mcinit_rules[] = {
      "--lazy-mpu-init", "none needed; be aware of the quirk",
      READS(F(lazy_mpu_init), F(tp_comm_overlap)), mc048},
     {"MC049", MCINIT_NOTE,
-     "vocab_size is padded to a multiple of make_vocab_size_divisible_by x TP",
+     "vocab_size is padded to a multiple of make_vocab_size_divisible_by x TP (for a "
+     "Megatron-Bridge ConfigContainer: NullTokenizer's tokenizer.vocab_size when "
+     "use_tokenizer_vocab_size is set or model.vocab_size is not; a preset model.vocab_size is "
+     "not padded)",
      "--vocab-size 50257 --tensor-model-parallel-size 2",
      "none needed; the padded rows are never predicted",
-     READS(F(vocab_size), F(make_vocab_size_divisible_by), TP), mc049},
+     READS(F(vocab_size), F(make_vocab_size_divisible_by), TP, F(tokenizer_vocab_size),
+           F(use_tokenizer_vocab_size)),
+     mc049},
     {"MC050", MCINIT_ERROR,
      "deterministic_mode: no cross_entropy_loss_fusion or tp_comm_overlap, and NCCL_ALGO, "
      "NVTE_ALLOW_NONDETERMINISTIC_ALGO, CUBLAS_WORKSPACE_CONFIG, MAMBA_DETERMINISTIC are "

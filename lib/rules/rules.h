@@ -104,8 +104,13 @@ struct mcinit_derived {
 	/* after repair R1 */
 	bool sequence_parallel;
 	bool sp_ok;
-	/* MC049 */
+	/* MC049: the vocabulary padded, and the one it pads (model.vocab_size;
+	 * for a Megatron-Bridge ConfigContainer, Bridge's setup takes
+	 * tokenizer.vocab_size instead when use_tokenizer_vocab_size is set or
+	 * model.vocab_size is not, and pads only that one) */
 	long long padded_vocab_size;
+	long long vocab_size;
+	bool vocab_from_tokenizer;
 	bool vocab_ok;
 };
 

@@ -2,11 +2,13 @@
 # CLI tests for the cross-field rules, repairs and derived values.
 #
 # Each directory tests/configs/<CODE>/ holds cases for one diagnostic code:
-#   fail*.json / fail*.args   must report CODE; if CODE is an error, it must be
+#   fail*.json / fail*.yaml / fail*.args
+#                             must report CODE; if CODE is an error, it must be
 #                             the only error (exit 1), else there is no error
 #                             (exit 0).
-#   pass*.json / pass*.args   the passing neighbour: no CODE, no error, exit 0.
-# A .json case is `mcinit validate CASE.json`; a .args case holds the words
+#   pass*.json / pass*.yaml / pass*.args
+#                             the passing neighbour: no CODE, no error, exit 0.
+# A .json or .yaml case is `mcinit validate CASE.json`; a .args case holds the words
 # after `mcinit validate` (options, overrides, `--` and Megatron flags).  An
 # optional CASE.env holds words for env(1) (VAR=VALUE or -u VAR).  CASE.out is
 # the golden text output (diagnostics, derived table, exit status), compared
@@ -99,7 +101,7 @@ for dir in "$cfg"/MC*; do
 	code=${dir##*/}
 	ncodes=$((ncodes + 1))
 	nf=0 np=0
-	for f in "$dir"/*.json "$dir"/*.args; do
+	for f in "$dir"/*.json "$dir"/*.yaml "$dir"/*.args; do
 		[ -f "$f" ] || continue
 		case ${f##*/} in
 		fail*) nf=$((nf + 1)) ;;
