@@ -13,6 +13,7 @@
 
 #include "config/config.h"
 #include "input/pyexpr.h"
+#include "rules/ledger.h"
 
 #define MCINIT_BIDS(...)                                                                           \
 	{                                                                                          \
@@ -215,64 +216,32 @@ status_of(const struct mcinit_bcheck *b, const char **why)
 	return mcinit_bcheck_code(b);
 }
 
+/* Row i as the ledger printer reads it (ledger.h). */
+static void
+ledger_row(size_t i, struct mcinit_ledger_row *out)
+{
+	const struct mcinit_bcheck *b = &mcinit_bchecks[i];
+
+	out->code = mcinit_bcheck_status(b, &out->why);
+	out->id = b->id;
+	out->function = b->function;
+	out->dup = b->dup;
+	out->no = b->no;
+	out->rule = b->rule != NULL;
+	out->offline = b->offline;
+}
+
 int
 mcinit_bchecks_ledger(FILE *out)
 {
-	size_t i;
-
-	fprintf(out, "id\timplemented_by\tnote\n");
-	for (i = 0; i < mcinit_nbchecks; i++) {
-		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
-		const char *why, *code = mcinit_bcheck_status(b, &why);
-
-		if (code != NULL && b->dup != NULL)
-			fprintf(out, "%s\t%s\tas %s\n", b->id, code, b->dup);
-		else if (code != NULL)
-			fprintf(out, "%s\t%s\t%s\n", b->id, code,
-			        b->rule ? "hand-written rule" : "table row");
-		else if (!b->offline || b->no != NULL)
-			fprintf(out, "%s\toffline-no: %s\t\n", b->id,
-			        b->no ? b->no : "needs what the config does not hold");
-		else
-			fprintf(out, "%s\t%s\t\n", b->id, why);
-	}
-	return ferror(out) ? -1 : 0;
+	return mcinit_ledger_print(out, mcinit_nbchecks, ledger_row);
 }
 
 int
 mcinit_bchecks_coverage(FILE *out)
 {
-	struct row {
-		const char *fn;
-		int impl, off, total;
-	} rows[64];
-	size_t n = 0, i, k;
-	int ti = 0, to = 0;
-
-	for (i = 0; i < mcinit_nbchecks; i++) {
-		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
-		const char *why, *code = mcinit_bcheck_status(b, &why);
-		bool off = b->offline && b->no == NULL;
-
-		for (k = 0; k < n && strcmp(rows[k].fn, b->function) != 0; k++)
-			;
-		if (k == n && n < 64)
-			rows[n++] = (struct row){b->function, 0, 0, 0};
-		if (k == 64)
-			continue;
-		rows[k].total++;
-		rows[k].off += off;
-		rows[k].impl += code != NULL;
-		to += off;
-		ti += code != NULL;
-	}
-	fprintf(out, "%-62s %11s %8s %5s\n", "Megatron-Bridge function", "implemented", "offline",
-	        "total");
-	for (k = 0; k < n; k++)
-		fprintf(out, "%-62s %11d %8d %5d\n", rows[k].fn, rows[k].impl, rows[k].off,
-		        rows[k].total);
-	fprintf(out, "%-62s %11d %8d %5zu\n", "all", ti, to, mcinit_nbchecks);
-	return ferror(out) ? -1 : 0;
+	return mcinit_ledger_coverage(out, "Megatron-Bridge function", 62, mcinit_nbchecks,
+	                              ledger_row);
 }
 
 /* ---- each row's status, once per process ---- */

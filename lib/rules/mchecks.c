@@ -18,6 +18,7 @@
 #include "config/mflags.h"
 #include "core/util.h"
 #include "input/pyexpr.h"
+#include "rules/ledger.h"
 
 const struct mcinit_mcheck mcinit_mchecks[] = {
 #define MCINIT_MCHECK(id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet,    \
@@ -232,59 +233,29 @@ mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why)
 	return r->code;
 }
 
+/* Row i as the ledger printer reads it (ledger.h). */
+static void
+ledger_row(size_t i, struct mcinit_ledger_row *out)
+{
+	const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+
+	out->code = mcinit_mcheck_status(m, &out->why);
+	out->id = m->id;
+	out->function = m->function;
+	out->dup = NULL;
+	out->no = m->no;
+	out->rule = m->rule != NULL;
+	out->offline = m->offline;
+}
+
 int
 mcinit_mchecks_ledger(FILE *out)
 {
-	size_t i;
-
-	fprintf(out, "id\timplemented_by\tnote\n");
-	for (i = 0; i < mcinit_nmchecks; i++) {
-		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
-		const char *why, *code = mcinit_mcheck_status(m, &why);
-
-		if (code != NULL)
-			fprintf(out, "%s\t%s\t%s\n", m->id, code,
-			        m->rule ? "hand-written rule" : "table row");
-		else if (!m->offline || m->no != NULL)
-			fprintf(out, "%s\toffline-no: %s\t\n", m->id,
-			        m->no ? m->no : "needs what the config does not hold");
-		else
-			fprintf(out, "%s\t%s\t\n", m->id, why);
-	}
-	return ferror(out) ? -1 : 0;
+	return mcinit_ledger_print(out, mcinit_nmchecks, ledger_row);
 }
 
 int
 mcinit_mchecks_coverage(FILE *out)
 {
-	struct row {
-		const char *fn;
-		int impl, off, total;
-	} rows[64];
-	size_t n = 0, i, k;
-	int ti = 0, to = 0;
-
-	for (i = 0; i < mcinit_nmchecks; i++) {
-		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
-		const char *why, *code = mcinit_mcheck_status(m, &why);
-		bool off = m->offline && m->no == NULL;
-
-		for (k = 0; k < n && strcmp(rows[k].fn, m->function) != 0; k++)
-			;
-		if (k == n && n < 64)
-			rows[n++] = (struct row){m->function, 0, 0, 0};
-		if (k == 64)
-			continue;
-		rows[k].total++;
-		rows[k].off += off;
-		rows[k].impl += code != NULL;
-		to += off;
-		ti += code != NULL;
-	}
-	fprintf(out, "%-55s %11s %8s %5s\n", "function", "implemented", "offline", "total");
-	for (k = 0; k < n; k++)
-		fprintf(out, "%-55s %11d %8d %5d\n", rows[k].fn, rows[k].impl, rows[k].off,
-		        rows[k].total);
-	fprintf(out, "%-55s %11d %8d %5zu\n", "all", ti, to, mcinit_nmchecks);
-	return ferror(out) ? -1 : 0;
+	return mcinit_ledger_coverage(out, "function", 55, mcinit_nmchecks, ledger_row);
 }
