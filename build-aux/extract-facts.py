@@ -2613,6 +2613,122 @@ def bridge_mixed_precision(code):
     return rows
 
 
+LOADER_HEAD = ["rule", "value", "where"]
+LOADER_MODULES = ("megatron.training.config.instantiate_utils",
+                  "megatron.bridge.utils.instantiate_utils")
+# The module-level names Bridge's loader (from_yaml -> instantiate) consults
+# before it imports a `_target_`, and the rule each stands for.
+LOADER_NAMES = {
+    "_DEFAULT_ALLOWED_PREFIXES": "allow-prefix", "_ALLOWED_TARGET_PREFIXES": "allow-prefix",
+    "_DEFAULT_ALLOWED_EXACT": "allow-exact", "_ALLOWED_PRIVATE_TARGETS": "allow-private",
+    "_DISALLOWED_TARGETS": "deny-target", "_DISALLOWED_CALLABLE_FIELD_NAMES": "deny-field",
+}
+
+
+def const_strings(node, env):
+    """The strings a module-level constant expression holds: literals,
+    set()/frozenset()/tuple() of them, * unpacking, comprehensions over
+    known names and f-strings of their variables.  None when unreadable."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+        out = []
+        for e in node.elts:
+            v = const_strings(e.value if isinstance(e, ast.Starred) else e, env)
+            if v is None:
+                return None
+            out += v
+        return out
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ("set", "frozenset", "tuple", "list") and len(node.args) <= 1:
+        return const_strings(node.args[0], env) if node.args else []
+    if isinstance(node, ast.JoinedStr):
+        s = ""
+        for part in node.values:
+            v = const_strings(part.value if isinstance(part, ast.FormattedValue) else part, env)
+            if v is None or len(v) != 1:
+                return None
+            s += v[0]
+        return [s]
+    if isinstance(node, (ast.SetComp, ast.ListComp, ast.GeneratorExp)) and \
+            len(node.generators) == 1 and isinstance(node.generators[0].target, ast.Name) and \
+            not node.generators[0].ifs:
+        g = node.generators[0]
+        it = const_strings(g.iter, env)
+        if it is None:
+            return None
+        out = []
+        for x in it:
+            v = const_strings(node.elt, dict(env, **{g.target.id: [x]}))
+            if v is None:
+                return None
+            out += v
+        return out
+    return None
+
+
+def takes_any_keyword(code, q):
+    """Whether class q's constructor takes **kwargs: Bridge's instantiate
+    then passes an unknown key on (and the constructor refuses it) instead
+    of dropping it with a log warning.  The first class of the MRO that
+    writes __init__ decides; a dataclass writes one unless it says init=False."""
+    for c in code.mro(q):
+        ci = code.cls(c) if not c.startswith("?") else None
+        if ci is None:
+            return False
+        fn = ci.methods.get("__init__")
+        if fn is not None:
+            return fn.args.kwarg is not None
+        if ci.is_dataclass:
+            return False
+    return False
+
+
+def bridge_loader(code, classes):
+    """How Bridge's loader treats what a config names: the `_target_`
+    allow- and deny-lists (instantiate_utils of megatron.training.config
+    and of Bridge) and the classes whose constructor takes **kwargs."""
+    rows = []
+    for mn in LOADER_MODULES:
+        mod = code.module(mn) if code.has_module(mn) else None
+        if mod is None:
+            continue
+        env = {}
+        for st in mod.tree.body:
+            tgt = st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 else \
+                st.target if isinstance(st, ast.AnnAssign) and st.value is not None else None
+            if not isinstance(tgt, ast.Name):
+                continue
+            v = const_strings(st.value, env)
+            if v is None:
+                continue
+            env[tgt.id] = v
+            if tgt.id in LOADER_NAMES:
+                where = "%s:%d" % (repo_path(mn), st.lineno)
+                rows += [{"rule": LOADER_NAMES[tgt.id], "value": x, "where": where}
+                         for x in sorted(set(v))]
+        if not any(tgt in env for tgt in LOADER_NAMES):
+            sys.exit("extract-facts: loader: %s names none of %s" % (mn, ", ".join(LOADER_NAMES)))
+    for q in sorted(set(classes)):
+        if code.cls(q) is not None and takes_any_keyword(code, q):
+            rows.append({"rule": "keeps-unknown-keys", "value": q, "where": ""})
+    return rows
+
+
+def loader_classes(field_rows, variant_rows):
+    return [r["class"] for r in list(field_rows) + list(variant_rows) if r.get("class")]
+
+
+def cmd_bridge_loader(a):
+    code = Code(sources([a.bridge, a.core]))
+    _, bf = read_tsv(a.fields)
+    _, vf = read_tsv(a.variants)
+    with open_out(a) as out:
+        write_tsv(out, LOADER_HEAD, bridge_loader(code, loader_classes(bf, vf)))
+
+
 def cmd_bridge_mixed_precision(a):
     rows = bridge_mixed_precision(Code(sources([a.bridge])))
     with open_out(a) as out:
@@ -3019,8 +3135,8 @@ def cmd_release(a):
     bf = bridge_fields(code, flags, pinned, a.pinned_name or (pinned.sources[1].commit or "")[:8]
                        if pinned else None, a.name)
     write("bridge-config-fields.tsv", BRIDGE_FIELDS_HEAD, bf)
-    write("bridge-variant-fields.tsv", VARIANT_HEAD,
-          bridge_variants(code, bf, prev("bridge-variant-fields.tsv")))
+    vrows = bridge_variants(code, bf, prev("bridge-variant-fields.tsv"))
+    write("bridge-variant-fields.tsv", VARIANT_HEAD, vrows)
     ck = extract_checks(code, MCORE_CHECK_ROOTS)
     if prev("megatron-checks.tsv"):
         carry_previous(ck, prev("megatron-checks.tsv"))
@@ -3030,6 +3146,7 @@ def cmd_release(a):
         carry_previous(bck, prev("bridge-checks.tsv"))
     write("bridge-checks.tsv", CHECKS_HEAD, bck)
     write("bridge-mixed-precision.tsv", MIXED_PRECISION_HEAD, bridge_mixed_precision(code))
+    write("bridge-loader.tsv", LOADER_HEAD, bridge_loader(code, loader_classes(bf, vrows)))
     info = [dict(source_info(a.bridge, bsrc), role="bridge"),
             dict(source_info(a.core, csrc), role="core")]
     if a.training:
@@ -3173,11 +3290,27 @@ def main(argv=None):
     common(sp)
     sp.set_defaults(func=cmd_bridge_mixed_precision)
 
+    sp = sub.add_parser("bridge-loader", help="data/bridge-loader.tsv",
+                        description="How Bridge's from_yaml treats what a config names: "
+                        "the _target_ allow- and deny-lists, and the classes whose "
+                        "constructor takes **kwargs (an unknown key is then refused, "
+                        "not dropped).")
+    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
+    sp.add_argument("--core", metavar="SRC", required=True,
+                    help="megatron-core (megatron.training.config)")
+    sp.add_argument("--fields", metavar="TSV", required=True,
+                    help="the release's bridge-config-fields.tsv (the sections' classes)")
+    sp.add_argument("--variants", metavar="TSV", required=True,
+                    help="the release's bridge-variant-fields.tsv")
+    common(sp)
+    sp.set_defaults(func=cmd_bridge_loader)
+
     sp = sub.add_parser("release", help="every table for one megatron-core + Bridge release",
                         description="Read one release (the megatron-core and megatron-bridge "
                         "wheels or sdists, or checkouts) and write all its tables into DIR: "
                         "megatron-flags.tsv (its rows, refs NAME), bridge-config-fields.tsv, "
-                        "bridge-variant-fields.tsv, megatron-checks.tsv, bridge-checks.tsv and "
+                        "bridge-variant-fields.tsv, megatron-checks.tsv, bridge-checks.tsv, "
+                        "bridge-mixed-precision.tsv, bridge-loader.tsv and "
                         "SOURCES.tsv (what was read, with digests); the hand-written notes of "
                         "--previous-dir's tables are carried over, and each table is compared "
                         "with --previous-dir's.")

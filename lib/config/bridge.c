@@ -226,6 +226,101 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	return 0;
 }
 
+/* ---- the loader's rules on names ---- */
+
+enum bl_rule {
+	MCINIT_BL_ALLOW_PREFIX,
+	MCINIT_BL_ALLOW_EXACT,
+	MCINIT_BL_ALLOW_PRIVATE,
+	MCINIT_BL_DENY_TARGET,
+	MCINIT_BL_DENY_FIELD,
+	MCINIT_BL_KEEPS_UNKNOWN_KEYS,
+};
+
+static const struct {
+	enum bl_rule rule;
+	const char *value;
+	unsigned releases;
+} loader[] = {
+#define MCINIT_BLOADER(rule, value, rel) {rule, value, rel},
+#include "config/bloader.inc"
+#undef MCINIT_BLOADER
+};
+static const size_t nloader = sizeof loader / sizeof loader[0];
+
+/* Whether release v has a rule `rule` for s: equal to its value, or, for
+ * prefixes, starting with it. */
+static bool
+bl_has(enum bl_rule rule, const char *s, unsigned v)
+{
+	size_t i;
+
+	for (i = 0; i < nloader; i++) {
+		const char *x = loader[i].value;
+
+		if (loader[i].rule != rule || (loader[i].releases & v) == 0)
+			continue;
+		if (rule == MCINIT_BL_ALLOW_PREFIX ? strncmp(s, x, strlen(x)) == 0
+		                                   : strcmp(s, x) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+mcinit_bridge_keeps_unknown_keys(const char *target, unsigned v)
+{
+	return bl_has(MCINIT_BL_KEEPS_UNKNOWN_KEYS, target, v);
+}
+
+/* "megatron., torch., ..." of release v into b. */
+static void
+bl_prefixes(struct mcinit_buf *b, unsigned v)
+{
+	size_t i, k;
+
+	for (i = 0; i < nloader; i++) {
+		if (loader[i].rule != MCINIT_BL_ALLOW_PREFIX || (loader[i].releases & v) == 0)
+			continue;
+		for (k = 0; k < i; k++) /* two modules may list one prefix */
+			if (loader[k].rule == MCINIT_BL_ALLOW_PREFIX &&
+			    (loader[k].releases & v) != 0 &&
+			    strcmp(loader[k].value, loader[i].value) == 0)
+				break;
+		if (k == i)
+			mcinit_buf_printf(b, "%s%s", b->len ? ", " : "", loader[i].value);
+	}
+}
+
+/* The checks of Bridge's _validate_target_prefix, in its order. */
+char *
+mcinit_bridge_target_refusal(const char *target, const char *key, unsigned v)
+{
+	struct mcinit_buf b = {0};
+	const char *seg;
+	char *why;
+
+	if (key != NULL && bl_has(MCINIT_BL_DENY_FIELD, key, v))
+		return mcinit_xasprintf("Bridge instantiates no _target_ for the callable "
+		                        "field `%s`",
+		                        key);
+	if (bl_has(MCINIT_BL_DENY_TARGET, target, v))
+		return mcinit_xasprintf("Bridge refuses to instantiate it: it could bypass "
+		                        "the target checks");
+	for (seg = target; seg != NULL; seg = strchr(seg, '.'), seg = seg ? seg + 1 : NULL)
+		if (*seg == '_' && !bl_has(MCINIT_BL_ALLOW_PRIVATE, target, v))
+			return mcinit_xasprintf("Bridge refuses a private path segment (one "
+			                        "starting with `_`)");
+	if (bl_has(MCINIT_BL_ALLOW_PREFIX, target, v) || bl_has(MCINIT_BL_ALLOW_EXACT, target, v))
+		return NULL;
+	bl_prefixes(&b, v);
+	why = mcinit_xasprintf("it is not in Bridge's allow-list: a target must start with "
+	                       "one of %s",
+	                       mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return why;
+}
+
 /* ---- mixed precision (runtime_config_update) ---- */
 
 static const struct {

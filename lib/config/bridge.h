@@ -50,6 +50,18 @@ bool mcinit_section_has_classes(const char *section);
 /* Calls fn(name, arg) for every variant field name of section. */
 void mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *, void *));
 
+/* ---- what Bridge's loader (from_yaml -> instantiate) does with names ----
+ * (data/bridge-loader.tsv, per release) */
+
+/* Whether class `target` (a full dotted name) takes **kwargs in Bridge
+ * release v: an unknown key is then passed on and the constructor refuses
+ * it, where every other class drops it with a log warning. */
+bool mcinit_bridge_keeps_unknown_keys(const char *target, unsigned v);
+/* Why Bridge release v refuses to instantiate `target` found under the key
+ * `key` (the last component of its path): a malloc'd sentence the caller
+ * frees, or NULL when Bridge goes on to import it. */
+char *mcinit_bridge_target_refusal(const char *target, const char *key, unsigned v);
+
 /* Starts c from Megatron-Bridge's recipe `name` (bridge-recipes.tsv): the
  * parallel sizes, sequence lengths, batch sizes and classes it writes as
  * literals, each located at "bridge-recipe NAME".  Returns 0, or -1 after an

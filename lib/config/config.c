@@ -1502,7 +1502,10 @@ const struct mcinit_code_doc mcinit_input_codes[] = {
      "parser.add_argument(\"--x\", type=bool)",
      "use action=\"store_true\" or argparse.BooleanOptionalAction"},
     {"MC003", MCINIT_ERROR,
-     "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion)",
+     "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion); "
+     "a warning in a Megatron-Bridge ConfigContainer where Bridge's loader drops the key "
+     "itself (every class but those whose constructor takes **kwargs, such as "
+     "GPTDatasetConfig)",
      "{\"model\": {\"tensor_model_paralel_size\": 2}}",
      "correct the spelling, or check --megatron-version"},
     {"MC004", MCINIT_ERROR,
@@ -1510,7 +1513,9 @@ const struct mcinit_code_doc mcinit_input_codes[] = {
      "a Megatron-LM flag, what its argparse type, nargs and choices refuse, worded as argparse "
      "words it",
      "--lr abc", "write the value in one of the accepted forms"},
-    {"MC005", MCINIT_ERROR, "a value out of range or not one of the allowed choices",
+    {"MC005", MCINIT_ERROR,
+     "a value out of range or not one of the allowed choices, or a `_target_` Megatron-Bridge "
+     "refuses to instantiate (outside its allow-list, deny-listed, or a private path)",
      "\"tensor_model_parallel_size\": 0", "use a value inside the documented range"},
     {"MC006", MCINIT_ERROR, "a JSON object has the same key twice",
      "{\"num_layers\": 4, \"num_layers\": 8}", "keep one copy"},

@@ -319,6 +319,15 @@ int mcinit_config_load_file(struct mcinit_config *c, const char *path, mcinit_te
  * diagnostic located through jp (keyed by JSON Pointer into root); base is
  * the source (from mcinit_config_source). */
 struct mcinit_jpos;
+/* `${section.field}` against config ctx (a const struct mcinit_config *):
+ * the value mcinit holds so far, as a new reference, or NULL; *what says
+ * whence.  An mcinit_yaml_lookup. */
+json_t *mcinit_config_ref(void *ctx, const char *ref, const char **what);
+/* An override sec.key=v of a ConfigContainer's section, read as that key
+ * in the section's file would be (the section's class, what Bridge's loader
+ * drops), located at l.  v is borrowed. */
+void mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char *key,
+                                json_t *v, const struct mcinit_loc *l, struct mcinit_diags *d);
 void mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
                              struct mcinit_jpos *jp, struct mcinit_diags *d);
 /* `section.field=value`; argi = index of the word in mcinit's argv. */

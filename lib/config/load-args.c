@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "input/shscan.h"
+#include "input/yamltree.h"
 
 /* ---- overrides ---- */
 
@@ -34,6 +35,37 @@ suggest_key(const char *key, char *buf, size_t len)
 	for (i = 0; i < MCINIT_F_COUNT; i++)
 		free(keys[i]);
 	return pick ? buf : NULL;
+}
+
+/* JSON when it parses (8, true, null, [1,2], "x"), else a bare string,
+ * its OmegaConf interpolations resolved against the config as Bridge
+ * resolves an override's (`${model.seq_length}`).  NULL after a diagnostic:
+ * not UTF-8, an unknown reference, or a resolver only Bridge evaluates
+ * (the value is then not checked). */
+static json_t *
+override_json(struct mcinit_config *c, const char *text, const struct mcinit_loc *l,
+              struct mcinit_diags *d)
+{
+	json_t *j = json_loads(text, JSON_DECODE_ANY, NULL), *res = NULL;
+	char *why = NULL;
+	int r;
+
+	if (j == NULL)
+		j = json_string(text);
+	if (j == NULL) {
+		mcinit_diag_add(d, MCINIT_ERROR, "MC004", l, "%s: value is not valid UTF-8", text);
+		return NULL;
+	}
+	if (!json_is_string(j) || strstr(json_string_value(j), "${") == NULL)
+		return j;
+	r = mcinit_yaml_interpolate(json_string_value(j), mcinit_config_ref, c, &res, &why);
+	if (r == 0)
+		mcinit_diag_add(d, MCINIT_NOTE, "MC009", l, "%s; not checked", why);
+	else if (r < 0)
+		mcinit_diag_add(d, MCINIT_ERROR, "MC003", l, "%s", why);
+	free(why);
+	json_decref(j);
+	return res;
 }
 
 void
@@ -57,6 +89,16 @@ mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
 	}
 	snprintf(sec, sizeof sec, "%.*s", (int)(dot - kv), kv);
 	snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
+	if (c->bridge && mcinit_section_find(sec) != NULL &&
+	    mcinit_section_find(sec)->bridge_ty != NULL &&
+	    mcinit_section_find(sec)->kind != MCINIT_SK_MAP) {
+		/* a ConfigContainer's section: read as its file's keys are */
+		j = override_json(c, eq + 1, &l, d);
+		if (j != NULL)
+			mcinit_config_override_key(c, sec, name, j, &l, d);
+		json_decref(j);
+		return;
+	}
 	f = mcinit_field_lookup_key(sec, name, &alias);
 	if (f >= 0 && alias)
 		mcinit_diag_add(d, MCINIT_NOTE, "MC007", &l,
@@ -67,22 +109,25 @@ mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
 		return;
 	}
 	if (f < 0) {
+		/* a section a ConfigContainer does not have: its from_yaml drops
+		 * it without a word */
+		bool dropped = c->bridge && mcinit_section_find(sec) == NULL;
 		struct mcinit_diag *g;
 
 		snprintf(buf, sizeof buf, "%s.%s", sec, name);
-		g = mcinit_diag_add(d, MCINIT_ERROR, "MC003", &l, "unknown key '%s'", buf);
+		g = mcinit_diag_add(d, dropped ? MCINIT_WARNING : MCINIT_ERROR, "MC003", &l,
+		                    "unknown key '%s'%s", buf,
+		                    dropped
+		                        ? "; Megatron-Bridge's ConfigContainer drops it without "
+		                          "a word, so it never applies"
+		                        : "");
 		if (suggest_key(buf, buf, sizeof buf))
 			mcinit_diag_hint(g, "did you mean `%s`?", buf);
 		return;
 	}
-	/* JSON when it parses (8, true, null, [1,2], "x"), else a bare string. */
-	j = json_loads(eq + 1, JSON_DECODE_ANY, NULL);
+	j = override_json(c, eq + 1, &l, d);
 	if (j == NULL)
-		j = json_string(eq + 1);
-	if (j == NULL) {
-		mcinit_diag_add(d, MCINIT_ERROR, "MC004", &l, "%s: value is not valid UTF-8", kv);
 		return;
-	}
 	mcinit_config_set_json(c, f, j, MCINIT_ORIG_OVERRIDE, &l, d);
 	json_decref(j);
 }

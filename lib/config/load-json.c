@@ -24,7 +24,12 @@ struct jctx {
 	struct mcinit_config *c;
 	struct mcinit_diags *d;
 	struct mcinit_jpos *jp;
-	struct mcinit_loc base; /* source name and order */
+	struct mcinit_loc base;  /* source name and order */
+	const char *target;      /* the class Bridge builds for the section read */
+	enum mcinit_origin orig; /* what the values read are */
+	/* {section: {key: true}}: a _target_ Bridge refuses is under it, so
+	 * its value is not read (the rules skip it).  Owned. */
+	json_t *refused;
 };
 
 /* Position of /a/b (key when want_key, else value). */
@@ -49,6 +54,29 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 	return l;
 }
 
+/* How bad a key is that the section's class lacks.  Bridge's from_yaml
+ * drops it with a log warning (its value never applies), unless the class's
+ * constructor takes **kwargs: then the key is passed on and refused.  Only
+ * a ConfigContainer goes through that loader; mcinit's own format refuses. */
+static enum mcinit_severity
+unknown_sev(const struct jctx *x)
+{
+	if (!x->c->bridge || x->target == NULL ||
+	    mcinit_bridge_keeps_unknown_keys(x->target, x->c->bversion))
+		return MCINIT_ERROR;
+	return MCINIT_WARNING;
+}
+
+/* What the message adds when Bridge drops the key. */
+static const char *
+dropped(const struct jctx *x)
+{
+	return unknown_sev(x) == MCINIT_WARNING
+	           ? "; Megatron-Bridge drops it with only a log warning, so its value never "
+	             "applies"
+	           : "";
+}
+
 static void
 unknown_key(struct jctx *x, const char *sec, const char *key)
 {
@@ -62,8 +90,8 @@ unknown_key(struct jctx *x, const char *sec, const char *key)
 		if (strcmp(mcinit_fields[i].section, sec) == 0)
 			cands[n++] = mcinit_fields[i].name;
 	pick = mcinit_suggest(key, cands, n);
-	g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l, "unknown key '%s' in section '%s'",
-	                    key, sec);
+	g = mcinit_diag_add(x->d, unknown_sev(x), "MC003", &l, "unknown key '%s' in section '%s'%s",
+	                    key, sec, dropped(x));
 	if (pick != NULL) {
 		mcinit_diag_hint(g, "did you mean `%s`?", pick);
 		return;
@@ -74,7 +102,7 @@ unknown_key(struct jctx *x, const char *sec, const char *key)
 	if (i >= 0)
 		mcinit_diag_hint(g, "`%s` belongs in section \"%s\"", key,
 		                 mcinit_fields[i].section);
-	else if (mcinit_section_find(sec)->bridge_ty != NULL)
+	else if (unknown_sev(x) == MCINIT_ERROR && mcinit_section_find(sec)->bridge_ty != NULL)
 		mcinit_diag_hint(
 		    g,
 		    "Megatron-Bridge's %s has no field `%s`: Bridge would skip it with "
@@ -159,23 +187,24 @@ unknown_class_key(struct jctx *x, const char *sec, const char *key, const struct
 	mcinit_vfield_each(sec, nm, add_name);
 	pick = mcinit_suggest(key, nm->v, nm->n);
 	if (cls != NULL)
-		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
-		                    "unknown key '%s' in section '%s': %s has no such field", key,
-		                    sec, mcinit_vclass_short(cls));
+		g = mcinit_diag_add(x->d, unknown_sev(x), "MC003", &l,
+		                    "unknown key '%s' in section '%s': %s has no such field%s", key,
+		                    sec, mcinit_vclass_short(cls), dropped(x));
 	else
-		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
-		                    "unknown key '%s' in section '%s': no Megatron-Bridge class of "
-		                    "this section has it (Bridge would skip it with only a log "
-		                    "warning)",
-		                    key, sec);
+		g = mcinit_diag_add(
+		    x->d, unknown_sev(x), "MC003", &l,
+		    "unknown key '%s' in section '%s': no Megatron-Bridge class of "
+		    "this section has it%s",
+		    key, sec,
+		    x->c->bridge ? dropped(x) : " (Bridge would skip it with only a log warning)");
 	if (pick != NULL)
 		mcinit_diag_hint(g, "did you mean `%s`?", pick);
 	free(nm);
 }
 
 /* A field of another Megatron-Bridge release than the one the config is
- * checked against: that release's ConfigContainer refuses the key (its
- * dataclass has no such argument). */
+ * checked against: that release's class has no such argument, so its
+ * loader drops the key or refuses it (unknown_sev). */
 static void
 other_release_key(struct jctx *x, const char *sec, const char *key, int f)
 {
@@ -187,9 +216,10 @@ other_release_key(struct jctx *x, const char *sec, const char *key, int f)
 		if (mcinit_field_in_bridge(f, v))
 			p += snprintf(p, sizeof in - (size_t)(p - in), "%s%s", p == in ? "" : ", ",
 			              mcinit_bversion_name(v));
-	mcinit_diag_hint(mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l,
-	                                 "%s.%s is not a field of Megatron-Bridge %s, only of %s",
-	                                 sec, key, mcinit_bversion_name(x->c->bversion), in),
+	mcinit_diag_hint(mcinit_diag_add(x->d, unknown_sev(x), "MC003", &l,
+	                                 "%s.%s is not a field of Megatron-Bridge %s, only of %s%s",
+	                                 sec, key, mcinit_bversion_name(x->c->bversion), in,
+	                                 dropped(x)),
 	                 "drop it, or check against the release you run (--bridge-version)");
 }
 
@@ -257,7 +287,7 @@ class_typed(struct jctx *x, int f, json_t *v, const struct mcinit_vclass *cls,
 		free(why);
 		return false;
 	}
-	mcinit_config_set_raw(x->c, f, v, MCINIT_ORIG_FILE, l);
+	mcinit_config_set_raw(x->c, f, v, x->orig, l);
 	return true;
 }
 
@@ -311,6 +341,54 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 	return k;
 }
 
+/* One key of section sec, whose class is cls (named by its `_target_`
+ * when chosen). */
+static void
+load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool chosen,
+         const char *k, json_t *v)
+{
+	bool alias = false;
+	int f = mcinit_field_lookup_key(sec, k, &alias);
+	struct mcinit_loc l = where(x, sec, k, false);
+
+	if (json_object_get(json_object_get(x->refused, sec), k) != NULL) {
+		if (f >= 0)
+			x->c->invalid[f] = true;
+		return;
+	}
+	if (is_meta_key(k)) {
+		keep_extra(x, sec, k, v);
+		return;
+	}
+	if (f >= 0 && alias) {
+		struct mcinit_loc kl = where(x, sec, k, true);
+
+		mcinit_diag_add(x->d, MCINIT_NOTE, "MC007", &kl,
+		                "%s.%s is an alias of %s.%s, the name Megatron-Bridge's "
+		                "dataclass and Megatron-LM use; read as that",
+		                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
+	}
+	if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
+		unknown_class_key(x, sec, k, cls);
+		return;
+	}
+	if (f < 0 && cls != NULL) {
+		class_key(x, sec, k, v, cls, chosen);
+		return;
+	}
+	if (f < 0) {
+		unknown_key(x, sec, k);
+		return;
+	}
+	if (!mcinit_field_in_bridge(f, x->c->bversion)) {
+		other_release_key(x, sec, k, f);
+		return;
+	}
+	if (class_typed(x, f, v, cls, &l))
+		return;
+	mcinit_config_set_json(x->c, f, v, x->orig, &l, x->d);
+}
+
 static void
 load_section(struct jctx *x, const char *sec, json_t *obj)
 {
@@ -344,43 +422,100 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 	}
 	json_object_set_new(x->c->sections, sec, json_string("object"));
 	cls = section_class(x, sec, obj, &chosen);
-	json_object_foreach(obj, k, v)
-	{
-		bool alias = false;
-		int f = mcinit_field_lookup_key(sec, k, &alias);
-		struct mcinit_loc l = where(x, sec, k, false);
+	x->target = json_string_value(json_object_get(obj, "_target_"));
+	if (x->target == NULL && cls != NULL)
+		x->target = cls->name;
+	json_object_foreach(obj, k, v) load_key(x, sec, cls, chosen, k, v);
+}
 
-		if (is_meta_key(k)) {
-			keep_extra(x, sec, k, v);
-			continue;
-		}
-		if (f >= 0 && alias) {
-			struct mcinit_loc kl = where(x, sec, k, true);
+/* Where check_targets is: a JSON pointer (for positions) and the dotted
+ * path Bridge names in its messages. */
+struct tpath {
+	struct mcinit_buf ptr, dots;
+	int depth;
+	const char *sec, *key; /* the first two components, once that deep */
+};
 
-			mcinit_diag_add(x->d, MCINIT_NOTE, "MC007", &kl,
-			                "%s.%s is an alias of %s.%s, the name Megatron-Bridge's "
-			                "dataclass and Megatron-LM use; read as that",
-			                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
+static void
+refuse_target(struct jctx *x, struct tpath *p, const char *target, const char *key)
+{
+	/* mcinit's own format may name a class alone ("_target_":
+	 * "GPTSFTDatasetConfig"): only what Bridge loads is held to its rules */
+	char *why = x->c->bridge ? mcinit_bridge_target_refusal(target, key, x->c->bversion) : NULL;
+	struct mcinit_pos kp = {0}, vp = {0};
+	struct mcinit_loc l = x->base;
+	size_t len = p->ptr.len;
+
+	if (why == NULL)
+		return;
+	if (p->depth >= 2) { /* the field holding it is not read (mark_refused) */
+		json_t *sec = json_object_get(x->refused, p->sec);
+
+		if (sec == NULL)
+			json_object_set_new(x->refused, p->sec, sec = json_object());
+		json_object_set_new(sec, p->key, json_true());
+	}
+	mcinit_jpos_append_token(&p->ptr, "_target_");
+	if (mcinit_jpos_lookup(x->jp, mcinit_buf_cstr(&p->ptr), &kp, &vp) == 0) {
+		l.line = vp.line;
+		l.col = vp.col;
+	}
+	p->ptr.len = len;
+	mcinit_diag_hint(
+	    mcinit_diag_add(x->d, MCINIT_ERROR, "MC005", &l, "%s%s_target_ '%s' is refused: %s",
+	                    mcinit_buf_cstr(&p->dots), p->dots.len ? "." : "", target, why),
+	    "name a class or function of the allowed packages, or set the value "
+	    "in Python code");
+	free(why);
+}
+
+/* Every `_target_` of the tree under v, as Bridge's instantiate meets
+ * them: it checks each before it imports it (_validate_target_prefix), and
+ * one it refuses stops from_yaml.  key: the last component of v's path. */
+static void
+check_targets(struct jctx *x, struct tpath *p, json_t *v, const char *key)
+{
+	size_t plen = p->ptr.len, dlen = p->dots.len, i;
+	const char *k;
+	json_t *e;
+
+	if (json_is_object(v) && json_is_string(json_object_get(v, "_target_")))
+		refuse_target(x, p, json_string_value(json_object_get(v, "_target_")), key);
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, e)
+		{
+			/* a ConfigContainer drops a top-level key it lacks unread */
+			if (p->dots.len == 0 && x->c->bridge && !is_meta_key(k) &&
+			    mcinit_section_find(k) == NULL)
+				continue;
+			mcinit_jpos_append_token(&p->ptr, k);
+			mcinit_buf_printf(&p->dots, "%s%s", dlen ? "." : "", k);
+			if (p->depth == 0)
+				p->sec = k;
+			else if (p->depth == 1)
+				p->key = k;
+			p->depth++;
+			check_targets(x, p, e, k);
+			p->depth--;
+			p->ptr.len = plen;
+			p->dots.len = dlen;
 		}
-		if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
-			unknown_class_key(x, sec, k, cls);
-			continue;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e)
+		{
+			char idx[32];
+
+			snprintf(idx, sizeof idx, "%zu", i);
+			mcinit_jpos_append_token(&p->ptr, idx);
+			mcinit_buf_printf(&p->dots, "[%zu]", i);
+			if (p->depth < 2) /* a list where a section or field should be */
+				p->sec = p->key = "";
+			p->depth++;
+			check_targets(x, p, e, NULL);
+			p->depth--;
+			p->ptr.len = plen;
+			p->dots.len = dlen;
 		}
-		if (f < 0 && cls != NULL) {
-			class_key(x, sec, k, v, cls, chosen);
-			continue;
-		}
-		if (f < 0) {
-			unknown_key(x, sec, k);
-			continue;
-		}
-		if (!mcinit_field_in_bridge(f, x->c->bversion)) {
-			other_release_key(x, sec, k, f);
-			continue;
-		}
-		if (class_typed(x, f, v, cls, &l))
-			continue;
-		mcinit_config_set_json(x->c, f, v, MCINIT_ORIG_FILE, &l, x->d);
 	}
 }
 
@@ -396,6 +531,7 @@ is_container(const char *target)
 static void
 load_root(struct jctx *x, json_t *root)
 {
+	struct tpath p = {{0}, {0}, 0, NULL, NULL};
 	const char *k;
 	json_t *v;
 	size_t i;
@@ -413,6 +549,9 @@ load_root(struct jctx *x, json_t *root)
 	v = json_object_get(root, "_target_");
 	if (json_is_string(v) && is_container(json_string_value(v)))
 		mcinit_config_bridge_container(x->c);
+	check_targets(x, &p, root, NULL);
+	mcinit_buf_free(&p.ptr);
+	mcinit_buf_free(&p.dots);
 	json_object_foreach(root, k, v)
 	{
 		const struct mcinit_section_info *si;
@@ -428,8 +567,13 @@ load_root(struct jctx *x, json_t *root)
 			for (i = 0; i < mcinit_nsections && i < 64; i++)
 				names[i] = mcinit_sections[i].name;
 			pick = mcinit_suggest(k, names, i);
-			g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", &l, "unknown section '%s'",
-			                    k);
+			/* a ConfigContainer's from_yaml drops it without a word */
+			g = mcinit_diag_add(x->d, x->c->bridge ? MCINIT_WARNING : MCINIT_ERROR,
+			                    "MC003", &l, "unknown section '%s'%s", k,
+			                    x->c->bridge
+			                        ? "; Megatron-Bridge's ConfigContainer drops "
+			                          "it without a word, so it never applies"
+			                        : "");
 			if (pick != NULL)
 				mcinit_diag_hint(g, "did you mean `%s`?", pick);
 			else if (mcinit_field_lookup(NULL, k) >= 0)
@@ -470,12 +614,36 @@ report_duplicate(struct jctx *x, const json_error_t *je)
 }
 
 void
+mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char *key, json_t *v,
+                           const struct mcinit_loc *l, struct mcinit_diags *d)
+{
+	struct jctx x = {c, d, NULL, *l, NULL, MCINIT_ORIG_OVERRIDE, NULL};
+	json_t *t = json_object_get(json_object_get(c->extras, sec), "_target_");
+	const struct mcinit_vclass *cls = mcinit_vclass_default(sec), *k = NULL;
+	struct tpath p = {{0}, {0}, 0, NULL, NULL};
+
+	if (json_is_string(t))
+		k = mcinit_vclass_find(sec, json_string_value(t));
+	x.target = json_is_string(t) ? json_string_value(t) : cls ? cls->name : NULL;
+	mcinit_buf_printf(&p.dots, "%s.%s", sec, key);
+	p.depth = 2;
+	p.sec = sec;
+	p.key = key;
+	x.refused = json_object();
+	check_targets(&x, &p, v, key);
+	mcinit_buf_free(&p.dots);
+	load_key(&x, sec, k ? k : cls, k != NULL, key, v);
+	json_decref(x.refused);
+}
+
+void
 mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
                         struct mcinit_jpos *jp, struct mcinit_diags *d)
 {
-	struct jctx x = {c, d, jp, base};
+	struct jctx x = {c, d, jp, base, NULL, MCINIT_ORIG_FILE, json_object()};
 
 	load_root(&x, root);
+	json_decref(x.refused);
 }
 
 /* jansson's error, located as jansson locates it (columns count bytes). */
@@ -490,7 +658,7 @@ int
 mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
                              size_t len, struct mcinit_diags *d, struct mcinit_err *err)
 {
-	struct jctx x = {c, d, NULL, mcinit_config_source(c, name)};
+	struct jctx x = {c, d, NULL, mcinit_config_source(c, name), NULL, MCINIT_ORIG_FILE, NULL};
 	json_error_t je;
 	json_t *root;
 	int rc = -1;

@@ -14,8 +14,8 @@
 /* `${section.field}` that the file does not set: the value mcinit holds so
  * far (a default, or an earlier input), as OmegaConf resolves against the
  * config the file is merged onto. */
-static json_t *
-config_ref(void *ctx, const char *ref, const char **what)
+json_t *
+mcinit_config_ref(void *ctx, const char *ref, const char **what)
 {
 	const struct mcinit_config *c = ctx;
 	const char *dot = strchr(ref, '.');
@@ -41,7 +41,7 @@ mcinit_config_load_yaml_text(struct mcinit_config *c, const char *name, const ch
 	struct mcinit_loc base;
 	size_t i;
 
-	if (mcinit_yaml_parse(text, len, config_ref, c, &y, err) < 0) {
+	if (mcinit_yaml_parse(text, len, mcinit_config_ref, c, &y, err) < 0) {
 		mcinit_err_locate(err, name);
 		return -1;
 	}

@@ -1326,6 +1326,27 @@ out:
 	return rc;
 }
 
+int
+mcinit_yaml_interpolate(const char *s, mcinit_yaml_lookup lookup, void *ctx, json_t **out,
+                        char **why)
+{
+	struct mcinit_yaml y = {0};
+	struct ytree t = {0};
+	struct interp ip = {&t, {0}, 0};
+	enum ires r;
+
+	t.out = &y;
+	t.lookup = lookup;
+	t.ctx = ctx;
+	y.root = json_object(); /* no file: every reference goes to lookup */
+	*out = NULL;
+	*why = NULL;
+	r = resolve_string(&ip, s, out, why);
+	mcinit_buf_free(&ip.path);
+	mcinit_yaml_destroy(&y); /* its notes speak of a file */
+	return r == I_OK ? 1 : r == I_UNEVALUATED ? 0 : -1;
+}
+
 void
 mcinit_yaml_destroy(struct mcinit_yaml *y)
 {

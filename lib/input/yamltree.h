@@ -77,6 +77,14 @@ typedef json_t *(*mcinit_yaml_lookup)(void *ctx, const char *ref, const char **w
 int mcinit_yaml_parse(const char *text, size_t len, mcinit_yaml_lookup lookup, void *ctx,
                       struct mcinit_yaml *out, struct mcinit_err *err);
 
+/* The OmegaConf interpolations of one string s that no file holds (an
+ * override's value), every reference resolved by lookup: 1 with *out (a new
+ * reference, typed as its target when s is one whole interpolation); 0 with
+ * *why (malloc'd) when s holds a resolver (`${oc.env:HOME}`), evaluated only
+ * when Bridge runs; -1 with *why when a reference is unknown. */
+int mcinit_yaml_interpolate(const char *s, mcinit_yaml_lookup lookup, void *ctx, json_t **out,
+                            char **why);
+
 /* Frees what *y owns and zeroes it; y may be NULL. */
 void mcinit_yaml_destroy(struct mcinit_yaml *y);
 
