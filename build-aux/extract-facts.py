@@ -776,13 +776,19 @@ def meta_dest(f):
 
 
 def alias_target(ci, fn, fields):
-    """A property that returns self.<field>: that field's name."""
+    """A property that returns self.<field> (or getattr(self, "<field>",
+    default), as Bridge 0.5's GPTDatasetConfig.seq_length): that field's name."""
     body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     if len(body) == 1 and isinstance(body[0], ast.Return):
         v = body[0].value
         if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self"
                 and v.attr in fields):
             return v.attr
+        if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "getattr"
+                and len(v.args) in (2, 3) and isinstance(v.args[0], ast.Name)
+                and v.args[0].id == "self" and isinstance(v.args[1], ast.Constant)
+                and v.args[1].value in fields):
+            return v.args[1].value
     return None
 
 

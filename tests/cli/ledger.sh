@@ -42,7 +42,8 @@ check extra-not-in-facts sh -c "test -s '$tmp/eids' && test -z \"\$(comm -12 '$t
 # The ledger of Megatron-Bridge's checks (data/bridge-checks-ledger.tsv): one
 # row per check of Bridge main (data/bridge-checks.tsv) and of each release
 # (data/releases/*/bridge-checks.tsv), a check the same in several being one
-# row (main's id, else RELEASE:id), equal to `mcinit explain --bridge-ledger`.
+# row (main's id, else the newest release's RELEASE:id), equal to `mcinit
+# explain --bridge-ledger`.
 bledger="$srcdir/data/bridge-checks-ledger.tsv"
 $M explain --bridge-ledger >"$tmp/bledger" 2>&1
 kinds "$tmp/bledger" >"$tmp/blk"
@@ -59,7 +60,11 @@ def rows(p):
 seen = {}
 for cid, key in rows(os.path.join(sys.argv[1], "bridge-checks.tsv")):
     seen.setdefault(key, cid)
-for rel in sorted(glob.glob(os.path.join(sys.argv[1], "releases", "bridge-*"))):
+def version(rel):
+    return [int(x) for x in os.path.basename(rel)[len("bridge-"):].split("+")[0].split(".")]
+# a check of several releases is named by the newest, as gen-tables.py names it
+for rel in sorted(glob.glob(os.path.join(sys.argv[1], "releases", "bridge-*")), key=version,
+                  reverse=True):
     name = os.path.basename(rel)[len("bridge-"):].split("+")[0].rsplit(".", 1)[0]
     for cid, key in rows(os.path.join(rel, "bridge-checks.tsv")):
         seen.setdefault(key, "%s:%s" % (name, cid))
