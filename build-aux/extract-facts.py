@@ -2506,10 +2506,17 @@ def bridge_check_roots(code):
     for f, sec, others, accepts_str in section_classes(code, cc):
         if sec is None or not f.init:
             continue
-        for q in code.mro(sec):
-            if q.startswith("?") or not q.startswith("megatron.bridge."):
-                continue
-            owner.setdefault(q, f.name)
+        # the other classes the annotation accepts (HybridModelProvider for
+        # `model`) run their own finalize; each row names its class, and a
+        # row applies only to a section holding that class
+        dmod = code.cls(f.cls).module
+        alts = [code.resolve_expr(dmod, m) for m in union_members(f.node.annotation)
+                if not isinstance(m, ast.Constant)]
+        for top in [sec] + [r.qual for r in alts if r is not None and r.kind == "class"]:
+            for q in code.mro(top):
+                if q.startswith("?") or not q.startswith("megatron.bridge."):
+                    continue
+                owner.setdefault(q, f.name)
     for q, secname in owner.items():
         ci = code.cls(q)
         for m in BRIDGE_CHECK_METHODS:
