@@ -650,6 +650,27 @@ out:
 	free(name);
 }
 
+/* A word standing where flags would, whose value only the run knows. */
+static void
+opaque_words(struct mcinit_diags *d, const char *word, const struct mcinit_loc *l)
+{
+	if (word[0] == '`' || (word[0] == '$' && word[1] == '(' && word[2] != '('))
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
+		                                 "flags from this command substitution were not "
+		                                 "checked: mcinit cannot evaluate `%s` without "
+		                                 "running it",
+		                                 word),
+		                 "check those flags by passing them after `--`");
+	else
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
+		                                 "flags from `%s` were not checked: mcinit cannot "
+		                                 "see its value",
+		                                 word),
+		                 "bash expands a variable the script does not set to nothing; if "
+		                 "the environment sets it, check those flags by passing them after "
+		                 "`--`");
+}
+
 void
 mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                           const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
@@ -669,13 +690,7 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 			/* a variable the script never assigns (bash: nothing, unless
 			 * the environment sets it) or a command's output: words mcinit
 			 * cannot see, so never an unexpected word */
-			mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", &locs[x.i],
-			                                 "flags from `%s` were not checked: mcinit "
-			                                 "cannot see its value",
-			                                 words[x.i]),
-			                 "bash expands a variable the script does not set to "
-			                 "nothing; if the environment sets it, check those flags "
-			                 "by passing them after `--`");
+			opaque_words(d, words[x.i], &locs[x.i]);
 			x.i++;
 			continue;
 		}

@@ -22,6 +22,20 @@
  *     run can decide (`-f FILE`, `$1`, a command) reads every branch, with a
  *     note.  Loops are read once.  A prefix assignment (`V=1 cmd`) holds for
  *     that command only, as in bash;
+ *   - `&&` and `||` skip what bash skips when the status before them is
+ *     known (a test, true, false, echo, an assignment);
+ *   - functions (`f() {`, `function f {`): the body is read where it is
+ *     called, with the call's words as its positional parameters and its
+ *     `local` variables restored at its end; `shift`, `set --`;
+ *   - the positional parameters: none by default (mcinit_shscan_parse_args
+ *     gives them), so `"$@"` is nothing, as bash runs the script alone;
+ *     `$1`, `${10}`, `$#`, `"$@"`, `$*`, `${@:2}`, `${a[@]:1:2}`, `${#V}`,
+ *     `${#a[@]}`, `${!a[@]}`, `${a[$i]}` (subscripts are arithmetic);
+ *   - command substitutions, `$(...)` and backquotes, are evaluated when no
+ *     program has to run: echo, printf (%s %d %i), tests, true/false, `&&`,
+ *     `||`, arithmetic and the script's functions, in a subshell (their
+ *     assignments do not last); the words they print keep the positions
+ *     where they were written;
  *   - `$((...))` and `$[...]` are evaluated as bash does (64-bit integers,
  *     C operators and precedence, `**`, variables by name or `$V`);
  *   - the job's environment: `export`, `declare -x`, `set -a`, prefix
@@ -29,9 +43,10 @@
  *   - the launcher of the chosen command and `#SBATCH` directives give the
  *     world size (launcher.h).
  *
- * What cannot be known without running the script — positional parameters
- * (`$1`, `"$@"`), variables never assigned in the script (environment),
- * `$(...)`, backquotes, `${#V}`, `${V/x/y}` and other operators — is kept in
+ * What cannot be known without running the script — `$0`, `$?`, `$$`,
+ * variables never assigned in the script (environment), a substitution
+ * that runs a program (the note says which), `${V/x/y}` and other
+ * operators — is kept in
  * the word exactly as written, the word is marked `opaque`, and a note says
  * why.  One exception, because launch scripts use it to make settings
  * overridable from the environment: `${V:-default}` / `${V:=default}` with V
@@ -135,6 +150,15 @@ struct mcinit_shscan {
  */
 int mcinit_shscan_parse(const char *text, size_t len, struct mcinit_shscan *out,
                         struct mcinit_err *err);
+
+/* The same, for the script run with the arguments args (split as bash
+ * splits a command line: "a 'b c'" is two; NULL or "": none, which is what
+ * mcinit_shscan_parse assumes).  An argument's words are placed where the
+ * script expands them.  Also returns -1 with MCINIT_E_USAGE and a message
+ * starting "script arguments: " for args that cannot be split (an
+ * unterminated quote). */
+int mcinit_shscan_parse_args(const char *text, size_t len, const char *args,
+                             struct mcinit_shscan *out, struct mcinit_err *err);
 
 /* Frees everything *s owns and zeroes it; s may be NULL. */
 void mcinit_shscan_destroy(struct mcinit_shscan *s);

@@ -10,7 +10,7 @@ S=../../shell/scripts
 for f in "$srcdir"/tests/shell/scripts/*.sh; do
 	n=$(basename "$f" .sh)
 	want=1 # the scripts are fragments of jobs: required fields are missing
-	case $n in gpt-complete | args-forwarded) want=0 ;; esac
+	case $n in gpt-complete | args-forwarded | functions) want=0 ;; esac
 	golden "shell-$n" "$want" $M validate $S/$n.sh
 done
 check shell-gpt-complete-world-8 sh -c "$M validate --format=json $S/gpt-complete.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] and d[\"derived\"][\"world_size\"] == 8 and not [x for x in d[\"diagnostics\"] if x[\"code\"] in (\"MC003\", \"MC044\")], d'"

@@ -4,8 +4,8 @@
 # mpirun, mpiexec and python on PATH, which record the words they are given
 # (NUL-separated) and their environment.  mcinit must have extracted exactly
 # those words (a word it marks as known only at run time stands for zero or
-# more words: the script gets ARG1 ... ARG9 as its arguments, and a variable
-# it never sets is empty here)
+# more words: a variable the script never sets is empty here).  The script
+# gets no arguments, as mcinit assumes by default,
 # and exactly that environment for the variables it names.
 . "$srcdir/tests/cli/lib.sh"
 : "${SH_WORDS:?SH_WORDS must point at tests/shell/sh-words}"
@@ -65,7 +65,7 @@ while read -r f; do
 	name=shell-oracle-$(basename "$f" .sh)
 	rm -rf "$tmp/rec" && mkdir "$tmp/rec"
 	(cd "$tmp/run" && env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" \
-		bash "$f" ARG1 ARG2 ARG3 ARG4 ARG5 ARG6 ARG7 ARG8 ARG9 >/dev/null 2>&1)
+		bash "$f" >/dev/null 2>&1)
 	"$SH_WORDS" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
 	if [ ! -s "$tmp/mine" ]; then
 		# no command runs a .py file: bash must not have run one either

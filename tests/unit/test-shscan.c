@@ -18,6 +18,17 @@ scan_ok(const char *text)
 	             err.msg);
 }
 
+/* The script run with arguments args. */
+static void
+scan_args_ok(const char *text, const char *args)
+{
+	struct mcinit_err err = {0};
+
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse_args(text, strlen(text), args, &S, &err), 0,
+	             "parse failed: %s", err.msg);
+}
+
 static void
 teardown(void)
 {
@@ -131,28 +142,34 @@ static const char gpt_script[] =
 
 Test(shscan, megatron_gpt_example)
 {
-	scan_ok(gpt_script);
+	scan_args_ok(gpt_script, "/ckpt /tb 'my vocab.json' /merges /data");
 	cr_assert_str_eq(S.script, "pretrain_gpt.py");
 	cr_assert_eq(S.script_line, 41);
 	cr_assert_eq(S.script_col, 33);
 	words_are("--num-layers|96|--hidden-size|12288|--seq-length|2048|--micro-batch-size|1|--lr|"
 	          "6.0e-5|--lazy-mpu-init|False|--tensor-model-parallel-size|8|"
-	          "--pipeline-model-parallel-size|16|--save|$1|--vocab-file|$3|--data-path|$5");
+	          "--pipeline-model-parallel-size|16|--save|/ckpt|--vocab-file|my vocab.json|"
+	          "--data-path|/data");
 	word_is(0, "--num-layers", 24, 5, "GPT_MODEL_ARGS");
 	word_is(1, "96", 24, 18, "GPT_MODEL_ARGS");
 	word_is(4, "--seq-length", 27, 5, "GPT_MODEL_ARGS");
 	word_is(11, "False", 33, 21, "TRAINING_ARGS");
 	word_is(12, "--tensor-model-parallel-size", 37, 2, "MODEL_PARALLEL_ARGS");
 	word_is(16, "--save", 45, 5, NULL);
-	word_is(17, "$1", 13, 17, "CHECKPOINT_PATH");
-	cr_assert(S.words[17].opaque);
-	cr_assert_not(S.words[16].opaque);
-	word_is(19, "$3", 14, 12, "VOCAB_FILE");
-	/* one note per unexpandable word that reached the flags, at its source */
-	cr_assert_eq(S.nnotes, 3);
+	/* an argument's words are placed where the script expands them */
+	word_is(17, "/ckpt", 13, 17, "CHECKPOINT_PATH");
+	cr_assert_not(S.words[17].opaque);
+	word_is(19, "my vocab.json", 14, 12, "VOCAB_FILE");
+	cr_assert_eq(S.nnotes, 0);
+	/* run with no arguments, as mcinit assumes by default: bash passes
+	 * nothing for $CHECKPOINT_PATH, an empty word for "$VOCAB_FILE" */
+	scan_ok(gpt_script);
+	cr_assert_eq(S.nnotes, 3); /* one per $N: bash expands it to nothing */
 	cr_assert_eq(S.notes[0].line, 13);
 	cr_assert_eq(S.notes[0].col, 17);
 	cr_assert(strstr(S.notes[0].msg, "`$1`") != NULL, "%s", S.notes[0].msg);
+	cr_assert_geq(S.nwords, 17);
+	cr_assert_str_eq(S.words[16].text, "--save");
 }
 
 Test(shscan, string_variables_split_with_positions)
@@ -252,9 +269,9 @@ Test(shscan, default_expansions)
 
 Test(shscan, unexpandable_words_kept_as_written)
 {
-	scan_ok("python pretrain_gpt.py --seed $1 --save \"$@\" --d $(date +%s) --e `hostname` "
+	scan_ok("python pretrain_gpt.py --seed $0 --save \"$!\" --d $(date +%s) --e `hostname` "
 	        "--f $((++X)) --g ${UNDEF} --h $UNDEF2/x --i ${#A[@]} --j ${P/a/b}\n");
-	words_are("--seed|$1|--save|$@|--d|$(date +%s)|--e|`hostname`|--f|$((++X))|--g|${UNDEF}|"
+	words_are("--seed|$0|--save|$!|--d|$(date +%s)|--e|`hostname`|--f|$((++X))|--g|${UNDEF}|"
 	          "--h|$UNDEF2/x|--i|${#A[@]}|--j|${P/a/b}");
 	for (size_t k = 1; k < S.nwords; k += 2)
 		cr_assert(S.words[k].opaque, "word %zu %s", k, S.words[k].text);
