@@ -228,8 +228,12 @@ struct mcinit_job_desc {
 	/* The Megatron-Bridge release whose fields a config is checked against:
 	 * "0.6" (or "0.6.2"), "main"; NULL: the newest release mcinit knows. */
 	const char *bridge_version;
+	/* The arguments a .sh/.bash launch script is read as run with, split as
+	 * bash splits a command line ("a 'b c'" is two); NULL: none, so "$@"
+	 * is nothing and $1 is empty, as bash runs the script alone. */
+	const char *script_args;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[7];
+	void *reserved[6];
 };
 
 /* ---- the job ---- */

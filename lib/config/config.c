@@ -1222,6 +1222,7 @@ mcinit_config_destroy(struct mcinit_config *c)
 	}
 	free(c->job_env);
 	free(c->launch_source);
+	free(c->script_args);
 	memset(c, 0, sizeof *c);
 }
 

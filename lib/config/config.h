@@ -216,6 +216,8 @@ struct mcinit_config {
 	 * --nproc_per_node 8"), for launch.world_size written at its loc. */
 	char *launch_source;
 	struct mcinit_loc launch_source_loc;
+	/* The arguments launch scripts are read as run with (NULL: none). */
+	char *script_args;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */

@@ -837,7 +837,7 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 
 	if (text == NULL)
 		return -1;
-	if (mcinit_shscan_parse(text, len, &sc, err) < 0) {
+	if (mcinit_shscan_parse_args(text, len, c->script_args, &sc, err) < 0) {
 		mcinit_err_locate(err, path);
 		goto out;
 	}

@@ -5,7 +5,8 @@
 # (NUL-separated) and their environment.  mcinit must have extracted exactly
 # those words (a word it marks as known only at run time stands for zero or
 # more words: a variable the script never sets is empty here).  The script
-# gets no arguments, as mcinit assumes by default,
+# gets no arguments, as mcinit assumes by default, or those of its line
+# `# script-args: ARGS` (mcinit validate --script-args ARGS),
 # and exactly that environment for the variables it names.
 . "$srcdir/tests/cli/lib.sh"
 : "${SH_WORDS:?SH_WORDS must point at tests/shell/sh-words}"
@@ -64,9 +65,11 @@ find "$srcdir/tests/cli/inputs" "$srcdir/tests/shell/scripts" "$srcdir/tests/con
 while read -r f; do
 	name=shell-oracle-$(basename "$f" .sh)
 	rm -rf "$tmp/rec" && mkdir "$tmp/rec"
-	(cd "$tmp/run" && env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" \
-		bash "$f" >/dev/null 2>&1)
-	"$SH_WORDS" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
+	args=$(sed -n 's/^# script-args: //p' "$f" | head -n 1)
+	(eval "set -- $args" && cd "$tmp/run" &&
+		env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" \
+			bash "$f" "$@" >/dev/null 2>&1)
+	"$SH_WORDS" -a "$args" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
 	if [ ! -s "$tmp/mine" ]; then
 		# no command runs a .py file: bash must not have run one either
 		if ls "$tmp/rec" | grep -q argv; then
@@ -93,7 +96,7 @@ while read -r f; do
 		continue
 	fi
 	# the environment mcinit reports is the one the command got
-	"$SH_WORDS" -e "$f" >"$tmp/env"
+	"$SH_WORDS" -e -a "$args" "$f" >"$tmp/env"
 	envbad=
 	while read -r kv; do
 		case $kv in

@@ -2,7 +2,8 @@
  * oracle (tests/shell/oracle.sh): the chosen command's words, NUL-separated,
  * a word known only at run time prefixed with \001; with -e, the job's
  * environment instead (NAME=VALUE, or NAME alone when unset, one a line);
- * with -l, the launcher's facts and the notes. */
+ * with -l, the launcher's facts and the notes; -a ARGS: the script's
+ * arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,22 @@ main(int argc, char **argv)
 {
 	struct mcinit_err err = {0};
 	struct mcinit_shscan sc;
-	const char *mode = argc == 3 ? argv[1] : "";
+	const char *mode = "", *args = NULL;
 	size_t len, i;
 	char *text;
+	int a = 1;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: sh-words [-e|-l] SCRIPT\n");
+	for (; a + 1 < argc && argv[a][0] == '-'; a++)
+		if (strcmp(argv[a], "-a") == 0 && a + 2 < argc)
+			args = argv[++a];
+		else
+			mode = argv[a];
+	if (a != argc - 1) {
+		fprintf(stderr, "usage: sh-words [-e|-l] [-a ARGS] SCRIPT\n");
 		return 64;
 	}
-	text = mcinit_read_file(argv[argc - 1], &len, &err);
-	if (text == NULL || mcinit_shscan_parse(text, len, &sc, &err) < 0) {
+	text = mcinit_read_file(argv[a], &len, &err);
+	if (text == NULL || mcinit_shscan_parse_args(text, len, args, &sc, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		free(text);
 		return 65;
