@@ -218,6 +218,10 @@ struct mcinit_config {
 	struct mcinit_loc launch_source_loc;
 	/* The arguments launch scripts are read as run with (NULL: none). */
 	char *script_args;
+	/* Which launch of a script that launches several times is checked (1
+	 * ..., 0: the first), and the most launches a script made (0: one). */
+	int script_launch;
+	size_t script_nlaunches;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */

@@ -190,6 +190,8 @@ struct sx {
 	int calls;                   /* nesting of function calls and substitutions */
 	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
 	size_t steps;                /* see MAX_STEPS */
+	int loops;                   /* loop bodies being read, around the command */
+	int brk;                     /* 1 `break`, 2 `continue`: the loop body stops */
 	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
 	size_t nsbatch;
 };
@@ -1501,22 +1503,56 @@ lex_brace(struct sx *x, struct pstr *out, struct bparam *b)
 	return 0;
 }
 
-/* $((e)) / $[e] just read (source [start, x->i)): its value as text at the
- * expansion's place, or unexpandable text with the reason. */
-static void
-arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to)
+/* The text [from, to) (from at line:col) with its `$` expansions done, as
+ * bash does before it evaluates arithmetic; NULL where mcinit cannot. */
+static char *
+expand_text(struct sx *x, size_t from, size_t to, int line, int col)
 {
-	struct arith a = {x, x->s + from, to - from, 0, NULL, 0};
+	size_t i = x->i, len = x->len;
+	int l = x->line, c = x->col, ok = 0;
+	struct mcinit_err saved;
+	struct pstr e = {0};
+	char *t = NULL;
+
+	if (x->err != NULL)
+		saved = *x->err;
+	x->i = from, x->len = to, x->line = line, x->col = col;
+	while (x->i < x->len && ok == 0)
+		if (peekc(x, 0) == '$')
+			ok = lex_dollar(x, &e, 1);
+		else
+			putc_at(&e, peekc(x, 0), PF_QUOTED, x->line, x->col), adv(x);
+	x->i = i, x->len = len, x->line = l, x->col = c;
+	if (x->err != NULL)
+		*x->err = saved;
+	if (ok == 0)
+		t = ps_text(&e);
+	ps_free(&e);
+	return t;
+}
+
+/* $((e)) / $[e] just read (source [b->start, x->i), e at [from, to) and
+ * line:col): its value as text at the expansion's place, or unexpandable
+ * text with the reason. */
+static void
+arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to,
+             int line, int col)
+{
+	char *t = out != NULL && !x->dead ? expand_text(x, from, to, line, col) : NULL;
+	struct arith a = {x, t, t ? strlen(t) : 0, 0, NULL, 0};
 	long long v;
 	char num[24];
 
-	if (out == NULL)
+	if (t == NULL) {
+		opaque(x, out, b->start, b->line, b->col, b->quoted, "arithmetic");
 		return;
+	}
 	v = arith_expr(&a, 0);
 	arith_ws(&a);
 	if (a.why == NULL && a.i < a.n)
 		a.why = arith_peek(&a, ",") || arith_peek(&a, "=") ? "assignment in arithmetic"
 		                                                   : "arithmetic syntax error";
+	free(t);
 	if (a.why != NULL) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, a.why);
 		return;
@@ -1552,8 +1588,8 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 			return fail(x, b.line, b.col,
 			            c == '(' ? "unterminated $(" : "unterminated $[");
 		if (arith)
-			arith_expand(x, out, &b, b.start + (c == '[' ? 2 : 3),
-			             x->i - (c == '[' ? 1 : 2));
+			arith_expand(x, out, &b, from + (c == '('), x->i - (c == '[' ? 1 : 2), l,
+			             cl + (c == '('));
 		else
 			subst_expand(x, out, &b, from, x->i - 1, l, cl);
 		return 0;
@@ -2622,7 +2658,7 @@ run_region(struct sx *x, size_t start, size_t end, int line, int col)
 	x->i = start, x->len = end, x->line = line, x->col = col;
 	x->last_op = x->prev_op = 0;
 	set_dead(x);
-	while (ret == 0 && x->i < x->len)
+	while (ret == 0 && x->i < x->len && x->brk == 0)
 		ret = parse_command(x);
 	while (x->nhd > nhd)
 		free(x->hd[--x->nhd].delim);
@@ -2668,7 +2704,9 @@ block_keyword(struct sx *x, const char *t)
 
 	if (b->kind == 0 || b->close_at >= 0)
 		return;
-	if (strcmp(t, open) == 0)
+	if (b->kind == 'w' && strcmp(t, "do") == 0) /* a while loop's test ends */
+		b->close_at = (long)x->kw_at;
+	else if (strcmp(t, open) == 0)
 		b->depth++;
 	else if (strcmp(t, close) == 0 && --b->depth == 0)
 		b->close_at = (long)x->kw_at;
@@ -3003,7 +3041,7 @@ subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 	struct capture c = {{0}, NULL}, *outer = x->cap;
 	struct mcinit_err saved;
 	size_t nfns = x->nfns;
-	int allexport = x->allexport, status = x->status;
+	int allexport = x->allexport, status = x->status, loops = x->loops;
 
 	if (out == NULL || x->dead) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, "command substitution");
@@ -3015,6 +3053,7 @@ subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 		saved = *x->err;
 	frame_push(x, 1); /* a subshell: its assignments do not last */
 	x->cap = &c;
+	x->loops = 0; /* `break` inside does not end a loop outside */
 	x->calls++;
 	if (c.why == NULL && run_region(x, from, to, line, col) < 0)
 		taint(x, "%s", x->err != NULL ? x->err->msg : "text mcinit cannot read");
@@ -3022,6 +3061,8 @@ subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 		*x->err = saved;
 	x->calls--;
 	x->cap = outer;
+	x->loops = loops;
+	x->brk = 0;
 	frame_pop(x);
 	while (x->nfns > nfns)
 		free(x->fns[--x->nfns].name);
@@ -3041,13 +3082,334 @@ subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 	ps_free(&c.out);
 }
 
+static int uncertain(const struct sx *x);
+
 /* ---- loops ---- */
 
+#define MAX_WHILE 100 /* iterations of a while loop whose test stays true */
+
+struct body { /* a loop's condition or body: text [start, end) */
+	size_t start, end;
+	int line, col;
+};
+
+/* BODY done, the cursor after `do`: 1 read (the cursor past `done`), -1
+ * on error. */
 static int
-do_for(struct sx *x, int guard)
+body_to_done(struct sx *x, struct body *b)
 {
-	(void)x, (void)guard;
+	long end;
+
+	b->start = x->i, b->line = x->line, b->col = x->col;
+	if ((end = skip_block(x, 'd')) < 0)
+		return -1;
+	b->end = (size_t)end;
+	return 1;
+}
+
+/* `do BODY done` after a loop's header: 1 read (the cursor past `done`),
+ * 0 no `do` here (what follows is read in place), -1 on error. */
+static int
+read_body(struct sx *x, struct body *b)
+{
+	struct pstr w = {0};
+	int isdo;
+
+	for (;;) {
+		skip_newlines(x);
+		if (peekc(x, 0) != ';' || peekc(x, 1) == ';')
+			break;
+		adv(x);
+	}
+	if (lex_word(x, &w, 0, 0) < 0) {
+		ps_free(&w);
+		return -1;
+	}
+	isdo = word_is(&w, " do ");
+	ps_free(&w);
+	return isdo ? body_to_done(x, b) : 0;
+}
+
+/* The body once more: 1 go on, 0 `break`, -1 on error. */
+static int
+loop_pass(struct sx *x, const struct body *b)
+{
+	int r;
+
+	x->loops++;
+	r = run_region(x, b->start, b->end, b->line, b->col);
+	x->loops--;
+	if (r < 0)
+		return -1;
+	r = x->brk != 1 && !x->exhausted && x->steps <= MAX_STEPS;
+	x->brk = 0;
+	return r;
+}
+
+/* The words after `for NAME`: those after `in` up to `;` or a newline,
+ * else the positional parameters. */
+static int
+for_items(struct sx *x, struct plist *items)
+{
+	struct pstr w = {0};
+	int c;
+
+	skip_blanks(x);
+	c = peekc(x, 0);
+	if (c < 0 || c == ';' || c == '\n') {
+		for (size_t k = 0; k < x->vars[x->at].val.n; k++) {
+			ps_copy(&w, &x->vars[x->at].val.v[k]);
+			pl_push(items, &w);
+		}
+		return 0;
+	}
+	if (lex_word(x, &w, 0, 0) < 0 || !word_is(&w, " in ")) {
+		ps_free(&w);
+		return -1;
+	}
+	ps_free(&w);
+	for (;;) {
+		skip_blanks(x);
+		c = peekc(x, 0);
+		if (c == '#')
+			skip_comment(x);
+		if (is_sep(c) || c == '#')
+			return 0;
+		if (lex_word(x, &w, 0, 0) < 0) {
+			ps_free(&w);
+			return -1;
+		}
+		split_word(&w, items);
+		ps_free(&w);
+	}
+}
+
+/* `for NAME in WORD...; do BODY done`: the body once for each word. */
+static int
+for_each(struct sx *x, const struct pstr *nm, struct plist *items, const struct body *b)
+{
+	char *name = ps_text(nm);
+	int vi = -1, r = 1;
+
+	if (is_ident((unsigned char)name[0], 1) && strspn(name, IDENT_CHARS) == strlen(name))
+		vi = var_get(x, name, strlen(name));
+	free(name);
+	for (size_t k = 0; k < items->n && r > 0; k++) {
+		struct pstr v = {0};
+
+		if (vi >= 0) {
+			ps_copy(&v, &items->v[k]);
+			assign_scalar(x, vi, &v, 0, b->line, b->col, 0);
+		}
+		r = loop_pass(x, b);
+	}
+	return r;
+}
+
+static int do_cfor(struct sx *x);
+
+/* `for` at a command's start, the cursor after it: 1 read through its
+ * `done` (or its header only, when no `do` follows), -1 on error. */
+static int
+do_for(struct sx *x)
+{
+	struct pstr nm = {0};
+	struct plist items = {0};
+	struct body b;
+	int r;
+
+	if (x->cap != NULL && uncertain(x))
+		taint(x, "a loop runs only if a test mcinit cannot decide says so");
+	skip_blanks(x);
+	if (peekc(x, 0) == '(' && peekc(x, 1) == '(')
+		return do_cfor(x);
+	r = lex_word(x, &nm, 0, 0);
+	if (r == 0 && for_items(x, &items) == 0 && (r = read_body(x, &b)) > 0)
+		r = for_each(x, &nm, &items, &b);
+	ps_free(&nm);
+	pl_free(&items);
+	return r < 0 ? -1 : 1;
+}
+
+/* `while COND; do BODY done` (until: `until`): the body while COND's
+ * status says so; a status only the run knows reads the body once. */
+static int
+do_while(struct sx *x, int until)
+{
+	struct body c = {x->i, 0, x->line, x->col}, b;
+	long at = skip_block(x, 'w');
+	int n, r;
+
+	if (at < 0 || (size_t)at >= x->len)
+		return at < 0 ? -1 : 1; /* no `do`: nothing more to read */
+	c.end = (size_t)at;
+	if (body_to_done(x, &b) < 0)
+		return -1;
+	for (n = 0, r = 1; n < MAX_WHILE && r > 0; n++) {
+		int st; /* 1 the body runs, 0 the loop ends, -1 only the run knows */
+
+		x->status = 0;
+		if (run_region(x, c.start, c.end, c.line, c.col) < 0)
+			return -1;
+		st = x->status < 0 ? -1 : (x->status == 0) != until;
+		if (st == 0 || (st < 0 && n > 0))
+			return 1;
+		if (st < 0)
+			taint(x, "a loop whose test mcinit cannot decide");
+		r = loop_pass(x, &b);
+		if (st < 0 && r > 0)
+			r = 0; /* read once, as where the test is unknown */
+	}
+	if (n == MAX_WHILE && r > 0)
+		script_note(x, c.line, c.col,
+		            "a loop still running after %d passes: mcinit reads no more of them",
+		            MAX_WHILE);
+	return r < 0 ? -1 : 1;
+}
+
+/* The value of NAME for NAME++ and NAME+=E: unset is 0, as in bash. */
+static long long
+arith_name(struct sx *x, const char *name, size_t n, const char **why)
+{
+	struct arith a = {x, name, n, 0, NULL, 0};
+	int vi = var_find(x, name, n);
+	long long v;
+
+	if (vi < 0 || !x->vars[vi].defined)
+		return 0;
+	v = arith_expr(&a, 0);
+	if (a.why != NULL)
+		*why = a.why;
+	return v;
+}
+
+static void
+set_number(struct sx *x, const char *name, size_t n, long long v, int line, int col)
+{
+	struct pstr p = {0};
+
+	put_number(&p, v, 0, line, col);
+	assign_scalar(x, var_get(x, name, n), &p, 0, line, col, 0);
+}
+
+/* One statement of `for ((A; B; C))`, s[0..n): NAME=E (+= -= *= /= %=),
+ * NAME++, NAME--, ++NAME, --NAME or E; an empty one is 1.  NULL, or why
+ * its value is unknown. */
+static const char *
+arith_stmt(struct sx *x, const char *s, size_t n, long long *val, int line, int col)
+{
+	struct arith a = {x, s, n, 0, NULL, 0};
+	size_t k, j;
+	int pre = 0;
+	char op = 0;
+
+	arith_ws(&a);
+	if (a.i == n)
+		return *val = 1, NULL;
+	k = a.i;
+	if (n - k > 2 && (memcmp(s + k, "++", 2) == 0 || memcmp(s + k, "--", 2) == 0))
+		pre = s[k], k += 2;
+	for (j = k; j < n && is_ident((unsigned char)s[j], j == k);)
+		j++;
+	a.i = j;
+	arith_ws(&a);
+	if (j > k && !pre && n - a.i >= 2 && s[a.i] == s[a.i + 1] && strchr("+-", s[a.i]))
+		op = s[a.i] == '+' ? 'p' : 'm', a.i += 2; /* NAME++ */
+	else if (j > k && !pre && a.i < n && strchr("+-*/%", s[a.i]) && a.i + 1 < n &&
+	         s[a.i + 1] == '=')
+		op = s[a.i], a.i += 2;
+	else if (j > k && !pre && a.i < n && s[a.i] == '=' && (a.i + 1 == n || s[a.i + 1] != '='))
+		op = '=', a.i++;
+	if (pre || op == 'p' || op == 'm') {
+		const char *why = NULL;
+		long long v = arith_name(x, s + k, j - k, &why),
+		          d = pre == '-' || op == 'm' ? -1 : 1;
+
+		arith_ws(&a);
+		if (why != NULL || a.i != n || j == k)
+			return why ? why : "arithmetic mcinit does not evaluate";
+		set_number(x, s + k, j - k, v + d, line, col);
+		return *val = pre ? v + d : v, NULL;
+	}
+	if (op == 0)
+		a.i = 0;
+	*val = arith_expr(&a, 0);
+	arith_ws(&a);
+	if (a.why == NULL && a.i != n)
+		a.why = "arithmetic mcinit does not evaluate";
+	if (a.why != NULL || op == 0)
+		return a.why;
+	if (op != '=') {
+		const char *why = NULL;
+		long long l = arith_name(x, s + k, j - k, &why);
+
+		if (why != NULL)
+			return why;
+		*val = arith_apply(&a, (char[]){op, 0}, l, *val);
+		if (a.why != NULL)
+			return a.why;
+	}
+	set_number(x, s + k, j - k, *val, line, col);
+	return NULL;
+}
+
+/* The text of `((...))`, its expansions done (the cursor after `((`). */
+static int
+cfor_text(struct sx *x, struct pstr *e, int line, int col)
+{
+	int depth = 0, c;
+
+	while ((c = peekc(x, 0)) != ')' || peekc(x, 1) != ')' || depth > 0) {
+		if (c < 0)
+			return fail(x, line, col, "unterminated for ((");
+		if (c == '$' && lex_dollar(x, e, 1) < 0)
+			return -1;
+		if (c == '$')
+			continue;
+		depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+		putc_at(e, c, PF_QUOTED, x->line, x->col);
+		adv(x);
+	}
+	adv(x);
+	adv(x);
 	return 0;
+}
+
+/* `for ((A; B; C)); do BODY done`: A, then the body and C while B is not
+ * 0; a B only the run knows reads the body once. */
+static int
+do_cfor(struct sx *x)
+{
+	struct pstr e = {0};
+	struct body b;
+	int line = x->line, col = x->col, r, n;
+	char *t, *s1, *s2;
+	long long v;
+
+	adv(x);
+	adv(x);
+	r = cfor_text(x, &e, line, col);
+	t = ps_text(&e);
+	ps_free(&e);
+	s1 = strchr(t, ';');
+	s2 = s1 ? strchr(s1 + 1, ';') : NULL;
+	if (r == 0 && (r = read_body(x, &b)) > 0 && s2 != NULL &&
+	    arith_stmt(x, t, (size_t)(s1 - t), &v, line, col) == NULL) {
+		for (n = 0; r > 0 && n < MAX_WHILE * 10; n++) {
+			const char *why =
+			    arith_stmt(x, s1 + 1, (size_t)(s2 - s1 - 1), &v, line, col);
+
+			if (why == NULL && v == 0)
+				break;
+			r = loop_pass(x, &b);
+			if (why != NULL || arith_stmt(x, s2 + 1, strlen(s2 + 1), &v, line, col))
+				break; /* read once, as where the test is unknown */
+		}
+	} else if (r > 0) {
+		r = loop_pass(x, &b);
+	}
+	free(t);
+	return r < 0 ? -1 : 1;
 }
 
 /* ---- simple commands ---- */
@@ -3135,6 +3497,10 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 		x->status = v < 0 ? -1 : !v;
 	} else if (in_list(name, " true : false ")) {
 		x->status = name[0] == 'f';
+	} else if (in_list(name, " break continue ")) {
+		if (x->loops > 0 && guard == 0 && !uncertain(x))
+			x->brk = name[0] == 'b' ? 1 : 2;
+		x->status = 0;
 	} else if (in_list(name, " local export declare typeset readonly return ")) {
 		x->status = 0;
 	} else if (x->cap != NULL) {
@@ -3176,7 +3542,9 @@ compound(struct sx *x, const struct pstr *w, int guard)
 	if (x->dead)
 		return 0;
 	if (word_is(w, " for "))
-		return do_for(x, guard);
+		return do_for(x);
+	if (word_is(w, " while until "))
+		return do_while(x, word_is(w, " until "));
 	return try_function(x, w);
 }
 
@@ -3187,7 +3555,7 @@ parse_command(struct sx *x)
 	struct saved *pre = NULL;
 	size_t npre = 0;
 	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
-	int guard = guard_of(x);
+	int guard = guard_of(x), dead;
 
 	if (guard == 1) { /* after `false &&`: bash does not run it */
 		x->skipping++;
@@ -3260,6 +3628,8 @@ parse_command(struct sx *x)
 			ignore |= word_is(&tmp, header_kw);
 			cond |= on_keyword(x, &tmp);
 			ps_free(&tmp);
+			if (x->blk.kind == 'w' && x->blk.close_at >= 0)
+				break; /* the `do` after a while loop's test: stop at it */
 			continue;
 		}
 		cmdpos = 0;
@@ -3276,6 +3646,7 @@ parse_command(struct sx *x)
 	}
 	ret = 0;
 	had_cmd = w.n > 0 && !ignore;
+	dead = x->dead; /* `x) cmd ;;`: the `;;` opens the next clause, not this one */
 	if (cond == 2)
 		open_case(x, &w);
 	else if (x->nifs > 0 && x->ifs[x->nifs - 1].is_case)
@@ -3286,9 +3657,9 @@ parse_command(struct sx *x)
 	if (w.n > 0 || npre > 0 || x->last_op != 0)
 		x->prev_op = x->last_op;
 	x->last_op = 0;
-	if (!had_cmd && npre > 0 && !x->dead)
+	if (!had_cmd && npre > 0 && !dead)
 		x->status = 0;
-	if (!had_cmd || x->dead)
+	if (!had_cmd || dead)
 		goto out;
 	run_simple(x, &w, pre, npre, guard);
 out:
@@ -3440,18 +3811,14 @@ fallback(struct sx *x, struct result *r)
 	free(seen.v);
 }
 
+static int is_train(const struct cand *c);
+
 static size_t
 choose_candidate(struct sx *x)
 {
-	for (size_t c = 0; c < x->ncands; c++) {
-		char *t = ps_text(&x->cands[c].w.v[x->cands[c].py]);
-		const char *b = base_name(t);
-		int train = strcasestr(b, "train") != NULL;
-
-		free(t);
-		if (train)
+	for (size_t c = 0; c < x->ncands; c++)
+		if (is_train(&x->cands[c]))
 			return c;
-	}
 	return 0;
 }
 
@@ -3500,10 +3867,95 @@ read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shs
 	}
 	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
 	free(lw);
-	out->env = cd->env;
+	out->env = mcinit_xcalloc(cd->nenv + 1, sizeof *out->env);
 	out->nenv = cd->nenv;
-	cd->env = NULL;
-	cd->nenv = 0;
+	for (size_t i = 0; i < cd->nenv; i++) {
+		out->env[i] = cd->env[i];
+		out->env[i].name = mcinit_xstrdup(cd->env[i].name);
+		out->env[i].value = cd->env[i].value ? mcinit_xstrdup(cd->env[i].value) : NULL;
+	}
+}
+
+/* The command cd: its script, its flags, its launcher and environment. */
+static void
+fill_launch(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shscan *out)
+{
+	const struct plist *p = &cd->w;
+	const struct pstr *py = &p->v[cd->py];
+
+	out->script = ps_text(py);
+	out->script_line = py->n ? py->v[0].line : 0;
+	out->script_col = py->n ? py->v[0].col : 0;
+	for (size_t k = cd->py + 1; k < p->n; k++)
+		emit_word(x, r, &p->v[k]);
+	read_launcher(x, cd, r, out);
+}
+
+static int
+is_train(const struct cand *c)
+{
+	char *t = ps_text(&c->w.v[c->py]);
+	int train = strcasestr(base_name(t), "train") != NULL;
+
+	free(t);
+	return train;
+}
+
+/* The same words and environment: a loop that launches the same job. */
+static int
+cand_same(const struct cand *a, const struct cand *b)
+{
+	int same = a->w.n == b->w.n && a->nenv == b->nenv;
+
+	for (size_t k = 0; k < a->w.n && same; k++) {
+		char *s = ps_text(&a->w.v[k]), *t = ps_text(&b->w.v[k]);
+
+		same = strcmp(s, t) == 0;
+		free(s);
+		free(t);
+	}
+	for (size_t k = 0; k < a->nenv && same; k++)
+		same = strcmp(a->env[k].name, b->env[k].name) == 0 &&
+		       (a->env[k].value == NULL) == (b->env[k].value == NULL) &&
+		       (a->env[k].value == NULL || strcmp(a->env[k].value, b->env[k].value) == 0);
+	return same;
+}
+
+/* The launches judged one by one: every command that runs a training
+ * script (as choose_candidate tells one), identical ones once; idx gets
+ * their indices. */
+static size_t
+pick_launches(const struct sx *x, size_t *idx)
+{
+	size_t n = 0, j;
+
+	for (size_t c = 0; c < x->ncands; c++) {
+		if (!is_train(&x->cands[c]))
+			continue;
+		for (j = 0; j < n && !cand_same(&x->cands[idx[j]], &x->cands[c]); j++)
+			;
+		if (j == n)
+			idx[n++] = c;
+	}
+	return n;
+}
+
+/* Each launch as a scan of its own, with the notes about its words. */
+static void
+fill_launches(struct sx *x, const size_t *idx, size_t n, struct mcinit_shscan *out)
+{
+	out->launches = mcinit_xcalloc(n, sizeof *out->launches);
+	out->nlaunches = n;
+	for (size_t k = 0; k < n; k++) {
+		struct result r = {0};
+		struct mcinit_shscan *l = &out->launches[k];
+
+		r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
+		fill_launch(x, &x->cands[idx[k]], &r, l);
+		free(r.ev_used);
+		l->words = r.w, l->nwords = r.nw;
+		l->notes = r.notes, l->nnotes = r.nn;
+	}
 }
 
 static void
@@ -3513,22 +3965,18 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 
 	r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
 	if (x->ncands > 0) {
-		size_t c = choose_candidate(x);
-		struct cand *cd = &x->cands[c];
-		const struct plist *p = &cd->w;
-		const struct pstr *py = &p->v[cd->py];
+		size_t *idx = mcinit_xcalloc(x->ncands, sizeof *idx), n = pick_launches(x, idx);
+		struct cand *cd = &x->cands[n >= 2 ? idx[0] : choose_candidate(x)];
 
-		out->script = ps_text(py);
-		out->script_line = py->n ? py->v[0].line : 0;
-		out->script_col = py->n ? py->v[0].col : 0;
-		if (x->ncands > 1)
+		fill_launch(x, cd, &r, out);
+		if (n >= 2)
+			fill_launches(x, idx, n, out);
+		else if (x->ncands > 1)
 			note_add(&r.notes, &r.nn, &r.capn, out->script_line, out->script_col,
 			         mcinit_xasprintf("%zu commands run Python scripts; the flags are "
 			                          "taken from the one running `%s`",
 			                          x->ncands, out->script));
-		for (size_t k = cd->py + 1; k < p->n; k++)
-			emit_word(x, &r, &p->v[k]);
-		read_launcher(x, cd, &r, out);
+		free(idx);
 	} else {
 		note_add(&r.notes, &r.nn, &r.capn, 0, 0,
 		         mcinit_xstrdup("no command in the script runs a *.py file; the flags are "
@@ -3536,6 +3984,10 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 		fallback(x, &r);
 	}
 	for (size_t k = 0; k < x->nnotes; k++) {
+		for (size_t j = 0; j < out->nlaunches; j++) /* notes about the script */
+			note_add(&out->launches[j].notes, &out->launches[j].nnotes, &(size_t){0},
+			         x->notes[k].line, x->notes[k].col,
+			         mcinit_xstrdup(x->notes[k].msg));
 		note_add(&r.notes, &r.nn, &r.capn, x->notes[k].line, x->notes[k].col,
 		         x->notes[k].msg);
 		x->notes[k].msg = NULL;
@@ -3709,5 +4161,8 @@ mcinit_shscan_destroy(struct mcinit_shscan *s)
 	}
 	free(s->env);
 	mcinit_launch_clear(&s->launch);
+	for (size_t k = 0; k < s->nlaunches; k++)
+		mcinit_shscan_destroy(&s->launches[k]);
+	free(s->launches);
 	memset(s, 0, sizeof *s);
 }

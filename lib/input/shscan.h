@@ -138,6 +138,14 @@ struct mcinit_shscan {
 	char *script; /* the `*.py` word the flags follow; NULL when
 	               * the fallback was used */
 	int script_line, script_col;
+	/* When the script runs two or more training scripts (a loop, several
+	 * launcher lines; "train" in the script's name, as for the choice
+	 * above, which is then the first of them): each launch in the order
+	 * bash runs them, as a scan of its own (words, argv, env, launch,
+	 * script, the notes about its words), identical launches once.  NULL
+	 * and 0 otherwise. */
+	struct mcinit_shscan *launches;
+	size_t nlaunches;
 };
 
 /*

@@ -164,6 +164,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 	job->c.bversion = bv;
 	job->c.mentry_fixed = desc->entry_point != NULL;
 	job->c.script_args = desc->script_args ? mcinit_xstrdup(desc->script_args) : NULL;
+	job->c.script_launch = desc->script_launch;
 	job->lint_only = lint_request(desc);
 	if (load_all(job, desc, err) < 0 ||
 	    (!job->lint_only && mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0)) {
@@ -412,6 +413,12 @@ int
 mcinit_job_valid(const struct mcinit_job *job)
 {
 	return mcinit_job_ok(job);
+}
+
+size_t
+mcinit_job_script_launches(const struct mcinit_job *job)
+{
+	return job->c.script_nlaunches;
 }
 
 /*

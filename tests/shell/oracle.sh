@@ -70,6 +70,26 @@ while read -r f; do
 		env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" \
 			bash "$f" "$@" >/dev/null 2>&1)
 	"$SH_WORDS" -a "$args" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
+	n=$("$SH_WORDS" -c -a "$args" "$f")
+	if [ "$n" -ge 2 ]; then
+		# several launches, each judged: each is one of bash's runs, in order
+		ls "$tmp/rec"/*.argv | sort -V >"$tmp/recs"
+		bad=
+		k=1
+		while [ "$k" -le "$n" ]; do
+			"$SH_WORDS" -n "$k" -a "$args" "$f" >"$tmp/mine"
+			while read -r r && ! compare "$tmp/mine" "$r" >"$tmp/diff" 2>&1; do :; done
+			[ -n "$r" ] || bad="$bad $k"
+			k=$((k + 1))
+		done <"$tmp/recs"
+		if [ -n "$bad" ]; then
+			echo "launches with no run of bash's, in order:$bad" >"$tmp/diff"
+			fail "$name" "launches differ from what bash ran" "$tmp/diff"
+		else
+			pass "$name"
+		fi
+		continue
+	fi
 	if [ ! -s "$tmp/mine" ]; then
 		# no command runs a .py file: bash must not have run one either
 		if ls "$tmp/rec" | grep -q argv; then

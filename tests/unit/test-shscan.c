@@ -611,3 +611,29 @@ Test(shscan, split_and_kept_quotes_are_marked)
 	cr_assert(S.words[4].quotes);
 	cr_assert_not(S.words[3].quotes);
 }
+
+Test(shscan, substitution_evaluated_or_noted_at_its_line)
+{
+	scan_ok("X=1\n"
+	        "f() { printf -- '--a %d' $(($1 * 2)); }\n"
+	        "python train.py $( [ \"$X\" = 1 ] && echo --b 2 ) $(f 3) `echo --c` \\\n"
+	        "  $( [ \"$X\" = 0 ] && echo --never ) $(hostname)\n");
+	words_are("--b|2|--a|6|--c|$(hostname)");
+	word_is(0, "--b", 3, 41, NULL);
+	cr_assert(S.words[5].opaque);
+	cr_assert_geq(note_with("it runs `hostname`"), 0);
+	cr_assert_eq(S.notes[note_with("hostname")].line, 4);
+}
+
+Test(shscan, loops_and_launches)
+{
+	scan_ok("A=(1 2)\n"
+	        "for i in \"${!A[@]}\"; do python train.py --x ${A[$i]}; done\n"
+	        "for ((n = 0; n < 2; n++)); do python train.py --x 1; done\n"
+	        "set -- a b c; while [ $# -gt 1 ]; do shift; done\n"
+	        "python train.py --last $1\n");
+	cr_assert_eq(S.nlaunches, 3); /* --x 1 twice is one launch */
+	cr_assert_str_eq(S.launches[1].words[1].text, "2");
+	cr_assert_str_eq(S.launches[2].words[1].text, "c");
+	cr_assert_eq(S.launches[2].script_line, 5);
+}
