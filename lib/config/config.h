@@ -222,6 +222,8 @@ struct mcinit_config {
 	 * ..., 0: the first), and the most launches a script made (0: one). */
 	int script_launch;
 	size_t script_nlaunches;
+	/* Launch scripts read in which no launch and no flag was found. */
+	size_t scripts_unlaunched;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */

@@ -875,6 +875,20 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		goto out;
 	}
 	base = mcinit_config_source(c, path);
+	if (sc.script == NULL && sc.nwords == 0) {
+		struct mcinit_loc l = at(base, 0, 0);
+
+		c->scripts_unlaunched++;
+		mcinit_diag_hint(
+		    mcinit_diag_add(d, MCINIT_WARNING, "MC009", &l,
+		                    "launch script: no launch found (no command runs a "
+		                    "*.py file, and no array or string holds a --flag): "
+		                    "nothing in it was checked"),
+		    "a launch in another script, or behind `bash -c` / `eval`, is not "
+		    "followed: validate that script, or pass the flags after `--`");
+		rc = 0;
+		goto out;
+	}
 	s = pick_launch(c, &sc, base, d);
 	if (s->nwords > MCINIT_MAX_SCRIPT_WORDS) {
 		mcinit_err_set(err, MCINIT_E_PARSE,

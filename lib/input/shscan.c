@@ -111,6 +111,10 @@ struct hdoc {
 	int strip, line, col;
 };
 
+struct lc {
+	int line, col;
+};
+
 struct fn { /* a function the script defined: its body's text */
 	char *name;
 	size_t start, end;
@@ -190,6 +194,8 @@ struct sx {
 	int calls;                   /* nesting of function calls and substitutions */
 	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
 	size_t steps;                /* see MAX_STEPS */
+	const struct lc *map;        /* reading a string (eval): each byte's place */
+	const struct plist *prefix;  /* `srun bash -c "..."`: the words before bash */
 	int loops;                   /* loop bodies being read, around the command */
 	int brk;                     /* 1 `break`, 2 `continue`: the loop body stops */
 	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
@@ -257,7 +263,10 @@ adv(struct sx *x)
 {
 	unsigned char c = (unsigned char)x->s[x->i++];
 
-	if (c == '\n') {
+	if (x->map != NULL) { /* a string read as commands: where it was written */
+		x->line = x->map[x->i].line;
+		x->col = x->map[x->i].col;
+	} else if (c == '\n') {
 		x->line++;
 		x->col = 1;
 	} else if ((c & 0xC0) != 0x80) {
@@ -2257,7 +2266,7 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 	GROW(x->cands, x->capcands, x->ncands + 1);
 	c = &x->cands[x->ncands++];
 	memset(c, 0, sizeof *c);
-	c->py = k;
+	c->py = k + (x->prefix ? x->prefix->n : 0);
 	snapshot_env(x, c);
 	for (size_t p = 0; p < nprefix; p++) {
 		const struct var *v = &x->vars[prefix[p].vi];
@@ -2265,6 +2274,12 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 		if (v->defined && !v->is_array && v->val.n > 0)
 			env_push(c, v->name, ps_text(&v->val.v[0]), v->line, v->col,
 			         ps_opaque(&v->val.v[0]));
+	}
+	for (k = 0; x->prefix != NULL && k < x->prefix->n; k++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &x->prefix->v[k]);
+		pl_push(&c->w, &p);
 	}
 	for (k = 0; k < w->n; k++)
 		pl_push(&c->w, &w->v[k]);
@@ -3467,6 +3482,109 @@ local_frame(const struct sx *x)
 	return 0;
 }
 
+/* The characters of p read as commands, as `eval` and `bash -c` do, each
+ * still placed where it was written; the commands they run get the words
+ * of prefix before their own (`srun -N 2 bash -c "python ..."`). */
+static void
+run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
+{
+	const char *s = x->s;
+	const struct lc *map = x->map;
+	const struct plist *pre = x->prefix;
+	struct lc *m = mcinit_xcalloc(p->n + 1, sizeof *m);
+	char *t = mcinit_xmalloc(p->n + 1);
+	struct mcinit_err saved;
+	size_t n = 0;
+
+	if (x->calls >= MAX_CALLS)
+		goto out;
+	for (size_t k = 0; k < p->n; k++)
+		if (!(p->v[k].fl & PF_MARK)) {
+			t[n] = p->v[k].c;
+			m[n++] = (struct lc){p->v[k].line, p->v[k].col};
+		}
+	m[n] = n > 0 ? m[n - 1] : (struct lc){0, 0};
+	x->s = t, x->map = m, x->prefix = prefix;
+	x->calls++;
+	if (x->err != NULL)
+		saved = *x->err;
+	if (n > 0 && run_region(x, 0, n, m[0].line, m[0].col) < 0) {
+		x->status = -1;
+		script_note(x, m[0].line, m[0].col,
+		            "a string read as commands (eval, bash -c) that mcinit cannot read: "
+		            "%s",
+		            x->err != NULL ? x->err->msg : "");
+	}
+	if (x->err != NULL)
+		*x->err = saved;
+	x->calls--;
+	x->s = s, x->map = map, x->prefix = pre;
+out:
+	free(t);
+	free(m);
+}
+
+/* `eval WORD...`: the words joined with blanks, read as commands. */
+static void
+do_eval(struct sx *x, const struct plist *w)
+{
+	struct pstr all = {0};
+
+	for (size_t k = 1; k < w->n; k++) {
+		if (k > 1)
+			put(&all, pch_at(&w->v[k], ' '));
+		ps_copy(&all, &w->v[k]);
+	}
+	run_string(x, &all, x->prefix);
+	ps_free(&all);
+}
+
+/* `... bash -c STRING [ARG0 ARG...]` (sh; -lc, -ec): 1 with *at the index
+ * of bash, 0 when the command is not one. */
+static int
+shell_c(const struct plist *w, size_t *at)
+{
+	for (size_t k = 0; k + 2 < w->n; k++) {
+		char *t = ps_text(&w->v[k]), *o = ps_text(&w->v[k + 1]);
+		int hit = in_list(base_name(t), " bash sh ") && o[0] == '-' && o[1] != '-' &&
+		          strchr(o, 'c') != NULL;
+
+		free(t);
+		free(o);
+		if (hit)
+			*at = k;
+		if (hit || is_py_field(&w->v[k]))
+			return hit;
+	}
+	return 0;
+}
+
+/* `srun ... bash -c STRING ARG0 ARG...` at w[k]: STRING read as commands
+ * with ARG... as their positional parameters and w[0..k) before them. */
+static void
+do_shell_c(struct sx *x, const struct plist *w, size_t k)
+{
+	struct plist prefix = {0}, args = {w->v + k + 3, k + 3 < w->n ? w->n - k - 3 : 0, 0};
+
+	for (size_t j = 0; x->prefix != NULL && j < x->prefix->n; j++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &x->prefix->v[j]);
+		pl_push(&prefix, &p);
+	}
+	for (size_t j = 0; j < k; j++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &w->v[j]);
+		pl_push(&prefix, &p);
+	}
+	frame_push(x, 1); /* another shell: nothing it sets comes back */
+	set_positional(x, &args, args.n > 0 ? 1 : 0);
+	run_string(x, &w->v[k + 2], &prefix);
+	frame_pop(x);
+	pl_free(&prefix);
+}
+
 /* A simple command bash runs (w its words after expansion, pre its prefix
  * assignments, guard from guard_of): what the scanner follows of it. */
 static void
@@ -3475,11 +3593,16 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 	char *name = ps_text(&w->v[0]);
 	const struct fn *f = ps_opaque(&w->v[0]) ? NULL : fn_find(x, name);
 	int unsure = x->cap != NULL && (guard < 0 || uncertain(x)), v;
+	size_t at;
 
 	if (unsure && (f != NULL || in_list(name, " echo printf ")))
 		taint(x, "what it prints depends on a test mcinit cannot decide");
 	else if (f != NULL)
 		call_function(x, f, w);
+	else if (in_list(name, " eval "))
+		do_eval(x, w);
+	else if (x->cap == NULL && shell_c(w, &at))
+		do_shell_c(x, w, at);
 	else if (in_list(name, " unset "))
 		do_unset(x, w), x->status = 0;
 	else if (in_list(name, " set "))
@@ -3529,6 +3652,22 @@ decl_word(struct sx *x, const struct pstr *p, int *exp)
 	         strspn(t, IDENT_CHARS) == strlen(t))
 		make_local(x, var_get(x, t, strlen(t)), 1);
 	free(t);
+}
+
+/* A variable Slurm sets from the #SBATCH directives, known to the script
+ * from its first command on, located at the directive. */
+static void
+slurm_set(void *ctx, const char *name, const char *value, int line, int col)
+{
+	struct sx *x = ctx;
+	struct pstr p = {0};
+	int vi = var_get(x, name, strlen(name));
+
+	if (x->vars[vi].defined)
+		return;
+	for (const char *c = value; *c; c++)
+		putc_at(&p, *c, 0, line, col++);
+	assign_scalar(x, vi, &p, 0, line, col, 0);
 }
 
 /* What starts with the command's first word w and runs to a closing
@@ -3581,7 +3720,10 @@ parse_command(struct sx *x)
 			read_heredocs(x);
 			break;
 		}
-		x->seen_cmd = 1;
+		if (!x->seen_cmd) { /* sbatch reads no directive after this */
+			x->seen_cmd = 1;
+			mcinit_sbatch_env(x->sbatch, x->nsbatch, slurm_set, x);
+		}
 		if ((r = try_redirect(x)) != 0) {
 			if (r < 0)
 				goto out;

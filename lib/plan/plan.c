@@ -82,6 +82,24 @@ lint_request(const struct mcinit_job_desc *desc)
 	return true;
 }
 
+/* Only launch scripts (and .py files) describe the job, and none of the
+ * `unlaunched` scripts in which no launch was found holds one. */
+static bool
+nothing_but_scripts(const struct mcinit_job_desc *desc, size_t unlaunched)
+{
+	size_t i, scripts = 0;
+
+	if (desc->noverrides > 0 || desc->nmegatron_flags > 0 || desc->world_size > 0 ||
+	    desc->nnodes > 0 || desc->nproc_per_node > 0)
+		return false;
+	for (i = 0; i < desc->ninputs; i++)
+		if (ends_with(desc->inputs[i], ".sh") || ends_with(desc->inputs[i], ".bash"))
+			scripts++;
+		else if (!ends_with(desc->inputs[i], ".py"))
+			return false;
+	return scripts == unlaunched;
+}
+
 static int
 load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcinit_err *err)
 {
@@ -90,6 +108,8 @@ load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcin
 	for (i = 0; i < desc->ninputs; i++)
 		if (load_input(&job->c, desc->inputs[i], job->d, err) < 0)
 			return -1;
+	if (job->c.scripts_unlaunched > 0 && nothing_but_scripts(desc, job->c.scripts_unlaunched))
+		job->lint_only = true; /* no job found: said once, no "required field" errors */
 	if (job->lint_only)
 		return 0;
 	for (i = 0; i < desc->noverrides; i++)
