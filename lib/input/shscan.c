@@ -24,12 +24,16 @@
  * low enough that `A="$A$A"` repeated cannot exhaust memory. */
 #define BUDGET_BASE ((size_t)1 << 21)
 #define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}} */
+/* What an element costs beyond its characters (its allocation): many
+ * short elements ("$@ $@" doubled by recursion) are charged like text. */
+#define EL_COST     16
 #define SNIP_MAX    60 /* bytes of source quoted in a note */
 #define IDENT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 #define MAX_CALLS   32 /* nesting of function calls and command substitutions */
-/* Commands run from function bodies, substitutions and loops, all together:
- * bounds the work of a script that recurses or loops without end. */
-#define MAX_STEPS 20000
+/* Commands read in function bodies, substitutions and loops (run or
+ * skipped), all together: bounds the work of a script that recurses or
+ * loops without end. */
+#define MAX_STEPS 10000
 
 #define GROW(arr, cap, need)                                                                       \
 	do {                                                                                       \
@@ -194,6 +198,7 @@ struct sx {
 	int calls;                   /* nesting of function calls and substitutions */
 	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
 	size_t steps;                /* see MAX_STEPS */
+	int stopped;                 /* MAX_STEPS was reached (noted once) */
 	const struct lc *map;        /* reading a string (eval): each byte's place */
 	const struct plist *prefix;  /* `srun bash -c "..."`: the words before bash */
 	int loops;                   /* loop bodies being read, around the command */
@@ -522,7 +527,7 @@ frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 		if (f->sv[k].vi == vi)
 			return;
 	for (size_t k = 0; k < v->val.n; k++)
-		charge(x, v->val.v[k].n + 1); /* copied: counts as expanded */
+		charge(x, v->val.v[k].n + EL_COST); /* copied: counts as expanded */
 	GROW(f->sv, f->cap, f->n + 1);
 	f->sv[f->n].vi = vi;
 	var_save(v, &f->sv[f->n].v);
@@ -1033,7 +1038,7 @@ el_pos(const struct pstr *el, int *line, int *col, int *var)
 static void
 append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted, int line, int col)
 {
-	if (!charge(x, el->n))
+	if (!charge(x, el->n + EL_COST))
 		return;
 	for (size_t k = 0; k < el->n; k++) {
 		struct pch ch = el->v[k];
@@ -2660,10 +2665,10 @@ run_region(struct sx *x, size_t start, size_t end, int line, int col)
 
 	if (x->exhausted)
 		return 0; /* expansions yield nothing more: neither would this */
-	if (++x->steps > MAX_STEPS) {
-		if (x->steps == MAX_STEPS + 1)
+	if (x->steps >= MAX_STEPS) {
+		if (!x->stopped++)
 			script_note(x, line, col,
-			            "stopped following function calls and loops after %d of them "
+			            "stopped following function calls and loops after %d commands "
 			            "(one that never ends?); later words may be missing",
 			            MAX_STEPS);
 		return 0;
@@ -2673,7 +2678,7 @@ run_region(struct sx *x, size_t start, size_t end, int line, int col)
 	x->i = start, x->len = end, x->line = line, x->col = col;
 	x->last_op = x->prev_op = 0;
 	set_dead(x);
-	while (ret == 0 && x->i < x->len && x->brk == 0)
+	while (ret == 0 && x->i < x->len && x->brk == 0 && x->steps < MAX_STEPS)
 		ret = parse_command(x);
 	while (x->nhd > nhd)
 		free(x->hd[--x->nhd].delim);
@@ -2818,7 +2823,7 @@ set_positional(struct sx *x, const struct plist *w, size_t from)
 	touch_var(x, x->at);
 	v = &x->vars[x->at];
 	pl_free(&v->val);
-	for (size_t k = from; k < w->n && charge(x, w->v[k].n); k++) {
+	for (size_t k = from; k < w->n && charge(x, w->v[k].n + EL_COST); k++) {
 		struct pstr p = {0};
 
 		ps_copy(&p, &w->v[k]);
@@ -3156,7 +3161,7 @@ loop_pass(struct sx *x, const struct body *b)
 	x->loops--;
 	if (r < 0)
 		return -1;
-	r = x->brk != 1 && !x->exhausted && x->steps <= MAX_STEPS;
+	r = x->brk != 1 && !x->exhausted && x->steps < MAX_STEPS;
 	x->brk = 0;
 	return r;
 }
@@ -3696,6 +3701,7 @@ parse_command(struct sx *x)
 	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
 	int guard = guard_of(x), dead;
 
+	x->steps += x->calls > 0 || x->loops > 0;
 	if (guard == 1) { /* after `false &&`: bash does not run it */
 		x->skipping++;
 		set_dead(x);

@@ -20,8 +20,18 @@
  *     bash matches it), -eq ... -ge, `!`, `||` and `&&`; a variable the script
  *     never assigns counts as unset (as for ${V:-default}); a test only the
  *     run can decide (`-f FILE`, `$1`, a command) reads every branch, with a
- *     note.  Loops are read once.  A prefix assignment (`V=1 cmd`) holds for
- *     that command only, as in bash;
+ *     note.  A prefix assignment (`V=1 cmd`) holds for that command only,
+ *     as in bash;
+ *   - loops: `for V in WORDS`, `for ((A; B; C))`, `while`/`until` whose test
+ *     is known each time round, `break`, `continue`; a test only the run
+ *     can decide reads the body once.  Function calls, substitutions and
+ *     loops read 10000 commands at the most (a note says when);
+ *   - `eval WORDS` and `... bash -c STRING` read the string as commands;
+ *     the words before `bash` (srun, a container wrapper) come before the
+ *     launch found inside;
+ *   - the variables Slurm sets from the #SBATCH directives (SLURM_NNODES,
+ *     SLURM_NTASKS, SLURM_GPUS_ON_NODE, ...) are known from the first
+ *     command on;
  *   - `&&` and `||` skip what bash skips when the status before them is
  *     known (a test, true, false, echo, an assignment);
  *   - functions (`f() {`, `function f {`): the body is read where it is
@@ -57,6 +67,8 @@
  * echo, printf, cat, ... does not count).  When several commands do, the first
  * whose script name contains "train" wins (so a preprocessing step before
  * `pretrain_gpt.py` is passed over), else the first; a note lists the choice.
+ * When two or more (different) commands run training scripts, each is also
+ * a launch of its own (launches below).
  * When no command runs a `.py`, the fallback is every word of every array or
  * string assignment that holds a `--flag` word (from that flag on, each
  * source position once, in text order), skipping assignments whose first flag
