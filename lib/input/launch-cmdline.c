@@ -507,9 +507,8 @@ mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
 		slurm_var("SLURM_NNODES SLURM_JOB_NUM_NODES", nodes, f.nnodes, set, ctx);
 	if (f.ntasks != NULL)
 		slurm_var("SLURM_NTASKS SLURM_NPROCS", count_of(f.ntasks), f.ntasks, set, ctx);
-	else if (f.nnodes != NULL && (f.per_node == NULL || per > 0))
-		slurm_var("SLURM_NTASKS SLURM_NPROCS", nodes * (f.per_node ? per : 1), f.nnodes,
-		          set, ctx);
+	else if (f.nnodes != NULL && f.per_node != NULL) /* else sbatch leaves it unset */
+		slurm_var("SLURM_NTASKS SLURM_NPROCS", nodes * per, f.nnodes, set, ctx);
 	if (f.per_node != NULL)
 		slurm_var("SLURM_NTASKS_PER_NODE", per, f.per_node, set, ctx);
 	if (f.gpus != NULL)

@@ -97,8 +97,8 @@ if num('--nodes'):
     out['SLURM_NNODES'] = out['SLURM_JOB_NUM_NODES'] = num('--nodes')
 if num('--ntasks'):
     out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--ntasks')
-elif num('--nodes') and ('--ntasks-per-node' not in opts or num('--ntasks-per-node')):
-    out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--nodes') * (num('--ntasks-per-node') or 1)
+elif num('--nodes') and num('--ntasks-per-node'):
+    out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--nodes') * num('--ntasks-per-node')
 if num('--ntasks-per-node'):
     out['SLURM_NTASKS_PER_NODE'] = num('--ntasks-per-node')
 if num('--gpus-per-node'):

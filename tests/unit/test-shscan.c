@@ -637,3 +637,19 @@ Test(shscan, loops_and_launches)
 	cr_assert_str_eq(S.launches[2].words[1].text, "c");
 	cr_assert_eq(S.launches[2].script_line, 5);
 }
+
+Test(shscan, slurm_variables_from_sbatch)
+{
+	scan_ok(
+	    "#!/bin/bash\n"
+	    "#SBATCH -N 3\n"
+	    "#SBATCH --gpus-per-node=8 # comment\n"
+	    "python train.py --a $SLURM_NNODES --b $SLURM_GPUS_ON_NODE --c ${SLURM_NTASKS:-none}\n"
+	    "#SBATCH --ntasks-per-node 2\n");
+	/* no --ntasks: sbatch does not set SLURM_NTASKS; a directive after the
+	 * first command is not read */
+	words_are("--a|3|--b|8|--c|none");
+	cr_assert_eq(S.words[1].line, 2);
+	scan_ok("#SBATCH --nodes=2 --ntasks-per-node=4\npython train.py --n $SLURM_NTASKS\n");
+	words_are("--n|8");
+}
