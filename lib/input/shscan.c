@@ -2485,13 +2485,12 @@ eval_test(struct sx *x, const struct plist *w)
 	return r >= 0 && neg ? !r : r;
 }
 
-/* One command of an if's condition, joined to the others by || and &&:
- * short-circuits decide where a side is unknown. */
+/* One command of an if's condition, of value v (1 true, 0 false, -1
+ * unknown), joined to the others by || and &&: short-circuits decide where
+ * a side is unknown. */
 static void
-add_condition(struct sx *x, struct ifr *f, const struct plist *w)
+add_condition(struct sx *x, struct ifr *f, int v)
 {
-	int v = eval_test(x, w);
-
 	if (v >= 0 && f->negate)
 		v = !v;
 	f->negate = 0;
@@ -2768,6 +2767,19 @@ fn_name_ok(const struct pstr *w)
 	return 1;
 }
 
+/* `()` (blanks allowed inside) at the cursor: `if ((x))` is not one. */
+static int
+empty_parens(const struct sx *x)
+{
+	size_t k = 1;
+
+	if (peekc(x, 0) != '(')
+		return 0;
+	while (peekc(x, k) == ' ' || peekc(x, k) == '\t')
+		k++;
+	return peekc(x, k) == ')';
+}
+
 /* `name () {` or `function name [()] {`, read as far as w (the first
  * word): 1 a definition, read to its closing brace and remembered; 0 not
  * one; -1 on error. */
@@ -2785,15 +2797,14 @@ try_function(struct sx *x, const struct pstr *w)
 	if (!kw)
 		ps_copy(&nm, w);
 	skip_blanks(x);
-	if (!fn_name_ok(&nm) || (!kw && peekc(x, 0) != '(')) {
+	if (!fn_name_ok(&nm) || word_is(&nm, skip_kw) || (!kw && !empty_parens(x))) {
 		ps_free(&nm);
 		return kw ? 1 : 0; /* `function` and junk: read on as before */
 	}
-	if (peekc(x, 0) == '(') {
-		adv(x);
-		skip_blanks(x);
-		if (peekc(x, 0) == ')')
+	if (empty_parens(x)) {
+		while (peekc(x, 0) != ')')
 			adv(x);
+		adv(x);
 	}
 	skip_newlines(x);
 	if (peekc(x, 0) != '{' || !is_sep(peekc(x, 1)) || peekc(x, 1) == '(') {
@@ -3640,6 +3651,29 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 	free(name);
 }
 
+/* `(( E ))` at the cursor, a command of its own: *v 1 (E is not 0), 0, or
+ * -1 when only the run knows; E's assignment (NAME=E, NAME++ ...) is made. */
+static int
+arith_command(struct sx *x, int *v)
+{
+	struct pstr e = {0};
+	int line = x->line, col = x->col, r;
+	long long val = 0;
+	char *t;
+
+	adv(x);
+	adv(x);
+	r = cfor_text(x, &e, line, col);
+	t = ps_text(&e);
+	ps_free(&e);
+	*v = -1;
+	if (r == 0 && !x->dead && t[strspn(t, " \t")] != '\0' &&
+	    arith_stmt(x, t, strlen(t), &val, line, col) == NULL)
+		*v = val != 0;
+	free(t);
+	return r;
+}
+
 /* A word after export / declare / local: an option, or a name exported or
  * made local (`local V`). */
 static void
@@ -3699,7 +3733,7 @@ parse_command(struct sx *x)
 	struct saved *pre = NULL;
 	size_t npre = 0;
 	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
-	int guard = guard_of(x), dead;
+	int guard = guard_of(x), dead, arith = -2; /* (( E )): 1, 0, -1 unknown */
 
 	x->steps += x->calls > 0 || x->loops > 0;
 	if (guard == 1) { /* after `false &&`: bash does not run it */
@@ -3733,6 +3767,12 @@ parse_command(struct sx *x)
 		if ((r = try_redirect(x)) != 0) {
 			if (r < 0)
 				goto out;
+			continue;
+		}
+		if (cmdpos && w.n == 0 && c == '(' && peekc(x, 1) == '(') {
+			if (arith_command(x, &arith) < 0)
+				goto out;
+			cmdpos = 0;
 			continue;
 		}
 		if (strchr(";&|()", c)) {
@@ -3799,14 +3839,16 @@ parse_command(struct sx *x)
 		open_case(x, &w);
 	else if (x->nifs > 0 && x->ifs[x->nifs - 1].is_case)
 		case_step(x, &x->ifs[x->nifs - 1], &w);
-	else if (x->nifs > 0 && x->ifs[x->nifs - 1].awaiting > 0 && w.n > 0)
-		add_condition(x, &x->ifs[x->nifs - 1], &w);
+	else if (x->nifs > 0 && x->ifs[x->nifs - 1].awaiting > 0 && (w.n > 0 || arith >= -1))
+		add_condition(x, &x->ifs[x->nifs - 1], w.n > 0 ? eval_test(x, &w) : arith);
 	/* `a &&` then a newline, a comment or a keyword: a still guards */
 	if (w.n > 0 || npre > 0 || x->last_op != 0)
 		x->prev_op = x->last_op;
 	x->last_op = 0;
 	if (!had_cmd && npre > 0 && !dead)
 		x->status = 0;
+	if (arith >= -1 && !dead)
+		x->status = arith < 0 ? -1 : !arith;
 	if (!had_cmd || dead)
 		goto out;
 	run_simple(x, &w, pre, npre, guard);
