@@ -2458,6 +2458,11 @@ eval_test(struct sx *x, const struct plist *w)
 	size_t from = 1, to = w->n, n;
 	int dbl = strcmp(first, "[[") == 0, r = -1, neg = 0;
 
+	if (w->n == 1 && (strcmp(first, "true") == 0 || strcmp(first, ":") == 0 ||
+	                  strcmp(first, "false") == 0)) {
+		r = first[0] != 'f'; /* `if true`, `while :` */
+		goto out;
+	}
 	if (strcmp(first, "[") == 0 || dbl)
 		to = strcmp(last, dbl ? "]]" : "]") == 0 ? w->n - 1 : 0;
 	else if (strcmp(first, "test") != 0)
@@ -2480,6 +2485,7 @@ eval_test(struct sx *x, const struct plist *w)
 		r = test_args(a, n, dbl, n == 3 ? &w->v[from + 2] : NULL);
 	for (size_t k = 0; k < 3; k++)
 		free(a[k]);
+out:
 	free(first);
 	free(last);
 	return r >= 0 && neg ? !r : r;
