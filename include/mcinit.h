@@ -228,8 +228,16 @@ struct mcinit_job_desc {
 	/* The Megatron-Bridge release whose fields a config is checked against:
 	 * "0.6" (or "0.6.2"), "main"; NULL: the newest release mcinit knows. */
 	const char *bridge_version;
+	/* The arguments a .sh/.bash launch script is read as run with, split as
+	 * bash splits a command line ("a 'b c'" is two); NULL: none, so "$@"
+	 * is nothing and $1 is empty, as bash runs the script alone. */
+	const char *script_args;
+	/* A launch script that launches two or more training scripts (a loop,
+	 * several launcher lines): 1 ... mcinit_job_script_launches() checks
+	 * that launch alone; 0: the first, with a note that there are more. */
+	int script_launch;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[7];
+	void *reserved[5];
 };
 
 /* ---- the job ---- */
@@ -249,6 +257,10 @@ MCINIT_API void mcinit_job_free(struct mcinit_job *job);
 /* 1 when the job has no error diagnostic (warnings allowed) and its rank
  * groups could be laid out; 0 otherwise. */
 MCINIT_API int mcinit_job_valid(const struct mcinit_job *job);
+
+/* How many launches the job's launch scripts make that are checked one by
+ * one (desc.script_launch); 0 when each makes one at most. */
+MCINIT_API size_t mcinit_job_script_launches(const struct mcinit_job *job);
 
 /* The resolved config ({section: {field: value}}, defaults, repairs and
  * derived values applied) and the derived values ({name: value}), as JSON

@@ -18,6 +18,7 @@ enum {
 	OPT_RECIPE,
 	OPT_FORMAT,
 	OPT_BVERSION,
+	OPT_SCRIPT_ARGS,
 };
 
 static const struct argp_option job_options[] = {
@@ -45,6 +46,10 @@ static const struct argp_option job_options[] = {
     {"bridge-recipe", OPT_RECIPE, "NAME", 0,
      "Start from Megatron-Bridge's recipe NAME (the values it writes as literals: parallel "
      "sizes, sequence lengths, batch sizes, classes); inputs override it",
+     1},
+    {"script-args", OPT_SCRIPT_ARGS, "ARGS", 0,
+     "The arguments a .sh/.bash launch script is read as run with, split as bash splits a "
+     "command line (\"a 'b c'\" is two; default: none, so \"$@\" is nothing and $1 empty)",
      1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
     {NULL, 0, NULL, 0, NULL, 0},
@@ -124,6 +129,9 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		cli->entry_point = arg;
 		break;
 	}
+	case OPT_SCRIPT_ARGS:
+		cli->script_args = arg;
+		break;
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
 		break;
@@ -234,6 +242,7 @@ mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
 	desc->megatron_version = cli->mversion_name;
 	desc->bridge_version = cli->bversion_name;
 	desc->entry_point = cli->entry_point;
+	desc->script_args = cli->script_args;
 	desc->bridge_defaults = cli->check.bridge_defaults;
 }
 

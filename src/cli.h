@@ -34,6 +34,7 @@ struct mcinit_cli {
 	const char *mversion_name; /* --megatron-version as given, NULL = main */
 	const char *bversion_name; /* --bridge-version as given, NULL = the newest release */
 	const char *entry_point;   /* --entry-point as given, NULL = from the script */
+	const char *script_args;   /* --script-args as given, NULL = none */
 	enum mcinit_format format;
 	unsigned formats; /* formats this command accepts */
 	char *prog;       /* "mcinit COMMAND", owned: argp's name in messages */

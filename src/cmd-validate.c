@@ -65,8 +65,9 @@ static const char doc[] =
     "then section.field=VALUE overrides, then the Megatron-LM flags after `--`.\n\n"
     "Diagnostics go to stderr as FILE:LINE:COL: severity[CODE]: message (argv:N for "
     "command-line words); with --format=json stdout gets {\"valid\", \"diagnostics\", "
-    "\"derived\"} (with --each and several inputs: {\"valid\", \"results\": "
-    "[...]}); an input that cannot be used gives {\"valid\": false, \"error\": {\"code\", "
+    "\"derived\"} (with --each and several inputs, or a launch script that launches several "
+    "times, each launch checked on its own: {\"valid\", \"results\": [...]}); an input that cannot "
+    "be used gives {\"valid\": false, \"error\": {\"code\", "
     "\"message\", \"source\", \"line\", \"column\", \"argv_index\"}, \"diagnostics\"}, "
     "and a command-line word is located by \"argv_index\".\n\n" MCINIT_EXIT_CODES_DOC;
 
@@ -124,11 +125,14 @@ emit_text(const struct vopts *o, const struct mcinit_job *job, const struct mcin
 
 /*
  * Validates one job made of cli->inputs (all of them, merged) plus the
- * overrides and flags.  JSON results are appended to `results` (when not
- * NULL) instead of printed.  Returns the exit status of this job.
+ * overrides and flags, with launch `launch` of its launch scripts (0: the
+ * first).  JSON results are appended to `results` (when not NULL) instead
+ * of printed.  Returns the exit status of this job; with launch 0 and
+ * scripts that launch several times, prints nothing and sets *nlaunches.
  */
 static int
-validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *results)
+validate_one(const struct vopts *o, const struct mcinit_cli *cli, json_t *results, int launch,
+             size_t *nlaunches)
 {
 	struct mcinit_job_desc desc;
 	struct mcinit_diags *d = mcinit_diags_new();
@@ -137,6 +141,7 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 	int status;
 
 	mcinit_cli_desc(cli, &desc);
+	desc.script_launch = launch;
 	job = mcinit_job_new(&desc, d, &err);
 	if (job == NULL && results != NULL) {
 		/* --format=json always prints JSON: the error, with its place. */
@@ -157,11 +162,15 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 		goto out;
 	}
 	status = failed(o, d) ? 1 : 0;
+	if (launch == 0 && (*nlaunches = mcinit_job_script_launches(job)) >= 2)
+		goto out; /* each launch is checked on its own */
 	if (results != NULL) {
 		json_t *r = result_json(o, job, d);
 
 		if (o->each && cli->ninputs == 1)
 			json_object_set_new(r, "input", json_string(cli->inputs[0]));
+		if (launch > 0)
+			json_object_set_new(r, "launch", json_integer(launch));
 		json_array_append_new(results, r);
 	} else if (emit_text(o, job, d) < 0) {
 		fprintf(stderr, "mcinit: cannot write output\n");
@@ -180,6 +189,27 @@ worse(int a, int b)
 	if (a >= 64 || b >= 64)
 		return a >= 64 ? a : b;
 	return a > b ? a : b;
+}
+
+/* validate_one, or for a launch script that launches several times (a
+ * loop, several launcher lines), each launch on its own. */
+static int
+validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *results)
+{
+	size_t n = 0;
+	int status = validate_one(o, cli, results, 0, &n);
+
+	if (n < 2)
+		return status;
+	for (size_t k = 1; k <= n; k++) {
+		if (results == NULL) {
+			printf("%s== launch %zu of %zu\n", k > 1 ? "\n" : "", k, n);
+			fflush(stdout);
+			fprintf(stderr, "== launch %zu of %zu\n", k, n);
+		}
+		status = worse(k > 1 ? status : 0, validate_one(o, cli, results, (int)k, NULL));
+	}
+	return status;
 }
 
 int
@@ -214,7 +244,7 @@ mcinit_cmd_validate(int argc, char **argv, int argi0)
 	if (results != NULL && json_array_size(results) > 0) {
 		json_t *out = json_incref(json_array_get(results, 0));
 
-		if (o.each && o.cli.ninputs > 1) {
+		if ((o.each && o.cli.ninputs > 1) || json_array_size(results) > 1) {
 			json_decref(out);
 			out = json_pack("{s:b,s:O}", "valid", status == 0, "results", results);
 		}

@@ -1222,6 +1222,7 @@ mcinit_config_destroy(struct mcinit_config *c)
 	}
 	free(c->job_env);
 	free(c->launch_source);
+	free(c->script_args);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1524,10 +1525,13 @@ const struct mcinit_code_doc mcinit_input_codes[] = {
     {"MC008", MCINIT_ERROR, "a required field is not set", "no num_layers anywhere",
      "set it in the config or with its Megatron-LM flag"},
     {"MC009", MCINIT_NOTE,
-     "a launch-script word could not be expanded (script arguments, command "
-     "substitutions), or a YAML interpolation is evaluated only when Bridge runs "
-     "(`${oc.env:...}`, resolvers) or was resolved against mcinit's own value; an "
-     "unknown value is not checked",
-     "--save $1", "nothing to fix; check that value by hand"},
+     "a launch-script word could not be expanded (a variable the script never sets, a "
+     "command substitution that runs a program), what mcinit assumed of a launch script "
+     "(no script arguments, which launch is checked, no launch found), or a YAML "
+     "interpolation is evaluated only when Bridge runs (`${oc.env:...}`, resolvers) or "
+     "was resolved against mcinit's own value; an unknown value is not checked",
+     "--num-workers $(nproc)",
+     "nothing to fix; check that value by hand, or give the script its arguments with "
+     "--script-args"},
 };
 const size_t mcinit_ninput_codes = sizeof mcinit_input_codes / sizeof mcinit_input_codes[0];

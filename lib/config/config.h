@@ -216,6 +216,14 @@ struct mcinit_config {
 	 * --nproc_per_node 8"), for launch.world_size written at its loc. */
 	char *launch_source;
 	struct mcinit_loc launch_source_loc;
+	/* The arguments launch scripts are read as run with (NULL: none). */
+	char *script_args;
+	/* Which launch of a script that launches several times is checked (1
+	 * ..., 0: the first), and the most launches a script made (0: one). */
+	int script_launch;
+	size_t script_nlaunches;
+	/* Launch scripts read in which no launch and no flag was found. */
+	size_t scripts_unlaunched;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */

@@ -695,6 +695,27 @@ out:
 	free(name);
 }
 
+/* A word standing where flags would, whose value only the run knows. */
+static void
+opaque_words(struct mcinit_diags *d, const char *word, const struct mcinit_loc *l)
+{
+	if (word[0] == '`' || (word[0] == '$' && word[1] == '(' && word[2] != '('))
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
+		                                 "flags from this command substitution were not "
+		                                 "checked: mcinit cannot evaluate `%s` without "
+		                                 "running it",
+		                                 word),
+		                 "check those flags by passing them after `--`");
+	else
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
+		                                 "flags from `%s` were not checked: mcinit cannot "
+		                                 "see its value",
+		                                 word),
+		                 "bash expands a variable the script does not set to nothing; if "
+		                 "the environment sets it, check those flags by passing them after "
+		                 "`--`");
+}
+
 void
 mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                           const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
@@ -714,13 +735,7 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 			/* a variable the script never assigns (bash: nothing, unless
 			 * the environment sets it) or a command's output: words mcinit
 			 * cannot see, so never an unexpected word */
-			mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", &locs[x.i],
-			                                 "flags from `%s` were not checked: mcinit "
-			                                 "cannot see its value",
-			                                 words[x.i]),
-			                 "bash expands a variable the script does not set to "
-			                 "nothing; if the environment sets it, check those flags "
-			                 "by passing them after `--`");
+			opaque_words(d, words[x.i], &locs[x.i]);
 			x.i++;
 			continue;
 		}
@@ -853,11 +868,44 @@ take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcini
 	                 "--entry-point NAME chooses another");
 }
 
+/* A script that launches several times: the launch c->script_launch asks
+ * for (the first when 0), said at its launcher's place. */
+static const struct mcinit_shscan *
+pick_launch(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base,
+            struct mcinit_diags *d)
+{
+	size_t k = c->script_launch > 0 ? (size_t)c->script_launch : 1;
+	const struct mcinit_shscan *s;
+	struct mcinit_loc l;
+
+	if (sc->nlaunches < 2)
+		return sc;
+	if (sc->nlaunches > c->script_nlaunches)
+		c->script_nlaunches = sc->nlaunches;
+	if (k > sc->nlaunches)
+		return sc;
+	s = &sc->launches[k - 1];
+	l = at(base, s->launch.line > 0 ? s->launch.line : s->script_line,
+	       s->launch.line > 0 ? s->launch.col : s->script_col);
+	if (c->script_launch > 0)
+		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l,
+		                "launch script: launch %zu of %zu (%s %s), checked on its own", k,
+		                sc->nlaunches, s->argc > 0 ? s->argv[0] : "", s->script);
+	else
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l,
+		                                 "launch script: it launches %zu times; the first "
+		                                 "launch is checked",
+		                                 sc->nlaunches),
+		                 "mcinit validate checks each launch on its own");
+	return s;
+}
+
 int
 mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                           struct mcinit_err *err)
 {
 	struct mcinit_shscan sc = {0};
+	const struct mcinit_shscan *s;
 	struct mcinit_loc base, last = {0}, *locs = NULL;
 	unsigned char *flags = NULL;
 	char **words = NULL;
@@ -867,42 +915,57 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 
 	if (text == NULL)
 		return -1;
-	if (mcinit_shscan_parse(text, len, &sc, err) < 0) {
+	if (mcinit_shscan_parse_args(text, len, c->script_args, &sc, err) < 0) {
 		mcinit_err_locate(err, path);
 		goto out;
 	}
-	if (sc.nwords > MCINIT_MAX_SCRIPT_WORDS) {
+	base = mcinit_config_source(c, path);
+	if (sc.script == NULL && sc.nwords == 0) {
+		struct mcinit_loc l = at(base, 0, 0);
+
+		c->scripts_unlaunched++;
+		mcinit_diag_hint(
+		    mcinit_diag_add(d, MCINIT_WARNING, "MC009", &l,
+		                    "launch script: no launch found (no command runs a "
+		                    "*.py file, and no array or string holds a --flag): "
+		                    "nothing in it was checked"),
+		    "a launch in another script, or behind `bash -c` / `eval`, is not "
+		    "followed: validate that script, or pass the flags after `--`");
+		rc = 0;
+		goto out;
+	}
+	s = pick_launch(c, &sc, base, d);
+	if (s->nwords > MCINIT_MAX_SCRIPT_WORDS) {
 		mcinit_err_set(err, MCINIT_E_PARSE,
 		               "%s: %zu words, more than the %d mcinit reads from a launch script: "
 		               "not read",
-		               path, sc.nwords, MCINIT_MAX_SCRIPT_WORDS);
+		               path, s->nwords, MCINIT_MAX_SCRIPT_WORDS);
 		goto out;
 	}
-	base = mcinit_config_source(c, path);
-	for (i = 0; i < sc.nnotes; i++) {
-		struct mcinit_loc l = at(base, sc.notes[i].line, sc.notes[i].col);
+	for (i = 0; i < s->nnotes; i++) {
+		struct mcinit_loc l = at(base, s->notes[i].line, s->notes[i].col);
 
-		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l, "launch script: %s", sc.notes[i].msg);
+		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l, "launch script: %s", s->notes[i].msg);
 	}
-	take_env(c, &sc, base);
-	take_launch(c, &sc.launch, base, d);
-	take_entry(c, &sc, base, d);
-	words = mcinit_xcalloc(sc.nwords, sizeof *words);
-	locs = mcinit_xcalloc(sc.nwords, sizeof *locs);
-	flags = mcinit_xcalloc(sc.nwords, 1);
-	for (i = 0; i < sc.nwords; i++) {
-		words[i] = sc.words[i].text;
-		flags[i] = (sc.words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
-		           (sc.words[i].resplit ? MCINIT_WORD_RESPLIT : 0);
-		locs[i] = at(base, sc.words[i].line, sc.words[i].col);
+	take_env(c, s, base);
+	take_launch(c, &s->launch, base, d);
+	take_entry(c, s, base, d);
+	words = mcinit_xcalloc(s->nwords, sizeof *words);
+	locs = mcinit_xcalloc(s->nwords, sizeof *locs);
+	flags = mcinit_xcalloc(s->nwords, 1);
+	for (i = 0; i < s->nwords; i++) {
+		words[i] = s->words[i].text;
+		flags[i] = (s->words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
+		           (s->words[i].resplit ? MCINIT_WORD_RESPLIT : 0);
+		locs[i] = at(base, s->words[i].line, s->words[i].col);
 		/* once per place: "${A[@]}" and ${A[@]} of one array are one mistake */
-		if (sc.words[i].quotes &&
+		if (s->words[i].quotes &&
 		    (i == 0 || locs[i].line != last.line || locs[i].col != last.col))
-			warn_quotes(&sc.words[i], locs[i], d);
-		if (sc.words[i].quotes)
+			warn_quotes(&s->words[i], locs[i], d);
+		if (s->words[i].quotes)
 			last = locs[i];
 	}
-	mcinit_config_apply_flags(c, words, locs, flags, sc.nwords, d);
+	mcinit_config_apply_flags(c, words, locs, flags, s->nwords, d);
 	rc = 0;
 out:
 	free(flags);

@@ -13,6 +13,7 @@
 /* What one launcher has said, before the world size is worked out. */
 struct facts {
 	const struct mcinit_lword *nnodes, *nproc, *ntasks, *per_node, *np, *addr, *port, *endpoint;
+	const struct mcinit_lword *gpus; /* srun/sbatch --gpus-per-node */
 	bool standalone, torch;
 	const char *name; /* the launcher, for the notes */
 };
@@ -95,6 +96,7 @@ enum {
 	K_NPROC,
 	K_NTASKS,
 	K_PERNODE,
+	K_GPUS,
 	K_NP,
 	K_ADDR,
 	K_PORT,
@@ -170,6 +172,9 @@ record(struct lp *p, struct facts *f, const struct opt *o, const struct mcinit_l
 		break;
 	case K_PERNODE:
 		f->per_node = v;
+		break;
+	case K_GPUS:
+		f->gpus = v;
 		break;
 	case K_NP:
 		f->np = v;
@@ -466,6 +471,52 @@ sbatch_facts(struct lp *p, const struct mcinit_lword *sb, size_t ns, struct fact
 		if (q.i == before)
 			q.i++;
 	}
+}
+
+/* One variable Slurm sets from the count w says (when it says one). */
+static void
+slurm_var(const char *names, long long v, const struct mcinit_lword *w,
+          void (*set)(void *, const char *, const char *, int, int), void *ctx)
+{
+	char num[24], name[64];
+
+	if (v <= 0)
+		return;
+	snprintf(num, sizeof num, "%lld", v);
+	for (const char *p = names; *p; p += strcspn(p, " "), p += *p == ' ') {
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(p, " "), p);
+		set(ctx, name, num, w->line, w->col);
+	}
+}
+
+void
+mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
+                  void (*set)(void *ctx, const char *name, const char *value, int line, int col),
+                  void *ctx)
+{
+	struct scratch sc = {NULL, 0};
+	struct mcinit_shlaunch none = {0};
+	struct lp p = {sbatch, ns, 0, NULL, &none, &sc};
+	struct facts f = {0};
+	long long nodes, per;
+
+	sbatch_facts(&p, sbatch, ns, &f);
+	nodes = count_of(f.nnodes);
+	per = count_of(f.per_node);
+	if (f.nnodes != NULL)
+		slurm_var("SLURM_NNODES SLURM_JOB_NUM_NODES", nodes, f.nnodes, set, ctx);
+	if (f.ntasks != NULL)
+		slurm_var("SLURM_NTASKS SLURM_NPROCS", count_of(f.ntasks), f.ntasks, set, ctx);
+	else if (f.nnodes != NULL && f.per_node != NULL) /* else sbatch leaves it unset */
+		slurm_var("SLURM_NTASKS SLURM_NPROCS", nodes * per, f.nnodes, set, ctx);
+	if (f.per_node != NULL)
+		slurm_var("SLURM_NTASKS_PER_NODE", per, f.per_node, set, ctx);
+	if (f.gpus != NULL)
+		slurm_var("SLURM_GPUS_ON_NODE SLURM_GPUS_PER_NODE", count_of(f.gpus), f.gpus, set,
+		          ctx);
+	for (size_t k = 0; k < sc.n; k++)
+		free((char *)sc.v[k].text);
+	free(sc.v);
 }
 
 void

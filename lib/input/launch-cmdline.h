@@ -48,4 +48,13 @@ void mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mc
                          struct mcinit_shlaunch *out);
 void mcinit_launch_clear(struct mcinit_shlaunch *l);
 
+/* The variables Slurm sets in the job's environment that sbatch[0..ns)
+ * (the #SBATCH directives) determine: SLURM_NNODES, SLURM_JOB_NUM_NODES,
+ * SLURM_NTASKS, SLURM_NPROCS, SLURM_NTASKS_PER_NODE, SLURM_GPUS_ON_NODE,
+ * SLURM_GPUS_PER_NODE; set() gets each with the directive's place. */
+void mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
+                       void (*set)(void *ctx, const char *name, const char *value, int line,
+                                   int col),
+                       void *ctx);
+
 #endif

@@ -24,7 +24,16 @@
  * low enough that `A="$A$A"` repeated cannot exhaust memory. */
 #define BUDGET_BASE ((size_t)1 << 21)
 #define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}} */
+/* What an element costs beyond its characters (its allocation): many
+ * short elements ("$@ $@" doubled by recursion) are charged like text. */
+#define EL_COST     16
 #define SNIP_MAX    60 /* bytes of source quoted in a note */
+#define IDENT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+#define MAX_CALLS   32 /* nesting of function calls and command substitutions */
+/* Commands read in function bodies, substitutions and loops (run or
+ * skipped), all together: bounds the work of a script that recurses or
+ * loops without end. */
+#define MAX_STEPS 10000
 
 #define GROW(arr, cap, need)                                                                       \
 	do {                                                                                       \
@@ -106,6 +115,44 @@ struct hdoc {
 	int strip, line, col;
 };
 
+struct lc {
+	int line, col;
+};
+
+struct fn { /* a function the script defined: its body's text */
+	char *name;
+	size_t start, end;
+	int line, col;
+};
+
+/* A variable's state, saved across a prefix assignment (`V=1 cmd` sets V
+ * for cmd only), a function's `local` or a subshell. */
+struct saved {
+	int vi;
+	struct var v; /* name not owned */
+};
+
+/* A function call (all = 0: restores its `local` variables and the
+ * positional parameters) or a subshell (all = 1: restores every variable
+ * it changes). */
+struct frame {
+	struct saved *sv;
+	size_t n, cap;
+	int all;
+};
+
+/* A command substitution being evaluated: what its commands print. */
+struct capture {
+	struct pstr out;
+	char *why; /* set when the output cannot be known */
+};
+
+/* A block being skipped to find its end: `{` ... `}` or `do` ... `done`. */
+struct block {
+	int kind, depth; /* '{' or 'd' */
+	long close_at;   /* offset of the closing keyword, -1 until read */
+};
+
 struct sx {
 	const char *s;
 	size_t len, i;
@@ -132,10 +179,30 @@ struct sx {
 	int allexport;   /* set -a */
 	struct ifr *ifs; /* open if ... fi, innermost last */
 	size_t nifs, capifs;
-	int dead;                    /* inside a branch bash does not take: no effects */
-	int last_op;                 /* the command just read ended with || ('|') or && ('&'),
-	                              * ;; (';'), ) or | (in a case clause's patterns) */
-	int seen_cmd;                /* a command was read: #SBATCH lines end there */
+	int dead;         /* inside a branch bash does not take: no effects */
+	int last_op;      /* the command just read ended with || ('|') or && ('&'),
+	                   * ;; (';'), ) or | (in a case clause's patterns) */
+	int seen_cmd;     /* a command was read: #SBATCH lines end there */
+	int prev_op;      /* last_op of the previous command */
+	int status;       /* of the last command run: 0, 1, -1 unknown */
+	int skipping;     /* > 0: reading text bash does not run here */
+	size_t kw_at;     /* offset of the word on_keyword is given */
+	struct block blk; /* the block skip_block is looking for the end of */
+	struct fn *fns;   /* the functions defined, in text order */
+	size_t nfns, capfns;
+	struct frame *frames; /* open function calls and subshells */
+	size_t nframes, capframes;
+	struct capture *cap;         /* innermost substitution being evaluated, or NULL */
+	int at;                      /* the positional parameters: the array variable "@" */
+	int local_frame;             /* declare/local in a function: its frame + 1, else 0 */
+	int calls;                   /* nesting of function calls and substitutions */
+	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
+	size_t steps;                /* see MAX_STEPS */
+	int stopped;                 /* MAX_STEPS was reached (noted once) */
+	const struct lc *map;        /* reading a string (eval): each byte's place */
+	const struct plist *prefix;  /* `srun bash -c "..."`: the words before bash */
+	int loops;                   /* loop bodies being read, around the command */
+	int brk;                     /* 1 `break`, 2 `continue`: the loop body stops */
 	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
 	size_t nsbatch;
 };
@@ -201,7 +268,10 @@ adv(struct sx *x)
 {
 	unsigned char c = (unsigned char)x->s[x->i++];
 
-	if (c == '\n') {
+	if (x->map != NULL) { /* a string read as commands: where it was written */
+		x->line = x->map[x->i].line;
+		x->col = x->map[x->i].col;
+	} else if (c == '\n') {
 		x->line++;
 		x->col = 1;
 	} else if ((c & 0xC0) != 0x80) {
@@ -436,507 +506,44 @@ var_get(struct sx *x, const char *name, size_t n)
 	return (int)x->nvars++;
 }
 
-/* ---- lexing ---- */
-
-static int lex_word(struct sx *x, struct pstr *out, int term, int inq);
-static int lex_dollar(struct sx *x, struct pstr *out, int quoted);
-
-/* Appends source bytes [a, x->i) as unexpandable text with a note. */
 static void
-opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted, const char *why)
+var_save(const struct var *v, struct var *out)
 {
-	char *raw;
-	int ev;
+	*out = *v;
+	memset(&out->val, 0, sizeof out->val);
+	for (size_t k = 0; k < v->val.n; k++) {
+		struct pstr p = {0};
 
-	if (out == NULL)
-		return;
-	raw = snip(x, a, x->i);
-	ev = add_event(x, line, col, "`%s`: %s; word kept as written", raw, why);
-	free(raw);
-	for (size_t k = a; k < x->i; k++) {
-		unsigned char c = (unsigned char)x->s[k];
-
-		put(out,
-		    (struct pch){(char)c, (unsigned char)(PF_OPAQUE | (quoted ? PF_QUOTED : 0)),
-		                 line, col, -1, ev});
-		if (c == '\n') {
-			line++;
-			col = 1;
-		} else if ((c & 0xC0) != 0x80) {
-			col++;
-		}
+		ps_copy(&p, &v->val.v[k]);
+		pl_push(&out->val, &p);
 	}
 }
 
-/* Skips to the `close` matching an already consumed `open`, over quotes. */
-static int
-skip_nested(struct sx *x, int open, int close)
-{
-	int depth = 1, c;
-
-	while (depth > 0) {
-		c = peekc(x, 0);
-		if (c < 0)
-			return -1;
-		if (c == '\\') {
-			adv(x);
-			if (peekc(x, 0) >= 0)
-				adv(x);
-			continue;
-		}
-		if (open < 0 && c == close) {
-			depth--;
-		} else if (c == '\'' || c == '"' || c == '`') {
-			adv(x);
-			while (peekc(x, 0) >= 0 && peekc(x, 0) != c) {
-				if (c != '\'' && peekc(x, 0) == '\\')
-					adv(x);
-				if (peekc(x, 0) >= 0)
-					adv(x);
-			}
-			if (peekc(x, 0) < 0)
-				return -1;
-		} else if (c == open) {
-			depth++;
-		} else if (c == close) {
-			depth--;
-		}
-		adv(x);
-	}
-	return 0;
-}
-
-static int
-lex_sq(struct sx *x, struct pstr *out)
-{
-	int line = x->line, col = x->col;
-	size_t n0 = out ? out->n : 0;
-
-	adv(x);
-	for (;;) {
-		int c = peekc(x, 0);
-
-		if (c < 0)
-			return fail(x, line, col, "unterminated single quote");
-		if (c == '\'')
-			break;
-		putc_at(out, c, PF_QUOTED, x->line, x->col);
-		adv(x);
-	}
-	adv(x);
-	if (out && out->n == n0)
-		putc_at(out, 0, PF_EMPTYQ, line, col);
-	return 0;
-}
-
-static int
-hexval(int c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* One escape of $'...' after its backslash: the byte, or -2 when the
- * escape is unknown (the backslash stays, the character follows). */
-static int
-ansi_escape(struct sx *x)
-{
-	static const char from[] = "abefnrtv\\'\"?", to[] = "\a\b\033\f\n\r\t\v\\'\"?";
-	int c = peekc(x, 0), v = 0, k;
-	const char *p = c > 0 ? strchr(from, c) : NULL;
-
-	if (p != NULL) {
-		adv(x);
-		return to[p - from];
-	}
-	if (c == 'x' && hexval(peekc(x, 1)) >= 0) {
-		adv(x);
-		for (k = 0; k < 2 && hexval(peekc(x, 0)) >= 0; k++, adv(x))
-			v = v * 16 + hexval(peekc(x, 0));
-		return v;
-	}
-	if (c >= '0' && c <= '7') {
-		for (k = 0; k < 3 && peekc(x, 0) >= '0' && peekc(x, 0) <= '7'; k++, adv(x))
-			v = v * 8 + peekc(x, 0) - '0';
-		return v & 0xFF;
-	}
-	return -2; /* unknown: keep the backslash and the character */
-}
-
-/* $'...' (cursor at the quote). */
-static int
-lex_ansi(struct sx *x, struct pstr *out, int line, int col)
-{
-	size_t n0 = out ? out->n : 0;
-
-	adv(x);
-	for (;;) {
-		int c = peekc(x, 0), l = x->line, cl = x->col;
-
-		if (c < 0)
-			return fail(x, line, col, "unterminated $'...' quote");
-		if (c == '\'')
-			break;
-		adv(x);
-		if (c == '\\' && peekc(x, 0) >= 0) {
-			c = ansi_escape(x);
-			if (c == -2) {
-				putc_at(out, '\\', PF_QUOTED, l, cl);
-				continue;
-			}
-		}
-		if (c > 0) /* a NUL ends a C string: drop it, as bash does */
-			putc_at(out, c, PF_QUOTED, l, cl);
-	}
-	adv(x);
-	if (out && out->n == n0)
-		putc_at(out, 0, PF_EMPTYQ, line, col);
-	return 0;
-}
-
-static int
-lex_dq(struct sx *x, struct pstr *out)
-{
-	int line = x->line, col = x->col;
-	size_t n0 = out ? out->n : 0, at0 = x->nat;
-
-	adv(x);
-	for (;;) {
-		int c;
-
-		skip_cont(x);
-		c = peekc(x, 0);
-		if (c < 0)
-			return fail(x, line, col, "unterminated double quote");
-		if (c == '"')
-			break;
-		if (c == '\\' && peekc(x, 1) > 0 && strchr("$`\"\\", peekc(x, 1))) {
-			int l = x->line, cl = x->col;
-
-			adv(x);
-			putc_at(out, peekc(x, 0), PF_QUOTED, l, cl);
-			adv(x);
-		} else if (c == '$') {
-			if (lex_dollar(x, out, 1) < 0)
-				return -1;
-		} else if (c == '`') {
-			size_t a = x->i;
-			int l = x->line, cl = x->col;
-
-			adv(x);
-			if (skip_nested(x, -1, '`') < 0)
-				return fail(x, l, cl, "unterminated backquote");
-			opaque(x, out, a, l, cl, 1, "command substitution");
-		} else {
-			putc_at(out, c, PF_QUOTED, x->line, x->col);
-			adv(x);
-		}
-	}
-	adv(x);
-	if (out && out->n == n0 && x->nat == at0)
-		putc_at(out, 0, PF_EMPTYQ, line, col);
-	return 0;
-}
-
-/* Where an element was written: its first character or empty-marker. */
+/* Saves variable vi's state in frame f, once: the frame puts it back. */
 static void
-el_pos(const struct pstr *el, int *line, int *col, int *var)
+frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 {
-	if (el->n > 0) {
-		*line = el->v[0].line;
-		*col = el->v[0].col;
-		*var = el->v[0].var;
-	}
+	for (size_t k = 0; k < f->n; k++)
+		if (f->sv[k].vi == vi)
+			return;
+	for (size_t k = 0; k < v->val.n; k++)
+		charge(x, v->val.v[k].n + EL_COST); /* copied: counts as expanded */
+	GROW(f->sv, f->cap, f->n + 1);
+	f->sv[f->n].vi = vi;
+	var_save(v, &f->sv[f->n].v);
+	f->n++;
 }
 
+/* Before variable vi changes: the innermost subshell being read (a command
+ * substitution) puts it back when it ends, as bash's subshell would. */
 static void
-append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted)
+touch_var(struct sx *x, int vi)
 {
-	if (!charge(x, el->n))
-		return;
-	for (size_t k = 0; k < el->n; k++) {
-		struct pch ch = el->v[k];
-
-		if (ch.fl & PF_MARK)
-			continue;
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) | (quoted ? PF_QUOTED : 0));
-		put(out, ch);
-	}
-}
-
-enum sub { SUB_NONE, SUB_AT, SUB_STAR, SUB_INDEX };
-
-static void
-select_range(const struct var *v, enum sub sub, long idx, size_t *from, size_t *to)
-{
-	size_t n = v->val.n;
-
-	*from = 0;
-	*to = n;
-	if (sub == SUB_NONE) {
-		*to = n > 0;
-	} else if (sub == SUB_INDEX) {
-		long k = idx < 0 ? (long)n + idx : idx;
-
-		if (k < 0 || (size_t)k >= n)
-			*to = 0;
-		else
-			*from = (size_t)k, *to = (size_t)k + 1;
-	}
-}
-
-static int
-var_null(const struct var *v, enum sub sub, long idx)
-{
-	size_t from, to;
-
-	select_range(v, sub, idx, &from, &to);
-	for (size_t k = from; k < to; k++)
-		if (ps_nchars(&v->val.v[k]) > 0)
-			return 0;
-	return 1;
-}
-
-static void
-expand_var(struct sx *x, struct pstr *out, int vi, enum sub sub, long idx, int quoted, int line,
-           int col)
-{
-	const struct var *v = &x->vars[vi];
-	size_t from, to, n0 = out ? out->n : 0;
-
-	if (out == NULL)
-		return;
-	select_range(v, sub, idx, &from, &to);
-	if (sub == SUB_AT && quoted) {
-		/* "${a[@]}": one field per element, even empty ones */
-		x->nat++;
-		for (size_t k = from; k < to; k++) {
-			const struct pstr *el = &v->val.v[k];
-			int l = line, c = col, var = vi;
-
-			el_pos(el, &l, &c, &var);
-			if (k > from)
-				put(out, (struct pch){0, PF_BREAK, l, c, var, -1});
-			append_el(x, out, el, 1);
-			if (ps_nchars(el) == 0)
-				put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
+	for (size_t k = x->nframes; k-- > 0;)
+		if (x->frames[k].all) {
+			frame_save(x, &x->frames[k], vi, &x->vars[vi]);
+			return;
 		}
-		return;
-	}
-	for (size_t k = from; k < to; k++) {
-		if (k > from)
-			putc_at(out, ' ', quoted ? PF_QUOTED : 0, line, col);
-		append_el(x, out, &v->val.v[k], quoted);
-	}
-	if (quoted && out->n == n0) {
-		int l = line, c = col, var = vi;
-
-		if (from < to)
-			el_pos(&v->val.v[from], &l, &c, &var);
-		put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
-	}
-}
-
-/* Gives every character of p that has no note the note ev. */
-static void
-attach_event(struct pstr *p, int ev)
-{
-	for (size_t k = 0; k < p->n; k++)
-		if (p->v[k].ev < 0)
-			p->v[k].ev = ev;
-}
-
-static void assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int col);
-
-struct bparam {
-	size_t start; /* offset of the `$` */
-	int line, col, quoted;
-	int vi;    /* variable index, -1 for positional/special or unknown */
-	int known; /* assigned in the script */
-	enum sub sub;
-	long idx;
-	int colon, op; /* op: 0, '-', '=', '+', '?' */
-};
-
-/* The word of ${v:-word} and friends, used: lex it, then append it. */
-static int
-use_word(struct sx *x, struct pstr *out, struct bparam *b)
-{
-	struct pstr w = {0};
-	int ret = -1;
-
-	if (lex_word(x, out ? &w : NULL, '}', b->quoted) < 0)
-		goto out;
-	if (peekc(x, 0) != '}') {
-		ret = fail(x, b->line, b->col, "unterminated ${");
-		goto out;
-	}
-	adv(x);
-	ret = 0;
-	if (out == NULL)
-		goto out;
-	if (!b->known) {
-		char *raw = snip(x, b->start, x->i);
-
-		attach_event(&w,
-		             add_event(x, b->line, b->col,
-		                       "`%s`: %s is not assigned in this script; assuming "
-		                       "it is unset and using the default",
-		                       raw, b->vi >= 0 ? x->vars[b->vi].name : "the parameter"));
-		free(raw);
-	}
-	if (b->op == '=' && b->vi >= 0) {
-		struct pstr val = {0};
-
-		ps_copy(&val, &w);
-		assign_scalar(x, b->vi, &val, 0, b->line, b->col);
-		for (size_t k = 0; k < w.n; k++)
-			if (w.v[k].var < 0)
-				w.v[k].var = b->vi;
-	}
-	for (size_t k = 0; k < w.n; k++) {
-		struct pch ch = w.v[k];
-
-		if (b->quoted && !(ch.fl & PF_MARK))
-			ch.fl |= PF_QUOTED;
-		put(out, ch);
-	}
-	if (b->quoted && w.n == 0) /* "${v:-}" is still one (empty) word */
-		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
-out:
-	ps_free(&w);
-	return ret;
-}
-
-/* Evaluates a parsed ${...} whose operator word (if any) is at the cursor. */
-static int
-eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
-{
-	enum { VALUE, EMPTY, OPAQUE } what = b->known ? VALUE : OPAQUE;
-	const char *why = b->vi >= 0 ? "variable not assigned in this script"
-	                             : "script argument or special parameter";
-	size_t from = 0, to = 0;
-	int null, set;
-
-	if (b->known)
-		select_range(&x->vars[b->vi], b->sub, b->idx, &from, &to);
-	/* an empty array, or a missing element, is unset as far as ${v-w} goes */
-	null = !b->known || var_null(&x->vars[b->vi], b->sub, b->idx);
-	set = b->known && from < to && (!b->colon || !null);
-
-	if ((b->op == '-' || b->op == '=') && !set)
-		return use_word(x, out, b);
-	if (b->op == '+' && set)
-		return use_word(x, out, b);
-	if (b->op == '+' && b->known)
-		what = EMPTY; /* assigned but null: ${v:+w} is empty */
-	if (b->op == '?' && !set) {
-		what = OPAQUE;
-		if (b->known)
-			why = "variable is empty, so the script would stop here";
-	}
-	if (b->op != 0) {
-		if (lex_word(x, NULL, '}', b->quoted) < 0)
-			return -1;
-		if (peekc(x, 0) != '}')
-			return fail(x, b->line, b->col, "unterminated ${");
-	}
-	adv(x); /* the closing brace */
-	if (what == VALUE)
-		expand_var(x, out, b->vi, b->sub, b->idx, b->quoted, b->line, b->col);
-	else if (what == EMPTY && b->quoted)
-		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
-	else if (what == OPAQUE)
-		opaque(x, out, b->start, b->line, b->col, b->quoted, why);
-	return 0;
-}
-
-/* Reads `[sub]` after a name; returns 0 ok, 1 unsupported subscript. */
-static int
-read_subscript(struct sx *x, struct bparam *b)
-{
-	size_t a;
-	char *end;
-
-	b->sub = SUB_NONE;
-	if (peekc(x, 0) != '[')
-		return 0;
-	adv(x);
-	a = x->i;
-	while (peekc(x, 0) >= 0 && peekc(x, 0) != ']' && peekc(x, 0) != '}')
-		adv(x);
-	if (peekc(x, 0) != ']')
-		return 1;
-	adv(x);
-	if (x->i - a == 2 && (x->s[a] == '@' || x->s[a] == '*')) {
-		b->sub = x->s[a] == '@' ? SUB_AT : SUB_STAR;
-		return 0;
-	}
-	if (x->i - a > 1 && x->i - a < 20) {
-		char num[24];
-
-		memcpy(num, x->s + a, x->i - a - 1);
-		num[x->i - a - 1] = '\0';
-		b->idx = strtol(num, &end, 10);
-		if (*end == '\0' && end != num) {
-			b->sub = SUB_INDEX;
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/* ${...}; the cursor is at the `{`. */
-static int
-lex_brace(struct sx *x, struct pstr *out, struct bparam *b)
-{
-	int c, unsupported = 0;
-	size_t a;
-
-	adv(x);
-	c = peekc(x, 0);
-	a = x->i;
-	if (is_ident(c, 1)) {
-		while (is_ident(peekc(x, 0), 0))
-			adv(x);
-		b->vi = var_find(x, x->s + a, x->i - a);
-		b->known = b->vi >= 0 && x->vars[b->vi].defined;
-		if (b->vi < 0 && out != NULL)
-			b->vi = var_get(x, x->s + a, x->i - a);
-	} else if (is_digit(c)) {
-		while (is_digit(peekc(x, 0)))
-			adv(x);
-	} else if (c > 0 && strchr("@*?$-", c) && peekc(x, 1) >= 0) {
-		adv(x);
-	} else {
-		unsupported = 1; /* ${#v}, ${!v}, ${} ... */
-	}
-	if (!unsupported)
-		unsupported = read_subscript(x, b);
-	c = peekc(x, 0);
-	if (!unsupported && c == '}') {
-		return eval_bparam(x, out, b);
-	} else if (!unsupported && c == ':' && peekc(x, 1) > 0 && strchr("-=+?", peekc(x, 1))) {
-		b->colon = 1;
-		b->op = peekc(x, 1);
-		adv(x);
-		adv(x);
-		return eval_bparam(x, out, b);
-	} else if (!unsupported && c > 0 && strchr("-=+?", c)) {
-		b->op = c;
-		adv(x);
-		return eval_bparam(x, out, b);
-	}
-	if (skip_nested(x, '{', '}') < 0)
-		return fail(x, b->line, b->col, "unterminated ${");
-	opaque(x, out, b->start, b->line, b->col, b->quoted,
-	       "parameter expansion mcinit does not evaluate");
-	return 0;
 }
 
 /* ---- $((...)) arithmetic, as bash evaluates it (64-bit, wrapping) ---- */
@@ -1212,22 +819,754 @@ arith_expr(struct arith *a, int prec)
 	return l;
 }
 
-/* $((e)) / $[e] just read (source [start, x->i)): its value as text at the
- * expansion's place, or unexpandable text with the reason. */
+/* ---- lexing ---- */
+
+static int lex_word(struct sx *x, struct pstr *out, int term, int inq);
+static int lex_dollar(struct sx *x, struct pstr *out, int quoted);
+static int lex_backquote(struct sx *x, struct pstr *out, int quoted);
+
+/* Appends source bytes [a, x->i) as unexpandable text with a note. */
 static void
-arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to)
+opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted, const char *why)
 {
-	struct arith a = {x, x->s + from, to - from, 0, NULL, 0};
-	long long v;
-	char num[24];
+	char *raw;
+	int ev;
 
 	if (out == NULL)
 		return;
+	raw = snip(x, a, x->i);
+	ev = add_event(x, line, col, "`%s`: %s; word kept as written", raw, why);
+	free(raw);
+	for (size_t k = a; k < x->i; k++) {
+		unsigned char c = (unsigned char)x->s[k];
+
+		put(out,
+		    (struct pch){(char)c, (unsigned char)(PF_OPAQUE | (quoted ? PF_QUOTED : 0)),
+		                 line, col, -1, ev});
+		if (c == '\n') {
+			line++;
+			col = 1;
+		} else if ((c & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+}
+
+/* Skips to the `close` matching an already consumed `open`, over quotes. */
+static int
+skip_nested(struct sx *x, int open, int close)
+{
+	int depth = 1, c;
+
+	while (depth > 0) {
+		c = peekc(x, 0);
+		if (c < 0)
+			return -1;
+		if (c == '\\') {
+			adv(x);
+			if (peekc(x, 0) >= 0)
+				adv(x);
+			continue;
+		}
+		if (open < 0 && c == close) {
+			depth--;
+		} else if (c == '\'' || c == '"' || c == '`') {
+			adv(x);
+			while (peekc(x, 0) >= 0 && peekc(x, 0) != c) {
+				if (c != '\'' && peekc(x, 0) == '\\')
+					adv(x);
+				if (peekc(x, 0) >= 0)
+					adv(x);
+			}
+			if (peekc(x, 0) < 0)
+				return -1;
+		} else if (c == open) {
+			depth++;
+		} else if (c == close) {
+			depth--;
+		}
+		adv(x);
+	}
+	return 0;
+}
+
+static int
+lex_sq(struct sx *x, struct pstr *out)
+{
+	int line = x->line, col = x->col;
+	size_t n0 = out ? out->n : 0;
+
+	adv(x);
+	for (;;) {
+		int c = peekc(x, 0);
+
+		if (c < 0)
+			return fail(x, line, col, "unterminated single quote");
+		if (c == '\'')
+			break;
+		putc_at(out, c, PF_QUOTED, x->line, x->col);
+		adv(x);
+	}
+	adv(x);
+	if (out && out->n == n0)
+		putc_at(out, 0, PF_EMPTYQ, line, col);
+	return 0;
+}
+
+static int
+hexval(int c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One escape of $'...' after its backslash: the byte, or -2 when the
+ * escape is unknown (the backslash stays, the character follows). */
+static int
+ansi_escape(struct sx *x)
+{
+	static const char from[] = "abefnrtv\\'\"?", to[] = "\a\b\033\f\n\r\t\v\\'\"?";
+	int c = peekc(x, 0), v = 0, k;
+	const char *p = c > 0 ? strchr(from, c) : NULL;
+
+	if (p != NULL) {
+		adv(x);
+		return to[p - from];
+	}
+	if (c == 'x' && hexval(peekc(x, 1)) >= 0) {
+		adv(x);
+		for (k = 0; k < 2 && hexval(peekc(x, 0)) >= 0; k++, adv(x))
+			v = v * 16 + hexval(peekc(x, 0));
+		return v;
+	}
+	if (c >= '0' && c <= '7') {
+		for (k = 0; k < 3 && peekc(x, 0) >= '0' && peekc(x, 0) <= '7'; k++, adv(x))
+			v = v * 8 + peekc(x, 0) - '0';
+		return v & 0xFF;
+	}
+	return -2; /* unknown: keep the backslash and the character */
+}
+
+/* $'...' (cursor at the quote). */
+static int
+lex_ansi(struct sx *x, struct pstr *out, int line, int col)
+{
+	size_t n0 = out ? out->n : 0;
+
+	adv(x);
+	for (;;) {
+		int c = peekc(x, 0), l = x->line, cl = x->col;
+
+		if (c < 0)
+			return fail(x, line, col, "unterminated $'...' quote");
+		if (c == '\'')
+			break;
+		adv(x);
+		if (c == '\\' && peekc(x, 0) >= 0) {
+			c = ansi_escape(x);
+			if (c == -2) {
+				putc_at(out, '\\', PF_QUOTED, l, cl);
+				continue;
+			}
+		}
+		if (c > 0) /* a NUL ends a C string: drop it, as bash does */
+			putc_at(out, c, PF_QUOTED, l, cl);
+	}
+	adv(x);
+	if (out && out->n == n0)
+		putc_at(out, 0, PF_EMPTYQ, line, col);
+	return 0;
+}
+
+static int
+lex_dq(struct sx *x, struct pstr *out)
+{
+	int line = x->line, col = x->col;
+	size_t n0 = out ? out->n : 0, at0 = x->nat;
+
+	adv(x);
+	for (;;) {
+		int c;
+
+		skip_cont(x);
+		c = peekc(x, 0);
+		if (c < 0)
+			return fail(x, line, col, "unterminated double quote");
+		if (c == '"')
+			break;
+		if (c == '\\' && peekc(x, 1) > 0 && strchr("$`\"\\", peekc(x, 1))) {
+			int l = x->line, cl = x->col;
+
+			adv(x);
+			putc_at(out, peekc(x, 0), PF_QUOTED, l, cl);
+			adv(x);
+		} else if (c == '$') {
+			if (lex_dollar(x, out, 1) < 0)
+				return -1;
+		} else if (c == '`') {
+			if (lex_backquote(x, out, 1) < 0)
+				return -1;
+		} else {
+			putc_at(out, c, PF_QUOTED, x->line, x->col);
+			adv(x);
+		}
+	}
+	adv(x);
+	if (out && out->n == n0 && x->nat == at0)
+		putc_at(out, 0, PF_EMPTYQ, line, col);
+	return 0;
+}
+
+/* Where an element was written: its first character or empty-marker. */
+static void
+el_pos(const struct pstr *el, int *line, int *col, int *var)
+{
+	if (el->n > 0 && el->v[0].line > 0) {
+		*line = el->v[0].line;
+		*col = el->v[0].col;
+		*var = el->v[0].var;
+	}
+}
+
+/* Appends an element; a character written nowhere in the script (a script
+ * argument) is placed where it is expanded. */
+static void
+append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted, int line, int col)
+{
+	if (!charge(x, el->n + EL_COST))
+		return;
+	for (size_t k = 0; k < el->n; k++) {
+		struct pch ch = el->v[k];
+
+		if (ch.fl & PF_MARK)
+			continue;
+		if (ch.line == 0)
+			ch.line = line, ch.col = col;
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) | (quoted ? PF_QUOTED : 0));
+		put(out, ch);
+	}
+}
+
+enum sub { SUB_NONE, SUB_AT, SUB_STAR, SUB_INDEX };
+
+static void
+select_range(const struct var *v, enum sub sub, long idx, size_t *from, size_t *to)
+{
+	size_t n = v->val.n;
+
+	*from = 0;
+	*to = n;
+	if (sub == SUB_NONE) {
+		*to = n > 0;
+	} else if (sub == SUB_INDEX) {
+		long k = idx < 0 ? (long)n + idx : idx;
+
+		if (k < 0 || (size_t)k >= n)
+			*to = 0;
+		else
+			*from = (size_t)k, *to = (size_t)k + 1;
+	}
+}
+
+static int
+range_null(const struct var *v, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		if (ps_nchars(&v->val.v[k]) > 0)
+			return 0;
+	return 1;
+}
+
+/* Elements [from, to) of variable vi, as ${v[@]} (sub SUB_AT), ${v[*]} or
+ * one element expands them. */
+static void
+expand_range(struct sx *x, struct pstr *out, int vi, enum sub sub, size_t from, size_t to,
+             int quoted, int line, int col)
+{
+	const struct var *v = &x->vars[vi];
+	size_t n0 = out ? out->n : 0;
+
+	if (out == NULL)
+		return;
+	if (sub == SUB_AT && quoted) {
+		/* "${a[@]}": one field per element, even empty ones */
+		x->nat++;
+		for (size_t k = from; k < to; k++) {
+			const struct pstr *el = &v->val.v[k];
+			int l = line, c = col, var = vi;
+
+			el_pos(el, &l, &c, &var);
+			if (k > from)
+				put(out, (struct pch){0, PF_BREAK, l, c, var, -1});
+			append_el(x, out, el, 1, line, col);
+			if (ps_nchars(el) == 0)
+				put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
+		}
+		return;
+	}
+	for (size_t k = from; k < to; k++) {
+		if (k > from)
+			putc_at(out, ' ', quoted ? PF_QUOTED : 0, line, col);
+		append_el(x, out, &v->val.v[k], quoted, line, col);
+	}
+	if (quoted && out->n == n0) {
+		int l = line, c = col, var = vi;
+
+		if (from < to)
+			el_pos(&v->val.v[from], &l, &c, &var);
+		put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
+	}
+}
+
+static void
+expand_var(struct sx *x, struct pstr *out, int vi, enum sub sub, long idx, int quoted, int line,
+           int col)
+{
+	size_t from, to;
+
+	select_range(&x->vars[vi], sub, idx, &from, &to);
+	expand_range(x, out, vi, sub, from, to, quoted, line, col);
+}
+
+static int local_frame(const struct sx *x);
+
+/* $N of a script (or function) not given N arguments: bash expands it to
+ * nothing, which may leave a flag without its value; said where it is. */
+static void
+missing_arg(struct sx *x, const struct pstr *out, long n, int line, int col)
+{
+	if (out == NULL || x->dead || (size_t)n <= x->vars[x->at].val.n)
+		return;
+	if (local_frame(x) > 0)
+		script_note(x, line, col,
+		            "`$%ld`: the function is called with %zu argument%s here, so bash "
+		            "expands it to nothing",
+		            n, x->vars[x->at].val.n, x->vars[x->at].val.n == 1 ? "" : "s");
+	else
+		script_note(
+		    x, line, col,
+		    "`$%ld`: the script is read as run with %zu argument%s, so bash expands "
+		    "it to nothing (mcinit validate --script-args gives them)",
+		    n, x->vars[x->at].val.n, x->vars[x->at].val.n == 1 ? "" : "s");
+}
+
+/* A number (a count, an index) as text at an expansion's place. */
+static void
+put_number(struct pstr *out, long long v, int quoted, int line, int col)
+{
+	char num[24];
+
+	snprintf(num, sizeof num, "%lld", v);
+	for (char *p = num; *p; p++)
+		putc_at(out, *p, quoted ? PF_QUOTED : 0, line, col);
+}
+
+/* Gives every character of p that has no note the note ev. */
+static void
+attach_event(struct pstr *p, int ev)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].ev < 0)
+			p->v[k].ev = ev;
+}
+
+static void assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int col,
+                          int group);
+
+struct bparam {
+	size_t start; /* offset of the `$` */
+	int line, col, quoted;
+	int vi;    /* variable index (x->at: positional), -1 special or unknown */
+	int known; /* assigned in the script */
+	enum sub sub;
+	long idx;
+	int colon, op;      /* op: 0, '-', '=', '+', '?' */
+	int slice, has_cnt; /* ${a[@]:off:cnt}, ${@:off} */
+	long long off, cnt;
+};
+
+static void subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from,
+                         size_t to, int line, int col);
+
+/* The word of ${v:-word} and friends, used: lex it, then append it. */
+static int
+use_word(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	struct pstr w = {0};
+	int ret = -1;
+
+	if (lex_word(x, out ? &w : NULL, '}', b->quoted) < 0)
+		goto out;
+	if (peekc(x, 0) != '}') {
+		ret = fail(x, b->line, b->col, "unterminated ${");
+		goto out;
+	}
+	adv(x);
+	ret = 0;
+	if (out == NULL)
+		goto out;
+	if (!b->known) {
+		char *raw = snip(x, b->start, x->i);
+
+		attach_event(&w,
+		             add_event(x, b->line, b->col,
+		                       "`%s`: %s is not assigned in this script; assuming "
+		                       "it is unset and using the default",
+		                       raw, b->vi >= 0 ? x->vars[b->vi].name : "the parameter"));
+		free(raw);
+	}
+	if (b->op == '=' && b->vi >= 0 && !x->dead) {
+		struct pstr val = {0};
+
+		ps_copy(&val, &w);
+		assign_scalar(x, b->vi, &val, 0, b->line, b->col, 1);
+		for (size_t k = 0; k < w.n; k++)
+			if (w.v[k].var < 0)
+				w.v[k].var = b->vi;
+	}
+	for (size_t k = 0; k < w.n; k++) {
+		struct pch ch = w.v[k];
+
+		if (b->quoted && !(ch.fl & PF_MARK))
+			ch.fl |= PF_QUOTED;
+		put(out, ch);
+	}
+	if (b->quoted && w.n == 0) /* "${v:-}" is still one (empty) word */
+		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
+out:
+	ps_free(&w);
+	return ret;
+}
+
+/* ${a[@]:off:cnt} / ${@:off:cnt}: narrows [from, to); -1 for what mcinit
+ * leaves to bash ($0, a negative count). */
+static int
+slice_range(const struct sx *x, const struct bparam *b, size_t *from, size_t *to)
+{
+	long long n = (long long)*to, off = b->off;
+
+	if (b->vi == x->at && off-- == 0)
+		return -1; /* ${@:0} starts with $0 */
+	if (off < 0)
+		off += n;
+	if (off < 0 || off > n)
+		off = n; /* bash: nothing */
+	if (b->has_cnt && b->cnt < 0)
+		return -1;
+	*from = (size_t)off;
+	*to = (size_t)(b->has_cnt && off + b->cnt < n ? off + b->cnt : n);
+	return 0;
+}
+
+/* Evaluates a parsed ${...} whose operator word (if any) is at the cursor. */
+static int
+eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	enum { VALUE, EMPTY, OPAQUE } what = b->known ? VALUE : OPAQUE;
+	const char *why = b->vi >= 0 ? "variable not assigned in this script"
+	                             : "script argument or special parameter";
+	size_t from = 0, to = 0;
+	int null = 1, set;
+
+	if (b->known) {
+		select_range(&x->vars[b->vi], b->sub, b->idx, &from, &to);
+		if (b->slice && slice_range(x, b, &from, &to) < 0)
+			what = OPAQUE, why = "a slice mcinit does not evaluate";
+		/* an empty array, or a missing element, is unset as far as ${v-w} goes */
+		null = range_null(&x->vars[b->vi], from, to);
+	}
+	set = what == VALUE && from < to && (!b->colon || !null);
+
+	if ((b->op == '-' || b->op == '=') && !set)
+		return use_word(x, out, b);
+	if (b->op == '+' && set)
+		return use_word(x, out, b);
+	if (b->op == '+' && b->known)
+		what = EMPTY; /* assigned but null: ${v:+w} is empty */
+	if (b->op == '?' && !set) {
+		what = OPAQUE;
+		if (b->known)
+			why = "variable is empty, so the script would stop here";
+	}
+	if (b->op != 0) {
+		if (lex_word(x, NULL, '}', b->quoted) < 0)
+			return -1;
+		if (peekc(x, 0) != '}')
+			return fail(x, b->line, b->col, "unterminated ${");
+	}
+	adv(x); /* the closing brace */
+	if (b->vi == x->at && b->sub == SUB_INDEX && b->op == 0)
+		missing_arg(x, out, b->idx + 1, b->line, b->col);
+	if (what == VALUE)
+		expand_range(x, out, b->vi, b->sub, from, to, b->quoted, b->line, b->col);
+	else if (what == EMPTY && b->quoted)
+		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
+	else if (what == OPAQUE)
+		opaque(x, out, b->start, b->line, b->col, b->quoted, why);
+	return 0;
+}
+
+/* Reads `[sub]` after a name; returns 0 ok, 1 unsupported subscript. */
+static int
+read_subscript(struct sx *x, struct bparam *b)
+{
+	size_t a;
+
+	if (peekc(x, 0) != '[')
+		return 0;
+	adv(x);
+	a = x->i;
+	while (peekc(x, 0) >= 0 && peekc(x, 0) != ']' && peekc(x, 0) != '}')
+		adv(x);
+	if (peekc(x, 0) != ']')
+		return 1;
+	adv(x);
+	if (x->i - a == 2 && (x->s[a] == '@' || x->s[a] == '*')) {
+		b->sub = x->s[a] == '@' ? SUB_AT : SUB_STAR;
+		return 0;
+	}
+	if (x->i - a > 1) { /* an indexed array's subscript is arithmetic: a[$i], a[i+1] */
+		struct arith ar = {x, x->s + a, x->i - a - 1, 0, NULL, 0};
+		long long v = arith_expr(&ar, 0);
+
+		arith_ws(&ar);
+		if (ar.why == NULL && ar.i == ar.n && v >= LONG_MIN && v <= LONG_MAX) {
+			b->sub = SUB_INDEX;
+			b->idx = (long)v;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* An arithmetic expression of a slice, [from, to) of the text. */
+static int
+slice_num(struct sx *x, size_t from, size_t to, long long *v)
+{
+	struct arith ar = {x, x->s + from, to - from, 0, NULL, 0};
+
+	*v = arith_expr(&ar, 0);
+	arith_ws(&ar);
+	return ar.why == NULL && ar.i == ar.n ? 0 : -1;
+}
+
+/* `:off}` or `:off:cnt}` after ${a[@] or ${@ (the cursor at the colon);
+ * 0 read (the cursor at the brace), -1 not one mcinit evaluates. */
+static int
+read_slice(struct sx *x, struct bparam *b)
+{
+	size_t a = x->i + 1, e = a, colon = 0;
+
+	if (peekc(x, 1) > 0 && strchr("-=+?", peekc(x, 1)))
+		return -1; /* ${a[@]:-w} */
+	while (e < x->len && x->s[e] != '}' && x->s[e] != '$' && x->s[e] != '\n') {
+		if (x->s[e] == ':' && colon == 0)
+			colon = e;
+		e++;
+	}
+	if (e >= x->len || x->s[e] != '}' || slice_num(x, a, colon ? colon : e, &b->off) < 0 ||
+	    (colon && slice_num(x, colon + 1, e, &b->cnt) < 0))
+		return -1;
+	b->slice = 1;
+	b->has_cnt = colon != 0;
+	while (x->i < e)
+		adv(x);
+	return 0;
+}
+
+/* Characters (UTF-8 code points) of an element, as ${#V} counts them. */
+static long long
+el_length(const struct pstr *p)
+{
+	long long n = 0;
+
+	for (size_t k = 0; k < p->n; k++)
+		n += !(p->v[k].fl & PF_MARK) && ((unsigned char)p->v[k].c & 0xC0) != 0x80;
+	return n;
+}
+
+/* ${!a[@]}: the indices 0 ... n-1, one field each. */
+static void
+put_indices(struct sx *x, struct pstr *out, size_t n, const struct bparam *b)
+{
+	if (b->quoted)
+		x->nat++;
+	for (size_t k = 0; k < n; k++) {
+		if (k > 0)
+			put(out, (struct pch){b->quoted ? 0 : ' ',
+			                      (unsigned char)(b->quoted ? PF_BREAK : 0), b->line,
+			                      b->col, -1, -1});
+		put_number(out, (long long)k, b->quoted, b->line, b->col);
+	}
+}
+
+/* ${#}, ${#V}, ${#a[@]}, ${#@}, ${!a[@]}; the cursor is at the # or !. */
+static int
+lex_count(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	int op = peekc(x, 0), vi = -1, c;
+	const struct var *v;
+	size_t a;
+
+	adv(x);
+	c = peekc(x, 0);
+	a = x->i;
+	if (c == '}' || c == '@' || c == '*') {
+		vi = op == '#' ? x->at : -1; /* ${#}, ${#@}; ${!} is a process id */
+		b->sub = SUB_AT;
+		if (c != '}')
+			adv(x);
+	} else if (is_ident(c, 1)) {
+		while (is_ident(peekc(x, 0), 0))
+			adv(x);
+		vi = var_find(x, x->s + a, x->i - a);
+		if (read_subscript(x, b) != 0 ||
+		    (op == '!' && b->sub != SUB_AT && b->sub != SUB_STAR))
+			vi = -1; /* ${!V}: indirection */
+	}
+	v = vi >= 0 ? &x->vars[vi] : NULL;
+	if (v == NULL || !v->defined || peekc(x, 0) != '}') {
+		if (skip_nested(x, '{', '}') < 0)
+			return fail(x, b->line, b->col, "unterminated ${");
+		opaque(x, out, b->start, b->line, b->col, b->quoted,
+		       v != NULL && !v->defined ? "variable not assigned in this script"
+		                                : "parameter expansion mcinit does not evaluate");
+		return 0;
+	}
+	adv(x);
+	if (out == NULL)
+		return 0;
+	if (op == '!')
+		put_indices(x, out, v->val.n, b);
+	else if (b->sub == SUB_AT || b->sub == SUB_STAR)
+		put_number(out, (long long)v->val.n, b->quoted, b->line, b->col);
+	else {
+		size_t from, to;
+
+		select_range(v, b->sub, b->idx, &from, &to);
+		put_number(out, from < to ? el_length(&v->val.v[from]) : 0, b->quoted, b->line,
+		           b->col);
+	}
+	return 0;
+}
+
+/* ${...}; the cursor is at the `{`. */
+static int
+lex_brace(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	int c, unsupported = 0;
+	size_t a;
+
+	adv(x);
+	c = peekc(x, 0);
+	a = x->i;
+	if (is_ident(c, 1)) {
+		while (is_ident(peekc(x, 0), 0))
+			adv(x);
+		b->vi = var_find(x, x->s + a, x->i - a);
+		b->known = b->vi >= 0 && x->vars[b->vi].defined;
+		if (b->vi < 0 && out != NULL)
+			b->vi = var_get(x, x->s + a, x->i - a);
+	} else if (is_digit(c)) {
+		long n = 0;
+
+		while (is_digit(peekc(x, 0))) {
+			n = n < 100000 ? n * 10 + peekc(x, 0) - '0' : n;
+			adv(x);
+		}
+		if (n > 0) /* ${1}, ${10}: the positional parameters are known */
+			b->vi = x->at, b->known = 1, b->sub = SUB_INDEX, b->idx = n - 1;
+	} else if (c == '@' || c == '*') {
+		adv(x);
+		b->vi = x->at, b->known = 1, b->sub = c == '@' ? SUB_AT : SUB_STAR;
+	} else if (c == '#' || c == '!') {
+		return lex_count(x, out, b);
+	} else if (c > 0 && strchr("?$-", c) && peekc(x, 1) >= 0) {
+		adv(x);
+	} else {
+		unsupported = 1; /* ${} ... */
+	}
+	if (!unsupported && b->vi != x->at)
+		unsupported = read_subscript(x, b);
+	c = peekc(x, 0);
+	if (!unsupported && c == '}') {
+		return eval_bparam(x, out, b);
+	} else if (!unsupported && c == ':' && (b->sub == SUB_AT || b->sub == SUB_STAR) &&
+	           read_slice(x, b) == 0) {
+		return eval_bparam(x, out, b);
+	} else if (!unsupported && c == ':' && peekc(x, 1) > 0 && strchr("-=+?", peekc(x, 1))) {
+		b->colon = 1;
+		b->op = peekc(x, 1);
+		adv(x);
+		adv(x);
+		return eval_bparam(x, out, b);
+	} else if (!unsupported && c > 0 && strchr("-=+?", c)) {
+		b->op = c;
+		adv(x);
+		return eval_bparam(x, out, b);
+	}
+	if (skip_nested(x, '{', '}') < 0)
+		return fail(x, b->line, b->col, "unterminated ${");
+	opaque(x, out, b->start, b->line, b->col, b->quoted,
+	       "parameter expansion mcinit does not evaluate");
+	return 0;
+}
+
+/* The text [from, to) (from at line:col) with its `$` expansions done, as
+ * bash does before it evaluates arithmetic; NULL where mcinit cannot. */
+static char *
+expand_text(struct sx *x, size_t from, size_t to, int line, int col)
+{
+	size_t i = x->i, len = x->len;
+	int l = x->line, c = x->col, ok = 0;
+	struct mcinit_err saved;
+	struct pstr e = {0};
+	char *t = NULL;
+
+	if (x->err != NULL)
+		saved = *x->err;
+	x->i = from, x->len = to, x->line = line, x->col = col;
+	while (x->i < x->len && ok == 0)
+		if (peekc(x, 0) == '$')
+			ok = lex_dollar(x, &e, 1);
+		else
+			putc_at(&e, peekc(x, 0), PF_QUOTED, x->line, x->col), adv(x);
+	x->i = i, x->len = len, x->line = l, x->col = c;
+	if (x->err != NULL)
+		*x->err = saved;
+	if (ok == 0)
+		t = ps_text(&e);
+	ps_free(&e);
+	return t;
+}
+
+/* $((e)) / $[e] just read (source [b->start, x->i), e at [from, to) and
+ * line:col): its value as text at the expansion's place, or unexpandable
+ * text with the reason. */
+static void
+arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to,
+             int line, int col)
+{
+	char *t = out != NULL && !x->dead ? expand_text(x, from, to, line, col) : NULL;
+	struct arith a = {x, t, t ? strlen(t) : 0, 0, NULL, 0};
+	long long v;
+	char num[24];
+
+	if (t == NULL) {
+		opaque(x, out, b->start, b->line, b->col, b->quoted, "arithmetic");
+		return;
+	}
 	v = arith_expr(&a, 0);
 	arith_ws(&a);
 	if (a.why == NULL && a.i < a.n)
 		a.why = arith_peek(&a, ",") || arith_peek(&a, "=") ? "assignment in arithmetic"
 		                                                   : "arithmetic syntax error";
+	free(t);
 	if (a.why != NULL) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, a.why);
 		return;
@@ -1241,7 +1580,7 @@ arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 static int
 lex_dollar(struct sx *x, struct pstr *out, int quoted)
 {
-	struct bparam b = {x->i, x->line, x->col, quoted, -1, 0, SUB_NONE, 0, 0, 0};
+	struct bparam b = {x->i, x->line, x->col, quoted, -1, 0, SUB_NONE, 0, 0, 0, 0, 0, 0, 0};
 	int c = peekc(x, 1), ret;
 
 	if (c == '{') {
@@ -1253,18 +1592,20 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 		return ret;
 	}
 	if (c == '(' || c == '[') {
-		int arith = c == '[' || peekc(x, 2) == '(';
+		int arith = c == '[' || peekc(x, 2) == '(', l, cl;
+		size_t from;
 
 		adv(x);
 		adv(x);
+		from = x->i, l = x->line, cl = x->col;
 		if (skip_nested(x, c, c == '(' ? ')' : ']') < 0)
 			return fail(x, b.line, b.col,
 			            c == '(' ? "unterminated $(" : "unterminated $[");
 		if (arith)
-			arith_expand(x, out, &b, b.start + (c == '[' ? 2 : 3),
-			             x->i - (c == '[' ? 1 : 2));
+			arith_expand(x, out, &b, from + (c == '('), x->i - (c == '[' ? 1 : 2), l,
+			             cl + (c == '('));
 		else
-			opaque(x, out, b.start, b.line, b.col, quoted, "command substitution");
+			subst_expand(x, out, &b, from, x->i - 1, l, cl);
 		return 0;
 	}
 	if (!quoted && c == '\'') {
@@ -1291,11 +1632,40 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 	}
 	if (c > 0 && (is_digit(c) || strchr("@*#?$!-", c))) {
 		adv(x);
-		opaque(x, out, b.start, b.line, b.col, quoted,
-		       "script argument or special parameter");
+		if (c >= '1' && c <= '9') {
+			missing_arg(x, out, c - '0', b.line, b.col);
+			expand_var(x, out, x->at, SUB_INDEX, c - '1', quoted, b.line, b.col);
+		} else if (c == '@' || c == '*')
+			expand_var(x, out, x->at, c == '@' ? SUB_AT : SUB_STAR, 0, quoted, b.line,
+			           b.col);
+		else if (c == '#' && out != NULL)
+			put_number(out, (long long)x->vars[x->at].val.n, quoted, b.line, b.col);
+		else if (c != '#')
+			opaque(x, out, b.start, b.line, b.col, quoted,
+			       c == '0' ? "the script's name" : "special parameter");
 		return 0;
 	}
 	putc_at(out, '$', quoted ? PF_QUOTED : 0, b.line, b.col);
+	return 0;
+}
+
+/* `...` at the cursor: a command substitution (one whose text holds a
+ * backslash, which bash reads twice, is left opaque). */
+static int
+lex_backquote(struct sx *x, struct pstr *out, int quoted)
+{
+	struct bparam b = {x->i, x->line, x->col, quoted, -1, 0, SUB_NONE, 0, 0, 0, 0, 0, 0, 0};
+	size_t from;
+	int l, cl;
+
+	adv(x);
+	from = x->i, l = x->line, cl = x->col;
+	if (skip_nested(x, -1, '`') < 0)
+		return fail(x, b.line, b.col, "unterminated backquote");
+	if (memchr(x->s + from, '\\', x->i - 1 - from) != NULL)
+		opaque(x, out, b.start, b.line, b.col, quoted, "command substitution");
+	else
+		subst_expand(x, out, &b, from, x->i - 1, l, cl);
 	return 0;
 }
 
@@ -1337,12 +1707,8 @@ lex_word(struct sx *x, struct pstr *out, int term, int inq)
 			if (lex_dollar(x, out, inq) < 0)
 				return -1;
 		} else if (c == '`') {
-			size_t a = x->i;
-
-			adv(x);
-			if (skip_nested(x, -1, '`') < 0)
-				return fail(x, line, col, "unterminated backquote");
-			opaque(x, out, a, line, col, inq, "command substitution");
+			if (lex_backquote(x, out, inq) < 0)
+				return -1;
 		} else {
 			putc_at(out, c, qf, line, col);
 			adv(x);
@@ -1446,14 +1812,17 @@ add_group(struct sx *x, const struct plist *fields)
 	x->groups[x->ngroups++] = g;
 }
 
-/* V=word / V+=word: val is the lexed word, consumed. */
+/* V=word / V+=word: val is the lexed word, consumed; group: the value
+ * counts for the fallback (not a loop's variable). */
 static void
-assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int col)
+assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int col, int group)
 {
-	struct var *v = &x->vars[vi];
+	struct var *v;
 	struct pstr s = {0};
 	struct plist fields = {0};
 
+	touch_var(x, vi);
+	v = &x->vars[vi];
 	v->was_unset = 0;
 
 	for (size_t k = 0; k < val->n; k++) {
@@ -1469,9 +1838,11 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 	}
 	ps_free(val);
 	set_owner(&s, vi);
-	split_word(&s, &fields);
-	add_group(x, &fields);
-	pl_free(&fields);
+	if (group) {
+		split_word(&s, &fields);
+		add_group(x, &fields);
+		pl_free(&fields);
+	}
 	if (append && v->defined && v->val.n > 0) {
 		struct pstr *el = &v->val.v[0];
 
@@ -1500,8 +1871,10 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 static void
 assign_array(struct sx *x, int vi, struct plist *elems, int append)
 {
-	struct var *v = &x->vars[vi];
+	struct var *v;
 
+	touch_var(x, vi);
+	v = &x->vars[vi];
 	v->was_unset = 0;
 	for (size_t k = 0; k < elems->n; k++)
 		set_owner(&elems->v[k], vi);
@@ -1552,26 +1925,7 @@ lex_array(struct sx *x, struct plist *elems)
 	}
 }
 
-/* NAME=... / NAME+=... at the cursor: 1 handled, 0 not an assignment, -1. */
-/* A variable's state, saved across a prefix assignment (`V=1 cmd` sets V
- * for cmd only). */
-struct saved {
-	int vi;
-	struct var v; /* name not owned */
-};
-
-static void
-var_save(const struct var *v, struct var *out)
-{
-	*out = *v;
-	memset(&out->val, 0, sizeof out->val);
-	for (size_t k = 0; k < v->val.n; k++) {
-		struct pstr p = {0};
-
-		ps_copy(&p, &v->val.v[k]);
-		pl_push(&out->val, &p);
-	}
-}
+static void make_local(struct sx *x, int vi, int unset);
 
 /* NAME=... / NAME+=... at the cursor: 1 handled (*vi_out = NAME's index;
  * *save, when not NULL, receives NAME's state before), 0 not one, -1. */
@@ -1591,6 +1945,7 @@ try_assignment(struct sx *x, int *vi_out, struct saved *save)
 		return 0;
 	vi = var_get(x, x->s + a, j - a - (size_t)append);
 	*vi_out = vi;
+	make_local(x, vi, 0);
 	if (save != NULL) {
 		save->vi = vi;
 		var_save(&x->vars[vi], &save->v);
@@ -1620,7 +1975,7 @@ try_assignment(struct sx *x, int *vi_out, struct saved *save)
 		if (x->dead)
 			ps_free(&w);
 		else
-			assign_scalar(x, vi, &w, append, line, col);
+			assign_scalar(x, vi, &w, append, line, col, 1);
 	}
 	if (x->dead)
 		return 1; /* a branch bash does not take */
@@ -1825,6 +2180,7 @@ do_unset(struct sx *x, const struct plist *w)
 
 		if (t[0] != '-' && is_ident((unsigned char)t[0], 1)) {
 			vi = var_get(x, t, strlen(t));
+			touch_var(x, vi);
 			x->vars[vi].defined = 0;
 			x->vars[vi].exported = 0;
 			x->vars[vi].was_unset = 1;
@@ -1844,11 +2200,9 @@ do_export(struct sx *x, const struct pstr *word)
 	size_t n = strlen(t);
 	int vi;
 
-	if (n > 0 && is_ident((unsigned char)t[0], 1) &&
-	    strspn(t, "abcdefghijklmnopqrstuvwxyz"
-	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	              "0123456789_") == n) {
+	if (n > 0 && is_ident((unsigned char)t[0], 1) && strspn(t, IDENT_CHARS) == n) {
 		vi = var_get(x, t, n);
+		touch_var(x, vi);
 		x->vars[vi].exported = 1;
 		x->vars[vi].line = word->v[0].line;
 		x->vars[vi].col = word->v[0].col;
@@ -1917,7 +2271,7 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 	GROW(x->cands, x->capcands, x->ncands + 1);
 	c = &x->cands[x->ncands++];
 	memset(c, 0, sizeof *c);
-	c->py = k;
+	c->py = k + (x->prefix ? x->prefix->n : 0);
 	snapshot_env(x, c);
 	for (size_t p = 0; p < nprefix; p++) {
 		const struct var *v = &x->vars[prefix[p].vi];
@@ -1925,6 +2279,12 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 		if (v->defined && !v->is_array && v->val.n > 0)
 			env_push(c, v->name, ps_text(&v->val.v[0]), v->line, v->col,
 			         ps_opaque(&v->val.v[0]));
+	}
+	for (k = 0; x->prefix != NULL && k < x->prefix->n; k++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &x->prefix->v[k]);
+		pl_push(&c->w, &p);
 	}
 	for (k = 0; k < w->n; k++)
 		pl_push(&c->w, &w->v[k]);
@@ -1975,17 +2335,26 @@ restore(struct sx *x, struct saved *sv, size_t n)
 	}
 }
 
-/* `set -a` / `set -o allexport` (and their + forms). */
+static void set_positional(struct sx *x, const struct plist *w, size_t from);
+
+/* `set -a` / `set -o allexport` (and their + forms); `set -- A B` and
+ * `set A B` set the positional parameters. */
 static void
 do_set(struct sx *x, const struct plist *w)
 {
 	for (size_t k = 1; k < w->n; k++) {
 		char *t = ps_text(&w->v[k]);
 
-		if ((t[0] == '-' || t[0] == '+') && t[1] != '-' && strchr(t, 'a') != NULL)
+		if (strcmp(t, "--") == 0 || (t[0] != '-' && t[0] != '+')) {
+			set_positional(x, w, k + (t[0] == '-'));
+			free(t);
+			return;
+		}
+		if ((t[0] == '-' || t[0] == '+') && t[1] != '-' && t[1] != 'o' &&
+		    strchr(t, 'a') != NULL)
 			x->allexport = t[0] == '-';
 		if ((strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0) && k + 1 < w->n) {
-			char *o = ps_text(&w->v[k + 1]);
+			char *o = ps_text(&w->v[++k]);
 
 			if (strcmp(o, "allexport") == 0)
 				x->allexport = t[0] == '-';
@@ -2089,6 +2458,11 @@ eval_test(struct sx *x, const struct plist *w)
 	size_t from = 1, to = w->n, n;
 	int dbl = strcmp(first, "[[") == 0, r = -1, neg = 0;
 
+	if (w->n == 1 && (strcmp(first, "true") == 0 || strcmp(first, ":") == 0 ||
+	                  strcmp(first, "false") == 0)) {
+		r = first[0] != 'f'; /* `if true`, `while :` */
+		goto out;
+	}
 	if (strcmp(first, "[") == 0 || dbl)
 		to = strcmp(last, dbl ? "]]" : "]") == 0 ? w->n - 1 : 0;
 	else if (strcmp(first, "test") != 0)
@@ -2111,18 +2485,18 @@ eval_test(struct sx *x, const struct plist *w)
 		r = test_args(a, n, dbl, n == 3 ? &w->v[from + 2] : NULL);
 	for (size_t k = 0; k < 3; k++)
 		free(a[k]);
+out:
 	free(first);
 	free(last);
 	return r >= 0 && neg ? !r : r;
 }
 
-/* One command of an if's condition, joined to the others by || and &&:
- * short-circuits decide where a side is unknown. */
+/* One command of an if's condition, of value v (1 true, 0 false, -1
+ * unknown), joined to the others by || and &&: short-circuits decide where
+ * a side is unknown. */
 static void
-add_condition(struct sx *x, struct ifr *f, const struct plist *w)
+add_condition(struct sx *x, struct ifr *f, int v)
 {
-	int v = eval_test(x, w);
-
 	if (v >= 0 && f->negate)
 		v = !v;
 	f->negate = 0;
@@ -2138,6 +2512,7 @@ add_condition(struct sx *x, struct ifr *f, const struct plist *w)
 }
 
 static void set_dead(struct sx *x);
+static void block_keyword(struct sx *x, const char *t);
 static void case_step(struct sx *x, struct ifr *f, const struct plist *w);
 
 /* `case WORD in`: w holds WORD and `in`. */
@@ -2193,7 +2568,7 @@ case_step(struct sx *x, struct ifr *f, const struct plist *w)
 	}
 	set_dead(x);
 	if (f->awaiting > 0)
-		x->dead = f->parent_dead;
+		x->dead = f->parent_dead || x->skipping > 0;
 }
 
 static void
@@ -2201,7 +2576,7 @@ set_dead(struct sx *x)
 {
 	const struct ifr *f = x->nifs ? &x->ifs[x->nifs - 1] : NULL;
 
-	x->dead = f != NULL && (f->parent_dead || f->awaiting < 0);
+	x->dead = x->skipping > 0 || (f != NULL && (f->parent_dead || f->awaiting < 0));
 }
 
 /* if / then / elif / else / fi at a command's start; 1 when the words that
@@ -2213,6 +2588,7 @@ on_keyword(struct sx *x, const struct pstr *kw)
 	char *t = ps_text(kw);
 	int cond = 0;
 
+	block_keyword(x, t);
 	if (strcmp(t, "if") == 0) {
 		GROW(x->ifs, x->capifs, x->nifs + 1);
 		x->ifs[x->nifs++] = (struct ifr){x->dead,
@@ -2259,6 +2635,1103 @@ on_keyword(struct sx *x, const struct pstr *kw)
 	return cond;
 }
 
+/* ---- regions: function bodies, loop bodies, command substitutions ---- */
+
+static int parse_command(struct sx *x);
+
+static void
+frame_push(struct sx *x, int all)
+{
+	GROW(x->frames, x->capframes, x->nframes + 1);
+	x->frames[x->nframes++] = (struct frame){NULL, 0, 0, all};
+}
+
+static void
+frame_pop(struct sx *x)
+{
+	struct frame *f = &x->frames[--x->nframes];
+
+	restore(x, f->sv, f->n);
+	free(f->sv);
+}
+
+/* Commands [start, end) of the text (start at line:col), read as if they
+ * stood here: a function's body, a loop's body, a substitution.  They get
+ * an if stack of their own (a call inside a `case` clause is not one of its
+ * patterns).  -1 with x->err on text that cannot be a script. */
+static int
+run_region(struct sx *x, size_t start, size_t end, int line, int col)
+{
+	size_t i = x->i, len = x->len, nhd = x->nhd;
+	int l = x->line, c = x->col, op = x->last_op, prev = x->prev_op, ret = 0;
+	struct ifr *ifs = x->ifs;
+	size_t nifs = x->nifs, capifs = x->capifs;
+	struct block blk = x->blk;
+
+	if (x->exhausted)
+		return 0; /* expansions yield nothing more: neither would this */
+	if (x->steps >= MAX_STEPS) {
+		if (!x->stopped++)
+			script_note(x, line, col,
+			            "stopped following function calls and loops after %d commands "
+			            "(one that never ends?); later words may be missing",
+			            MAX_STEPS);
+		return 0;
+	}
+	x->ifs = NULL, x->nifs = x->capifs = 0;
+	x->blk = (struct block){0, 0, -1};
+	x->i = start, x->len = end, x->line = line, x->col = col;
+	x->last_op = x->prev_op = 0;
+	set_dead(x);
+	while (ret == 0 && x->i < x->len && x->brk == 0 && x->steps < MAX_STEPS)
+		ret = parse_command(x);
+	while (x->nhd > nhd)
+		free(x->hd[--x->nhd].delim);
+	while (x->nifs > 0)
+		free(x->ifs[--x->nifs].subject);
+	free(x->ifs);
+	x->ifs = ifs, x->nifs = nifs, x->capifs = capifs;
+	x->blk = blk;
+	x->i = i, x->len = len, x->line = l, x->col = c;
+	x->last_op = op, x->prev_op = prev;
+	set_dead(x);
+	return ret;
+}
+
+/* Reads on without effects to the keyword that closes the block just
+ * opened (`}` for kind '{', `done` for 'd'): its offset, the cursor then
+ * past its command; the end of the text when it is missing; -1 on error. */
+static long
+skip_block(struct sx *x, int kind)
+{
+	struct block outer = x->blk;
+	long at;
+	int rc = 0;
+
+	x->blk = (struct block){kind, 1, -1};
+	x->skipping++;
+	set_dead(x);
+	while (rc == 0 && x->blk.close_at < 0 && x->i < x->len)
+		rc = parse_command(x);
+	at = x->blk.close_at < 0 ? (long)x->len : x->blk.close_at;
+	x->blk = outer;
+	x->skipping--;
+	set_dead(x);
+	return rc < 0 ? -1 : at;
+}
+
+/* on_keyword's part: the nesting of the block skip_block looks for. */
+static void
+block_keyword(struct sx *x, const char *t)
+{
+	struct block *b = &x->blk;
+	const char *open = b->kind == '{' ? "{" : "do", *close = b->kind == '{' ? "}" : "done";
+
+	if (b->kind == 0 || b->close_at >= 0)
+		return;
+	if (b->kind == 'w' && strcmp(t, "do") == 0) /* a while loop's test ends */
+		b->close_at = (long)x->kw_at;
+	else if (strcmp(t, open) == 0)
+		b->depth++;
+	else if (strcmp(t, close) == 0 && --b->depth == 0)
+		b->close_at = (long)x->kw_at;
+}
+
+static const struct fn *
+fn_find(const struct sx *x, const char *name)
+{
+	for (size_t k = x->nfns; k-- > 0;) /* the latest definition */
+		if (strcmp(x->fns[k].name, name) == 0)
+			return &x->fns[k];
+	return NULL;
+}
+
+/* Blanks, newlines and comments before a function's body or `do`. */
+static void
+skip_newlines(struct sx *x)
+{
+	for (;;) {
+		skip_blanks(x);
+		if (peekc(x, 0) == '#')
+			skip_comment(x);
+		else if (peekc(x, 0) == '\n')
+			adv(x);
+		else
+			return;
+	}
+}
+
+/* A name bash accepts for a function, written literally. */
+static int
+fn_name_ok(const struct pstr *w)
+{
+	if (w->n == 0)
+		return 0;
+	for (size_t k = 0; k < w->n; k++)
+		if (w->v[k].fl != 0 || strchr("$`'\"=", w->v[k].c) != NULL)
+			return 0;
+	return 1;
+}
+
+/* `()` (blanks allowed inside) at the cursor: `if ((x))` is not one. */
+static int
+empty_parens(const struct sx *x)
+{
+	size_t k = 1;
+
+	if (peekc(x, 0) != '(')
+		return 0;
+	while (peekc(x, k) == ' ' || peekc(x, k) == '\t')
+		k++;
+	return peekc(x, k) == ')';
+}
+
+/* `name () {` or `function name [()] {`, read as far as w (the first
+ * word): 1 a definition, read to its closing brace and remembered; 0 not
+ * one; -1 on error. */
+static int
+try_function(struct sx *x, const struct pstr *w)
+{
+	struct pstr nm = {0};
+	int kw = word_is(w, " function "), line, col;
+	long end;
+
+	if (kw && (skip_blanks(x), lex_word(x, &nm, 0, 0) < 0)) {
+		ps_free(&nm);
+		return -1;
+	}
+	if (!kw)
+		ps_copy(&nm, w);
+	skip_blanks(x);
+	if (!fn_name_ok(&nm) || word_is(&nm, skip_kw) || (!kw && !empty_parens(x))) {
+		ps_free(&nm);
+		return kw ? 1 : 0; /* `function` and junk: read on as before */
+	}
+	if (empty_parens(x)) {
+		while (peekc(x, 0) != ')')
+			adv(x);
+		adv(x);
+	}
+	skip_newlines(x);
+	if (peekc(x, 0) != '{' || !is_sep(peekc(x, 1)) || peekc(x, 1) == '(') {
+		ps_free(&nm); /* a body in ( ), or no body: its commands are read in place */
+		return 1;
+	}
+	adv(x);
+	line = x->line, col = x->col;
+	GROW(x->fns, x->capfns, x->nfns + 1);
+	x->fns[x->nfns] = (struct fn){ps_text(&nm), x->i, 0, line, col};
+	ps_free(&nm);
+	end = skip_block(x, '{');
+	if (end < 0) {
+		free(x->fns[x->nfns].name);
+		return -1;
+	}
+	x->fns[x->nfns++].end = (size_t)end;
+	return 1;
+}
+
+/* Sets the positional parameters to w[from...] (copies). */
+static void
+set_positional(struct sx *x, const struct plist *w, size_t from)
+{
+	struct var *v;
+
+	touch_var(x, x->at);
+	v = &x->vars[x->at];
+	pl_free(&v->val);
+	for (size_t k = from; k < w->n && charge(x, w->v[k].n + EL_COST); k++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &w->v[k]);
+		pl_push(&v->val, &p);
+	}
+}
+
+/* `f a b`: f's body with a b as its positional parameters, its `local`
+ * variables restored at its end. */
+static void
+call_function(struct sx *x, const struct fn *f, const struct plist *w)
+{
+	struct fn fn = *f; /* x->fns may move while the body defines more */
+
+	if (x->calls >= MAX_CALLS) {
+		if (!x->deep++)
+			script_note(x, w->v[0].n ? w->v[0].v[0].line : 0,
+			            w->v[0].n ? w->v[0].v[0].col : 0,
+			            "function calls nested more than %d deep: `%s` not followed "
+			            "further (here, and wherever else it happens)",
+			            MAX_CALLS, fn.name);
+		x->status = -1;
+		return;
+	}
+	frame_push(x, 0);
+	frame_save(x, &x->frames[x->nframes - 1], x->at, &x->vars[x->at]);
+	set_positional(x, w, 1);
+	x->calls++;
+	x->status = 0;
+	if (run_region(x, fn.start, fn.end, fn.line, fn.col) < 0)
+		x->status = -1; /* already read once without error: not reached */
+	x->calls--;
+	frame_pop(x);
+}
+
+/* `shift [N]`. */
+static void
+do_shift(struct sx *x, const struct plist *w)
+{
+	struct var *v = &x->vars[x->at];
+	long long n = 1;
+	char *t = w->n > 1 ? ps_text(&w->v[1]) : NULL;
+
+	if (t != NULL && (!int_word(t, &n) || ps_opaque(&w->v[1]) || n < 0)) {
+		free(t);
+		x->status = -1;
+		return;
+	}
+	free(t);
+	x->status = (size_t)n > v->val.n;
+	if (x->status || n == 0)
+		return;
+	touch_var(x, x->at);
+	v = &x->vars[x->at];
+	for (size_t k = 0; k < (size_t)n; k++)
+		ps_free(&v->val.v[k]);
+	memmove(v->val.v, v->val.v + n, (v->val.n - (size_t)n) * sizeof *v->val.v);
+	v->val.n -= (size_t)n;
+}
+
+/* ---- command substitutions: what echo and printf print ---- */
+
+static void __attribute__((format(printf, 2, 3))) taint(struct sx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->cap == NULL || x->cap->why != NULL)
+		return;
+	va_start(ap, fmt);
+	x->cap->why = mcinit_xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void
+cap_put(struct sx *x, struct pch ch)
+{
+	if (!charge(x, 1))
+		return;
+	ch.fl &= PF_OPAQUE;
+	put(&x->cap->out, ch);
+}
+
+/* A word's characters, as printed. */
+static void
+cap_word(struct sx *x, const struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (!(p->v[k].fl & PF_MARK))
+			cap_put(x, p->v[k]);
+}
+
+static struct pch
+pch_at(const struct pstr *p, char c)
+{
+	struct pch ch = {c, 0, 0, 0, -1, -1};
+
+	if (p->n > 0)
+		ch.line = p->v[0].line, ch.col = p->v[0].col, ch.var = p->v[0].var;
+	return ch;
+}
+
+/* Whether a word holds a backslash (echo -e would read it). */
+static int
+has_backslash(const struct pstr *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].c == '\\' && !(p->v[k].fl & PF_MARK))
+			return 1;
+	return 0;
+}
+
+/* echo [-neE] WORD...: the words, blank-separated, and a newline. */
+static void
+cap_echo(struct sx *x, const struct plist *w)
+{
+	size_t k = 1;
+	int nl = 1, esc = 0;
+
+	for (; k < w->n; k++) {
+		char *t = ps_text(&w->v[k]);
+		int opt = t[0] == '-' && t[1] != '\0' && strspn(t + 1, "neE") == strlen(t + 1);
+
+		if (opt) {
+			nl &= strchr(t, 'n') == NULL;
+			esc = strchr(t, 'e') != NULL || (esc && strchr(t, 'E') == NULL);
+		}
+		free(t);
+		if (!opt)
+			break;
+	}
+	for (size_t j = k; j < w->n; j++) {
+		if (esc && has_backslash(&w->v[j]))
+			taint(x, "`echo -e` with a backslash escape");
+		if (j > k)
+			cap_put(x, pch_at(&w->v[j], ' '));
+		cap_word(x, &w->v[j]);
+	}
+	if (nl)
+		cap_put(x, pch_at(&w->v[w->n - 1], '\n'));
+}
+
+/* One conversion of printf's format (fmt[*k] is the `%`): the argument it
+ * takes (*arg moves on), or -1 for one mcinit leaves to bash. */
+static int
+printf_conv(struct sx *x, const struct pstr *fmt, size_t *k, const struct plist *w, size_t *arg)
+{
+	char c = *k + 1 < fmt->n ? fmt->v[*k + 1].c : 0;
+	const struct pstr *a = *arg < w->n ? &w->v[*arg] : NULL;
+	long long v;
+	char *t;
+
+	(*k)++;
+	if (c == '%') {
+		cap_put(x, fmt->v[*k]);
+		return 0;
+	}
+	if (c != 's' && c != 'd' && c != 'i')
+		return -1;
+	(*arg)++;
+	if (a == NULL)
+		return c == 's' ? 0 : (cap_put(x, pch_at(fmt, '0')), 0);
+	t = ps_text(a);
+	if (c != 's' && (!int_word(t, &v) || ps_opaque(a))) {
+		free(t);
+		return -1;
+	}
+	free(t);
+	cap_word(x, a);
+	return 0;
+}
+
+/* printf FORMAT ARG...: %s, %d, %i, %%, \n, \t and \\; the format is
+ * reused while arguments remain, as bash does. */
+static void
+cap_printf(struct sx *x, const struct plist *w)
+{
+	static const char esc_from[] = "nt\\", esc_to[] = "\n\t\\";
+	size_t f = 1 + (w->n > 2 && ps_nchars(&w->v[1]) == 2 && w->v[1].v[0].c == '-' &&
+	                w->v[1].v[1].c == '-'), /* printf -- FORMAT */
+	    arg = f + 1, first;
+	const struct pstr *fmt = f < w->n ? &w->v[f] : NULL;
+
+	if (fmt == NULL || ps_opaque(fmt) || (f == 1 && fmt->n > 0 && fmt->v[0].c == '-')) {
+		taint(x, "`printf` with a format mcinit does not read");
+		return;
+	}
+	do {
+		first = arg;
+		for (size_t k = 0; k < fmt->n && x->cap->why == NULL; k++) {
+			struct pch ch = fmt->v[k];
+			const char *e;
+
+			if (ch.fl & PF_MARK)
+				continue;
+			if (ch.c == '%' && printf_conv(x, fmt, &k, w, &arg) < 0)
+				taint(x, "`printf` with a conversion mcinit does not evaluate");
+			else if (ch.c == '\\' && k + 1 < fmt->n &&
+			         (e = strchr(esc_from, fmt->v[k + 1].c)) != NULL && *e != '\0')
+				ch.c = esc_to[e - esc_from], k++, cap_put(x, ch);
+			else if (ch.c == '\\')
+				taint(x, "`printf` with an escape mcinit does not evaluate");
+			else if (ch.c != '%')
+				cap_put(x, ch);
+		}
+	} while (arg < w->n && arg > first && x->cap->why == NULL);
+}
+
+/* The substitution's output into the word: trailing newlines dropped,
+ * split later unless quoted. */
+static void
+put_output(struct pstr *out, const struct pstr *o, const struct bparam *b)
+{
+	size_t n = o->n;
+
+	while (n > 0 && o->v[n - 1].c == '\n' && !(o->v[n - 1].fl & PF_OPAQUE))
+		n--;
+	for (size_t k = 0; k < n; k++) {
+		struct pch ch = o->v[k];
+
+		ch.fl = (unsigned char)((ch.fl & PF_OPAQUE) | (b->quoted ? PF_QUOTED : 0));
+		put(out, ch);
+	}
+	if (b->quoted && n == 0)
+		putc_at(out, 0, PF_EMPTYQ, b->line, b->col);
+}
+
+/* $(...) or `...` just read (b->start is its `$` or backquote), its
+ * commands at [from, to) starting at line:col: their output when mcinit
+ * can tell it without running a program (echo, printf, tests, the
+ * script's functions), else the text as written, opaque, with why. */
+static void
+subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to,
+             int line, int col)
+{
+	struct capture c = {{0}, NULL}, *outer = x->cap;
+	struct mcinit_err saved;
+	size_t nfns = x->nfns;
+	int allexport = x->allexport, status = x->status, loops = x->loops;
+
+	if (out == NULL || x->dead) {
+		opaque(x, out, b->start, b->line, b->col, b->quoted, "command substitution");
+		return;
+	}
+	if (x->calls >= MAX_CALLS)
+		c.why = mcinit_xstrdup("substitutions and calls nested too deeply");
+	if (x->err != NULL)
+		saved = *x->err;
+	frame_push(x, 1); /* a subshell: its assignments do not last */
+	x->cap = &c;
+	x->loops = 0; /* `break` inside does not end a loop outside */
+	x->calls++;
+	if (c.why == NULL && run_region(x, from, to, line, col) < 0)
+		taint(x, "%s", x->err != NULL ? x->err->msg : "text mcinit cannot read");
+	if (x->err != NULL)
+		*x->err = saved;
+	x->calls--;
+	x->cap = outer;
+	x->loops = loops;
+	x->brk = 0;
+	frame_pop(x);
+	while (x->nfns > nfns)
+		free(x->fns[--x->nfns].name);
+	x->allexport = allexport;
+	x->status = status;
+	if (c.why != NULL) {
+		char *why = mcinit_xasprintf("command substitution: %s, so flags from it were not "
+		                             "checked",
+		                             c.why);
+
+		opaque(x, out, b->start, b->line, b->col, b->quoted, why);
+		free(why);
+	} else {
+		put_output(out, &c.out, b);
+	}
+	free(c.why);
+	ps_free(&c.out);
+}
+
+static int uncertain(const struct sx *x);
+
+/* ---- loops ---- */
+
+#define MAX_WHILE 100 /* iterations of a while loop whose test stays true */
+
+struct body { /* a loop's condition or body: text [start, end) */
+	size_t start, end;
+	int line, col;
+};
+
+/* BODY done, the cursor after `do`: 1 read (the cursor past `done`), -1
+ * on error. */
+static int
+body_to_done(struct sx *x, struct body *b)
+{
+	long end;
+
+	b->start = x->i, b->line = x->line, b->col = x->col;
+	if ((end = skip_block(x, 'd')) < 0)
+		return -1;
+	b->end = (size_t)end;
+	return 1;
+}
+
+/* `do BODY done` after a loop's header: 1 read (the cursor past `done`),
+ * 0 no `do` here (what follows is read in place), -1 on error. */
+static int
+read_body(struct sx *x, struct body *b)
+{
+	struct pstr w = {0};
+	int isdo;
+
+	for (;;) {
+		skip_newlines(x);
+		if (peekc(x, 0) != ';' || peekc(x, 1) == ';')
+			break;
+		adv(x);
+	}
+	if (lex_word(x, &w, 0, 0) < 0) {
+		ps_free(&w);
+		return -1;
+	}
+	isdo = word_is(&w, " do ");
+	ps_free(&w);
+	return isdo ? body_to_done(x, b) : 0;
+}
+
+/* The body once more: 1 go on, 0 `break`, -1 on error. */
+static int
+loop_pass(struct sx *x, const struct body *b)
+{
+	int r;
+
+	x->loops++;
+	r = run_region(x, b->start, b->end, b->line, b->col);
+	x->loops--;
+	if (r < 0)
+		return -1;
+	r = x->brk != 1 && !x->exhausted && x->steps < MAX_STEPS;
+	x->brk = 0;
+	return r;
+}
+
+/* The words after `for NAME`: those after `in` up to `;` or a newline,
+ * else the positional parameters. */
+static int
+for_items(struct sx *x, struct plist *items)
+{
+	struct pstr w = {0};
+	int c;
+
+	skip_blanks(x);
+	c = peekc(x, 0);
+	if (c < 0 || c == ';' || c == '\n') {
+		for (size_t k = 0; k < x->vars[x->at].val.n; k++) {
+			ps_copy(&w, &x->vars[x->at].val.v[k]);
+			pl_push(items, &w);
+		}
+		return 0;
+	}
+	if (lex_word(x, &w, 0, 0) < 0 || !word_is(&w, " in ")) {
+		ps_free(&w);
+		return -1;
+	}
+	ps_free(&w);
+	for (;;) {
+		skip_blanks(x);
+		c = peekc(x, 0);
+		if (c == '#')
+			skip_comment(x);
+		if (is_sep(c) || c == '#')
+			return 0;
+		if (lex_word(x, &w, 0, 0) < 0) {
+			ps_free(&w);
+			return -1;
+		}
+		split_word(&w, items);
+		ps_free(&w);
+	}
+}
+
+/* `for NAME in WORD...; do BODY done`: the body once for each word. */
+static int
+for_each(struct sx *x, const struct pstr *nm, struct plist *items, const struct body *b)
+{
+	char *name = ps_text(nm);
+	int vi = -1, r = 1;
+
+	if (is_ident((unsigned char)name[0], 1) && strspn(name, IDENT_CHARS) == strlen(name))
+		vi = var_get(x, name, strlen(name));
+	free(name);
+	for (size_t k = 0; k < items->n && r > 0; k++) {
+		struct pstr v = {0};
+
+		if (vi >= 0) {
+			ps_copy(&v, &items->v[k]);
+			assign_scalar(x, vi, &v, 0, b->line, b->col, 0);
+		}
+		r = loop_pass(x, b);
+	}
+	return r;
+}
+
+static int do_cfor(struct sx *x);
+
+/* `for` at a command's start, the cursor after it: 1 read through its
+ * `done` (or its header only, when no `do` follows), -1 on error. */
+static int
+do_for(struct sx *x)
+{
+	struct pstr nm = {0};
+	struct plist items = {0};
+	struct body b;
+	int r;
+
+	if (x->cap != NULL && uncertain(x))
+		taint(x, "a loop runs only if a test mcinit cannot decide says so");
+	skip_blanks(x);
+	if (peekc(x, 0) == '(' && peekc(x, 1) == '(')
+		return do_cfor(x);
+	r = lex_word(x, &nm, 0, 0);
+	if (r == 0 && for_items(x, &items) == 0 && (r = read_body(x, &b)) > 0)
+		r = for_each(x, &nm, &items, &b);
+	ps_free(&nm);
+	pl_free(&items);
+	return r < 0 ? -1 : 1;
+}
+
+/* `while COND; do BODY done` (until: `until`): the body while COND's
+ * status says so; a status only the run knows reads the body once. */
+static int
+do_while(struct sx *x, int until)
+{
+	struct body c = {x->i, 0, x->line, x->col}, b;
+	long at = skip_block(x, 'w');
+	int n, r;
+
+	if (at < 0 || (size_t)at >= x->len)
+		return at < 0 ? -1 : 1; /* no `do`: nothing more to read */
+	c.end = (size_t)at;
+	if (body_to_done(x, &b) < 0)
+		return -1;
+	for (n = 0, r = 1; n < MAX_WHILE && r > 0; n++) {
+		int st; /* 1 the body runs, 0 the loop ends, -1 only the run knows */
+
+		x->status = 0;
+		if (run_region(x, c.start, c.end, c.line, c.col) < 0)
+			return -1;
+		st = x->status < 0 ? -1 : (x->status == 0) != until;
+		if (st == 0 || (st < 0 && n > 0))
+			return 1;
+		if (st < 0)
+			taint(x, "a loop whose test mcinit cannot decide");
+		r = loop_pass(x, &b);
+		if (st < 0 && r > 0)
+			r = 0; /* read once, as where the test is unknown */
+	}
+	if (n == MAX_WHILE && r > 0)
+		script_note(x, c.line, c.col,
+		            "a loop still running after %d passes: mcinit reads no more of them",
+		            MAX_WHILE);
+	return r < 0 ? -1 : 1;
+}
+
+/* The value of NAME for NAME++ and NAME+=E: unset is 0, as in bash. */
+static long long
+arith_name(struct sx *x, const char *name, size_t n, const char **why)
+{
+	struct arith a = {x, name, n, 0, NULL, 0};
+	int vi = var_find(x, name, n);
+	long long v;
+
+	if (vi < 0 || !x->vars[vi].defined)
+		return 0;
+	v = arith_expr(&a, 0);
+	if (a.why != NULL)
+		*why = a.why;
+	return v;
+}
+
+static void
+set_number(struct sx *x, const char *name, size_t n, long long v, int line, int col)
+{
+	struct pstr p = {0};
+
+	put_number(&p, v, 0, line, col);
+	assign_scalar(x, var_get(x, name, n), &p, 0, line, col, 0);
+}
+
+/* One statement of `for ((A; B; C))`, s[0..n): NAME=E (+= -= *= /= %=),
+ * NAME++, NAME--, ++NAME, --NAME or E; an empty one is 1.  NULL, or why
+ * its value is unknown. */
+static const char *
+arith_stmt(struct sx *x, const char *s, size_t n, long long *val, int line, int col)
+{
+	struct arith a = {x, s, n, 0, NULL, 0};
+	size_t k, j;
+	int pre = 0;
+	char op = 0;
+
+	arith_ws(&a);
+	if (a.i == n)
+		return *val = 1, NULL;
+	k = a.i;
+	if (n - k > 2 && (memcmp(s + k, "++", 2) == 0 || memcmp(s + k, "--", 2) == 0))
+		pre = s[k], k += 2;
+	for (j = k; j < n && is_ident((unsigned char)s[j], j == k);)
+		j++;
+	a.i = j;
+	arith_ws(&a);
+	if (j > k && !pre && n - a.i >= 2 && s[a.i] == s[a.i + 1] && strchr("+-", s[a.i]))
+		op = s[a.i] == '+' ? 'p' : 'm', a.i += 2; /* NAME++ */
+	else if (j > k && !pre && a.i < n && strchr("+-*/%", s[a.i]) && a.i + 1 < n &&
+	         s[a.i + 1] == '=')
+		op = s[a.i], a.i += 2;
+	else if (j > k && !pre && a.i < n && s[a.i] == '=' && (a.i + 1 == n || s[a.i + 1] != '='))
+		op = '=', a.i++;
+	if (pre || op == 'p' || op == 'm') {
+		const char *why = NULL;
+		long long v = arith_name(x, s + k, j - k, &why),
+		          d = pre == '-' || op == 'm' ? -1 : 1;
+
+		arith_ws(&a);
+		if (why != NULL || a.i != n || j == k)
+			return why ? why : "arithmetic mcinit does not evaluate";
+		set_number(x, s + k, j - k, v + d, line, col);
+		return *val = pre ? v + d : v, NULL;
+	}
+	if (op == 0)
+		a.i = 0;
+	*val = arith_expr(&a, 0);
+	arith_ws(&a);
+	if (a.why == NULL && a.i != n)
+		a.why = "arithmetic mcinit does not evaluate";
+	if (a.why != NULL || op == 0)
+		return a.why;
+	if (op != '=') {
+		const char *why = NULL;
+		long long l = arith_name(x, s + k, j - k, &why);
+
+		if (why != NULL)
+			return why;
+		*val = arith_apply(&a, (char[]){op, 0}, l, *val);
+		if (a.why != NULL)
+			return a.why;
+	}
+	set_number(x, s + k, j - k, *val, line, col);
+	return NULL;
+}
+
+/* The text of `((...))`, its expansions done (the cursor after `((`). */
+static int
+cfor_text(struct sx *x, struct pstr *e, int line, int col)
+{
+	int depth = 0, c;
+
+	while ((c = peekc(x, 0)) != ')' || peekc(x, 1) != ')' || depth > 0) {
+		if (c < 0)
+			return fail(x, line, col, "unterminated for ((");
+		if (c == '$' && lex_dollar(x, e, 1) < 0)
+			return -1;
+		if (c == '$')
+			continue;
+		depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+		putc_at(e, c, PF_QUOTED, x->line, x->col);
+		adv(x);
+	}
+	adv(x);
+	adv(x);
+	return 0;
+}
+
+/* `for ((A; B; C)); do BODY done`: A, then the body and C while B is not
+ * 0; a B only the run knows reads the body once. */
+static int
+do_cfor(struct sx *x)
+{
+	struct pstr e = {0};
+	struct body b;
+	int line = x->line, col = x->col, r, n;
+	char *t, *s1, *s2;
+	long long v;
+
+	adv(x);
+	adv(x);
+	r = cfor_text(x, &e, line, col);
+	t = ps_text(&e);
+	ps_free(&e);
+	s1 = strchr(t, ';');
+	s2 = s1 ? strchr(s1 + 1, ';') : NULL;
+	if (r == 0 && (r = read_body(x, &b)) > 0 && s2 != NULL &&
+	    arith_stmt(x, t, (size_t)(s1 - t), &v, line, col) == NULL) {
+		for (n = 0; r > 0 && n < MAX_WHILE * 10; n++) {
+			const char *why =
+			    arith_stmt(x, s1 + 1, (size_t)(s2 - s1 - 1), &v, line, col);
+
+			if (why == NULL && v == 0)
+				break;
+			r = loop_pass(x, &b);
+			if (why != NULL || arith_stmt(x, s2 + 1, strlen(s2 + 1), &v, line, col))
+				break; /* read once, as where the test is unknown */
+		}
+	} else if (r > 0) {
+		r = loop_pass(x, &b);
+	}
+	free(t);
+	return r < 0 ? -1 : 1;
+}
+
+/* ---- simple commands ---- */
+
+/* Inside a branch whose test only the run decides. */
+static int
+uncertain(const struct sx *x)
+{
+	for (size_t k = 0; k < x->nifs; k++)
+		if (x->ifs[k].unknown)
+			return 1;
+	return 0;
+}
+
+/* Whether the command about to be read runs after the one before it (&&,
+ * ||): 0 it runs, 1 bash skips it, -1 only the run can tell. */
+static int
+guard_of(const struct sx *x)
+{
+	const struct ifr *f = x->nifs ? &x->ifs[x->nifs - 1] : NULL;
+
+	if (f != NULL && f->awaiting > 0 && !f->is_case)
+		return 0; /* an if's condition: add_condition follows && and || */
+	if (x->prev_op == '&')
+		return x->status == 0 ? 0 : x->status > 0 ? 1 : -1;
+	if (x->prev_op == '|')
+		return x->status == 0 ? 1 : x->status > 0 ? 0 : -1;
+	return 0;
+}
+
+/* `local V` / `declare V` inside a function (without -g): V is the
+ * function's own until it returns. */
+static void
+make_local(struct sx *x, int vi, int unset)
+{
+	struct var *v;
+
+	if (x->local_frame == 0 || x->dead)
+		return;
+	frame_save(x, &x->frames[x->local_frame - 1], vi, &x->vars[vi]);
+	if (!unset)
+		return;
+	v = &x->vars[vi];
+	pl_free(&v->val);
+	v->defined = v->is_array = 0;
+}
+
+/* The frame `local` adds to: the innermost function call's. */
+static int
+local_frame(const struct sx *x)
+{
+	for (size_t k = x->nframes; k-- > 0;)
+		if (!x->frames[k].all)
+			return (int)k + 1;
+	return 0;
+}
+
+/* The characters of p read as commands, as `eval` and `bash -c` do, each
+ * still placed where it was written; the commands they run get the words
+ * of prefix before their own (`srun -N 2 bash -c "python ..."`). */
+static void
+run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
+{
+	const char *s = x->s;
+	const struct lc *map = x->map;
+	const struct plist *pre = x->prefix;
+	struct lc *m = mcinit_xcalloc(p->n + 1, sizeof *m);
+	char *t = mcinit_xmalloc(p->n + 1);
+	struct mcinit_err saved;
+	size_t n = 0;
+
+	if (x->calls >= MAX_CALLS)
+		goto out;
+	for (size_t k = 0; k < p->n; k++)
+		if (!(p->v[k].fl & PF_MARK)) {
+			t[n] = p->v[k].c;
+			m[n++] = (struct lc){p->v[k].line, p->v[k].col};
+		}
+	m[n] = n > 0 ? m[n - 1] : (struct lc){0, 0};
+	x->s = t, x->map = m, x->prefix = prefix;
+	x->calls++;
+	if (x->err != NULL)
+		saved = *x->err;
+	if (n > 0 && run_region(x, 0, n, m[0].line, m[0].col) < 0) {
+		x->status = -1;
+		script_note(x, m[0].line, m[0].col,
+		            "a string read as commands (eval, bash -c) that mcinit cannot read: "
+		            "%s",
+		            x->err != NULL ? x->err->msg : "");
+	}
+	if (x->err != NULL)
+		*x->err = saved;
+	x->calls--;
+	x->s = s, x->map = map, x->prefix = pre;
+out:
+	free(t);
+	free(m);
+}
+
+/* `eval WORD...`: the words joined with blanks, read as commands. */
+static void
+do_eval(struct sx *x, const struct plist *w)
+{
+	struct pstr all = {0};
+
+	for (size_t k = 1; k < w->n; k++) {
+		if (k > 1)
+			put(&all, pch_at(&w->v[k], ' '));
+		ps_copy(&all, &w->v[k]);
+	}
+	run_string(x, &all, x->prefix);
+	ps_free(&all);
+}
+
+/* `... bash -c STRING [ARG0 ARG...]` (sh; -lc, -ec): 1 with *at the index
+ * of bash, 0 when the command is not one. */
+static int
+shell_c(const struct plist *w, size_t *at)
+{
+	for (size_t k = 0; k + 2 < w->n; k++) {
+		char *t = ps_text(&w->v[k]), *o = ps_text(&w->v[k + 1]);
+		int hit = in_list(base_name(t), " bash sh ") && o[0] == '-' && o[1] != '-' &&
+		          strchr(o, 'c') != NULL;
+
+		free(t);
+		free(o);
+		if (hit)
+			*at = k;
+		if (hit || is_py_field(&w->v[k]))
+			return hit;
+	}
+	return 0;
+}
+
+/* `srun ... bash -c STRING ARG0 ARG...` at w[k]: STRING read as commands
+ * with ARG... as their positional parameters and w[0..k) before them. */
+static void
+do_shell_c(struct sx *x, const struct plist *w, size_t k)
+{
+	struct plist prefix = {0}, args = {w->v + k + 3, k + 3 < w->n ? w->n - k - 3 : 0, 0};
+
+	for (size_t j = 0; x->prefix != NULL && j < x->prefix->n; j++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &x->prefix->v[j]);
+		pl_push(&prefix, &p);
+	}
+	for (size_t j = 0; j < k; j++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &w->v[j]);
+		pl_push(&prefix, &p);
+	}
+	frame_push(x, 1); /* another shell: nothing it sets comes back */
+	set_positional(x, &args, args.n > 0 ? 1 : 0);
+	run_string(x, &w->v[k + 2], &prefix);
+	frame_pop(x);
+	pl_free(&prefix);
+}
+
+/* A simple command bash runs (w its words after expansion, pre its prefix
+ * assignments, guard from guard_of): what the scanner follows of it. */
+static void
+run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, int guard)
+{
+	char *name = ps_text(&w->v[0]);
+	const struct fn *f = ps_opaque(&w->v[0]) ? NULL : fn_find(x, name);
+	int unsure = x->cap != NULL && (guard < 0 || uncertain(x)), v;
+	size_t at;
+
+	if (unsure && (f != NULL || in_list(name, " echo printf ")))
+		taint(x, "what it prints depends on a test mcinit cannot decide");
+	else if (f != NULL)
+		call_function(x, f, w);
+	else if (in_list(name, " eval "))
+		do_eval(x, w);
+	else if (x->cap == NULL && shell_c(w, &at))
+		do_shell_c(x, w, at);
+	else if (in_list(name, " unset "))
+		do_unset(x, w), x->status = 0;
+	else if (in_list(name, " set "))
+		do_set(x, w), x->status = 0;
+	else if (in_list(name, " shift "))
+		do_shift(x, w);
+	else if (in_list(name, " echo printf ")) {
+		if (x->cap != NULL && name[0] == 'e')
+			cap_echo(x, w);
+		else if (x->cap != NULL)
+			cap_printf(x, w);
+		x->status = 0;
+	} else if (in_list(name, " [ [[ test ")) {
+		v = eval_test(x, w);
+		x->status = v < 0 ? -1 : !v;
+	} else if (in_list(name, " true : false ")) {
+		x->status = name[0] == 'f';
+	} else if (in_list(name, " break continue ")) {
+		if (x->loops > 0 && guard == 0 && !uncertain(x))
+			x->brk = name[0] == 'b' ? 1 : 2;
+		x->status = 0;
+	} else if (in_list(name, " local export declare typeset readonly return ")) {
+		x->status = 0;
+	} else if (x->cap != NULL) {
+		taint(x, "it runs `%s`, a program mcinit does not run", name);
+	} else {
+		check_python(x, w, pre, npre);
+		x->status = -1;
+	}
+	free(name);
+}
+
+/* `(( E ))` at the cursor, a command of its own: *v 1 (E is not 0), 0, or
+ * -1 when only the run knows; E's assignment (NAME=E, NAME++ ...) is made. */
+static int
+arith_command(struct sx *x, int *v)
+{
+	struct pstr e = {0};
+	int line = x->line, col = x->col, r;
+	long long val = 0;
+	char *t;
+
+	adv(x);
+	adv(x);
+	r = cfor_text(x, &e, line, col);
+	t = ps_text(&e);
+	ps_free(&e);
+	*v = -1;
+	if (r == 0 && !x->dead && t[strspn(t, " \t")] != '\0' &&
+	    arith_stmt(x, t, strlen(t), &val, line, col) == NULL)
+		*v = val != 0;
+	free(t);
+	return r;
+}
+
+/* A word after export / declare / local: an option, or a name exported or
+ * made local (`local V`). */
+static void
+decl_word(struct sx *x, const struct pstr *p, int *exp)
+{
+	char *t = ps_text(p);
+
+	if (t[0] == '-' && strchr(t, 'x') != NULL)
+		*exp = 1; /* declare -x, typeset -x */
+	if (t[0] == '-' && strchr(t, 'g') != NULL)
+		x->local_frame = 0; /* declare -g: global */
+	if (t[0] != '-' && *exp && !x->dead)
+		do_export(x, p);
+	else if (t[0] != '-' && is_ident((unsigned char)t[0], 1) &&
+	         strspn(t, IDENT_CHARS) == strlen(t))
+		make_local(x, var_get(x, t, strlen(t)), 1);
+	free(t);
+}
+
+/* A variable Slurm sets from the #SBATCH directives, known to the script
+ * from its first command on, located at the directive. */
+static void
+slurm_set(void *ctx, const char *name, const char *value, int line, int col)
+{
+	struct sx *x = ctx;
+	struct pstr p = {0};
+	int vi = var_get(x, name, strlen(name));
+
+	if (x->vars[vi].defined)
+		return;
+	for (const char *c = value; *c; c++)
+		putc_at(&p, *c, 0, line, col++);
+	assign_scalar(x, vi, &p, 0, line, col, 0);
+}
+
+/* What starts with the command's first word w and runs to a closing
+ * keyword: a function's definition, a `for` loop, a `{ ... }` group that
+ * && or || skips.  1 read through its end, 0 not one, -1 on error. */
+static int
+compound(struct sx *x, const struct pstr *w, int guard)
+{
+	if (guard == 1 && word_is(w, " { "))
+		return skip_block(x, '{') < 0 ? -1 : 1;
+	if (x->dead)
+		return 0;
+	if (word_is(w, " for "))
+		return do_for(x);
+	if (word_is(w, " while until "))
+		return do_while(x, word_is(w, " until "));
+	return try_function(x, w);
+}
+
 static int
 parse_command(struct sx *x)
 {
@@ -2266,7 +3739,14 @@ parse_command(struct sx *x)
 	struct saved *pre = NULL;
 	size_t npre = 0;
 	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
+	int guard = guard_of(x), dead, arith = -2; /* (( E )): 1, 0, -1 unknown */
 
+	x->steps += x->calls > 0 || x->loops > 0;
+	if (guard == 1) { /* after `false &&`: bash does not run it */
+		x->skipping++;
+		set_dead(x);
+	}
+	x->local_frame = 0;
 	for (;;) {
 		struct pstr tmp = {0};
 		int c;
@@ -2286,10 +3766,19 @@ parse_command(struct sx *x)
 			read_heredocs(x);
 			break;
 		}
-		x->seen_cmd = 1;
+		if (!x->seen_cmd) { /* sbatch reads no directive after this */
+			x->seen_cmd = 1;
+			mcinit_sbatch_env(x->sbatch, x->nsbatch, slurm_set, x);
+		}
 		if ((r = try_redirect(x)) != 0) {
 			if (r < 0)
 				goto out;
+			continue;
+		}
+		if (cmdpos && w.n == 0 && c == '(' && peekc(x, 1) == '(') {
+			if (arith_command(x, &arith) < 0)
+				goto out;
+			cmdpos = 0;
 			continue;
 		}
 		if (strchr(";&|()", c)) {
@@ -2319,14 +3808,22 @@ parse_command(struct sx *x)
 				continue;
 			}
 		}
+		x->kw_at = x->i;
 		if (lex_word(x, &tmp, 0, 0) < 0) {
 			ps_free(&tmp);
 			goto out;
+		}
+		if (cmdpos && w.n == 0 && (r = compound(x, &tmp, guard)) != 0) {
+			ps_free(&tmp);
+			ret = r < 0 ? -1 : 0;
+			goto out; /* its end's command set last_op and prev_op */
 		}
 		if (cmdpos && (word_is(&tmp, skip_kw) || word_is(&tmp, header_kw))) {
 			ignore |= word_is(&tmp, header_kw);
 			cond |= on_keyword(x, &tmp);
 			ps_free(&tmp);
+			if (x->blk.kind == 'w' && x->blk.close_at >= 0)
+				break; /* the `do` after a while loop's test: stop at it */
 			continue;
 		}
 		cmdpos = 0;
@@ -2335,34 +3832,38 @@ parse_command(struct sx *x)
 		if (w.n == 1 && !decl) {
 			decl = word_is(&w.v[0], decl_cmd);
 			exp = word_is(&w.v[0], " export ");
+			if (word_is(&w.v[0], " local declare typeset "))
+				x->local_frame = local_frame(x);
 		} else if (w.n > 1 && decl) {
-			char *t = ps_text(&w.v[w.n - 1]);
-
-			if (t[0] == '-' && strchr(t, 'x') != NULL)
-				exp = 1; /* declare -x, typeset -x */
-			else if (exp && !x->dead)
-				do_export(x, &w.v[w.n - 1]);
-			free(t);
+			decl_word(x, &w.v[w.n - 1], &exp);
 		}
 	}
 	ret = 0;
 	had_cmd = w.n > 0 && !ignore;
+	dead = x->dead; /* `x) cmd ;;`: the `;;` opens the next clause, not this one */
 	if (cond == 2)
 		open_case(x, &w);
 	else if (x->nifs > 0 && x->ifs[x->nifs - 1].is_case)
 		case_step(x, &x->ifs[x->nifs - 1], &w);
-	else if (x->nifs > 0 && x->ifs[x->nifs - 1].awaiting > 0 && w.n > 0)
-		add_condition(x, &x->ifs[x->nifs - 1], &w);
+	else if (x->nifs > 0 && x->ifs[x->nifs - 1].awaiting > 0 && (w.n > 0 || arith >= -1))
+		add_condition(x, &x->ifs[x->nifs - 1], w.n > 0 ? eval_test(x, &w) : arith);
+	/* `a &&` then a newline, a comment or a keyword: a still guards */
+	if (w.n > 0 || npre > 0 || x->last_op != 0)
+		x->prev_op = x->last_op;
 	x->last_op = 0;
-	if (!had_cmd || x->dead)
+	if (!had_cmd && npre > 0 && !dead)
+		x->status = 0;
+	if (arith >= -1 && !dead)
+		x->status = arith < 0 ? -1 : !arith;
+	if (!had_cmd || dead)
 		goto out;
-	if (word_is(&w.v[0], " unset "))
-		do_unset(x, &w);
-	else if (word_is(&w.v[0], " set "))
-		do_set(x, &w);
-	else
-		check_python(x, &w, pre, npre);
+	run_simple(x, &w, pre, npre, guard);
 out:
+	if (guard == 1) {
+		x->skipping--;
+		set_dead(x);
+	}
+	x->local_frame = 0;
 	if (had_cmd) {
 		restore(x, pre, npre); /* V=1 cmd: V is back once cmd has run */
 	} else {
@@ -2506,18 +4007,14 @@ fallback(struct sx *x, struct result *r)
 	free(seen.v);
 }
 
+static int is_train(const struct cand *c);
+
 static size_t
 choose_candidate(struct sx *x)
 {
-	for (size_t c = 0; c < x->ncands; c++) {
-		char *t = ps_text(&x->cands[c].w.v[x->cands[c].py]);
-		const char *b = base_name(t);
-		int train = strcasestr(b, "train") != NULL;
-
-		free(t);
-		if (train)
+	for (size_t c = 0; c < x->ncands; c++)
+		if (is_train(&x->cands[c]))
 			return c;
-	}
 	return 0;
 }
 
@@ -2566,10 +4063,95 @@ read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shs
 	}
 	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
 	free(lw);
-	out->env = cd->env;
+	out->env = mcinit_xcalloc(cd->nenv + 1, sizeof *out->env);
 	out->nenv = cd->nenv;
-	cd->env = NULL;
-	cd->nenv = 0;
+	for (size_t i = 0; i < cd->nenv; i++) {
+		out->env[i] = cd->env[i];
+		out->env[i].name = mcinit_xstrdup(cd->env[i].name);
+		out->env[i].value = cd->env[i].value ? mcinit_xstrdup(cd->env[i].value) : NULL;
+	}
+}
+
+/* The command cd: its script, its flags, its launcher and environment. */
+static void
+fill_launch(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shscan *out)
+{
+	const struct plist *p = &cd->w;
+	const struct pstr *py = &p->v[cd->py];
+
+	out->script = ps_text(py);
+	out->script_line = py->n ? py->v[0].line : 0;
+	out->script_col = py->n ? py->v[0].col : 0;
+	for (size_t k = cd->py + 1; k < p->n; k++)
+		emit_word(x, r, &p->v[k]);
+	read_launcher(x, cd, r, out);
+}
+
+static int
+is_train(const struct cand *c)
+{
+	char *t = ps_text(&c->w.v[c->py]);
+	int train = strcasestr(base_name(t), "train") != NULL;
+
+	free(t);
+	return train;
+}
+
+/* The same words and environment: a loop that launches the same job. */
+static int
+cand_same(const struct cand *a, const struct cand *b)
+{
+	int same = a->w.n == b->w.n && a->nenv == b->nenv;
+
+	for (size_t k = 0; k < a->w.n && same; k++) {
+		char *s = ps_text(&a->w.v[k]), *t = ps_text(&b->w.v[k]);
+
+		same = strcmp(s, t) == 0;
+		free(s);
+		free(t);
+	}
+	for (size_t k = 0; k < a->nenv && same; k++)
+		same = strcmp(a->env[k].name, b->env[k].name) == 0 &&
+		       (a->env[k].value == NULL) == (b->env[k].value == NULL) &&
+		       (a->env[k].value == NULL || strcmp(a->env[k].value, b->env[k].value) == 0);
+	return same;
+}
+
+/* The launches judged one by one: every command that runs a training
+ * script (as choose_candidate tells one), identical ones once; idx gets
+ * their indices. */
+static size_t
+pick_launches(const struct sx *x, size_t *idx)
+{
+	size_t n = 0, j;
+
+	for (size_t c = 0; c < x->ncands; c++) {
+		if (!is_train(&x->cands[c]))
+			continue;
+		for (j = 0; j < n && !cand_same(&x->cands[idx[j]], &x->cands[c]); j++)
+			;
+		if (j == n)
+			idx[n++] = c;
+	}
+	return n;
+}
+
+/* Each launch as a scan of its own, with the notes about its words. */
+static void
+fill_launches(struct sx *x, const size_t *idx, size_t n, struct mcinit_shscan *out)
+{
+	out->launches = mcinit_xcalloc(n, sizeof *out->launches);
+	out->nlaunches = n;
+	for (size_t k = 0; k < n; k++) {
+		struct result r = {0};
+		struct mcinit_shscan *l = &out->launches[k];
+
+		r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
+		fill_launch(x, &x->cands[idx[k]], &r, l);
+		free(r.ev_used);
+		l->words = r.w, l->nwords = r.nw;
+		l->notes = r.notes, l->nnotes = r.nn;
+	}
 }
 
 static void
@@ -2579,22 +4161,18 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 
 	r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
 	if (x->ncands > 0) {
-		size_t c = choose_candidate(x);
-		struct cand *cd = &x->cands[c];
-		const struct plist *p = &cd->w;
-		const struct pstr *py = &p->v[cd->py];
+		size_t *idx = mcinit_xcalloc(x->ncands, sizeof *idx), n = pick_launches(x, idx);
+		struct cand *cd = &x->cands[n >= 2 ? idx[0] : choose_candidate(x)];
 
-		out->script = ps_text(py);
-		out->script_line = py->n ? py->v[0].line : 0;
-		out->script_col = py->n ? py->v[0].col : 0;
-		if (x->ncands > 1)
+		fill_launch(x, cd, &r, out);
+		if (n >= 2)
+			fill_launches(x, idx, n, out);
+		else if (x->ncands > 1)
 			note_add(&r.notes, &r.nn, &r.capn, out->script_line, out->script_col,
 			         mcinit_xasprintf("%zu commands run Python scripts; the flags are "
 			                          "taken from the one running `%s`",
 			                          x->ncands, out->script));
-		for (size_t k = cd->py + 1; k < p->n; k++)
-			emit_word(x, &r, &p->v[k]);
-		read_launcher(x, cd, &r, out);
+		free(idx);
 	} else {
 		note_add(&r.notes, &r.nn, &r.capn, 0, 0,
 		         mcinit_xstrdup("no command in the script runs a *.py file; the flags are "
@@ -2602,6 +4180,10 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 		fallback(x, &r);
 	}
 	for (size_t k = 0; k < x->nnotes; k++) {
+		for (size_t j = 0; j < out->nlaunches; j++) /* notes about the script */
+			note_add(&out->launches[j].notes, &out->launches[j].nnotes, &(size_t){0},
+			         x->notes[k].line, x->notes[k].col,
+			         mcinit_xstrdup(x->notes[k].msg));
 		note_add(&r.notes, &r.nn, &r.capn, x->notes[k].line, x->notes[k].col,
 		         x->notes[k].msg);
 		x->notes[k].msg = NULL;
@@ -2654,6 +4236,12 @@ sx_free(struct sx *x)
 	for (size_t k = 0; k < x->nsbatch; k++)
 		free((char *)x->sbatch[k].text);
 	free(x->sbatch);
+	for (size_t k = 0; k < x->nfns; k++)
+		free(x->fns[k].name);
+	free(x->fns);
+	while (x->nframes > 0)
+		frame_pop(x);
+	free(x->frames);
 }
 
 static int
@@ -2666,20 +4254,75 @@ check_nul(const char *text, size_t len, struct mcinit_err *err)
 	return mcinit_err_at(err, MCINIT_E_PARSE, NULL, line, col, "NUL byte: not a shell script");
 }
 
+static void
+sx_init(struct sx *x, const char *text, size_t len, struct mcinit_err *err)
+{
+	memset(x, 0, sizeof *x);
+	x->s = text;
+	x->len = len;
+	x->line = x->col = 1;
+	x->err = err;
+	x->budget = BUDGET_BASE;
+	x->at = var_get(x, "@", 1);
+	x->vars[x->at].defined = x->vars[x->at].is_array = 1;
+}
+
+/* The script's arguments, split as bash splits a command line (quotes,
+ * escapes; a `$` is kept as the run would see it): the positional
+ * parameters, each character placed where it is expanded (line 0). */
+static int
+read_args(struct sx *x, const char *args, struct mcinit_err *err)
+{
+	struct sx a;
+	struct plist *dst = &x->vars[x->at].val;
+	int ret = 0;
+
+	sx_init(&a, args, strlen(args), err);
+	while (ret == 0 && a.i < a.len) {
+		struct pstr w = {0};
+
+		if (is_sep(peekc(&a, 0))) {
+			adv(&a);
+			continue;
+		}
+		ret = lex_word(&a, &w, 0, 0);
+		split_word(&w, dst);
+		ps_free(&w);
+	}
+	for (size_t k = 0; k < dst->n; k++)
+		for (size_t j = 0; j < dst->v[k].n; j++) {
+			dst->v[k].v[j].line = dst->v[k].v[j].col = 0;
+			dst->v[k].v[j].var = dst->v[k].v[j].ev = -1;
+		}
+	if (ret < 0 && err != NULL) {
+		char msg[sizeof err->msg];
+
+		memcpy(msg, err->msg, sizeof msg);
+		mcinit_err_set(err, MCINIT_E_USAGE, "script arguments: %s", msg);
+	}
+	sx_free(&a);
+	return ret;
+}
+
 int
 mcinit_shscan_parse(const char *text, size_t len, struct mcinit_shscan *out, struct mcinit_err *err)
 {
-	struct sx x = {0};
+	return mcinit_shscan_parse_args(text, len, NULL, out, err);
+}
+
+int
+mcinit_shscan_parse_args(const char *text, size_t len, const char *args, struct mcinit_shscan *out,
+                         struct mcinit_err *err)
+{
+	struct sx x;
 	int ret = -1;
 
 	memset(out, 0, sizeof *out);
 	if (len > 0 && check_nul(text, len, err) < 0)
 		return -1;
-	x.s = text;
-	x.len = len;
-	x.line = x.col = 1;
-	x.err = err;
-	x.budget = BUDGET_BASE;
+	sx_init(&x, text, len, err);
+	if (args != NULL && read_args(&x, args, err) < 0)
+		goto out;
 	while (x.i < x.len)
 		if (parse_command(&x) < 0)
 			goto out;
@@ -2714,5 +4357,8 @@ mcinit_shscan_destroy(struct mcinit_shscan *s)
 	}
 	free(s->env);
 	mcinit_launch_clear(&s->launch);
+	for (size_t k = 0; k < s->nlaunches; k++)
+		mcinit_shscan_destroy(&s->launches[k]);
+	free(s->launches);
 	memset(s, 0, sizeof *s);
 }

@@ -20,8 +20,32 @@
  *     bash matches it), -eq ... -ge, `!`, `||` and `&&`; a variable the script
  *     never assigns counts as unset (as for ${V:-default}); a test only the
  *     run can decide (`-f FILE`, `$1`, a command) reads every branch, with a
- *     note.  Loops are read once.  A prefix assignment (`V=1 cmd`) holds for
- *     that command only, as in bash;
+ *     note.  A prefix assignment (`V=1 cmd`) holds for that command only,
+ *     as in bash;
+ *   - loops: `for V in WORDS`, `for ((A; B; C))`, `while`/`until` whose test
+ *     is known each time round, `break`, `continue`; a test only the run
+ *     can decide reads the body once.  Function calls, substitutions and
+ *     loops read 10000 commands at the most (a note says when);
+ *   - `eval WORDS` and `... bash -c STRING` read the string as commands;
+ *     the words before `bash` (srun, a container wrapper) come before the
+ *     launch found inside;
+ *   - the variables Slurm sets from the #SBATCH directives (SLURM_NNODES,
+ *     SLURM_NTASKS, SLURM_GPUS_ON_NODE, ...) are known from the first
+ *     command on;
+ *   - `&&` and `||` skip what bash skips when the status before them is
+ *     known (a test, true, false, echo, an assignment);
+ *   - functions (`f() {`, `function f {`): the body is read where it is
+ *     called, with the call's words as its positional parameters and its
+ *     `local` variables restored at its end; `shift`, `set --`;
+ *   - the positional parameters: none by default (mcinit_shscan_parse_args
+ *     gives them), so `"$@"` is nothing, as bash runs the script alone;
+ *     `$1`, `${10}`, `$#`, `"$@"`, `$*`, `${@:2}`, `${a[@]:1:2}`, `${#V}`,
+ *     `${#a[@]}`, `${!a[@]}`, `${a[$i]}` (subscripts are arithmetic);
+ *   - command substitutions, `$(...)` and backquotes, are evaluated when no
+ *     program has to run: echo, printf (%s %d %i), tests, true/false, `&&`,
+ *     `||`, arithmetic and the script's functions, in a subshell (their
+ *     assignments do not last); the words they print keep the positions
+ *     where they were written;
  *   - `$((...))` and `$[...]` are evaluated as bash does (64-bit integers,
  *     C operators and precedence, `**`, variables by name or `$V`);
  *   - the job's environment: `export`, `declare -x`, `set -a`, prefix
@@ -29,9 +53,10 @@
  *   - the launcher of the chosen command and `#SBATCH` directives give the
  *     world size (launcher.h).
  *
- * What cannot be known without running the script — positional parameters
- * (`$1`, `"$@"`), variables never assigned in the script (environment),
- * `$(...)`, backquotes, `${#V}`, `${V/x/y}` and other operators — is kept in
+ * What cannot be known without running the script — `$0`, `$?`, `$$`,
+ * variables never assigned in the script (environment), a substitution
+ * that runs a program (the note says which), `${V/x/y}` and other
+ * operators — is kept in
  * the word exactly as written, the word is marked `opaque`, and a note says
  * why.  One exception, because launch scripts use it to make settings
  * overridable from the environment: `${V:-default}` / `${V:=default}` with V
@@ -42,6 +67,8 @@
  * echo, printf, cat, ... does not count).  When several commands do, the first
  * whose script name contains "train" wins (so a preprocessing step before
  * `pretrain_gpt.py` is passed over), else the first; a note lists the choice.
+ * When two or more (different) commands run training scripts, each is also
+ * a launch of its own (launches below).
  * When no command runs a `.py`, the fallback is every word of every array or
  * string assignment that holds a `--flag` word (from that flag on, each
  * source position once, in text order), skipping assignments whose first flag
@@ -123,6 +150,14 @@ struct mcinit_shscan {
 	char *script; /* the `*.py` word the flags follow; NULL when
 	               * the fallback was used */
 	int script_line, script_col;
+	/* When the script runs two or more training scripts (a loop, several
+	 * launcher lines; "train" in the script's name, as for the choice
+	 * above, which is then the first of them): each launch in the order
+	 * bash runs them, as a scan of its own (words, argv, env, launch,
+	 * script, the notes about its words), identical launches once.  NULL
+	 * and 0 otherwise. */
+	struct mcinit_shscan *launches;
+	size_t nlaunches;
 };
 
 /*
@@ -135,6 +170,15 @@ struct mcinit_shscan {
  */
 int mcinit_shscan_parse(const char *text, size_t len, struct mcinit_shscan *out,
                         struct mcinit_err *err);
+
+/* The same, for the script run with the arguments args (split as bash
+ * splits a command line: "a 'b c'" is two; NULL or "": none, which is what
+ * mcinit_shscan_parse assumes).  An argument's words are placed where the
+ * script expands them.  Also returns -1 with MCINIT_E_USAGE and a message
+ * starting "script arguments: " for args that cannot be split (an
+ * unterminated quote). */
+int mcinit_shscan_parse_args(const char *text, size_t len, const char *args,
+                             struct mcinit_shscan *out, struct mcinit_err *err);
 
 /* Frees everything *s owns and zeroes it; s may be NULL. */
 void mcinit_shscan_destroy(struct mcinit_shscan *s);

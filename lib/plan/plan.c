@@ -82,6 +82,24 @@ lint_request(const struct mcinit_job_desc *desc)
 	return true;
 }
 
+/* Only launch scripts (and .py files) describe the job, and none of the
+ * `unlaunched` scripts in which no launch was found holds one. */
+static bool
+nothing_but_scripts(const struct mcinit_job_desc *desc, size_t unlaunched)
+{
+	size_t i, scripts = 0;
+
+	if (desc->noverrides > 0 || desc->nmegatron_flags > 0 || desc->world_size > 0 ||
+	    desc->nnodes > 0 || desc->nproc_per_node > 0)
+		return false;
+	for (i = 0; i < desc->ninputs; i++)
+		if (ends_with(desc->inputs[i], ".sh") || ends_with(desc->inputs[i], ".bash"))
+			scripts++;
+		else if (!ends_with(desc->inputs[i], ".py"))
+			return false;
+	return scripts == unlaunched;
+}
+
 static int
 load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcinit_err *err)
 {
@@ -90,6 +108,8 @@ load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcin
 	for (i = 0; i < desc->ninputs; i++)
 		if (load_input(&job->c, desc->inputs[i], job->d, err) < 0)
 			return -1;
+	if (job->c.scripts_unlaunched > 0 && nothing_but_scripts(desc, job->c.scripts_unlaunched))
+		job->lint_only = true; /* no job found: said once, no "required field" errors */
 	if (job->lint_only)
 		return 0;
 	for (i = 0; i < desc->noverrides; i++)
@@ -163,6 +183,8 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 	job->c.mentry = me;
 	job->c.bversion = bv;
 	job->c.mentry_fixed = desc->entry_point != NULL;
+	job->c.script_args = desc->script_args ? mcinit_xstrdup(desc->script_args) : NULL;
+	job->c.script_launch = desc->script_launch;
 	job->lint_only = lint_request(desc);
 	if (load_all(job, desc, err) < 0 ||
 	    (!job->lint_only && mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0)) {
@@ -411,6 +433,12 @@ int
 mcinit_job_valid(const struct mcinit_job *job)
 {
 	return mcinit_job_ok(job);
+}
+
+size_t
+mcinit_job_script_launches(const struct mcinit_job *job)
+{
+	return job->c.script_nlaunches;
 }
 
 /*

@@ -4,8 +4,9 @@
 # mpirun, mpiexec and python on PATH, which record the words they are given
 # (NUL-separated) and their environment.  mcinit must have extracted exactly
 # those words (a word it marks as known only at run time stands for zero or
-# more words: the script gets ARG1 ... ARG9 as its arguments, and a variable
-# it never sets is empty here)
+# more words: a variable the script never sets is empty here).  The script
+# gets no arguments, as mcinit assumes by default, or those of its line
+# `# script-args: ARGS` (mcinit validate --script-args ARGS),
 # and exactly that environment for the variables it names.
 . "$srcdir/tests/cli/lib.sh"
 : "${SH_WORDS:?SH_WORDS must point at tests/shell/sh-words}"
@@ -18,6 +19,11 @@ cat >"$stub/record" <<'STUB'
 n=$(ls "$ARGV_DIR" | wc -l)
 printf '%s\0' "$(basename "$0")" "$@" >"$ARGV_DIR/$n.argv"
 env >"$ARGV_DIR/$n.env"
+# srun --opt=v bash -c '...': the shell runs, as on a node
+if [ "$(basename "$0")" = srun ]; then
+	while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+	case $1 in bash | sh) exec "$@" ;; esac
+fi
 STUB
 chmod +x "$stub/record"
 for c in torchrun srun mpirun mpiexec python python3; do
@@ -58,15 +64,81 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# What sbatch sets in the job's environment from the script's #SBATCH
+# directives (those before the first command), read here independently of
+# mcinit: NAME=VALUE words for env.
+slurm_env() {
+	python3 - "$1" <<'PY'
+import re, sys
+opts = {}
+for line in open(sys.argv[1], errors='replace'):
+    s = line.strip()
+    if s and not s.startswith('#'):
+        break
+    if not s.startswith('#SBATCH'):
+        continue
+    words = s[7:].split('#')[0].split()
+    i = 0
+    while i < len(words):
+        w = words[i]
+        m = re.match(r'(--[a-z-]+)=(.*)|(-[A-Za-z])(.+)', w)
+        if m:
+            k, v = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        elif i + 1 < len(words):
+            k, v = w, words[i + 1]
+            i += 1
+        else:
+            k, v = w, ''
+        opts[{'-N': '--nodes', '-n': '--ntasks'}.get(k, k)] = v
+        i += 1
+num = lambda k: int(opts[k]) if opts.get(k, '').isdigit() else None
+out = {}
+if num('--nodes'):
+    out['SLURM_NNODES'] = out['SLURM_JOB_NUM_NODES'] = num('--nodes')
+if num('--ntasks'):
+    out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--ntasks')
+elif num('--nodes') and num('--ntasks-per-node'):
+    out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--nodes') * num('--ntasks-per-node')
+if num('--ntasks-per-node'):
+    out['SLURM_NTASKS_PER_NODE'] = num('--ntasks-per-node')
+if num('--gpus-per-node'):
+    out['SLURM_GPUS_ON_NODE'] = out['SLURM_GPUS_PER_NODE'] = num('--gpus-per-node')
+print(' '.join('%s=%d' % kv for kv in out.items()))
+PY
+}
+
 # the launch scripts of the tests (not the test drivers themselves)
 find "$srcdir/tests/cli/inputs" "$srcdir/tests/shell/scripts" "$srcdir/tests/configs" \
 	-name '*.sh' -o -name '*.bash' | sort >"$tmp/scripts"
 while read -r f; do
 	name=shell-oracle-$(basename "$f" .sh)
 	rm -rf "$tmp/rec" && mkdir "$tmp/rec"
-	(cd "$tmp/run" && env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" \
-		bash "$f" ARG1 ARG2 ARG3 ARG4 ARG5 ARG6 ARG7 ARG8 ARG9 >/dev/null 2>&1)
-	"$SH_WORDS" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
+	args=$(sed -n 's/^# script-args: //p' "$f" | head -n 1)
+	slurm=$(slurm_env "$f")
+	(eval "set -- $args" && cd "$tmp/run" &&
+		env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" $slurm \
+			bash "$f" "$@" >/dev/null 2>&1)
+	"$SH_WORDS" -a "$args" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
+	n=$("$SH_WORDS" -c -a "$args" "$f")
+	if [ "$n" -ge 2 ]; then
+		# several launches, each judged: each is one of bash's runs, in order
+		ls "$tmp/rec"/*.argv | sort -V >"$tmp/recs"
+		bad=
+		k=1
+		while [ "$k" -le "$n" ]; do
+			"$SH_WORDS" -n "$k" -a "$args" "$f" >"$tmp/mine"
+			while read -r r && ! compare "$tmp/mine" "$r" >"$tmp/diff" 2>&1; do :; done
+			[ -n "$r" ] || bad="$bad $k"
+			k=$((k + 1))
+		done <"$tmp/recs"
+		if [ -n "$bad" ]; then
+			echo "launches with no run of bash's, in order:$bad" >"$tmp/diff"
+			fail "$name" "launches differ from what bash ran" "$tmp/diff"
+		else
+			pass "$name"
+		fi
+		continue
+	fi
 	if [ ! -s "$tmp/mine" ]; then
 		# no command runs a .py file: bash must not have run one either
 		if ls "$tmp/rec" | grep -q argv; then
@@ -76,13 +148,16 @@ while read -r f; do
 		fi
 		continue
 	fi
-	# the recorded run of the command mcinit chose: the last one of its name
-	want=$(tr '\0' '\n' <"$tmp/mine" | tr -d '\001' | while read -r w; do
-		case ${w##*/} in torchrun | srun | mpirun | mpiexec | python | python3) echo "${w##*/}"; break ;; esac
-	done)
+	# the recorded run of the command mcinit chose: the last one of its name;
+	# of its launchers, the innermost bash ran (srun bash -c "python ...")
 	rec=
-	for r in $(ls "$tmp/rec"/*.argv 2>/dev/null | sort -t/ -k1 -V); do
-		[ "$(head -c "$((${#want} + 1))" "$r" | tr -d '\0')" = "$want" ] && rec=$r
+	for want in $(tr '\0' '\n' <"$tmp/mine" | tr -d '\001' | while read -r w; do
+		case ${w##*/} in torchrun | srun | mpirun | mpiexec | python | python3) echo "${w##*/}" ;; *.py) break ;; esac
+	done | tac); do
+		for r in $(ls "$tmp/rec"/*.argv 2>/dev/null | sort -t/ -k1 -V); do
+			[ "$(head -c "$((${#want} + 1))" "$r" | tr -d '\0')" = "$want" ] && rec=$r
+		done
+		[ -n "$rec" ] && break
 	done
 	if [ -z "$rec" ]; then
 		fail "$name" "mcinit chose a $want command that bash never ran"
@@ -93,7 +168,7 @@ while read -r f; do
 		continue
 	fi
 	# the environment mcinit reports is the one the command got
-	"$SH_WORDS" -e "$f" >"$tmp/env"
+	"$SH_WORDS" -e -a "$args" "$f" >"$tmp/env"
 	envbad=
 	while read -r kv; do
 		case $kv in

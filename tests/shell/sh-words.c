@@ -2,7 +2,9 @@
  * oracle (tests/shell/oracle.sh): the chosen command's words, NUL-separated,
  * a word known only at run time prefixed with \001; with -e, the job's
  * environment instead (NAME=VALUE, or NAME alone when unset, one a line);
- * with -l, the launcher's facts and the notes. */
+ * with -l, the launcher's facts and the notes; with -c, how many launches
+ * are judged one by one; -n K: launch K of those (1 = the first); -a ARGS:
+ * the script's arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +16,38 @@ main(int argc, char **argv)
 {
 	struct mcinit_err err = {0};
 	struct mcinit_shscan sc;
-	const char *mode = argc == 3 ? argv[1] : "";
+	const char *mode = "", *args = NULL;
 	size_t len, i;
 	char *text;
+	int a = 1, launch = 0;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: sh-words [-e|-l] SCRIPT\n");
+	for (; a + 1 < argc && argv[a][0] == '-'; a++)
+		if (strcmp(argv[a], "-a") == 0 && a + 2 < argc)
+			args = argv[++a];
+		else if (strcmp(argv[a], "-n") == 0 && a + 2 < argc)
+			launch = atoi(argv[++a]);
+		else
+			mode = argv[a];
+	if (a != argc - 1) {
+		fprintf(stderr, "usage: sh-words [-e|-l|-c] [-n K] [-a ARGS] SCRIPT\n");
 		return 64;
 	}
-	text = mcinit_read_file(argv[argc - 1], &len, &err);
-	if (text == NULL || mcinit_shscan_parse(text, len, &sc, &err) < 0) {
+	text = mcinit_read_file(argv[a], &len, &err);
+	if (text == NULL || mcinit_shscan_parse_args(text, len, args, &sc, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		free(text);
 		return 65;
 	}
-	if (strcmp(mode, "-e") == 0) {
+	if (launch > 0 && (size_t)launch <= sc.nlaunches) { /* that launch alone */
+		struct mcinit_shscan one = sc.launches[launch - 1];
+
+		sc.launches[launch - 1] = (struct mcinit_shscan){0};
+		mcinit_shscan_destroy(&sc);
+		sc = one;
+	}
+	if (strcmp(mode, "-c") == 0) {
+		printf("%zu\n", sc.nlaunches);
+	} else if (strcmp(mode, "-e") == 0) {
 		for (i = 0; i < sc.nenv; i++)
 			if (sc.env[i].remote)
 				continue; /* not in the launcher's own environment */

@@ -18,6 +18,17 @@ scan_ok(const char *text)
 	             err.msg);
 }
 
+/* The script run with arguments args. */
+static void
+scan_args_ok(const char *text, const char *args)
+{
+	struct mcinit_err err = {0};
+
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse_args(text, strlen(text), args, &S, &err), 0,
+	             "parse failed: %s", err.msg);
+}
+
 static void
 teardown(void)
 {
@@ -131,28 +142,34 @@ static const char gpt_script[] =
 
 Test(shscan, megatron_gpt_example)
 {
-	scan_ok(gpt_script);
+	scan_args_ok(gpt_script, "/ckpt /tb 'my vocab.json' /merges /data");
 	cr_assert_str_eq(S.script, "pretrain_gpt.py");
 	cr_assert_eq(S.script_line, 41);
 	cr_assert_eq(S.script_col, 33);
 	words_are("--num-layers|96|--hidden-size|12288|--seq-length|2048|--micro-batch-size|1|--lr|"
 	          "6.0e-5|--lazy-mpu-init|False|--tensor-model-parallel-size|8|"
-	          "--pipeline-model-parallel-size|16|--save|$1|--vocab-file|$3|--data-path|$5");
+	          "--pipeline-model-parallel-size|16|--save|/ckpt|--vocab-file|my vocab.json|"
+	          "--data-path|/data");
 	word_is(0, "--num-layers", 24, 5, "GPT_MODEL_ARGS");
 	word_is(1, "96", 24, 18, "GPT_MODEL_ARGS");
 	word_is(4, "--seq-length", 27, 5, "GPT_MODEL_ARGS");
 	word_is(11, "False", 33, 21, "TRAINING_ARGS");
 	word_is(12, "--tensor-model-parallel-size", 37, 2, "MODEL_PARALLEL_ARGS");
 	word_is(16, "--save", 45, 5, NULL);
-	word_is(17, "$1", 13, 17, "CHECKPOINT_PATH");
-	cr_assert(S.words[17].opaque);
-	cr_assert_not(S.words[16].opaque);
-	word_is(19, "$3", 14, 12, "VOCAB_FILE");
-	/* one note per unexpandable word that reached the flags, at its source */
-	cr_assert_eq(S.nnotes, 3);
+	/* an argument's words are placed where the script expands them */
+	word_is(17, "/ckpt", 13, 17, "CHECKPOINT_PATH");
+	cr_assert_not(S.words[17].opaque);
+	word_is(19, "my vocab.json", 14, 12, "VOCAB_FILE");
+	cr_assert_eq(S.nnotes, 0);
+	/* run with no arguments, as mcinit assumes by default: bash passes
+	 * nothing for $CHECKPOINT_PATH, an empty word for "$VOCAB_FILE" */
+	scan_ok(gpt_script);
+	cr_assert_eq(S.nnotes, 3); /* one per $N: bash expands it to nothing */
 	cr_assert_eq(S.notes[0].line, 13);
 	cr_assert_eq(S.notes[0].col, 17);
 	cr_assert(strstr(S.notes[0].msg, "`$1`") != NULL, "%s", S.notes[0].msg);
+	cr_assert_geq(S.nwords, 17);
+	cr_assert_str_eq(S.words[16].text, "--save");
 }
 
 Test(shscan, string_variables_split_with_positions)
@@ -252,9 +269,9 @@ Test(shscan, default_expansions)
 
 Test(shscan, unexpandable_words_kept_as_written)
 {
-	scan_ok("python pretrain_gpt.py --seed $1 --save \"$@\" --d $(date +%s) --e `hostname` "
+	scan_ok("python pretrain_gpt.py --seed $0 --save \"$!\" --d $(date +%s) --e `hostname` "
 	        "--f $((++X)) --g ${UNDEF} --h $UNDEF2/x --i ${#A[@]} --j ${P/a/b}\n");
-	words_are("--seed|$1|--save|$@|--d|$(date +%s)|--e|`hostname`|--f|$((++X))|--g|${UNDEF}|"
+	words_are("--seed|$0|--save|$!|--d|$(date +%s)|--e|`hostname`|--f|$((++X))|--g|${UNDEF}|"
 	          "--h|$UNDEF2/x|--i|${#A[@]}|--j|${P/a/b}");
 	for (size_t k = 1; k < S.nwords; k += 2)
 		cr_assert(S.words[k].opaque, "word %zu %s", k, S.words[k].text);
@@ -593,4 +610,46 @@ Test(shscan, split_and_kept_quotes_are_marked)
 	cr_assert_not(S.words[0].resplit);
 	cr_assert(S.words[4].quotes);
 	cr_assert_not(S.words[3].quotes);
+}
+
+Test(shscan, substitution_evaluated_or_noted_at_its_line)
+{
+	scan_ok("X=1\n"
+	        "f() { printf -- '--a %d' $(($1 * 2)); }\n"
+	        "python train.py $( [ \"$X\" = 1 ] && echo --b 2 ) $(f 3) `echo --c` \\\n"
+	        "  $( [ \"$X\" = 0 ] && echo --never ) $(hostname)\n");
+	words_are("--b|2|--a|6|--c|$(hostname)");
+	word_is(0, "--b", 3, 41, NULL);
+	cr_assert(S.words[5].opaque);
+	cr_assert_geq(note_with("it runs `hostname`"), 0);
+	cr_assert_eq(S.notes[note_with("hostname")].line, 4);
+}
+
+Test(shscan, loops_and_launches)
+{
+	scan_ok("A=(1 2)\n"
+	        "for i in \"${!A[@]}\"; do python train.py --x ${A[$i]}; done\n"
+	        "for ((n = 0; n < 2; n++)); do python train.py --x 1; done\n"
+	        "set -- a b c; while [ $# -gt 1 ]; do shift; done\n"
+	        "python train.py --last $1\n");
+	cr_assert_eq(S.nlaunches, 3); /* --x 1 twice is one launch */
+	cr_assert_str_eq(S.launches[1].words[1].text, "2");
+	cr_assert_str_eq(S.launches[2].words[1].text, "c");
+	cr_assert_eq(S.launches[2].script_line, 5);
+}
+
+Test(shscan, slurm_variables_from_sbatch)
+{
+	scan_ok(
+	    "#!/bin/bash\n"
+	    "#SBATCH -N 3\n"
+	    "#SBATCH --gpus-per-node=8 # comment\n"
+	    "python train.py --a $SLURM_NNODES --b $SLURM_GPUS_ON_NODE --c ${SLURM_NTASKS:-none}\n"
+	    "#SBATCH --ntasks-per-node 2\n");
+	/* no --ntasks: sbatch does not set SLURM_NTASKS; a directive after the
+	 * first command is not read */
+	words_are("--a|3|--b|8|--c|none");
+	cr_assert_eq(S.words[1].line, 2);
+	scan_ok("#SBATCH --nodes=2 --ntasks-per-node=4\npython train.py --n $SLURM_NTASKS\n");
+	words_are("--n|8");
 }
