@@ -1340,7 +1340,8 @@ listen_on(struct mcinit_store_server *s, const char *host, int port, struct mcin
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 		if (ai->ai_family == AF_INET6 && !(host && *host))
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 4096) == 0) {
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, MCINIT_STORE_BACKLOG) == 0) {
 			s->lfd = fd;
 			break;
 		}
