@@ -138,6 +138,23 @@ report_refusals(const struct mcinit_store_server *s, const struct sopts *o)
 	last = now;
 }
 
+/* On the way out: what was served and what was dropped, by kind. */
+static void
+report_totals(const struct mcinit_store_server *s, const struct sopts *o)
+{
+	struct mcinit_store_stats st;
+
+	mcinit_store_server_stats(s, &st);
+	if (o->quiet)
+		return;
+	fprintf(stderr,
+	        "mcinit store: %llu connection(s), %llu request(s); dropped %llu (%llu malformed, "
+	        "%llu silent, %llu over the bounds, %llu turned away); %llu closed by the client "
+	        "mid-request\n",
+	        st.accepted, st.requests, st.dropped, st.malformed, st.silent, st.refused,
+	        st.turned_away, st.truncated);
+}
+
 int
 mcinit_cmd_store(int argc, char **argv, int argi0)
 {
@@ -180,6 +197,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 		mcinit_store_server_step(s, 0);
 		report_refusals(s, &o);
 	}
+	report_totals(s, &o);
 	mcinit_store_server_free(s);
 	close(sfd);
 	free(prog);

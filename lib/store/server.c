@@ -104,6 +104,7 @@ struct mcinit_store_server {
 	struct conn *pending;
 	size_t nconns;
 	unsigned long long accepted, dropped, requests, refused;
+	unsigned long long malformed, truncated, silent, turned_away; /* dropped, by kind */
 	char why[160]; /* the last refusal's reason */
 	pthread_t thr;
 	bool thr_running;
@@ -1104,9 +1105,20 @@ in_release_idle(struct mcinit_store_server *s, struct conn *c)
 
 /* Reads what the socket has, then handles every complete request: one
  * parse of a large request that arrives in pieces, not one per piece. */
+/* A connection dropped for its request: over the bounds (room() counted
+ * it) or malformed. */
+static void
+drop_bad(struct mcinit_store_server *s, struct conn *c, unsigned long long refused_before)
+{
+	s->dropped++;
+	s->malformed += s->refused == refused_before;
+	conn_close(s, c);
+}
+
 static void
 conn_readable(struct mcinit_store_server *s, struct conn *c)
 {
+	unsigned long long refused = s->refused;
 	bool eof = false;
 
 	for (;;) {
@@ -1137,13 +1149,14 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 		goto bad;
 	if (!c->dead && !conn_flush(s, c))
 		eof = true;
+	if (eof && c->inlen > 0)
+		s->truncated++; /* gone in the middle of a request */
 	if (eof)
 		conn_close(s, c);
 	in_release_idle(s, c);
 	return;
 bad:
-	s->dropped++;
-	conn_close(s, c);
+	drop_bad(s, c, refused);
 }
 
 static void
@@ -1162,6 +1175,7 @@ accept_all(struct mcinit_store_server *s)
 		s->accepted++;
 		if (s->nconns >= s->lim.max_conns || !mem_ok(s, sizeof *c)) {
 			s->dropped++;
+			s->turned_away++;
 			close(fd);
 			continue;
 		}
@@ -1195,6 +1209,7 @@ expire_silent(struct mcinit_store_server *s)
 
 	while (s->shead && now - s->shead->since >= s->lim.silent_timeout) {
 		s->dropped++;
+		s->silent++;
 		conn_close(s, s->shead);
 	}
 	if (!s->shead)
@@ -1266,6 +1281,7 @@ mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t
 	struct conn *c = ss->c;
 	const char *q = p;
 	int rc = P_OK;
+	unsigned long long refused = s->refused;
 
 	/* as conn_readable does with what recv returns */
 	while (!c->dead && n > 0 && rc == P_OK) {
@@ -1282,10 +1298,8 @@ mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t
 	}
 	if (!c->dead && rc == P_OK && c->inlen > 0)
 		rc = conn_process(s, c);
-	if (!c->dead && rc != P_OK) {
-		s->dropped++;
-		conn_close(s, c);
-	}
+	if (!c->dead && rc != P_OK)
+		drop_bad(s, c, refused);
 	in_release_idle(s, c);
 	flush_pending(s); /* sessions keep theirs: nothing is freed here */
 	if (out && c->outlen > c->outoff)
@@ -1506,6 +1520,10 @@ mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_sto
 	st->dropped = s->dropped;
 	st->requests = s->requests;
 	st->refused = s->refused;
+	st->malformed = s->malformed;
+	st->truncated = s->truncated;
+	st->silent = s->silent;
+	st->turned_away = s->turned_away;
 	snprintf(st->why, sizeof st->why, "%s", s->why);
 }
 

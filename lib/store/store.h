@@ -111,7 +111,11 @@ struct mcinit_store_stats {
 	size_t conns, keys, memory;
 	unsigned long long accepted, dropped, requests;
 	unsigned long long refused; /* requests over max_memory / max_entries */
-	char why[160];              /* the last refusal's reason, "" if none */
+	/* the connections dropped, by why: a malformed request (garbage, an
+	 * unknown command, a length over a limit), closed in the middle of a
+	 * request, silent past the limit, turned away at max_conns */
+	unsigned long long malformed, truncated, silent, turned_away;
+	char why[160]; /* the last refusal's reason, "" if none */
 };
 void mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_store_stats *st);
 

@@ -27,7 +27,13 @@
  * server's peak count of what it holds (keys, values, buffers); "-" over
  * sockets, where the caller reads the server process's VmHWM.
  *
- *   bench-store-load run|torch N HOST PORT [TIMEOUT_S]
+ * FAULT_PCT (sockets only) makes that share of the N clients misbehave, in
+ * turn: close in the middle of a request, send garbage, or send half a
+ * request and stall until the end.  The others are the world the pattern
+ * runs with, and must all complete; the line ends with
+ * "faults: CLOSED GARBAGE STALLED".
+ *
+ *   bench-store-load run|torch N HOST PORT [TIMEOUT_S [FAULT_PCT]]
  *   bench-store-load run|torch N local [TIMEOUT_S]
  */
 #include <arpa/inet.h>
@@ -55,8 +61,9 @@ enum reply { R_U8, R_U32, R_I64, R_VEC };
 enum { GATHER_CHUNK = 8192, ROUNDS = 3, DIAL_AHEAD = 256 };
 
 struct cl {
-	long rank;
-	int fd; /* -1: not connected (or a session) */
+	long id;   /* its index among all clients (its source address) */
+	long rank; /* its rank in the world (a misbehaving client has none) */
+	int fd;    /* -1: not connected (or a session) */
 	struct mcinit_store_session *ss;
 	int step;        /* where the client is in its pattern */
 	long chunk;      /* rank 0's next gather chunk */
@@ -64,11 +71,14 @@ struct cl {
 	enum reply kind; /* what each awaited reply is */
 	long awaited;    /* replies still to come */
 	bool done, failed;
+	int fault; /* enum fault: how a misbehaving client misbehaves */
 	struct mcinit_buf out, in;
 	size_t off;
 };
 
-static long n;
+enum fault { F_NONE, F_CLOSE, F_GARBAGE, F_STALL };
+
+static long n; /* the world: the well-behaved clients */
 static bool torch;
 static const char *const round_names[ROUNDS] = {"rdzv", "groups", "ready"};
 /* The phases a rank begins before each round's SET (mcinit_ph_begin). */
@@ -344,9 +354,8 @@ dial(struct cl *c)
 	struct sockaddr_in src = {.sin_family = AF_INET};
 	int one = 1;
 
-	src.sin_addr.s_addr =
-	    htonl((127u << 24) | (src_net << 16) | (unsigned)(1 + c->rank / 250) << 8 |
-	          (unsigned)(1 + c->rank % 250));
+	src.sin_addr.s_addr = htonl((127u << 24) | (src_net << 16) |
+	                            (unsigned)(1 + c->id / 250) << 8 | (unsigned)(1 + c->id % 250));
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
 		return -1;
@@ -395,12 +404,39 @@ sock_read(struct cl *c)
 	}
 }
 
+/* A misbehaving client, once connected: the handshake, then half a SET
+ * (whose key length says 100 bytes) and a close, or the same half and a
+ * stall, or a byte no command has. */
+static void
+misbehave(struct cl *c)
+{
+	static const char half_set[] = {MCINIT_STORE_SET, 100, 0, 0, 0, 0, 0, 0, 0, '/', 'k'};
+	static const char garbage[] = {(char)0xee, 'g', 'a', 'r', 'b', 'a', 'g', 'e'};
+
+	hello(c);
+	if (c->fault == F_GARBAGE)
+		mcinit_buf_add(&c->out, garbage, sizeof garbage);
+	else
+		mcinit_buf_add(&c->out, half_set, sizeof half_set);
+	if (sock_flush(c) < 0 || c->fault != F_STALL) {
+		close(c->fd);
+		c->fd = -1;
+	} else {
+		epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL); /* held open until the end */
+	}
+	c->done = true;
+}
+
 /* One event on c's socket: sends what it can, reads what came, and moves
  * on while the replies are in; a request the socket cannot take yet waits
  * for the next EPOLLOUT. */
 static void
 sock_event(struct cl *c)
 {
+	if (c->fault) {
+		misbehave(c);
+		return;
+	}
 	for (;;) {
 		if (sock_flush(c) < 0 || sock_read(c) < 0) {
 			c->failed = true;
@@ -425,9 +461,13 @@ raise_nofile(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+static long total; /* clients: the world and the misbehaving ones */
+
 /* Dials at most DIAL_AHEAD clients ahead of those whose handshake is
  * answered, so that the store's accept backlog (net.core.somaxconn) never
- * overflows: a SYN dropped on loopback is retried only a second later. */
+ * overflows: a SYN dropped on loopback is retried only a second later.
+ * Ends when every client of the world is done or failed: what did not
+ * finish by the deadline counts as failed. */
 static long
 sock_run(struct cl *cs, double deadline)
 {
@@ -438,20 +478,21 @@ sock_run(struct cl *cs, double deadline)
 		struct epoll_event evs[512];
 		int k, m;
 
-		for (; next < n && shaking < DIAL_AHEAD; next++, shaking++)
+		for (; next < total && shaking < DIAL_AHEAD; next++, shaking++)
 			if (dial(&cs[next]) < 0)
-				cs[next].failed = true, finished++, failed++;
+				cs[next].failed = true, shaking--, finished += !cs[next].fault,
+				failed += !cs[next].fault;
 		m = epoll_wait(ep, evs, 512, 100);
 		for (k = 0; k < m; k++) {
 			struct cl *c = evs[k].data.ptr;
-			bool shook = c->step > 1;
+			bool shook = c->step > 1 || c->done;
 
-			if (c->fd < 0)
+			if (c->fd < 0 || (c->fault && c->done))
 				continue;
 			sock_event(c);
-			if (!shook && (c->step > 1 || c->fd < 0))
+			if (!shook && (c->step > 1 || c->done || c->fd < 0))
 				shaking--;
-			if (c->fd < 0)
+			if (!c->fault && c->fd < 0)
 				finished++, failed += c->failed;
 		}
 	}
@@ -521,6 +562,38 @@ local_run(struct cl *cs, double deadline)
 	return failed + left;
 }
 
+/* Every 100/pct-th client but the first misbehaves, the three ways in
+ * turn; the others are ranks 0 to n - 1. */
+static struct cl *
+clients(long pct)
+{
+	struct cl *cs = mcinit_xcalloc((size_t)total, sizeof *cs);
+	long i, every = pct > 0 ? 100 / pct : 0, r = 0, f = 0;
+
+	for (i = 0; i < total; i++) {
+		cs[i].id = i;
+		cs[i].fd = -1;
+		if (every > 0 && i % every == every - 1)
+			cs[i].fault = F_CLOSE + (int)(f++ % 3);
+		else
+			cs[i].rank = r++;
+	}
+	n = r;
+	return cs;
+}
+
+static void
+print_faults(const struct cl *cs)
+{
+	long k[4] = {0, 0, 0, 0}, i;
+
+	for (i = 0; i < total; i++)
+		k[cs[i].fault]++;
+	if (k[F_CLOSE] + k[F_GARBAGE] + k[F_STALL] > 0)
+		printf(" faults: %ld %ld %ld", k[F_CLOSE], k[F_GARBAGE], k[F_STALL]);
+	printf("\n");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -531,12 +604,12 @@ main(int argc, char **argv)
 	long i, failed;
 
 	if (argc < targ || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "torch") != 0)) {
-		fprintf(stderr,
-		        "usage: bench-store-load run|torch N (HOST PORT|local) [TIMEOUT_S]\n");
+		fprintf(stderr, "usage: bench-store-load run|torch N (HOST PORT [TIMEOUT_S "
+		                "[FAULT_PCT]]|local [TIMEOUT_S])\n");
 		return 64;
 	}
 	torch = strcmp(argv[1], "torch") == 0;
-	n = atol(argv[2]);
+	total = atol(argv[2]);
 	timeout = argc > targ ? atof(argv[targ]) : 120;
 	if (!local) {
 		server_addr.sin_family = AF_INET;
@@ -548,21 +621,21 @@ main(int argc, char **argv)
 		src_net = 1 + (unsigned)getpid() % 250;
 		raise_nofile();
 	}
-	cs = calloc((size_t)n, sizeof *cs);
-	for (i = 0; i < n; i++) {
-		cs[i].rank = i;
-		cs[i].fd = -1;
-	}
+	cs = clients(!local && argc > targ + 1 ? atol(argv[targ + 1]) : 0);
 	t0 = mcinit_now();
 	failed = local ? local_run(cs, t0 + timeout) : sock_run(cs, t0 + timeout);
 	if (local)
-		printf("%s %ld %.4f %ld %zu\n", argv[1], n, mcinit_now() - t0, failed, local_peak);
+		printf("%s %ld %.4f %ld %zu", argv[1], total, mcinit_now() - t0, failed,
+		       local_peak);
 	else
-		printf("%s %ld %.4f %ld -\n", argv[1], n, mcinit_now() - t0, failed);
-	for (i = 0; i < n && local; i++)
+		printf("%s %ld %.4f %ld -", argv[1], total, mcinit_now() - t0, failed);
+	print_faults(cs);
+	for (i = 0; i < total && local; i++)
 		mcinit_store_session_free(cs[i].ss);
 	mcinit_store_server_free(local_srv);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < total; i++) {
+		if (cs[i].fd >= 0)
+			close(cs[i].fd);
 		mcinit_buf_free(&cs[i].out);
 		mcinit_buf_free(&cs[i].in);
 	}

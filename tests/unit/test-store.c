@@ -417,9 +417,13 @@ garbage(const struct fr *f)
 Test(store, unknown_command_costs_the_connection)
 {
 	struct fr f = {0};
+	struct mcinit_store_stats st;
 
 	f_u8(&f, 200);
 	garbage(&f);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_eq(st.malformed, 1, "counted %llu malformed", st.malformed);
+	cr_assert_eq(st.truncated + st.silent + st.refused + st.turned_away, 0);
 }
 
 Test(store, oversized_key_costs_the_connection)
@@ -515,11 +519,14 @@ Test(store, client_roundtrip)
 Test(store_silent, client_that_never_speaks, .timeout = 10)
 {
 	int fd;
+	struct mcinit_store_stats st;
 
 	serve(NULL, 0.3);
 	fd = dial();
 	cr_assert(closed(fd), "a silent client was kept");
 	close(fd);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_eq(st.silent, 1, "counted %llu silent", st.silent);
 	stop();
 }
 
@@ -647,6 +654,8 @@ Test(store, peer_closes_mid_frame)
 	st = settle_conns(0, 0);
 	cr_assert_eq(st.conns, 0, "the half-sent connection was kept");
 	cr_assert_eq(st.keys, 0, "half a SET was applied");
+	cr_assert_eq(st.truncated, 1, "counted %llu closed mid-request", st.truncated);
+	cr_assert_eq(st.malformed, 0);
 }
 
 Test(store, slow_peer_byte_per_100ms, .timeout = 30)
