@@ -98,8 +98,10 @@ static const char doc[] =
     "init_process_group(\"env://\") use it), for a multi-node job whose store lives on a head "
     "node, and for benchmarks.\v"
     "Prints `mcinit store: listening on HOST:PORT` on stderr once it accepts connections, "
-    "then serves until SIGINT or SIGTERM.  A client that sends garbage, an unknown command, "
-    "an oversized length, or nothing within 30 s loses its connection; the store goes "
+    "then serves until SIGINT or SIGTERM, and then a line that counts the connections it "
+    "dropped, by kind.  A client that sends garbage, an unknown command, "
+    "an oversized length, nothing within 30 s, or half a request and nothing more for 30 s "
+    "loses its connection; the store goes "
     "on.  So does a request that would take the store over --max-memory or --max-keys: "
     "refused, its connection dropped (torch's protocol has no error reply), and the reason "
     "printed on stderr (once a second at most).\n\n" MCINIT_EXIT_CODES_DOC;
@@ -149,10 +151,10 @@ report_totals(const struct mcinit_store_server *s, const struct sopts *o)
 		return;
 	fprintf(stderr,
 	        "mcinit store: %llu connection(s), %llu request(s); dropped %llu (%llu malformed, "
-	        "%llu silent, %llu over the bounds, %llu turned away); %llu closed by the client "
-	        "mid-request\n",
-	        st.accepted, st.requests, st.dropped, st.malformed, st.silent, st.refused,
-	        st.turned_away, st.truncated);
+	        "%llu silent, %llu stalled mid-request, %llu over the bounds, %llu turned away); "
+	        "%llu closed by the client mid-request\n",
+	        st.accepted, st.requests, st.dropped, st.malformed, st.silent, st.stalled,
+	        st.refused, st.turned_away, st.truncated);
 }
 
 int

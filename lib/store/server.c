@@ -104,7 +104,7 @@ struct mcinit_store_server {
 	struct conn *pending;
 	size_t nconns;
 	unsigned long long accepted, dropped, requests, refused;
-	unsigned long long malformed, truncated, silent, turned_away; /* dropped, by kind */
+	unsigned long long malformed, truncated, silent, stalled, turned_away; /* by kind */
 	char why[160]; /* the last refusal's reason */
 	pthread_t thr;
 	bool thr_running;
@@ -1020,14 +1020,26 @@ silent_unlink(struct mcinit_store_server *s, struct conn *c)
 	c->sprev = c->snext = NULL;
 }
 
+/* Starts c's clock: at the tail, so the list stays sorted by it. */
+static void
+silent_append(struct mcinit_store_server *s, struct conn *c)
+{
+	c->since = mcinit_now();
+	c->sprev = s->stail;
+	if (s->stail)
+		s->stail->snext = c;
+	else
+		s->shead = c;
+	s->stail = c;
+}
+
 static void
 conn_close(struct mcinit_store_server *s, struct conn *c)
 {
 	if (c->dead)
 		return;
 	c->dead = true;
-	if (!c->spoke)
-		silent_unlink(s, c);
+	silent_unlink(s, c); /* a no-op when it is not on the list */
 	wait_clear(s, c);
 	if (c->fd >= 0) {
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -1103,6 +1115,18 @@ in_release_idle(struct mcinit_store_server *s, struct conn *c)
 	c->incap = 0;
 }
 
+/* A connection that stops in the middle of a request holds its buffer and
+ * a slot: it goes on the clock's list (at the tail: the list stays sorted
+ * by the time of each one's last byte), and off it once its requests are
+ * whole. */
+static void
+clock_half_request(struct mcinit_store_server *s, struct conn *c)
+{
+	silent_unlink(s, c);
+	if (!c->dead && c->inlen > 0)
+		silent_append(s, c);
+}
+
 /* Reads what the socket has, then handles every complete request: one
  * parse of a large request that arrives in pieces, not one per piece. */
 /* A connection dropped for its request: over the bounds (room() counted
@@ -1119,7 +1143,7 @@ static void
 conn_readable(struct mcinit_store_server *s, struct conn *c)
 {
 	unsigned long long refused = s->refused;
-	bool eof = false;
+	bool eof = false, got = false;
 
 	for (;;) {
 		ssize_t n;
@@ -1137,10 +1161,8 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 			eof = true;
 			break;
 		}
-		if (!c->spoke) {
-			c->spoke = true;
-			silent_unlink(s, c);
-		}
+		c->spoke = true;
+		got = true;
 		c->inlen += (size_t)n;
 		if ((size_t)n < want)
 			break; /* drained: a recv that would say EAGAIN costs a syscall a request */
@@ -1153,6 +1175,8 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 		s->truncated++; /* gone in the middle of a request */
 	if (eof)
 		conn_close(s, c);
+	else if (got)
+		clock_half_request(s, c);
 	in_release_idle(s, c);
 	return;
 bad:
@@ -1182,13 +1206,7 @@ accept_all(struct mcinit_store_server *s)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		c = mcinit_xcalloc(1, sizeof *c);
 		c->fd = fd;
-		c->since = mcinit_now();
-		c->sprev = s->stail;
-		if (s->stail)
-			s->stail->snext = c;
-		else
-			s->shead = c;
-		s->stail = c;
+		silent_append(s, c);
 		c->anext = s->all;
 		if (s->all)
 			s->all->aprev = c;
@@ -1200,8 +1218,9 @@ accept_all(struct mcinit_store_server *s)
 	}
 }
 
-/* Closes connections that never sent a byte within the limit; returns the
- * milliseconds until the next one is due (-1 if none). */
+/* Closes connections that never sent a byte within the limit, or sent half
+ * a request and nothing more; returns the milliseconds until the next one
+ * is due (-1 if none). */
 static int
 expire_silent(struct mcinit_store_server *s)
 {
@@ -1209,7 +1228,10 @@ expire_silent(struct mcinit_store_server *s)
 
 	while (s->shead && now - s->shead->since >= s->lim.silent_timeout) {
 		s->dropped++;
-		s->silent++;
+		if (s->shead->spoke)
+			s->stalled++;
+		else
+			s->silent++;
 		conn_close(s, s->shead);
 	}
 	if (!s->shead)
@@ -1523,6 +1545,7 @@ mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_sto
 	st->malformed = s->malformed;
 	st->truncated = s->truncated;
 	st->silent = s->silent;
+	st->stalled = s->stalled;
 	st->turned_away = s->turned_away;
 	snprintf(st->why, sizeof st->why, "%s", s->why);
 }

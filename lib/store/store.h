@@ -77,7 +77,8 @@ struct mcinit_store_limits {
 	size_t max_conns;      /* open connections; more are accepted and closed */
 	size_t max_memory;     /* all keys, values and buffers together */
 	size_t max_entries;    /* keys held (waited-for keys included) */
-	double silent_timeout; /* seconds a connection may stay without a first byte */
+	double silent_timeout; /* seconds a connection may stay without a first byte,
+	                          or with half a request and no byte more */
 };
 /* The limits above, with 65,536 connections, 1 GiB, 1,048,576 keys and
  * 30 s.  A request that would take the store over max_memory or
@@ -112,9 +113,10 @@ struct mcinit_store_stats {
 	unsigned long long accepted, dropped, requests;
 	unsigned long long refused; /* requests over max_memory / max_entries */
 	/* the connections dropped, by why: a malformed request (garbage, an
-	 * unknown command, a length over a limit), closed in the middle of a
-	 * request, silent past the limit, turned away at max_conns */
-	unsigned long long malformed, truncated, silent, turned_away;
+	 * unknown command, a length over a limit), silent past the limit,
+	 * stalled past it in the middle of a request, turned away at
+	 * max_conns; and those their client closed in the middle of one */
+	unsigned long long malformed, silent, stalled, turned_away, truncated;
 	char why[160]; /* the last refusal's reason, "" if none */
 };
 void mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_store_stats *st);

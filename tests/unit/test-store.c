@@ -530,6 +530,38 @@ Test(store_silent, client_that_never_speaks, .timeout = 10)
 	stop();
 }
 
+/* Half a request and nothing more is a stall: dropped after the same
+ * limit as silence, and counted apart; a client idle between whole
+ * requests (a rank waiting for its peers) is not. */
+Test(store_silent, client_that_stalls_mid_request, .timeout = 10)
+{
+	struct fr f = {0}, ping = {0};
+	struct mcinit_store_stats st;
+	static const unsigned char pong[] = {7, 0, 0, 0};
+	int fd, idle;
+
+	serve(NULL, 0.3);
+	f_u8(&ping, 13);
+	f_raw(&ping, pong, sizeof pong);
+	idle = dial();
+	send_fr(idle, &ping);
+	expect(idle, pong, sizeof pong);
+	f_u8(&f, 1);
+	f_str(&f, "/half");
+	f_str(&f, "a value that never comes");
+	fd = dial();
+	cr_assert_eq(send(fd, f.b, f.n / 2, MSG_NOSIGNAL), (ssize_t)(f.n / 2));
+	cr_assert(closed(fd), "a client stalled mid-request was kept");
+	close(fd);
+	send_fr(idle, &ping);
+	expect(idle, pong, sizeof pong); /* still served after the stall's limit */
+	close(idle);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_eq(st.stalled, 1, "counted %llu stalled", st.stalled);
+	cr_assert_eq(st.silent + st.malformed, 0);
+	stop();
+}
+
 Test(store_token, before_auth_only_validate_ping_init, .timeout = 10)
 {
 	struct mcinit_err err = {0};
