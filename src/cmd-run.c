@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "gpu/gpu.h"
 #include "run/init.h"
+#include "store/store.h"
 #include "launch/contract.h"
 
 enum {
@@ -292,6 +293,19 @@ print_invalid(struct mcinit_init *I)
 	return 1;
 }
 
+/* Node 0's launcher serves the store: room for the world's connections
+ * (the soft open-file limit raised as far as the hard one allows), or a
+ * warning with the numbers and what to set. */
+static void
+check_store_capacity(long world)
+{
+	struct mcinit_buf b = {0};
+
+	if (mcinit_store_capacity_prepare(world, "mcinit run: warning: ", &b))
+		fputs(mcinit_buf_cstr(&b), stderr);
+	mcinit_buf_free(&b);
+}
+
 static int
 run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 {
@@ -351,6 +365,8 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 		        lo.nnodes);
 		return EX_USAGE;
 	}
+	if (lo.node_rank == 0)
+		check_store_capacity(lo.nnodes * lo.nproc);
 	rc = mcinit_launch(&lo, &err);
 	if (rc < 0) {
 		fprintf(stderr, "mcinit run: %s\n", err.msg);

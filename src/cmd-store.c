@@ -21,6 +21,7 @@ enum {
 	OPT_MAX_CONNS,
 	OPT_MAX_MEMORY,
 	OPT_MAX_KEYS,
+	OPT_WORLD_SIZE,
 	OPT_QUIET
 };
 
@@ -29,6 +30,7 @@ struct sopts {
 	long port;
 	const char *token;
 	struct mcinit_store_limits lim;
+	long world;
 	int quiet;
 };
 
@@ -41,6 +43,10 @@ static const struct argp_option options[] = {
     {"max-memory", OPT_MAX_MEMORY, "MIB", 0,
      "Keys, values and buffers together at most (MiB, default 1024)", 0},
     {"max-keys", OPT_MAX_KEYS, "N", 0, "Keys held at most (default 1048576)", 0},
+    {"world-size", OPT_WORLD_SIZE, "N", 0,
+     "Ranks that will connect: raise the open-file limit for them and warn when it or "
+     "net.core.somaxconn falls short",
+     0},
     {"quiet", OPT_QUIET, NULL, 0, "Do not print the listening line", 0},
     {NULL, 0, NULL, 0, NULL, 0},
 };
@@ -71,6 +77,9 @@ parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_KEYS:
 		o->lim.max_entries = (size_t)mcinit_opt_long(state, "--max-keys", arg, 1, 1L << 40);
 		break;
+	case OPT_WORLD_SIZE:
+		o->world = mcinit_opt_long(state, "--world-size", arg, 1, 1L << 24);
+		break;
 	case OPT_QUIET:
 		o->quiet = 1;
 		break;
@@ -89,13 +98,28 @@ static const char doc[] =
     "init_process_group(\"env://\") use it), for a multi-node job whose store lives on a head "
     "node, and for benchmarks.\v"
     "Prints `mcinit store: listening on HOST:PORT` on stderr once it accepts connections, "
-    "then serves until SIGINT or SIGTERM.  A client that sends garbage, an unknown command, "
-    "an oversized length, or nothing within 30 s loses its connection; the store goes "
+    "then serves until SIGINT or SIGTERM, and then a line that counts the connections it "
+    "dropped, by kind.  A client that sends garbage, an unknown command, "
+    "an oversized length, nothing within 30 s, or half a request and nothing more for 30 s "
+    "loses its connection; the store goes "
     "on.  So does a request that would take the store over --max-memory or --max-keys: "
     "refused, its connection dropped (torch's protocol has no error reply), and the reason "
     "printed on stderr (once a second at most).\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_store_argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
+
+/* Before listening: room for the world's connections (the soft open-file
+ * limit raised as far as the hard one allows), or a warning with the
+ * numbers and what to set. */
+static void
+check_capacity(const struct sopts *o)
+{
+	struct mcinit_buf b = {0};
+
+	if (o->world > 0 && mcinit_store_capacity_prepare(o->world, "mcinit store: warning: ", &b))
+		fputs(mcinit_buf_cstr(&b), stderr);
+	mcinit_buf_free(&b);
+}
 
 /* Requests refused for the bounds since the last report, with the last
  * reason: once a second at most, so that a flood cannot flood stderr. */
@@ -114,6 +138,23 @@ report_refusals(const struct mcinit_store_server *s, const struct sopts *o)
 	        st.refused - told, st.why);
 	told = st.refused;
 	last = now;
+}
+
+/* On the way out: what was served and what was dropped, by kind. */
+static void
+report_totals(const struct mcinit_store_server *s, const struct sopts *o)
+{
+	struct mcinit_store_stats st;
+
+	mcinit_store_server_stats(s, &st);
+	if (o->quiet)
+		return;
+	fprintf(stderr,
+	        "mcinit store: %llu connection(s), %llu request(s); dropped %llu (%llu malformed, "
+	        "%llu silent, %llu stalled mid-request, %llu over the bounds, %llu turned away); "
+	        "%llu closed by the client mid-request\n",
+	        st.accepted, st.requests, st.dropped, st.malformed, st.silent, st.stalled,
+	        st.refused, st.turned_away, st.truncated);
 }
 
 int
@@ -136,6 +177,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	check_capacity(&o);
 	s = mcinit_store_server_new(o.host, (int)o.port, o.token, &o.lim, &err);
 	if (!s) {
 		fprintf(stderr, "mcinit store: %s\n", err.msg);
@@ -157,6 +199,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 		mcinit_store_server_step(s, 0);
 		report_refusals(s, &o);
 	}
+	report_totals(s, &o);
 	mcinit_store_server_free(s);
 	close(sfd);
 	free(prog);

@@ -611,6 +611,20 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 	return code;
 }
 
+/* Rank 0 serves the store: room for the world's connections, or a note
+ * with the numbers and what to set (on the progress stream). */
+static void
+check_store_capacity(struct mcinit_init *I)
+{
+	struct mcinit_buf b = {0};
+
+	if (mcinit_store_capacity_prepare(I->env.world, "warning: ", &b)) {
+		b.data[--b.len] = '\0'; /* mcinit_ph_note ends the line */
+		mcinit_ph_note(I, mcinit_buf_cstr(&b));
+	}
+	mcinit_buf_free(&b);
+}
+
 static int
 connect_store(struct mcinit_init *I, double deadline, struct mcinit_err *err)
 {
@@ -626,6 +640,7 @@ connect_store(struct mcinit_init *I, double deadline, struct mcinit_err *err)
 		port = 0;
 	}
 	if (serve) {
+		check_store_capacity(I);
 		I->srv =
 		    mcinit_store_server_new(addr, port, e->token[0] ? e->token : NULL, NULL, err);
 		if (!I->srv || mcinit_store_server_start(I->srv, err) != 0)

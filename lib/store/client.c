@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/wire.h"
 
 struct mcinit_store_client {
 	int fd;
@@ -142,14 +143,13 @@ rq_begin(struct mcinit_store_client *c, unsigned cmd)
 static void
 rq_u64(struct mcinit_store_client *c, uint64_t v)
 {
-	mcinit_buf_add(&c->req, &v, sizeof v);
+	mcinit_store_wr_u64(&c->req, v);
 }
 
 static void
 rq_bytes(struct mcinit_store_client *c, const void *p, size_t n)
 {
-	rq_u64(c, n);
-	mcinit_buf_add(&c->req, p, n);
+	mcinit_store_wr_vec(&c->req, p, n);
 }
 
 static void

@@ -90,3 +90,18 @@ mcinit_store_parse_ll(const char *p, size_t n, int64_t *out)
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return true;
 }
+
+/* ---- writing the wire (wire.h) ---- */
+
+void
+mcinit_store_wr_u64(struct mcinit_buf *b, uint64_t v)
+{
+	mcinit_buf_add(b, &v, sizeof v); /* little-endian hosts only, as torch */
+}
+
+void
+mcinit_store_wr_vec(struct mcinit_buf *b, const void *p, size_t n)
+{
+	mcinit_store_wr_u64(b, n);
+	mcinit_buf_add(b, p, n);
+}

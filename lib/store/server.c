@@ -8,6 +8,9 @@
  * registered there, and a count reaching zero sends STOP_WAITING — the same
  * bookkeeping as torch's libuv server, without its scans over all keys, so a
  * rendezvous of N clients costs O(N·keys waited) and nothing quadratic more.
+ * Each registration knows its slot in the key's list and the slot knows it
+ * back, so a connection that cancels or closes while thousands wait on the
+ * same key leaves in O(its keys), not O(the key's waiters).
  *
  * Requests are parsed twice: a dry pass checks that the whole frame is in the
  * buffer and every length is within the limits (nothing is allocated on the
@@ -43,6 +46,17 @@ struct qitem {
 
 struct conn;
 
+/* A registration of a WAIT, seen from the key (slot) and from the
+ * connection (reg); each holds the other's index. */
+struct wslot {
+	struct conn *c; /* NULL: left (a cancel or close) */
+	size_t reg;     /* its index in c->wkeys */
+};
+struct wreg {
+	struct entry *e; /* NULL: consumed by a wake-up */
+	size_t slot;     /* its index in e->waiters */
+};
+
 struct entry {
 	struct entry *next; /* hash chain */
 	uint64_t hash;
@@ -53,8 +67,8 @@ struct entry {
 	size_t vlen;
 	struct qitem *qhead, *qtail;
 	size_t qlen;
-	struct conn **waiters; /* one slot per awaited occurrence of this key */
-	size_t nwait, capwait;
+	struct wslot *waiters; /* one slot per awaited occurrence of this key */
+	size_t nwait, capwait, ndead;
 };
 
 struct conn {
@@ -71,8 +85,8 @@ struct conn {
 	char *out;
 	size_t outoff, outlen, outcap;
 	bool want_out;
-	size_t awaited;       /* keys this WAIT still needs */
-	struct entry **wkeys; /* entries the conn is registered on */
+	size_t awaited;     /* keys this WAIT still needs */
+	struct wreg *wkeys; /* entries the conn is registered on */
 	size_t nwkeys, capwkeys;
 };
 
@@ -90,6 +104,7 @@ struct mcinit_store_server {
 	struct conn *pending;
 	size_t nconns;
 	unsigned long long accepted, dropped, requests, refused;
+	unsigned long long malformed, truncated, silent, stalled, turned_away; /* by kind */
 	char why[160]; /* the last refusal's reason */
 	pthread_t thr;
 	bool thr_running;
@@ -291,11 +306,9 @@ conn_flush(struct mcinit_store_server *s, struct conn *c)
 		c->outoff += (size_t)w;
 	}
 	c->outoff = c->outlen = 0;
-	if (c->outcap > 65536) { /* do not keep a big reply's buffer per idle client */
-		free(c->out);
-		c->out = NULL;
-		c->outcap = 0;
-	}
+	free(c->out); /* an idle client holds no buffer: 65,536 of them wait at once */
+	c->out = NULL;
+	c->outcap = 0;
 	conn_epoll(s, c, false);
 	return true;
 }
@@ -309,39 +322,66 @@ wait_register(struct conn *c, struct entry *e)
 		e->capwait = e->capwait ? 2 * e->capwait : 4;
 		e->waiters = mcinit_xrealloc(e->waiters, e->capwait * sizeof *e->waiters);
 	}
-	e->waiters[e->nwait++] = c;
 	if (c->nwkeys == c->capwkeys) {
 		c->capwkeys = c->capwkeys ? 2 * c->capwkeys : 4;
 		c->wkeys = mcinit_xrealloc(c->wkeys, c->capwkeys * sizeof *c->wkeys);
 	}
-	c->wkeys[c->nwkeys++] = e;
+	e->waiters[e->nwait] = (struct wslot){c, c->nwkeys};
+	c->wkeys[c->nwkeys++] = (struct wreg){e, e->nwait++};
 	c->awaited++;
 }
 
-/* Forgets every registration of c (cancel, close, a new WAIT). */
+/* Squeezes the slots that were left out of e's list, telling each
+ * connection its registration's new slot. */
+static void
+slots_compact(struct entry *e)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < e->nwait; i++) {
+		struct wslot w = e->waiters[i];
+
+		if (!w.c)
+			continue;
+		w.c->wkeys[w.reg].slot = k;
+		e->waiters[k++] = w;
+	}
+	e->nwait = k;
+	e->ndead = 0;
+}
+
+/* Leaves slot i of e; true when nobody waits on e any more.  The list is
+ * squeezed once half of it has left, so leaving costs O(1) amortized. */
+static bool
+slot_leave(struct entry *e, size_t i)
+{
+	e->waiters[i].c = NULL;
+	if (++e->ndead == e->nwait) {
+		e->nwait = e->ndead = 0;
+		return true;
+	}
+	if (e->ndead > 16 && 2 * e->ndead > e->nwait)
+		slots_compact(e);
+	return false;
+}
+
+/* Forgets every registration of c (cancel, close, a new WAIT).  An entry
+ * nobody waits on any more may go; each does so once, after the loop (the
+ * same key may be registered twice), its pointer kept in the part of
+ * c->wkeys already walked. */
 static void
 wait_clear(struct mcinit_store_server *s, struct conn *c)
 {
-	size_t i, j, k;
+	size_t i, ngc = 0;
 
 	for (i = 0; i < c->nwkeys; i++) {
-		struct entry *e = c->wkeys[i];
+		struct wreg r = c->wkeys[i];
 
-		for (j = k = 0; j < e->nwait; j++)
-			if (e->waiters[j] != c)
-				e->waiters[k++] = e->waiters[j];
-		e->nwait = k;
+		if (r.e && slot_leave(r.e, r.slot))
+			c->wkeys[ngc++].e = r.e;
 	}
-	for (i = 0; i < c->nwkeys; i++) {
-		struct entry *e = c->wkeys[i];
-		size_t m;
-
-		/* the same entry may appear twice: gc it once, after the last */
-		for (m = i + 1; m < c->nwkeys && c->wkeys[m] != e; m++)
-			;
-		if (m == c->nwkeys)
-			entry_gc(s, e);
-	}
+	for (i = 0; i < ngc; i++)
+		entry_gc(s, c->wkeys[i].e);
 	c->nwkeys = 0;
 	c->awaited = 0;
 }
@@ -387,27 +427,22 @@ wake(struct mcinit_store_server *s, struct entry *e, bool one)
 {
 	size_t i;
 
-	if (one) {
-		for (i = 0; i < e->nwait; i++) {
-			struct conn *c = e->waiters[i];
-
-			if (c->awaited == 1) {
-				memmove(e->waiters + i, e->waiters + i + 1,
-				        (e->nwait - i - 1) * sizeof *e->waiters);
-				e->nwait--;
-				wait_done(s, c);
-				return;
-			}
-		}
-		return;
-	}
 	for (i = 0; i < e->nwait; i++) {
-		struct conn *c = e->waiters[i];
+		struct wslot w = e->waiters[i];
 
-		if (c->awaited > 0 && --c->awaited == 0)
-			wait_done(s, c);
+		if (!w.c || (one && w.c->awaited != 1))
+			continue;
+		w.c->wkeys[w.reg].e = NULL;
+		if (one) {
+			slot_leave(e, i);
+			wait_done(s, w.c);
+			return;
+		}
+		if (w.c->awaited > 0 && --w.c->awaited == 0)
+			wait_done(s, w.c);
 	}
-	e->nwait = 0;
+	if (!one)
+		e->nwait = e->ndead = 0;
 }
 
 /* ---- request parsing ---- */
@@ -985,14 +1020,26 @@ silent_unlink(struct mcinit_store_server *s, struct conn *c)
 	c->sprev = c->snext = NULL;
 }
 
+/* Starts c's clock: at the tail, so the list stays sorted by it. */
+static void
+silent_append(struct mcinit_store_server *s, struct conn *c)
+{
+	c->since = mcinit_now();
+	c->sprev = s->stail;
+	if (s->stail)
+		s->stail->snext = c;
+	else
+		s->shead = c;
+	s->stail = c;
+}
+
 static void
 conn_close(struct mcinit_store_server *s, struct conn *c)
 {
 	if (c->dead)
 		return;
 	c->dead = true;
-	if (!c->spoke)
-		silent_unlink(s, c);
+	silent_unlink(s, c); /* a no-op when it is not on the list */
 	wait_clear(s, c);
 	if (c->fd >= 0) {
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -1054,19 +1101,58 @@ in_reserve(struct mcinit_store_server *s, struct conn *c)
 	return P_OK;
 }
 
+/* Gives back an input buffer that holds nothing: a rendezvous keeps every
+ * client connected and idle while it waits, and 8 KiB each would be half a
+ * gigabyte at 65,536 ranks. */
+static void
+in_release_idle(struct mcinit_store_server *s, struct conn *c)
+{
+	if (c->dead || c->inlen > 0 || c->incap == 0)
+		return;
+	free(c->in);
+	c->in = NULL;
+	s->mem -= c->incap;
+	c->incap = 0;
+}
+
+/* A connection that stops in the middle of a request holds its buffer and
+ * a slot: it goes on the clock's list (at the tail: the list stays sorted
+ * by the time of each one's last byte), and off it once its requests are
+ * whole. */
+static void
+clock_half_request(struct mcinit_store_server *s, struct conn *c)
+{
+	silent_unlink(s, c);
+	if (!c->dead && c->inlen > 0)
+		silent_append(s, c);
+}
+
 /* Reads what the socket has, then handles every complete request: one
  * parse of a large request that arrives in pieces, not one per piece. */
+/* A connection dropped for its request: over the bounds (room() counted
+ * it) or malformed. */
+static void
+drop_bad(struct mcinit_store_server *s, struct conn *c, unsigned long long refused_before)
+{
+	s->dropped++;
+	s->malformed += s->refused == refused_before;
+	conn_close(s, c);
+}
+
 static void
 conn_readable(struct mcinit_store_server *s, struct conn *c)
 {
-	bool eof = false;
+	unsigned long long refused = s->refused;
+	bool eof = false, got = false;
 
 	for (;;) {
 		ssize_t n;
+		size_t want;
 
 		if (in_reserve(s, c) != P_OK)
 			goto bad;
-		n = recv(c->fd, c->in + c->inlen, c->incap - c->inlen, 0);
+		want = c->incap - c->inlen;
+		n = recv(c->fd, c->in + c->inlen, want, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -1075,22 +1161,26 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 			eof = true;
 			break;
 		}
-		if (!c->spoke) {
-			c->spoke = true;
-			silent_unlink(s, c);
-		}
+		c->spoke = true;
+		got = true;
 		c->inlen += (size_t)n;
+		if ((size_t)n < want)
+			break; /* drained: a recv that would say EAGAIN costs a syscall a request */
 	}
 	if (c->inlen > 0 && conn_process(s, c) != P_OK)
 		goto bad;
 	if (!c->dead && !conn_flush(s, c))
 		eof = true;
+	if (eof && c->inlen > 0)
+		s->truncated++; /* gone in the middle of a request */
 	if (eof)
 		conn_close(s, c);
+	else if (got)
+		clock_half_request(s, c);
+	in_release_idle(s, c);
 	return;
 bad:
-	s->dropped++;
-	conn_close(s, c);
+	drop_bad(s, c, refused);
 }
 
 static void
@@ -1109,19 +1199,14 @@ accept_all(struct mcinit_store_server *s)
 		s->accepted++;
 		if (s->nconns >= s->lim.max_conns || !mem_ok(s, sizeof *c)) {
 			s->dropped++;
+			s->turned_away++;
 			close(fd);
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		c = mcinit_xcalloc(1, sizeof *c);
 		c->fd = fd;
-		c->since = mcinit_now();
-		c->sprev = s->stail;
-		if (s->stail)
-			s->stail->snext = c;
-		else
-			s->shead = c;
-		s->stail = c;
+		silent_append(s, c);
 		c->anext = s->all;
 		if (s->all)
 			s->all->aprev = c;
@@ -1133,8 +1218,9 @@ accept_all(struct mcinit_store_server *s)
 	}
 }
 
-/* Closes connections that never sent a byte within the limit; returns the
- * milliseconds until the next one is due (-1 if none). */
+/* Closes connections that never sent a byte within the limit, or sent half
+ * a request and nothing more; returns the milliseconds until the next one
+ * is due (-1 if none). */
 static int
 expire_silent(struct mcinit_store_server *s)
 {
@@ -1142,6 +1228,10 @@ expire_silent(struct mcinit_store_server *s)
 
 	while (s->shead && now - s->shead->since >= s->lim.silent_timeout) {
 		s->dropped++;
+		if (s->shead->spoke)
+			s->stalled++;
+		else
+			s->silent++;
 		conn_close(s, s->shead);
 	}
 	if (!s->shead)
@@ -1152,12 +1242,12 @@ expire_silent(struct mcinit_store_server *s)
 void
 mcinit_store_server_step(struct mcinit_store_server *s, int timeout_ms)
 {
-	struct epoll_event evs[64];
+	struct epoll_event evs[512]; /* a rendezvous wakes thousands at once */
 	int n, i, due = expire_silent(s);
 
 	if (due >= 0 && (timeout_ms < 0 || due < timeout_ms))
 		timeout_ms = due;
-	n = epoll_wait(s->epfd, evs, 64, timeout_ms);
+	n = epoll_wait(s->epfd, evs, 512, timeout_ms);
 	for (i = 0; i < n; i++) {
 		struct conn *c = evs[i].data.ptr;
 
@@ -1213,6 +1303,7 @@ mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t
 	struct conn *c = ss->c;
 	const char *q = p;
 	int rc = P_OK;
+	unsigned long long refused = s->refused;
 
 	/* as conn_readable does with what recv returns */
 	while (!c->dead && n > 0 && rc == P_OK) {
@@ -1229,10 +1320,9 @@ mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t
 	}
 	if (!c->dead && rc == P_OK && c->inlen > 0)
 		rc = conn_process(s, c);
-	if (!c->dead && rc != P_OK) {
-		s->dropped++;
-		conn_close(s, c);
-	}
+	if (!c->dead && rc != P_OK)
+		drop_bad(s, c, refused);
+	in_release_idle(s, c);
 	flush_pending(s); /* sessions keep theirs: nothing is freed here */
 	if (out && c->outlen > c->outoff)
 		mcinit_buf_add(out, c->out + c->outoff, c->outlen - c->outoff);
@@ -1286,7 +1376,8 @@ listen_on(struct mcinit_store_server *s, const char *host, int port, struct mcin
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 		if (ai->ai_family == AF_INET6 && !(host && *host))
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 4096) == 0) {
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, MCINIT_STORE_BACKLOG) == 0) {
 			s->lfd = fd;
 			break;
 		}
@@ -1451,6 +1542,11 @@ mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_sto
 	st->dropped = s->dropped;
 	st->requests = s->requests;
 	st->refused = s->refused;
+	st->malformed = s->malformed;
+	st->truncated = s->truncated;
+	st->silent = s->silent;
+	st->stalled = s->stalled;
+	st->turned_away = s->turned_away;
 	snprintf(st->why, sizeof st->why, "%s", s->why);
 }
 

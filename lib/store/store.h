@@ -77,7 +77,8 @@ struct mcinit_store_limits {
 	size_t max_conns;      /* open connections; more are accepted and closed */
 	size_t max_memory;     /* all keys, values and buffers together */
 	size_t max_entries;    /* keys held (waited-for keys included) */
-	double silent_timeout; /* seconds a connection may stay without a first byte */
+	double silent_timeout; /* seconds a connection may stay without a first byte,
+	                          or with half a request and no byte more */
 };
 /* The limits above, with 65,536 connections, 1 GiB, 1,048,576 keys and
  * 30 s.  A request that would take the store over max_memory or
@@ -111,9 +112,47 @@ struct mcinit_store_stats {
 	size_t conns, keys, memory;
 	unsigned long long accepted, dropped, requests;
 	unsigned long long refused; /* requests over max_memory / max_entries */
-	char why[160];              /* the last refusal's reason, "" if none */
+	/* the connections dropped, by why: a malformed request (garbage, an
+	 * unknown command, a length over a limit), silent past the limit,
+	 * stalled past it in the middle of a request, turned away at
+	 * max_conns; and those their client closed in the middle of one */
+	unsigned long long malformed, silent, stalled, turned_away, truncated;
+	char why[160]; /* the last refusal's reason, "" if none */
 };
 void mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_store_stats *st);
+
+/* ---- capacity: what the machine lets a store hold ---- */
+
+/* The backlog the server asks of listen(2); the kernel caps it at
+ * net.core.somaxconn. */
+#define MCINIT_STORE_BACKLOG 65535
+
+/* Whether this process and machine can hold a store for `world` ranks: one
+ * descriptor a rank (RLIMIT_NOFILE), and a listen backlog for the ranks that
+ * connect at once (net.core.somaxconn).  The library prints nothing: the
+ * caller prints mcinit_store_capacity_text's lines. */
+struct mcinit_store_capacity {
+	long world;
+	unsigned long long need_fds;           /* world and the store's own */
+	unsigned long long nofile, nofile_max; /* soft and hard limits (~0: unlimited) */
+	long somaxconn;                        /* -1: unknown */
+	bool short_fds, short_backlog;         /* what falls short */
+};
+/* Fills cap; somaxconn_path NULL reads /proc/sys/net/core/somaxconn.  1 when
+ * something falls short, else 0. */
+int mcinit_store_capacity(long world, const char *somaxconn_path,
+                          struct mcinit_store_capacity *cap);
+/* Raises the soft open-file limit as far as the world needs and the hard
+ * limit allows (a process may), and judges again: 1 when something still
+ * falls short. */
+int mcinit_store_capacity_raise(struct mcinit_store_capacity *cap);
+/* One line per shortfall, each starting with prefix, with the numbers and
+ * what to set; nothing when all fits. */
+void mcinit_store_capacity_text(const struct mcinit_store_capacity *cap, const char *prefix,
+                                struct mcinit_buf *b);
+/* The three in turn, before a store for world ranks listens: 1 with the
+ * lines in b when something still falls short, else 0. */
+int mcinit_store_capacity_prepare(long world, const char *prefix, struct mcinit_buf *b);
 
 /* Serves in a thread of its own until mcinit_store_server_stop (rank 0
  * when nobody else serves the store).  0, or -1 with err. */

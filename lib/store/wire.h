@@ -1,7 +1,9 @@
 /*
- * wire.h — reading TCPStore's wire format (store.h describes it): a cursor
- * over a received frame whose reads say whether the frame is complete yet.
- * Shared by the server's request parser (server.c); written in proto.c.
+ * wire.h — TCPStore's wire format (store.h describes it): a cursor over a
+ * received frame whose reads say whether the frame is complete yet, and the
+ * writers of lengths and strings.  Shared by the server's request parser
+ * (server.c), the client (client.c) and the store's load generator
+ * (tests/bench); written in proto.c.
  */
 #ifndef MCINIT_STORE_WIRE_H
 #define MCINIT_STORE_WIRE_H
@@ -9,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/util.h"
 
 /* A cursor over n bytes at p, at off. */
 struct rd {
@@ -34,5 +38,10 @@ int mcinit_store_rd_raw(struct rd *r, void *dst, size_t n);
 int mcinit_store_rd_str(struct rd *r, size_t max, const char **p, size_t *len);
 /* ADD's counter as torch parses it (stoll); false if it is no number. */
 bool mcinit_store_parse_ll(const char *p, size_t n, int64_t *out);
+
+/* A little-endian uint64 (a length, a count, ADD's delta) onto b. */
+void mcinit_store_wr_u64(struct mcinit_buf *b, uint64_t v);
+/* A length-prefixed byte string onto b. */
+void mcinit_store_wr_vec(struct mcinit_buf *b, const void *p, size_t n);
 
 #endif

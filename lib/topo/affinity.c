@@ -169,9 +169,10 @@ check_readable(const char *path, struct mcinit_err *err)
 	return 0;
 }
 
-/* The file's text through mcinit_hwxml_check_sets before hwloc reads it. */
+/* The file's text through mcinit_hwxml_check before hwloc reads it (1:
+ * no XML). */
 static int
-check_file_sets(const char *path, struct mcinit_err *err)
+check_file_text(const char *path, struct mcinit_err *err)
 {
 	size_t len;
 	char *text = mcinit_read_file(path, &len, err);
@@ -179,7 +180,7 @@ check_file_sets(const char *path, struct mcinit_err *err)
 
 	if (text == NULL)
 		return -1;
-	rc = mcinit_hwxml_check_sets(text, len, path, err);
+	rc = mcinit_hwxml_check(text, len, path, err);
 	free(text);
 	return rc;
 }
@@ -201,7 +202,7 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
               struct mcinit_err *err)
 {
 	const char *path = o->xml_path;
-	int xml = 0;
+	int xml = 0, rc;
 
 	if (hwloc_topology_init(&a->topo) < 0) {
 		a->topo = NULL;
@@ -223,17 +224,18 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 
 		a->source = mcinit_xstrdup("XML buffer");
 		xml = 1;
-		if (mcinit_hwxml_check_sets(o->xml_buffer, len - 1, a->source, err) < 0)
+		rc = mcinit_hwxml_check(o->xml_buffer, len - 1, a->source, err);
+		if (rc < 0)
 			return -1;
-		if (len > INT32_MAX ||
+		if (rc > 0 || len > INT32_MAX ||
 		    hwloc_topology_set_xmlbuffer(a->topo, o->xml_buffer, (int)len) < 0)
 			return not_xml(a, err);
 	} else if (path != NULL) {
-		if (check_readable(path, err) < 0 || check_file_sets(path, err) < 0)
+		if (check_readable(path, err) < 0 || (rc = check_file_text(path, err)) < 0)
 			return -1;
 		a->source = mcinit_xstrdup(path);
 		xml = 1;
-		if (hwloc_topology_set_xml(a->topo, path) < 0)
+		if (rc > 0 || hwloc_topology_set_xml(a->topo, path) < 0)
 			return not_xml(a, err);
 	} else {
 		a->source = mcinit_xstrdup("this machine");

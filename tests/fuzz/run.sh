@@ -6,9 +6,13 @@
 # the black-box command-line fuzzer.  A crash, a leak (LeakSanitizer), an
 # input slower than 10 s or more than 2 GB fails the run; the input is left
 # as fuzz-artifacts/NAME-crash-* — add it to tests/fuzz/corpus/NAME/ so the
-# replay test keeps it.  Each target's execution count is printed.
+# replay test keeps it.  Each target's execution count is printed.  The
+# leaks that are hwloc's own, which make check suppresses too, are named in
+# tests/leaks/lsan-hwloc.supp.
 set -u
 : "${srcdir:?}"
+LSAN_OPTIONS=suppressions=$srcdir/tests/leaks/lsan-hwloc.supp
+export LSAN_OPTIONS
 secs=${FUZZ_TIME:-60}
 status=0
 mkdir -p fuzz-artifacts

@@ -767,6 +767,64 @@ Test(affinity_live, bad_inputs_fail_cleanly)
 	cr_assert_eq(err.code, MCINIT_E_PARSE, "%s", err.msg);
 }
 
+/* libxml2 reads an encoding it does not carry through ICU, whose tables
+ * leak when hwloc unloads its plugin (fuzz-hwloc found it): refused before
+ * hwloc sees the text, with its line; so is a text that is no XML (libxml2
+ * would guess its encoding from the first bytes), as hwloc's refusal is. */
+Test(affinity_live, encodings_hwloc_must_not_see)
+{
+	struct mcinit_affinity_opts o = {0};
+	struct mcinit_err err = {0};
+	struct mcinit_affinity *a;
+	char *path, *text, *bom;
+	size_t len;
+
+	o.xml_buffer = "<?xml version=\"1.0\" encoding=\"UTF-x\"?>\n<topology version=\"2.0\"/>";
+	cr_assert_null(mcinit_affinity_load(&o, &err));
+	cr_assert_eq(err.code, MCINIT_E_PARSE, "%s", err.msg);
+	cr_assert(strstr(err.msg, "encoding \"UTF-x\"") != NULL, "%s", err.msg);
+	cr_assert_eq(err.line, 1, "line %d", err.line);
+	o.xml_buffer = "<?xml encoding='f'";
+	cr_assert_null(mcinit_affinity_load(&o, &err));
+	cr_assert(strstr(err.msg, "encoding \"f\"") != NULL, "%s", err.msg);
+	o.xml_buffer = "Lo\xa7\x94<topology/>"; /* "<?" in EBCDIC */
+	cr_assert_null(mcinit_affinity_load(&o, &err));
+	cr_assert(strstr(err.msg, "not an hwloc XML topology") != NULL, "%s", err.msg);
+	path = fixture("node4-1s.xml"); /* lstopo's own text, after a byte-order mark */
+	text = mcinit_read_file(path, &len, &err);
+	cr_assert_not_null(text, "%s", err.msg);
+	bom = mcinit_xasprintf("\xef\xbb\xbf%s", text);
+	o.xml_buffer = bom;
+	a = mcinit_affinity_load(&o, &err);
+	cr_assert_not_null(a, "%s", err.msg);
+	free(bom);
+	free(text);
+	free(path);
+	mcinit_affinity_free(a);
+}
+
+/* Two shapes that crash hwloc 2.9's libxml2 importer (fuzz-hwloc found
+ * them): a DOCTYPE without a system identifier, and a set that is no
+ * bitmap (with text between objects); refused before hwloc sees them.  So
+ * is a root that is not <topology>, as hwloc's refusal is. */
+Test(affinity_live, shapes_that_crash_hwloc)
+{
+	struct mcinit_affinity_opts o = {0};
+	struct mcinit_err err = {0};
+
+	o.xml_buffer = "<!DOCTYPEo><togy></togy>";
+	cr_assert_null(mcinit_affinity_load(&o, &err));
+	cr_assert(strstr(err.msg, "a DOCTYPE without a system identifier") != NULL, "%s", err.msg);
+	o.xml_buffer = "<topology>\n<object type=\"Machine\" cpuset=\"0x1\" "
+	               "complete_cpuset=\"0xffffffff,`0x1\"/></topology>";
+	cr_assert_null(mcinit_affinity_load(&o, &err));
+	cr_assert(strstr(err.msg, "a set that is no hwloc bitmap") != NULL, "%s", err.msg);
+	cr_assert_eq(err.line, 2, "line %d", err.line);
+	o.xml_buffer = "<html><topology/></html>";
+	cr_assert_null(mcinit_affinity_load(&o, &err));
+	cr_assert(strstr(err.msg, "not an hwloc XML topology") != NULL, "%s", err.msg);
+}
+
 Test(affinity_live, bind_this_process)
 {
 	struct mcinit_affinity *a = load_live();

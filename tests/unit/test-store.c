@@ -417,9 +417,13 @@ garbage(const struct fr *f)
 Test(store, unknown_command_costs_the_connection)
 {
 	struct fr f = {0};
+	struct mcinit_store_stats st;
 
 	f_u8(&f, 200);
 	garbage(&f);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_eq(st.malformed, 1, "counted %llu malformed", st.malformed);
+	cr_assert_eq(st.truncated + st.silent + st.refused + st.turned_away, 0);
 }
 
 Test(store, oversized_key_costs_the_connection)
@@ -515,11 +519,46 @@ Test(store, client_roundtrip)
 Test(store_silent, client_that_never_speaks, .timeout = 10)
 {
 	int fd;
+	struct mcinit_store_stats st;
 
 	serve(NULL, 0.3);
 	fd = dial();
 	cr_assert(closed(fd), "a silent client was kept");
 	close(fd);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_eq(st.silent, 1, "counted %llu silent", st.silent);
+	stop();
+}
+
+/* Half a request and nothing more is a stall: dropped after the same
+ * limit as silence, and counted apart; a client idle between whole
+ * requests (a rank waiting for its peers) is not. */
+Test(store_silent, client_that_stalls_mid_request, .timeout = 10)
+{
+	struct fr f = {0}, ping = {0};
+	struct mcinit_store_stats st;
+	static const unsigned char pong[] = {7, 0, 0, 0};
+	int fd, idle;
+
+	serve(NULL, 0.3);
+	f_u8(&ping, 13);
+	f_raw(&ping, pong, sizeof pong);
+	idle = dial();
+	send_fr(idle, &ping);
+	expect(idle, pong, sizeof pong);
+	f_u8(&f, 1);
+	f_str(&f, "/half");
+	f_str(&f, "a value that never comes");
+	fd = dial();
+	cr_assert_eq(send(fd, f.b, f.n / 2, MSG_NOSIGNAL), (ssize_t)(f.n / 2));
+	cr_assert(closed(fd), "a client stalled mid-request was kept");
+	close(fd);
+	send_fr(idle, &ping);
+	expect(idle, pong, sizeof pong); /* still served after the stall's limit */
+	close(idle);
+	mcinit_store_server_stats(srv, &st);
+	cr_assert_eq(st.stalled, 1, "counted %llu stalled", st.stalled);
+	cr_assert_eq(st.silent + st.malformed, 0);
 	stop();
 }
 
@@ -647,6 +686,8 @@ Test(store, peer_closes_mid_frame)
 	st = settle_conns(0, 0);
 	cr_assert_eq(st.conns, 0, "the half-sent connection was kept");
 	cr_assert_eq(st.keys, 0, "half a SET was applied");
+	cr_assert_eq(st.truncated, 1, "counted %llu closed mid-request", st.truncated);
+	cr_assert_eq(st.malformed, 0);
 }
 
 Test(store, slow_peer_byte_per_100ms, .timeout = 30)
@@ -819,6 +860,66 @@ Test(store_session, wait_woken_by_another_session)
 	cr_assert_eq(st.dropped, 1);
 	mcinit_store_session_free(a);
 	mcinit_store_session_free(b);
+	mcinit_buf_free(&out);
+	mcinit_store_server_free(s);
+}
+
+/* Many sessions wait on one key and most of them leave (close) before it
+ * is written: each leaves in O(its keys), the list is squeezed as they go,
+ * and the write wakes every one still there exactly once: one registered
+ * twice, one whose other key was written before it left. */
+Test(store_session, waiters_leave_then_one_write_wakes_the_rest_once)
+{
+	struct mcinit_store_server *s = mcinit_store_server_local(NULL, NULL);
+	struct mcinit_store_session *ss[100], *writer;
+	struct mcinit_store_stats st0, st;
+	struct mcinit_buf out = {0};
+	struct fr w = {0}, w2 = {0}, wa = {0}, seta = {0}, set = {0};
+	int i;
+
+	f_u8(&w, 6), f_u64(&w, 1), f_str(&w, "/k");
+	f_u8(&w2, 6), f_u64(&w2, 2), f_str(&w2, "/k"), f_str(&w2, "/k");
+	f_u8(&wa, 6), f_u64(&wa, 2), f_str(&wa, "/a"), f_str(&wa, "/k");
+	f_u8(&seta, 1), f_str(&seta, "/a"), f_str(&seta, "1");
+	f_u8(&set, 1), f_str(&set, "/k"), f_str(&set, "v");
+	mcinit_store_server_stats(s, &st0);
+	writer = mcinit_store_session_new(s);
+	for (i = 0; i < 100; i++) {
+		const struct fr *f = i == 0 ? &wa : i == 1 ? &w2 : &w;
+
+		ss[i] = mcinit_store_session_new(s);
+		cr_assert_eq(mcinit_store_session_feed(ss[i], f->b, f->n, &out), 0);
+	}
+	cr_assert_eq(out.len, 0, "a WAIT answered before its keys exist");
+	cr_assert_eq(mcinit_store_session_feed(writer, seta.b, seta.n, &out), 0);
+	cr_assert_eq(mcinit_store_session_feed(ss[0], NULL, 0, &out), 0);
+	cr_assert_eq(out.len, 0, "woken with /k still missing");
+	for (i = 0; i < 70; i++) /* ss[0] too, after /a consumed its first key */
+		if (i != 1) {
+			mcinit_store_session_free(ss[i]);
+			ss[i] = NULL;
+		}
+	cr_assert_eq(mcinit_store_session_feed(writer, set.b, set.n, &out), 0);
+	for (i = 1; i < 100; i++) {
+		if (!ss[i])
+			continue;
+		out.len = 0;
+		cr_assert_eq(mcinit_store_session_feed(ss[i], NULL, 0, &out), 0);
+		cr_assert_eq(out.len, 1, "session %d: %zu bytes, not one STOP_WAITING", i, out.len);
+		cr_assert_eq((unsigned char)out.data[0], MCINIT_STORE_STOP_WAIT);
+		mcinit_store_session_free(ss[i]);
+	}
+	/* a key whose waiters all left is gone, its bytes with it */
+	ss[0] = mcinit_store_session_new(s);
+	w.n = 0;
+	f_u8(&w, 6), f_u64(&w, 1), f_str(&w, "/gone");
+	mcinit_store_server_stats(s, &st);
+	cr_assert_eq(mcinit_store_session_feed(ss[0], w.b, w.n, &out), 0);
+	mcinit_store_session_free(ss[0]);
+	mcinit_store_server_stats(s, &st0);
+	cr_assert_eq(st0.memory, st.memory, "%zu bytes held after, %zu before", st0.memory,
+	             st.memory);
+	mcinit_store_session_free(writer);
 	mcinit_buf_free(&out);
 	mcinit_store_server_free(s);
 }
