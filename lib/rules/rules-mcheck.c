@@ -421,8 +421,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	int f;
 
 	/* A bare name is a local of the Megatron function: the calculator's
-	 * parameters and what mcheck-locals.c computes are known
-	 * (mcinit_mcheck_status keeps other rows out). */
+	 * parameters and what mcheck-locals.c computes are known (the
+	 * rows evaluated are vetted, and the ledger's test holds their
+	 * names to what the resolver knows). */
 	if (mcinit_mcheck_module_function(name)) {
 		/* a copy: name may be the caller's stack buffer (resolve_name) */
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
@@ -600,18 +601,18 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 		return;
 
 	/* only the rows whose status can be this rule's code (the others'
-	 * status is another code, a hand-written rule, or a reason) */
+	 * status is another code, a hand-written rule, or a reason); they are
+	 * vetted, so their names resolve (the ledger's test holds the status
+	 * of each to its code): working the status out again here would
+	 * resolve every name of every row on every run */
 	rows = mcinit_mcheck_runs(x->rule->code, &n);
 	for (i = 0; i < n; i++) {
 		const struct mcinit_mcheck *m = &mcinit_mchecks[rows[i]];
-		const char *why;
 		struct row_ctx rc;
 		int r;
 
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
-		if (mcinit_mcheck_status(m, &why) == NULL)
-			continue; /* reads a name mcinit does not resolve */
 		rc = (struct row_ctx){x, mcinit_mcheck_row_section(m->id)};
 		if (m->when != NULL) {
 			r = evaluate(&rc, m, MCINIT_MX_WHEN, m->when, false);
