@@ -1,6 +1,7 @@
 /* bridge.c — Megatron-Bridge's section classes.  See bridge.h. */
 #include "config/bridge.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,9 +57,11 @@ mcinit_vclass_default(const char *section)
 {
 	size_t i;
 
-	/* The generator lists each section's default class first. */
+	/* The generator lists each section's default class first.  (The
+	 * first letters compared inline: the rules ask at every field of a
+	 * section they read.) */
 	for (i = 0; i < nclasses; i++)
-		if (strcmp(classes[i].section, section) == 0)
+		if (classes[i].section[0] == section[0] && strcmp(classes[i].section, section) == 0)
 			return &classes[i];
 	return NULL;
 }
@@ -69,14 +72,36 @@ mcinit_section_has_classes(const char *section)
 	return mcinit_vclass_default(section) != NULL;
 }
 
+/* Each class's fields as a chain in table order, built once per process:
+ * the rules ask for a class's field at every name they resolve, and the
+ * table has ~2400 rows. */
+#define NCLASSES (sizeof classes / sizeof classes[0])
+#define NVFIELDS (sizeof vfields / sizeof vfields[0])
+#define NONE     0xffff
+_Static_assert(NVFIELDS < NONE, "a field's position fits the chains");
+static unsigned short first_field[NCLASSES], next_field[NVFIELDS];
+static pthread_once_t chains_once = PTHREAD_ONCE_INIT;
+
+static void
+chain_fields(void)
+{
+	size_t i = NVFIELDS;
+
+	memset(first_field, 0xff, sizeof first_field);
+	while (i-- > 0) {
+		next_field[i] = first_field[vfields[i].cls];
+		first_field[vfields[i].cls] = (unsigned short)i;
+	}
+}
+
 const struct mcinit_vfield *
 mcinit_vclass_field(const struct mcinit_vclass *k, const char *key)
 {
-	int ci = (int)(k - classes);
 	size_t i;
 
-	for (i = 0; i < nvfields; i++)
-		if (vfields[i].cls == ci && strcmp(vfields[i].name, key) == 0)
+	pthread_once(&chains_once, chain_fields);
+	for (i = first_field[k - classes]; i != NONE; i = next_field[i])
+		if (strcmp(vfields[i].name, key) == 0)
 			return &vfields[i];
 	return NULL;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -95,8 +96,10 @@ mcinit_section_find(const char *name)
 {
 	size_t i;
 
+	/* (the first letter inline: the rules ask at every name they resolve) */
 	for (i = 0; i < mcinit_nsections; i++)
-		if (strcmp(mcinit_sections[i].name, name) == 0)
+		if (mcinit_sections[i].name[0] == name[0] &&
+		    strcmp(mcinit_sections[i].name, name) == 0)
 			return &mcinit_sections[i];
 	return NULL;
 }
@@ -171,13 +174,30 @@ parse_type(const char *text, struct mcinit_type *t)
 static struct mcinit_type field_types[MCINIT_F_COUNT];
 static pthread_once_t field_types_once = PTHREAD_ONCE_INIT;
 
+/* The ~1250 fields have ~100 distinct type texts, and the compiler stores
+ * each distinct literal once: a text is parsed the first time its pointer
+ * is seen (a slot per pointer hash; a collision only parses again). */
 static void
 parse_field_types(void)
 {
+	static struct {
+		const char *text;
+		int f;
+	} seen[256];
 	int i;
 
-	for (i = 0; i < MCINIT_F_COUNT; i++)
-		parse_type(mcinit_fields[i].type_text, &field_types[i]);
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *text = mcinit_fields[i].type_text;
+		size_t h = ((uintptr_t)text >> 3) % (sizeof seen / sizeof seen[0]);
+
+		if (seen[h].text == text) {
+			field_types[i] = field_types[seen[h].f];
+			continue;
+		}
+		parse_type(text, &field_types[i]);
+		seen[h].text = text;
+		seen[h].f = i;
+	}
 }
 
 const struct mcinit_type *
@@ -930,25 +950,59 @@ mcinit_value_to_json(const struct mcinit_value *v)
 
 /* ---- the config ---- */
 
+/* Whether t is a JSON number with a fraction or an exponent (0.1, 1e-05),
+ * which jansson reads with strtod as well. */
+static bool
+is_json_real(const char *t)
+{
+	bool real = false;
+
+	t += *t == '-';
+	if (*t == '0')
+		t++;
+	else if (isdigit((unsigned char)*t))
+		t += strspn(t, "0123456789");
+	else
+		return false;
+	if (*t == '.') {
+		if (!isdigit((unsigned char)t[1]))
+			return false;
+		t += 1 + strspn(t + 1, "0123456789");
+		real = true;
+	}
+	if (*t == 'e' || *t == 'E') {
+		t += 1 + (t[1] == '+' || t[1] == '-');
+		if (!isdigit((unsigned char)*t))
+			return false;
+		t += strspn(t, "0123456789");
+		real = true;
+	}
+	return real && *t == '\0';
+}
+
 /* A default's JSON text as a value; the common literals without a parser,
  * since a config starts from ~1200 of them. */
 static json_t *
 default_json(const char *t)
 {
+	double d;
 	char *end;
 	long long n;
 	size_t len;
 
-	if (strcmp(t, "null") == 0)
+	/* (the first letter first: most defaults are numbers) */
+	if (t[0] == 'n' && strcmp(t, "null") == 0)
 		return json_null();
-	if (strcmp(t, "true") == 0)
+	if (t[0] == 't' && strcmp(t, "true") == 0)
 		return json_true();
-	if (strcmp(t, "false") == 0)
+	if (t[0] == 'f' && strcmp(t, "false") == 0)
 		return json_false();
 	errno = 0;
 	n = strtoll(t, &end, 10);
 	if (end != t && *end == '\0' && errno == 0)
 		return json_integer(n);
+	if (is_json_real(t) && !isinf(d = strtod(t, NULL)))
+		return json_real(d); /* (jansson refuses an overflow) */
 	len = strlen(t);
 	if (len >= 2 && t[0] == '"' && t[len - 1] == '"' && strpbrk(t + 1, "\\\"") == t + len - 1)
 		return json_stringn(t + 1, len - 2);
@@ -1163,6 +1217,38 @@ static const struct {
 #undef MCINIT_FIELD_BDEF
 };
 
+#define NBRIDGE_DEFAULTS (sizeof bridge_defaults / sizeof bridge_defaults[0])
+
+/* Bridge's defaults as values, converted once per process (every Bridge
+ * config starts from ~800 of them); ok: the conversion took it (a default
+ * mcinit's type or range refuses, num_layers 0, is left as it is: Bridge
+ * fails on it too). */
+static struct {
+	bool ok;
+	struct mcinit_value v;
+} bridge_values[NBRIDGE_DEFAULTS];
+static pthread_once_t bridge_values_once = PTHREAD_ONCE_INIT;
+
+static void
+convert_bridge_defaults(void)
+{
+	size_t i;
+
+	for (i = 0; i < NBRIDGE_DEFAULTS; i++) {
+		json_t *j = default_json(bridge_defaults[i].def);
+		const char *code;
+		char *why = NULL, *note = NULL;
+
+		bridge_values[i].ok =
+		    j != NULL &&
+		    mcinit_value_from_json_py(bridge_defaults[i].f, j, true, &bridge_values[i].v,
+		                              &code, &why, &note) == 0;
+		free(why);
+		free(note);
+		json_decref(j);
+	}
+}
+
 void
 mcinit_config_bridge_container(struct mcinit_config *c)
 {
@@ -1171,23 +1257,14 @@ mcinit_config_bridge_container(struct mcinit_config *c)
 	if (c->bridge)
 		return;
 	c->bridge = true;
-	for (i = 0; i < sizeof bridge_defaults / sizeof bridge_defaults[0]; i++) {
+	pthread_once(&bridge_values_once, convert_bridge_defaults);
+	for (i = 0; i < NBRIDGE_DEFAULTS; i++) {
 		enum mcinit_field f = bridge_defaults[i].f;
-		json_t *j = default_json(bridge_defaults[i].def);
-		struct mcinit_value v;
-		const char *code;
-		char *why = NULL, *note = NULL;
 
-		/* a default mcinit's type or range refuses (num_layers 0) is
-		 * left as it is: Bridge fails on it too */
-		if (c->origin[f] == MCINIT_ORIG_DEFAULT && j != NULL &&
-		    mcinit_value_from_json_py(f, j, true, &v, &code, &why, &note) == 0) {
+		if (c->origin[f] == MCINIT_ORIG_DEFAULT && bridge_values[i].ok) {
 			mcinit_value_clear(&c->val[f]);
-			c->val[f] = v;
+			mcinit_value_copy(&c->val[f], &bridge_values[i].v);
 		}
-		free(why);
-		free(note);
-		json_decref(j);
 	}
 }
 

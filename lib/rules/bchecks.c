@@ -73,7 +73,7 @@ mcinit_blocal_find(const struct mcinit_bcheck *b, const char *name, unsigned v)
 	size_t i;
 
 	for (i = b->loc; i < (size_t)b->loc + b->nloc; i++)
-		if ((mcinit_blocals[i].releases & v) != 0 &&
+		if ((mcinit_blocals[i].releases & v) != 0 && mcinit_blocals[i].name[0] == name[0] &&
 		    strcmp(mcinit_blocals[i].name, name) == 0)
 			return &mcinit_blocals[i];
 	return NULL;
