@@ -1217,6 +1217,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
 
     seen = set()
     runs = []  # (code, row): the rows a table rule evaluates
+    guards = {}  # guard text -> the first row with it, whose parsed tree all share
     nrows = 0
     print("#ifdef MCINIT_MCHECK")
     for path in [cpath] + ([epath] if epath else []):
@@ -1233,12 +1234,14 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
             # a check missing from the ledger is not vetted, like one whose
             # row names no code
             vet = vetted.get(cid, False)
-            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, %s)" % (
+            gsame = guards.setdefault(ported("guard", guard), nrows)
+            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, %s, %d)" % (
                 cstr(cid), cstr(fn), cstr(kind), cstr(ported("guard", guard)),
                 cstr(ported("cond", cond)), cstr(ported("when") or None),
                 cstr(ported("msg", msg)), offline == "yes", cstr(note),
                 cstr(ported("rule") or None), cstr(ported("no") or None),
-                cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code)))
+                cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code),
+                gsame))
             # what mcinit_mcheck_status can give the table's code: no rule
             # of its own, no reason it is not ported, decidable offline,
             # vetted, with a condition (whether its names resolve is the

@@ -52,16 +52,39 @@ mcinit_vclass_find(const char *section, const char *target)
 	return NULL;
 }
 
+/* Each section's default class (the generator lists it first), by the
+ * section's place in mcinit_sections, found once per process: the rules ask
+ * at every field of a section they read. */
+static const struct mcinit_vclass **default_class;
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static void
+find_default_classes(void)
+{
+	size_t i = nclasses;
+
+	default_class = mcinit_xcalloc(mcinit_nsections, sizeof *default_class);
+	while (i-- > 0) {
+		const struct mcinit_section_info *si = mcinit_section_find(classes[i].section);
+
+		if (si != NULL)
+			default_class[si - mcinit_sections] = &classes[i];
+	}
+}
+
 const struct mcinit_vclass *
 mcinit_vclass_default(const char *section)
 {
+	const struct mcinit_section_info *si = mcinit_section_find(section);
 	size_t i;
 
-	/* The generator lists each section's default class first.  (The
-	 * first letters compared inline: the rules ask at every field of a
-	 * section they read.) */
+	if (si != NULL) {
+		pthread_once(&defaults_once, find_default_classes);
+		return default_class[si - mcinit_sections];
+	}
+	/* a section of classes that mcinit_sections does not list */
 	for (i = 0; i < nclasses; i++)
-		if (classes[i].section[0] == section[0] && strcmp(classes[i].section, section) == 0)
+		if (strcmp(classes[i].section, section) == 0)
 			return &classes[i];
 	return NULL;
 }
@@ -129,10 +152,12 @@ mro_pos(enum mcinit_field f)
 bool
 mcinit_vclass_has_std(const struct mcinit_vclass *k, enum mcinit_field f)
 {
-	int p = mro_pos(f);
+	int p;
 
+	/* (the class's own field first: the MRO's table is built on first use) */
 	if (mcinit_vclass_field(k, mcinit_fields[f].name) != NULL)
 		return true;
+	p = mro_pos(f);
 	/* A field mcinit adds to the section (schema.def) belongs to every
 	 * class that extends the default's chain. */
 	if (p < 0)

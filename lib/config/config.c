@@ -1022,6 +1022,16 @@ static const struct {
 #undef MCINIT_FIELD_VDEF
 };
 
+/* Field f's default text in release v, its rows of vdefs from lo on. */
+static const char *
+vdef_text(size_t lo, enum mcinit_field f, unsigned v)
+{
+	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
+		if (vdefs[lo].versions & v)
+			return vdefs[lo].text;
+	return mcinit_fields[f].def;
+}
+
 const char *
 mcinit_field_default_text(enum mcinit_field f, unsigned v)
 {
@@ -1035,10 +1045,7 @@ mcinit_field_default_text(enum mcinit_field f, unsigned v)
 		else
 			hi = mid;
 	}
-	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
-		if (vdefs[lo].versions & v)
-			return vdefs[lo].text;
-	return mcinit_fields[f].def;
+	return vdef_text(lo, f, v);
 }
 
 void
@@ -1058,6 +1065,24 @@ mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 	}
 }
 
+/* Default text def of field f as a value into *out (zeroed before). */
+static void
+convert_default(enum mcinit_field f, const char *def, struct mcinit_value *out)
+{
+	json_t *j = def ? default_json(def) : NULL;
+	const char *code;
+	char *why = NULL;
+
+	/* A default the type does not take is a bug of the generator or of
+	 * schema.def, which test-config's every-default property catches; at
+	 * run time the field starts null. */
+	if (j != NULL && mcinit_value_from_json(f, j, out, &code, &why) < 0) {
+		free(why);
+		memset(out, 0, sizeof *out);
+	}
+	json_decref(j);
+}
+
 /* The defaults of one version, converted once per process.  Threads that
  * start jobs at once share the table, hence the lock around its filling. */
 static const struct mcinit_value *
@@ -1066,6 +1091,7 @@ defaults_of(unsigned v)
 	static struct mcinit_value *tmpl[MCINIT_MV_COUNT];
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct mcinit_value *t;
+	size_t k;
 	int vi, i;
 
 	for (vi = 0; vi < MCINIT_MV_COUNT && mcinit_mversion_at(vi) != v; vi++)
@@ -1077,20 +1103,11 @@ defaults_of(unsigned v)
 	if (t != NULL)
 		goto out;
 	t = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *t);
-	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *def = mcinit_field_default_text(i, v);
-		json_t *j = def ? default_json(def) : NULL;
-		const char *code;
-		char *why = NULL;
-
-		/* A default the type does not take is a bug of the generator or
-		 * of schema.def, which test-config's every-default property
-		 * catches; at run time the field starts null. */
-		if (j != NULL && mcinit_value_from_json(i, j, &t[i], &code, &why) < 0) {
-			free(why);
-			memset(&t[i], 0, sizeof t[i]);
-		}
-		json_decref(j);
+	for (i = 0, k = 0; i < MCINIT_F_COUNT; i++) {
+		/* vdefs is in field order: walked beside the fields */
+		while (k < sizeof vdefs / sizeof vdefs[0] && vdefs[k].f < (enum mcinit_field)i)
+			k++;
+		convert_default(i, vdef_text(k, i, v), &t[i]);
 	}
 	tmpl[vi] = t;
 out:
@@ -1299,7 +1316,14 @@ mcinit_config_destroy(struct mcinit_config *c)
 	}
 	free(c->job_env);
 	free(c->launch_source);
-	memset(c, 0, sizeof *c);
+	/* what it owned, forgotten (a second destroy does nothing); not the
+	 * whole struct, ~100 KB that a job zeroes again when it starts */
+	c->names = NULL;
+	c->nnames = 0;
+	c->env_vars = c->extras = c->sections = NULL;
+	c->job_env = NULL;
+	c->njob_env = 0;
+	c->launch_source = NULL;
 }
 
 int

@@ -539,9 +539,13 @@ attribute(struct mcinit_pyexpr *e, struct node *n, const char *attr)
 		    strcmp(n->s, "config") == 0) {
 			m->s = attr;
 		} else {
-			char *t = arena(e, strlen(n->s) + strlen(attr) + 2);
+			size_t a = strlen(n->s), b = strlen(attr);
+			char *t = arena(e, a + b + 2); /* zeroed: the NUL is there */
 
-			sprintf(t, "%s.%s", n->s, attr);
+			/* (not sprintf: a dotted name is in most checks) */
+			memcpy(t, n->s, a);
+			t[a] = '.';
+			memcpy(t + a + 1, attr, b);
 			m->s = t;
 		}
 		return m;

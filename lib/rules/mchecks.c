@@ -22,8 +22,8 @@
 
 const struct mcinit_mcheck mcinit_mchecks[] = {
 #define MCINIT_MCHECK(id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet,    \
-                      code)                                                                        \
-	{id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet, code},
+                      code, gsame)                                                                 \
+	{id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet, code, gsame},
 #include "rules/mchecks.inc"
 #undef MCINIT_MCHECK
 };
@@ -69,8 +69,10 @@ const struct mcinit_pyexpr *
 mcinit_mcheck_expr(const struct mcinit_mcheck *m, enum mcinit_mcheck_expr x)
 {
 	const char *src[] = {m->when, m->guard, m->cond, m->message};
+	/* rows with one guard share its tree (544 rows, 256 guards) */
+	size_t row = x == MCINIT_MX_GUARD ? m->gsame : (size_t)(m - mcinit_mchecks);
 
-	return mcinit_pyexpr_parse_once(&exprs[m - mcinit_mchecks][x], src[x]);
+	return mcinit_pyexpr_parse_once(&exprs[row][x], src[x]);
 }
 
 /* A row's status: only the ledger asks for it (explain --ledger, and the

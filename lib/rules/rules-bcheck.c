@@ -288,7 +288,10 @@ unalias(const struct brow *r, const char *name, char *buf, size_t len)
 
 	if (n >= sizeof head - 1)
 		return name;
-	snprintf(head, sizeof head, "%%%.*s", (int)n, start);
+	/* "%" and the name's head (not snprintf: asked at every name) */
+	head[0] = '%';
+	memcpy(head + 1, start, n);
+	head[n + 1] = '\0';
 	if ((l = local(r, head)) == NULL || alias_of(l, path, sizeof path) == NULL)
 		return name;
 	snprintf(buf, len, "%s%s", path, start + n);

@@ -895,3 +895,16 @@ Test(rules, bcheck_locals_are_the_rows_function)
 		}
 	}
 }
+
+/* Rows that share a parsed guard have the same guard text. */
+Test(rules, mcheck_shared_guards_are_the_same_text)
+{
+	size_t i;
+
+	for (i = 0; i < mcinit_nmchecks; i++) {
+		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+
+		cr_assert_leq(m->gsame, i, "%s", m->id);
+		cr_expect_str_eq(mcinit_mchecks[m->gsame].guard, m->guard, "%s", m->id);
+	}
+}
