@@ -1543,23 +1543,25 @@ section_written(const struct mcinit_config *c, const char *sec)
 json_t *
 mcinit_config_to_json(const struct mcinit_config *c)
 {
-	json_t *root = json_object(), *extra;
-	const char *sec;
+	json_t *root = json_object(), *extra, *obj = NULL;
+	const char *sec, *last = NULL;
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		json_t *s;
-
 		/* what the Bridge release checked against would refuse */
 		if (!mcinit_field_in_bridge(i, c->bversion))
 			continue;
+		/* a section's fields mostly follow one another: its object is
+		 * looked up when the section changes (the table's names are
+		 * ASCII: no UTF-8 check of each key) */
 		sec = mcinit_fields[i].section;
-		s = json_object_get(root, sec);
-		if (s == NULL) {
-			s = json_object();
-			json_object_set_new(root, sec, s);
+		if (sec != last && (obj = json_object_get(root, sec)) == NULL) {
+			obj = json_object();
+			json_object_set_new_nocheck(root, sec, obj);
 		}
-		json_object_set_new(s, mcinit_fields[i].name, mcinit_value_to_json(&c->val[i]));
+		last = sec;
+		json_object_set_new_nocheck(obj, mcinit_fields[i].name,
+		                            mcinit_value_to_json(&c->val[i]));
 	}
 	json_object_foreach(c->extras, sec, extra)
 	{

@@ -2,6 +2,7 @@
 #include "config/mflags.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,16 +158,32 @@ mcinit_mflag_is_legacy_bool(const char *flag)
 	return 0;
 }
 
+/* Every row's suggestion key, made once per process: an unknown word is
+ * compared with every flag (a fuzzer's command line has dozens). */
+static struct mcinit_suggest_key flag_keys[sizeof table / sizeof table[0]];
+static pthread_once_t flag_keys_once = PTHREAD_ONCE_INIT;
+
+static void
+make_flag_keys(void)
+{
+	size_t i;
+
+	for (i = 0; i < ntable; i++)
+		mcinit_suggest_key_of(table[i].flag, &flag_keys[i]);
+}
+
 const char *
 mcinit_mflag_suggest(const char *flag, unsigned version)
 {
-	const char *cands[sizeof table / sizeof table[0]];
-	size_t i, n = 0;
+	struct mcinit_suggestion s;
+	size_t i;
 
-	for (i = 0; i < ntable; i++)
-		if (in_parser(&table[i], version))
-			cands[n++] = table[i].flag;
-	return mcinit_suggest(flag, cands, n);
+	pthread_once(&flag_keys_once, make_flag_keys);
+	mcinit_suggestion_init(&s, flag);
+	for (i = 0; i < ntable && s.best > 0; i++)
+		if (mcinit_suggestion_may(&s, &flag_keys[i]) && in_parser(&table[i], version))
+			mcinit_suggestion_try(&s, table[i].flag, &flag_keys[i]);
+	return s.pick;
 }
 
 static const struct {
