@@ -1197,15 +1197,29 @@ mcinit_bversion_list(char *buf, size_t len)
 	return buf;
 }
 
-bool
-mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
+/* Each field's Bridge releases (-1: every release has it), set once per
+ * process: asked of every field each time a config is written out, and of
+ * every field a Bridge check reads. */
+static long long bridge_masks[MCINIT_F_COUNT];
+static pthread_once_t bridge_masks_once = PTHREAD_ONCE_INIT;
+
+static void
+fill_bridge_masks(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof bridge_only / sizeof bridge_only[0]; i++)
-		if (bridge_only[i].f == f)
-			return (bridge_only[i].mask & v) != 0;
-	return true;
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		bridge_masks[i] = -1;
+	/* the first row of a field is the one that counts */
+	for (i = sizeof bridge_only / sizeof bridge_only[0]; i-- > 0;)
+		bridge_masks[bridge_only[i].f] = bridge_only[i].mask;
+}
+
+bool
+mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
+{
+	pthread_once(&bridge_masks_once, fill_bridge_masks);
+	return bridge_masks[f] < 0 || (bridge_masks[f] & v) != 0;
 }
 
 void

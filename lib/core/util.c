@@ -410,21 +410,24 @@ mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word)
 	 * dropped/doubled letters in long snake_case names without proposing
 	 * unrelated short words. */
 	s->best = (s->key.len / 4 < 2 ? 2 : s->key.len / 4) + 1;
+	s->order = SIZE_MAX;
 }
 
-/* Only a closer candidate matters (the first of the closest wins), so each
- * comparison may give up as soon as it cannot beat the best so far. */
+/* Only a closer candidate matters (or one as close and earlier), so each
+ * comparison may give up as soon as it cannot beat the pick. */
 void
 mcinit_suggestion_try(struct mcinit_suggestion *s, const char *cand,
-                      const struct mcinit_suggest_key *k)
+                      const struct mcinit_suggest_key *k, size_t order)
 {
+	long room = mcinit_suggestion_room(s, order);
 	size_t d;
 
-	if (!mcinit_suggestion_may(s, k) || count_bound(s->counts, cand) > s->best - 1)
+	if (!mcinit_suggestion_may(s, k, order) || (long)count_bound(s->counts, cand) > room)
 		return;
-	d = mcinit_edit_distance(s->word, cand, s->best - 1);
-	if (d < s->best) {
+	d = mcinit_edit_distance(s->word, cand, (size_t)room);
+	if ((long)d <= room) {
 		s->best = d;
+		s->order = order;
 		s->pick = cand;
 	}
 }
@@ -439,7 +442,7 @@ mcinit_suggest(const char *word, const char *const *cands, size_t n)
 	mcinit_suggestion_init(&s, word);
 	for (i = 0; i < n && s.best > 0; i++) {
 		mcinit_suggest_key_of(cands[i], &k);
-		mcinit_suggestion_try(&s, cands[i], &k);
+		mcinit_suggestion_try(&s, cands[i], &k, i);
 	}
 	return s.pick;
 }
