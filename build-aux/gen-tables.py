@@ -1222,6 +1222,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
 
     seen = set()
     runs = []  # (code, row): the rows a table rule evaluates
+    guards = {}  # guard text -> the first row with it, whose parsed tree all share
     nrows = 0
     print("#ifdef MCINIT_MCHECK")
     for path in [cpath] + ([epath] if epath else []):
@@ -1238,12 +1239,14 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
             # a check missing from the ledger is not vetted, like one whose
             # row names no code
             vet = vetted.get(cid, False)
-            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, %s)" % (
+            gsame = guards.setdefault(ported("guard", guard), nrows)
+            print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, %s, %d)" % (
                 cstr(cid), cstr(fn), cstr(kind), cstr(ported("guard", guard)),
                 cstr(ported("cond", cond)), cstr(ported("when") or None),
                 cstr(ported("msg", msg)), offline == "yes", cstr(note),
                 cstr(ported("rule") or None), cstr(ported("no") or None),
-                cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code)))
+                cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code),
+                gsame))
             # what mcinit_mcheck_status can give the table's code: no rule
             # of its own, no reason it is not ported, decidable offline,
             # vetted, with a condition (whether its names resolve is the
@@ -1329,6 +1332,16 @@ def normal_local(name):
     return name if "." in name else "%" + name
 
 
+def bcheck_code(kind, sev, sec):
+    """The code a Bridge row reports under, as mcinit_bcheck_code: MC300
+    (MC350 a warning) for ConfigContainer's and the module's functions,
+    MC301 (MC351) for a section's own method."""
+    warn = kind == "warn"
+    if sev:
+        warn = sev != "error"
+    return "MC%d" % ((350 if warn else 300) + (1 if sec else 0))
+
+
 def gen_bchecks(cpath, ppath, lpath, locpath, bpath, vpath, extras):
     rels = [tuple(e.split("=", 1)) for e in extras] + [("main", cpath)]
     names = [n for n, _ in rels]
@@ -1377,8 +1390,26 @@ def gen_bchecks(cpath, ppath, lpath, locpath, bpath, vpath, extras):
     print("#ifndef MCINIT_BCHECK_NREL")
     print("#define MCINIT_BCHECK_NREL %d" % len(names))
     print("#endif")
+    # the locals, grouped by function (each function's in file order), so
+    # that a row looks among its own function's only
+    fns = {r["fn"] for r in rows}
+    locals_ = []
+    for n, c in tsv_body(locpath):
+        fn, name, value, rel = (c + [""] * 4)[:4]
+        if fn not in fns:
+            sys.exit("gen-tables: %s:%d: no check is in %s" % (locpath, n, fn))
+        if rel and any(x not in bit for x in rel.split(",")):
+            sys.exit("gen-tables: %s:%d: unknown release in %r" % (locpath, n, rel))
+        locals_.append((fn, name, value, rel))
+    locals_.sort(key=lambda l: l[0].encode())
+    span = {}
+    for i, l in enumerate(locals_):
+        first, count = span.get(l[0], (i, 0))
+        span[l[0]] = (first, count + 1)
+
+    runs = []  # (code, row): the rows a table rule evaluates
     print("#ifdef MCINIT_BCHECK")
-    for r in rows:
+    for i, r in enumerate(rows):
         cid = r["id"]
         cls = r["fn"].split(".")[0] if "." in r["fn"] else ""
         sec = "" if cls in ("", "ConfigContainer") else secof.get(cls)
@@ -1391,23 +1422,27 @@ def gen_bchecks(cpath, ppath, lpath, locpath, bpath, vpath, extras):
         mask = "|".join("%#x" % bit[n] for n in names if n in r["ids"])
         ids = ", ".join(cstr(r["ids"].get(n)) for n in names)
         print("MCINIT_BCHECK(%s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %s, "
-              "%d, MCINIT_BIDS(%s))" % (
+              "%d, MCINIT_BIDS(%s), %d, %d)" % (
                   cstr(cid), cstr(r["fn"]), cstr(sec), cstr(cls), cstr(r["kind"]),
                   cstr(ported("guard", r["guard"])), cstr(ported("cond", r["cond"])),
                   cstr(ported("when") or None), cstr(ported("msg", r["msg"])), r["offline"],
                   cstr(r["note"]), cstr(ported("rule") or None), cstr(ported("dup") or None),
                   cstr(ported("no") or None), cstr(ported("sev") or None), mask,
-                  vetted.get(cid, False), ids))
+                  vetted.get(cid, False), ids, *span.get(r["fn"], (0, 0))))
+        # what mcinit_bcheck_status can give the table's code (as for
+        # Megatron-LM's rows: whether its names resolve is the C resolver's
+        # to say, and the ledger's test holds it to the vetted code)
+        if not ported("rule") and not ported("dup") and not ported("no") and r["offline"] \
+                and vetted.get(cid, False) and (ported("when") or ported("cond", r["cond"])):
+            runs.append((bcheck_code(r["kind"], ported("sev"), sec), i))
+    print("#endif")
+    print("#ifdef MCINIT_BCHECK_RUN")
+    for code, row in sorted(runs):
+        print("MCINIT_BCHECK_RUN(%s, %d)" % (cstr(code), row))
     print("#endif")
 
     print("#ifdef MCINIT_BLOCAL")
-    fns = {r["fn"] for r in rows}
-    for n, c in tsv_body(locpath):
-        fn, name, value, rel = (c + [""] * 4)[:4]
-        if fn not in fns:
-            sys.exit("gen-tables: %s:%d: no check is in %s" % (locpath, n, fn))
-        if rel and any(x not in bit for x in rel.split(",")):
-            sys.exit("gen-tables: %s:%d: unknown release in %r" % (locpath, n, rel))
+    for fn, name, value, rel in locals_:
         mask = "|".join("%#x" % bit[x] for x in rel.split(",")) if rel else \
             "%#x" % ((1 << len(names)) - 1)
         print("MCINIT_BLOCAL(%s, %s, %s, %s)" % (cstr(fn), cstr(normal_local(name)),

@@ -1,6 +1,7 @@
 /* bridge.c — Megatron-Bridge's section classes.  See bridge.h. */
 #include "config/bridge.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +52,37 @@ mcinit_vclass_find(const char *section, const char *target)
 	return NULL;
 }
 
+/* Each section's default class (the generator lists it first), by the
+ * section's place in mcinit_sections, found once per process: the rules ask
+ * at every field of a section they read. */
+static const struct mcinit_vclass **default_class;
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static void
+find_default_classes(void)
+{
+	size_t i = nclasses;
+
+	default_class = mcinit_xcalloc(mcinit_nsections, sizeof *default_class);
+	while (i-- > 0) {
+		const struct mcinit_section_info *si = mcinit_section_find(classes[i].section);
+
+		if (si != NULL)
+			default_class[si - mcinit_sections] = &classes[i];
+	}
+}
+
 const struct mcinit_vclass *
 mcinit_vclass_default(const char *section)
 {
+	const struct mcinit_section_info *si = mcinit_section_find(section);
 	size_t i;
 
-	/* The generator lists each section's default class first. */
+	if (si != NULL) {
+		pthread_once(&defaults_once, find_default_classes);
+		return default_class[si - mcinit_sections];
+	}
+	/* a section of classes that mcinit_sections does not list */
 	for (i = 0; i < nclasses; i++)
 		if (strcmp(classes[i].section, section) == 0)
 			return &classes[i];
@@ -69,14 +95,36 @@ mcinit_section_has_classes(const char *section)
 	return mcinit_vclass_default(section) != NULL;
 }
 
+/* Each class's fields as a chain in table order, built once per process:
+ * the rules ask for a class's field at every name they resolve, and the
+ * table has ~2400 rows. */
+#define NCLASSES (sizeof classes / sizeof classes[0])
+#define NVFIELDS (sizeof vfields / sizeof vfields[0])
+#define NONE     0xffff
+_Static_assert(NVFIELDS < NONE, "a field's position fits the chains");
+static unsigned short first_field[NCLASSES], next_field[NVFIELDS];
+static pthread_once_t chains_once = PTHREAD_ONCE_INIT;
+
+static void
+chain_fields(void)
+{
+	size_t i = NVFIELDS;
+
+	memset(first_field, 0xff, sizeof first_field);
+	while (i-- > 0) {
+		next_field[i] = first_field[vfields[i].cls];
+		first_field[vfields[i].cls] = (unsigned short)i;
+	}
+}
+
 const struct mcinit_vfield *
 mcinit_vclass_field(const struct mcinit_vclass *k, const char *key)
 {
-	int ci = (int)(k - classes);
 	size_t i;
 
-	for (i = 0; i < nvfields; i++)
-		if (vfields[i].cls == ci && strcmp(vfields[i].name, key) == 0)
+	pthread_once(&chains_once, chain_fields);
+	for (i = first_field[k - classes]; i != NONE; i = next_field[i])
+		if (strcmp(vfields[i].name, key) == 0)
 			return &vfields[i];
 	return NULL;
 }
@@ -104,10 +152,12 @@ mro_pos(enum mcinit_field f)
 bool
 mcinit_vclass_has_std(const struct mcinit_vclass *k, enum mcinit_field f)
 {
-	int p = mro_pos(f);
+	int p;
 
+	/* (the class's own field first: the MRO's table is built on first use) */
 	if (mcinit_vclass_field(k, mcinit_fields[f].name) != NULL)
 		return true;
+	p = mro_pos(f);
 	/* A field mcinit adds to the section (schema.def) belongs to every
 	 * class that extends the default's chain. */
 	if (p < 0)

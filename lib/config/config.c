@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -95,8 +96,10 @@ mcinit_section_find(const char *name)
 {
 	size_t i;
 
+	/* (the first letter inline: the rules ask at every name they resolve) */
 	for (i = 0; i < mcinit_nsections; i++)
-		if (strcmp(mcinit_sections[i].name, name) == 0)
+		if (mcinit_sections[i].name[0] == name[0] &&
+		    strcmp(mcinit_sections[i].name, name) == 0)
 			return &mcinit_sections[i];
 	return NULL;
 }
@@ -171,13 +174,30 @@ parse_type(const char *text, struct mcinit_type *t)
 static struct mcinit_type field_types[MCINIT_F_COUNT];
 static pthread_once_t field_types_once = PTHREAD_ONCE_INIT;
 
+/* The ~1250 fields have ~100 distinct type texts, and the compiler stores
+ * each distinct literal once: a text is parsed the first time its pointer
+ * is seen (a slot per pointer hash; a collision only parses again). */
 static void
 parse_field_types(void)
 {
+	static struct {
+		const char *text;
+		int f;
+	} seen[256];
 	int i;
 
-	for (i = 0; i < MCINIT_F_COUNT; i++)
-		parse_type(mcinit_fields[i].type_text, &field_types[i]);
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
+		const char *text = mcinit_fields[i].type_text;
+		size_t h = ((uintptr_t)text >> 3) % (sizeof seen / sizeof seen[0]);
+
+		if (seen[h].text == text) {
+			field_types[i] = field_types[seen[h].f];
+			continue;
+		}
+		parse_type(text, &field_types[i]);
+		seen[h].text = text;
+		seen[h].f = i;
+	}
 }
 
 const struct mcinit_type *
@@ -930,25 +950,59 @@ mcinit_value_to_json(const struct mcinit_value *v)
 
 /* ---- the config ---- */
 
+/* Whether t is a JSON number with a fraction or an exponent (0.1, 1e-05),
+ * which jansson reads with strtod as well. */
+static bool
+is_json_real(const char *t)
+{
+	bool real = false;
+
+	t += *t == '-';
+	if (*t == '0')
+		t++;
+	else if (isdigit((unsigned char)*t))
+		t += strspn(t, "0123456789");
+	else
+		return false;
+	if (*t == '.') {
+		if (!isdigit((unsigned char)t[1]))
+			return false;
+		t += 1 + strspn(t + 1, "0123456789");
+		real = true;
+	}
+	if (*t == 'e' || *t == 'E') {
+		t += 1 + (t[1] == '+' || t[1] == '-');
+		if (!isdigit((unsigned char)*t))
+			return false;
+		t += strspn(t, "0123456789");
+		real = true;
+	}
+	return real && *t == '\0';
+}
+
 /* A default's JSON text as a value; the common literals without a parser,
  * since a config starts from ~1200 of them. */
 static json_t *
 default_json(const char *t)
 {
+	double d;
 	char *end;
 	long long n;
 	size_t len;
 
-	if (strcmp(t, "null") == 0)
+	/* (the first letter first: most defaults are numbers) */
+	if (t[0] == 'n' && strcmp(t, "null") == 0)
 		return json_null();
-	if (strcmp(t, "true") == 0)
+	if (t[0] == 't' && strcmp(t, "true") == 0)
 		return json_true();
-	if (strcmp(t, "false") == 0)
+	if (t[0] == 'f' && strcmp(t, "false") == 0)
 		return json_false();
 	errno = 0;
 	n = strtoll(t, &end, 10);
 	if (end != t && *end == '\0' && errno == 0)
 		return json_integer(n);
+	if (is_json_real(t) && !isinf(d = strtod(t, NULL)))
+		return json_real(d); /* (jansson refuses an overflow) */
 	len = strlen(t);
 	if (len >= 2 && t[0] == '"' && t[len - 1] == '"' && strpbrk(t + 1, "\\\"") == t + len - 1)
 		return json_stringn(t + 1, len - 2);
@@ -968,6 +1022,16 @@ static const struct {
 #undef MCINIT_FIELD_VDEF
 };
 
+/* Field f's default text in release v, its rows of vdefs from lo on. */
+static const char *
+vdef_text(size_t lo, enum mcinit_field f, unsigned v)
+{
+	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
+		if (vdefs[lo].versions & v)
+			return vdefs[lo].text;
+	return mcinit_fields[f].def;
+}
+
 const char *
 mcinit_field_default_text(enum mcinit_field f, unsigned v)
 {
@@ -981,10 +1045,7 @@ mcinit_field_default_text(enum mcinit_field f, unsigned v)
 		else
 			hi = mid;
 	}
-	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
-		if (vdefs[lo].versions & v)
-			return vdefs[lo].text;
-	return mcinit_fields[f].def;
+	return vdef_text(lo, f, v);
 }
 
 void
@@ -1004,6 +1065,24 @@ mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 	}
 }
 
+/* Default text def of field f as a value into *out (zeroed before). */
+static void
+convert_default(enum mcinit_field f, const char *def, struct mcinit_value *out)
+{
+	json_t *j = def ? default_json(def) : NULL;
+	const char *code;
+	char *why = NULL;
+
+	/* A default the type does not take is a bug of the generator or of
+	 * schema.def, which test-config's every-default property catches; at
+	 * run time the field starts null. */
+	if (j != NULL && mcinit_value_from_json(f, j, out, &code, &why) < 0) {
+		free(why);
+		memset(out, 0, sizeof *out);
+	}
+	json_decref(j);
+}
+
 /* The defaults of one version, converted once per process.  Threads that
  * start jobs at once share the table, hence the lock around its filling. */
 static const struct mcinit_value *
@@ -1012,6 +1091,7 @@ defaults_of(unsigned v)
 	static struct mcinit_value *tmpl[MCINIT_MV_COUNT];
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct mcinit_value *t;
+	size_t k;
 	int vi, i;
 
 	for (vi = 0; vi < MCINIT_MV_COUNT && mcinit_mversion_at(vi) != v; vi++)
@@ -1023,20 +1103,11 @@ defaults_of(unsigned v)
 	if (t != NULL)
 		goto out;
 	t = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *t);
-	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *def = mcinit_field_default_text(i, v);
-		json_t *j = def ? default_json(def) : NULL;
-		const char *code;
-		char *why = NULL;
-
-		/* A default the type does not take is a bug of the generator or
-		 * of schema.def, which test-config's every-default property
-		 * catches; at run time the field starts null. */
-		if (j != NULL && mcinit_value_from_json(i, j, &t[i], &code, &why) < 0) {
-			free(why);
-			memset(&t[i], 0, sizeof t[i]);
-		}
-		json_decref(j);
+	for (i = 0, k = 0; i < MCINIT_F_COUNT; i++) {
+		/* vdefs is in field order: walked beside the fields */
+		while (k < sizeof vdefs / sizeof vdefs[0] && vdefs[k].f < (enum mcinit_field)i)
+			k++;
+		convert_default(i, vdef_text(k, i, v), &t[i]);
 	}
 	tmpl[vi] = t;
 out:
@@ -1126,15 +1197,29 @@ mcinit_bversion_list(char *buf, size_t len)
 	return buf;
 }
 
-bool
-mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
+/* Each field's Bridge releases (-1: every release has it), set once per
+ * process: asked of every field each time a config is written out, and of
+ * every field a Bridge check reads. */
+static long long bridge_masks[MCINIT_F_COUNT];
+static pthread_once_t bridge_masks_once = PTHREAD_ONCE_INIT;
+
+static void
+fill_bridge_masks(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof bridge_only / sizeof bridge_only[0]; i++)
-		if (bridge_only[i].f == f)
-			return (bridge_only[i].mask & v) != 0;
-	return true;
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		bridge_masks[i] = -1;
+	/* the first row of a field is the one that counts */
+	for (i = sizeof bridge_only / sizeof bridge_only[0]; i-- > 0;)
+		bridge_masks[bridge_only[i].f] = bridge_only[i].mask;
+}
+
+bool
+mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
+{
+	pthread_once(&bridge_masks_once, fill_bridge_masks);
+	return bridge_masks[f] < 0 || (bridge_masks[f] & v) != 0;
 }
 
 void
@@ -1163,6 +1248,38 @@ static const struct {
 #undef MCINIT_FIELD_BDEF
 };
 
+#define NBRIDGE_DEFAULTS (sizeof bridge_defaults / sizeof bridge_defaults[0])
+
+/* Bridge's defaults as values, converted once per process (every Bridge
+ * config starts from ~800 of them); ok: the conversion took it (a default
+ * mcinit's type or range refuses, num_layers 0, is left as it is: Bridge
+ * fails on it too). */
+static struct {
+	bool ok;
+	struct mcinit_value v;
+} bridge_values[NBRIDGE_DEFAULTS];
+static pthread_once_t bridge_values_once = PTHREAD_ONCE_INIT;
+
+static void
+convert_bridge_defaults(void)
+{
+	size_t i;
+
+	for (i = 0; i < NBRIDGE_DEFAULTS; i++) {
+		json_t *j = default_json(bridge_defaults[i].def);
+		const char *code;
+		char *why = NULL, *note = NULL;
+
+		bridge_values[i].ok =
+		    j != NULL &&
+		    mcinit_value_from_json_py(bridge_defaults[i].f, j, true, &bridge_values[i].v,
+		                              &code, &why, &note) == 0;
+		free(why);
+		free(note);
+		json_decref(j);
+	}
+}
+
 void
 mcinit_config_bridge_container(struct mcinit_config *c)
 {
@@ -1171,23 +1288,14 @@ mcinit_config_bridge_container(struct mcinit_config *c)
 	if (c->bridge)
 		return;
 	c->bridge = true;
-	for (i = 0; i < sizeof bridge_defaults / sizeof bridge_defaults[0]; i++) {
+	pthread_once(&bridge_values_once, convert_bridge_defaults);
+	for (i = 0; i < NBRIDGE_DEFAULTS; i++) {
 		enum mcinit_field f = bridge_defaults[i].f;
-		json_t *j = default_json(bridge_defaults[i].def);
-		struct mcinit_value v;
-		const char *code;
-		char *why = NULL, *note = NULL;
 
-		/* a default mcinit's type or range refuses (num_layers 0) is
-		 * left as it is: Bridge fails on it too */
-		if (c->origin[f] == MCINIT_ORIG_DEFAULT && j != NULL &&
-		    mcinit_value_from_json_py(f, j, true, &v, &code, &why, &note) == 0) {
+		if (c->origin[f] == MCINIT_ORIG_DEFAULT && bridge_values[i].ok) {
 			mcinit_value_clear(&c->val[f]);
-			c->val[f] = v;
+			mcinit_value_copy(&c->val[f], &bridge_values[i].v);
 		}
-		free(why);
-		free(note);
-		json_decref(j);
 	}
 }
 
@@ -1223,7 +1331,15 @@ mcinit_config_destroy(struct mcinit_config *c)
 	free(c->job_env);
 	free(c->launch_source);
 	free(c->script_args);
-	memset(c, 0, sizeof *c);
+	/* what it owned, forgotten (a second destroy does nothing); not the
+	 * whole struct, ~100 KB that a job zeroes again when it starts */
+	c->names = NULL;
+	c->nnames = 0;
+	c->env_vars = c->extras = c->sections = NULL;
+	c->job_env = NULL;
+	c->njob_env = 0;
+	c->launch_source = NULL;
+	c->script_args = NULL;
 }
 
 int
@@ -1443,23 +1559,25 @@ section_written(const struct mcinit_config *c, const char *sec)
 json_t *
 mcinit_config_to_json(const struct mcinit_config *c)
 {
-	json_t *root = json_object(), *extra;
-	const char *sec;
+	json_t *root = json_object(), *extra, *obj = NULL;
+	const char *sec, *last = NULL;
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		json_t *s;
-
 		/* what the Bridge release checked against would refuse */
 		if (!mcinit_field_in_bridge(i, c->bversion))
 			continue;
+		/* a section's fields mostly follow one another: its object is
+		 * looked up when the section changes (the table's names are
+		 * ASCII: no UTF-8 check of each key) */
 		sec = mcinit_fields[i].section;
-		s = json_object_get(root, sec);
-		if (s == NULL) {
-			s = json_object();
-			json_object_set_new(root, sec, s);
+		if (sec != last && (obj = json_object_get(root, sec)) == NULL) {
+			obj = json_object();
+			json_object_set_new_nocheck(root, sec, obj);
 		}
-		json_object_set_new(s, mcinit_fields[i].name, mcinit_value_to_json(&c->val[i]));
+		last = sec;
+		json_object_set_new_nocheck(obj, mcinit_fields[i].name,
+		                            mcinit_value_to_json(&c->val[i]));
 	}
 	json_object_foreach(c->extras, sec, extra)
 	{

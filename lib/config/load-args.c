@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "input/shscan.h"
@@ -19,21 +20,30 @@
 
 /* ---- overrides ---- */
 
-static const char *
-suggest_key(const char *key, char *buf, size_t len)
+/* Every field's "section.name", made once per process: a suggestion for
+ * an unknown key compares it with all of them. */
+static char *all_keys[MCINIT_F_COUNT];
+static pthread_once_t all_keys_once = PTHREAD_ONCE_INIT;
+
+static void
+make_keys(void)
 {
-	char *keys[MCINIT_F_COUNT];
-	const char *pick;
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++)
-		keys[i] =
+		all_keys[i] =
 		    mcinit_xasprintf("%s.%s", mcinit_fields[i].section, mcinit_fields[i].name);
-	pick = mcinit_suggest(key, (const char *const *)keys, MCINIT_F_COUNT);
+}
+
+static const char *
+suggest_key(const char *key, char *buf, size_t len)
+{
+	const char *pick;
+
+	pthread_once(&all_keys_once, make_keys);
+	pick = mcinit_suggest(key, (const char *const *)all_keys, MCINIT_F_COUNT);
 	if (pick != NULL)
 		snprintf(buf, len, "%s", pick);
-	for (i = 0; i < MCINIT_F_COUNT; i++)
-		free(keys[i]);
 	return pick ? buf : NULL;
 }
 
@@ -178,7 +188,14 @@ struct fctx {
 	const struct mcinit_loc *locs;
 	const unsigned char *opaque; /* per word: kept as written, value unknown */
 	size_t n, i;
+	int suggested; /* did-you-means looked for so far (MAX_SUGGESTIONS) */
 };
+
+/* A command line's unknown flags get a did-you-mean each up to this many:
+ * each compares the word with every flag, and a line of dozens of unknown
+ * words (a fuzzer's, a paste gone wrong) is not helped by more.  Later
+ * ones are still reported, without a hint. */
+#define MAX_SUGGESTIONS 16
 
 static bool
 is_opaque(const struct fctx *x, size_t i)
@@ -529,7 +546,10 @@ unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
 	} else {
 		g = mcinit_diag_add(x->d, MCINIT_ERROR, "MC003", l, "unknown Megatron-LM flag %s",
 		                    name);
-		pick = mcinit_mflag_suggest(name, MCINIT_MPARSER(x->c->mversion, x->c->mentry));
+		pick =
+		    x->suggested++ < MAX_SUGGESTIONS
+		        ? mcinit_mflag_suggest(name, MCINIT_MPARSER(x->c->mversion, x->c->mentry))
+		        : NULL;
 		if (pick != NULL)
 			mcinit_diag_hint(g, "did you mean `%s`?", pick);
 	}
@@ -721,7 +741,7 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                           const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
                           struct mcinit_diags *d)
 {
-	struct fctx x = {c, d, words, locs, opaque, n, 0};
+	struct fctx x = {c, d, words, locs, opaque, n, 0, 0};
 
 	if (n > 0)
 		c->megatron_argv = true;

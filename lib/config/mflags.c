@@ -2,6 +2,7 @@
 #include "config/mflags.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,16 +158,72 @@ mcinit_mflag_is_legacy_bool(const char *flag)
 	return 0;
 }
 
+/* Every row's suggestion key, and the rows by the length of their flag
+ * (each length's in table order), made once per process: an unknown word
+ * is compared with the flags of about its length only, the closest
+ * lengths first (a fuzzer's command line has dozens of unknown words). */
+#define MAXLEN 127 /* a longer flag is counted with this length's */
+_Static_assert(sizeof table / sizeof table[0] < 65536, "a row's place fits in by_len");
+static struct mcinit_suggest_key flag_keys[sizeof table / sizeof table[0]];
+static unsigned short by_len[sizeof table / sizeof table[0]], len_start[MAXLEN + 2];
+static pthread_once_t flag_keys_once = PTHREAD_ONCE_INIT;
+
+static size_t
+len_class(size_t len)
+{
+	return len < MAXLEN ? len : MAXLEN;
+}
+
+static void
+make_flag_keys(void)
+{
+	unsigned short next[MAXLEN + 1];
+	size_t i, l;
+
+	memset(len_start, 0, sizeof len_start);
+	for (i = 0; i < ntable; i++) {
+		mcinit_suggest_key_of(table[i].flag, &flag_keys[i]);
+		len_start[len_class(flag_keys[i].len) + 1]++;
+	}
+	for (l = 1; l <= MAXLEN + 1; l++)
+		len_start[l] += len_start[l - 1];
+	memcpy(next, len_start, sizeof next);
+	for (i = 0; i < ntable; i++)
+		by_len[next[len_class(flag_keys[i].len)]++] = (unsigned short)i;
+}
+
+/* Tries the rows of one length class. */
+static void
+try_length(struct mcinit_suggestion *s, size_t l, unsigned version)
+{
+	size_t j;
+
+	for (j = len_start[l]; j < len_start[l + 1]; j++) {
+		size_t i = by_len[j];
+
+		if (mcinit_suggestion_may(s, &flag_keys[i], i) && in_parser(&table[i], version))
+			mcinit_suggestion_try(s, table[i].flag, &flag_keys[i], i);
+	}
+}
+
 const char *
 mcinit_mflag_suggest(const char *flag, unsigned version)
 {
-	const char *cands[sizeof table / sizeof table[0]];
-	size_t i, n = 0;
+	struct mcinit_suggestion s;
+	size_t k, lw;
 
-	for (i = 0; i < ntable; i++)
-		if (in_parser(&table[i], version))
-			cands[n++] = table[i].flag;
-	return mcinit_suggest(flag, cands, n);
+	pthread_once(&flag_keys_once, make_flag_keys);
+	mcinit_suggestion_init(&s, flag);
+	lw = len_class(s.key.len);
+	/* a flag k longer or shorter is k edits away at least: none past
+	 * the pick's distance can win */
+	for (k = 0; k <= s.best && (k <= lw || lw + k <= MAXLEN); k++) {
+		if (lw + k <= MAXLEN)
+			try_length(&s, lw + k, version);
+		if (k > 0 && k <= lw)
+			try_length(&s, lw - k, version);
+	}
+	return s.pick;
 }
 
 static const struct {

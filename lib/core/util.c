@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -359,26 +361,90 @@ out:
 	return res;
 }
 
-const char *
-mcinit_suggest(const char *word, const char *const *cands, size_t n)
+void
+mcinit_suggest_key_of(const char *s, struct mcinit_suggest_key *k)
 {
+	const char *p;
+
+	k->chars = 0;
+	for (p = s; *p; p++)
+		k->chars |= (uint64_t)1 << ((unsigned char)*p & 63);
+	k->len = (size_t)(p - s);
+}
+
+/* Half the L1 distance of the character counts of w and cand: each edit
+ * changes two counts by one at most, so it is the distance or less (32
+ * buckets: merging counts only lowers it).  For the candidates that pass
+ * may_be_within; cheaper than the distance, and sharper than the sets. */
+static size_t
+count_bound(const unsigned char *w, const char *cand)
+{
+	int c[32] = {0};
+	size_t i, l1 = 0;
+
+	for (; *cand; cand++)
+		c[(unsigned char)*cand & 31]++;
+	/* the word's counts stop at 255: the candidate's too (which only
+	 * lowers the bound) */
+	for (i = 0; i < 32; i++) {
+		int ci = c[i] < 255 ? c[i] : 255;
+
+		l1 += (size_t)(ci > w[i] ? ci - w[i] : w[i] - ci);
+	}
+	return (l1 + 1) / 2;
+}
+
+void
+mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word)
+{
+	const char *p;
+
+	s->word = word;
+	s->pick = NULL;
+	mcinit_suggest_key_of(word, &s->key);
+	memset(s->counts, 0, sizeof s->counts);
+	for (p = word; *p; p++)
+		if (s->counts[(unsigned char)*p & 31] < 255)
+			s->counts[(unsigned char)*p & 31]++;
 	/* Allow roughly one edit per four characters, at least two: catches
 	 * dropped/doubled letters in long snake_case names without proposing
 	 * unrelated short words. */
-	size_t max = strlen(word) / 4 < 2 ? 2 : strlen(word) / 4, best = max + 1, i;
-	const char *pick = NULL;
+	s->best = (s->key.len / 4 < 2 ? 2 : s->key.len / 4) + 1;
+	s->order = SIZE_MAX;
+}
 
-	/* Only a closer candidate matters, so each comparison may give up as
-	 * soon as it cannot beat the best so far. */
-	for (i = 0; i < n && best > 0; i++) {
-		size_t d = mcinit_edit_distance(word, cands[i], best - 1);
+/* Only a closer candidate matters (or one as close and earlier), so each
+ * comparison may give up as soon as it cannot beat the pick. */
+void
+mcinit_suggestion_try(struct mcinit_suggestion *s, const char *cand,
+                      const struct mcinit_suggest_key *k, size_t order)
+{
+	long room = mcinit_suggestion_room(s, order);
+	size_t d;
 
-		if (d < best) {
-			best = d;
-			pick = cands[i];
-		}
+	if (!mcinit_suggestion_may(s, k, order) || (long)count_bound(s->counts, cand) > room)
+		return;
+	d = mcinit_edit_distance(s->word, cand, (size_t)room);
+	if ((long)d <= room) {
+		s->best = d;
+		s->order = order;
+		s->pick = cand;
 	}
-	return pick;
+}
+
+const char *
+mcinit_suggest(const char *word, const char *const *cands, size_t n)
+{
+	struct mcinit_suggestion s;
+	struct mcinit_suggest_key k;
+	size_t i;
+
+	mcinit_suggestion_init(&s, word);
+	for (i = 0; i < n && s.best > 0; i++) {
+		mcinit_suggest_key_of(cands[i], &k);
+		mcinit_suggestion_try(&s, cands[i], &k, i);
+	}
+	return s.pick;
 }
 
 char *

@@ -12,7 +12,9 @@
 #define MCINIT_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mcinit.h"
@@ -212,7 +214,58 @@ mcinit_fnv1a(unsigned h, const char *s)
  * -1 when it is not there. */
 long mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *base, size_t size,
                       size_t off, const char *key);
+/* The closest of cands to word within about one edit per four characters
+ * (the first of the closest), or NULL: a did-you-mean. */
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
+/* What a suggestion compares first of a candidate: its length and its
+ * characters as a set.  A table asked again and again (Megatron-LM's
+ * flags) makes them once, and tries its candidates itself. */
+struct mcinit_suggest_key {
+	uint64_t chars;
+	size_t len;
+};
+void mcinit_suggest_key_of(const char *s, struct mcinit_suggest_key *k);
+/* A suggestion being looked for: mcinit_suggest is init, try each
+ * candidate, then pick.  The pick is the closest, the first of the closest
+ * by `order` (a candidate's place in its list), so a table may try its
+ * candidates in another order (Megatron-LM's flags: by length). */
+struct mcinit_suggestion {
+	const char *word, *pick; /* pick: the closest so far, or NULL */
+	struct mcinit_suggest_key key;
+	unsigned char counts[32]; /* the word's characters, counted by bucket */
+	size_t best;              /* pick's distance; the cap + 1 while none */
+	size_t order;             /* pick's order; SIZE_MAX while none */
+};
+void mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word);
+/* k: made by mcinit_suggest_key_of(cand). */
+void mcinit_suggestion_try(struct mcinit_suggestion *s, const char *cand,
+                           const struct mcinit_suggest_key *k, size_t order);
+
+/* The distance a candidate of this order must be within to win: as close
+ * as the pick when it comes first, else closer (the cap while there is no
+ * pick); -1: none can. */
+static inline long
+mcinit_suggestion_room(const struct mcinit_suggestion *s, size_t order)
+{
+	return (long)s->best - (s->pick != NULL && order < s->order ? 0 : 1);
+}
+
+/* Whether a candidate of key k and order can still win: its length and
+ * characters are within the edits left (each edit changes the length by
+ * one at most, and brings one character at most into either word that the
+ * other lacks).  What _try asks first, inline for a loop over a table:
+ * most candidates fail it. */
+static inline bool
+mcinit_suggestion_may(const struct mcinit_suggestion *s, const struct mcinit_suggest_key *k,
+                      size_t order)
+{
+	long t = mcinit_suggestion_room(s, order);
+
+	return t >= 0 &&
+	       (long)(s->key.len > k->len ? s->key.len - k->len : k->len - s->key.len) <= t &&
+	       __builtin_popcountll(k->chars & ~s->key.chars) <= t &&
+	       __builtin_popcountll(s->key.chars & ~k->chars) <= t;
+}
 
 /* The most mcinit reads of one input file: a job description (JSON, YAML, a
  * launch script, Megatron's arguments.py) is kilobytes, and a bound keeps

@@ -42,8 +42,7 @@ mcinit_cuda_versions(struct mcinit_gpu_versions *v)
 	memset(v, 0, sizeof *v);
 	v->nccl_header = NCCL_VERSION_CODE;
 	v->cuda_header = CUDART_VERSION;
-	if (ncclGetVersion(&x) == ncclSuccess)
-		v->nccl_runtime = x;
+	v->nccl_runtime = mcinit_nccl_runtime_version();
 	if (cudaRuntimeGetVersion(&x) == cudaSuccess)
 		v->cuda_runtime = x;
 	/* 0 without a driver: the report then says null */

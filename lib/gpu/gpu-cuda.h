@@ -1,5 +1,6 @@
 /* gpu-cuda.h — the CUDA runtime half of the CUDA/NCCL backend (gpu-cuda.c),
- * for gpu-nccl.c's table of the backend.  As gpu.h's calls of the same name. */
+ * for gpu-nccl.c's table of the backend.  As gpu.h's calls of the same name;
+ * and what gpu-cuda.c asks of gpu-nccl.c. */
 #ifndef MCINIT_GPU_CUDA_H
 #define MCINIT_GPU_CUDA_H
 
@@ -10,5 +11,8 @@ void mcinit_cuda_versions(struct mcinit_gpu_versions *v);
 int mcinit_cuda_select(int device, char *busid, size_t cap, char *name, size_t ncap,
                        struct mcinit_err *err);
 int mcinit_cuda_busid(int device, char *busid, size_t cap);
+/* ncclGetVersion of the libnccl gpu-nccl.c opens (opening it), 0 when it
+ * does not open. */
+int mcinit_nccl_runtime_version(void);
 
 #endif

@@ -6,7 +6,15 @@
  * and ncclCommGetAsyncError says when they are done.  A communicator is a
  * `struct ncomm`: NCCL's handle and the stream its collectives run on (with
  * the priority is_high_priority_stream asks for).
+ *
+ * libnccl is opened at the first NCCL call (dlopen), not linked: linking
+ * it makes the loader relocate it and the libstdc++ it needs at the start
+ * of every command, ~2.7 M instructions, while only mcinit run's GPU phases
+ * (and --version) call it.  NCCL's calls below go through pointers found
+ * with dlsym (the #defines after nccl.h), so the code reads as NCCL's.
  */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +24,118 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "build.h" /* MCINIT_BUILD_CUDA_DIR */
 #include "gpu/gpu-cuda.h"
 #include "gpu/gpu.h"
 #include "store/store.h" /* mcinit_now */
+
+/* ---- libnccl, opened at first use ---- */
+
+/* Every NCCL call this file makes. */
+#define NCCL_CALLS(X)                                                                              \
+	X(ncclGetVersion)                                                                          \
+	X(ncclGetErrorString)                                                                      \
+	X(ncclGetLastError)                                                                        \
+	X(ncclGetUniqueId)                                                                         \
+	X(ncclCommInitRankConfig)                                                                  \
+	X(ncclCommInitRankScalable)                                                                \
+	X(ncclCommSplit)                                                                           \
+	X(ncclCommGetAsyncError)                                                                   \
+	X(ncclCommCount)                                                                           \
+	X(ncclCommUserRank)                                                                        \
+	X(ncclCommFinalize)                                                                        \
+	X(ncclCommDestroy)                                                                         \
+	X(ncclCommAbort)                                                                           \
+	X(ncclCommRegister)                                                                        \
+	X(ncclCommDeregister)                                                                      \
+	X(ncclMemAlloc)                                                                            \
+	X(ncclMemFree)                                                                             \
+	X(ncclGroupStart)                                                                          \
+	X(ncclGroupEnd)                                                                            \
+	X(ncclAllReduce)                                                                           \
+	X(ncclAllGather)                                                                           \
+	X(ncclReduceScatter)                                                                       \
+	X(ncclBroadcast)                                                                           \
+	X(ncclSend)                                                                                \
+	X(ncclRecv)
+
+#define NCCL_POINTER(f) static __typeof__(f) *dl_##f;
+NCCL_CALLS(NCCL_POINTER)
+#undef NCCL_POINTER
+
+/* The library as the headers name it (libnccl.so.2 for NCCL 2), on the
+ * loader's path, else in the CUDA toolkit configure found it in (where the
+ * link used to find it, and its -rpath pointed). */
+#define NCCL_STR(x)  #x
+#define NCCL_XSTR(x) NCCL_STR(x)
+#define NCCL_SONAME  "libnccl.so." NCCL_XSTR(NCCL_MAJOR)
+static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+static char nccl_why[256]; /* empty once loaded */
+
+static void
+nccl_open(void)
+{
+	void *h = dlopen(NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (h == NULL && MCINIT_BUILD_CUDA_DIR[0] != '\0')
+		h = dlopen(MCINIT_BUILD_CUDA_DIR "/lib64/" NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		snprintf(nccl_why, sizeof nccl_why, "%s", dlerror());
+		return;
+	}
+#define NCCL_FIND(f)                                                                               \
+	if ((*(void **)&dl_##f = dlsym(h, #f)) == NULL && nccl_why[0] == '\0')                     \
+		snprintf(nccl_why, sizeof nccl_why, "%s: no %s", NCCL_SONAME, #f);
+	NCCL_CALLS(NCCL_FIND)
+#undef NCCL_FIND
+}
+
+/* 0 once libnccl is open with every call found; else -1 with why in err
+ * (MCINIT_E_UNAVAILABLE, as without a device). */
+static int
+nccl_load(struct mcinit_err *err)
+{
+	pthread_once(&nccl_once, nccl_open);
+	if (nccl_why[0] == '\0')
+		return 0;
+	return err ? mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "NCCL: %s", nccl_why) : -1;
+}
+
+/* From here on, NCCL's names are the pointers: every call of one is made
+ * after nccl_load (a communicator exists only after one). */
+#define ncclGetVersion           (*dl_ncclGetVersion)
+#define ncclGetErrorString       (*dl_ncclGetErrorString)
+#define ncclGetLastError         (*dl_ncclGetLastError)
+#define ncclGetUniqueId          (*dl_ncclGetUniqueId)
+#define ncclCommInitRankConfig   (*dl_ncclCommInitRankConfig)
+#define ncclCommInitRankScalable (*dl_ncclCommInitRankScalable)
+#define ncclCommSplit            (*dl_ncclCommSplit)
+#define ncclCommGetAsyncError    (*dl_ncclCommGetAsyncError)
+#define ncclCommCount            (*dl_ncclCommCount)
+#define ncclCommUserRank         (*dl_ncclCommUserRank)
+#define ncclCommFinalize         (*dl_ncclCommFinalize)
+#define ncclCommDestroy          (*dl_ncclCommDestroy)
+#define ncclCommAbort            (*dl_ncclCommAbort)
+#define ncclCommRegister         (*dl_ncclCommRegister)
+#define ncclCommDeregister       (*dl_ncclCommDeregister)
+#define ncclMemAlloc             (*dl_ncclMemAlloc)
+#define ncclMemFree              (*dl_ncclMemFree)
+#define ncclGroupStart           (*dl_ncclGroupStart)
+#define ncclGroupEnd             (*dl_ncclGroupEnd)
+#define ncclAllReduce            (*dl_ncclAllReduce)
+#define ncclAllGather            (*dl_ncclAllGather)
+#define ncclReduceScatter        (*dl_ncclReduceScatter)
+#define ncclBroadcast            (*dl_ncclBroadcast)
+#define ncclSend                 (*dl_ncclSend)
+#define ncclRecv                 (*dl_ncclRecv)
+
+int
+mcinit_nccl_runtime_version(void)
+{
+	int x = 0;
+
+	return nccl_load(NULL) == 0 && ncclGetVersion(&x) == ncclSuccess ? x : 0;
+}
 
 struct ncomm {
 	ncclComm_t c;
@@ -46,9 +163,11 @@ static int
 nccl_unique_id(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err)
 {
 	ncclUniqueId u;
-	ncclResult_t r = ncclGetUniqueId(&u);
+	ncclResult_t r;
 
-	if (r != ncclSuccess)
+	if (nccl_load(err) != 0)
+		return -1;
+	if ((r = ncclGetUniqueId(&u)) != ncclSuccess)
 		return nccl_fail(err, "ncclGetUniqueId", r, NULL);
 	memcpy(id, u.internal, MCINIT_NCCL_ID_BYTES);
 	return 0;
@@ -88,9 +207,13 @@ nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char 
                 const struct mcinit_nccl_opts *o, struct mcinit_err *err)
 {
 	ncclConfig_t cfg = config_of(o);
-	struct ncomm *n = ncomm_new(o);
+	struct ncomm *n;
 	ncclResult_t r;
 
+	*comm = NULL;
+	if (nccl_load(err) != 0)
+		return -1;
+	n = ncomm_new(o);
 	if (nid <= 1) {
 		ncclUniqueId id;
 

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <math.h> /* isinf, isnan: macros, no libm */
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,9 +539,13 @@ attribute(struct mcinit_pyexpr *e, struct node *n, const char *attr)
 		    strcmp(n->s, "config") == 0) {
 			m->s = attr;
 		} else {
-			char *t = arena(e, strlen(n->s) + strlen(attr) + 2);
+			size_t a = strlen(n->s), b = strlen(attr);
+			char *t = arena(e, a + b + 2); /* zeroed: the NUL is there */
 
-			sprintf(t, "%s.%s", n->s, attr);
+			/* (not sprintf: a dotted name is in most checks) */
+			memcpy(t, n->s, a);
+			t[a] = '.';
+			memcpy(t + a + 1, attr, b);
 			m->s = t;
 		}
 		return m;
@@ -817,6 +822,32 @@ mcinit_pyexpr_parse(const char *src, char **why)
 		return NULL;
 	}
 	return e;
+}
+
+/* What a slot holds for a text that does not parse: not NULL, so that the
+ * text is not parsed again. */
+static const struct mcinit_pyexpr unparsable;
+
+const struct mcinit_pyexpr *
+mcinit_pyexpr_parse_once(_Atomic(const struct mcinit_pyexpr *) *slot, const char *src)
+{
+	const struct mcinit_pyexpr *r = atomic_load_explicit(slot, memory_order_acquire), *none;
+	struct mcinit_pyexpr *e;
+	char *why = NULL;
+
+	if (r == NULL && src != NULL && src[0] != '\0') {
+		if ((e = mcinit_pyexpr_parse(src, &why)) == NULL)
+			free(why);
+		none = NULL;
+		r = e != NULL ? e : &unparsable;
+		if (!atomic_compare_exchange_strong_explicit(slot, &none, r, memory_order_acq_rel,
+		                                             memory_order_acquire)) {
+			/* another thread's is the same */
+			mcinit_pyexpr_free(e);
+			r = none;
+		}
+	}
+	return r == &unparsable ? NULL : r;
 }
 
 struct mcinit_pyexpr *

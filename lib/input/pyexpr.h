@@ -70,6 +70,12 @@ typedef int (*mcinit_pyexpr_resolve)(void *ctx, struct mcinit_pyexpr *e, const c
 /* Parses src.  NULL with a message in *why (caller frees) on a syntax the
  * subset does not have. */
 struct mcinit_pyexpr *mcinit_pyexpr_parse(const char *src, char **why);
+/* The tree of src, parsed the first time it is asked for and kept in *slot
+ * for the life of the process (threads may race: one tree is kept); NULL
+ * when src is empty or not in the subset.  Evaluate it through
+ * mcinit_pyexpr_share. */
+const struct mcinit_pyexpr *mcinit_pyexpr_parse_once(_Atomic(const struct mcinit_pyexpr *) *slot,
+                                                     const char *src);
 /* An expression with the syntax tree of `parsed`, shared, not copied:
  * `parsed` must outlive it, and is never written (neither by evaluating
  * this nor by freeing it).  Its evaluations allocate in it alone. */

@@ -21,9 +21,9 @@
 	}
 const struct mcinit_bcheck mcinit_bchecks[] = {
 #define MCINIT_BCHECK(id, fn, sec, cls, kind, guard, cond, when, msg, off, note, rule, dup, no,    \
-                      sev, rel, vet, ids)                                                          \
-	{id,  fn,   sec,  cls, kind, guard, cond, when, msg,                                       \
-	 off, note, rule, dup, no,   sev,   rel,  vet,  ids},
+                      sev, rel, vet, ids, loc, nloc)                                               \
+	{id,   fn,   sec, cls, kind, guard, cond, when, msg, off,                                  \
+	 note, rule, dup, no,  sev,  rel,   vet,  ids,  loc, nloc},
 #include "rules/bchecks.inc"
 #undef MCINIT_BCHECK
 };
@@ -46,17 +46,58 @@ static const struct {
 #undef MCINIT_BISA
 };
 
+/* code -> the rows it may evaluate (ledger.h), and the same rows in one array. */
+static const struct mcinit_ledger_run runs[] = {
+#define MCINIT_BCHECK_RUN(code, row) {code, row},
+#include "rules/bchecks.inc"
+#undef MCINIT_BCHECK_RUN
+};
+static const unsigned short run_rows[] = {
+#define MCINIT_BCHECK_RUN(code, row) row,
+#include "rules/bchecks.inc"
+#undef MCINIT_BCHECK_RUN
+};
+
+const unsigned short *
+mcinit_bcheck_runs(const char *code, size_t *n)
+{
+	return mcinit_ledger_runs(runs, sizeof runs / sizeof runs[0], run_rows, code, n);
+}
+
+/* The table keeps a function's locals together: a row looks through its
+ * function's few, not the whole table (the resolver asks for a local at
+ * every name it meets). */
 const struct mcinit_blocal *
-mcinit_blocal_find(const char *function, const char *name, unsigned v)
+mcinit_blocal_find(const struct mcinit_bcheck *b, const char *name, unsigned v)
 {
 	size_t i;
 
-	for (i = 0; i < mcinit_nblocals; i++)
-		if ((mcinit_blocals[i].releases & v) != 0 &&
-		    strcmp(mcinit_blocals[i].function, function) == 0 &&
+	for (i = b->loc; i < (size_t)b->loc + b->nloc; i++)
+		if ((mcinit_blocals[i].releases & v) != 0 && mcinit_blocals[i].name[0] == name[0] &&
 		    strcmp(mcinit_blocals[i].name, name) == 0)
 			return &mcinit_blocals[i];
 	return NULL;
+}
+
+/* ---- expressions, parsed once per process ---- */
+
+#define NROWS   (sizeof mcinit_bchecks / sizeof mcinit_bchecks[0])
+#define NLOCALS (sizeof mcinit_blocals / sizeof mcinit_blocals[0])
+static _Atomic(const struct mcinit_pyexpr *) row_exprs[NROWS][MCINIT_BX_MESSAGE + 1];
+static _Atomic(const struct mcinit_pyexpr *) local_exprs[NLOCALS];
+
+const struct mcinit_pyexpr *
+mcinit_bcheck_expr(const struct mcinit_bcheck *b, enum mcinit_bcheck_expr x)
+{
+	const char *src[] = {b->when, b->guard, b->cond, b->message};
+
+	return mcinit_pyexpr_parse_once(&row_exprs[b - mcinit_bchecks][x], src[x]);
+}
+
+const struct mcinit_pyexpr *
+mcinit_blocal_expr(const struct mcinit_blocal *l)
+{
+	return mcinit_pyexpr_parse_once(&local_exprs[l - mcinit_blocals], l->value);
 }
 
 bool
@@ -196,8 +237,7 @@ status_of(const struct mcinit_bcheck *b, const char **why)
 	}
 	/* the condition the function runs under, in each release that has it */
 	for (v = 1; v != 0 && v <= b->releases; v <<= 1)
-		if ((b->releases & v) != 0 &&
-		    (call = mcinit_blocal_find(b->function, "(call)", v)) != NULL &&
+		if ((b->releases & v) != 0 && (call = mcinit_blocal_find(b, "(call)", v)) != NULL &&
 		    (*why = unported(b, call->value, buf, sizeof buf)) != NULL)
 			return NULL;
 	if (b->when != NULL) {

@@ -25,12 +25,15 @@
  * MC301 a section's own finalize or __post_init__; their warnings MC350 and
  * MC351.
  *
- * Ownership: the table is static; nothing here allocates beyond a call.
+ * Ownership: the table is static.  A row's status and parsed expressions
+ * are computed the first time they are asked for and kept for the life of
+ * the process (shared by threads, never freed).
  */
 #ifndef MCINIT_BCHECKS_H
 #define MCINIT_BCHECKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rules/bchecks.inc"
@@ -54,6 +57,7 @@ struct mcinit_bcheck {
 	unsigned releases; /* bits of mcinit_bversion_*: the releases that have it */
 	bool vetted;       /* the ledger names its code: evaluated */
 	const char *ids[MCINIT_BCHECK_NREL]; /* its file:line in each release, or NULL */
+	unsigned short loc, nloc; /* its function's locals: mcinit_blocals[loc..loc+nloc) */
 };
 
 /* A local of a Bridge function: name as the evaluator asks for it ("%x"
@@ -69,8 +73,10 @@ extern const size_t mcinit_nbchecks;
 extern const struct mcinit_blocal mcinit_blocals[];
 extern const size_t mcinit_nblocals;
 
-/* The local `name` of `function` in release v, or NULL. */
-const struct mcinit_blocal *mcinit_blocal_find(const char *function, const char *name, unsigned v);
+/* The local `name` of row b's function in release v (any of the bits of
+ * v), or NULL. */
+const struct mcinit_blocal *mcinit_blocal_find(const struct mcinit_bcheck *b, const char *name,
+                                               unsigned v);
 
 /* The code a row reports under (MC300, MC301, MC350, MC351). */
 const char *mcinit_bcheck_code(const struct mcinit_bcheck *b);
@@ -84,6 +90,27 @@ bool mcinit_bclass_isa(const char *sec, const char *name, const char *cls);
 
 /* The row named id, or NULL. */
 const struct mcinit_bcheck *mcinit_bcheck_find(const char *id);
+
+/* The rows whose status can be the table code `code` (MC300-MC351): no
+ * rule, duplicate or reason of their own, decidable offline, vetted, with a
+ * condition, in table order; *n set to how many.  Generated with the table:
+ * a rule evaluates these, never asking every row's status. */
+const unsigned short *mcinit_bcheck_runs(const char *code, size_t *n);
+
+struct mcinit_pyexpr;
+
+/* The expressions of a row, and a local's value, parsed once per process:
+ * shared, read only (evaluate through mcinit_pyexpr_share); NULL when the
+ * text is empty or not in the subset pyexpr parses. */
+enum mcinit_bcheck_expr {
+	MCINIT_BX_WHEN,
+	MCINIT_BX_GUARD,
+	MCINIT_BX_COND,
+	MCINIT_BX_MESSAGE,
+};
+const struct mcinit_pyexpr *mcinit_bcheck_expr(const struct mcinit_bcheck *b,
+                                               enum mcinit_bcheck_expr x);
+const struct mcinit_pyexpr *mcinit_blocal_expr(const struct mcinit_blocal *l);
 
 /* How row b is implemented: its code (the table's, a hand-written rule's,
  * or that of the row that implies it) and NULL *why; or NULL with the

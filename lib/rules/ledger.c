@@ -1,7 +1,24 @@
 /* ledger.c — the ledger and coverage of a check table.  See ledger.h. */
 #include "rules/ledger.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "core/util.h"
+
+const unsigned short *
+mcinit_ledger_runs(const struct mcinit_ledger_run *runs, size_t nruns, const unsigned short *rows,
+                   const char *code, size_t *n)
+{
+	size_t lo = mcinit_lower_bound_str(runs, nruns, sizeof runs[0],
+	                                   offsetof(struct mcinit_ledger_run, code), code);
+	size_t hi;
+
+	for (hi = lo; hi < nruns && strcmp(runs[hi].code, code) == 0; hi++)
+		;
+	*n = hi - lo;
+	return rows + lo;
+}
 
 int
 mcinit_ledger_print(FILE *out, size_t n, mcinit_ledger_row_fn *row)

@@ -31,4 +31,15 @@ int mcinit_ledger_print(FILE *out, size_t n, mcinit_ledger_row_fn *row);
 int mcinit_ledger_coverage(FILE *out, const char *title, int width, size_t n,
                            mcinit_ledger_row_fn *row);
 
+/* A table's rows by the code they report under (generated with the
+ * table, sorted by code, each code's rows in table order). */
+struct mcinit_ledger_run {
+	const char *code;
+	unsigned short row;
+};
+/* The rows of runs[0..nruns) under `code`, out of rows (the same rows, one
+ * array); *n set to how many. */
+const unsigned short *mcinit_ledger_runs(const struct mcinit_ledger_run *runs, size_t nruns,
+                                         const unsigned short *rows, const char *code, size_t *n);
+
 #endif

@@ -22,24 +22,19 @@
 
 const struct mcinit_mcheck mcinit_mchecks[] = {
 #define MCINIT_MCHECK(id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet,    \
-                      code)                                                                        \
-	{id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet, code},
+                      code, gsame)                                                                 \
+	{id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet, code, gsame},
 #include "rules/mchecks.inc"
 #undef MCINIT_MCHECK
 };
 const size_t mcinit_nmchecks = sizeof mcinit_mchecks / sizeof mcinit_mchecks[0];
 
-/* code -> the rows it may evaluate, sorted by code, each code's in table order. */
-static const struct {
-	const char *code;
-	unsigned short row;
-} runs[] = {
+/* code -> the rows it may evaluate (ledger.h), and the same rows in one array. */
+static const struct mcinit_ledger_run runs[] = {
 #define MCINIT_MCHECK_RUN(code, row) {code, row},
 #include "rules/mchecks.inc"
 #undef MCINIT_MCHECK_RUN
 };
-static const size_t nruns = sizeof runs / sizeof runs[0];
-/* The run rows in one array, for mcinit_mcheck_runs to hand out. */
 static const unsigned short run_rows[] = {
 #define MCINIT_MCHECK_RUN(code, row) row,
 #include "rules/mchecks.inc"
@@ -61,36 +56,33 @@ mcinit_mcheck_code(const struct mcinit_mcheck *m)
 const unsigned short *
 mcinit_mcheck_runs(const char *code, size_t *n)
 {
-	size_t lo = mcinit_lower_bound_str(runs, nruns, sizeof runs[0],
-	                                   offsetof(__typeof__(runs[0]), code), code);
-	size_t hi;
-
-	for (hi = lo; hi < nruns && strcmp(runs[hi].code, code) == 0; hi++)
-		;
-	*n = hi - lo;
-	return run_rows + lo;
+	return mcinit_ledger_runs(runs, sizeof runs / sizeof runs[0], run_rows, code, n);
 }
 
 /* ---- what is computed once per row and process ---- */
 
-/* The status of a row and the expressions it reads. */
-struct computed {
-	struct mcinit_pyexpr *x[MCINIT_MX_COND + 1]; /* NULL: empty or unparsable */
-	char *perr[MCINIT_MX_COND + 1];              /* why it did not parse */
-	const char *code, *why;                      /* what the status is */
-	char buf[256];                               /* *why when it is made here */
-};
-
-/* The message of a row (read only to report it). */
-struct message {
-	struct mcinit_pyexpr *x; /* NULL: empty or unparsable */
-};
-
-/* Per row, filled lazily: the first thread to finish one publishes it
- * (another that finished it too frees its own, the same). */
+/* A row's expressions: evaluation needs them parsed, every time. */
 #define NROWS (sizeof mcinit_mchecks / sizeof mcinit_mchecks[0])
-static _Atomic(struct computed *) computed[NROWS];
-static _Atomic(struct message *) messages[NROWS];
+static _Atomic(const struct mcinit_pyexpr *) exprs[NROWS][MCINIT_MX_MESSAGE + 1];
+
+const struct mcinit_pyexpr *
+mcinit_mcheck_expr(const struct mcinit_mcheck *m, enum mcinit_mcheck_expr x)
+{
+	const char *src[] = {m->when, m->guard, m->cond, m->message};
+	/* rows with one guard share its tree (544 rows, 256 guards) */
+	size_t row = x == MCINIT_MX_GUARD ? m->gsame : (size_t)(m - mcinit_mchecks);
+
+	return mcinit_pyexpr_parse_once(&exprs[row][x], src[x]);
+}
+
+/* A row's status: only the ledger asks for it (explain --ledger, and the
+ * tests that hold the ledger to it); a rule evaluates the rows of
+ * mcinit_mcheck_runs, which are vetted, so their names resolve. */
+struct status {
+	const char *code, *why; /* what the status is */
+	char buf[256];          /* *why when it is made here */
+};
+static _Atomic(struct status *) statuses[NROWS];
 
 struct names {
 	const char *id; /* the row's */
@@ -111,18 +103,23 @@ check_name(void *ctx, const char *name)
 
 /* false when every name of expression x resolves; else a reason in r->buf. */
 static bool
-unported(const struct mcinit_mcheck *m, struct computed *r, enum mcinit_mcheck_expr x)
+unported(const struct mcinit_mcheck *m, struct status *r, enum mcinit_mcheck_expr x)
 {
+	const char *src[] = {m->when, m->guard, m->cond};
+	const struct mcinit_pyexpr *e = mcinit_mcheck_expr(m, x);
 	struct names n = {.id = m->id};
+	char *perr = NULL;
 
-	if (r->x[x] == NULL && r->perr[x] == NULL)
+	if (src[x] == NULL || src[x][0] == '\0')
 		return false; /* no text */
-	if (r->x[x] == NULL) {
-		snprintf(r->buf, sizeof r->buf, "todo: syntax mcinit does not evaluate (%s)",
-		         r->perr[x]);
+	if (e == NULL) {
+		/* parsed again for the reason, which the kept trees do not hold */
+		mcinit_pyexpr_free(mcinit_pyexpr_parse(src[x], &perr));
+		snprintf(r->buf, sizeof r->buf, "todo: syntax mcinit does not evaluate (%s)", perr);
+		free(perr);
 		return true;
 	}
-	mcinit_pyexpr_names(r->x[x], check_name, &n);
+	mcinit_pyexpr_names(e, check_name, &n);
 	if (n.bad == NULL)
 		return false;
 	snprintf(r->buf, sizeof r->buf, "todo: reads %s", n.bad);
@@ -133,7 +130,7 @@ unported(const struct mcinit_mcheck *m, struct computed *r, enum mcinit_mcheck_e
  * reason of its own: the table's code when its names resolve and it is
  * vetted. */
 static void
-status_of(const struct mcinit_mcheck *m, struct computed *r)
+status_of(const struct mcinit_mcheck *m, struct status *r)
 {
 	r->code = NULL;
 	r->why = r->buf;
@@ -152,66 +149,28 @@ status_of(const struct mcinit_mcheck *m, struct computed *r)
 	r->why = NULL;
 }
 
-static struct computed *
-computed_of(const struct mcinit_mcheck *m)
-{
-	size_t i = (size_t)(m - mcinit_mchecks), k;
-	struct computed *r = atomic_load_explicit(&computed[i], memory_order_acquire), *none = NULL;
-	const char *src[] = {m->when, m->guard, m->cond};
-
-	if (r != NULL)
-		return r;
-	r = mcinit_xcalloc(1, sizeof *r);
-	for (k = 0; k < sizeof src / sizeof src[0]; k++)
-		if (src[k] != NULL && src[k][0] != '\0')
-			r->x[k] = mcinit_pyexpr_parse(src[k], &r->perr[k]);
-	status_of(m, r);
-	if (!atomic_compare_exchange_strong_explicit(&computed[i], &none, r, memory_order_acq_rel,
-	                                             memory_order_acquire)) {
-		/* another thread's is the same */
-		for (k = 0; k < sizeof src / sizeof src[0]; k++) {
-			mcinit_pyexpr_free(r->x[k]);
-			free(r->perr[k]);
-		}
-		free(r);
-		r = none;
-	}
-	return r;
-}
-
-static struct message *
-message_of(const struct mcinit_mcheck *m)
+static const struct status *
+computed_status(const struct mcinit_mcheck *m)
 {
 	size_t i = (size_t)(m - mcinit_mchecks);
-	struct message *r = atomic_load_explicit(&messages[i], memory_order_acquire), *none = NULL;
-	char *why = NULL;
+	struct status *r = atomic_load_explicit(&statuses[i], memory_order_acquire), *none = NULL;
 
 	if (r != NULL)
 		return r;
 	r = mcinit_xcalloc(1, sizeof *r);
-	if (m->message[0] != '\0' && (r->x = mcinit_pyexpr_parse(m->message, &why)) == NULL)
-		free(why);
-	if (!atomic_compare_exchange_strong_explicit(&messages[i], &none, r, memory_order_acq_rel,
+	status_of(m, r);
+	if (!atomic_compare_exchange_strong_explicit(&statuses[i], &none, r, memory_order_acq_rel,
 	                                             memory_order_acquire)) {
-		mcinit_pyexpr_free(r->x);
-		free(r);
+		free(r); /* another thread's is the same */
 		r = none;
 	}
 	return r;
-}
-
-const struct mcinit_pyexpr *
-mcinit_mcheck_expr(const struct mcinit_mcheck *m, enum mcinit_mcheck_expr x)
-{
-	if (x == MCINIT_MX_MESSAGE)
-		return message_of(m)->x;
-	return computed_of(m)->x[x];
 }
 
 const char *
 mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why)
 {
-	const struct computed *r;
+	const struct status *r;
 
 	*why = NULL;
 	if (m->rule != NULL)
@@ -228,7 +187,7 @@ mcinit_mcheck_status(const struct mcinit_mcheck *m, const char **why)
 		*why = "todo: no condition of its own (a loop or a helper's body)";
 		return NULL;
 	}
-	r = computed_of(m);
+	r = computed_status(m);
 	*why = r->why;
 	return r->code;
 }

@@ -41,12 +41,13 @@ struct mcinit_mcheck {
 	const char *message;  /* Python source of the message */
 	bool offline;         /* the facts table's verdict */
 	const char *note;
-	const char *rule;  /* implemented by this hand-written rule, or NULL */
-	const char *no;    /* mcinit's reason it is not ported, or NULL */
-	const char *sev;   /* "warning" / "note" override, or NULL */
-	unsigned versions; /* enum mcinit_mversion bits of the releases that have it */
-	bool vetted;       /* the ledger names its code: evaluated */
-	const char *code;  /* the table's code for it (see mcinit_mcheck_code) */
+	const char *rule;     /* implemented by this hand-written rule, or NULL */
+	const char *no;       /* mcinit's reason it is not ported, or NULL */
+	const char *sev;      /* "warning" / "note" override, or NULL */
+	unsigned versions;    /* enum mcinit_mversion bits of the releases that have it */
+	bool vetted;          /* the ledger names its code: evaluated */
+	const char *code;     /* the table's code for it (see mcinit_mcheck_code) */
+	unsigned short gsame; /* the first row with the same guard (this one's, or before) */
 };
 
 extern const struct mcinit_mcheck mcinit_mchecks[];

@@ -266,7 +266,7 @@ static const struct mcinit_blocal *
 local(const struct brow *r, const char *name)
 {
 	const struct mcinit_blocal *l =
-	    mcinit_blocal_find(r->b->function, name, r->x ? r->v : r->b->releases);
+	    mcinit_blocal_find(r->b, name, r->x ? r->v : r->b->releases);
 	int i;
 
 	for (i = 0; l != NULL && i < r->depth; i++)
@@ -288,7 +288,10 @@ unalias(const struct brow *r, const char *name, char *buf, size_t len)
 
 	if (n >= sizeof head - 1)
 		return name;
-	snprintf(head, sizeof head, "%%%.*s", (int)n, start);
+	/* "%" and the name's head (not snprintf: asked at every name) */
+	head[0] = '%';
+	memcpy(head + 1, start, n);
+	head[n + 1] = '\0';
 	if ((l = local(r, head)) == NULL || alias_of(l, path, sizeof path) == NULL)
 		return name;
 	snprintf(buf, len, "%s%s", path, start + n);
@@ -311,18 +314,14 @@ static int
 eval_local(struct brow *r, struct mcinit_pyexpr *outer, const struct mcinit_blocal *l,
            struct mcinit_pv *out)
 {
+	const struct mcinit_pyexpr *tree = mcinit_blocal_expr(l);
 	struct mcinit_pyexpr *e;
 	struct mcinit_pv v;
-	char *why = NULL;
 	int rc = -1;
 
-	if (r->depth >= (int)(sizeof r->active / sizeof r->active[0]))
+	if (r->depth >= (int)(sizeof r->active / sizeof r->active[0]) || tree == NULL)
 		return -1;
-	e = mcinit_pyexpr_parse(l->value, &why);
-	if (e == NULL) {
-		free(why);
-		return -1;
-	}
+	e = mcinit_pyexpr_share(tree);
 	r->active[r->depth++] = l;
 	v = mcinit_pyexpr_eval(e, resolve, r);
 	r->depth--;
@@ -474,22 +473,20 @@ mcinit_bcheck_name_known(const char *name, const struct mcinit_bcheck *b)
 
 /* ---- evaluation ---- */
 
-/* 1: src holds (or fails, negate), 0: not, -1: cannot be decided. */
+/* 1: src (parsed: tree) holds (or fails, negate), 0: not, -1: cannot be
+ * decided. */
 static int
-evaluate(struct brow *r, const char *src, bool negate)
+evaluate(struct brow *r, const char *src, const struct mcinit_pyexpr *tree, bool negate)
 {
 	struct mcinit_pyexpr *e;
 	struct mcinit_pv v;
-	char *why = NULL;
 	int res;
 
 	if (src == NULL || *src == '\0')
 		return negate ? 0 : 1;
-	e = mcinit_pyexpr_parse(src, &why);
-	if (e == NULL) {
-		free(why);
-		return -1;
-	}
+	if (tree == NULL)
+		return -1; /* not in the subset pyexpr parses */
+	e = mcinit_pyexpr_share(tree);
 	v = mcinit_pyexpr_eval(e, resolve, r);
 	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
 	mcinit_pyexpr_free(e);
@@ -507,7 +504,7 @@ runs(struct brow *r)
 		return -1;
 	if (r->b->section[0] != '\0' && !section_isa(r->x->c, r->b->section, r->b->cls))
 		return 0;
-	return call != NULL ? evaluate(r, call->value, false) : 1;
+	return call != NULL ? evaluate(r, call->value, mcinit_blocal_expr(call), false) : 1;
 }
 
 struct at {
@@ -518,19 +515,13 @@ struct at {
 static void note_field(void *ctx, const char *name);
 
 static void
-note_src(struct at *a, const char *src)
+note_tree(struct at *a, const struct mcinit_pyexpr *e)
 {
-	struct mcinit_pyexpr *e;
-	char *why = NULL;
-
-	if (src == NULL || a->depth > 4 || (e = mcinit_pyexpr_parse(src, &why)) == NULL) {
-		free(why);
+	if (e == NULL || a->depth > 4)
 		return;
-	}
 	a->depth++;
 	mcinit_pyexpr_names(e, note_field, a);
 	a->depth--;
-	mcinit_pyexpr_free(e);
 }
 
 static void
@@ -547,7 +538,7 @@ note_field(void *ctx, const char *name)
 		l = local(a->r, name);
 	}
 	if (l != NULL) { /* a local points at what it is computed from */
-		note_src(a, l->value);
+		note_tree(a, mcinit_blocal_expr(l));
 		return;
 	}
 	if (!split_path(name, sec, key, sizeof sec, &rest) ||
@@ -566,9 +557,9 @@ row_field(struct brow *r)
 {
 	struct at a = {r, -1, -1, 0};
 
-	note_src(&a, r->b->when);
-	note_src(&a, r->b->guard);
-	note_src(&a, r->b->cond);
+	note_tree(&a, mcinit_bcheck_expr(r->b, MCINIT_BX_WHEN));
+	note_tree(&a, mcinit_bcheck_expr(r->b, MCINIT_BX_GUARD));
+	note_tree(&a, mcinit_bcheck_expr(r->b, MCINIT_BX_COND));
 	return a.written >= 0 ? a.written : a.first;
 }
 
@@ -596,9 +587,8 @@ report_row(struct brow *r)
 {
 	struct mcinit_rule_ctx *x = r->x;
 	const struct mcinit_bcheck *b = r->b;
-	struct mcinit_pyexpr *e;
+	const struct mcinit_pyexpr *tree = mcinit_bcheck_expr(b, MCINIT_BX_MESSAGE);
 	struct mcinit_buf m = {0};
-	char *why = NULL;
 	enum mcinit_severity sev = x->rule->sev;
 	const struct mcinit_rule *rule;
 	size_t i;
@@ -607,8 +597,8 @@ report_row(struct brow *r)
 		sev = strcmp(b->sev, "note") == 0      ? MCINIT_NOTE
 		      : strcmp(b->sev, "warning") == 0 ? MCINIT_WARNING
 		                                       : MCINIT_ERROR;
-	e = b->message[0] ? mcinit_pyexpr_parse(b->message, &why) : NULL;
-	if (e != NULL) {
+	if (tree != NULL) {
+		struct mcinit_pyexpr *e = mcinit_pyexpr_share(tree);
 		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
 
 		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
@@ -618,7 +608,6 @@ report_row(struct brow *r)
 		mcinit_pyexpr_free(e);
 	} else if (b->message[0]) {
 		mcinit_buf_adds(&m, b->message);
-		free(why);
 	} else {
 		/* a bare assert: Python's AssertionError has no message */
 		mcinit_buf_printf(&m, "assert %s", b->cond);
@@ -637,32 +626,41 @@ report_row(struct brow *r)
 	mcinit_buf_free(&m);
 }
 
+/* Whether row r fails on the config: 1, 0 or -1 (cannot be decided). */
+static int
+row_fails(struct brow *r)
+{
+	const struct mcinit_bcheck *b = r->b;
+	int res;
+
+	if (runs(r) != 1)
+		return 0;
+	if (b->when != NULL)
+		return evaluate(r, b->when, mcinit_bcheck_expr(b, MCINIT_BX_WHEN), false);
+	res = evaluate(r, b->guard, mcinit_bcheck_expr(b, MCINIT_BX_GUARD), false);
+	if (res == 1)
+		res = evaluate(r, b->cond, mcinit_bcheck_expr(b, MCINIT_BX_COND),
+		               strcmp(b->kind, "assert") == 0);
+	return res;
+}
+
 void
 mcinit_rules_bchecks(struct mcinit_rule_ctx *x)
 {
-	size_t i;
+	const unsigned short *rows;
+	size_t i, n;
 
 	if (!x->c->bridge)
 		return;
-	for (i = 0; i < mcinit_nbchecks; i++) {
-		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
-		const char *why, *code = mcinit_bcheck_status(b, &why);
+	/* only the rows whose status can be this rule's code: vetted, so
+	 * their names resolve (the ledger's test holds each one's status to
+	 * its code), which is not worked out again on every run */
+	rows = mcinit_bcheck_runs(x->rule->code, &n);
+	for (i = 0; i < n; i++) {
+		const struct mcinit_bcheck *b = &mcinit_bchecks[rows[i]];
 		struct brow r = {x, b, x->c->bversion, 0, {NULL}};
-		int res;
 
-		if (code == NULL || b->rule != NULL || b->dup != NULL ||
-		    strcmp(code, x->rule->code) != 0 || (b->releases & x->c->bversion) == 0)
-			continue;
-		if (runs(&r) != 1)
-			continue;
-		if (b->when != NULL) {
-			res = evaluate(&r, b->when, false);
-		} else {
-			res = evaluate(&r, b->guard, false);
-			if (res == 1)
-				res = evaluate(&r, b->cond, strcmp(b->kind, "assert") == 0);
-		}
-		if (res == 1)
+		if ((b->releases & x->c->bversion) != 0 && row_fails(&r) == 1)
 			report_row(&r);
 	}
 }

@@ -25,6 +25,8 @@ struct mcinit_rule_ctx {
 	struct mcinit_diags *d;
 	const struct mcinit_check_opts *o;
 	const struct mcinit_rule *rule; /* NULL while repairing */
+	int from_flags;                 /* rules-mcheck.c: a value came from Megatron-LM's flags:
+	                                 * 2 yes, 1 no, 0 not asked yet */
 };
 
 /* Field accessors: x is the struct mcinit_rule_ctx in scope. */

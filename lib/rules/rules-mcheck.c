@@ -76,7 +76,7 @@ env_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *var,
 }
 
 static int special_value(struct mcinit_rule_ctx *x, enum mcinit_special s, struct mcinit_pv *out);
-static bool from_megatron_flags(const struct mcinit_config *c);
+static bool from_megatron_flags(struct mcinit_rule_ctx *x);
 
 /* Whether the row being evaluated is one of validate_args (MC200, MC250),
  * which sees the flags before it rewrites them. */
@@ -282,7 +282,7 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 	case S_SEQ_FROM_ENC:
 		return pv_bool(out, filled_from(x->c, F(seq_length), F(encoder_seq_length)));
 	case S_DELETED:
-		if (from_megatron_flags(x->c) && !validate_args_row(x))
+		if (from_megatron_flags(x) && !validate_args_row(x))
 			return pv_bool(out, false);
 		return field_value(x, e, name, out);
 	case S_LOCAL: {
@@ -294,7 +294,7 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 	case S_CPU_OFFLOAD:
 		/* no flag sets it: validate_args turns it on for
 		 * cpu_offloading_num_layers > 0; a Bridge config sets it itself */
-		if (from_megatron_flags(x->c) &&
+		if (from_megatron_flags(x) &&
 		    field_value(x, e, "cpu_offloading_num_layers", &v) == 0 &&
 		    v.kind == MCINIT_PV_INT && v.i > 0)
 			return pv_bool(out, true);
@@ -302,9 +302,8 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 	case S_EXP_ATTN:
 		/* core_transformer_config_from_args makes it "dsa" when the
 		 * hybrid pattern has DSA layers (Symbols.DS_ATTENTION, "D") */
-		if (from_megatron_flags(x->c) &&
-		    field_value(x, e, "hybrid_layer_pattern", &v) == 0 && v.kind == MCINIT_PV_STR &&
-		    strchr(v.s, 'D') != NULL)
+		if (from_megatron_flags(x) && field_value(x, e, "hybrid_layer_pattern", &v) == 0 &&
+		    v.kind == MCINIT_PV_STR && strchr(v.s, 'D') != NULL)
 			return pv_str(out, "dsa");
 		/* __post_init__ first rewrites the deprecated spelling */
 		if (field_value(x, e, name, out) < 0)
@@ -318,7 +317,7 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 		 * on for bf16 with fp32 main grads unless grad_reduce_in_bf16 */
 		if (field_value(x, e, "accumulate_allreduce_grads_in_fp32", out) < 0)
 			return -1;
-		if (!from_megatron_flags(x->c) || !B(bf16))
+		if (!from_megatron_flags(x) || !B(bf16))
 			return 0;
 		if (field_true(x, e, "grad_reduce_in_bf16"))
 			return pv_bool(out, false);
@@ -421,8 +420,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	int f;
 
 	/* A bare name is a local of the Megatron function: the calculator's
-	 * parameters and what mcheck-locals.c computes are known
-	 * (mcinit_mcheck_status keeps other rows out). */
+	 * parameters and what mcheck-locals.c computes are known (the
+	 * rows evaluated are vetted, and the ledger's test holds their
+	 * names to what the resolver knows). */
 	if (mcinit_mcheck_module_function(name)) {
 		/* a copy: name may be the caller's stack buffer (resolve_name) */
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
@@ -580,14 +580,18 @@ report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
  * validate_args run.  Megatron-Bridge builds its ConfigContainer without it
  * (the dataclasses' __post_init__ checks still run). */
 static bool
-from_megatron_flags(const struct mcinit_config *c)
+from_megatron_flags(struct mcinit_rule_ctx *x)
 {
 	int f;
 
-	for (f = 0; f < MCINIT_F_COUNT; f++)
-		if (c->origin[f] == MCINIT_ORIG_ARGV)
-			return true;
-	return false;
+	/* asked by every rule and at several names: the 1,250 origins are
+	 * read once per check */
+	if (x->from_flags == 0) {
+		for (f = 0; f < MCINIT_F_COUNT && x->c->origin[f] != MCINIT_ORIG_ARGV; f++)
+			;
+		x->from_flags = f < MCINIT_F_COUNT ? 2 : 1;
+	}
+	return x->from_flags == 2;
 }
 
 void
@@ -596,22 +600,22 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 	const unsigned short *rows;
 	size_t i, n;
 
-	if (validate_args_row(x) && !from_megatron_flags(x->c))
+	if (validate_args_row(x) && !from_megatron_flags(x))
 		return;
 
 	/* only the rows whose status can be this rule's code (the others'
-	 * status is another code, a hand-written rule, or a reason) */
+	 * status is another code, a hand-written rule, or a reason); they are
+	 * vetted, so their names resolve (the ledger's test holds the status
+	 * of each to its code): working the status out again here would
+	 * resolve every name of every row on every run */
 	rows = mcinit_mcheck_runs(x->rule->code, &n);
 	for (i = 0; i < n; i++) {
 		const struct mcinit_mcheck *m = &mcinit_mchecks[rows[i]];
-		const char *why;
 		struct row_ctx rc;
 		int r;
 
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
-		if (mcinit_mcheck_status(m, &why) == NULL)
-			continue; /* reads a name mcinit does not resolve */
 		rc = (struct row_ctx){x, mcinit_mcheck_row_section(m->id)};
 		if (m->when != NULL) {
 			r = evaluate(&rc, m, MCINIT_MX_WHEN, m->when, false);

@@ -2060,7 +2060,7 @@ int
 mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o, struct mcinit_derived *dv,
              struct mcinit_diags *d, struct mcinit_err *err)
 {
-	struct mcinit_rule_ctx x = {c, dv, d, o, NULL};
+	struct mcinit_rule_ctx x = {c, dv, d, o, NULL, 0};
 	size_t i;
 
 	(void)err;

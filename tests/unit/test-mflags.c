@@ -1,8 +1,11 @@
 /* Unit tests: the Megatron-LM flag table. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/mflags.h"
+#include "core/util.h"
 
 Test(mflags, versions_differ_for_lazy_mpu_init)
 {
@@ -188,4 +191,57 @@ Test(mflags, find_agrees_with_a_scan)
 	cr_assert_null(mcinit_mflag_find("--no-such-flag", MCINIT_MV_ALL, NULL));
 	cr_assert_null(mcinit_mflag_find("", MCINIT_MV_ALL, NULL));
 	cr_assert_null(mcinit_mflag_find("--", MCINIT_MV_ALL, NULL));
+}
+
+/* A flag's did-you-mean, looked for by length, is mcinit_suggest's over the
+ * parser's flags in table order: words made from flags by a few edits,
+ * and others. */
+Test(mflags, suggest_by_length_agrees_with_a_scan)
+{
+	unsigned n, i, k, seed = 4242;
+	const struct mcinit_mflag *t = mcinit_mflag_table(&n);
+	const char **cands = calloc(n, sizeof *cands);
+	static const unsigned keys[] = {MCINIT_MV_MAIN, MCINIT_MV_R015,
+	                                MCINIT_MPARSER(MCINIT_MV_MAIN, MCINIT_ME_ALL)};
+
+	cr_assert_not_null(cands);
+	for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		unsigned ver = keys[k] & ((1u << MCINIT_MPARSER_SHIFT) - 1),
+		         ent = keys[k] >> MCINIT_MPARSER_SHIFT, nc = 0;
+
+		for (i = 0; i < n; i++)
+			if ((t[i].versions & ver) != 0 && (ent == 0 || (t[i].entries & ent) != 0))
+				cands[nc++] = t[i].flag;
+		for (i = 0; i < 600; i++) {
+			char w[96];
+			size_t len, e;
+
+			snprintf(w, sizeof w, "%s",
+			         t[(seed = seed * 1103515245u + 12345u) % n].flag);
+			len = strlen(w);
+			/* up to six edits: a letter dropped, changed or doubled */
+			for (e = (seed = seed * 1103515245u + 12345u) >> 16 & 7; e > 0 && len > 2;
+			     e--) {
+				size_t at = ((seed = seed * 1103515245u + 12345u) >> 16) % len;
+
+				switch ((seed >> 8) % 3) {
+				case 0:
+					memmove(w + at, w + at + 1, len - at);
+					len--;
+					break;
+				case 1:
+					w[at] = "aeio-_x"[(seed >> 4) % 7];
+					break;
+				default:
+					if (len + 1 < sizeof w) {
+						memmove(w + at + 1, w + at, len - at + 1);
+						len++;
+					}
+				}
+			}
+			cr_assert_eq(mcinit_mflag_suggest(w, keys[k]), mcinit_suggest(w, cands, nc),
+			             "'%s', key %#x", w, keys[k]);
+		}
+	}
+	free(cands);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "rules/bchecks.h"
 #include "rules/mchecks.h"
 #include "config/mflags.h"
 #include "rules/rules.h"
@@ -821,6 +822,11 @@ Test(rules, mcheck_codes_and_runs_agree_with_the_rows)
 				    "%s has status %s but is not among its rows", m->id, codes[ci]);
 				continue;
 			}
+			/* the rule runs it without asking its status: a vetted
+			 * row must read only names the resolver knows */
+			cr_expect(code != NULL && strcmp(code, codes[ci]) == 0,
+			          "%s is vetted as %s but its status is %s", m->id, codes[ci],
+			          code ? code : why);
 			cr_assert_lt(k, n, "%s", m->id);
 			cr_expect_eq(rows[k], i, "%s", m->id);
 			k++;
@@ -832,4 +838,73 @@ Test(rules, mcheck_codes_and_runs_agree_with_the_rows)
 	n = 1;
 	mcinit_mcheck_runs("MC999", &n);
 	cr_expect_eq(n, 0);
+}
+
+/* The rows each Bridge table rule runs: every row whose status can be its
+ * code, in table order, and no other; each with that code as its status. */
+Test(rules, bcheck_runs_agree_with_the_rows)
+{
+	static const char *const codes[] = {"MC300", "MC301", "MC350", "MC351"};
+	size_t ci, i, k, n, total = 0;
+
+	for (ci = 0; ci < sizeof codes / sizeof codes[0]; ci++) {
+		const unsigned short *rows = mcinit_bcheck_runs(codes[ci], &n);
+
+		for (i = k = 0; i < mcinit_nbchecks; i++) {
+			const struct mcinit_bcheck *b = &mcinit_bchecks[i];
+			const char *why, *code = mcinit_bcheck_status(b, &why);
+			bool runs = b->rule == NULL && b->dup == NULL && b->no == NULL &&
+			            b->offline && b->vetted &&
+			            (b->when != NULL || b->cond[0] != '\0') &&
+			            strcmp(mcinit_bcheck_code(b), codes[ci]) == 0;
+
+			if (!runs) {
+				cr_expect(code == NULL || b->rule != NULL || b->dup != NULL ||
+				              strcmp(code, codes[ci]) != 0,
+				          "%s has status %s but is not among its rows", b->id,
+				          codes[ci]);
+				continue;
+			}
+			cr_expect(code != NULL && strcmp(code, codes[ci]) == 0,
+			          "%s is vetted as %s but its status is %s", b->id, codes[ci],
+			          code ? code : why);
+			cr_assert_lt(k, n, "%s", b->id);
+			cr_expect_eq(rows[k], i, "%s", b->id);
+			k++;
+		}
+		cr_expect_eq(k, n, "%s", codes[ci]);
+		total += n;
+	}
+	cr_expect_gt(total, 0);
+}
+
+/* A row finds its function's locals, and only those. */
+Test(rules, bcheck_locals_are_the_rows_function)
+{
+	size_t i, j;
+
+	for (i = 0; i < mcinit_nbchecks; i++) {
+		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
+
+		for (j = 0; j < mcinit_nblocals; j++) {
+			const struct mcinit_blocal *l = &mcinit_blocals[j];
+			bool own = strcmp(l->function, b->function) == 0;
+
+			cr_expect_eq(j >= b->loc && j < (size_t)b->loc + b->nloc, own, "%s: %s %s",
+			             b->id, l->function, l->name);
+		}
+	}
+}
+
+/* Rows that share a parsed guard have the same guard text. */
+Test(rules, mcheck_shared_guards_are_the_same_text)
+{
+	size_t i;
+
+	for (i = 0; i < mcinit_nmchecks; i++) {
+		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+
+		cr_assert_leq(m->gsame, i, "%s", m->id);
+		cr_expect_str_eq(mcinit_mchecks[m->gsame].guard, m->guard, "%s", m->id);
+	}
 }

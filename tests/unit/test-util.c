@@ -156,3 +156,42 @@ Test(util, edit_distance_matches_full_levenshtein)
 			             want);
 	}
 }
+
+/* The filters before the distance never change a suggestion: the pick is
+ * the first candidate at the least full distance within the cap. */
+Test(util, suggest_is_the_first_closest_within_the_cap)
+{
+	unsigned seed = 777;
+	char words[65][24];
+	const char *cands[64];
+
+	for (int t = 0; t < 2000; t++) {
+		size_t n = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 64, best, cap, i;
+		const char *want = NULL, *got;
+
+		for (i = 0; i <= n; i++) {
+			size_t len = ((seed = seed * 1103515245u + 12345u) >> 16) % 23;
+
+			/* a small alphabet with `-` and `_`: near matches are common */
+			for (size_t k = 0; k < len; k++)
+				words[i][k] =
+				    "ab-_c"[((seed = seed * 1103515245u + 12345u) >> 16) % 5];
+			words[i][len] = '\0';
+			if (i < n)
+				cands[i] = words[i];
+		}
+		cap = strlen(words[n]) / 4 < 2 ? 2 : strlen(words[n]) / 4;
+		best = cap + 1;
+		for (i = 0; i < n; i++) {
+			size_t d = full_distance(words[n], cands[i]);
+
+			if (d < best) {
+				best = d;
+				want = cands[i];
+			}
+		}
+		got = mcinit_suggest(words[n], cands, n);
+		cr_assert_eq(got, want, "'%s': %s, want %s", words[n], got ? got : "none",
+		             want ? want : "none");
+	}
+}
