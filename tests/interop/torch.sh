@@ -38,6 +38,15 @@ check torchrun-root-cause-shows-message sh -c "$T '$PY' -m torch.distributed.run
 	'$M' run '$J' >'$tmp/tf.out' 2>&1; rc=\$?
 	[ \$rc != 0 ] && grep -q 'traceback : rank [01]: device failed: no CUDA device' '$tmp/tf.out' || { tail -n 20 '$tmp/tf.out'; exit 1; }"
 
+# The commonest failures, as torchrun's summary shows them: a config that
+# does not validate, and a peer that never arrives (the timeout names it).
+check torchrun-root-cause-invalid-config sh -c "$T '$PY' -m torch.distributed.run --no-python --nproc-per-node 2 \
+	'$M' run --allow-no-cuda --timeout 30 '$J' model.tensor_model_parallel_size=3 >'$tmp/ti.out' 2>&1; rc=\$?
+	[ \$rc != 0 ] && grep -q 'traceback : rank [01]: config failed, .*error\\[MC010\\]' '$tmp/ti.out' || { tail -n 20 '$tmp/ti.out'; exit 1; }"
+check torchrun-root-cause-missing-peer sh -c "MCINIT_FAULT=1:groups:stall $T '$PY' -m torch.distributed.run --no-python \
+	--nproc-per-node 2 '$M' run --allow-no-cuda --timeout 8 '$J' >'$tmp/tm.out' 2>&1; rc=\$?
+	[ \$rc != 0 ] && grep -q 'traceback : rank 0: groups failed: rank 1 never arrived' '$tmp/tm.out' || { tail -n 20 '$tmp/tm.out'; exit 1; }"
+
 # mcinit launches, then hands over to a torch program: init_process_group
 # ("env://") joins mcinit's store and gloo reduces across the four ranks.
 cat >"$tmp/gloo.py" <<'PY'
