@@ -1588,6 +1588,23 @@ join(struct mcinit_pyexpr *e, const char *sep, struct mcinit_pv l)
 	return v;
 }
 
+/* str.strip([chars]): without chars, Python's whitespace (ASCII here). */
+static struct mcinit_pv
+strip(struct mcinit_pyexpr *e, const char *s, const char *chars)
+{
+	const char *set = chars ? chars : " \t\n\r\v\f";
+	size_t b = 0, n = strlen(s);
+	char *t;
+
+	while (b < n && s[b] != '\0' && strchr(set, s[b]) != NULL)
+		b++;
+	while (n > b && strchr(set, s[n - 1]) != NULL)
+		n--;
+	t = arena(e, n - b + 1);
+	memcpy(t, s + b, n - b);
+	return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = t};
+}
+
 static struct mcinit_pv
 method(struct mcinit_pyexpr *e, const struct node *n)
 {
@@ -1635,6 +1652,8 @@ method(struct mcinit_pyexpr *e, const struct node *n)
 			l[i++] = mkstr(e, p);
 			return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = i};
 		}
+		if (strcmp(m, "strip") == 0 && (n->nkids == 1 || a.kind == MCINIT_PV_STR))
+			return strip(e, o.s, n->nkids == 1 ? NULL : a.s);
 		if (strcmp(m, "join") == 0 && a.kind == MCINIT_PV_LIST)
 			return join(e, o.s, a);
 		if (strcmp(m, "replace") == 0 && n->nkids == 3 && a.kind == MCINIT_PV_STR &&
@@ -1871,8 +1890,8 @@ builtin(const char *f)
 static bool
 method_known(const char *m)
 {
-	static const char *const b[] = {"startswith", "endswith", "lower",   "upper", "split",
-	                                "count",      "join",     "replace", NULL};
+	static const char *const b[] = {"startswith", "endswith", "lower", "upper",   "split",
+	                                "count",      "join",     "strip", "replace", NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
