@@ -556,6 +556,19 @@ attribute(struct mcinit_pyexpr *e, struct node *n, const char *attr)
 	return m;
 }
 
+static bool builtin(const char *f);
+static bool method_known(const char *m);
+
+/* A dotted name called as a function that is no builtin and ends in a str
+ * or list method: self.x.strip() read as the method strip of field x. */
+static bool
+field_method(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot != NULL && !builtin(name) && method_known(dot + 1);
+}
+
 static struct node *
 trailers(struct mcinit_pyexpr *e, struct node *n)
 {
@@ -570,7 +583,18 @@ trailers(struct mcinit_pyexpr *e, struct node *n)
 		} else if (accept_op(e, "(")) {
 			struct node *c;
 
-			if (n->kind == N_NAME) {
+			if (n->kind == N_NAME && field_method(n->s)) {
+				/* self.path.strip(): a method of field path's value */
+				const char *dot = strrchr(n->s, '.');
+				struct node *o = mk(e, N_NAME, 0);
+				char *t = arena(e, (size_t)(dot - n->s) + 1);
+
+				memcpy(t, n->s, (size_t)(dot - n->s));
+				o->s = t;
+				c = mk(e, N_METHOD, 1);
+				c->kids[0] = o;
+				c->s = dot + 1;
+			} else if (n->kind == N_NAME) {
 				c = mk(e, N_CALL, 0);
 				c->s = n->s;
 			} else if (n->kind == N_METHOD) {

@@ -126,6 +126,8 @@ static const struct {
     {"' \\tx y\\n'.strip() == 'x y'", "True"},
     {"'xxaxx'.strip('x') == 'a'", "True"},
     {"not str('').strip()", "True"},
+    {"args.cp_comm_type is not None and not args.cp_comm_type.strip()", "False"},
+    {"args.cp_comm_type.upper()", "A2A+P2P"},
     {"'a_b_c'.replace('_', '--')", "a--b--c"},
     {"f\"bad: {[m for m in args.layers if m > 1]}\"", "bad: [2]"},
     {"(1, 2", "SYNTAX"},
