@@ -631,6 +631,7 @@ mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char 
 	p.key = key;
 	x.refused = json_object();
 	check_targets(&x, &p, v, key);
+	mcinit_buf_free(&p.ptr);
 	mcinit_buf_free(&p.dots);
 	load_key(&x, sec, k ? k : cls, k != NULL, key, v);
 	json_decref(x.refused);
