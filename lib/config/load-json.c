@@ -439,9 +439,7 @@ struct tpath {
 static void
 refuse_target(struct jctx *x, struct tpath *p, const char *target, const char *key)
 {
-	/* mcinit's own format may name a class alone ("_target_":
-	 * "GPTSFTDatasetConfig"): only what Bridge loads is held to its rules */
-	char *why = x->c->bridge ? mcinit_bridge_target_refusal(target, key, x->c->bversion) : NULL;
+	char *why = mcinit_bridge_target_refusal(target, key, x->c->bversion);
 	struct mcinit_pos kp = {0}, vp = {0};
 	struct mcinit_loc l = x->base;
 	size_t len = p->ptr.len;
@@ -549,7 +547,10 @@ load_root(struct jctx *x, json_t *root)
 	v = json_object_get(root, "_target_");
 	if (json_is_string(v) && is_container(json_string_value(v)))
 		mcinit_config_bridge_container(x->c);
-	check_targets(x, &p, root, NULL);
+	/* mcinit's own format may name a class alone ("_target_":
+	 * "GPTSFTDatasetConfig"): only what Bridge loads is held to its rules */
+	if (x->c->bridge)
+		check_targets(x, &p, root, NULL);
 	mcinit_buf_free(&p.ptr);
 	mcinit_buf_free(&p.dots);
 	json_object_foreach(root, k, v)

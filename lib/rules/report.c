@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/pyexpr.h"
+
 struct mcinit_diag *
 mcinit_rules_vemit(struct mcinit_rule_ctx *x, enum mcinit_severity sev, const char *code,
                    const struct mcinit_loc *loc, const char *key, const char *suffix,
@@ -83,3 +85,31 @@ mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name)
 }
 
 const struct mcinit_loc mcinit_rules_env_loc = {"env", 0, 0, 1 << 30};
+
+struct mcinit_pv
+mcinit_rules_pv_of(struct mcinit_pyexpr *e, const struct mcinit_value *v,
+                   struct mcinit_pv (*json)(struct mcinit_pyexpr *, json_t *))
+{
+	struct mcinit_pv *l;
+	size_t i;
+
+	switch (v->kind) {
+	case MCINIT_V_BOOL:
+		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = v->i};
+	case MCINIT_V_INT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v->i};
+	case MCINIT_V_FLOAT:
+		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
+	case MCINIT_V_STR:
+		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
+	case MCINIT_V_JSON:
+		return json(e, v->j);
+	case MCINIT_V_LIST:
+		l = mcinit_pyexpr_alloc_list(e, v->n);
+		for (i = 0; i < v->n; i++)
+			l[i] = mcinit_rules_pv_of(e, &v->items[i], json);
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = v->n};
+	default:
+		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
+	}
+}

@@ -94,32 +94,14 @@ from_value(struct mcinit_pyexpr *e, int f, const struct mcinit_value *v)
 {
 	static const char *const dtypes[][2] = {
 	    {"fp32", "torch.float32"}, {"fp16", "torch.float16"}, {"bf16", "torch.bfloat16"}};
-	struct mcinit_pv *l;
 	size_t i;
 
-	switch (v->kind) {
-	case MCINIT_V_BOOL:
-		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = v->i};
-	case MCINIT_V_INT:
-		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v->i};
-	case MCINIT_V_FLOAT:
-		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
-	case MCINIT_V_STR:
-		/* "bf16" is torch.bfloat16 to Bridge */
-		for (i = 0; f >= 0 && is_dtype(f) && i < sizeof dtypes / sizeof dtypes[0]; i++)
-			if (strcmp(v->s, dtypes[i][0]) == 0)
-				return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = dtypes[i][1]};
-		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
-	case MCINIT_V_JSON:
-		return from_json(e, v->j);
-	case MCINIT_V_LIST:
-		l = mcinit_pyexpr_alloc_list(e, v->n);
-		for (i = 0; i < v->n; i++)
-			l[i] = from_value(e, -1, &v->items[i]);
-		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = v->n};
-	default:
-		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
-	}
+	/* "bf16" is torch.bfloat16 to Bridge */
+	for (i = 0; v->kind == MCINIT_V_STR && is_dtype(f) && i < sizeof dtypes / sizeof dtypes[0];
+	     i++)
+		if (strcmp(v->s, dtypes[i][0]) == 0)
+			return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = dtypes[i][1]};
+	return mcinit_rules_pv_of(e, v, from_json);
 }
 
 /* ---- sections and their classes ---- */

@@ -125,6 +125,12 @@ struct mcinit_diag *mcinit_rules_vreport(struct mcinit_rule_ctx *x, enum mcinit_
 /* Where a finding about the process environment points. */
 extern const struct mcinit_loc mcinit_rules_env_loc;
 /* The variable from o->envp, else the process environment; NULL if unset. */
+/* A config value as the Python checks see it (the evaluators of
+ * Megatron-LM's and Megatron-Bridge's tables); json reads a value of type
+ * any, which the two read differently.  Strings are borrowed from v. */
+struct mcinit_pyexpr;
+struct mcinit_pv mcinit_rules_pv_of(struct mcinit_pyexpr *e, const struct mcinit_value *v,
+                                    struct mcinit_pv (*json)(struct mcinit_pyexpr *, json_t *));
 const char *mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name);
 /* A repair or derived-value note (no rule is current), at field `at`. */
 struct mcinit_diag *mcinit_rules_note(struct mcinit_rule_ctx *x, const char *code,

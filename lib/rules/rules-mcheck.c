@@ -17,34 +17,20 @@
 #include "rules/mchecks.h"
 #include "input/pyexpr.h"
 
+/* A field of type any (cuda_graph_modules): Megatron reads it after
+ * normalizing it, which the raw value is not. */
+static struct mcinit_pv
+unmodelled(struct mcinit_pyexpr *e, json_t *j)
+{
+	(void)e;
+	(void)j;
+	return (struct mcinit_pv){.kind = MCINIT_PV_ERR, .s = "a value mcinit does not model"};
+}
+
 static struct mcinit_pv
 from_value(struct mcinit_pyexpr *e, const struct mcinit_value *v)
 {
-	struct mcinit_pv *l;
-	size_t i;
-
-	switch (v->kind) {
-	case MCINIT_V_BOOL:
-		return (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = v->i};
-	case MCINIT_V_INT:
-		return (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = v->i};
-	case MCINIT_V_FLOAT:
-		return (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = v->d};
-	case MCINIT_V_STR:
-		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = v->s};
-	case MCINIT_V_JSON:
-		/* a field of type any (cuda_graph_modules): Megatron reads it
-		 * after normalizing it, which the raw value is not */
-		return (struct mcinit_pv){.kind = MCINIT_PV_ERR,
-		                          .s = "a value mcinit does not model"};
-	case MCINIT_V_LIST:
-		l = mcinit_pyexpr_alloc_list(e, v->n);
-		for (i = 0; i < v->n; i++)
-			l[i] = from_value(e, &v->items[i]);
-		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = v->n};
-	default:
-		return (struct mcinit_pv){.kind = MCINIT_PV_NONE};
-	}
+	return mcinit_rules_pv_of(e, v, unmodelled);
 }
 
 static int
