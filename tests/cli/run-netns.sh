@@ -6,6 +6,14 @@
 . "$srcdir/tests/cli/lib.sh"
 unset MASTER_ADDR MASTER_PORT MCINIT_STORE_TOKEN MCINIT_LAUNCHED 2>/dev/null || true
 a="mcinit-a-$$" b="mcinit-b-$$"
+# The first `ip netns add' on a machine bind-mounts /run/netns onto itself
+# and leaves it there; in a chroot that mount pins the root.  Undo it when
+# this test made it.
+netns_mounted() {
+	awk '$5 == "/run/netns" { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+had_mount=no
+netns_mounted && had_mount=yes
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1 || ! ip netns add "$a" 2>/dev/null; then
 	skip_all "needs root and ip netns (iproute2)"
 fi
@@ -13,11 +21,15 @@ fi
 # mount point) refuses.
 if ! ip netns exec "$a" true 2>/dev/null; then
 	ip netns delete "$a" 2>/dev/null
+	[ "$had_mount" = yes ] || umount /run/netns 2>/dev/null
 	skip_all "ip netns exec does not work here (a chroot?)"
 fi
 cleanup() {
 	ip netns delete "$a" 2>/dev/null
 	ip netns delete "$b" 2>/dev/null
+	if [ "$had_mount" = no ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+		umount /run/netns 2>/dev/null
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
