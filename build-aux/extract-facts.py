@@ -2727,6 +2727,36 @@ def bridge_loader(code, classes):
     for q in sorted(set(classes)):
         if code.cls(q) is not None and takes_any_keyword(code, q):
             rows.append({"rule": "keeps-unknown-keys", "value": q, "where": ""})
+    return rows + etp_default_rows(code)
+
+
+# Where Bridge's model configs fill an unset expert_tensor_parallel_size
+# before Megatron-Core's __post_init__ would make it TP.
+ETP_MODULE = "megatron.bridge.models.transformer_config"
+
+
+def etp_default_rows(code):
+    """`etp-one-with-ep`: a function of ETP_MODULE that sets
+    expert_tensor_parallel_size to 1 under a test of expert_model_parallel_size
+    (Bridge >= 0.6: an unset ETP is 1 when EP > 1, not TP)."""
+    if not code.has_module(ETP_MODULE):
+        return []
+    mod = code.module(ETP_MODULE)
+    rows = []
+    for fn in mod.tree.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.If) or "expert_model_parallel_size" not in ast.unparse(node.test):
+                continue
+            if any(isinstance(st, ast.Assign) and len(st.targets) == 1
+                   and isinstance(st.targets[0], ast.Attribute)
+                   and st.targets[0].attr == "expert_tensor_parallel_size"
+                   and isinstance(st.value, ast.Constant) and st.value.value == 1
+                   for st in node.body):
+                rows.append({"rule": "etp-one-with-ep", "value": fn.name,
+                             "where": "%s:%d" % (repo_path(ETP_MODULE), fn.lineno)})
+                break
     return rows
 
 

@@ -1501,7 +1501,7 @@ def gen_bprecision(path, extras):
 
 
 LOADER_RULES = ("allow-prefix", "allow-exact", "allow-private", "deny-target", "deny-field",
-                "keeps-unknown-keys")
+                "keeps-unknown-keys", "etp-one-with-ep")
 
 
 def gen_bloader(path, extras):

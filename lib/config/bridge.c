@@ -285,6 +285,7 @@ enum bl_rule {
 	MCINIT_BL_DENY_TARGET,
 	MCINIT_BL_DENY_FIELD,
 	MCINIT_BL_KEEPS_UNKNOWN_KEYS,
+	MCINIT_BL_ETP_ONE_WITH_EP,
 };
 
 static const struct {
@@ -321,6 +322,17 @@ bool
 mcinit_bridge_keeps_unknown_keys(const char *target, unsigned v)
 {
 	return bl_has(MCINIT_BL_KEEPS_UNKNOWN_KEYS, target, v);
+}
+
+bool
+mcinit_bridge_etp_one_with_ep(unsigned v)
+{
+	size_t i;
+
+	for (i = 0; i < nloader; i++)
+		if (loader[i].rule == MCINIT_BL_ETP_ONE_WITH_EP && (loader[i].releases & v) != 0)
+			return true;
+	return false;
 }
 
 /* "megatron., torch., ..." of release v into b. */

@@ -57,6 +57,10 @@ void mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *,
  * release v: an unknown key is then passed on and the constructor refuses
  * it, where every other class drops it with a log warning. */
 bool mcinit_bridge_keeps_unknown_keys(const char *target, unsigned v);
+/* Whether Bridge release v's model configs make an unset
+ * expert_tensor_parallel_size 1 when expert_model_parallel_size > 1 (before
+ * Megatron-Core's __post_init__ would make it TP). */
+bool mcinit_bridge_etp_one_with_ep(unsigned v);
 /* Why Bridge release v refuses to instantiate `target` found under the key
  * `key` (the last component of its path): a malloc'd sentence the caller
  * frees, or NULL when Bridge goes on to import it. */

@@ -4,6 +4,7 @@
  * when it changes a value, never silently.  Also the documentation of these
  * codes and of the notes about derived values (mcinit_repairs[]).
  */
+#include "config/bridge.h"
 #include "rules/rules-impl.h"
 
 #include <string.h>
@@ -59,14 +60,16 @@ repair_dtypes(struct mcinit_rule_ctx *x)
 		                   MCINIT_ORIG_REPAIR, NULL);
 }
 
-/* R3: Megatron-LM takes ETP = TP when unset; Megatron-Bridge (>= PR #4579)
- * takes 1 when EP > 1.  The two disagree silently, so say which applies. */
+/* R3: Megatron-LM takes ETP = TP when unset; Megatron-Bridge (>= PR #4579,
+ * release 0.6) takes 1 when EP > 1.  The two disagree silently, so say
+ * which applies: Bridge's for a ConfigContainer of a release that does it
+ * (bridge-loader.tsv, etp-one-with-ep) or when --bridge-defaults asks. */
 static void
 repair_etp(struct mcinit_rule_ctx *x)
 {
 	long long tp, ep, etp;
 	enum mcinit_field at;
-	bool moe;
+	bool moe, bridge;
 
 	if (INVALID(x->c, F(tensor_model_parallel_size), F(expert_model_parallel_size),
 	            F(expert_tensor_parallel_size), F(num_moe_experts)) ||
@@ -74,7 +77,9 @@ repair_etp(struct mcinit_rule_ctx *x)
 		return;
 	tp = I(tensor_model_parallel_size);
 	ep = I(expert_model_parallel_size);
-	etp = x->o->bridge_defaults && ep > 1 ? 1 : tp;
+	bridge = x->o->bridge_defaults ||
+	         (x->c->bridge && mcinit_bridge_etp_one_with_ep(x->c->bversion));
+	etp = bridge && ep > 1 ? 1 : tp;
 	mcinit_cfg_set_int(x->c, F(expert_tensor_parallel_size), etp, MCINIT_ORIG_REPAIR, NULL);
 	moe = ep > 1 || (!NUL(num_moe_experts) && I(num_moe_experts) > 0);
 	/* With TP = 1 both conventions give 1: nothing to say. */
