@@ -56,6 +56,30 @@ report_sev(struct mcinit_rule_ctx *x, enum mcinit_severity sev, enum mcinit_fiel
 	return g;
 }
 
+/* A finding of a check that only Megatron-LM's validate_args makes (its
+ * rows in the ledger are all megatron/training/arguments.py): an error for
+ * Megatron-LM's flags; for a Megatron-Bridge ConfigContainer a warning that
+ * says so, since Bridge's own validation accepts it (judged by Bridge 0.6.2
+ * on its recipes: tests/bridge/0.6.2/mutations.tsv, lm_* rows). */
+static struct mcinit_diag *report_lm(struct mcinit_rule_ctx *x, enum mcinit_field at,
+                                     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static struct mcinit_diag *
+report_lm(struct mcinit_rule_ctx *x, enum mcinit_field at, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!x->c->bridge)
+		return report(x, at, "%s", msg);
+	return report_sev(x, MCINIT_WARNING, at,
+	                  "%s (Megatron-LM's validate_args refuses this; Megatron-Bridge does "
+	                  "not check it)",
+	                  msg);
+}
+
 /* A finding at an explicit place (NULL: none) rather than at a field. */
 static struct mcinit_diag *report_loc(struct mcinit_rule_ctx *x, const struct mcinit_loc *loc,
                                       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -579,13 +603,17 @@ mc021(struct mcinit_rule_ctx *x)
 
 	if (!x->dv->vpp_ok || vpp == 0 || pp > (overlap ? 1 : 2))
 		return;
+	/* PP > 1 is what parallel_state needs; PP > 2 without p2p overlap
+	 * only validate_args asks */
 	mcinit_diag_hint(
-	    report(x, written(x, F(pipeline_model_parallel_size), F(overlap_p2p_comm)),
-	           overlap ? "a virtual pipeline (VPP = %lld, from %s) needs "
-	                     "pipeline_model_parallel_size > 1, got %lld"
-	                   : "a virtual pipeline (VPP = %lld, from %s) without overlap_p2p_comm "
-	                     "needs pipeline_model_parallel_size > 2, got %lld",
-	           vpp, x->dv->vpp_source, pp),
+	    (pp > 1 ? report_lm : report)(
+	        x, written(x, F(pipeline_model_parallel_size), F(overlap_p2p_comm)),
+	        overlap || pp <= 1 ? "a virtual pipeline (VPP = %lld, from %s) needs "
+	                             "pipeline_model_parallel_size > 1, got %lld"
+	                           : "a virtual pipeline (VPP = %lld, from %s) without "
+	                             "overlap_p2p_comm needs pipeline_model_parallel_size > 2, got "
+	                             "%lld",
+	        vpp, x->dv->vpp_source, pp),
 	    overlap ? "use pipeline parallelism (PP >= 2) or drop the virtual pipeline option"
 	            : "use PP >= 3, keep p2p overlap on, or drop the virtual pipeline option");
 }
@@ -938,9 +966,9 @@ mc030(struct mcinit_rule_ctx *x)
 	mp = I(max_position_embeddings);
 	if (mp >= seq)
 		return;
-	mcinit_diag_hint(report(x, written(x, F(max_position_embeddings), F(seq_length)),
-	                        "max_position_embeddings %lld is smaller than seq_length %lld", mp,
-	                        seq),
+	mcinit_diag_hint(report_lm(x, written(x, F(max_position_embeddings), F(seq_length)),
+	                           "max_position_embeddings %lld is smaller than seq_length %lld",
+	                           mp, seq),
 	                 "set max_position_embeddings to at least %lld", seq);
 }
 
@@ -958,10 +986,11 @@ mc032(struct mcinit_rule_ctx *x)
 {
 	if (!B(tp_comm_overlap) || B(sequence_parallel))
 		return;
-	mcinit_diag_hint(report(x, F(tp_comm_overlap), "tp_comm_overlap needs sequence_parallel%s",
-	                        x->c->origin[F(sequence_parallel)] == MCINIT_ORIG_REPAIR
-	                            ? " (turned off because TP = 1, see MC101)"
-	                            : ""),
+	mcinit_diag_hint(report_lm(x, F(tp_comm_overlap),
+	                           "tp_comm_overlap needs sequence_parallel%s",
+	                           x->c->origin[F(sequence_parallel)] == MCINIT_ORIG_REPAIR
+	                               ? " (turned off because TP = 1, see MC101)"
+	                               : ""),
 	                 x->c->origin[F(sequence_parallel)] == MCINIT_ORIG_REPAIR
 	                     ? "tensor-parallel overlap needs TP > 1; drop --tp-comm-overlap"
 	                     : "add --sequence-parallel, or drop --tp-comm-overlap");
@@ -1110,21 +1139,21 @@ mc038(struct mcinit_rule_ctx *x)
 	if (!B(use_torch_fsdp2))
 		return;
 	if (I(pipeline_model_parallel_size) != 1)
-		report(x, F(pipeline_model_parallel_size),
-		       "use_torch_fsdp2 does not support pipeline parallelism "
-		       "(pipeline_model_parallel_size %lld)",
-		       I(pipeline_model_parallel_size));
+		report_lm(x, F(pipeline_model_parallel_size),
+		          "use_torch_fsdp2 does not support pipeline parallelism "
+		          "(pipeline_model_parallel_size %lld)",
+		          I(pipeline_model_parallel_size));
 	if (I(expert_model_parallel_size) != 1)
-		report(x, F(expert_model_parallel_size),
-		       "use_torch_fsdp2 does not support expert parallelism "
-		       "(expert_model_parallel_size %lld)",
-		       I(expert_model_parallel_size));
+		report_lm(x, F(expert_model_parallel_size),
+		          "use_torch_fsdp2 does not support expert parallelism "
+		          "(expert_model_parallel_size %lld)",
+		          I(expert_model_parallel_size));
 	/* Not when R8 turned it on for Megatron FSDP: MC037 covers that. */
 	if (B(use_distributed_optimizer) && user_wrote(x->c, F(use_distributed_optimizer)))
-		report(x, F(use_distributed_optimizer),
-		       "use_torch_fsdp2 does not support Megatron's distributed optimizer");
+		report_lm(x, F(use_distributed_optimizer),
+		          "use_torch_fsdp2 does not support Megatron's distributed optimizer");
 	if (B(fp16))
-		mcinit_diag_hint(report(x, F(fp16), "use_torch_fsdp2 does not support fp16"),
+		mcinit_diag_hint(report_lm(x, F(fp16), "use_torch_fsdp2 does not support fp16"),
 		                 "use --bf16");
 }
 
@@ -1748,7 +1777,8 @@ const struct mcinit_rule mcinit_rules[] = {
      "use a suggested layer count or pipeline size, or an uneven first/last split",
      READS(NL, PP, ACC, UNEVEN, VPPIN), mc020},
     {"MC021", MCINIT_ERROR,
-     "a virtual pipeline needs PP > 1, and PP > 2 when overlap_p2p_comm is off",
+     "a virtual pipeline needs PP > 1, and PP > 2 when overlap_p2p_comm is off (the second "
+     "only Megatron-LM's validate_args asks: a warning for a Megatron-Bridge ConfigContainer)",
      "--pipeline-model-parallel-size 1 --num-virtual-stages-per-pipeline-rank 2",
      "use pipeline parallelism, or drop the virtual pipeline option",
      READS(PP, F(overlap_p2p_comm)), mc021},
@@ -1796,13 +1826,17 @@ const struct mcinit_rule mcinit_rules[] = {
      "layers, except in a Megatron-Bridge ConfigContainer)",
      "--num-layers 4 --context-parallel-size 2 --cp-comm-type p2p a2a",
      "give one value, or exactly num_layers values", READS(F(cp_comm_type), CP, NL), mc029},
-    {"MC030", MCINIT_ERROR, "max_position_embeddings >= seq_length",
+    {"MC030", MCINIT_ERROR,
+     "max_position_embeddings >= seq_length (Megatron-LM's validate_args; a warning for a "
+     "Megatron-Bridge ConfigContainer)",
      "--seq-length 8192 --max-position-embeddings 4096",
      "raise max_position_embeddings to at least seq_length",
      READS(F(max_position_embeddings), F(seq_length)), mc030},
     {"MC031", MCINIT_ERROR, "fp16 and bf16 are not both set", "--fp16 --bf16",
      "choose one precision", READS(F(fp16), F(bf16)), mc031},
-    {"MC032", MCINIT_ERROR, "tp_comm_overlap needs sequence_parallel",
+    {"MC032", MCINIT_ERROR,
+     "tp_comm_overlap needs sequence_parallel (Megatron-LM's validate_args; a warning for a "
+     "Megatron-Bridge ConfigContainer)",
      "--tensor-model-parallel-size 4 --tp-comm-overlap", "add --sequence-parallel",
      READS(F(tp_comm_overlap), F(sequence_parallel)), mc032},
     {"MC033", MCINIT_WARNING, "EP > 1 with TP > 1 should use sequence_parallel",
@@ -1832,7 +1866,8 @@ const struct mcinit_rule mcinit_rules[] = {
      "--use-megatron-fsdp --use-torch-fsdp2", "choose one FSDP implementation",
      READS(F(use_megatron_fsdp), F(use_torch_fsdp2), F(use_tp_pp_dp_mapping)), mc037},
     {"MC038", MCINIT_ERROR,
-     "use_torch_fsdp2 needs PP = 1 and EP = 1 (and no distributed optimizer, no fp16)",
+     "use_torch_fsdp2 needs PP = 1 and EP = 1 (and no distributed optimizer, no fp16; "
+     "Megatron-LM's validate_args: warnings for a Megatron-Bridge ConfigContainer)",
      "--use-torch-fsdp2 --pipeline-model-parallel-size 2",
      "drop pipeline/expert parallelism or use Megatron FSDP",
      READS(F(use_torch_fsdp2), PP, EP, F(use_distributed_optimizer), F(fp16)), mc038},
