@@ -1,16 +1,42 @@
-/* gpu-kernels.cu — the CUDA kernels: one grid-stride kernel per operation
- * and type, running the bodies of kbody.h, and their C launchers.
+/* gpu-kernels.cu — the CUDA kernels: grid-stride kernels per operation,
+ * type, path (bit-exact or fast) and index width, running the bodies of
+ * kbody.h and kwalk.h, and their C launchers.
  *
  * Built only when configure finds CUDA (automake conditional), with
  * -fmad=false and IEEE division so that the arithmetic is the reference's
- * (kmath.h). */
+ * (kmath.h); the fast path asks for its fmas and approximations by name. */
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <math.h>
 #include <string.h>
 
 #include "kgpu.h"
 
 #define KM_FN static __host__ __device__ __forceinline__
+
+/* The fast path's hardware approximations (kmath.h says where; kops.c
+ * bounds their effect).  The host side is compiled, never run. */
+enum { KM_MUFU_EX2, KM_MUFU_RCP };
+template <int F>
+KM_FN float
+km_mufu(float x)
+{
+#ifdef __CUDA_ARCH__
+	float r;
+
+	if (F == KM_MUFU_EX2)
+		asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	else
+		asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return r;
+#else
+	return F == KM_MUFU_EX2 ? exp2f(x) : 1.0f / x;
+#endif
+}
+
+#define KM_EX2(t) km_mufu<KM_MUFU_EX2>(t)
+#define KM_RCP(d) km_mufu<KM_MUFU_RCP>(d)
 #include "kmath.h"
 
 /* The __CUDA_ARCH__ tests below choose between the device's read-only vector
@@ -55,21 +81,71 @@ km_cuda_f2h(float f)
 	return __half_as_ushort(__float2half_rn(f));
 }
 
-#define KM_LD16(p)    km_cuda_ld16(p)
-#define KM_ST16(p, v) km_cuda_st16((p), (v))
-#define KM_H2F(h)     km_cuda_h2f(h)
-#define KM_F2H(f)     km_cuda_f2h(f)
+/* Two floats rounded to nearest even into two bf16 or fp16 (one cvt). */
+KM_FN uint32_t
+km_cuda_pack2(int dt, float lo, float hi)
+{
+#ifdef __CUDA_ARCH__
+	union {
+		__nv_bfloat162 b;
+		__half2 h;
+		uint32_t u;
+	} v;
+
+	if (dt == MCINIT_DTYPE_BF16)
+		v.b = __floats2bfloat162_rn(lo, hi);
+	else
+		v.h = __floats2half2_rn(lo, hi);
+	return v.u;
+#else
+	(void)dt;
+	(void)lo;
+	(void)hi;
+	return 0;
+#endif
+}
+
+#define KM_LD16(p)           km_cuda_ld16(p)
+#define KM_ST16(p, v)        km_cuda_st16((p), (v))
+#define KM_H2F(h)            km_cuda_h2f(h)
+#define KM_F2H(f)            km_cuda_f2h(f)
+#define KM_PACK2(dt, lo, hi) km_cuda_pack2((dt), (lo), (hi))
+#define KM_RESTRICT          __restrict__
+#ifdef __CUDA_ARCH__
+#define KM_UNROLL _Pragma("unroll")
+#else
+#define KM_UNROLL
+#endif
+#define KM_NO_WALK
 #include "kbody.h"
+
+/* The walk twice: with 32-bit indices (tensors under 2 GiB) and 64-bit. */
+namespace km32
+{
+typedef uint32_t km_idx;
+#include "kwalk.h"
+} // namespace km32
+namespace km64
+{
+typedef uint64_t km_idx;
+#include "kwalk.h"
+} // namespace km64
 
 /* 256 threads, at least 4 blocks per SM: at most 64 registers, so that
  * enough loads are in flight to cover HBM latency. */
 enum { THREADS = 256 };
 
-template <int OP, int DT>
-__global__ void __launch_bounds__(THREADS, 4) km_kernel(const struct km_plan p)
+/* FAST: the fast path; I32: 32-bit indices.  The plan is read in place
+ * (__grid_constant__), never copied to local memory. */
+template <int OP, int DT, int FAST, int I32>
+__global__ void __launch_bounds__(THREADS, 4) km_kernel(const __grid_constant__ struct km_plan p)
 {
-	km_body(OP, DT, &p, blockIdx.x * (uint64_t)blockDim.x + threadIdx.x,
-		(uint64_t)gridDim.x * blockDim.x);
+	if (I32)
+		km32::km_body(OP, DT, FAST, &p, blockIdx.x * blockDim.x + threadIdx.x,
+			      gridDim.x * blockDim.x);
+	else
+		km64::km_body(OP, DT, FAST, &p, blockIdx.x * (uint64_t)blockDim.x + threadIdx.x,
+			      (uint64_t)gridDim.x * blockDim.x);
 }
 
 template <int DT>
@@ -109,16 +185,30 @@ grid_for(uint64_t items)
 	return want ? (unsigned)want : 1u;
 }
 
+/* The bit-exact kernels use 64-bit indices only: they are the reference,
+ * not the fast path. */
+template <int OP, int DT>
+static void
+launch_dt(const struct km_plan &p, int fast, int i32, unsigned grid, cudaStream_t s)
+{
+	if (!fast)
+		km_kernel<OP, DT, 0, 0><<<grid, THREADS, 0, s>>>(p);
+	else if (i32)
+		km_kernel<OP, DT, 1, 1><<<grid, THREADS, 0, s>>>(p);
+	else
+		km_kernel<OP, DT, 1, 0><<<grid, THREADS, 0, s>>>(p);
+}
+
 template <int OP>
 static void
-launch_op(int dt, const struct km_plan &p, unsigned grid, cudaStream_t s)
+launch_op(int dt, const struct km_plan &p, int fast, int i32, unsigned grid, cudaStream_t s)
 {
 	if (dt == MCINIT_DTYPE_F32)
-		km_kernel<OP, MCINIT_DTYPE_F32><<<grid, THREADS, 0, s>>>(p);
+		launch_dt<OP, MCINIT_DTYPE_F32>(p, fast, i32, grid, s);
 	else if (dt == MCINIT_DTYPE_F16)
-		km_kernel<OP, MCINIT_DTYPE_F16><<<grid, THREADS, 0, s>>>(p);
+		launch_dt<OP, MCINIT_DTYPE_F16>(p, fast, i32, grid, s);
 	else
-		km_kernel<OP, MCINIT_DTYPE_BF16><<<grid, THREADS, 0, s>>>(p);
+		launch_dt<OP, MCINIT_DTYPE_BF16>(p, fast, i32, grid, s);
 }
 
 static int
@@ -133,29 +223,32 @@ mcinit_kgpu_run(enum mcinit_kop op, const struct mcinit_kargs *a, void *stream)
 	struct km_plan p;
 	cudaStream_t s = (cudaStream_t)stream;
 	unsigned grid;
-	int err = mcinit_kargs_check(op, a);
+	int err = mcinit_kargs_check(op, a), fast, i32;
 
 	if (err)
 		return err;
 	if (a->rows == 0)
 		return MCINIT_KERR_OK;
 	km_plan_make(op, a, &p);
-	grid = grid_for(p.nvec ? p.nvec : p.n);
+	fast = !a->exact;
+	i32 = km_plan_idx32(op, a);
+	/* A thread takes km_unroll vectors per step of its loop. */
+	grid = grid_for(p.nvec ? (p.nvec + km_unroll(op, fast) - 1) / km_unroll(op, fast) : p.n);
 	switch (op) {
 	case MCINIT_KOP_BIAS_GELU_FWD:
-		launch_op<MCINIT_KOP_BIAS_GELU_FWD>(a->dtype, p, grid, s);
+		launch_op<MCINIT_KOP_BIAS_GELU_FWD>(a->dtype, p, fast, i32, grid, s);
 		break;
 	case MCINIT_KOP_BIAS_GELU_BWD:
-		launch_op<MCINIT_KOP_BIAS_GELU_BWD>(a->dtype, p, grid, s);
+		launch_op<MCINIT_KOP_BIAS_GELU_BWD>(a->dtype, p, fast, i32, grid, s);
 		break;
 	case MCINIT_KOP_BIAS_SWIGLU_FWD:
-		launch_op<MCINIT_KOP_BIAS_SWIGLU_FWD>(a->dtype, p, grid, s);
+		launch_op<MCINIT_KOP_BIAS_SWIGLU_FWD>(a->dtype, p, fast, i32, grid, s);
 		break;
 	case MCINIT_KOP_BIAS_SWIGLU_BWD:
-		launch_op<MCINIT_KOP_BIAS_SWIGLU_BWD>(a->dtype, p, grid, s);
+		launch_op<MCINIT_KOP_BIAS_SWIGLU_BWD>(a->dtype, p, fast, i32, grid, s);
 		break;
 	case MCINIT_KOP_BIAS_DROPOUT_ADD:
-		launch_op<MCINIT_KOP_BIAS_DROPOUT_ADD>(a->dtype, p, grid, s);
+		launch_op<MCINIT_KOP_BIAS_DROPOUT_ADD>(a->dtype, p, fast, i32, grid, s);
 		break;
 	}
 	return launched();

@@ -1,5 +1,6 @@
-/* kbody.h — how one thread of a grid-stride kernel walks a tensor: a scalar
- * head up to the first 16-byte boundary, 16-byte vectors, a scalar tail.
+/* kbody.h — what the kernels' threads share: the plan, element access,
+ * each operation's formula (the reference's or the fast path's), and the
+ * walk over a tensor (kwalk.h).
  *
  * Not a public header.  The CUDA kernels run these bodies with
  * tid = blockIdx.x*blockDim.x + threadIdx.x and nth = the grid's threads; the
@@ -9,6 +10,9 @@
  *   KM_LD16(ptr)      16 aligned bytes at ptr as struct km_v16
  *   KM_ST16(ptr, v)   store them
  *   KM_H2F(u16), KM_F2H(f)   fp16 <-> fp32, round to nearest even
+ *   KM_PACK2(dt, lo, hi)     two floats as two bf16 or fp16 in a word
+ *   KM_RESTRICT              restrict, or nothing
+ *   KM_UNROLL                unroll the next loop (a pragma), or nothing
  */
 #ifndef MCINIT_KBODY_H
 #define MCINIT_KBODY_H
@@ -119,172 +123,61 @@ km_input(int dt, uint64_t seed, uint32_t tensor, uint64_t i)
 	return km_round(dt, v);
 }
 
-/* ---- flat operations: gelu forward/backward, dropout-add ---- */
+/* ---- each operation's formula: the reference's, or the fast path's ---- */
 
-/* One output element from x = in + bias and a = grad or residual. */
 KM_FN float
-km_flat_op(int op, const struct km_plan *p, uint64_t i, float x, float a, const uint32_t rnd[4])
+km_gelu_dt(int dt, int fast, float x)
 {
-	int keep;
-
-	if (op == MCINIT_KOP_BIAS_GELU_FWD)
-		return km_gelu(x);
-	if (op == MCINIT_KOP_BIAS_GELU_BWD)
-		return km_gelu_grad(x) * a;
-	keep = km_pick(rnd, (unsigned)i & 3u) < p->thresh;
-	if (p->mask)
-		p->mask[i] = (uint8_t)keep;
-	return a + (keep ? x * p->scale : 0.0f);
+	return fast ? km_fgelu(x, dt != MCINIT_DTYPE_F32, dt == MCINIT_DTYPE_F32) : km_gelu(x);
 }
 
-KM_FN void
-km_flat_scalar(int op, int dt, const struct km_plan *p, uint64_t i)
+KM_FN float
+km_gelu_grad_dt(int dt, int fast, float x)
 {
-	uint32_t rnd[4] = {0, 0, 0, 0};
-	float x = km_ld(dt, p->in, i) + km_ld(dt, p->bias, i % p->cols);
-	float a = p->aux ? km_ld(dt, p->aux, i) : 0.0f;
-
-	if (op == MCINIT_KOP_BIAS_DROPOUT_ADD)
-		km_philox_block(p->seed, p->offset, i >> 2, rnd);
-	km_st(dt, p->out, i, km_flat_op(op, p, i, x, a, rnd));
+	return fast ? km_fgelu_grad(x, dt != MCINIT_DTYPE_F32, dt == MCINIT_DTYPE_F32)
+	            : km_gelu_grad(x);
 }
 
-/* The vector at element i0 = head + v*V, whose first column is c. */
-KM_FN void
-km_flat_vec(int op, int dt, const struct km_plan *p, uint64_t i0, uint64_t c)
+KM_FN float
+km_silu_dt(int dt, int fast, float a)
 {
-	unsigned V = 16u / km_size(dt), j;
-	uint64_t off = i0 * km_size(dt);
-	struct km_v16 x = KM_LD16(p->in + off), a = {{0, 0, 0, 0}}, b = {{0, 0, 0, 0}};
-	struct km_v16 o = {{0, 0, 0, 0}};
-	uint32_t rnd[4] = {0, 0, 0, 0};
-
-	if (p->aux)
-		a = KM_LD16(p->aux + off);
-	if (p->bias_vec)
-		b = KM_LD16(p->bias + c * km_size(dt));
-	for (j = 0; j < V; j++) {
-		uint64_t i = i0 + j;
-		float bj = p->bias_vec ? km_vget(dt, &b, j) : km_ld(dt, p->bias, c);
-
-		if (op == MCINIT_KOP_BIAS_DROPOUT_ADD && (j == 0 || (i & 3u) == 0))
-			km_philox_block(p->seed, p->offset, i >> 2, rnd);
-		km_vset(dt, &o, j,
-		        km_flat_op(op, p, i, km_vget(dt, &x, j) + bj, km_vget(dt, &a, j), rnd));
-		if (++c == p->cols)
-			c = 0;
-	}
-	KM_ST16(p->out + off, o);
+	return fast ? km_fsilu(a, dt != MCINIT_DTYPE_F32, dt == MCINIT_DTYPE_F32) : km_silu(a);
 }
 
-KM_FN void
-km_flat_body(int op, int dt, const struct km_plan *p, uint64_t tid, uint64_t nth)
+KM_FN float
+km_swiglu_grad_a_dt(int dt, int fast, float g, float a, float b)
 {
-	uint64_t V = 16u / km_size(dt), i, v, c, step;
-
-	for (i = tid; i < p->head; i += nth)
-		km_flat_scalar(op, dt, p, i);
-	/* The column advances by the grid's stride each step: no division in
-	 * the loop. */
-	c = (p->head + tid * V) % p->cols;
-	step = (nth * V) % p->cols;
-	for (v = tid; v < p->nvec; v += nth) {
-		km_flat_vec(op, dt, p, p->head + v * V, c);
-		c += step;
-		if (c >= p->cols)
-			c -= p->cols;
-	}
-	for (i = p->head + p->nvec * V + tid; i < p->n; i += nth)
-		km_flat_scalar(op, dt, p, i);
+	return fast ? km_fswiglu_grad_a(g, a, b, dt != MCINIT_DTYPE_F32)
+	            : km_swiglu_grad_a(g, a, b);
 }
 
-/* ---- SwiGLU: output (r, c), c < h = cols/2, from in (r, c) and (r, h + c) ---- */
-
+/* Elements j and j + 1 (j even) of an output vector, from floats: the
+ * fast path converts two at a time (KM_PACK2, one instruction on a GPU);
+ * the reference's conversions keep NaN payloads. */
 KM_FN void
-km_swiglu_scalar(int op, int dt, const struct km_plan *p, uint64_t r, uint64_t c)
+km_vput2(int dt, int fast, struct km_v16 *v, unsigned j, float lo, float hi)
 {
-	uint64_t h = p->cols / 2, ia = r * p->cols + c, ib = ia + h;
-	float a = km_ld(dt, p->in, ia) + km_ld(dt, p->bias, c);
-	float b = km_ld(dt, p->in, ib) + km_ld(dt, p->bias, h + c);
-	float g;
-
-	if (op == MCINIT_KOP_BIAS_SWIGLU_FWD) {
-		km_st(dt, p->out, r * h + c, km_silu(a) * b);
-		return;
+	if (dt == MCINIT_DTYPE_F32) {
+		v->w[j] = km_f2u(lo);
+		v->w[j + 1] = km_f2u(hi);
+	} else if (fast) {
+		v->w[j >> 1] = KM_PACK2(dt, lo, hi);
+	} else {
+		km_vset(dt, v, j, lo);
+		km_vset(dt, v, j + 1, hi);
 	}
-	g = km_ld(dt, p->aux, r * h + c);
-	km_st(dt, p->out, ia, km_swiglu_grad_a(g, a, b));
-	km_st(dt, p->out, ib, g * km_silu(a));
 }
 
-KM_FN void
-km_swiglu_vec(int op, int dt, const struct km_plan *p, uint64_t r, uint64_t c)
+/* Vectors a thread loads before it computes (several 16-byte loads in
+ * flight per thread): 4 of gelu's one input, 2 of two inputs, 1 of
+ * SwiGLU backward's three (more would spill at 64 registers). */
+#define KM_UMAX 4
+KM_FN unsigned
+km_unroll(int op, int fast)
 {
-	unsigned V = 16u / km_size(dt), j, sz = km_size(dt);
-	uint64_t h = p->cols / 2, ia = r * p->cols + c, ib = ia + h;
-	struct km_v16 a = KM_LD16(p->in + ia * sz), b = KM_LD16(p->in + ib * sz);
-	struct km_v16 ba = {{0, 0, 0, 0}}, bb = {{0, 0, 0, 0}}, g = {{0, 0, 0, 0}};
-	struct km_v16 o1 = {{0, 0, 0, 0}}, o2 = {{0, 0, 0, 0}};
-
-	if (p->bias_vec) {
-		ba = KM_LD16(p->bias + c * sz);
-		bb = KM_LD16(p->bias + (h + c) * sz);
-	}
-	if (op == MCINIT_KOP_BIAS_SWIGLU_BWD)
-		g = KM_LD16(p->aux + (r * h + c) * sz);
-	for (j = 0; j < V; j++) {
-		float aj = km_vget(dt, &a, j), bj = km_vget(dt, &b, j), gj;
-
-		aj += p->bias_vec ? km_vget(dt, &ba, j) : km_ld(dt, p->bias, c + j);
-		bj += p->bias_vec ? km_vget(dt, &bb, j) : km_ld(dt, p->bias, h + c + j);
-		if (op == MCINIT_KOP_BIAS_SWIGLU_FWD) {
-			km_vset(dt, &o1, j, km_silu(aj) * bj);
-			continue;
-		}
-		gj = km_vget(dt, &g, j);
-		km_vset(dt, &o1, j, km_swiglu_grad_a(gj, aj, bj));
-		km_vset(dt, &o2, j, gj * km_silu(aj));
-	}
-	if (op == MCINIT_KOP_BIAS_SWIGLU_FWD) {
-		KM_ST16(p->out + (r * h + c) * sz, o1);
-		return;
-	}
-	KM_ST16(p->out + ia * sz, o1);
-	KM_ST16(p->out + ib * sz, o2);
-}
-
-/* n = rows * h output elements; nvec != 0 only when h is a multiple of V and
- * the tensors are aligned, so a vector never crosses a row. */
-KM_FN void
-km_swiglu_body(int op, int dt, const struct km_plan *p, uint64_t tid, uint64_t nth)
-{
-	uint64_t V = 16u / km_size(dt), h = p->cols / 2, i;
-
-	if (p->nvec) {
-		uint64_t hv = h / V, r = tid / hv, c = tid % hv, sr = nth / hv, sc = nth % hv, v;
-
-		for (v = tid; v < p->nvec; v += nth) {
-			km_swiglu_vec(op, dt, p, r, c * V);
-			c += sc;
-			r += sr;
-			if (c >= hv) {
-				c -= hv;
-				r++;
-			}
-		}
-		return;
-	}
-	for (i = tid; i < p->n; i += nth)
-		km_swiglu_scalar(op, dt, p, i / h, i % h);
-}
-
-KM_FN void
-km_body(int op, int dt, const struct km_plan *p, uint64_t tid, uint64_t nth)
-{
-	if (op == MCINIT_KOP_BIAS_SWIGLU_FWD || op == MCINIT_KOP_BIAS_SWIGLU_BWD)
-		km_swiglu_body(op, dt, p, tid, nth);
-	else
-		km_flat_body(op, dt, p, tid, nth);
+	if (!fast || op == MCINIT_KOP_BIAS_SWIGLU_BWD)
+		return 1;
+	return op == MCINIT_KOP_BIAS_GELU_FWD ? 4u : 2u;
 }
 
 /* ---- the plan, made on the host from checked arguments ---- */
@@ -340,5 +233,21 @@ km_plan_make(int op, const struct mcinit_kargs *a, struct km_plan *p)
 	}
 	p->bias_vec = p->head == 0 && a->cols % V == 0 && km_aligned(a->bias);
 }
+
+/* Whether 32-bit indices reach every element and byte of op's tensors (the
+ * launcher then runs the kernels built with them). */
+KM_FN int
+km_plan_idx32(int op, const struct mcinit_kargs *a)
+{
+	(void)op;
+	return (uint64_t)a->rows * a->cols * km_size(a->dtype) < ((uint64_t)1 << 31);
+}
+
+/* The walk itself, over the index type km_idx: 64 bits here (the host
+ * runs it so); gpu-kernels.cu includes it twice, with 32 and 64. */
+#ifndef KM_NO_WALK
+typedef uint64_t km_idx;
+#include "kwalk.h"
+#endif
 
 #endif

@@ -127,25 +127,39 @@ km_ldexp(float v, int k)
 	return v * km_u2f((uint32_t)(k - k1 + 127) << 23);
 }
 
-/* e^x = p * 2^k with p in [0.7, 1.42] (p = 0 when e^x is below the
- * subnormals, inf beyond 2^128); x is not NaN. */
-KM_FN float
-km_exp_parts(float x, int *k)
+/* x = k ln 2 + r with |r| <= ln2/2 (ln 2 in two parts, so that r is exact
+ * to a few ulps); x is not NaN.  Returns 0 (and k = 0) when e^x is below half
+ * the smallest subnormal. */
+KM_FN int
+km_exp_reduce(float x, int *k, float *r)
 {
-	float kf, r, p;
+	float kf;
 
 	if (x > 89.0f)
 		x = 89.0f;
-	if (x < -104.0f) { /* below half the smallest subnormal */
+	if (x < -104.0f) {
 		*k = 0;
-		return 0.0f;
+		*r = 0.0f;
+		return 0;
 	}
 	/* Adding and removing 1.5 * 2^23 rounds to an integer (|x/ln2| < 2^22). */
 	kf = x * 1.44269504088896341f;
 	kf = (kf + 12582912.0f) - 12582912.0f;
 	*k = (int)kf;
-	r = fmaf(kf, -0.693145751953125f, x);
-	r = fmaf(kf, -1.42860682030941723212e-6f, r);
+	*r = fmaf(kf, -0.693145751953125f, x);
+	*r = fmaf(kf, -1.42860682030941723212e-6f, *r);
+	return 1;
+}
+
+/* e^x = p * 2^k with p in [0.7, 1.42] (p = 0 when e^x is below the
+ * subnormals, inf beyond 2^128); x is not NaN. */
+KM_FN float
+km_exp_parts(float x, int *k)
+{
+	float r, p;
+
+	if (!km_exp_reduce(x, k, &r))
+		return 0.0f;
 	p = 1.98412698412698413e-4f;
 	p = fmaf(p, r, 1.38888888888888889e-3f);
 	p = fmaf(p, r, 8.33333333333333333e-3f);
@@ -234,6 +248,129 @@ KM_FN float
 km_swiglu_grad_a(float g, float a, float b)
 {
 	float sg = km_sigmoid(a);
+
+	return g * sg * (1.0f + a * (1.0f - sg)) * b;
+}
+
+/* ---- the fast path: the same formulas, two substitutions ----
+ * Where a GPU pays most for the reference's bits:
+ *   - a / d becomes a * KM_RCP(d), the hardware reciprocal (MUFU), refined
+ *     by one Newton step (two fmas) where `refine' says so — in fp32, and for
+ *     the sigmoid whose 1 - s the SwiGLU backward takes — instead of IEEE
+ *     division (a sequence of some ten instructions with a slow path);
+ *   - in bf16 and fp16 (`approx'), e^x comes from the hardware's 2^x,
+ *     KM_EX2, instead of the reduction and the degree-7 polynomial.  fp32
+ *     keeps the reference's exp: with ex2's 2 ulps beside the reference's
+ *     own 2, and the rounding of x log2 e, its bound would be tens of ulps
+ *     instead of 4.
+ * Everything else — the order of operations, the scaling by 2^k — is the
+ * reference's, so the overflow and underflow points are the reference's
+ * too.  The includer defines KM_EX2 (2^t; subnormal results may flush to 0)
+ * and KM_RCP (1/d for 1 <= d <= 2^64): ex2.approx.ftz.f32 and
+ * rcp.approx.ftz.f32 on a GPU; on the host, emulations at the documented
+ * worst case (khost.h), so that the CPU tests check the bounds
+ * (mcinit_kfast_ulps) without a GPU.  tanh.approx.f32 is not used: its
+ * relative error (about 2^-11) becomes an unbounded one in 1 + tanh z for
+ * z < 0, where GeLU cancels. */
+
+/* e^x in bf16 and fp16 (approx): KM_EX2 of x log2 e straight away, the
+ * rounding of x log2 e (2^-24 |x log2 e|, at most 2^-16.8 relative where
+ * the result is not 0 or inf) far below the types' half ulp (2^-9, 2^-12).
+ * A negative exponent is raised by 64 and the result scaled back, so that
+ * the hardware's flush of subnormal results loses nothing; a positive one
+ * overflows at 2^128, where the reference's does.  x NaN gives NaN. */
+KM_FN float
+km_fexp_approx(float x)
+{
+	float t = x * 1.44269504088896341f;
+
+	if (t < 0.0f)
+		return KM_EX2(t + 64.0f) * 5.42101086242752217e-20f;
+	return KM_EX2(t);
+}
+
+KM_FN float
+km_fexpf(float x, int approx)
+{
+	return approx ? km_fexp_approx(x) : km_expf(x);
+}
+
+/* 1/d for 1 <= d <= 2^64 (NaN stays NaN). */
+KM_FN float
+km_frcp(float d, int refine)
+{
+	float q = KM_RCP(d), t;
+
+	if (!refine)
+		return q;
+	t = fmaf(q, fmaf(-d, q, 1.0f), q);
+	return t == t ? t : q;
+}
+
+/* n / d for d >= 1, inf included: a d above 2^64 is scaled down first, so
+ * that the reciprocal never falls among the subnormals the hardware's
+ * flushes, and scaled back after the multiplication (exact, as n/d is
+ * normal or zero there); 1/inf is 0. */
+KM_FN float
+km_fdiv(float n, float d, int refine)
+{
+	float s = d > 18446744073709551616.0f ? 5.42101086242752217e-20f : 1.0f;
+
+	if (d > 3.4028234663852886e38f)
+		return n * 0.0f;
+	return n * km_frcp(d * s, refine) * s;
+}
+
+/* km_gelu's formula; 1 + e is in [1, 2].  In bf16 and fp16, e = E 2^-64
+ * with E = 2^(64 - 2|z| log2 e) (km_fexp_approx), and the negative side
+ * takes x E / (1 + e), scaled by 2^-64 last, like the reference's 2^k: a
+ * subnormal e costs the result nothing. */
+KM_FN float
+km_fgelu(float x, int approx, int refine)
+{
+	float z = km_gelu_z(x), p, e;
+	int k;
+
+	if (z != z)
+		return z;
+	if (approx) {
+		p = KM_EX2((z < 0.0f ? z : -z) * 2.88539008177792681f + 64.0f);
+		e = p * 5.42101086242752217e-20f;
+		if (z >= 0.0f)
+			return x * km_frcp(1.0f + e, refine);
+		return x * p * km_frcp(1.0f + e, refine) * 5.42101086242752217e-20f;
+	}
+	p = km_exp_parts(-2.0f * (z < 0.0f ? -z : z), &k);
+	e = km_ldexp(p, k);
+	if (z >= 0.0f)
+		return x * km_frcp(1.0f + e, refine);
+	return km_ldexp(x * p * km_frcp(1.0f + e, refine), k);
+}
+
+/* km_gelu_grad's formula. */
+KM_FN float
+km_fgelu_grad(float x, int approx, int refine)
+{
+	float z = km_gelu_z(x), e = km_fexpf(-2.0f * (z < 0.0f ? -z : z), approx);
+	float q = km_frcp(1.0f + e, refine), s = z >= 0.0f ? q : e * q, ss = e * q * q;
+
+	if (ss == 0.0f)
+		return s;
+	return 2.0f * x * ss * (0.79788456f + 0.1070322243f * x * x) + s;
+}
+
+KM_FN float
+km_fsilu(float a, int approx, int refine)
+{
+	return km_fdiv(a, 1.0f + km_fexpf(-a, approx), refine);
+}
+
+/* The sigmoid always refined: the backward takes 1 - s, where an unrefined
+ * 1/(1 + e) one ulp off 1 would be a relative error of a * 2^-24. */
+KM_FN float
+km_fswiglu_grad_a(float g, float a, float b, int approx)
+{
+	float sg = km_fdiv(1.0f, 1.0f + km_fexpf(-a, approx), 1);
 
 	return g * sg * (1.0f + a * (1.0f - sg)) * b;
 }

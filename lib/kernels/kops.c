@@ -216,3 +216,167 @@ mcinit_ulps(enum mcinit_dtype dt, float a, float b)
 	d = ordinal(dt, a) - ordinal(dt, b);
 	return (double)(d < 0 ? -d : d);
 }
+
+/* ---- the host's stand-ins for the GPU's approximations (khost.h) ---- */
+
+int mcinit_km_approx_err, mcinit_km_approx_times = 1;
+
+/* v moved by `ulps' (times mcinit_km_approx_times) of its ulps in the
+ * direction the error mode says. */
+static float
+km_err_ulps(float v, int ulps)
+{
+	static unsigned turn;
+	int dir = mcinit_km_approx_err;
+	double ulp;
+
+	if (dir == 2)
+		dir = (turn++ & 1) ? 1 : -1;
+	if (!dir || !isfinite(v) || v == 0)
+		return v;
+	ulp = (double)nextafterf(fabsf(v), INFINITY) - fabsf(v);
+	return (float)((double)v + dir * (double)ulps * mcinit_km_approx_times * ulp);
+}
+
+/* ex2.approx.ftz: subnormal results flushed to zero. */
+float
+mcinit_km_ex2(float t)
+{
+	float r = km_err_ulps((float)exp2((double)t), 2);
+
+	return fabsf(r) < 1.17549435e-38f ? 0.0f * r : r;
+}
+
+float
+mcinit_km_rcp(float d)
+{
+	return km_err_ulps((float)(1.0 / (double)d), 1);
+}
+
+/* ---- the fast path's bounds ----
+ * u = 2^-24, the relative error of one fp32 rounding; a relative difference
+ * d between two fp32 numbers is at most d/u ulps.  The documented errors:
+ * rcp.approx.ftz.f32 at most 1 ulp (PTX ISA: across the full range), i.e.
+ * 2u relative on 1/d in [2^-64, 1]; ex2.approx.ftz.f32 at most 2 ulps (the
+ * constant of the CUDA programming guide's 2 + floor(|1.173 x|) ulps for
+ * __expf, which is ex2.approx of x log2 e), i.e. 4u on [0.7, 1.42].
+ *
+ * fp32 keeps the reference's exp, so only the quotients differ: the
+ * reference's n/d is within u of n/d, the fast path's n * q with q refined
+ * by a Newton step (its error the last fma's rounding, u, plus (2u)^2) and
+ * the product rounded: 2u.  One quotient: 3u, 3 ulps; gelu scales it by
+ * 2^k afterwards, which in the subnormal range rounds once more: 4.
+ * swiglu: silu's 3u, then the product with b rounded on both sides: 5.
+ * The backward operations subtract, so they are bounded at the scale of
+ * their terms (mcinit_kfast_scale).  gelu_back: q 2u, s = e q 4u,
+ * ss = e q q 8u, 2x ss poly 12u (two roundings on each side), the sum and
+ * the product with the gradient 2u each: 16.  swiglu_back: sigmoid 2u,
+ * a (1 - sg) off by 2u |a| plus 2u of roundings, 1 + that 2u, then three
+ * products 2u each, all at the scale |g sg b| (1 + |a|): 14; its second
+ * half is swiglu's 5 (g times silu); 16 for both.
+ *
+ * bf16 and fp16: e^x from ex2 of the rounded x log2 e is within
+ * 4u + 2^-16.8 of e^x (|x log2 e| < 150 where it is neither 0 nor inf); the
+ * fp32 values before the final rounding stay within 2^-15 of the
+ * reference's through the compositions above (the reference's own 2 ulps
+ * and the unrefined reciprocal's 2u included), below an ulp of either type
+ * (2^-8 and 2^-11 relative at least): the two round to the same value or to
+ * neighbours, 1 ulp.
+ *
+ * dropout-add computes the reference's bits in both paths (no fma: a + x s
+ * may cancel). */
+double
+mcinit_kfast_ulps(enum mcinit_kop op, enum mcinit_dtype dt)
+{
+	static const double f32[MCINIT_KOP_COUNT] = {4, 16, 5, 16, 0};
+
+	if ((unsigned)op >= MCINIT_KOP_COUNT || op == MCINIT_KOP_BIAS_DROPOUT_ADD)
+		return 0;
+	return dt == MCINIT_DTYPE_F32 ? f32[op] : 1;
+}
+
+double
+mcinit_kfast_scale(enum mcinit_kop op, float x, float b, float g, int second)
+{
+	double e, s, ss, sg;
+	float z;
+
+	switch (op) {
+	case MCINIT_KOP_BIAS_GELU_FWD:
+		return fabs((double)km_gelu(x));
+	case MCINIT_KOP_BIAS_GELU_BWD:
+		z = km_gelu_z(x);
+		e = exp(-2.0 * fabs((double)z));
+		s = z >= 0 ? 1 / (1 + e) : e / (1 + e);
+		ss = e / ((1 + e) * (1 + e));
+		return (fabs(2.0 * x * ss * (0.79788456 + 0.1070322243 * x * x)) + s) * fabs(g);
+	case MCINIT_KOP_BIAS_SWIGLU_FWD:
+		return fabs((double)km_silu(x) * b);
+	case MCINIT_KOP_BIAS_SWIGLU_BWD:
+		if (second)
+			return fabs((double)g * km_silu(x));
+		sg = 1 / (1 + exp(-(double)x));
+		return fabs((double)g * sg * b) * (1 + fabs((double)x));
+	default:
+		return 0;
+	}
+}
+
+/* The spacing of dt's numbers at magnitude v (finite): 2^(e - mantissa
+ * bits), e no lower than the type's smallest normal exponent. */
+static double
+ulp_of(enum mcinit_dtype dt, double v)
+{
+	int e, bits = dt == MCINIT_DTYPE_F32 ? 23 : dt == MCINIT_DTYPE_BF16 ? 7 : 10;
+	int emin = dt == MCINIT_DTYPE_F16 ? -14 : -126;
+
+	frexp(v, &e);
+	e--; /* v in [2^e, 2^(e+1)) */
+	if (v == 0 || e < emin)
+		e = emin;
+	return ldexp(1.0, e - bits);
+}
+
+double
+mcinit_ulps_at(enum mcinit_dtype dt, float got, float want, double scale)
+{
+	double at = fabs((double)want) > scale ? fabs((double)want) : scale, d;
+
+	if (isnan(got) || isnan(want))
+		return isnan(got) && isnan(want) ? 0.0 : INFINITY;
+	if (got == want)
+		return 0;
+	/* the largest finite number and inf are neighbours: a rounding apart */
+	if (isinf(got) || isinf(want) || isinf(at))
+		return mcinit_ulps(dt, got, want);
+	d = fabs((double)got - (double)want) / ulp_of(dt, at);
+	return fmin(d, mcinit_ulps(dt, got, want));
+}
+
+double
+mcinit_kfast_error(enum mcinit_kop op, const struct mcinit_kargs *a, const void *got)
+{
+	size_t cols = a->cols, h = cols / 2, i, n = mcinit_kop_out_elems(op, a);
+	int swiglu = is_swiglu(op), dt = a->dtype;
+	double worst = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t w = op == MCINIT_KOP_BIAS_SWIGLU_FWD ? h : cols, row = i / w, c = i % w;
+		int second = op == MCINIT_KOP_BIAS_SWIGLU_BWD && c >= h;
+		size_t ca = second ? c - h : c, ia = row * cols + ca;
+		float x = km_ld(dt, a->in, ia) + km_ld(dt, a->bias, ca), b = 0, g = 0;
+		double u;
+
+		if (swiglu)
+			b = km_ld(dt, a->in, ia + h) + km_ld(dt, a->bias, ca + h);
+		if (op == MCINIT_KOP_BIAS_SWIGLU_BWD)
+			g = km_ld(dt, a->grad, row * h + ca);
+		else if (op == MCINIT_KOP_BIAS_GELU_BWD)
+			g = km_ld(dt, a->grad, i);
+		u = mcinit_ulps_at(dt, km_ld(dt, got, i), km_ld(dt, a->out, i),
+		                   mcinit_kfast_scale(op, x, b, g, second));
+		if (u > worst)
+			worst = u;
+	}
+	return worst;
+}

@@ -76,6 +76,8 @@ struct mcinit_kargs {
 	float p;              /* dropout probability, 0 <= p <= 1          */
 	uint64_t seed;        /* dropout: the rank's generator seed        */
 	uint64_t offset;      /* dropout: advance per call (Philox offset) */
+	int exact;            /* CUDA: 1 = the bit-exact kernels; 0 = the  */
+	                      /* fast path, within mcinit_kfast_ulps       */
 };
 
 /* Elements of the output of op (rows*cols, or rows*cols/2 for SwiGLU fwd). */
@@ -101,8 +103,33 @@ int mcinit_kref_run(enum mcinit_kop op, const struct mcinit_kargs *a);
 
 /* The CUDA kernels (device pointers), enqueued on `stream' (a cudaStream_t,
  * NULL = the default stream); returns after the launch, not the work.
- * MCINIT_KERR_NOGPU in a build without CUDA. */
+ * MCINIT_KERR_NOGPU in a build without CUDA.  a->exact chooses the kernels:
+ * the reference's bits, or (the default) the fast path — hardware
+ * reciprocal and, in bf16 and fp16, hardware 2^x (kmath.h) — whose results
+ * are within mcinit_kfast_ulps of the reference's. */
 int mcinit_kgpu_run(enum mcinit_kop op, const struct mcinit_kargs *a, void *stream);
+
+/* The fast path's bound against the reference: ulps of dt, at the scale
+ * mcinit_kfast_scale gives (the result's magnitude for the forward
+ * operations).  0 for dropout-add, whose fast path computes the reference's
+ * bits.  kops.c derives each from the approximations' documented errors. */
+double mcinit_kfast_ulps(enum mcinit_kop op, enum mcinit_dtype dt);
+/* The scale of one output element: |result| for gelu, swiglu and
+ * dropout-add; for the backward operations, whose formulas subtract, the
+ * size of the terms (so that a result near a zero of the derivative is
+ * judged by the error of what cancelled).  x: in + bias (SwiGLU: the first
+ * half's), b: SwiGLU's second half's, g: the gradient; second: SwiGLU
+ * backward's second half of the output. */
+double mcinit_kfast_scale(enum mcinit_kop op, float x, float b, float g, int second);
+/* |got - want| in ulps of dt at max(|want|, scale), or their distance on
+ * dt's number line (mcinit_ulps) when that is less: 0 when equal (two NaNs
+ * too), inf for a NaN against a number; an infinity is one ulp past the
+ * largest finite number. */
+double mcinit_ulps_at(enum mcinit_dtype dt, float got, float want, double scale);
+
+/* The largest error of got, op's output on a's inputs (host memory), against
+ * a->out, the reference's output: mcinit_ulps_at at each element's scale. */
+double mcinit_kfast_error(enum mcinit_kop op, const struct mcinit_kargs *a, const void *got);
 
 /* ---- the `kernels' phase: Megatron's _warmup_jit_function, checked and timed ---- */
 
@@ -125,6 +152,7 @@ struct mcinit_kernels_job {
 	int gpu;              /* CUDA device ordinal (the device phase's)   */
 	size_t sample;        /* elements checked per case                  */
 	size_t cpu_max_elems; /* CPU path: cases are cut to this many rows' worth */
+	int exact;            /* GPU: the bit-exact kernels, not the fast path */
 };
 
 /* Fills job with the defaults: fp32, gelu, 5 calls, AUTO, device 0, sample
@@ -141,6 +169,7 @@ struct mcinit_kernels_case {
 	double gbps;           /* bytes_per_call / best_s / 1e9            */
 	size_t checked;        /* sampled elements compared                */
 	double max_ulps;       /* largest difference, in ulps of the dtype */
+	double ulps_allowed;   /* the tolerance: the fast path's bound      */
 	int ok;                /* max_ulps within the tolerance            */
 };
 
@@ -151,10 +180,11 @@ struct mcinit_kernels_result {
 	double peak_gbps;     /* memory clock x bus width; 0 when unknown    */
 	int ncases;
 	struct mcinit_kernels_case cases[2]; /* activation, dropout-add      */
-	double max_ulps_allowed;
-	int ok;            /* every case ok                               */
-	int error;         /* MCINIT_KERR_*                               */
-	char message[256]; /* what went wrong, when error != 0            */
+	double max_ulps_allowed;             /* the cases' largest ulps_allowed         */
+	int exact;                           /* the bit-exact kernels ran, not the fast path */
+	int ok;                              /* every case ok                               */
+	int error;                           /* MCINIT_KERR_*                               */
+	char message[256];                   /* what went wrong, when error != 0            */
 };
 
 /* Runs the phase: allocates Megatron's warm-up tensors (input [s/CP, MBS,

@@ -139,7 +139,7 @@ check(struct run *r, struct mcinit_kernels_case *kc, const struct mcinit_kargs *
 			kc->max_ulps = u;
 	}
 	kc->checked = k;
-	kc->ok = kc->max_ulps <= r->res->max_ulps_allowed;
+	kc->ok = kc->max_ulps <= kc->ulps_allowed;
 out:
 	free(got);
 	free(idx);
@@ -163,6 +163,7 @@ run_case(struct run *r, struct mcinit_kernels_case *kc)
 	a.cols = kc->cols;
 	a.p = WARMUP_P;
 	a.seed = j->seed;
+	a.exact = r->res->exact;
 	n = kc->rows * kc->cols;
 	if ((err = r->kb->alloc(r->ctx, &in, n * sz)) ||
 	    (err = r->kb->alloc(r->ctx, &bias, kc->cols * sz)) ||
@@ -234,14 +235,22 @@ mcinit_kernels_phase(const struct mcinit_kernels_job *job, struct mcinit_kernels
 
 	memset(res, 0, sizeof *res);
 	res->rank = job->rank;
-	/* The GPU computes the reference's bits (kmath.h); 2 ulps of slack
-	 * only so that a compiler's liberty cannot fail a healthy GPU. */
-	res->max_ulps_allowed = 2;
 	if ((err = shapes(job, res)))
 		return err;
 	if ((err = open_backend(&r)))
 		return err;
 	res->backend = r.kb->name;
+	/* The CPU runs the reference; a GPU the fast path, within its bound,
+	 * or the bit-exact kernels, with 2 ulps of slack only so that a
+	 * compiler's liberty cannot fail a healthy GPU. */
+	res->exact = job->exact || r.kb == &mcinit_kb_cpu;
+	for (i = 0; i < res->ncases; i++) {
+		struct mcinit_kernels_case *kc = &res->cases[i];
+
+		kc->ulps_allowed = res->exact ? 2 : mcinit_kfast_ulps(kc->op, job->dtype);
+		if (kc->ulps_allowed > res->max_ulps_allowed)
+			res->max_ulps_allowed = kc->ulps_allowed;
+	}
 	for (i = 0; i < res->ncases; i++) {
 		if ((err = run_case(&r, &res->cases[i]))) {
 			snprintf(res->message, sizeof res->message, "kernels: %s (%s): %s",

@@ -59,10 +59,31 @@ host_fill(enum mcinit_dtype dt, void *p, size_t n, uint32_t tensor)
 		mcinit_kstore(dt, p, i, mcinit_kernels_input(dt, 77, tensor, i));
 }
 
-/* One operation on rows x cols, tensors `shift' elements past an aligned
- * device address: GPU vs reference over every element. */
+/* The edges the fast path must keep: zeros, subnormals of every type,
+ * large magnitudes, the exp overflow points, infinities, NaN. */
+static const float edge_values[] = {
+    0.0f,     -0.0f,    1e-45f,    -1e-45f, 1e-40f, -1e-40f, 6e-8f,    -6e-8f,   1e-30f,    -1e-30f,
+    -0.7518f, -1.2785f, 9.6f,      -10.3f,  17.0f,  -17.0f,  88.72f,   -88.72f,  -100.0f,   1e4f,
+    -1e4f,    65504.0f, -65504.0f, 1e30f,   -1e30f, 3.4e38f, -3.4e38f, INFINITY, -INFINITY, NAN};
+
+/* Every other element an edge value (rounded to dt), the rest as they are. */
 static void
-correctness(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, size_t shift)
+put_edges(enum mcinit_dtype dt, void *p, size_t n)
+{
+	size_t i, ne = sizeof edge_values / sizeof edge_values[0];
+
+	for (i = 0; i < n; i += 2)
+		mcinit_kstore(dt, p, i, edge_values[(i / 2) % ne]);
+}
+
+/* One operation on rows x cols, tensors `shift' elements past an aligned
+ * device address: GPU vs reference over every element.  exact: the
+ * bit-exact kernels (within MAX_ULPS), else the fast path (within
+ * mcinit_kfast_ulps at each element's scale); edges: the inputs hold
+ * edge_values. */
+static void
+correctness(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, size_t shift,
+            int exact, int edges)
 {
 	size_t sz = mcinit_dtype_size(dt), n = rows * cols, nout, i, diff = 0;
 	size_t bytes = (n + 16) * sz;
@@ -70,13 +91,17 @@ correctness(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, 
 	char *h_ref = malloc(bytes), *h_got = malloc(bytes);
 	uint8_t *m_ref = calloc(n, 1), *m_got = calloc(n, 1), *d_mask;
 	char *d_in, *d_bias, *d_aux, *d_out;
-	struct mcinit_kargs a = {0};
-	double worst = 0;
+	struct mcinit_kargs a = {0}, ha;
+	double worst = 0, bound = exact ? MAX_ULPS : mcinit_kfast_ulps(op, dt);
 	int err;
 
 	host_fill(dt, h_in, n, 0);
 	host_fill(dt, h_bias, cols, 1);
 	host_fill(dt, h_aux, n, 2);
+	if (edges) {
+		put_edges(dt, h_in, n);
+		put_edges(dt, h_aux + sz, n - (n > 0));
+	}
 	CK(cudaMalloc((void **)&d_in, bytes));
 	CK(cudaMalloc((void **)&d_bias, (cols + 16) * sz));
 	CK(cudaMalloc((void **)&d_aux, bytes));
@@ -97,6 +122,8 @@ correctness(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, 
 	a.out = h_ref;
 	a.mask = m_ref;
 	mcinit_kref_run(op, &a);
+	ha = a;
+	a.exact = exact;
 	a.in = d_in + shift * sz;
 	a.bias = d_bias;
 	a.grad = a.residual = d_aux + shift * sz;
@@ -118,15 +145,19 @@ correctness(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, 
 		if (u > worst)
 			worst = u;
 	}
+	if (!exact)
+		worst = mcinit_kfast_error(op, &ha, h_got);
 	if (op == MCINIT_KOP_BIAS_DROPOUT_ADD && memcmp(m_got, m_ref, n) != 0) {
 		printf("FAIL: %s %s %zux%zu: the dropout mask differs\n", mcinit_kop_name(op),
 		       mcinit_dtype_name(dt), rows, cols);
 		failures++;
 	}
-	printf("%-5s %-17s %-5s %6zu x %-6zu shift %zu: %zu of %zu elements differ, max %g ulps\n",
-	       worst <= MAX_ULPS ? "ok" : "FAIL", mcinit_kop_name(op), mcinit_dtype_name(dt), rows,
-	       cols, shift, diff, nout, worst);
-	if (worst > MAX_ULPS)
+	printf("%-5s %-5s %-17s %-5s %6zu x %-6zu shift %zu%s: %zu of %zu elements differ, max %g "
+	       "ulps (bound %g)\n",
+	       worst <= bound ? "ok" : "FAIL", exact ? "exact" : "fast", mcinit_kop_name(op),
+	       mcinit_dtype_name(dt), rows, cols, shift, edges ? " edges" : "", diff, nout, worst,
+	       bound);
+	if (worst > bound)
 		failures++;
 out:
 	cudaFree(d_mask);
@@ -311,7 +342,10 @@ main(int argc, char **argv)
 	peak = peak_gbps(dev);
 	printf("device %d: %s, sm_%d%d, %d SMs, peak %.0f GB/s (memory clock x bus width)\n", dev,
 	       prop.name, prop.major, prop.minor, prop.multiProcessorCount, peak);
-	printf("\ncorrectness against the CPU reference (fails above %g ulp)\n", MAX_ULPS);
+	printf("\ncorrectness against the CPU reference: the bit-exact kernels (fail above %g "
+	       "ulp) and the fast path (fails above its bound, mcinit_kfast_ulps; every other "
+	       "shape with edge inputs)\n",
+	       MAX_ULPS);
 	for (op = 0; op < MCINIT_KOP_COUNT; op++)
 		for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++)
 			for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -322,7 +356,10 @@ main(int argc, char **argv)
 
 					if (quick && s % 2)
 						continue;
-					correctness(op, dt, shapes[s][0], cols, shift ? 3 : 0);
+					correctness(op, dt, shapes[s][0], cols, shift ? 3 : 0, 1,
+					            0);
+					correctness(op, dt, shapes[s][0], cols, shift ? 3 : 0, 0,
+					            (int)(s % 2));
 				}
 	if (!quick)
 		bandwidth(peak);

@@ -317,6 +317,128 @@ Test(kernels, dropout_add_scale_and_mask)
 		cr_assert(!mask[i] && out[i] == res[i]);
 }
 
+/* ---- the fast path's formulas against the reference's, at their bounds ---- */
+
+/* One output of op, reference or fast, rounded to dt; x the (first) input,
+ * b SwiGLU's second half, g the gradient. */
+static float
+formula(enum mcinit_kop op, int dt, int fast, int second, float x, float b, float g)
+{
+	switch (op) {
+	case MCINIT_KOP_BIAS_GELU_FWD:
+		return km_round(dt, km_gelu_dt(dt, fast, x));
+	case MCINIT_KOP_BIAS_GELU_BWD:
+		return km_round(dt, km_gelu_grad_dt(dt, fast, x) * g);
+	case MCINIT_KOP_BIAS_SWIGLU_FWD:
+		return km_round(dt, km_silu_dt(dt, fast, x) * b);
+	case MCINIT_KOP_BIAS_SWIGLU_BWD:
+		return km_round(dt, second ? g * km_silu_dt(dt, fast, x)
+		                           : km_swiglu_grad_a_dt(dt, fast, g, x, b));
+	default:
+		return 0;
+	}
+}
+
+/* The largest error of the fast formula over inputs: every value of a
+ * 16-bit type (fp32: 2^18 values spread over the exponents), the edges,
+ * each with b and g from a short list. */
+static double
+formula_error(enum mcinit_kop op, int dt)
+{
+	static const float edges[] = {
+	    0.0f,      -0.0f,      1e-45f,   -1e-45f,  1e-40f,    -1e-40f,   1.2e-38f,
+	    -1.2e-38f, 1e-30f,     -1e-30f,  1.0f,     -1.0f,     -0.7518f,  -1.2785f,
+	    9.6f,      -9.6f,      -10.3f,   17.0f,    -17.0f,    88.72283f, -88.72283f,
+	    88.72284f, -88.72284f, 100.0f,   -100.0f,  1e4f,      -1e4f,     1e30f,
+	    -1e30f,    3.4e38f,    -3.4e38f, INFINITY, -INFINITY, NAN};
+	static const float others[] = {1.0f, -0.375f, 3.0f};
+	uint32_t k, count = dt == MCINIT_DTYPE_F32 ? 1u << 18 : 1u << 16;
+	size_t e, o;
+	double worst = 0;
+
+	for (k = 0; k < count + sizeof edges / sizeof edges[0]; k++) {
+		float x;
+
+		if (k >= count)
+			x = km_round(dt, edges[k - count]);
+		else if (dt == MCINIT_DTYPE_F32)
+			x = km_u2f(k * 16411u); /* every exponent, both signs */
+		else
+			x = dt == MCINIT_DTYPE_BF16 ? km_bf16_to_f32((uint16_t)k)
+			                            : km_f16_to_f32((uint16_t)k);
+		for (o = 0; o < sizeof others / sizeof others[0]; o++)
+			for (e = 0; e < 2; e++) {
+				float b = km_round(dt, others[o]),
+				      g = km_round(dt, others[(o + 1) % 3]);
+				int second = (int)e;
+				double u;
+
+				if (second && op != MCINIT_KOP_BIAS_SWIGLU_BWD)
+					continue;
+				u = mcinit_ulps_at(dt, formula(op, dt, 1, second, x, b, g),
+				                   formula(op, dt, 0, second, x, b, g),
+				                   mcinit_kfast_scale(op, x, b, g, second));
+				if (u > worst)
+					worst = u;
+			}
+	}
+	return worst;
+}
+
+Test(kernels, fast_formulas_within_their_bounds)
+{
+	static const int modes[] = {1, -1, 2};
+	enum mcinit_kop op;
+	int dt;
+	size_t m;
+
+	for (m = 0; m < 3; m++)
+		for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++)
+			for (op = 0; op < MCINIT_KOP_BIAS_DROPOUT_ADD; op++) {
+				double w;
+
+				mcinit_km_approx_err = modes[m];
+				w = formula_error(op, dt);
+				mcinit_km_approx_err = 0;
+				fprintf(
+				    stderr,
+				    "fast %-16s %s, approximations %+d: max %g ulps (bound %g)\n",
+				    mcinit_kop_name(op), mcinit_dtype_name(dt), modes[m], w,
+				    mcinit_kfast_ulps(op, dt));
+				cr_expect_leq(w, mcinit_kfast_ulps(op, dt),
+				              "%s %s mode %d: %g ulps", mcinit_kop_name(op),
+				              mcinit_dtype_name(dt), modes[m], w);
+			}
+}
+
+Test(kernels, fast_bound_catches_a_worse_approximation)
+{
+	double w;
+
+	/* ex2 2^-5 off instead of 2^-22: bf16's 1 ulp no longer holds. */
+	mcinit_km_approx_err = 1;
+	mcinit_km_approx_times = 1 << 17;
+	w = formula_error(MCINIT_KOP_BIAS_GELU_FWD, MCINIT_DTYPE_BF16);
+	mcinit_km_approx_err = 0;
+	mcinit_km_approx_times = 1;
+	cr_expect_gt(w, mcinit_kfast_ulps(MCINIT_KOP_BIAS_GELU_FWD, MCINIT_DTYPE_BF16), "%g", w);
+}
+
+Test(kernels, ulps_at_a_scale)
+{
+	/* near a zero of the derivative: judged at the terms' size */
+	cr_expect_lt(mcinit_ulps_at(MCINIT_DTYPE_F32, 1e-7f, 2e-7f, 1.0), 1.0);
+	cr_expect_gt(mcinit_ulps_at(MCINIT_DTYPE_F32, 1e-7f, 2e-7f, 0), 1e6, "at its own size");
+	cr_expect_eq(mcinit_ulps_at(MCINIT_DTYPE_F32, 1.0f, nextafterf(1.0f, 2.0f), 0), 1);
+	cr_expect_eq(mcinit_ulps_at(MCINIT_DTYPE_BF16, NAN, NAN, 0), 0);
+	cr_expect(isinf(mcinit_ulps_at(MCINIT_DTYPE_BF16, NAN, 1.0f, 0)));
+	cr_expect_eq(mcinit_ulps_at(MCINIT_DTYPE_F16, INFINITY, 65504.0f, 0), 1,
+	             "overflow's rounding");
+	cr_expect_gt(mcinit_ulps_at(MCINIT_DTYPE_F32, INFINITY, 1.0f, 0), 1e9);
+	cr_expect_eq(mcinit_kfast_ulps(MCINIT_KOP_BIAS_DROPOUT_ADD, MCINIT_DTYPE_BF16), 0);
+	cr_expect_eq(mcinit_kfast_ulps(MCINIT_KOP_BIAS_GELU_FWD, MCINIT_DTYPE_BF16), 1);
+}
+
 /* ---- the kernels' indexing on a pretend grid, against the reference ---- */
 
 static void
@@ -340,10 +462,12 @@ amalloc(size_t bytes)
 
 /* Runs op on rows x cols with every tensor shifted by `shift' elements from
  * a 16-byte boundary (`bshift' for the bias), through the reference and
- * through kbody.h with nth pretend threads; the bytes must be equal. */
+ * through kbody.h with nth pretend threads; the bit-exact walk must give
+ * the reference's bytes, the fast one results within mcinit_kfast_ulps
+ * (with the approximations at their worst, by turns) and the same mask. */
 static void
 same_as_reference(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t cols, size_t shift,
-                  size_t bshift, uint64_t nth)
+                  size_t bshift, uint64_t nth, int fast)
 {
 	size_t sz = mcinit_dtype_size(dt), n = rows * cols, nout;
 	char *in = amalloc((n + 16) * sz), *bias = amalloc((cols + 16) * sz);
@@ -375,15 +499,29 @@ same_as_reference(enum mcinit_kop op, enum mcinit_dtype dt, size_t rows, size_t 
 	a.out = o2 + shift * sz;
 	a.mask = m2;
 	km_plan_make(op, &a, &pl);
+	mcinit_km_approx_err = 2;
 	for (t = 0; t < nth; t++)
-		km_body(op, dt, &pl, t, nth);
-	cr_assert(memcmp(o1 + shift * sz, o2 + shift * sz, nout * sz) == 0,
-	          "%s %s %zux%zu shift %zu/%zu, %llu threads (head %llu, %llu vectors)",
-	          mcinit_kop_name(op), mcinit_dtype_name(dt), rows, cols, shift, bshift,
-	          (unsigned long long)nth, (unsigned long long)pl.head,
-	          (unsigned long long)pl.nvec);
-	if (op == MCINIT_KOP_BIAS_DROPOUT_ADD)
+		km_body(op, dt, fast, &pl, t, nth);
+	mcinit_km_approx_err = 0;
+	if (fast) {
+		double e;
+
+		a.out = o1 + shift * sz;
+		e = mcinit_kfast_error(op, &a, o2 + shift * sz);
+
+		cr_assert_leq(e, mcinit_kfast_ulps(op, dt), "%s %s %zux%zu: %g ulps",
+		              mcinit_kop_name(op), mcinit_dtype_name(dt), rows, cols, e);
+	} else
+		cr_assert(memcmp(o1 + shift * sz, o2 + shift * sz, nout * sz) == 0,
+		          "%s %s %zux%zu shift %zu/%zu, %llu threads (head %llu, %llu vectors)",
+		          mcinit_kop_name(op), mcinit_dtype_name(dt), rows, cols, shift, bshift,
+		          (unsigned long long)nth, (unsigned long long)pl.head,
+		          (unsigned long long)pl.nvec);
+	if (op == MCINIT_KOP_BIAS_DROPOUT_ADD) {
 		cr_assert(memcmp(m1, m2, n) == 0, "mask");
+		cr_assert(memcmp(o1 + shift * sz, o2 + shift * sz, nout * sz) == 0,
+		          "dropout-add is bit-exact in both paths");
+	}
 	free(m2);
 	free(m1);
 	free(o2);
@@ -399,24 +537,26 @@ Test(kernels, vector_paths_match_reference)
 	                                   {7, 33}, {1, 130}, {9, 64}, {3, 1000}};
 	static const uint64_t grids[] = {1, 3, 64};
 	enum mcinit_kop op;
-	int dt;
+	int dt, fast;
 	size_t s, sh, g;
 
-	for (op = 0; op < MCINIT_KOP_COUNT; op++)
-		for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++)
-			for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-				for (sh = 0; sh < 3; sh++)
-					for (g = 0; g < 3; g++) {
-						size_t cols = shapes[s][1];
+	for (fast = 0; fast < 2; fast++)
+		for (op = 0; op < MCINIT_KOP_COUNT; op++)
+			for (dt = 0; dt <= MCINIT_DTYPE_BF16; dt++)
+				for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+					for (sh = 0; sh < 3; sh++)
+						for (g = 0; g < 3; g++) {
+							size_t cols = shapes[s][1];
 
-						if ((op == MCINIT_KOP_BIAS_SWIGLU_FWD ||
-						     op == MCINIT_KOP_BIAS_SWIGLU_BWD) &&
-						    cols % 2)
-							cols++;
-						same_as_reference(op, dt, shapes[s][0], cols,
-						                  sh == 2 ? 3 : sh, sh == 1 ? 1 : 0,
-						                  grids[g]);
-					}
+							if ((op == MCINIT_KOP_BIAS_SWIGLU_FWD ||
+							     op == MCINIT_KOP_BIAS_SWIGLU_BWD) &&
+							    cols % 2)
+								cols++;
+							same_as_reference(op, dt, shapes[s][0],
+							                  cols, sh == 2 ? 3 : sh,
+							                  sh == 1 ? 1 : 0, grids[g],
+							                  fast);
+						}
 }
 
 Test(kernels, plan_takes_the_vector_path_when_it_can)
