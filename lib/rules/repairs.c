@@ -231,6 +231,109 @@ note_gqa_ignored(struct mcinit_rule_ctx *x)
 	    "grouped-query attention");
 }
 
+/* R10: a ConfigContainer's comm_overlap section (not null) makes Bridge's
+ * CommOverlapConfig.setup write the model's overlap fields before the
+ * model's own checks run: the section's value where it gives one, else
+ * Bridge's choice (off; overlapped p2p with a virtual pipeline, batched
+ * p2p without; no wgrad deferral limit), whatever the model section says.
+ * It keeps tp_comm_overlap off at TP < 2 or without sequence parallelism.
+ * (megatron/bridge/training/comm_overlap.py, _get_model_comm_overlap_cfgs
+ * and setup, Bridge 0.5-0.6.) */
+static const struct {
+	enum mcinit_field co, model;
+} comm_overlap_map[] = {
+    {F(comm_overlap_tp_comm_overlap), F(tp_comm_overlap)},
+    {F(comm_overlap_overlap_p2p_comm), F(overlap_p2p_comm)},
+    {F(comm_overlap_batch_p2p_comm), F(batch_p2p_comm)},
+    {F(comm_overlap_defer_embedding_wgrad_compute), F(defer_embedding_wgrad_compute)},
+    {F(comm_overlap_wgrad_deferral_limit), F(wgrad_deferral_limit)},
+    {F(comm_overlap_overlap_moe_expert_parallel_comm), F(overlap_moe_expert_parallel_comm)},
+    {F(comm_overlap_delay_wgrad_compute), F(delay_wgrad_compute)},
+};
+
+/* What setup gives model field i of comm_overlap_map when the section
+ * leaves it null. */
+static long long
+comm_overlap_default(struct mcinit_rule_ctx *x, enum mcinit_field model)
+{
+	long long pp = I(pipeline_model_parallel_size),
+	          vp = NUL(virtual_pipeline_model_parallel_size)
+	                   ? 1
+	                   : I(virtual_pipeline_model_parallel_size);
+
+	if (model == F(overlap_p2p_comm))
+		return pp > 1 && vp > 1;
+	if (model == F(batch_p2p_comm))
+		return pp > 1 && vp <= 1;
+	return model == F(wgrad_deferral_limit) ? -1 : 0;
+}
+
+static void
+value_text(char *buf, size_t n, bool isbool, long long v)
+{
+	if (isbool)
+		snprintf(buf, n, "%s", v ? "true" : "false");
+	else
+		snprintf(buf, n, "%lld", v);
+}
+
+static void
+note_comm_overlap(struct mcinit_rule_ctx *x, enum mcinit_field co, enum mcinit_field m,
+                  long long want)
+{
+	bool isbool = mcinit_cfg_val(x->c, m)->kind == MCINIT_V_BOOL;
+	char was[32], now[32];
+
+	value_text(was, sizeof was, isbool, mcinit_cfg_val(x->c, m)->i);
+	value_text(now, sizeof now, isbool, want);
+	mcinit_diag_hint(
+	    mcinit_rules_note(x, "MC110", MCINIT_NOTE, m,
+	                      "model.%s = %s becomes %s: Megatron-Bridge's "
+	                      "comm_overlap section sets it (comm_overlap.%s %s)",
+	                      mcinit_fields[m].name, was, now, mcinit_fields[co].name,
+	                      mcinit_cfg_null(x->c, co) ? "is null: Bridge's choice" : "is set"),
+	    "set comm_overlap.%s instead, or drop the comm_overlap section",
+	    mcinit_fields[co].name);
+}
+
+static void
+repair_comm_overlap(struct mcinit_rule_ctx *x)
+{
+	size_t i;
+
+	if (!x->c->bridge || !mcinit_config_section_set(x->c, "comm_overlap") ||
+	    INVALID(x->c, F(tensor_model_parallel_size), F(pipeline_model_parallel_size),
+	            F(virtual_pipeline_model_parallel_size), F(sequence_parallel)))
+		return;
+	for (i = 0; i < sizeof comm_overlap_map / sizeof comm_overlap_map[0]; i++) {
+		enum mcinit_field co = comm_overlap_map[i].co, m = comm_overlap_map[i].model;
+		const struct mcinit_value *v = mcinit_cfg_val(x->c, m);
+		bool isbool = v->kind == MCINIT_V_BOOL;
+		long long want;
+
+		if (x->c->invalid[co] || x->c->invalid[m] ||
+		    (v->kind != MCINIT_V_BOOL && v->kind != MCINIT_V_INT))
+			continue;
+		want = mcinit_cfg_null(x->c, co) ? comm_overlap_default(x, m)
+		                                 : mcinit_cfg_val(x->c, co)->i;
+		if (m == F(tp_comm_overlap) &&
+		    (I(tensor_model_parallel_size) < 2 || !B(sequence_parallel)))
+			want = 0;
+		if (v->i == want)
+			continue;
+		/* said only where a feature the user turned on is lost: the p2p
+		 * and deferral-limit settings are Bridge's plumbing, and a dump
+		 * writes every field */
+		if (user_wrote(x->c, m) && isbool && v->i && !want && m != F(overlap_p2p_comm) &&
+		    m != F(batch_p2p_comm))
+			note_comm_overlap(x, co, m, want);
+		if (isbool)
+			repair_bool(x->c, m, want != 0);
+		else
+			mcinit_cfg_set_int(x->c, m, want, MCINIT_ORIG_REPAIR, &x->c->loc[m]);
+	}
+}
+
 /* R5 runs first: every later step sees num_moe_experts 0 as null. */
 void
 mcinit_rules_repair(struct mcinit_rule_ctx *x)
@@ -239,6 +342,7 @@ mcinit_rules_repair(struct mcinit_rule_ctx *x)
 	repair_sp(x);
 	repair_dtypes(x);
 	repair_etp(x);
+	repair_comm_overlap(x);
 	repair_cpu_init(x);
 	repair_rng_tracker(x);
 	repair_ddp(x);
@@ -252,7 +356,7 @@ const struct mcinit_code_doc mcinit_repairs[] = {
      "--sequence-parallel (with TP 1)", "drop --sequence-parallel or use TP > 1"},
     {"MC103", MCINIT_NOTE,
      "R3: an unset expert_tensor_parallel_size becomes TP (Megatron-LM), or 1 when EP > 1 "
-     "with --bridge-defaults (Megatron-Bridge)",
+     "for a Megatron-Bridge >= 0.6 ConfigContainer or with --bridge-defaults",
      "--num-experts 8 --tensor-model-parallel-size 2",
      "set expert_tensor_parallel_size explicitly"},
     {"MC104", MCINIT_NOTE, "R4: use_cpu_initialization is turned on by lazy_mpu_init",
@@ -274,6 +378,13 @@ const struct mcinit_code_doc mcinit_repairs[] = {
      "x DP",
      "--global-batch-size 100 --decrease-batch-size-if-needed (DP 8)",
      "use a divisible global batch size to train on every sample"},
+    {"MC110", MCINIT_NOTE,
+     "R10: a Megatron-Bridge comm_overlap section sets the model's overlap fields "
+     "(tp_comm_overlap, overlap_p2p_comm, batch_p2p_comm, defer_embedding_wgrad_compute, "
+     "wgrad_deferral_limit, overlap_moe_expert_parallel_comm, delay_wgrad_compute): its "
+     "own value, else Bridge's choice",
+     "model.defer_embedding_wgrad_compute=true with a comm_overlap section",
+     "set the field in comm_overlap, or drop the section"},
     {"MC111", MCINIT_NOTE,
      "num_query_groups is ignored without group_query_attention (Megatron-LM)",
      "--num-query-groups 8", "add --group-query-attention"},
