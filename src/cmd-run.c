@@ -200,7 +200,17 @@ static const char doc[] =
     "MCINIT_FAULT=RANK:PHASE:KIND in the environment injects a fault: when that rank begins "
     "that phase it crashes (SIGSEGV), hangs, exits with status 3, or stalls (sleeps twice "
     "--timeout); the launcher then exits 139, 3, or 75 (its peers time out), naming the rank "
-    "and the phase.\n\n" MCINIT_EXIT_CODES_DOC;
+    "and the phase.\n\n"
+    "A rank that fails says why in one line, the first it writes to stderr: `mcinit run: rank "
+    "R: PHASE: REASON` (for a config that does not validate, `config: invalid job: CODE "
+    "message (+N more)`, then every diagnostic).  Under torchrun the same text is the message "
+    "of torch's error file (TORCHELASTIC_ERROR_FILE), so torchrun's \"Root Cause\" section "
+    "shows it as the traceback.  Slurm has no error file: under srun, look for that line.  "
+    "srun's own report of a failing task is `srun: error: HOST: task N: Exited with exit code "
+    "C`, and srun exits with the highest status of its tasks; with --kill-on-bad-exit (-K) "
+    "Slurm ends the whole step as soon as one task exits non-zero, so the others die of a "
+    "signal (reported as killed or terminated) and the first failing rank's line is the root "
+    "cause.  srun --label puts the task number in front of each line.\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_run_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- COMMAND [ARG...]]", doc, children,
@@ -254,42 +264,78 @@ launched_elsewhere(const char **by)
 
 /* Torch's error file, when torchrun asked for one: the line its root-cause
  * summary shows, so that whoever reads torchrun's report sees the reason
- * without the per-rank logs.  Every failure of a rank writes it. */
+ * without the per-rank logs.  Read from the environment itself when the
+ * launcher's environment did not parse: that failure is reported too. */
 static void
 tell_torchrun(struct mcinit_init *I, const char *phase, const char *msg)
 {
 	const struct mcinit_env *e = mcinit_init_env(I);
+	const char *file = e->error_file[0] ? e->error_file : getenv("TORCHELASTIC_ERROR_FILE");
 	char *where;
 
-	if (!e->error_file[0])
+	if (!file || !*file)
 		return;
-	where = mcinit_xasprintf("mcinit run, phase %s, on %s", phase, e->master_addr);
-	mcinit_write_error_file(e->error_file, msg, where);
+	where = mcinit_xasprintf("mcinit run, phase %s, on %s", phase,
+	                         e->master_addr[0] ? e->master_addr : "?");
+	mcinit_write_error_file(file, msg, where);
 	free(where);
 }
 
-/* The job is invalid: every diagnostic on stderr, and the first error,
- * with how many there are, in torch's error file. */
+/* This rank's number as the launcher gave it: the parsed one, or, when
+ * the launcher's environment did not parse, its variable as it is. */
+static void
+rank_label(struct mcinit_init *I, char *buf, size_t size)
+{
+	const struct mcinit_env *e = mcinit_init_env(I);
+	const char *raw = getenv("RANK")           ? getenv("RANK")
+	                  : getenv("SLURM_PROCID") ? getenv("SLURM_PROCID")
+	                                           : getenv("OMPI_COMM_WORLD_RANK");
+
+	if (e->contract == MCINIT_CONTRACT_NONE && raw && *raw)
+		snprintf(buf, size, "%.24s", raw);
+	else
+		snprintf(buf, size, "%ld", e->rank);
+}
+
+/* The one line that says why this process failed, built here only: first
+ * on its stderr (under srun, which has no error file, the line to look
+ * for; srun --label puts the task number in front) and the message of
+ * torch's error file.  "rank R: PHASE: REASON"; a launcher has no rank. */
+static void
+say_failure(struct mcinit_init *I, bool is_rank, const char *phase, const char *reason)
+{
+	char rank[32];
+	char *msg;
+
+	rank_label(I, rank, sizeof rank);
+	msg = is_rank ? mcinit_xasprintf("rank %s: %s: %s", rank, phase, reason)
+	              : mcinit_xasprintf("%s: %s", phase, reason);
+	fprintf(stderr, "mcinit run: %s\n", msg);
+	fflush(stderr);
+	if (is_rank)
+		tell_torchrun(I, phase, msg);
+	free(msg);
+}
+
+/* The job is invalid: the first error, with how many more, in the failure
+ * line; then every diagnostic. */
 static int
-print_invalid(struct mcinit_init *I)
+print_invalid(struct mcinit_init *I, bool is_rank)
 {
 	struct mcinit_diags *d = mcinit_init_diags(I);
 	struct mcinit_diagnostic g;
 	size_t i, n = mcinit_diags_count(d, MCINIT_ERROR);
 	char *msg = NULL;
 
-	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
-	mcinit_print_summary(d, stderr);
 	for (i = 0; msg == NULL && mcinit_diags_get(d, i, &g) == 0; i++)
 		if (g.severity == MCINIT_ERROR)
-			msg = mcinit_xasprintf("rank %ld: config failed, %zu error%s; the first: "
-			                       "%s:%d: error[%s]: %s",
-			                       mcinit_init_env(I)->rank, n, n == 1 ? "" : "s",
-			                       g.source ? g.source : "mcinit", g.line, g.code,
-			                       g.message);
-	if (msg != NULL)
-		tell_torchrun(I, "config", msg);
+			msg = n > 1 ? mcinit_xasprintf("invalid job: %s %s (+%zu more)", g.code,
+			                               g.message, n - 1)
+			            : mcinit_xasprintf("invalid job: %s %s", g.code, g.message);
+	say_failure(I, is_rank, "config", msg ? msg : "invalid job");
 	free(msg);
+	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	mcinit_print_summary(d, stderr);
 	return 1;
 }
 
@@ -329,9 +375,12 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 	I = mcinit_init_new(&quiet);
 	rc = config(I, o, &err);
 	if (rc != 0) {
-		rc = rc > 0 ? print_invalid(I)
-		            : (fprintf(stderr, "mcinit run: %s\n", err.msg),
-		               mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL));
+		if (rc > 0)
+			rc = print_invalid(I, false);
+		else {
+			say_failure(I, false, "config", err.msg);
+			rc = mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
+		}
 		mcinit_init_free(I);
 		return rc;
 	}
@@ -389,7 +438,10 @@ write_report(struct mcinit_init *I, const struct ropts *o)
 		return 0;
 	r = mcinit_init_report(I);
 	if (o->report && json_dump_file(r, o->report, JSON_INDENT(2)) != 0) {
-		fprintf(stderr, "mcinit run: cannot write %s\n", o->report);
+		char *why = mcinit_xasprintf("cannot write the report %s", o->report);
+
+		say_failure(I, true, "report", why);
+		free(why);
 		rc = -1;
 	}
 	if (o->cli.format == MCINIT_FMT_JSON && mcinit_print_json(r, stdout) < 0)
@@ -401,14 +453,9 @@ write_report(struct mcinit_init *I, const struct ropts *o)
 static int
 report_failure(struct mcinit_init *I, const struct ropts *o, const struct mcinit_err *err)
 {
-	const struct mcinit_env *e = mcinit_init_env(I);
 	enum mcinit_phase p = mcinit_init_failed_phase(I);
-	char *msg =
-	    mcinit_xasprintf("rank %ld: %s failed: %s", e->rank, mcinit_phase_name(p), err->msg);
 
-	fprintf(stderr, "mcinit run: %s\n", msg);
-	tell_torchrun(I, mcinit_phase_name(p), msg);
-	free(msg);
+	say_failure(I, true, mcinit_phase_name(p), err->msg);
 	write_report(I, o);
 	return mcinit_exit_status(err->code ? err->code : MCINIT_E_INTERNAL);
 }
@@ -441,13 +488,11 @@ exec_command(struct mcinit_init *I, const struct ropts *o)
 	fflush(NULL);
 	execvp(argv[0], argv);
 	rc = errno == ENOENT ? 127 : 126;
-	fprintf(stderr, "mcinit run: cannot run %s: %s\n", argv[0], strerror(errno));
 	{
-		char *msg = mcinit_xasprintf("rank %ld: hand-over failed: cannot run %s: %s",
-		                             mcinit_init_env(I)->rank, argv[0], strerror(errno));
+		char *why = mcinit_xasprintf("cannot run %s: %s", argv[0], strerror(errno));
 
-		tell_torchrun(I, "ready", msg);
-		free(msg);
+		say_failure(I, true, "hand-over", why);
+		free(why);
 	}
 	free(argv);
 	free_argv(margs);
@@ -463,7 +508,7 @@ run_rank(struct ropts *o, struct mcinit_init_opts *io)
 	int rc = config(I, o, &err);
 
 	if (rc != 0) {
-		rc = rc > 0 ? print_invalid(I) : report_failure(I, o, &err);
+		rc = rc > 0 ? print_invalid(I, true) : report_failure(I, o, &err);
 		goto out;
 	}
 	if (mcinit_init_run(I, &finish, &err) != 0 ||

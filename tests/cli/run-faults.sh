@@ -129,7 +129,7 @@ check run-fault-stall-alone sh -c "
 	wait %1; r0=\$?; wait %2; r1=\$?
 	end=\$(date +%s)
 	cat $tmp/a0.out $tmp/a1.out
-	[ \$r0 = 75 ] && grep -q 'groups failed: rank 1 never arrived' $tmp/a0.out &&
+	[ \$r0 = 75 ] && grep -q '^mcinit run: rank 0: groups: rank 1 never arrived' $tmp/a0.out &&
 	[ \$r1 = 69 ] && grep -q 'lost the store at 127.0.0.1:$P, served by rank 0' $tmp/a1.out &&
 	[ \$((end - start)) -le $((3 * TO + 3 * slow)) ]"
 finish

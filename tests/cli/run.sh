@@ -241,6 +241,35 @@ check run-error-file-invalid-config sh -c "
 	WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_ERROR_FILE=$tmp/err2.json \
 		$T $M run --allow-no-cuda $J model.tensor_model_parallel_size=3 >/dev/null 2>&1
 	test \$? -eq 1 &&
-	python3 -c 'import json; m=json.load(open(\"$tmp/err2.json\"))[\"message\"][\"message\"]; assert \"config failed\" in m and \"MC010\" in m, m'"
+	python3 -c 'import json; m=json.load(open(\"$tmp/err2.json\"))[\"message\"][\"message\"]; assert m.startswith(\"rank 0: config: invalid job: MC010 \") and m.endswith(\"(+1 more)\"), m'"
+
+# Under srun there is no error file: the first line a failing rank writes
+# to stderr says its rank, the phase and the reason, whatever failed.
+# first_line NAME RC WANT ENV... -- ARGS...: rank 3 of a Slurm-like step of 4.
+first_line() {
+	name=$1 rc=$2 want=$3
+	shift 3
+	check "$name" sh -c "env SLURM_PROCID=3 SLURM_NTASKS=4 SLURM_LOCALID=3 SLURM_NODEID=0 \
+		SLURM_JOB_NODELIST=127.0.0.1 SLURM_JOB_ID=4242 $* >/dev/null 2>$tmp/fl.err; rc=\$?
+		head -n 1 $tmp/fl.err; [ \$rc = $rc ] && head -n 1 $tmp/fl.err | grep -q '$want'"
+}
+first_line run-srun-first-line-invalid-config 1 \
+	'^mcinit run: rank 3: config: invalid job: MC010 world size 4 (from [^)]*) is not divisible by TP x PP x CP = 3 x 1 x 1 = 3 (+1 more)$' \
+	$T $M run --allow-no-cuda $J model.tensor_model_parallel_size=3
+first_line run-srun-first-line-bad-env 1 \
+	'^mcinit run: rank 3: config: invalid job: MC005 SLURM_NTASKS=.x. is not a positive integer$' \
+	SLURM_NTASKS=x $T $M run --allow-no-cuda $J
+first_line run-srun-first-line-world-mismatch 65 \
+	'^mcinit run: rank 3: env: the slurm environment has a world of 4 rank(s) but the job says 8 (from --world-size)$' \
+	$T $M run --allow-no-cuda $J --world-size 8
+first_line run-srun-first-line-timeout 75 \
+	'^mcinit run: rank 3: rendezvous: rank 0 never arrived: no store at 127.0.0.1:[0-9]* within 1 s' \
+	MASTER_PORT=$(free_port) $T $M run --allow-no-cuda --timeout 1 $J
+first_line run-srun-first-line-device 69 \
+	'^mcinit run: rank 3: device: no CUDA device' \
+	$T $M run $J
+first_line run-srun-first-line-handover 127 \
+	'^mcinit run: rank 0: hand-over: cannot run ./no-such-program: No such file or directory$' \
+	SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_LOCALID=0 $T $M run --allow-no-cuda $J -- ./no-such-program
 
 finish

@@ -36,16 +36,31 @@ check torchrun-no-python sh -c "$T '$PY' -m torch.distributed.run --no-python --
 # A failing worker's message reaches torchrun's own root-cause summary.
 check torchrun-root-cause-shows-message sh -c "$T '$PY' -m torch.distributed.run --no-python --nproc-per-node 2 \
 	'$M' run '$J' >'$tmp/tf.out' 2>&1; rc=\$?
-	[ \$rc != 0 ] && grep -q 'traceback : rank [01]: device failed: no CUDA device' '$tmp/tf.out' || { tail -n 20 '$tmp/tf.out'; exit 1; }"
+	[ \$rc != 0 ] && grep -q 'traceback : rank [01]: device: no CUDA device' '$tmp/tf.out' || { tail -n 20 '$tmp/tf.out'; exit 1; }"
 
-# The commonest failures, as torchrun's summary shows them: a config that
-# does not validate, and a peer that never arrives (the timeout names it).
-check torchrun-root-cause-invalid-config sh -c "$T '$PY' -m torch.distributed.run --no-python --nproc-per-node 2 \
-	'$M' run --allow-no-cuda --timeout 30 '$J' model.tensor_model_parallel_size=3 >'$tmp/ti.out' 2>&1; rc=\$?
-	[ \$rc != 0 ] && grep -q 'traceback : rank [01]: config failed, .*error\\[MC010\\]' '$tmp/ti.out' || { tail -n 20 '$tmp/ti.out'; exit 1; }"
-check torchrun-root-cause-missing-peer sh -c "MCINIT_FAULT=1:groups:stall $T '$PY' -m torch.distributed.run --no-python \
-	--nproc-per-node 2 '$M' run --allow-no-cuda --timeout 8 '$J' >'$tmp/tm.out' 2>&1; rc=\$?
-	[ \$rc != 0 ] && grep -q 'traceback : rank 0: groups failed: rank 1 never arrived' '$tmp/tm.out' || { tail -n 20 '$tmp/tm.out'; exit 1; }"
+# Every class of failure, as torchrun's summary shows it: mcinit's own
+# line ("rank R: PHASE: REASON", the line a failing rank also writes first
+# on its stderr) is the root cause's traceback.  tr_root NAME GREP ARGS...
+tr_root() {
+	name=$1 want=$2
+	shift 2
+	check "torchrun-root-cause-$name" sh -c "$T '$PY' -m torch.distributed.run --no-python --nproc-per-node 2 \
+		$* >'$tmp/rc.out' 2>&1; rc=\$?
+		grep -A1 'traceback :' '$tmp/rc.out'
+		[ \$rc != 0 ] && grep -q 'traceback : $want' '$tmp/rc.out' || { tail -n 20 '$tmp/rc.out'; exit 1; }"
+}
+# a config that does not validate: the first error and how many more
+tr_root invalid-config 'rank [01]: config: invalid job: MC010 world size 2 .* (+1 more)$' \
+	"'$M' run --allow-no-cuda --timeout 30 '$J' model.tensor_model_parallel_size=3"
+# an environment that contradicts the job: torchrun's world is 2
+tr_root bad-environment 'rank [01]: env: the torchrun environment has a world of 2 rank(s) but the job says 4 (from --world-size)$' \
+	"'$M' run --allow-no-cuda --timeout 30 '$J' --world-size 4"
+# a peer that never arrives: rank 0 names it
+tr_root missing-peer 'rank 0: groups: rank 1 never arrived (1 of 2 missing after 8 s)$' \
+	"env MCINIT_FAULT=1:groups:stall '$M' run --allow-no-cuda --timeout 8 '$J'"
+# a timeout: rank 0 hangs, rank 1's wait for it ends after --timeout
+tr_root timeout 'rank 1: [a-z]*: rank 0 never arrived (1 of 2 missing after 6 s)$' \
+	"env MCINIT_FAULT=0:verify:hang '$M' run --allow-no-cuda --timeout 6 '$J'"
 
 # mcinit launches, then hands over to a torch program: init_process_group
 # ("env://") joins mcinit's store and gloo reduces across the four ranks.
