@@ -63,6 +63,7 @@ struct launch {
 	struct worker *w;
 	long n, alive;
 	struct mcinit_store_server *srv;
+	unsigned long long told_unknown; /* the store's unknown commands logged */
 	int port;
 	char addr[256];
 	char token[80];
@@ -484,6 +485,21 @@ laggards(struct launch *L)
 	}
 }
 
+/* A client of the store that sends a command the protocol lacks (a torch
+ * newer than this store, in the program handed over to) loses its
+ * connection: said here with the code, not left to a hang. */
+static void
+report_unknown(struct launch *L)
+{
+	struct mcinit_store_stats st;
+
+	mcinit_store_server_stats(L->srv, &st);
+	if (st.unknown == L->told_unknown)
+		return;
+	fprintf(L->o->log, "mcinit run: store: %s\n", st.unknown_why);
+	L->told_unknown = st.unknown;
+}
+
 static void
 root_cause(struct launch *L)
 {
@@ -610,6 +626,7 @@ loop(struct launch *L)
 			on_signal(L);
 		if (L->srv && (pf[1].revents & POLLIN)) {
 			mcinit_store_server_step(L->srv, 0);
+			report_unknown(L);
 		}
 		for (i = L->srv ? 2 : 1; i < np; i++)
 			if (pf[i].revents)

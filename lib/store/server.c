@@ -105,7 +105,9 @@ struct mcinit_store_server {
 	size_t nconns;
 	unsigned long long accepted, dropped, requests, refused;
 	unsigned long long malformed, truncated, silent, stalled, turned_away; /* by kind */
-	char why[160]; /* the last refusal's reason */
+	char why[160];              /* the last refusal's reason */
+	unsigned long long unknown; /* requests with a command the protocol lacks */
+	char unknown_why[160];
 	pthread_t thr;
 	bool thr_running;
 };
@@ -583,8 +585,11 @@ do_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 	return P_OK;
 }
 
-static int
-add_key(struct mcinit_store_server *s, struct conn *c, const char *k, size_t kl, int64_t d)
+/* k's value as ADD's counter plus d, stored back as decimal text, into
+ * *out; its entry, or NULL when the value is no number, the sum
+ * overflows or there is no room (torch drops the connection too). */
+static struct entry *
+counter_add(struct mcinit_store_server *s, const char *k, size_t kl, int64_t d, int64_t *out)
 {
 	struct entry *e = entry_find(s, k, kl, fnv1a(k, kl));
 	int64_t v = 0;
@@ -592,17 +597,29 @@ add_key(struct mcinit_store_server *s, struct conn *c, const char *k, size_t kl,
 	unsigned long long mag;
 
 	if (e && e->has_value && !mcinit_store_parse_ll(e->val, e->vlen, &v))
-		return P_BAD; /* a non-numeric value: torch drops the connection too */
+		return NULL;
 	if (__builtin_add_overflow(v, d, &v))
-		return P_BAD;
+		return NULL;
 	if (!room(s, kl + 24 + sizeof(struct entry), new_key(s, k, kl)))
-		return P_BAD;
+		return NULL;
 	mag = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
 	q = mcinit_utoa_rev(num + sizeof num, mag);
 	if (v < 0)
 		*--q = '-';
 	e = entry_get(s, k, kl);
 	entry_set_value(s, e, q, (size_t)(num + sizeof num - q));
+	*out = v;
+	return e;
+}
+
+static int
+add_key(struct mcinit_store_server *s, struct conn *c, const char *k, size_t kl, int64_t d)
+{
+	int64_t v;
+	struct entry *e = counter_add(s, k, kl, d, &v);
+
+	if (!e)
+		return P_BAD;
 	out_i64(c, v);
 	wake(s, e, false);
 	return P_OK;
@@ -899,6 +916,55 @@ do_numkeys(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 	return P_OK;
 }
 
+/* LIST_KEYS (torch >= 2.10): how many keys hold a value, then each key,
+ * prefix and all (the client keeps those under its own prefix). */
+static int
+do_list_keys(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	size_t i;
+	const struct entry *e;
+
+	(void)r;
+	if (!go)
+		return P_OK;
+	out_i64(c, (int64_t)s->nvalues);
+	for (i = 0; i < s->tabsize; i++)
+		for (e = s->tab[i]; e; e = e->next)
+			if (e->has_value)
+				out_vec(c, e->key, e->klen);
+	return P_OK;
+}
+
+/* BARRIER (torch >= 2.15), the server-side barrier: a counter in the
+ * key's value, as ADD's.  The world_size-th arrival wakes every waiter on
+ * the key and is answered at once; the others wait as a WAIT on the key
+ * does (a CANCEL_WAIT takes one back, a write of the key wakes it, as in
+ * torch's libuv server). */
+static int
+do_barrier(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
+{
+	const char *k;
+	size_t kl;
+	int64_t world, n;
+	struct entry *e;
+
+	TRY(mcinit_store_rd_str(r, s->lim.max_key, &k, &kl));
+	TRY(mcinit_store_rd_raw(r, &world, sizeof world));
+	if (!go)
+		return P_OK;
+	wait_clear(s, c); /* as a new WAIT: it replaces one still pending */
+	e = counter_add(s, k, kl, 1, &n);
+	if (!e)
+		return P_BAD;
+	if (n >= world) {
+		wake(s, e, false);
+		out_u8(c, MCINIT_STORE_STOP_WAIT);
+	} else {
+		wait_register(c, e);
+	}
+	return P_OK;
+}
+
 typedef int (*handler_fn)(struct mcinit_store_server *, struct conn *, struct rd *, bool);
 
 static const handler_fn handlers[] = {
@@ -919,6 +985,8 @@ static const handler_fn handlers[] = {
     [MCINIT_STORE_QUEUE_PUSH] = do_queue_push,
     [MCINIT_STORE_QUEUE_POP] = do_queue_pop,
     [MCINIT_STORE_QUEUE_LEN] = do_queue_len,
+    [MCINIT_STORE_LIST_KEYS] = do_list_keys,
+    [MCINIT_STORE_BARRIER] = do_barrier,
 };
 
 /* Before authentication: VALIDATE, PING, ADD on torch's `init/` and the SET
@@ -967,6 +1035,19 @@ mcinit_store_frame(const struct mcinit_store_server *s, const void *p, size_t n,
 	return rc == P_OK ? 1 : rc == P_MORE ? 0 : -1;
 }
 
+/* A command code the protocol lacks: a torch newer than this store, or
+ * garbage.  The connection goes (torch's protocol has no error reply);
+ * the code is kept for whoever serves to log. */
+static void
+note_unknown(struct mcinit_store_server *s, unsigned cmd)
+{
+	s->unknown++;
+	snprintf(s->unknown_why, sizeof s->unknown_why,
+	         "unknown command %u (TCPStore's commands are 0 to %d, as torch 2.15 sends them): "
+	         "its connection dropped",
+	         cmd, MCINIT_STORE_LAST_CMD);
+}
+
 /* Handles every complete request in c->in; P_BAD drops the connection. */
 static int
 conn_process(struct mcinit_store_server *s, struct conn *c)
@@ -980,6 +1061,7 @@ conn_process(struct mcinit_store_server *s, struct conn *c)
 		handler_fn h = handler_of(cmd);
 
 		if (!h) {
+			note_unknown(s, cmd);
 			rc = P_BAD;
 			break;
 		}
@@ -1548,6 +1630,8 @@ mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_sto
 	st->stalled = s->stalled;
 	st->turned_away = s->turned_away;
 	snprintf(st->why, sizeof st->why, "%s", s->why);
+	st->unknown = s->unknown;
+	snprintf(st->unknown_why, sizeof st->unknown_why, "%s", s->unknown_why);
 }
 
 static void *

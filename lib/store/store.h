@@ -50,8 +50,12 @@ enum mcinit_store_cmd {
 	MCINIT_STORE_QUEUE_PUSH = 14,
 	MCINIT_STORE_QUEUE_POP = 15,
 	MCINIT_STORE_QUEUE_LEN = 16,
-	MCINIT_STORE_LIST_KEYS = 17,
+	MCINIT_STORE_LIST_KEYS = 17, /* torch >= 2.10 */
+	MCINIT_STORE_BARRIER = 18,   /* torch >= 2.15 */
 };
+/* Commands past the last are refused: the connection is dropped and the
+ * stats name the code (a newer torch's, or garbage). */
+#define MCINIT_STORE_LAST_CMD MCINIT_STORE_BARRIER
 
 #define MCINIT_STORE_MAGIC    0x3C85F7CEu /* VALIDATE's argument (torch) */
 #define MCINIT_STORE_AUTH_KEY "/mcinit/auth"
@@ -118,6 +122,10 @@ struct mcinit_store_stats {
 	 * max_conns; and those their client closed in the middle of one */
 	unsigned long long malformed, silent, stalled, turned_away, truncated;
 	char why[160]; /* the last refusal's reason, "" if none */
+	/* of the malformed: requests with a command code the protocol lacks,
+	 * and the last such code with what it means */
+	unsigned long long unknown;
+	char unknown_why[160];
 };
 void mcinit_store_server_stats(const struct mcinit_store_server *s, struct mcinit_store_stats *st);
 

@@ -83,6 +83,16 @@ skip_all() {
 	exit 0
 }
 
+# wait_line FILE PATTERN: until a line of FILE matches PATTERN (a server
+# says it listens), ten seconds at most.
+wait_line() {
+	wl_i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $wl_i -lt 100 ]; do
+		sleep 0.1
+		wl_i=$((wl_i + 1))
+	done
+}
+
 finish() {
 	echo "1..$ntest"
 	echo "# $npass passed, $nfail failed"

@@ -22,11 +22,7 @@ store_err() {
 		eval "$1"
 		$M store --host 127.0.0.1 --port 0 --world-size "$2" 2>"$3" &
 		p=$!
-		i=0
-		while ! grep -q listening "$3" 2>/dev/null && [ $i -lt 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
+		wait_line "$3" listening
 		awk '/^Max open files/ { print $4 }' /proc/$p/limits >"$3.soft"
 		kill $p
 		wait $p 2>/dev/null

@@ -41,6 +41,8 @@ FRAMES = {
     "queue-push": b"\x0e" + s("/q") + s("item"),
     "queue-pop": b"\x0f" + s("/q"),
     "queue-len": b"\x10" + s("/q"),
+    "list-keys": b"\x11",  # torch >= 2.10
+    "barrier": b"\x12" + s("/b") + struct.pack("<q", 2),  # torch >= 2.15
     "auth": b"\x01" + s("/mcinit/auth") + s("tok"),
     "agent-prefix-set": b"\x01" + s("//worker/attempt_0/mcinit/phase/1") + s("groups"),
 }
@@ -82,6 +84,11 @@ SESSIONS = {
     + chunk(0, F["queue-pop"] + F["queue-len"])
     + chunk(1, F["queue-push"] * 2 + F["queue-len"] + F["queue-pop"]),
     "multi": b"\x00" + chunk(2, F["multi-set"] + F["multi-get"] + F["numkeys"]),
+    # torch 2.15's server-side barrier: 0 waits, 1 completes it, 2 lists
+    "barrier": b"\x00"
+    + chunk(0, hello + F["barrier"])
+    + chunk(1, hello + F["barrier"] + F["barrier"])
+    + chunk(2, hello + F["set"] + F["list-keys"] + F["barrier"] + F["cancel-wait"]),
     "big-value": b"\x00" + chunk(0, b"\x01" + s("/big") + s(b"z" * 1000) + F["get"]),
 }
 
