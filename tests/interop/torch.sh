@@ -64,9 +64,21 @@ tr_root timeout 'rank 1: [a-z]*: rank 0 never arrived (1 of 2 missing after 6 s)
 
 # mcinit launches, then hands over to a torch program: init_process_group
 # ("env://") joins mcinit's store and gloo reduces across the four ranks.
+# With "eager": eager init, init_process_group(device_id=...), which binds
+# the group to a device and connects at once; on the CPU that is gloo with
+# device_id=cpu:0, which torch 2.15.0 accepts (2.9.1 wants an accelerator).
+# NCCL's eager init (device_id=cuda:N) needs a GPU and is not run here.
 cat >"$tmp/gloo.py" <<'PY'
-import torch, torch.distributed as dist
-dist.init_process_group("gloo")
+import sys, torch, torch.distributed as dist
+if sys.argv[1:] == ["eager"]:
+    try:
+        dist.init_process_group("gloo", device_id=torch.device("cpu", 0))
+    except ValueError as e:
+        print("SKIP torch %s refuses device_id=cpu:0: %s" % (torch.__version__, e))
+        raise SystemExit(0)
+    assert dist.group.WORLD.bound_device_id == torch.device("cpu", 0)
+else:
+    dist.init_process_group("gloo")
 t = torch.tensor([float(dist.get_rank())])
 dist.all_reduce(t)
 n = dist.get_world_size()
@@ -76,6 +88,14 @@ dist.destroy_process_group()
 PY
 check handover-gloo-all-reduce sh -c "$T '$M' run --allow-no-cuda --nproc-per-node 4 '$J' -- '$PY' '$tmp/gloo.py' >'$tmp/g.out' 2>&1; rc=\$?
 	grep 'all_reduce ok' '$tmp/g.out'; [ \$rc = 0 ] && [ \$(grep -c 'all_reduce ok: rank [0-3] of 4 sum 6' '$tmp/g.out') = 4 ]"
+$T "$M" run --allow-no-cuda --nproc-per-node 4 "$J" -- "$PY" "$tmp/gloo.py" eager >"$tmp/e.out" 2>&1
+erc=$?
+if grep -q 'SKIP torch' "$tmp/e.out" && [ $erc = 0 ]; then
+	skip handover-gloo-eager-init "$(grep -m1 -o 'torch [^ ]* refuses device_id=cpu:0' "$tmp/e.out")"
+else
+	check handover-gloo-eager-init sh -c "grep 'all_reduce ok' '$tmp/e.out'; [ $erc = 0 ] &&
+		[ \$(grep -c 'all_reduce ok: rank [0-3] of 4 sum 6' '$tmp/e.out') = 4 ]"
+fi
 # Without a launcher: two ranks by hand, rank 0 serves the store, then frees
 # the port for the program's own rank 0.
 P=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
