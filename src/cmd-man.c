@@ -106,6 +106,26 @@ static const char *const environ_doc[][2] = {
     {"TMPDIR",
      "mcinit run: where a launcher keeps its workers' error files (default /tmp); removed "
      "when it ends, by its watchdog when it is killed."},
+    {"MCINIT_CUDA_LIBRARY",
+     "mcinit run: CUDA's runtime (libcudart.so.13), a file or the folder holding it; only it "
+     "is tried.  Unset, the runtime is looked for on the loader's path (LD_LIBRARY_PATH, "
+     "ld.so.cache), then in the Python environments' nvidia/cu13/lib and "
+     "nvidia/cuda_runtime/lib (VIRTUAL_ENV, CONDA_PREFIX, the python3 on PATH, "
+     "~/.local), then in the CUDA toolkit mcinit was built with.  Nothing links it: without "
+     "it every command but run's GPU phases works, and run exits 69 naming what is missing."},
+    {"MCINIT_NCCL_LIBRARY",
+     "mcinit run: NCCL (libnccl.so.2), a file or the folder holding it, found as "
+     "MCINIT_CUDA_LIBRARY says (the wheels' nvidia/nccl/lib)."},
+    {"MCINIT_KERNELS_MODULE",
+     "mcinit run: the CUDA kernels module (mcinit-cuda-kernels.so), else it is looked for "
+     "beside the program, in the build tree and in the installed library folder."},
+    {"VIRTUAL_ENV",
+     "mcinit run: a Python environment whose site-packages/nvidia/*/lib may hold CUDA's "
+     "runtime and NCCL (see MCINIT_CUDA_LIBRARY)."},
+    {"CONDA_PREFIX", "mcinit run: a conda environment, searched as VIRTUAL_ENV is."},
+    {"PATH", "mcinit run: the first python3 on it names a Python environment, searched as "
+             "VIRTUAL_ENV is."},
+    {"HOME", "mcinit run: ~/.local's site-packages is searched as VIRTUAL_ENV is."},
     {"OMP_NUM_THREADS",
      "mcinit run: left alone when set; else a launcher with several workers sets it to 1, as "
      "torchrun does."},

@@ -1,7 +1,10 @@
 /* gpu-cuda.c — the CUDA runtime half of the GPU backend (gpu.h): devices
- * and versions.  Linked against libcudart only: the runtime loads the
- * driver (libcuda.so.1) itself when it is there, so a machine without one
- * still starts the program and hears "no driver" from cudaGetDeviceCount. */
+ * and versions, and the runtime's table (gpu-cudart.h), filled from the
+ * libcudart found at the first call.  Nothing links libcudart or libcuda:
+ * a machine without CUDA still runs every command but the GPU phases, and
+ * hears what is missing from mcinit_cuda_count. */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,15 +12,73 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "build.h" /* MCINIT_BUILD_CUDA_DIR */
+#include "core/dlfind.h"
 #include "gpu/gpu-cuda.h"
+#include "gpu/gpu-cudart.h"
 #include "gpu/gpu.h"
+
+struct mcinit_cudart mcinit_cudart;
+static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
+static char cudart_why[512] = "not loaded"; /* empty once loaded */
+static char cudart_file[512];
+
+/* The wheels that carry libcudart.so.13: nvidia-cuda-runtime (CUDA 13:
+ * nvidia/cu13/lib; CUDA 12: nvidia/cuda_runtime/lib). */
+static const char *const cudart_subs[] = {"cu13", "cuda_runtime", NULL};
+
+static void
+cudart_open(void)
+{
+	char soname[32], why[sizeof cudart_why];
+	void *h;
+
+	snprintf(soname, sizeof soname, "libcudart.so.%d", CUDART_VERSION / 1000);
+	h = mcinit_dl_find(soname, "MCINIT_CUDA_LIBRARY", cudart_subs,
+	                   MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                   cudart_file, sizeof cudart_file, why, sizeof why);
+	if (h == NULL) {
+		snprintf(cudart_why, sizeof cudart_why, "%s", why);
+		cudart_file[0] = '\0';
+		return;
+	}
+	cudart_why[0] = '\0';
+#define CUDART_FIND(f)                                                                             \
+	if ((*(void **)&mcinit_cudart.dl_##f = dlsym(h, #f)) == NULL && cudart_why[0] == '\0')     \
+		snprintf(cudart_why, sizeof cudart_why, "%.300s: no %s", cudart_file, #f);
+	MCINIT_CUDART_CALLS(CUDART_FIND)
+#undef CUDART_FIND
+}
+
+int
+mcinit_cudart_load(char *why, size_t cap)
+{
+	pthread_once(&cudart_once, cudart_open);
+	if (cudart_why[0] == '\0')
+		return 0;
+	if (why)
+		snprintf(why, cap, "%s", cudart_why);
+	return -1;
+}
+
+const char *
+mcinit_cudart_path(void)
+{
+	return mcinit_cudart_load(NULL, 0) == 0 ? cudart_file : "";
+}
 
 int
 mcinit_cuda_count(char *why, size_t cap)
 {
+	char w[sizeof cudart_why];
+	cudaError_t rc;
 	int n = 0;
-	cudaError_t rc = cudaGetDeviceCount(&n);
 
+	if (mcinit_cudart_load(w, sizeof w) != 0) {
+		snprintf(why, cap, "no CUDA runtime: %s", w);
+		return 0;
+	}
+	rc = cudaGetDeviceCount(&n);
 	/* both mean "no GPU here": no driver at all, or a driver and no device */
 	if (rc == cudaErrorInsufficientDriver)
 		snprintf(why, cap, "no NVIDIA driver: cudaGetDeviceCount gave %s",
@@ -43,6 +104,11 @@ mcinit_cuda_versions(struct mcinit_gpu_versions *v)
 	v->nccl_header = NCCL_VERSION_CODE;
 	v->cuda_header = CUDART_VERSION;
 	v->nccl_runtime = mcinit_nccl_runtime_version();
+	v->nccl_library = mcinit_nccl_path();
+	v->nccl_missing = mcinit_nccl_missing();
+	v->cuda_library = mcinit_cudart_path();
+	if (mcinit_cudart_load(NULL, 0) != 0)
+		return;
 	if (cudaRuntimeGetVersion(&x) == cudaSuccess)
 		v->cuda_runtime = x;
 	/* 0 without a driver: the report then says null */
@@ -56,6 +122,8 @@ mcinit_cuda_busid(int device, char *busid, size_t cap)
 	if (cap == 0)
 		return -1;
 	busid[0] = '\0';
+	if (mcinit_cudart_load(NULL, 0) != 0)
+		return -1;
 	if (cap > (size_t)INT32_MAX ||
 	    cudaDeviceGetPCIBusId(busid, (int)cap, device) != cudaSuccess) {
 		(void)cudaGetLastError();
@@ -70,8 +138,12 @@ mcinit_cuda_select(int device, char *busid, size_t cap, char *name, size_t ncap,
                    struct mcinit_err *err)
 {
 	struct cudaDeviceProp p;
-	cudaError_t rc = cudaSetDevice(device);
+	char why[sizeof cudart_why];
+	cudaError_t rc;
 
+	if (mcinit_cudart_load(why, sizeof why) != 0)
+		return mcinit_err_set(err, MCINIT_E_UNAVAILABLE, "no CUDA runtime: %s", why);
+	rc = cudaSetDevice(device);
 	if (rc == cudaSuccess)
 		rc = cudaGetDeviceProperties(&p, device);
 	if (rc != cudaSuccess)

@@ -14,5 +14,9 @@ int mcinit_cuda_busid(int device, char *busid, size_t cap);
 /* ncclGetVersion of the libnccl gpu-nccl.c opens (opening it), 0 when it
  * does not open. */
 int mcinit_nccl_runtime_version(void);
+/* The file libnccl was loaded from ("" when it was not). */
+const char *mcinit_nccl_path(void);
+/* Why libnccl did not load (what was searched), NULL when it did. */
+const char *mcinit_nccl_missing(void);
 
 #endif

@@ -10,7 +10,8 @@
  * libnccl is opened at the first NCCL call (dlopen), not linked: linking
  * it makes the loader relocate it and the libstdc++ it needs at the start
  * of every command, ~2.7 M instructions, while only mcinit run's GPU phases
- * (and --version) call it.  NCCL's calls below go through pointers found
+ * (and --version) call it; and a machine without it still runs the rest.
+ * CUDA's runtime likewise (gpu-cudart.h).  NCCL's calls below go through pointers found
  * with dlsym (the #defines after nccl.h), so the code reads as NCCL's.
  */
 #include <dlfcn.h>
@@ -25,7 +26,9 @@
 #include <nccl.h>
 
 #include "build.h" /* MCINIT_BUILD_CUDA_DIR */
+#include "core/dlfind.h"
 #include "gpu/gpu-cuda.h"
+#include "gpu/gpu-cudart.h"
 #include "gpu/gpu.h"
 #include "store/store.h" /* mcinit_now */
 
@@ -63,29 +66,33 @@
 NCCL_CALLS(NCCL_POINTER)
 #undef NCCL_POINTER
 
-/* The library as the headers name it (libnccl.so.2 for NCCL 2), on the
- * loader's path, else in the CUDA toolkit configure found it in (where the
- * link used to find it, and its -rpath pointed). */
+/* The library as the headers name it (libnccl.so.2 for NCCL 2), found as
+ * libcudart is (core/dlfind.h): $MCINIT_NCCL_LIBRARY, the loader's path, a
+ * Python environment's nvidia/nccl/lib (the nvidia-nccl wheel), the CUDA
+ * toolkit configure found. */
 #define NCCL_STR(x)  #x
 #define NCCL_XSTR(x) NCCL_STR(x)
 #define NCCL_SONAME  "libnccl.so." NCCL_XSTR(NCCL_MAJOR)
 static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
-static char nccl_why[256]; /* empty once loaded */
+static char nccl_why[512]; /* empty once loaded */
+static char nccl_file[512];
+static const char *const nccl_subs[] = {"nccl", NULL};
 
 static void
 nccl_open(void)
 {
-	void *h = dlopen(NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *h = mcinit_dl_find(NCCL_SONAME, "MCINIT_NCCL_LIBRARY", nccl_subs,
+	                         MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                         nccl_file, sizeof nccl_file, nccl_why, sizeof nccl_why);
 
-	if (h == NULL && MCINIT_BUILD_CUDA_DIR[0] != '\0')
-		h = dlopen(MCINIT_BUILD_CUDA_DIR "/lib64/" NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL) {
-		snprintf(nccl_why, sizeof nccl_why, "%s", dlerror());
+		nccl_file[0] = '\0';
 		return;
 	}
+	nccl_why[0] = '\0';
 #define NCCL_FIND(f)                                                                               \
 	if ((*(void **)&dl_##f = dlsym(h, #f)) == NULL && nccl_why[0] == '\0')                     \
-		snprintf(nccl_why, sizeof nccl_why, "%s: no %s", NCCL_SONAME, #f);
+		snprintf(nccl_why, sizeof nccl_why, "%.300s: no %s", nccl_file, #f);
 	NCCL_CALLS(NCCL_FIND)
 #undef NCCL_FIND
 }
@@ -135,6 +142,18 @@ mcinit_nccl_runtime_version(void)
 	int x = 0;
 
 	return nccl_load(NULL) == 0 && ncclGetVersion(&x) == ncclSuccess ? x : 0;
+}
+
+const char *
+mcinit_nccl_path(void)
+{
+	return nccl_load(NULL) == 0 ? nccl_file : "";
+}
+
+const char *
+mcinit_nccl_missing(void)
+{
+	return nccl_load(NULL) == 0 ? NULL : nccl_why;
 }
 
 struct ncomm {

@@ -1,5 +1,7 @@
 /* gpu.c — gpu.h's calls, dispatched to the backend (the built-in one, or a
  * test's). */
+#include <string.h>
+
 #include "gpu/gpu.h"
 
 static const struct mcinit_gpu_ops *cur = &mcinit_gpu_builtin;
@@ -19,6 +21,7 @@ mcinit_gpu_count(char *why, size_t cap)
 void
 mcinit_gpu_versions(struct mcinit_gpu_versions *v)
 {
+	memset(v, 0, sizeof *v);
 	cur->versions(v);
 }
 

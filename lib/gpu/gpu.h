@@ -36,6 +36,11 @@ int mcinit_gpu_count(char *why, size_t cap);
  * cudaRuntimeGetVersion, cudaDriverGetVersion). */
 struct mcinit_gpu_versions {
 	int nccl_runtime, nccl_header, cuda_runtime, cuda_header, cuda_driver;
+	/* the files libnccl and libcudart were loaded from; "" or NULL when
+	 * they were not (static strings) */
+	const char *nccl_library, *cuda_library;
+	/* why libnccl did not load (NULL when it did, or nobody tried) */
+	const char *nccl_missing;
 };
 void mcinit_gpu_versions(struct mcinit_gpu_versions *v);
 

@@ -26,8 +26,14 @@ struct mcinit_kb {
 };
 
 extern const struct mcinit_kb mcinit_kb_cpu;
-/* The CUDA backend, or NULL in a build without CUDA (gpu-backend.c or
+/* The CUDA backend, or NULL in a build without CUDA or where it does not
+ * load (gpu-load.c, which opens the module gpu-backend.c is built into, or
  * nogpu.c, chosen by configure). */
 const struct mcinit_kb *mcinit_kb_gpu(void);
+/* The CUDA kernels module's entry (gpu-backend.c); linked in only by
+ * programs that take the module's objects themselves. */
+const struct mcinit_kb *mcinit_kb_gpu_module(void);
+/* Why mcinit_kb_gpu is NULL ("" when it is not). */
+const char *mcinit_kb_gpu_why(void);
 
 #endif

@@ -8,6 +8,12 @@ mcinit_kb_gpu(void)
 	return NULL;
 }
 
+const char *
+mcinit_kb_gpu_why(void)
+{
+	return "kernels: built without CUDA";
+}
+
 int
 mcinit_kgpu_run(enum mcinit_kop op, const struct mcinit_kargs *a, void *stream)
 {

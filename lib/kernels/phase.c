@@ -217,7 +217,7 @@ open_backend(struct run *r)
 			return MCINIT_KERR_OK;
 		}
 	} else if (!gpu) {
-		snprintf(res->message, sizeof res->message, "kernels: built without CUDA");
+		snprintf(res->message, sizeof res->message, "%s", mcinit_kb_gpu_why());
 	}
 	if (r->job->device == MCINIT_KDEV_GPU)
 		return res->error = err;

@@ -102,6 +102,9 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	int dev = ext ? 0 : (int)I->env.local_rank;
 
 	mcinit_gpu_versions(&v);
+	if (v.nccl_missing)
+		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
+		                      "no NCCL library: %s", v.nccl_missing);
 	if (mcinit_gpu_version_check(v.nccl_runtime, v.nccl_header, v.cuda_runtime, v.cuda_header,
 	                             v.cuda_driver, why, sizeof why) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE, "%s", why);

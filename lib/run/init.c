@@ -1301,16 +1301,19 @@ mcinit_init_report(const struct mcinit_init *I)
 		err = json_pack("{s:I, s:s, s:s}", "rank", (json_int_t)I->env.rank, "phase",
 		                mcinit_phase_names[I->failed], "message", I->ph[I->failed].detail);
 #define VER(x) ((x) ? json_integer(x) : json_null())
-	return json_pack("{s:b, s:I, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
-	                 "s:o}",
-	                 "ok", ok, "world_size", (json_int_t)I->env.world, "contract",
-	                 mcinit_contract_name(I->env.contract), "master_addr", I->env.master_addr,
-	                 "master_port", (json_int_t)I->env.master_port, "config_digest",
-	                 I->cfg_digest, "error", err, "phases", phase_summary(I), "ranks", ranks,
-	                 "versions", "nccl", VER(v.nccl_runtime), "nccl_header", VER(v.nccl_header),
-	                 "cuda_runtime", VER(v.cuda_runtime), "cuda_driver", VER(v.cuda_driver),
-	                 "communicators", mcinit_gpu_comms_json(I));
+#define LIB(x) ((x) && *(x) ? json_string(x) : json_null())
+	return json_pack(
+	    "{s:b, s:I, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, "
+	    "s:o}, s:o}",
+	    "ok", ok, "world_size", (json_int_t)I->env.world, "contract",
+	    mcinit_contract_name(I->env.contract), "master_addr", I->env.master_addr, "master_port",
+	    (json_int_t)I->env.master_port, "config_digest", I->cfg_digest, "error", err, "phases",
+	    phase_summary(I), "ranks", ranks, "versions", "nccl", VER(v.nccl_runtime),
+	    "nccl_header", VER(v.nccl_header), "cuda_runtime", VER(v.cuda_runtime), "cuda_driver",
+	    VER(v.cuda_driver), "nccl_library", LIB(v.nccl_library), "cuda_library",
+	    LIB(v.cuda_library), "communicators", mcinit_gpu_comms_json(I));
 #undef VER
+#undef LIB
 }
 
 void

@@ -1,13 +1,12 @@
 #!/bin/sh
-# tests/gpu/link.sh — a CUDA build links the CUDA runtime, never the driver,
-# and opens NCCL at run time: libmcinit.so (built and installed) and the
-# mcinit program record libcudart.so.N as needed, and neither libnccl.so.2
-# (gpu-nccl.c opens it at its first call: linked, the loader's relocations
-# of it and of the libstdc++ it needs cost every command ~2.7 M
-# instructions) nor libcuda.so.1 (a program that needs it does not even
-# start on a machine without a driver, as CI's and these development
-# machines are).  A build without CUDA (the GPU backend is gpu-none.c)
-# skips it.
+# tests/gpu/link.sh — a CUDA build links no CUDA library: libmcinit.so (built
+# and installed) and the mcinit program need neither libcudart nor libnccl
+# nor libcuda (both are found and opened at their first call: lib/core/
+# dlfind.c, so a login node without CUDA runs every command but the GPU
+# phases); the kernels module needs libcudart and never libcuda.so.1 (a
+# program that needs it does not even start without a driver).  validate
+# and topology never load CUDA; run without a CUDA runtime exits 69 and
+# names what is missing.  A build without CUDA skips it.
 . "$srcdir/tests/cli/lib.sh"
 M=$MCINIT
 if ! $M --version 2>/dev/null | grep -q 'GPU backend: cuda+nccl'; then
@@ -19,16 +18,28 @@ for f in "$so" "$inst" "$M"; do
 	n=$(basename "$(dirname "$f")")/$(basename "$f")
 	objdump -p "$f" 2>/dev/null | sed -n 's/^ *NEEDED *//p' >"$tmp/needed"
 	comment "$tmp/needed"
-	check "$n-not-libnccl" sh -c "! grep -q '^libnccl\\.so' '$tmp/needed'"
-	check "$n-needs-libcudart" grep -qx 'libcudart\.so\.[0-9]*' "$tmp/needed"
-	check "$n-not-libcuda" sh -c "! grep -q '^libcuda\\.so' '$tmp/needed'"
-	# what the loader resolves, transitively: libcudart opens the driver
-	# itself, at run time, so nothing may pull libcuda.so.1 in
-	check "$n-ldd-not-libcuda" sh -c "ldd '$f' >'$tmp/ldd' 2>&1; cat '$tmp/ldd';
-		grep -q 'libcudart' '$tmp/ldd' && ! grep -q 'libcuda\\.so\|libnccl' '$tmp/ldd'"
+	check "$n-needs-no-cuda-library" sh -c "test -s '$tmp/needed' && ! grep -q '^libnccl\\.so\\|^libcudart\\.so\\|^libcuda\\.so' '$tmp/needed'"
+	# what the loader resolves, transitively
+	check "$n-ldd-no-cuda-library" sh -c "ldd '$f' >'$tmp/ldd' 2>&1; cat '$tmp/ldd';
+		! grep -q 'libcuda\\|libnccl' '$tmp/ldd'"
 done
-# It starts without a driver and says why there is no GPU; it finds libnccl
-# when asked (--version asks its version).
+mod=$(dirname "$M")/../lib/.libs/mcinit-cuda-kernels.so
+if [ -f "$mod" ]; then
+	objdump -p "$mod" | sed -n 's/^ *NEEDED *//p' >"$tmp/needed"
+	check module-needs-libcudart-not-libcuda sh -c "grep -qx 'libcudart\\.so\\.[0-9]*' '$tmp/needed' && ! grep -q '^libcuda\\.so' '$tmp/needed'"
+fi
+# validate and topology do not even look for CUDA's libraries
+for cmd in "validate ../../../examples/gpt3-175b.json --world-size 1024" \
+	"topology topology-model.json --world-size 8"; do
+	check "${cmd%% *}-loads-no-cuda" sh -c "LD_DEBUG=libs $M $cmd >/dev/null 2>'$tmp/ld';
+		rc=\$?; grep 'find library\\|calling init' '$tmp/ld' | grep -i 'cuda\\|nccl'; test \$rc = 0 && ! grep -qi 'libcudart\\|libnccl' '$tmp/ld'"
+done
+# run, where no CUDA runtime can be found: 69, naming it and where it looked
+check run-without-cudart-exits-69 sh -c "MCINIT_CUDA_LIBRARY=/nonexistent/libcudart.so.13 \
+	$M run topology-model.json >'$tmp/run' 2>&1; rc=\$?; cat '$tmp/run'; test \$rc = 69 &&
+	grep -q 'no CUDA runtime: libcudart\\.so\\.[0-9]* not loadable from MCINIT_CUDA_LIBRARY=/nonexistent' '$tmp/run'"
+# It starts without a driver and says why there is no GPU; it finds the
+# libraries when asked (--version asks their versions).
 check starts-without-driver sh -c "$M --version >/dev/null"
 check version-names-runtime sh -c "$M --version | grep -q 'running NCCL [0-9][0-9.]*, CUDA runtime [0-9][0-9.]*'"
 finish

@@ -31,8 +31,9 @@ else
 	fail "cuobjdump --list-elf shows sm_90" "it lists:" "$tmp/elf"
 fi
 
-# Programs that link the kernels need libcudart and never libcuda.so.1.
-for prog in tests/gpu/gpu-kernels-check lib/.libs/libmcinit.so; do
+# What holds the kernels (the test program, the module mcinit opens) needs
+# libcudart and never libcuda.so.1.
+for prog in tests/gpu/gpu-kernels-check lib/.libs/mcinit-cuda-kernels.so; do
 	[ -f "$prog" ] || continue
 	objdump -p "$prog" | awk '/NEEDED/ {print $2}' >"$tmp/needed"
 	if grep -q '^libcuda\.so' "$tmp/needed"; then

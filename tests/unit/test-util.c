@@ -195,3 +195,98 @@ Test(util, suggest_is_the_first_closest_within_the_cap)
 		             want ? want : "none");
 	}
 }
+
+/* ---- mcinit_dl_find: where CUDA's and NCCL's libraries are looked for ---- */
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "core/dlfind.h"
+
+/* A library no loader path has: a copy of libm under another name. */
+static void
+plant(const char *dir, const char *name)
+{
+	char *cmd = mcinit_xasprintf("mkdir -p '%s' && cp \"$(find /lib /usr/lib -name "
+	                             "'libm.so.6' | head -n 1)\" '%s/%s'",
+	                             dir, dir, name);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+}
+
+Test(dlfind, env_var_then_python_environments_then_dir)
+{
+	static const char *const subs[] = {"nccl", "cu13", NULL};
+	char tmp[] = "/tmp/mcinit-dlfind-XXXXXX", path[512], why[1024], *d;
+	void *h;
+
+	cr_assert(mkdtemp(tmp));
+	unsetenv("MCINIT_PROBE_LIBRARY");
+	unsetenv("CONDA_PREFIX");
+	/* nowhere: the loader's error, and what else was searched */
+	setenv("VIRTUAL_ENV", tmp, 1);
+	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path, sizeof path,
+	                   why, sizeof why);
+	cr_expect_null(h);
+	cr_expect(strstr(why, "libmcprobe.so.7") && strstr(why, "MCINIT_PROBE_LIBRARY"), "%s", why);
+	/* a virtual environment's nvidia/SUB/lib */
+	d = mcinit_xasprintf("%s/lib/python3.12/site-packages/nvidia/cu13/lib", tmp);
+	plant(d, "libmcprobe.so.7");
+	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path, sizeof path,
+	                   why, sizeof why);
+	cr_expect_not_null(h, "%s", why);
+	cr_expect(strstr(path, "site-packages/nvidia/cu13/lib/libmcprobe.so.7"), "%s", path);
+	if (h)
+		dlclose(h);
+	free(d);
+	/* the python3 on PATH: its prefix's site-packages */
+	unsetenv("VIRTUAL_ENV");
+	d = mcinit_xasprintf("mkdir -p %s/py/bin && ln -s /bin/true %s/py/bin/python3 && "
+	                     "mkdir -p %s/py/lib/python3.11/site-packages/nvidia/nccl/lib && "
+	                     "cp %s/lib/python3.12/site-packages/nvidia/cu13/lib/libmcprobe.so.7 "
+	                     "%s/py/lib/python3.11/site-packages/nvidia/nccl/lib/",
+	                     tmp, tmp, tmp, tmp, tmp);
+	cr_assert_eq(system(d), 0);
+	free(d);
+	{
+		char *old = mcinit_xstrdup(getenv("PATH") ? getenv("PATH") : "");
+		char *p = mcinit_xasprintf("%s/py/bin:%s", tmp, old);
+
+		setenv("PATH", p, 1);
+		h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path,
+		                   sizeof path, why, sizeof why);
+		setenv("PATH", old, 1);
+		cr_expect_not_null(h, "%s", why);
+		cr_expect(strstr(path, "/py/lib/python3.11/site-packages/nvidia/nccl/lib/"), "%s",
+		          path);
+		if (h)
+			dlclose(h);
+		free(p);
+		free(old);
+	}
+	/* the variable wins, as a folder or as a file, and only it is tried */
+	d = mcinit_xasprintf("%s/lib/python3.12/site-packages/nvidia/cu13/lib", tmp);
+	setenv("MCINIT_PROBE_LIBRARY", d, 1);
+	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path, sizeof path,
+	                   why, sizeof why);
+	cr_expect_not_null(h, "%s", why);
+	if (h)
+		dlclose(h);
+	setenv("MCINIT_PROBE_LIBRARY", "/nonexistent/libmcprobe.so.7", 1);
+	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, d, path, sizeof path,
+	                   why, sizeof why);
+	cr_expect_null(h);
+	cr_expect(strstr(why, "MCINIT_PROBE_LIBRARY=/nonexistent"), "%s", why);
+	/* the last resort: the given folder */
+	unsetenv("MCINIT_PROBE_LIBRARY");
+	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, d, path, sizeof path,
+	                   why, sizeof why);
+	cr_expect_not_null(h, "%s", why);
+	if (h)
+		dlclose(h);
+	free(d);
+	d = mcinit_xasprintf("rm -rf '%s'", tmp);
+	cr_expect_eq(system(d), 0);
+	free(d);
+}

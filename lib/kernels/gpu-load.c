@@ -1,0 +1,108 @@
+/* gpu-load.c — the CUDA kernels as a loadable module, opened at their
+ * first use.  nvcc's host code registers the kernels with libcudart while
+ * the object that holds them loads (a constructor calls
+ * __cudaRegisterFatBinary), so they cannot sit in libmcinit or mcinit
+ * without making libcudart a load-time dependency of every command, on
+ * machines without CUDA too.  The module (mcinit-cuda-kernels.so: the
+ * kernels, gpu-backend.c, and the libcudart.so it names) is opened after
+ * libcudart itself has been found as the GPU backend finds it
+ * (core/dlfind.h), so the module's need of libcudart.so.N is met by the one
+ * already loaded, wherever it came from.
+ *
+ * The module is looked for in $MCINIT_KERNELS_MODULE (a file), beside the
+ * running program (a carried bundle), in the build tree (lib/.libs beside
+ * src/), and in pkglibdir (installed).  A program that links the module's
+ * objects itself (gpu-kernels-check) uses them. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h> /* CUDART_VERSION */
+
+#include "build.h" /* MCINIT_BUILD_CUDA_DIR */
+#include "core/dlfind.h"
+#include "kbackend.h"
+
+#define MODULE "mcinit-cuda-kernels.so"
+
+/* Defined where the module's objects are linked in (gpu-backend.c). */
+#pragma weak mcinit_kb_gpu_module
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const struct mcinit_kb *kb;
+static char why[768] = "the CUDA kernels module was not looked for";
+
+static void *
+open_module(void)
+{
+	char exe[PATH_MAX], f[PATH_MAX + 64], *s;
+	const char *e = getenv("MCINIT_KERNELS_MODULE");
+	ssize_t n;
+	void *h;
+
+	if (e && *e)
+		return dlopen(e, RTLD_NOW | RTLD_LOCAL);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((s = strrchr(exe, '/')) != NULL)
+			*s = '\0';
+		snprintf(f, sizeof f, "%s/" MODULE, exe);
+		if ((h = dlopen(f, RTLD_NOW | RTLD_LOCAL)) != NULL)
+			return h;
+		snprintf(f, sizeof f, "%s/../lib/.libs/" MODULE, exe);
+		if ((h = dlopen(f, RTLD_NOW | RTLD_LOCAL)) != NULL)
+			return h;
+	}
+	return dlopen(MCINIT_PKGLIBDIR "/" MODULE, RTLD_NOW | RTLD_LOCAL);
+}
+
+static void
+load(void)
+{
+	static const char *const subs[] = {"cu13", "cuda_runtime", NULL};
+	char soname[32], path[512], w[512];
+	const struct mcinit_kb *(*entry)(void);
+	void *h;
+
+	snprintf(soname, sizeof soname, "libcudart.so.%d", CUDART_VERSION / 1000);
+	if (!mcinit_dl_find(soname, "MCINIT_CUDA_LIBRARY", subs,
+	                    MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL, path,
+	                    sizeof path, w, sizeof w)) {
+		snprintf(why, sizeof why, "kernels: no CUDA runtime: %s", w);
+		return;
+	}
+	if ((h = open_module()) == NULL) {
+		snprintf(why, sizeof why, "kernels: %s", dlerror());
+		return;
+	}
+	*(void **)&entry = dlsym(h, "mcinit_kb_gpu_module");
+	if (!entry) {
+		snprintf(why, sizeof why, "kernels: %s has no mcinit_kb_gpu_module", MODULE);
+		return;
+	}
+	kb = entry();
+	why[0] = '\0';
+}
+
+const struct mcinit_kb *
+mcinit_kb_gpu(void)
+{
+	if (mcinit_kb_gpu_module)
+		return mcinit_kb_gpu_module();
+	pthread_once(&once, load);
+	return kb;
+}
+
+const char *
+mcinit_kb_gpu_why(void)
+{
+	if (mcinit_kb_gpu_module)
+		return "";
+	pthread_once(&once, load);
+	return why;
+}
