@@ -445,8 +445,16 @@ struct mcinit_init_options {
 	 * value NULL unsets name, overwrite 0 sets it only when unset.  NULL:
 	 * the environment is left as it is. */
 	void (*set_env)(const char *name, const char *value, int overwrite);
+	/* 0 (default): the NCCL communicators are created non-blocking
+	 * (ncclConfig_t.blocking = 0), so that no creation can hang past
+	 * `timeout`; they stay so, and mcinit_init_nccl_comm says what that
+	 * means for the caller.  1: blocking communicators, as NCCL's default
+	 * is: collectives return ncclSuccess when enqueued, but a peer that
+	 * never arrives hangs creation with no deadline of mcinit's.  (Since
+	 * 1.2: took the first reserved word.) */
+	int nccl_blocking;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[8];
+	void *reserved[7];
 };
 
 /* What mcinit_initialize hands back on the lazy path: call it once, with
@@ -489,7 +497,17 @@ MCINIT_API char *mcinit_init_report_json(const struct mcinit_init *init);
  * "dp_cp"...; "world" for the world; hcp: its first level), as a
  * `ncclComm_t` (cast it); NULL when the rank is in no such group, the
  * group was not created (CPU path, lazy path before the finish) or after
- * mcinit_destroy.  Borrowed: do not destroy it. */
+ * mcinit_destroy.  Borrowed: do not destroy it.
+ *
+ * Unless mcinit_init_options.nccl_blocking was set, it is a NON-BLOCKING
+ * communicator (ncclConfig_t.blocking = 0): every collective and group
+ * call on it may return ncclInProgress, which is not an error — the call
+ * is accepted and NCCL puts the work on the stream from its own thread
+ * afterwards.  Wait until ncclCommGetAsyncError(comm, &st) leaves st ==
+ * ncclInProgress before issuing the next call on it, and synchronise the
+ * stream (cudaStreamSynchronize) only after that: before, the stream may
+ * not hold the work yet, and a read of the result races the collective.
+ * A check that treats anything but ncclSuccess as a failure will fail. */
 MCINIT_API void *mcinit_init_nccl_comm(const struct mcinit_init *init, const char *group);
 
 #ifdef __cplusplus

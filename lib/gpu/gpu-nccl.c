@@ -160,6 +160,9 @@ struct ncomm {
 	ncclComm_t c;
 	cudaStream_t s; /* created on first use */
 	int high;       /* is_high_priority_stream */
+	int64_t *word;  /* verify's all-reduce buffer, allocated once */
+	float *sb, *rb; /* the bandwidth sweep's buffers, grown to the largest size */
+	size_t nb;      /* their size in bytes */
 };
 
 static int
@@ -192,7 +195,8 @@ nccl_unique_id(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err)
 	return 0;
 }
 
-/* NCCL_CONFIG_INITIALIZER, non-blocking, with the group's options. */
+/* NCCL_CONFIG_INITIALIZER, non-blocking unless o asks for blocking, with
+ * the group's options. */
 static ncclConfig_t
 config_of(const struct mcinit_nccl_opts *o)
 {
@@ -201,6 +205,7 @@ config_of(const struct mcinit_nccl_opts *o)
 	cfg.blocking = 0;
 	if (!o)
 		return cfg;
+	cfg.blocking = o->blocking ? 1 : 0;
 	cfg.cgaClusterSize = o->cga_cluster_size;
 	cfg.minCTAs = o->min_ctas;
 	cfg.maxCTAs = o->max_ctas;
@@ -319,9 +324,10 @@ nccl_info(void *comm, int *size, int *rank, struct mcinit_err *err)
 	struct ncomm *n = comm;
 	ncclResult_t r = ncclCommCount(n->c, size);
 
-	if (r == ncclSuccess)
-		r = ncclCommUserRank(n->c, rank);
-	return r == ncclSuccess ? 0 : nccl_fail(err, "ncclCommCount", r, n->c);
+	if (r != ncclSuccess)
+		return nccl_fail(err, "ncclCommCount", r, n->c);
+	r = ncclCommUserRank(n->c, rank);
+	return r == ncclSuccess ? 0 : nccl_fail(err, "ncclCommUserRank", r, n->c);
 }
 
 static int
@@ -339,20 +345,30 @@ stream_of(struct ncomm *n, struct mcinit_err *err)
 	return r == cudaSuccess ? 0 : cuda_fail(err, "cudaStreamCreateWithPriority", r);
 }
 
-/* Waits for the stream's work and the communicator, within the deadline. */
+/* Waits until the stream has run everything issued on it, within the
+ * deadline.  The communicator first: a non-blocking communicator puts its
+ * work on the stream from NCCL's own thread, once the call has returned
+ * ncclInProgress, so the stream can look idle before the work is even on
+ * it (and a read of the result then races the collective: issue 25's
+ * defect 1).  Then the stream, until cudaStreamQuery says it is done,
+ * which is also what orders the host's later reads after it. */
 static int
 sync_comm(struct ncomm *n, double deadline, const char *what, struct mcinit_err *err)
 {
+	if (wait_comm(n->c, deadline, what, err) != 0)
+		return -1;
 	for (;;) {
 		cudaError_t q = cudaStreamQuery(n->s);
+		ncclResult_t st = ncclSuccess;
 
 		if (q == cudaSuccess)
-			return wait_comm(n->c, deadline, what, err);
+			return 0;
 		if (q != cudaErrorNotReady)
 			return cuda_fail(err, what, q);
-		if (wait_comm(n->c, mcinit_now() + 1e-3, what, err) != 0 &&
-		    err->code != MCINIT_E_TIMEOUT)
-			return -1;
+		/* a failure NCCL reports while the kernel waits (a peer's ncclCommAbort) */
+		if (ncclCommGetAsyncError(n->c, &st) == ncclSuccess && st != ncclSuccess &&
+		    st != ncclInProgress)
+			return nccl_fail(err, what, st, n->c);
 		if (mcinit_now() > deadline)
 			return mcinit_err_set(
 			    err, MCINIT_E_TIMEOUT,
@@ -365,30 +381,26 @@ static int
 nccl_allreduce(void *comm, long long value, long long *sum, double deadline, struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
-	int64_t v = value, *d = NULL;
+	int64_t v = value;
 	cudaError_t cr;
 	ncclResult_t r;
 
 	if (stream_of(n, err) != 0)
 		return -1;
-	if ((cr = cudaMalloc((void **)&d, sizeof *d)) != cudaSuccess)
+	/* once per communicator, freed by _destroy: a cudaFree here would wait
+	 * for whatever kernel is stuck on the device, with no deadline */
+	if (!n->word && (cr = cudaMalloc((void **)&n->word, sizeof *n->word)) != cudaSuccess)
 		return cuda_fail(err, "cudaMalloc", cr);
-	cr = cudaMemcpyAsync(d, &v, sizeof v, cudaMemcpyHostToDevice, n->s);
-	if (cr != cudaSuccess) {
-		cudaFree(d);
+	cr = cudaMemcpyAsync(n->word, &v, sizeof v, cudaMemcpyHostToDevice, n->s);
+	if (cr != cudaSuccess)
 		return cuda_fail(err, "cudaMemcpyAsync", cr);
-	}
-	r = ncclAllReduce(d, d, 1, ncclInt64, ncclSum, n->c, n->s);
-	if (r != ncclSuccess && r != ncclInProgress) {
-		cudaFree(d);
+	r = ncclAllReduce(n->word, n->word, 1, ncclInt64, ncclSum, n->c, n->s);
+	if (r != ncclSuccess && r != ncclInProgress)
 		return nccl_fail(err, "ncclAllReduce", r, n->c);
-	}
-	/* on a timeout the buffer stays allocated: freeing memory a
-	 * stuck kernel uses would block; the caller ends the communicator */
 	if (sync_comm(n, deadline, "ncclAllReduce", err) != 0)
 		return -1;
-	cr = cudaMemcpy(&v, d, sizeof v, cudaMemcpyDeviceToHost);
-	cudaFree(d);
+	/* the stream is done and the host has seen it: this read is ordered */
+	cr = cudaMemcpy(&v, n->word, sizeof v, cudaMemcpyDeviceToHost);
 	if (cr != cudaSuccess)
 		return cuda_fail(err, "cudaMemcpy", cr);
 	*sum = v;
@@ -422,7 +434,8 @@ coll_once(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t coun
 	case MCINIT_COLL_BROADCAST:
 		return ncclBroadcast(sb, rb, count, ncclFloat, 0, n->c, n->s);
 	case MCINIT_COLL_ALL_TO_ALL:
-		ncclGroupStart();
+		if ((r = ncclGroupStart()) != ncclSuccess)
+			return r;
 		for (p = 0; p < size && (r == ncclSuccess || r == ncclInProgress); p++) {
 			r = ncclSend(sb + (size_t)p * part, part, ncclFloat, p, n->c, n->s);
 			if (r == ncclSuccess || r == ncclInProgress)
@@ -431,7 +444,8 @@ coll_once(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t coun
 		return group_end(r);
 	case MCINIT_COLL_SEND_RECV:
 		/* a ring: every pipeline stage sends to the next, receives from the previous */
-		ncclGroupStart();
+		if ((r = ncclGroupStart()) != ncclSuccess)
+			return r;
 		r = ncclSend(sb, count, ncclFloat, (rank + 1) % size, n->c, n->s);
 		if (r == ncclSuccess || r == ncclInProgress)
 			r = ncclRecv(rb, count, ncclFloat, (rank + size - 1) % size, n->c, n->s);
@@ -441,53 +455,94 @@ coll_once(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t coun
 	}
 }
 
-/* Enqueues one warm-up and `iters` timed runs between events e0 and e1. */
+/* `iters` runs of c in one ncclGroupStart/ncclGroupEnd (nested groups
+ * of sends and receives join it), on the stream once this returns 0. */
 static int
-enqueue_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
-             cudaEvent_t e0, double deadline, struct mcinit_err *err)
+group_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double deadline,
+           struct mcinit_err *err)
 {
+	ncclResult_t r, g;
 	int size, rank, i;
-	ncclResult_t r;
 
 	if (nccl_info(n, &size, &rank, err) != 0)
 		return -1;
-	for (i = -1; i < iters; i++) {
-		if (i == 0)
-			cudaEventRecord(e0, n->s); /* after the warm-up run */
-		r = coll_once(n, c, sb, rb, count, size, rank);
-		if (r != ncclSuccess && r != ncclInProgress)
-			return nccl_fail(err, mcinit_coll_name(c), r, n->c);
-		/* a non-blocking communicator takes no new call while one is in
-		 * progress (a first collective may still be connecting) */
-		if (r == ncclInProgress && wait_comm(n->c, deadline, mcinit_coll_name(c), err) != 0)
-			return -1;
-	}
-	return 0;
+	if ((r = ncclGroupStart()) != ncclSuccess)
+		return nccl_fail(err, "ncclGroupStart", r, n->c);
+	for (i = 0; i < iters && (r == ncclSuccess || r == ncclInProgress); i++)
+		r = coll_once(n, c, n->sb, n->rb, count, size, rank);
+	g = ncclGroupEnd();
+	if (r != ncclSuccess && r != ncclInProgress)
+		return nccl_fail(err, mcinit_coll_name(c), r, n->c);
+	if (g != ncclSuccess && g != ncclInProgress)
+		return nccl_fail(err, "ncclGroupEnd", g, n->c);
+	/* non-blocking: the group's work reaches the stream once this is done */
+	return wait_comm(n->c, deadline, mcinit_coll_name(c), err);
 }
 
-static int
-time_runs(struct ncomm *n, enum mcinit_coll c, float *sb, float *rb, size_t count, int iters,
-          double deadline, double *seconds, struct mcinit_err *err)
+/* A gate on the stream: the events and the runs queue up behind it while
+ * NCCL's thread is still putting the group on the stream, so that the
+ * first event is stamped when the runs can start, not before (the host's
+ * issuing is not timed).  The host opens it; it gives up at its deadline. */
+struct gate {
+	int open; /* atomic */
+	double deadline;
+};
+
+static void CUDART_CB
+gate_wait(void *p)
 {
+	struct gate *g = p;
+
+	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE) && mcinit_now() < g->deadline)
+		usleep(50);
+}
+
+/* nccl-tests' method: one warm-up run, then `iters` runs in one group
+ * between two CUDA events on the communicator's stream. */
+static int
+time_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double deadline,
+          double *seconds, struct mcinit_err *err)
+{
+	struct gate *g;
 	cudaEvent_t e0, e1;
 	float ms = 0;
 	int rc = -1;
 
+	if (group_runs(n, c, count, 1, deadline, err) != 0 ||
+	    sync_comm(n, deadline, mcinit_coll_name(c), err) != 0)
+		return -1;
 	if (cudaEventCreate(&e0) != cudaSuccess)
 		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
 	if (cudaEventCreate(&e1) != cudaSuccess) {
 		cudaEventDestroy(e0);
 		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
 	}
-	if (enqueue_runs(n, c, sb, rb, count, iters, e0, deadline, err) == 0 &&
-	    cudaEventRecord(e1, n->s) == cudaSuccess &&
-	    sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
-	    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
-		*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
-		rc = 0;
-	} else if (err && !err->msg[0]) {
-		mcinit_err_set(err, MCINIT_E_OS, "%s: CUDA events failed", mcinit_coll_name(c));
+	/* the stream holds a pointer to it until it runs: leaked on a failure
+	 * to launch, never freed while queued */
+	g = mcinit_xcalloc(1, sizeof *g);
+	g->deadline = deadline;
+	if (cudaLaunchHostFunc(n->s, gate_wait, g) != cudaSuccess) {
+		free(g);
+		g = NULL;
 	}
+	if (cudaEventRecord(e0, n->s) == cudaSuccess &&
+	    group_runs(n, c, count, iters, deadline, err) == 0 &&
+	    cudaEventRecord(e1, n->s) == cudaSuccess) {
+		if (g)
+			__atomic_store_n(&g->open, 1, __ATOMIC_RELEASE);
+		if (sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
+		    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
+			*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
+			rc = 0;
+		}
+	}
+	if (g) {
+		__atomic_store_n(&g->open, 1, __ATOMIC_RELEASE);
+		if (rc == 0)
+			free(g); /* the stream is done with it */
+	}
+	if (rc != 0 && err && !err->msg[0])
+		mcinit_err_set(err, MCINIT_E_OS, "%s: CUDA events failed", mcinit_coll_name(c));
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
 	return rc;
@@ -498,32 +553,32 @@ nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadli
           struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
-	float *sb = NULL, *rb = NULL;
 	size_t count = bytes / sizeof(float);
 	cudaError_t cr;
-	int rc;
 
 	*seconds = 0;
 	if (count == 0 || stream_of(n, err) != 0)
 		return count == 0 ? mcinit_err_set(err, MCINIT_E_USAGE, "no bytes to time") : -1;
-	cr = cudaMalloc((void **)&sb, count * sizeof *sb);
-	if (cr == cudaSuccess)
-		cr = cudaMalloc((void **)&rb, count * sizeof *rb);
-	if (cr != cudaSuccess) {
-		cudaFree(sb);
-		return cuda_fail(err, "cudaMalloc", cr);
+	if (bytes > n->nb) {
+		/* grown between sizes, when the stream is idle (a sweep's sizes
+		 * grow: at most once per size, never after a timeout) */
+		cudaFree(n->sb);
+		cudaFree(n->rb);
+		n->sb = n->rb = NULL;
+		n->nb = 0;
+		cr = cudaMalloc((void **)&n->sb, count * sizeof *n->sb);
+		if (cr == cudaSuccess)
+			cr = cudaMalloc((void **)&n->rb, count * sizeof *n->rb);
+		if (cr != cudaSuccess)
+			return cuda_fail(err, "cudaMalloc", cr);
+		n->nb = count * sizeof *n->sb;
+		cudaMemsetAsync(n->sb, 0, n->nb, n->s);
 	}
-	cudaMemsetAsync(sb, 0, count * sizeof *sb, n->s);
-	rc = time_runs(n, c, sb, rb, count, iters, deadline, seconds, err);
-	if (rc == 0 || err->code != MCINIT_E_TIMEOUT) {
-		cudaFree(sb);
-		cudaFree(rb);
-	}
-	return rc;
+	return time_runs(n, c, count, iters, deadline, seconds, err);
 }
 
 static int
-nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
+nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err)
 {
 	struct ncomm *n = comm;
 	void *p = NULL, *h = NULL;
@@ -534,14 +589,24 @@ nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
 		return nccl_fail(err, "ncclMemAlloc", r, n->c);
 	r = ncclCommRegister(n->c, p, bytes, &h);
 	if (r == ncclInProgress)
-		r = wait_comm(n->c, mcinit_now() + 60, "ncclCommRegister", err) ? ncclSystemError
-		                                                                : ncclSuccess;
+		r = wait_comm(n->c, deadline, "ncclCommRegister", err) ? ncclSystemError
+		                                                       : ncclSuccess;
 	if (r != ncclSuccess)
 		rc = nccl_fail(err, "ncclCommRegister", r, n->c);
 	else if ((r = ncclCommDeregister(n->c, h)) != ncclSuccess && r != ncclInProgress)
 		rc = nccl_fail(err, "ncclCommDeregister", r, n->c);
 	ncclMemFree(p);
 	return rc;
+}
+
+/* The communicator's own device memory: after its end (ncclCommAbort ends
+ * its kernels; a stuck one would make cudaFree wait). */
+static void
+free_buffers(struct ncomm *n)
+{
+	cudaFree(n->word);
+	cudaFree(n->sb);
+	cudaFree(n->rb);
 }
 
 static int
@@ -559,17 +624,18 @@ nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 		ncclResult_t r = ncclCommFinalize(n->c);
 
 		if ((r == ncclSuccess || r == ncclInProgress) &&
-		    wait_comm(n->c, deadline, "ncclCommFinalize", &e) == 0)
-			r = ncclCommDestroy(n->c);
-		else
-			r = ncclInternalError;
-		if (r != ncclSuccess) {
+		    wait_comm(n->c, deadline, "ncclCommFinalize", &e) == 0) {
+			/* a failed ncclCommDestroy may have freed it: no ncclCommAbort */
+			if (ncclCommDestroy(n->c) != ncclSuccess)
+				rc = -1;
+		} else {
 			ncclCommAbort(n->c);
 			rc = -1;
 		}
 	} else if (n->c) {
 		ncclCommAbort(n->c);
 	}
+	free_buffers(n);
 	if (n->s)
 		cudaStreamDestroy(n->s);
 	free(n);

@@ -107,9 +107,9 @@ none_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadli
 }
 
 static int
-none_buffers(void *comm, size_t bytes, struct mcinit_err *err)
+none_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err)
 {
-	(void)comm, (void)bytes;
+	(void)comm, (void)deadline, (void)bytes;
 	return none(err);
 }
 

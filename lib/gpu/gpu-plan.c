@@ -458,14 +458,26 @@ mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, in
 {
 	char a[32], b[32];
 
-	if (nccl_runtime && nccl_header && nccl_runtime < nccl_header) {
+	int warn = 0;
+
+	why[0] = '\0';
+	if (nccl_runtime && nccl_runtime < MCINIT_NCCL_MIN) {
+		mcinit_nccl_version_text(nccl_runtime, a, sizeof a);
+		mcinit_nccl_version_text(MCINIT_NCCL_MIN, b, sizeof b);
+		snprintf(why, cap,
+		         "the NCCL library loaded is %s; mcinit run needs %s or newer "
+		         "(ncclCommInitRankScalable): put a newer libnccl.so.2 first on "
+		         "LD_LIBRARY_PATH, or name it in MCINIT_NCCL_LIBRARY",
+		         a, b);
+		return -1;
+	}
+	if (nccl_runtime && nccl_header && nccl_runtime != nccl_header) {
 		mcinit_nccl_version_text(nccl_runtime, a, sizeof a);
 		mcinit_nccl_version_text(nccl_header, b, sizeof b);
 		snprintf(why, cap,
-		         "the NCCL library loaded is %s, older than the %s headers mcinit was "
-		         "built with: put NCCL %s or newer first on LD_LIBRARY_PATH",
-		         a, b, b);
-		return -1;
+		         "the NCCL library loaded is %s, mcinit was built with the %s headers", a,
+		         b);
+		warn = 1;
 	}
 	if (cuda_runtime && cuda_header && cuda_runtime < cuda_header) {
 		mcinit_cuda_version_text(cuda_runtime, a, sizeof a);
@@ -485,7 +497,7 @@ mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, in
 		         a, b);
 		return -1;
 	}
-	return 0;
+	return warn;
 }
 
 /* ---- communicators ---- */

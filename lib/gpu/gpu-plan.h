@@ -41,6 +41,7 @@ struct mcinit_nccl_opts {
 	int max_ctas;         /* maxCTAs (NCCL's 64) */
 	char net_name[8];     /* netName: "IB", "Socket", or "" = NCCL's choice */
 	int high_priority;    /* is_high_priority_stream: a CUDA stream priority */
+	int blocking;         /* config.blocking = 1 (default 0: non-blocking) */
 };
 void mcinit_nccl_opts_default(struct mcinit_nccl_opts *o);
 
@@ -167,12 +168,17 @@ size_t mcinit_tp_comm_bytes(long long seq_length, long long micro_batch_size, lo
  * (13000), into out. */
 void mcinit_nccl_version_text(int code, char *out, size_t cap);
 void mcinit_cuda_version_text(int code, char *out, size_t cap);
-/* Whether the libraries found at run time can serve what the headers
- * promised: an NCCL or a CUDA runtime older than its header is refused
- * (calls and config fields the code was compiled for may be missing), and
- * so is a driver of an older CUDA major than the runtime (the runtime then
- * reports cudaErrorInsufficientDriver; CUDA's minor-version compatibility
- * covers an older minor).  0 is unknown and passes.  0, or -1 with why. */
+/* Whether the libraries found at run time can serve mcinit run: NCCL older
+ * than MCINIT_NCCL_MIN is refused (ncclCommInitRankScalable, ncclCommSplit
+ * with a config, ncclMemAlloc and ncclCommRegister are what run calls),
+ * an NCCL other than the headers' passes with a warning (NCCL keeps its
+ * ABI within 2.x; an NGC container's 2.27 serves headers of 2.28); a CUDA
+ * runtime older than its header is refused, and so is a driver of an older
+ * CUDA major than the runtime (the runtime then reports
+ * cudaErrorInsufficientDriver; CUDA's minor-version compatibility covers
+ * an older minor).  0 is unknown and passes.  0; 1 with a warning in why;
+ * -1 with why. */
+#define MCINIT_NCCL_MIN 22300 /* 2.23.0: ncclCommInitRankScalable */
 int mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, int cuda_header,
                              int cuda_driver, char *why, size_t cap);
 

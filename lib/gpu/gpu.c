@@ -91,9 +91,9 @@ mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double
 }
 
 int
-mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err)
+mcinit_nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err)
 {
-	return cur->buffers(comm, bytes, err);
+	return cur->buffers(comm, bytes, deadline, err);
 }
 
 int

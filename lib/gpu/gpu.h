@@ -92,8 +92,9 @@ int mcinit_nccl_allreduce(void *comm, long long value, long long *sum, double de
 int mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
                      double *seconds, struct mcinit_err *err);
 /* tp-comm: allocates `bytes` with ncclMemAlloc, registers it with comm
- * (ncclCommRegister), deregisters and frees it. */
-int mcinit_nccl_buffers(void *comm, size_t bytes, struct mcinit_err *err);
+ * (ncclCommRegister, waited for until the deadline), deregisters and
+ * frees it. */
+int mcinit_nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err);
 
 /* Finalizes comm within the deadline then destroys it; ncclCommAbort when
  * the deadline passes, or at once when `hard` (peers may be blocked).  A
@@ -123,7 +124,7 @@ struct mcinit_gpu_ops {
 	                 struct mcinit_err *err);
 	int (*time)(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
 	            double *seconds, struct mcinit_err *err);
-	int (*buffers)(void *comm, size_t bytes, struct mcinit_err *err);
+	int (*buffers)(void *comm, size_t bytes, double deadline, struct mcinit_err *err);
 	int (*destroy)(void *comm, double deadline, int hard, void *ctx);
 };
 extern const struct mcinit_gpu_ops mcinit_gpu_builtin;

@@ -40,6 +40,7 @@ opts_of(const struct mcinit_init_options *in, struct mcinit_init_opts *o)
 	o->skip_mpu = in->skip_mpu_initialization != 0;
 	o->no_bind = in->no_bind != 0;
 	o->bandwidth = in->bandwidth != 0;
+	o->nccl_blocking = in->nccl_blocking != 0;
 	o->timeout = in->timeout;
 	o->envp = in->envp;
 	o->progress = in->progress;

@@ -105,9 +105,20 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	if (v.nccl_missing)
 		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
 		                      "no NCCL library: %s", v.nccl_missing);
-	if (mcinit_gpu_version_check(v.nccl_runtime, v.nccl_header, v.cuda_runtime, v.cuda_header,
-	                             v.cuda_driver, why, sizeof why) != 0)
+	switch (mcinit_gpu_version_check(v.nccl_runtime, v.nccl_header, v.cuda_runtime,
+	                                 v.cuda_header, v.cuda_driver, why, sizeof why)) {
+	case -1:
 		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE, "%s", why);
+	case 1: {
+		char *t = mcinit_xasprintf("warning: %s", why);
+
+		mcinit_ph_note(I, t);
+		free(t);
+		break;
+	}
+	default:
+		break;
+	}
 	/* (a local rank beyond the devices was refused by init.c already) */
 	if (mcinit_gpu_select(dev, I->busid, sizeof I->busid, I->gpu_name, sizeof I->gpu_name,
 	                      &e) != 0)
@@ -221,6 +232,21 @@ mcinit_gpu_load_cfgs(struct mcinit_init *I, struct mcinit_err *err)
 
 /* ---- world ---- */
 
+/* The options of a communicator: the group's (NULL: NCCL's defaults), and
+ * blocking as the caller chose. */
+static const struct mcinit_nccl_opts *
+opts_for(struct mcinit_init *I, const struct mcinit_nccl_opts *o, struct mcinit_nccl_opts *buf)
+{
+	if (!I->o->nccl_blocking)
+		return o;
+	if (o)
+		*buf = *o;
+	else
+		mcinit_nccl_opts_default(buf);
+	buf->blocking = 1;
+	return buf;
+}
+
 /* The unique ids: the roots create and publish them, everyone reads them.
  * With NCCL_COMM_ID, NCCL builds the one id from that address itself. */
 static int
@@ -263,6 +289,7 @@ static int
 phase_world(struct mcinit_init *I, struct mcinit_err *err)
 {
 	struct mcinit_gpu_versions v;
+	struct mcinit_nccl_opts ob;
 	struct mcinit_err e = {0};
 	struct mcinit_buf w = {0};
 	struct mcinit_comm *c;
@@ -281,7 +308,8 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 		return mcinit_ph_fail(I, MCINIT_PH_WORLD, err, e.code, "NCCL unique id: %s", e.msg);
 	}
 	mark(I, "world", "-start");
-	if (mcinit_nccl_init_start(&comm, (int)W, (int)I->env.rank, (int)nid, ids, NULL, &e) != 0) {
+	if (mcinit_nccl_init_start(&comm, (int)W, (int)I->env.rank, (int)nid, ids,
+	                           opts_for(I, NULL, &ob), &e) != 0) {
 		free(ids);
 		return mcinit_ph_fail(I, MCINIT_PH_WORLD, err, e.code, "%s", e.msg);
 	}
@@ -300,11 +328,12 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	c->state = MCINIT_CS_READY;
 	if (nid > 1)
 		mcinit_ph_end(I, MCINIT_PH_WORLD, MCINIT_PS_OK,
-		              "%ld rank(s): non-blocking ncclCommInitRankScalable, %ld roots", W,
-		              nid);
+		              "%ld rank(s): %s ncclCommInitRankScalable, %ld roots", W,
+		              I->o->nccl_blocking ? "blocking" : "non-blocking", nid);
 	else
 		mcinit_ph_end(I, MCINIT_PH_WORLD, MCINIT_PS_OK,
-		              "%ld rank(s): non-blocking ncclCommInitRankConfig, id %s", W,
+		              "%ld rank(s): %s ncclCommInitRankConfig, id %s", W,
+		              I->o->nccl_blocking ? "blocking" : "non-blocking",
 		              env_of(I, "NCCL_COMM_ID") ? "from NCCL_COMM_ID"
 		                                        : "through the store");
 	return 0;
@@ -317,6 +346,7 @@ static int
 split_one(struct mcinit_init *I, const struct mcinit_split *sp, struct mcinit_err *err)
 {
 	const char *name = mcinit_group_kind_name(sp->kind);
+	struct mcinit_nccl_opts ob;
 	const struct mcinit_nccl_opts *o = mcinit_nccl_cfgs_find(&I->ncfg, name);
 	struct mcinit_err e = {0};
 	struct mcinit_buf w = {0};
@@ -338,7 +368,8 @@ split_one(struct mcinit_init *I, const struct mcinit_split *sp, struct mcinit_er
 	if (o && mcinit_nccl_env_overrides(I->o->envp, o, &w) > 0)
 		note_warnings(I, &w);
 	mark(I, label, "-start");
-	if (mcinit_nccl_split_start(I->comms.v[0].handle, color, key, o, &child, &e) != 0)
+	if (mcinit_nccl_split_start(I->comms.v[0].handle, color, key, opts_for(I, o, &ob), &child,
+	                            &e) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_GROUPS, err, e.code, "%s groups: %s", name,
 		                      e.msg);
 	c->handle = child;
@@ -440,8 +471,9 @@ verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcinit_buf *bad)
 	return rc;
 }
 
-/* --bandwidth: nccl-tests' way, one line per communicator and size. */
-static void
+/* --bandwidth: nccl-tests' way, one line per communicator and size.  0,
+ * or the error's code (the detail says it). */
+static int
 sweep_one(struct mcinit_init *I, struct mcinit_comm *c)
 {
 	static const size_t sizes[] = {1u << 20, 1u << 23, 1u << 26};
@@ -455,7 +487,7 @@ sweep_one(struct mcinit_init *I, struct mcinit_comm *c)
 		if (mcinit_nccl_time(c->handle, c->coll, sizes[i], 20, mcinit_now() + I->timeout,
 		                     &sec, &e) != 0) {
 			snprintf(c->detail, sizeof c->detail, "bandwidth: %.140s", e.msg);
-			return;
+			return e.code;
 		}
 		mcinit_bandwidth(c->coll, c->size, (double)sizes[i], sec, &c->algbw, &c->busbw);
 		snprintf(
@@ -465,6 +497,7 @@ sweep_one(struct mcinit_init *I, struct mcinit_comm *c)
 		    c->busbw);
 		mcinit_ph_note(I, line);
 	}
+	return 0;
 }
 
 static int
@@ -483,20 +516,35 @@ phase_verify_gpu(struct mcinit_init *I, struct mcinit_err *err)
 		rc = verify_one(I, c, &bad);
 		code = code ? code : rc;
 		n++;
+		/* a collective stuck on the device: nothing more is issued (the
+		 * next would queue behind it, a cudaFree wait for it); the
+		 * caller ends every communicator with ncclCommAbort */
+		if (rc == MCINIT_E_TIMEOUT) {
+			mcinit_buf_printf(&bad, "; stopped at the first timeout");
+			break;
+		}
 	}
 	if (code) {
 		rc = mcinit_ph_fail(I, MCINIT_PH_VERIFY, err, code, "%s", mcinit_buf_cstr(&bad));
 		mcinit_buf_free(&bad);
 		return rc;
 	}
-	if (I->o->bandwidth)
-		for (i = 0; i < I->comms.n; i++)
-			if (I->comms.v[i].handle)
-				sweep_one(I, &I->comms.v[i]);
+	for (i = 0; I->o->bandwidth && i < I->comms.n; i++)
+		if (I->comms.v[i].handle && sweep_one(I, &I->comms.v[i]) == MCINIT_E_TIMEOUT)
+			return mcinit_ph_fail(
+			    I, MCINIT_PH_VERIFY, err, MCINIT_E_TIMEOUT,
+			    "bandwidth of the %s communicator: %s; stopped at the "
+			    "first timeout",
+			    I->comms.v[i].name, I->comms.v[i].detail);
 	mcinit_ph_end(I, MCINIT_PH_VERIFY, MCINIT_PS_OK,
 	              "%d communicator(s): every all-reduce of the global ranks gave its group's "
 	              "sum%s",
-	              n, I->o->bandwidth ? "; bandwidth measured (busbw in the report)" : "");
+	              n,
+	              I->o->bandwidth ? "; bandwidth measured as nccl-tests does (one warm-up, "
+	                                "then 20 runs per size in one ncclGroupStart/End "
+	                                "between two CUDA events on the stream; busbw in the "
+	                                "report)"
+	                              : "");
 	return 0;
 }
 
@@ -529,9 +577,8 @@ mcinit_gpu_seed_device(struct mcinit_init *I, char *detail, size_t cap, struct m
 	 * base seed; the kernels draw from Philox(seed, offset) */
 	I->gen_seed = (unsigned long long)I->seeds.base;
 	if (!kb) {
-		snprintf(detail, cap,
-		         "; device generator seed %llu (no device kernels in this build)",
-		         I->gen_seed);
+		snprintf(detail, cap, "; device generator seed %llu (no device kernels: %s)",
+		         I->gen_seed, mcinit_kb_gpu_why());
 		return 0;
 	}
 	if (kb->open(&ctx, I->device, name, sizeof name, &peak, msg, sizeof msg) != 0)
@@ -615,7 +662,7 @@ mcinit_gpu_tp_buffers(struct mcinit_init *I, size_t bytes, char *detail, size_t 
 
 		if (c->fam < 0 || I->t.fam[c->fam].kind != MCINIT_GROUP_TP || !c->handle)
 			continue;
-		if (mcinit_nccl_buffers(c->handle, bytes, &e) != 0)
+		if (mcinit_nccl_buffers(c->handle, bytes, mcinit_now() + I->timeout, &e) != 0)
 			return mcinit_ph_fail(I, MCINIT_PH_TP_COMM, err, e.code,
 			                      "userbuffers (%.1f MiB) on the TP communicator: %s",
 			                      (double)bytes / 1048576.0, e.msg);
@@ -634,11 +681,12 @@ mcinit_gpu_tp_buffers(struct mcinit_init *I, size_t bytes, char *detail, size_t 
 void
 mcinit_gpu_teardown(struct mcinit_init *I, bool hard)
 {
-	double limit = I->timeout > 0 && I->timeout < 60 ? I->timeout : 60;
-
 	if (I->comms.n == 0)
 		return;
-	mcinit_comms_teardown(&I->comms, mcinit_nccl_destroy, mcinit_now() + limit, hard, NULL);
+	/* the configured timeout (--timeout, dist.distributed_timeout_minutes)
+	 * bounds the finalize; past it, ncclCommAbort */
+	mcinit_comms_teardown(&I->comms, mcinit_nccl_destroy, mcinit_now() + I->timeout, hard,
+	                      NULL);
 }
 
 json_t *

@@ -101,10 +101,11 @@ struct mcinit_init_opts {
 	bool skip_mpu;    /* library flag skip_mpu_initialization */
 	bool lazy;        /* --lazy-mpu-init (or dist.lazy_mpu_init) */
 	bool no_bind;
-	bool handover;  /* a command follows the ready barrier */
-	bool bandwidth; /* --bandwidth: time each communicator (GPU path) */
-	bool no_warmup; /* --no-warmup: skip the kernels phase */
-	double timeout; /* seconds; <= 0: dist.distributed_timeout_minutes */
+	bool handover;      /* a command follows the ready barrier */
+	bool bandwidth;     /* --bandwidth: time each communicator (GPU path) */
+	bool nccl_blocking; /* blocking NCCL communicators (library callers' choice) */
+	bool no_warmup;     /* --no-warmup: skip the kernels phase */
+	double timeout;     /* seconds; <= 0: dist.distributed_timeout_minutes */
 	struct mcinit_env_opts env;
 	const char *const *envp; /* NULL: the process's */
 	FILE *progress;          /* a progress line per phase (rank 0), or NULL */

@@ -651,8 +651,39 @@ cudaMemcpyAsync(void *dst, const void *src, size_t len, enum cudaMemcpyKind kind
 API cudaError_t
 cudaMemsetAsync(void *dst, int value, size_t len, cudaStream_t st)
 {
-	return copy_on(st, dst, NULL, len, 1, value, "cudaMemsetAsync",
+	/* the double's collectives move at most their first 64 KiB: setting
+	 * the rest would only cost time (a bandwidth sweep's 64 MiB buffers) */
+	return copy_on(st, dst, NULL, len < 65536 ? len : 65536, 1, value, "cudaMemsetAsync",
 	               __builtin_return_address(0));
+}
+
+struct host_fn {
+	cudaHostFn_t fn;
+	void *data;
+};
+
+static int
+run_host_fn(void *arg)
+{
+	struct host_fn *h = arg;
+
+	h->fn(h->data);
+	free(h);
+	return 0;
+}
+
+API cudaError_t
+cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *data)
+{
+	struct host_fn *h = calloc(1, sizeof *h);
+
+	if (!h)
+		return ret(cudaErrorMemoryAllocation);
+	h->fn = fn;
+	h->data = data;
+	mcd_queue(mcd_announce(st, run_host_fn, h, NULL, 0, "cudaLaunchHostFunc",
+	                       __builtin_return_address(0)));
+	return cudaSuccess;
 }
 
 /* ---- events ---- */

@@ -580,7 +580,9 @@ do_launch(struct ncclComm *c, void *arg)
 	int i;
 
 	(void)c;
-	usleep(1000); /* NCCL's group thread: the stream gets the work later */
+	/* NCCL's group thread: the stream gets the work later */
+	usleep(getenv("MCDOUBLE_LAUNCH_US") ? (useconds_t)atoi(getenv("MCDOUBLE_LAUNCH_US"))
+	                                    : 2000);
 	for (i = 0; i < l->n; i++)
 		mcd_queue(l->ops[i]);
 	free(l->ops);

@@ -1,23 +1,45 @@
 #!/bin/sh
 # tests/double/run.sh — mcinit run's GPU phases over the CPU double at 8
-# ranks (8 processes, 8 "GPUs"): device, world, groups (NOCOLOR splits
-# included) and verify, as a GPU machine would run them, with the double
-# reporting what a GPU would only show as wrong numbers.
+# ranks (8 processes, 8 "GPUs"): device, world, groups and verify, as a GPU
+# machine would run them, with the double reporting what a GPU would only
+# show as wrong numbers (a read that races a collective: issue 25's defect
+# 1, which failed every rank here before the fix).
 . "$srcdir/tests/cli/lib.sh"
 . "$srcdir/tests/double/lib.sh"
 
-# 8 ranks.  Defect 1 of issue 25: verify read the all-reduce's result with
-# cudaMemcpy on the legacy stream while NCCL (non-blocking) had not yet
-# finished it on the communicator's non-blocking stream.
+phases_ok() { # FILE: rank 0 reports device, world, groups, verify ok
+	for p in device world groups verify; do
+		grep -q "^\[rank 0\] mcinit run: $p *ok " "$1" || return 1
+	done
+}
+
+# 8 ranks; pp 4 makes the middle stages split with NCCL_SPLIT_NOCOLOR (no
+# embedding group), tp 2 gives groups of several sizes
 on_double timeout $((60 * S)) $MCINIT run --nproc-per-node 8 --no-warmup --timeout $((20 * S)) "$J" \
-	>"$tmp/r8" 2>&1
+	model.pipeline_model_parallel_size=4 model.tensor_model_parallel_size=2 >"$tmp/r8" 2>&1
 rc=$?
 comment "$tmp/r8"
-if grep -q 'mcdouble: race: cudaMemcpy reads .* called from .*, while ncclAllReduce, called from .*, writes there on non-blocking stream' "$tmp/r8"; then
-	pass "the double reports the race with both call sites"
-	todo "8 ranks: device, world, groups, verify ok" "defect 1: verify reads the all-reduce before it finished"
-else
-	check "8 ranks: device, world, groups, verify ok" sh -c "test $rc = 0 &&
-		for p in device world groups verify; do grep -q \"^\\[rank 0\\] mcinit run: \$p *ok \" '$tmp/r8' || exit 1; done"
-fi
+check "8 ranks: device, world, groups, verify ok" sh -c "test $rc = 0 && ! grep -q mcdouble: '$tmp/r8'"
+check "8 ranks: phases" phases_ok "$tmp/r8"
+check "8 ranks: 21 communicators verified" grep -q '^\[rank 0\] mcinit run: verify *ok .* 21 communicator(s): every all-reduce' "$tmp/r8"
+
+# the same job as mcinit's default (the tp 1, pp 1 layout), the report as JSON
+on_double timeout $((60 * S)) $MCINIT run --nproc-per-node 8 --no-warmup --timeout $((20 * S)) \
+	--format=json "$J" >"$tmp/r8.json" 2>"$tmp/r8.err"
+rc=$?
+check "8 ranks, JSON: ok, every communicator verified" sh -c "test $rc = 0 && grep -q '\"ok\": true' '$tmp/r8.json' &&
+	! grep -q '\"state\": \"\\(failed\\|pending\\|ready\\)\"' '$tmp/r8.json'"
+
+# Defect 2: --bandwidth timed a thread and a poll per collective.  With
+# NCCL's group thread slowed to 10 ms, a run timed per collective takes at
+# least that; runs in one group between events take the exchange alone.
+on_double env MCDOUBLE_LAUNCH_US=10000 timeout $((120 * S)) $MCINIT run --nproc-per-node 2 --no-warmup \
+	--bandwidth --timeout $((20 * S)) "$J" >"$tmp/bw" 2>&1
+rc=$?
+grep '^\[rank 0\] mcinit run: bandwidth ' "$tmp/bw" | sed 's/^\[rank 0\] mcinit run: //' >"$tmp/bwl"
+comment "$tmp/bwl"
+check "bandwidth: a line per communicator and size" sh -c "test $rc = 0 && test \$(wc -l <'$tmp/bwl') -ge 9"
+check "bandwidth: runs timed back to back (under 5 ms each, not the 10 ms launch)" \
+	awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "us" && $i + 0 >= 5000) { print; bad = 1 } } END { exit bad }' "$tmp/bwl"
+check "bandwidth: the method is stated" grep -q 'measured as nccl-tests does (one warm-up, then 20 runs per size in one ncclGroupStart/End between two CUDA events' "$tmp/bw"
 finish

@@ -353,19 +353,28 @@ Test(versions, texts)
 	cr_expect_str_eq(b, "12.8");
 }
 
-Test(versions, refusals)
+Test(versions, refusals_and_warnings)
 {
 	char why[256];
 
 	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 13000, 13000, 13000, why, sizeof why),
 	             0);
+	cr_expect_str_empty(why);
+	/* another NCCL than the headers' serves, with a warning (issue 25: an
+	 * NGC container's 2.27 with 2.28 headers) */
 	cr_expect_eq(mcinit_gpu_version_check(22905, 22809, 13010, 13000, 13020, why, sizeof why),
-	             0);
-	/* an NCCL older than the headers */
+	             1);
+	cr_expect(strstr(why, "NCCL library loaded is 2.29.5, mcinit was built with the 2.28.9"),
+	          "%s", why);
 	cr_expect_eq(mcinit_gpu_version_check(22703, 22809, 13000, 13000, 13000, why, sizeof why),
+	             1);
+	cr_expect_eq(mcinit_gpu_version_check(22300, 22809, 13000, 13000, 13000, why, sizeof why),
+	             1);
+	/* older than what run calls: ncclCommInitRankScalable came in 2.23 */
+	cr_expect_eq(mcinit_gpu_version_check(22204, 22809, 13000, 13000, 13000, why, sizeof why),
 	             -1);
-	cr_expect(strstr(why, "NCCL library loaded is 2.27.3, older than the 2.28.9 headers"), "%s",
-	          why);
+	cr_expect(strstr(why, "NCCL library loaded is 2.22.4; mcinit run needs 2.23.0 or newer"),
+	          "%s", why);
 	/* a CUDA runtime older than the headers */
 	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 12080, 13000, 13000, why, sizeof why),
 	             -1);

@@ -28,7 +28,9 @@ static struct {
 	int created;    /* communicators made so far (the world is 0) */
 	int timeout_id; /* this communicator never finishes (-1: none) */
 	int bad_sum_id; /* this one's all-reduce is off by one (-1: none) */
-	int old_nccl;   /* ncclGetVersion older than the header */
+	int nccl;       /* ncclGetVersion (0: the header's, 22809) */
+	int blocking;   /* creations asked blocking (o->blocking) */
+	int creations;  /* init_start and split_start calls */
 	int destroyed[64], aborted[64], nd;
 	int timed;
 } F;
@@ -44,7 +46,7 @@ static void
 f_versions(struct mcinit_gpu_versions *v)
 {
 	v->nccl_header = 22809;
-	v->nccl_runtime = F.old_nccl ? 22703 : 22809;
+	v->nccl_runtime = F.nccl ? F.nccl : 22809;
 	v->cuda_header = v->cuda_runtime = v->cuda_driver = 13000;
 }
 
@@ -87,8 +89,10 @@ static int
 f_init_start(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
              const struct mcinit_nccl_opts *o, struct mcinit_err *err)
 {
-	(void)nranks, (void)rank, (void)nid, (void)o, (void)err;
+	(void)nranks, (void)rank, (void)nid, (void)err;
 	cr_expect_eq(ids[0], 7, "the id went through the store");
+	F.creations++;
+	F.blocking += o && o->blocking;
 	*comm = fnew(0);
 	return 0;
 }
@@ -97,7 +101,9 @@ static int
 f_split_start(void *parent, int color, int key, const struct mcinit_nccl_opts *o, void **child,
               struct mcinit_err *err)
 {
-	(void)parent, (void)key, (void)o, (void)err;
+	(void)parent, (void)key, (void)err;
+	F.creations++;
+	F.blocking += o && o->blocking;
 	*child = fnew(color);
 	return 0;
 }
@@ -145,9 +151,9 @@ f_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
 }
 
 static int
-f_buffers(void *comm, size_t bytes, struct mcinit_err *err)
+f_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err)
 {
-	(void)comm, (void)bytes, (void)err;
+	(void)comm, (void)bytes, (void)deadline, (void)err;
 	return 0;
 }
 
@@ -338,16 +344,45 @@ Test(init_gpu, wrong_sum_is_named)
 	cr_expect_eq(F.aborted[0], 1);
 }
 
-Test(init_gpu, nccl_older_than_its_headers_is_refused)
+Test(init_gpu, nccl_older_than_run_needs_is_refused)
 {
-	F.old_nccl = 1;
+	F.nccl = 22204;
 	run();
 	cr_expect_eq(run_rc, -1);
 	cr_expect_eq(err.code, MCINIT_E_UNAVAILABLE);
 	cr_expect_str_eq(status(MCINIT_PH_DEVICE), "failed");
-	cr_expect(strstr(err.msg, "NCCL library loaded is 2.27.3, older than the 2.28.9 headers"),
-	          "%s", err.msg);
+	cr_expect(
+	    strstr(err.msg, "NCCL library loaded is 2.22.4; mcinit run needs 2.23.0 or newer"),
+	    "%s", err.msg);
 	cr_expect_eq(F.created, 0);
+}
+
+/* issue 25: an NGC container's NCCL 2.27 under 2.28 headers runs, warned */
+Test(init_gpu, nccl_older_than_its_headers_runs_with_a_warning)
+{
+	F.nccl = 22703;
+	run();
+	/* (a CUDA build's kernels phase fails here: no device for them) */
+	cr_expect_str_eq(status(MCINIT_PH_VERIFY), "ok", "%s", err.msg);
+	cr_expect_str_eq(status(MCINIT_PH_DEVICE), "ok");
+	cr_expect_gt(F.created, 0);
+}
+
+/* issue 25: communicators are non-blocking unless the caller asks */
+Test(init_gpu, non_blocking_communicators_by_default)
+{
+	run();
+	cr_expect_gt(F.creations, 1);
+	cr_expect_eq(F.blocking, 0);
+}
+
+Test(init_gpu, blocking_communicators_when_asked)
+{
+	opts.nccl_blocking = true;
+	run();
+	cr_expect_str_eq(status(MCINIT_PH_VERIFY), "ok", "%s", err.msg);
+	cr_expect_gt(F.creations, 1);
+	cr_expect_eq(F.blocking, F.creations);
 }
 
 Test(init_gpu, lazy_path_defers_then_finishes)

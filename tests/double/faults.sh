@@ -1,0 +1,40 @@
+#!/bin/sh
+# tests/double/faults.sh — issue 25's defects 3, 4 and 6 over the CPU double:
+# a collective that hangs, NCCL versions, a failing ncclCommDestroy.
+. "$srcdir/tests/cli/lib.sh"
+. "$srcdir/tests/double/lib.sh"
+
+# Defect 3: a verify all-reduce that never completes (rank 1's first
+# collective hangs): every rank stops at the first timeout, aborts every
+# communicator and exits 75.  Before, the loop went on and the next
+# cudaFree waited for the stuck collective: a hang with no deadline.
+start=$(date +%s)
+on_double env MCDOUBLE_FAULT=hang@1:1 timeout $((60 * S)) $MCINIT run --nproc-per-node 4 --no-warmup \
+	--timeout $((S > 1 ? 6 : 2)) "$J" >"$tmp/hang" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+comment "$tmp/hang"
+echo "# exit $rc after $took s"
+check "hung collective: exit 75, soon after the timeout" sh -c "test $rc = 75 && test $took -le $((S > 1 ? 30 : 10))"
+check "hung collective: stopped at the first timeout" grep -q 'verify.*world group 0 .*not finished at the deadline.*; stopped at the first timeout' "$tmp/hang"
+check "hung collective: no misuse" sh -c "! grep -q mcdouble: '$tmp/hang'"
+
+# Defect 4: NCCL 2.27 under 2.28 headers runs, warned; 2.22 is refused (69)
+on_double env MCDOUBLE_NCCL_VERSION=22703 timeout $((30 * S)) $MCINIT run --no-warmup "$J" >"$tmp/v27" 2>&1
+rc=$?
+comment "$tmp/v27"
+check "NCCL 2.27.3: runs, warned" sh -c "test $rc = 0 &&
+	grep -q 'warning: the NCCL library loaded is 2.27.3, mcinit was built with the 2\.[0-9.]* headers' '$tmp/v27'"
+on_double env MCDOUBLE_NCCL_VERSION=22204 timeout $((30 * S)) $MCINIT run --no-warmup "$J" >"$tmp/v22" 2>&1
+rc=$?
+check "NCCL 2.22.4: refused (69)" sh -c "test $rc = 69 &&
+	grep -q 'device .*failed.*NCCL library loaded is 2.22.4; mcinit run needs 2.23.0 or newer' '$tmp/v22'"
+
+# Defect 6: after a failed ncclCommDestroy the communicator may be freed:
+# no ncclCommAbort on it (the double reports a call on a destroyed one)
+on_double env MCDOUBLE_FAULT=destroy@1 timeout $((60 * S)) $MCINIT run --nproc-per-node 2 --no-warmup \
+	--timeout $((20 * S)) "$J" >"$tmp/destroy" 2>&1
+rc=$?
+comment "$tmp/destroy"
+check "failed ncclCommDestroy: no abort after it" sh -c "test $rc = 0 && ! grep -q mcdouble: '$tmp/destroy'"
+finish
