@@ -1,6 +1,7 @@
 /* cpu-backend.c — the phase on the CPU: host memory and the references. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kbackend.h"
@@ -82,5 +83,40 @@ cpu_gather(void *ctx, enum mcinit_dtype dt, const void *p, const uint64_t *idx, 
 	return MCINIT_KERR_OK;
 }
 
-const struct mcinit_kb mcinit_kb_cpu = {"cpu",    cpu_open, cpu_close,     cpu_alloc,
-                                        cpu_free, cpu_fill, cpu_run_timed, cpu_gather};
+/* The reference's calls and a memcpy of as many bytes, each timed alone
+ * (no cache to flush that matters at these sizes beside the reference's
+ * ~10-25 M elements/s). */
+static int
+cpu_bench(void *ctx, enum mcinit_kop op, struct mcinit_kargs *a, int calls, struct mcinit_kbench *t)
+{
+	size_t half = mcinit_kop_bytes(op, a) / 2;
+	char *copy = calloc(2 * half + 1, 1);
+	double t0, s, total = 0, ctotal = 0;
+	int c, err = MCINIT_KERR_OK;
+
+	(void)ctx;
+	memset(t, 0, sizeof *t);
+	if (!copy)
+		return MCINIT_KERR_NOMEM;
+	t->best_s = t->copy_best_s = INFINITY;
+	for (c = 0; c < calls && !err; c++) {
+		a->offset = (uint64_t)c;
+		t0 = now();
+		err = mcinit_kref_run(op, a);
+		s = now() - t0;
+		total += s;
+		t->best_s = s < t->best_s ? s : t->best_s;
+		t0 = now();
+		memcpy(copy + half, copy, half);
+		s = now() - t0;
+		ctotal += s;
+		t->copy_best_s = s < t->copy_best_s ? s : t->copy_best_s;
+	}
+	t->mean_s = total / calls;
+	t->copy_mean_s = ctotal / calls;
+	free(copy);
+	return err;
+}
+
+const struct mcinit_kb mcinit_kb_cpu = {"cpu",    cpu_open,      cpu_close,  cpu_alloc, cpu_free,
+                                        cpu_fill, cpu_run_timed, cpu_gather, cpu_bench};

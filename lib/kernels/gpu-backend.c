@@ -170,8 +170,18 @@ out:
 	return err;
 }
 
-static const struct mcinit_kb gpu_backend = {"gpu",    gpu_open, gpu_close,     gpu_alloc,
-                                             gpu_free, gpu_fill, gpu_run_timed, gpu_gather};
+static int
+gpu_bench(void *vctx, enum mcinit_kop op, struct mcinit_kargs *a, int calls,
+          struct mcinit_kbench *t)
+{
+	struct gpu_ctx *ctx = vctx;
+
+	return mcinit_kgpu_bench(op, a, calls, ctx->stream, t);
+}
+
+static const struct mcinit_kb gpu_backend = {"gpu",         gpu_open,   gpu_close,
+                                             gpu_alloc,     gpu_free,   gpu_fill,
+                                             gpu_run_timed, gpu_gather, gpu_bench};
 
 /* The module's one entry (gpu-load.c opens it). */
 __attribute__((visibility("default"))) const struct mcinit_kb *

@@ -23,6 +23,10 @@ struct mcinit_kb {
 	/* out[j] = element idx[j] of the dt tensor p, j < k (host idx and out) */
 	int (*gather)(void *ctx, enum mcinit_dtype dt, const void *p, const uint64_t *idx, size_t k,
 	              float *out);
+	/* calls of op (a->offset 0 .. calls-1, left at the last) and a copy
+	 * of as many bytes, timed as struct mcinit_kbench says */
+	int (*bench)(void *ctx, enum mcinit_kop op, struct mcinit_kargs *a, int calls,
+	             struct mcinit_kbench *t);
 };
 
 extern const struct mcinit_kb mcinit_kb_cpu;

@@ -17,6 +17,11 @@ int mcinit_kgpu_fill(enum mcinit_dtype dt, void *dst, size_t n, uint64_t seed, u
 int mcinit_kgpu_gather(enum mcinit_dtype dt, const void *src, const uint64_t *idx, size_t k,
                        float *dst, void *stream);
 
+/* mcinit_kbench's timing of op on a (device pointers) and of a copy, on
+ * `stream'; a->offset is left at the last call's. */
+int mcinit_kgpu_bench(enum mcinit_kop op, struct mcinit_kargs *a, int calls, void *stream,
+                      struct mcinit_kbench *t);
+
 #ifdef __cplusplus
 }
 #endif

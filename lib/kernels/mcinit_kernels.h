@@ -127,6 +127,20 @@ double mcinit_kfast_scale(enum mcinit_kop op, float x, float b, float g, int sec
  * largest finite number. */
 double mcinit_ulps_at(enum mcinit_dtype dt, float got, float want, double scale);
 
+/* Timing that tells the truth: op's calls and a device-to-device copy of as
+ * many bytes (half read, half written), timed alike in the same run.  When
+ * the bytes a call moves are at least 4x the GPU's L2, `calls' calls run
+ * back to back between two events (each with its own dropout offset);
+ * below, the L2 is flushed (2x its size written) before each call, which
+ * has events of its own.  GB/s count the bytes a call must move
+ * (mcinit_kop_bytes). */
+struct mcinit_kbench {
+	double best_s, mean_s;           /* per call of op                     */
+	double copy_best_s, copy_mean_s; /* per copy                           */
+	size_t l2_bytes;                 /* the GPU's L2 (0: unknown, the CPU) */
+	int flushed;                     /* 1: flushed before each call         */
+};
+
 /* The largest error of got, op's output on a's inputs (host memory), against
  * a->out, the reference's output: mcinit_ulps_at at each element's scale. */
 double mcinit_kfast_error(enum mcinit_kop op, const struct mcinit_kargs *a, const void *got);
@@ -167,6 +181,9 @@ struct mcinit_kernels_case {
 	size_t bytes_per_call; /* mcinit_kop_bytes                         */
 	double best_s, mean_s; /* per call                                 */
 	double gbps;           /* bytes_per_call / best_s / 1e9            */
+	double copy_gbps;      /* a D2D copy of as many bytes, same timing */
+	double of_copy;        /* gbps / copy_gbps                         */
+	int flushed;           /* L2 flushed before each call (mcinit_kbench) */
 	size_t checked;        /* sampled elements compared                */
 	double max_ulps;       /* largest difference, in ulps of the dtype */
 	double ulps_allowed;   /* the tolerance: the fast path's bound      */
@@ -178,6 +195,8 @@ struct mcinit_kernels_result {
 	const char *backend;  /* "gpu" or "cpu" (static string)             */
 	char device_name[96]; /* the GPU's name, or "cpu"                    */
 	double peak_gbps;     /* memory clock x bus width; 0 when unknown    */
+	size_t l2_bytes;      /* the GPU's L2; 0 on the CPU                  */
+	enum mcinit_dtype dtype;
 	int ncases;
 	struct mcinit_kernels_case cases[2]; /* activation, dropout-add      */
 	double max_ulps_allowed;             /* the cases' largest ulps_allowed         */
@@ -196,6 +215,13 @@ struct mcinit_kernels_result {
  * the memory bandwidth.  Frees everything before it returns.  Returns
  * res->error; numeric mismatches give MCINIT_KERR_NUMERIC with res filled. */
 int mcinit_kernels_phase(const struct mcinit_kernels_job *job, struct mcinit_kernels_result *res);
+
+/* One line for the run's report: each case's GB/s and its fraction of the
+ * measured copy, the path and its bound, how it was timed.  The phase runs
+ * on one rank and sees no peer's figures: which GPU is slower than its
+ * peers is mcinit_kernels_slowest's, over results gathered elsewhere.
+ * Returns snprintf's count. */
+int mcinit_kernels_summary(const struct mcinit_kernels_result *r, char *buf, size_t cap);
 
 /* Across the ranks' results: the index of the slowest (lowest activation-case
  * GB/s) in *slowest and of the fastest in *fastest; returns how many ranks

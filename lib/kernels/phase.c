@@ -133,7 +133,7 @@ check(struct run *r, struct mcinit_kernels_case *kc, const struct mcinit_kargs *
 		goto out;
 	kc->max_ulps = 0;
 	for (j = 0; j < k; j++) {
-		double u = mcinit_ulps(a->dtype, got[j], expect(r, a, kc->op, idx[j]));
+		double u = mcinit_ulps_at(a->dtype, got[j], expect(r, a, kc->op, idx[j]), 0);
 
 		if (u > kc->max_ulps)
 			kc->max_ulps = u;
@@ -153,8 +153,8 @@ run_case(struct run *r, struct mcinit_kernels_case *kc)
 	struct mcinit_kargs a = {0};
 	void *in = NULL, *bias = NULL, *res = NULL, *out = NULL;
 	size_t sz = mcinit_dtype_size(j->dtype), n;
-	double t, total = 0;
-	int c, err;
+	struct mcinit_kbench t;
+	int err;
 
 	if (r->kb == &mcinit_kb_cpu && kc->rows * kc->cols > j->cpu_max_elems)
 		kc->rows = j->cpu_max_elems / kc->cols ? j->cpu_max_elems / kc->cols : 1;
@@ -181,17 +181,16 @@ run_case(struct run *r, struct mcinit_kernels_case *kc)
 	a.residual = res;
 	a.out = out;
 	kc->bytes_per_call = mcinit_kop_bytes(kc->op, &a);
-	kc->best_s = INFINITY;
-	for (c = 0; c < j->calls; c++) {
-		a.offset = (uint64_t)c; /* each call its own dropout mask */
-		if ((err = r->kb->run_timed(r->ctx, kc->op, &a, &t)))
-			goto out;
-		total += t;
-		if (t < kc->best_s)
-			kc->best_s = t;
-	}
-	kc->mean_s = total / j->calls;
+	/* each call its own dropout mask; the last call's is checked */
+	if ((err = r->kb->bench(r->ctx, kc->op, &a, j->calls, &t)))
+		goto out;
+	kc->best_s = t.best_s;
+	kc->mean_s = t.mean_s;
+	kc->flushed = t.flushed;
+	r->res->l2_bytes = t.l2_bytes;
 	kc->gbps = kc->best_s > 0 ? kc->bytes_per_call / kc->best_s / 1e9 : 0;
+	kc->copy_gbps = t.copy_best_s > 0 ? kc->bytes_per_call / t.copy_best_s / 1e9 : 0;
+	kc->of_copy = kc->copy_gbps > 0 ? kc->gbps / kc->copy_gbps : 0;
 	err = check(r, kc, &a);
 out:
 	r->kb->free(r->ctx, out);
@@ -235,6 +234,7 @@ mcinit_kernels_phase(const struct mcinit_kernels_job *job, struct mcinit_kernels
 
 	memset(res, 0, sizeof *res);
 	res->rank = job->rank;
+	res->dtype = job->dtype;
 	if ((err = shapes(job, res)))
 		return err;
 	if ((err = open_backend(&r)))
@@ -270,6 +270,26 @@ mcinit_kernels_phase(const struct mcinit_kernels_job *job, struct mcinit_kernels
 out:
 	r.kb->close(r.ctx);
 	return err;
+}
+
+int
+mcinit_kernels_summary(const struct mcinit_kernels_result *r, char *buf, size_t cap)
+{
+	const struct mcinit_kernels_case *a = &r->cases[0], *b = &r->cases[1];
+
+	return snprintf(buf, cap,
+	                "%s: %s %.0f GB/s = %.0f%% of a copy (%.0f GB/s), %s %.0f GB/s = %.0f%% of "
+	                "a copy (%.0f GB/s), %s, %s; samples within %.1f ulp (bound %g, %s); "
+	                "timed %s; local figures only (the phase sees no peer's)",
+	                r->device_name, mcinit_kop_name(a->op), a->gbps, 100 * a->of_copy,
+	                a->copy_gbps, mcinit_kop_name(b->op), b->gbps, 100 * b->of_copy,
+	                b->copy_gbps, mcinit_dtype_name(r->dtype),
+	                r->exact ? "bit-exact kernels" : "fast path",
+	                fmax(a->max_ulps, b->max_ulps), r->max_ulps_allowed,
+	                r->exact ? "slack" : "mcinit_kfast_ulps",
+	                r->l2_bytes == 0           ? "call by call on the CPU"
+	                : a->flushed || b->flushed ? "with the L2 flushed before each call"
+	                                           : "over back-to-back calls, tensors >= 4x L2");
 }
 
 size_t

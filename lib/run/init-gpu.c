@@ -618,7 +618,7 @@ mcinit_gpu_phase_kernels(struct mcinit_init *I, struct mcinit_err *err)
 	const struct mcinit_config *c = &I->job->c;
 	struct mcinit_kernels_job j;
 	struct mcinit_kernels_result r;
-	const struct mcinit_kernels_case *a = &r.cases[0], *b = &r.cases[1];
+	char line[512];
 
 	mcinit_kernels_job_init(&j);
 	/* Megatron's _warmup_jit_function: bf16 if bf16, fp16 if fp16, else fp32 */
@@ -640,11 +640,8 @@ mcinit_gpu_phase_kernels(struct mcinit_init *I, struct mcinit_err *err)
 	if (mcinit_kernels_phase(&j, &r) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_KERNELS, err, MCINIT_E_UNAVAILABLE,
 		                      "fused kernels on GPU %d: %s", I->device, r.message);
-	mcinit_ph_end(I, MCINIT_PH_KERNELS, MCINIT_PS_OK,
-	              "%s: %s %.0f GB/s, %s %.0f GB/s (peak %.0f), %s; samples within %.1f ulp",
-	              r.device_name, mcinit_kop_name(a->op), a->gbps, mcinit_kop_name(b->op),
-	              b->gbps, r.peak_gbps, mcinit_dtype_name(j.dtype),
-	              a->max_ulps > b->max_ulps ? a->max_ulps : b->max_ulps);
+	mcinit_kernels_summary(&r, line, sizeof line);
+	mcinit_ph_end(I, MCINIT_PH_KERNELS, MCINIT_PS_OK, "%s", line);
 	return 0;
 }
 

@@ -688,7 +688,25 @@ Test(kernels, phase_cpu_path)
 		cr_expect_eq(r.cases[1].max_ulps, 0.0);
 		cr_expect_gt(r.cases[0].checked, 1000);
 		cr_expect_gt(r.cases[1].gbps, 0.0);
+		cr_expect_gt(r.cases[1].copy_gbps, 0.0, "a copy of as many bytes, timed alike");
+		cr_expect_gt(r.cases[0].of_copy, 0.0);
+		cr_expect(r.exact, "the CPU runs the reference");
 	}
+}
+
+Test(kernels, phase_summary_line)
+{
+	struct mcinit_kernels_job j = llama8b(MCINIT_DTYPE_BF16);
+	struct mcinit_kernels_result r;
+	char line[512];
+
+	cr_assert_eq(mcinit_kernels_phase(&j, &r), 0, "%s", r.message);
+	cr_assert_lt(mcinit_kernels_summary(&r, line, sizeof line), (int)sizeof line);
+	cr_expect(strstr(line, "% of a copy (") != NULL, "%s", line);
+	cr_expect(strstr(line, "bias_swiglu") && strstr(line, "bias_dropout_add"), "%s", line);
+	cr_expect(strstr(line, "bf16, bit-exact kernels") != NULL, "%s", line);
+	cr_expect(strstr(line, "call by call on the CPU") != NULL, "%s", line);
+	cr_expect(strstr(line, "no peer's") != NULL, "says it cannot name a slower peer: %s", line);
 }
 
 Test(kernels, phase_gelu_and_errors)
