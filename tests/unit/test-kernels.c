@@ -584,6 +584,12 @@ Test(kernels, plan_takes_the_vector_path_when_it_can)
 	a.out = buf + 2050;
 	km_plan_make(MCINIT_KOP_BIAS_GELU_FWD, &a, &p);
 	cr_expect_eq(p.nvec, 0, "different misalignments: scalars only");
+	cr_expect(km_plan_idx32(MCINIT_KOP_BIAS_GELU_FWD, &a), "32-bit indices for small tensors");
+	a.rows = (size_t)1 << 20;
+	a.cols = (size_t)1 << 9; /* 2 GiB of fp32 */
+	cr_expect(!km_plan_idx32(MCINIT_KOP_BIAS_GELU_FWD, &a), "64-bit from 2 GiB on");
+	a.rows--;
+	cr_expect(km_plan_idx32(MCINIT_KOP_BIAS_GELU_FWD, &a));
 }
 
 Test(kernels, bad_arguments)
