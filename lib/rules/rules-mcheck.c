@@ -177,8 +177,14 @@ model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 		f = mcinit_field_lookup("model", model_attrs[i].attr);
 		if (f < 0 || !from_config(x->c, f) || x->c->invalid[f])
 			return 1;
-		*rc = s == S_ACTIVATION ? callable_name(&x->c->val[f], out)
-		                        : field_value(x, e, model_attrs[i].attr, out);
+		/* the field itself: a Bridge-only one (bias_activation_fusion)
+		 * has no Megatron-LM dest for field_value to find */
+		if (s == S_ACTIVATION) {
+			*rc = callable_name(&x->c->val[f], out);
+		} else {
+			*out = from_value(e, &x->c->val[f]);
+			*rc = out->kind == MCINIT_PV_ERR ? -1 : 0;
+		}
 		return 0;
 	}
 	return 1;
@@ -486,6 +492,25 @@ note_one(struct at *a, int f)
 		a->written = f;
 }
 
+/* The field a row's name points at: a Megatron-LM dest's or the row's own
+ * section's; for a TransformerConfig attribute Megatron-LM derives from its
+ * flags (bias_activation_fusion), the model field a config file wrote. */
+static int
+name_field(struct mcinit_rule_ctx *x, const char *name, const char *section)
+{
+	enum mcinit_special s = mcinit_mcheck_special(name);
+	int f = mcinit_mcheck_field(name, x->c->mversion, s == S_NONE ? section : NULL);
+	size_t i;
+
+	for (i = 0; f < 0 && i < sizeof model_attrs / sizeof model_attrs[0]; i++)
+		if (model_attrs[i].s == s) {
+			f = mcinit_field_lookup("model", model_attrs[i].attr);
+			if (f >= 0 && !from_config(x->c, f))
+				f = -1;
+		}
+	return f;
+}
+
 static void
 note_field(void *ctx, const char *name)
 {
@@ -502,11 +527,7 @@ note_field(void *ctx, const char *name)
 	for (i = 0; i < n; i++)
 		note_one(a, from[i]);
 	if (n == 0)
-		/* a derived value (bias_activation_fusion) is no Bridge field to
-		 * point at */
-		note_one(a, mcinit_mcheck_field(
-		                name, a->r->x->c->mversion,
-		                mcinit_mcheck_special(name) == S_NONE ? a->r->section : NULL));
+		note_one(a, name_field(a->r->x, name, a->r->section));
 }
 
 /* The field to point at: the first the row reads that the user wrote. */
