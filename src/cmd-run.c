@@ -370,8 +370,10 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 	quiet.check_only = true;
 	if (o->cli.check.nnodes == 0)
 		o->cli.check.nnodes = 1;
-	if (o->cli.check.world_size == 0)
+	if (o->cli.check.world_size == 0) {
 		o->cli.check.world_size = o->cli.check.nnodes * o->cli.check.nproc_per_node;
+		quiet.world_source = "--nnodes x --nproc-per-node";
+	}
 	I = mcinit_init_new(&quiet);
 	rc = config(I, o, &err);
 	if (rc != 0) {

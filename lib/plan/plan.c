@@ -141,8 +141,8 @@ copy_env(const char *const *envp)
 }
 
 struct mcinit_job *
-mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
-                     struct mcinit_err *err)
+mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_source,
+                     struct mcinit_diags *d, struct mcinit_err *err)
 {
 	struct mcinit_job *job;
 	unsigned mv = MCINIT_MV_MAIN, me = mcinit_mentry_default(), bv = mcinit_bversion_default();
@@ -181,6 +181,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
 	job->env = copy_env(desc->envp);
 	job->hwloc_xml = desc->hwloc_xml ? mcinit_xstrdup(desc->hwloc_xml) : NULL;
 	job->opts.world_size = desc->world_size;
+	job->opts.world_size_source = world_source;
 	job->opts.nnodes = desc->nnodes;
 	job->opts.nproc_per_node = desc->nproc_per_node;
 	job->opts.bridge_defaults = desc->bridge_defaults != 0;
@@ -395,7 +396,7 @@ struct mcinit_job *
 mcinit_job_new(const struct mcinit_job_desc *desc, struct mcinit_diags *d, mcinit_error_t *perr)
 {
 	struct mcinit_err err = {0};
-	struct mcinit_job *job = mcinit_job_load_desc(desc, d, &err);
+	struct mcinit_job *job = mcinit_job_load_desc(desc, NULL, d, &err);
 
 	if (job == NULL)
 		goto fail;

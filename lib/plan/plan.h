@@ -87,8 +87,11 @@ struct mcinit_job {
 };
 
 /* Loads and checks (no topology yet): the library's start-up sequence up to
- * the derived values.  NULL + err when an input is unusable; d filled. */
-struct mcinit_job *mcinit_job_load_desc(const struct mcinit_job_desc *desc, struct mcinit_diags *d,
+ * the derived values.  NULL + err when an input is unusable; d filled.
+ * world_source: where desc->world_size came from, as messages name it
+ * (NULL: "--world-size"); borrowed for the job's life. */
+struct mcinit_job *mcinit_job_load_desc(const struct mcinit_job_desc *desc,
+                                        const char *world_source, struct mcinit_diags *d,
                                         struct mcinit_err *err);
 
 /* The grid sizes of a checked job (world, every parallel size, what its

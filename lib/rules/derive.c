@@ -47,7 +47,8 @@ derive_world(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 	dv->world_ok = true;
 	if (o->world_size > 0) {
 		dv->world_size = o->world_size;
-		dv->world_size_source = "--world-size";
+		dv->world_size_source =
+		    o->world_size_source ? o->world_size_source : "--world-size";
 		goto check;
 	}
 	if (c->invalid[MCINIT_F_world_size]) {

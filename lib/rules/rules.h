@@ -31,7 +31,10 @@
 /* What the caller knows beyond the config: mcinit's own options and, for
  * `run`, what it found on the machine.  Zero-initialised means "not given". */
 struct mcinit_check_opts {
-	long long world_size;     /* --world-size, 0 = not given */
+	long long world_size; /* --world-size, 0 = not given */
+	/* where world_size came from (NULL: --world-size): mcinit run's
+	 * launcher environment */
+	const char *world_size_source;
 	long long nnodes;         /* --nnodes, 0 = not given */
 	long long nproc_per_node; /* --nproc-per-node, 0 = not given */
 	bool bridge_defaults;     /* --bridge-defaults: Megatron-Bridge's ETP default (R3) */

@@ -33,6 +33,7 @@ struct mcinit_init {
 	struct mcinit_store_client *cl;
 	char host[256];
 	char cfg_digest[17];
+	char world_src[48]; /* "the torchrun environment": the job's world's source */
 	struct mcinit_seeds seeds;
 	json_t *world;             /* rank 0: every rank's report, after ready */
 	struct mcinit_fault fault; /* MCINIT_FAULT; kind NONE when unset */

@@ -175,11 +175,16 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	if (!I->fault_ok)
 		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, I->fault_err.code, "%s",
 		                      I->fault_err.msg);
-	/* the world is the launcher's, whatever the config's defaults say */
-	if (I->env_ok && I->env.contract != MCINIT_CONTRACT_NONE && d.world_size == 0)
+	/* the world is the launcher's, whatever the config's defaults say;
+	 * messages name the launcher, not a --world-size nobody gave */
+	if (I->env_ok && I->env.contract != MCINIT_CONTRACT_NONE && d.world_size == 0) {
 		d.world_size = I->env.world;
+		snprintf(I->world_src, sizeof I->world_src, "the %s environment",
+		         mcinit_contract_name(I->env.contract));
+	}
 	mcinit_job_free(I->job);
-	I->job = mcinit_job_load_desc(&d, &I->d, &e);
+	I->job = mcinit_job_load_desc(&d, I->world_src[0] ? I->world_src : I->o->world_source,
+	                              &I->d, &e);
 	if (!I->job) {
 		*err = e;
 		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, e.code ? e.code : MCINIT_E_INTERNAL,

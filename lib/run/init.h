@@ -118,6 +118,10 @@ struct mcinit_init_opts {
 	 * config phase runs and MCINIT_FAULT fires nowhere; its syntax is
 	 * still checked, so a typo fails before the workers start. */
 	bool check_only;
+	/* Where the job description's world_size came from, as messages name
+	 * it (the launcher: "--nnodes x --nproc-per-node"); NULL:
+	 * "--world-size".  A launcher's environment names itself instead. */
+	const char *world_source;
 	/* Called as each phase begins (and with "command" before a hand-over):
 	 * the CLI tells its launcher, which names the phase of a rank that
 	 * dies without a word.  NULL: nobody is told. */

@@ -254,8 +254,11 @@ first_line() {
 		head -n 1 $tmp/fl.err; [ \$rc = $rc ] && head -n 1 $tmp/fl.err | grep -q '$want'"
 }
 first_line run-srun-first-line-invalid-config 1 \
-	'^mcinit run: rank 3: config: invalid job: MC010 world size 4 (from [^)]*) is not divisible by TP x PP x CP = 3 x 1 x 1 = 3 (+1 more)$' \
+	'^mcinit run: rank 3: config: invalid job: MC010 world size 4 (from the slurm environment) is not divisible by TP x PP x CP = 3 x 1 x 1 = 3 (+1 more)$' \
 	$T $M run --allow-no-cuda $J model.tensor_model_parallel_size=3
+# the launcher's own check names where its world came from, too
+check run-launcher-world-source sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J model.tensor_model_parallel_size=3 2>&1 >/dev/null |
+	head -n 1 | grep '^mcinit run: config: invalid job: MC010 world size 2 (from --nnodes x --nproc-per-node) is not divisible'"
 first_line run-srun-first-line-bad-env 1 \
 	'^mcinit run: rank 3: config: invalid job: MC005 SLURM_NTASKS=.x. is not a positive integer$' \
 	SLURM_NTASKS=x $T $M run --allow-no-cuda $J

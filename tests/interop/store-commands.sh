@@ -12,7 +12,8 @@
 . "$srcdir/tests/cli/lib.sh"
 unset MASTER_ADDR MASTER_PORT MCINIT_STORE_TOKEN MCINIT_LAUNCHED 2>/dev/null || true
 TORCH_CPP_LOG_LEVEL=ERROR
-export TORCH_CPP_LOG_LEVEL
+TMPDIR=$tmp # whatever torch leaves there goes with this script's
+export TORCH_CPP_LOG_LEVEL TMPDIR
 
 for which in new old; do
 	if [ $which = new ]; then

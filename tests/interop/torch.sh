@@ -18,7 +18,10 @@ if ! "$PY" -c 'import torch.distributed' >/dev/null 2>&1; then
 fi
 # torch's C++ warnings (socket timeouts we cause on purpose) are noise here.
 TORCH_CPP_LOG_LEVEL=ERROR
-export TORCH_CPP_LOG_LEVEL
+# torchrun leaves a torchelastic_* directory in TMPDIR after a failure:
+# this script's own, removed at its end.
+TMPDIR=$tmp
+export TORCH_CPP_LOG_LEVEL TMPDIR
 "$PY" -c 'import torch; print("# torch", torch.__version__)'
 M=$MCINIT
 IN="$srcdir/tests/interop"
@@ -50,7 +53,7 @@ tr_root() {
 		[ \$rc != 0 ] && grep -q 'traceback : $want' '$tmp/rc.out' || { tail -n 20 '$tmp/rc.out'; exit 1; }"
 }
 # a config that does not validate: the first error and how many more
-tr_root invalid-config 'rank [01]: config: invalid job: MC010 world size 2 .* (+1 more)$' \
+tr_root invalid-config 'rank [01]: config: invalid job: MC010 world size 2 (from the torchrun environment) is not divisible .* (+1 more)$' \
 	"'$M' run --allow-no-cuda --timeout 30 '$J' model.tensor_model_parallel_size=3"
 # an environment that contradicts the job: torchrun's world is 2
 tr_root bad-environment 'rank [01]: env: the torchrun environment has a world of 2 rank(s) but the job says 4 (from --world-size)$' \
