@@ -937,6 +937,11 @@ ncclCommFinalize(ncclComm_t c)
 static void
 retire(struct ncclComm *c)
 {
+	char path[256];
+
+	/* a rank that never joined leaves the name behind: gone with the end */
+	snprintf(path, sizeof path, "/%s", c->name);
+	shm_unlink(path);
 	/* kept, not freed: a later call on it is reported as a misuse, not
 	 * a crash; its stream work may still read it */
 	__atomic_store_n(&c->magic, 0, __ATOMIC_RELEASE);

@@ -7,7 +7,7 @@ sh "$srcdir/tests/gpu/run.sh" >"$tmp/out" 2>&1 || rc=$?
 comment "$tmp/out"
 case $rc in
 0) pass "GPU checks: kernels, NCCL phases (tests/gpu/run.sh)" ;;
-77) skip "GPU checks" "$(head -n 1 "$tmp/out" | sed "s/^SKIP: //")" ;;
+77) skip "GPU checks" "$(grep -m 1 '^SKIP: ' "$tmp/out" | sed "s/^SKIP: //")" ;;
 *) fail "GPU checks" "tests/gpu/run.sh exited $rc" ;;
 esac
 finish

@@ -1,0 +1,30 @@
+#!/bin/sh
+# tests/gpu/bundle.sh — the GPU bundle (make gpu-bundle) builds, is under
+# 64 MiB, holds no CUDA library and no test double, starts from its own
+# lib/, and its tests/gpu/run.sh passes here in a dry run on the CPU double
+# (everything but the kernels, which the double cannot run).
+. "$srcdir/tests/cli/lib.sh"
+. "$srcdir/tests/double/lib.sh"
+build=$(cd "$(dirname "${MCINIT##* }")/.." && pwd)
+sh "$srcdir/tests/gpu/make-bundle.sh" "$srcdir" "$build" "$tmp/mcinit-gpu-bundle" >"$tmp/make" 2>&1
+rc=$?
+comment "$tmp/make"
+check "bundle built, under 64 MiB" test $rc = 0
+mkdir -p "$tmp/x" && tar -C "$tmp/x" -xzf "$tmp/mcinit-gpu-bundle.tar.gz"
+B=$tmp/x/mcinit-gpu-bundle
+find "$B" -type f | sed "s|$B/||" | sort >"$tmp/files"
+comment "$tmp/files"
+check "bundle: mcinit, run.sh, the job" sh -c "test -x '$B/bin/mcinit' && test -f '$B/run.sh' && test -f '$B/inputs/topology-model.json'"
+check "bundle: no CUDA library, no double" sh -c "! grep -q 'libcudart\\|libnccl\\|libcuda\\.' '$tmp/files'"
+check "bundle: mcinit starts on its own lib/" sh -c "LD_LIBRARY_PATH='$B/lib' ldd '$B/bin/mcinit' | grep -v 'not found' >/dev/null &&
+	! LD_LIBRARY_PATH='$B/lib' ldd '$B/bin/mcinit' | grep 'not found'"
+# the dry run: the double as CUDA and NCCL, no nvidia-smi needed
+on_double env MCINIT_GPU_DRY_RUN=1 MCDOUBLE_LAUNCH_US=100 MCINIT_GPU_TIMEOUT=$((S > 1 ? 6 : 2)) \
+	timeout $((120 * S)) sh "$B/run.sh" >"$tmp/dry" 2>&1
+rc=$?
+comment "$tmp/dry"
+check "bundle dry run on the double: every check but the kernels passes" sh -c "test $rc = 0 &&
+	grep -q '^SUMMARY: 6 passed, 0 failed, 1 skipped' '$tmp/dry'"
+check "bundle dry run: the summary has the figures" sh -c "grep -q '^bandwidth world ' '$tmp/dry' &&
+	grep -q '^versions: ' '$tmp/dry' && grep -q '^forced timeout: exit 75' '$tmp/dry'"
+finish
