@@ -499,6 +499,7 @@ struct conv {
 	long long lo, hi;    /* the field's range (MCINIT_NOLIM: none) */
 	const char *choices; /* the field's choices, or NULL */
 	char *note;          /* py: a warning about a value Python takes as it is */
+	bool py;             /* read by Python (a config file, an override) */
 };
 
 static int
@@ -531,9 +532,18 @@ check_range(enum mcinit_field f, long long v, struct conv *cv)
 static int
 check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 {
-	(void)f;
 	if (cv->choices == NULL || in_bar_list(cv->choices, s))
 		return 0;
+	/* A Megatron-Bridge field's choices are its Literal[...] annotation,
+	 * which nothing checks when Bridge reads a config: a warning (a value
+	 * Bridge rejects is its checks' to refuse, MC300-MC351) */
+	if (cv->py && mcinit_fields[f].origin == MCINIT_FO_BRIDGE) {
+		free(cv->note);
+		cv->note = mcinit_xasprintf("%s: '%s' is not one of the values Megatron-Bridge "
+		                            "declares (%s); Bridge does not check it",
+		                            mcinit_fields[f].name, s, cv->choices);
+		return 0;
+	}
 	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, cv->choices));
 }
 
@@ -863,7 +873,8 @@ mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
 	struct conv cv = {
-	    NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices, NULL};
+	    NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices,
+	    NULL, py};
 
 	*note = NULL;
 	if (try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0)) {
@@ -898,7 +909,7 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
 int
 mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
 {
-	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL};
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL, false};
 	struct mcinit_value v;
 	struct mcinit_type t;
 	int i;
