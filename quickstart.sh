@@ -14,6 +14,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+started=$(date +%s)
 build=${BUILD_DIR:-$here/_build}
 what=${1:-run}
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -44,6 +45,12 @@ count() {
 	cat "$2"/tests/*/*.trs 2>/dev/null | grep -Ec "^:test-result: ($1)" || true
 }
 
+# since: the time since quickstart started, as "M min S s".
+since() {
+	t=$(($(date +%s) - started))
+	echo "$((t / 60)) min $((t % 60)) s"
+}
+
 # suite DIR LABEL: make check in DIR; prints the failing logs and a count line.
 suite() {
 	st=0
@@ -56,7 +63,7 @@ suite() {
 		done
 	fi
 	p=$(count PASS "$1") f=$(count 'FAIL|ERROR|XPASS' "$1") s=$(count SKIP "$1")
-	echo "quickstart: $2: $p passed, $f failed, $s skipped"
+	echo "quickstart: $2: $p passed, $f failed, $s skipped ($(since) since the start)"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	[ "$st" -eq 0 ] || status=$st
 }
@@ -82,6 +89,7 @@ check)
 	fi
 	# One closing line that any reader can count, whatever the drivers printed.
 	echo "tests: $pass passed, $fail failed, $skip skipped"
+	echo "quickstart: check took $(since), both builds and both passes"
 	exit "$status"
 	;;
 bench)
