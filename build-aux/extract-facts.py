@@ -2354,6 +2354,32 @@ def checks_of_function(ctx, early_returns=False):
     return rows
 
 
+# The version gates of Megatron's checks: a check whose only dependency on
+# the machine is the Transformer Engine or torch version is decidable for a
+# declared target (offline "target"; mcinit's launch.te_version and
+# launch.torch_version), and the note records each gate ("gate: te>=2.9.0").
+GATES = [(r'\bis_te_min_version\(\s*"([^"]+)"', "te>=%s"),
+         (r'\bis_torch_min_version\(\s*"([^"]+)"', "torch>=%s")]
+TARGET_DEPENDS = ("Transformer Engine installed/version", "torch version")
+
+
+def version_gates(texts):
+    out = []
+    for t in texts:
+        for pat, fmt in GATES:
+            for v in re.findall(pat, t):
+                if fmt % v not in out:
+                    out.append(fmt % v)
+    return out
+
+
+def offline_verdict(dep, gates):
+    """yes, target (decidable once the TE / torch versions are declared) or no."""
+    if not dep:
+        return "yes"
+    return "target" if gates and all(d in TARGET_DEPENDS for d in dep) else "no"
+
+
 def depends_on(texts):
     out = []
     for t in texts:
@@ -2477,12 +2503,15 @@ def extract_checks(code, roots, style_of=None, fields_prefix=None, early_returns
                     notes.append("reads locals: " + ",".join(r["locals"]))
                 if dep:
                     notes.append("depends on: " + "; ".join(dep))
+                gates = version_gates(texts)
+                if gates:
+                    notes.append("gate: " + ", ".join(gates))
                 for c, line in callers:
                     notes.append("called from %s at line %d" % (c, line))
                 frows.append(OrderedDict(
                     id=r["id"], function=lb, kind=r["kind"], guard=r["guard"],
                     condition=r["condition"], message=r["message"], fields=",".join(r["fields"]),
-                    offline="no" if dep else "yes", note="; ".join(notes)))
+                    offline=offline_verdict(dep, gates), note="; ".join(notes)))
         frows.sort(key=lambda x: int(x["id"].rpartition(":")[2]))
         rows += frows
     return rows
@@ -2561,7 +2590,7 @@ def extract_bridge_checks(code, early_returns=True):
 
 
 NOTE_KINDS = ("raises ", "via ", "in loop: ", "inside try/except ", "reads locals: ",
-              "depends on: ", "called from ")
+              "depends on: ", "gate: ", "called from ")
 
 
 # ---------------------------------------------------------------- mixed-precision presets
@@ -2843,7 +2872,8 @@ def carry_previous(rows, previous):
         c = idx.get(key(r))
         if c:
             p = c.pop(0)
-            r["offline"] = p["offline"]
+            if r["offline"] != "target":    # a verdict of this script's, not a person's
+                r["offline"] = p["offline"]
             r["note"] = merge_note(r["note"], p["note"])
             n += 1
     return n

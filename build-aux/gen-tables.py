@@ -1194,6 +1194,13 @@ MCHECK_SOURCES = ["megatron/training/arguments.py", "megatron/core/transformer/"
                   "megatron/training/config/"]
 
 
+# offline verdicts of a check row that mcinit can decide: from the config
+# ("yes"), or once the job declares its TE / torch versions ("target": the
+# row's gates read launch.te_version / launch.torch_version, undeclared ones
+# are noted)
+OFFLINE = ("yes", "target")
+
+
 def mcheck_code(cid, kind, sev):
     """kind: assert, raise or warn; sev: the port's severity ("" for none)."""
     warn = kind == "warn"
@@ -1243,7 +1250,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
             print("MCINIT_MCHECK(%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, %s, %d)" % (
                 cstr(cid), cstr(fn), cstr(kind), cstr(ported("guard", guard)),
                 cstr(ported("cond", cond)), cstr(ported("when") or None),
-                cstr(ported("msg", msg)), offline == "yes", cstr(note),
+                cstr(ported("msg", msg)), offline in OFFLINE, cstr(note),
                 cstr(ported("rule") or None), cstr(ported("no") or None),
                 cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code),
                 gsame))
@@ -1251,7 +1258,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
             # of its own, no reason it is not ported, decidable offline,
             # vetted, with a condition (whether its names resolve is the
             # C resolver's to say)
-            if not ported("rule") and not ported("no") and offline == "yes" and vet and \
+            if not ported("rule") and not ported("no") and offline in OFFLINE and vet and \
                     (ported("when") or ported("cond", cond)):
                 runs.append((code, nrows))
             nrows += 1

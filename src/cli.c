@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/pyexpr.h" /* mcinit_version_cmp */
+
 enum {
 	OPT_WORLD_SIZE = 0x100,
 	OPT_NNODES,
@@ -19,6 +21,8 @@ enum {
 	OPT_FORMAT,
 	OPT_BVERSION,
 	OPT_SCRIPT_ARGS,
+	OPT_TE_VERSION,
+	OPT_TORCH_VERSION,
 };
 
 static const struct argp_option job_options[] = {
@@ -50,6 +54,14 @@ static const struct argp_option job_options[] = {
     {"script-args", OPT_SCRIPT_ARGS, "ARGS", 0,
      "The arguments a .sh/.bash launch script is read as run with, split as bash splits a "
      "command line (\"a 'b c'\" is two; default: none, so \"$@\" is nothing and $1 empty)",
+     1},
+    {"te-version", OPT_TE_VERSION, "VER", 0,
+     "Transformer Engine version of the job's environment (e.g. 2.14.0; none: not installed): "
+     "decides Megatron's checks gated on it (launch.te_version; undeclared, they are noted)",
+     1},
+    {"torch-version", OPT_TORCH_VERSION, "VER", 0,
+     "PyTorch version of the job's environment (e.g. 2.9.1): decides Megatron's checks gated on "
+     "it (launch.torch_version; undeclared, they are noted)",
      1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
     {NULL, 0, NULL, 0, NULL, 0},
@@ -93,6 +105,30 @@ is_override(const char *w)
 	return *p == '=' && dots == 1;
 }
 
+static void
+add_override(struct mcinit_cli *cli, struct argp_state *state, char *o)
+{
+	cli->override_argi =
+	    mcinit_xrealloc(cli->override_argi, (cli->noverrides + 1) * sizeof(int));
+	cli->override_argi[cli->noverrides] = cli->argi0 + state->next - 1;
+	push(&cli->overrides, &cli->noverrides, o);
+}
+
+/* --te-version / --torch-version: the override launch.NAME="VER" (quoted:
+ * 2.10 is no number), owned by cli. */
+static void
+version_opt(struct mcinit_cli *cli, struct argp_state *state, const char *name, const char *arg)
+{
+	int c;
+
+	if (strcmp(name, "te") == 0 && strcmp(arg, "none") == 0)
+		; /* Transformer Engine not installed */
+	else if (strpbrk(arg, "\"\\") != NULL || mcinit_version_cmp(arg, arg, &c) < 0)
+		argp_error(state, "--%s-version: '%s' is not a version (e.g. 2.14.0)", name, arg);
+	push(&cli->owned, &cli->nowned, mcinit_xasprintf("launch.%s_version=\"%s\"", name, arg));
+	add_override(cli, state, cli->owned[cli->nowned - 1]);
+}
+
 static error_t
 parse_job_opt(int key, char *arg, struct argp_state *state)
 {
@@ -132,6 +168,12 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SCRIPT_ARGS:
 		cli->script_args = arg;
 		break;
+	case OPT_TE_VERSION:
+		version_opt(cli, state, "te", arg);
+		break;
+	case OPT_TORCH_VERSION:
+		version_opt(cli, state, "torch", arg);
+		break;
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
 		break;
@@ -168,10 +210,7 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (is_override(arg)) {
-			cli->override_argi = mcinit_xrealloc(cli->override_argi,
-			                                     (cli->noverrides + 1) * sizeof(int));
-			cli->override_argi[cli->noverrides] = cli->argi0 + state->next - 1;
-			push(&cli->overrides, &cli->noverrides, arg);
+			add_override(cli, state, arg);
 		} else {
 			push(&cli->inputs, &cli->ninputs, arg);
 		}
@@ -201,6 +240,9 @@ mcinit_cli_destroy(struct mcinit_cli *cli)
 	free(cli->recipe);
 	free(cli->overrides);
 	free(cli->override_argi);
+	while (cli->nowned > 0)
+		free(cli->owned[--cli->nowned]);
+	free(cli->owned);
 	free(cli->prog);
 	memset(cli, 0, sizeof *cli);
 }

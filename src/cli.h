@@ -25,6 +25,8 @@ struct mcinit_cli {
 	char **overrides;
 	int *override_argi;
 	size_t ninputs, noverrides;
+	char **owned; /* overrides the options made (--te-version), owned */
+	size_t nowned;
 	char **rest; /* words after `--` (Megatron flags, or run's command) */
 	size_t nrest;
 	int rest_argi; /* index of rest[0] in mcinit's own argv */

@@ -11,6 +11,7 @@
 #include "input/pyexpr.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h> /* isinf, isnan: macros, no libm */
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -557,6 +558,114 @@ attribute(struct mcinit_pyexpr *e, struct node *n, const char *attr)
 }
 
 static bool builtin(const char *f);
+
+/* ---- package versions (PEP 440, the part Megatron's gates use) ---- */
+
+struct version {
+	long rel[8];
+	int nrel;
+	int pre; /* -2: a dev release with no pre, 0 a, 1 b, 2 rc, 3 none */
+	long pre_n;
+	long post; /* -1: none */
+	long dev;  /* LONG_MAX: none */
+};
+
+static bool
+number(const char **p, long *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return false;
+	*out = strtol(*p, &end, 10);
+	*p = end;
+	return true;
+}
+
+/* What follows the release numbers: [.-_]?(a|b|rc|post|dev)N, in order. */
+static bool
+version_suffix(const char *p, struct version *v)
+{
+	static const char *const pre[] = {"a", "b", "rc"};
+	size_t i, n;
+
+	while (*p != '\0' && *p != '+') {
+		if (*p == '.' || *p == '-' || *p == '_')
+			p++;
+		for (i = 0; i < 3; i++) {
+			n = strlen(pre[i]);
+			if (v->pre == 3 && v->post < 0 && v->dev == LONG_MAX &&
+			    strncmp(p, pre[i], n) == 0 && isdigit((unsigned char)p[n]))
+				break;
+		}
+		if (i < 3) {
+			p += strlen(pre[i]);
+			v->pre = (int)i;
+			number(&p, &v->pre_n);
+		} else if (strncmp(p, "post", 4) == 0 && v->post < 0 && v->dev == LONG_MAX) {
+			p += 4;
+			if (!number(&p, &v->post))
+				v->post = 0;
+		} else if (strncmp(p, "dev", 3) == 0 && v->dev == LONG_MAX) {
+			p += 3;
+			if (!number(&p, &v->dev))
+				v->dev = 0;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool
+version_parse(const char *s, struct version *v)
+{
+	const char *p = s;
+
+	*v = (struct version){.pre = 3, .post = -1, .dev = LONG_MAX};
+	if (*p == 'v')
+		p++;
+	do {
+		if (v->nrel == (int)(sizeof v->rel / sizeof v->rel[0]) ||
+		    !number(&p, &v->rel[v->nrel]))
+			return false;
+		v->nrel++;
+	} while (*p == '.' && isdigit((unsigned char)p[1]) && p++);
+	if (!version_suffix(p, v))
+		return false;
+	if (v->pre == 3 && v->post < 0 && v->dev != LONG_MAX)
+		v->pre = -2; /* 2.7.0.dev0 comes before 2.7.0a0 */
+	return true;
+}
+
+static int
+cmp_long(long a, long b)
+{
+	return (a > b) - (a < b);
+}
+
+int
+mcinit_version_cmp(const char *a, const char *b, int *cmp)
+{
+	struct version x, y;
+	int i, c = 0;
+
+	if (!version_parse(a, &x) || !version_parse(b, &y))
+		return -1;
+	for (i = 0; c == 0 && (i < x.nrel || i < y.nrel); i++)
+		c = cmp_long(i < x.nrel ? x.rel[i] : 0, i < y.nrel ? y.rel[i] : 0);
+	if (c == 0)
+		c = cmp_long(x.pre, y.pre);
+	if (c == 0 && x.pre >= 0 && x.pre < 3)
+		c = cmp_long(x.pre_n, y.pre_n);
+	if (c == 0)
+		c = cmp_long(x.post, y.post);
+	if (c == 0)
+		c = cmp_long(x.dev, y.dev);
+	*cmp = c;
+	return 0;
+}
+
 static bool method_known(const char *m);
 
 /* A dotted name called as a function that is no builtin and ends in a str
@@ -1372,6 +1481,24 @@ class_test(struct mcinit_pyexpr *e, const struct node *obj, const char *cls, str
 	return e->fn(e->ctx, e, buf, out);
 }
 
+/* is_te_min_version(v) / is_torch_min_version(v): the installed version is
+ * what the resolver answers for the probe get_te_version() /
+ * get_torch_version() (an error, so undecided, when it does not know). */
+static struct mcinit_pv
+min_version(struct mcinit_pyexpr *e, const char *f, const char *want)
+{
+	const char *probe =
+	    strcmp(f, "is_te_min_version") == 0 ? "get_te_version()" : "get_torch_version()";
+	struct mcinit_pv have;
+	int c;
+
+	if (e->fn(e->ctx, e, probe, &have) != 0)
+		return err(e, "%s is not known", probe);
+	if (have.kind != MCINIT_PV_STR || mcinit_version_cmp(have.s, want, &c) < 0)
+		return err(e, "%s: not a version", probe);
+	return mkbool(c >= 0);
+}
+
 static struct mcinit_pv
 call(struct mcinit_pyexpr *e, const struct node *n)
 {
@@ -1460,6 +1587,11 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	}
 	if (strcmp(f, "bool") == 0 && k == 1)
 		return mkbool(mcinit_pv_truthy(&a[0]));
+	if (strcmp(f, "PkgVersion") == 0 && k == 1 && a[0].kind == MCINIT_PV_STR)
+		return a[0]; /* compared as text; is_*_min_version order them */
+	if ((strcmp(f, "is_te_min_version") == 0 || strcmp(f, "is_torch_min_version") == 0) &&
+	    k == 1 && a[0].kind == MCINIT_PV_STR)
+		return min_version(e, f, a[0].s);
 	if ((strcmp(f, "set") == 0 || strcmp(f, "list") == 0 || strcmp(f, "tuple") == 0) && k == 1)
 		return f[0] == 's' ? distinct(e, iterable(e, a[0])) : iterable(e, a[0]);
 	if (strcmp(f, "math.isfinite") == 0 && k == 1) {
@@ -1897,12 +2029,31 @@ mcinit_pyexpr_eval(struct mcinit_pyexpr *e, mcinit_pyexpr_resolve fn, void *ctx)
 static bool
 builtin(const char *f)
 {
-	static const char *const b[] = {
-	    "len",      "getattr", "isinstance", "int",           "float",
-	    "str",      "bool",    "min",        "max",           "abs",
-	    "any",      "all",     "sum",        "os.getenv",     "os.environ.get",
-	    "set",      "list",    "tuple",      "math.isfinite", "math.lcm",
-	    "math.gcd", NULL};
+	static const char *const b[] = {"len",
+	                                "getattr",
+	                                "isinstance",
+	                                "int",
+	                                "float",
+	                                "str",
+	                                "bool",
+	                                "min",
+	                                "max",
+	                                "abs",
+	                                "any",
+	                                "all",
+	                                "sum",
+	                                "os.getenv",
+	                                "os.environ.get",
+	                                "set",
+	                                "list",
+	                                "tuple",
+	                                "math.isfinite",
+	                                "math.lcm",
+	                                "math.gcd",
+	                                "PkgVersion",
+	                                "is_te_min_version",
+	                                "is_torch_min_version",
+	                                NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
@@ -1993,6 +2144,10 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx, cons
 		names_in(obj, fn, ctx, sc);
 		return;
 	}
+	if (n->kind == N_CALL && strcmp(n->s, "is_te_min_version") == 0)
+		fn(ctx, "get_te_version()"); /* the probe min_version asks */
+	else if (n->kind == N_CALL && strcmp(n->s, "is_torch_min_version") == 0)
+		fn(ctx, "get_torch_version()");
 	if (n->kind == N_CALL && n->nkids == 0) {
 		char *q = mcinit_xasprintf("%s()", n->s);
 

@@ -206,6 +206,8 @@ enum mcinit_special {
 	S_KV,
 	S_GBS,
 	S_ARCH,
+	S_TE_VERSION,    /* launch.te_version: "none" is 0.0.0, as Megatron without TE */
+	S_TORCH_VERSION, /* launch.torch_version */
 	/* what validate_args / core_transformer_config_from_args make of the flags */
 	S_COLLAPSE,    /* a one-item list becomes its item (validate_args) */
 	S_TORCH_DTYPE, /* fp32/fp16/bf16/fp8 -> torch dtypes */
@@ -230,6 +232,7 @@ enum mcinit_special {
 	S_CPU_OFFLOAD,
 	S_EXP_ATTN,
 	S_GRAD_FP32,
+	S_ROPE_TYPE,
 };
 
 /* The special a name stands for, or S_NONE. */

@@ -317,6 +317,15 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 			return 0;
 		return pv_bool(out, field_value(x, e, "main_grads_dtype", &v) == 0 &&
 		                        v.kind == MCINIT_PV_STR && strcmp(v.s, "fp32") == 0);
+	case S_ROPE_TYPE:
+		/* core_transformer_config_from_args drops rope_type when the flag
+		 * is not given, so MLATransformerConfig keeps its default, "yarn";
+		 * validate_args' own rows see the flag as given */
+		if (field_value(x, e, name, out) < 0)
+			return -1;
+		if (out->kind == MCINIT_PV_NONE && !validate_args_row(x))
+			return pv_str(out, "yarn");
+		return 0;
 	default:
 		return -1;
 	}
@@ -401,7 +410,28 @@ torch_dtype(const char *s)
 struct row_ctx {
 	struct mcinit_rule_ctx *x;
 	const char *section; /* row_section of the row */
+	const char *unknown; /* the undeclared version the row asked for, or NULL */
 };
+
+/* The version the job declares for a version probe (launch.te_version,
+ * launch.torch_version): a Megatron without Transformer Engine sees 0.0.0.
+ * -1, with the package in r->unknown, when nothing is declared. */
+static int
+declared_version(struct row_ctx *r, enum mcinit_special s, struct mcinit_pv *out)
+{
+	struct mcinit_rule_ctx *x = r->x;
+	bool te = s == S_TE_VERSION;
+	enum mcinit_field f = te ? F(te_version) : F(torch_version);
+
+	if (x->c->invalid[f] || mcinit_cfg_null(x->c, f)) {
+		r->unknown = te ? "Transformer Engine" : "torch";
+		return -1;
+	}
+	*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = x->c->val[f].s};
+	if (te && strcmp(out->s, "none") == 0)
+		out->s = "0.0.0";
+	return 0;
+}
 
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
@@ -427,6 +457,8 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		name++;
 	}
 	s = mcinit_mcheck_special(name);
+	if (s == S_TE_VERSION || s == S_TORCH_VERSION)
+		return declared_version(r, s, out);
 	if (s >= S_COLLAPSE)
 		return view_value(x, e, s, name, out);
 	if (s != S_NONE)
@@ -583,6 +615,25 @@ report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
 	mcinit_buf_free(&b);
 }
 
+/* A row whose verdict turns on a version the job did not declare: never an
+ * error, a note that names the check and how to decide it. */
+static void
+report_undecided(struct row_ctx *r, const struct mcinit_mcheck *m)
+{
+	struct mcinit_rule_ctx *x = r->x;
+	const struct mcinit_rule *rule = x->rule;
+	bool te = strcmp(r->unknown, "torch") != 0;
+
+	x->rule = NULL;
+	mcinit_diag_hint(mcinit_rules_note(x, rule->code, MCINIT_NOTE, row_field(r, m),
+	                                   "Megatron-LM %s (%s) not decided: it depends on the %s "
+	                                   "version, which is not declared",
+	                                   m->function, m->id, r->unknown),
+	                 "declare it: --%s-version VERSION or launch.%s_version",
+	                 te ? "te" : "torch", te ? "te" : "torch");
+	x->rule = rule;
+}
+
 /* Whether any value came from Megatron-LM flags: only then does
  * validate_args run.  Megatron-Bridge builds its ConfigContainer without it
  * (the dataclasses' __post_init__ checks still run). */
@@ -623,7 +674,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
-		rc = (struct row_ctx){x, mcinit_mcheck_row_section(m->id)};
+		rc = (struct row_ctx){x, mcinit_mcheck_row_section(m->id), NULL};
 		if (m->when != NULL) {
 			r = evaluate(&rc, m, MCINIT_MX_WHEN, m->when, false);
 		} else {
@@ -634,5 +685,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 		}
 		if (r == 1)
 			report_row(&rc, m);
+		else if (r < 0 && rc.unknown != NULL)
+			report_undecided(&rc, m);
 	}
 }

@@ -62,6 +62,15 @@ check each-examples-valid sh -c "$M validate --each $srcdir/examples/*.json >/de
 check each-json-lists-results sh -c "$M validate --each --format=json $srcdir/examples/*.json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] and len(d[\"results\"]) >= 7 and all(r[\"valid\"] for r in d[\"results\"])'"
 check each-invalid-is-1 sh -c "$M validate --each $srcdir/examples/llama3-8b.json duplicate.json >/dev/null 2>&1; test \$? -eq 1"
 check each-missing-is-66 sh -c "$M validate --each duplicate.json no-such.json >/dev/null 2>&1; test \$? -eq 66"
+# Checks Megatron gates on the Transformer Engine / torch version: decided
+# once the versions are declared (tests/configs/MC200, MC201), else a note
+# that names each, never an error.
+golden te-undeclared-note 0 $M validate --world-size 8 -- $base --qk-clip --qk-clip-alpha 0.5 --qk-clip-threshold 100 --symmetric-ar-type two_shot
+golden te-declared-old 1 $M validate --te-version 1.13 --torch-version 2.9.1 --world-size 8 -- $base --qk-clip --qk-clip-alpha 0.5 --qk-clip-threshold 100 --symmetric-ar-type two_shot
+golden te-declared-new 0 $M validate --te-version 2.14 --torch-version 2.9.1 --world-size 8 -- $base --qk-clip --qk-clip-alpha 0.5 --qk-clip-threshold 100 --symmetric-ar-type two_shot
+golden te-version-config-key 0 $M validate 'launch.te_version="2.14.0"' 'launch.torch_version="2.9.1"' --world-size 8 -- $base --symmetric-ar-type two_shot
+golden te-version-not-a-version 64 $M validate --te-version 2.x --world-size 8 -- $base
+
 check merged-inputs-last-wins sh -c "$M validate --print-config $srcdir/examples/llama3-8b.json $srcdir/examples/gpt3-175b.json 2>/dev/null | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"model\"][\"num_layers\"] == 96'"
 check help-mentions-exit-codes sh -c "$M validate --help | grep -q 'Exit status'"
 check version sh -c "$M --version | grep -q '^mcinit '"

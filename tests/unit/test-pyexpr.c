@@ -8,7 +8,7 @@
 
 /* tp = 4, cp_comm_type = "a2a+p2p", x = None, layers = [1, 2], $ALGO = "Ring";
  * model.tp = 2; the dataset is a GPTDatasetConfig, not an EnergonDatasetConfig;
- * the local cfg is a Base */
+ * the local cfg is a Base; Transformer Engine is 2.5.0, torch unknown */
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
@@ -33,8 +33,10 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_BOOL, .i = 0};
 	else if (strcmp(name, "$ALGO") == 0)
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = "Ring"};
+	else if (strcmp(name, "get_te_version()") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = "2.5.0"};
 	else
-		return -1;
+		return -1; /* get_torch_version(): not declared */
 	return 0;
 }
 
@@ -131,7 +133,48 @@ static const struct {
     {"'a_b_c'.replace('_', '--')", "a--b--c"},
     {"f\"bad: {[m for m in args.layers if m > 1]}\"", "bad: [2]"},
     {"(1, 2", "SYNTAX"},
+    {"is_te_min_version(\"2.3.0\") and not is_te_min_version(\"2.6.0dev0\")", "True"},
+    {"is_te_min_version(\"2.5.0.dev0\") and is_te_min_version(\"2.5\")", "True"},
+    {"is_te_min_version( \"2.5.0rc1\" ) and not is_te_min_version(\"2.5.0.post1\")", "True"},
+    {"is_torch_min_version(\"2.4.0\")", "ERR"}, /* undeclared: undecided */
+    {"args.x and is_torch_min_version(\"2.4.0\")", "None"},
+    {"get_te_version() == PkgVersion(\"2.5.0\")", "True"},
+    {"f\"your version is {get_te_version()}.\"", "your version is 2.5.0."},
 };
+
+/* Pairs ordered as Python's packaging.version.Version orders them. */
+Test(pyexpr, versions_order_as_packaging)
+{
+	static const struct {
+		const char *a, *b;
+		int want;
+	} v[] = {
+	    {"2.7.0.dev0", "2.7.0a0", -1},
+	    {"2.7.0a0", "2.7.0b1", -1},
+	    {"2.7.0rc1", "2.7.0", -1},
+	    {"2.7.0", "2.7.0.post1", -1},
+	    {"2.10", "2.9.0", 1},
+	    {"2.6.0dev0", "2.6.0.dev0", 0},
+	    {"1.10.0a0", "1.10.0", -1},
+	    {"2.3.0.dev0+39c0e70", "2.3.0", -1},
+	    {"2", "2.0.0", 0},
+	    {"2.14", "2.14.0", 0},
+	    {"0.0.0", "1.7.0.dev0", -1},
+	    {"2.11.0a0", "2.11.0.dev20250101", 1},
+	};
+	size_t i;
+	int c;
+
+	for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+		cr_assert_eq(mcinit_version_cmp(v[i].a, v[i].b, &c), 0, "%s", v[i].a);
+		cr_expect_eq((c > 0) - (c < 0), v[i].want, "%s vs %s", v[i].a, v[i].b);
+		cr_assert_eq(mcinit_version_cmp(v[i].b, v[i].a, &c), 0, "%s", v[i].b);
+		cr_expect_eq((c > 0) - (c < 0), -v[i].want, "%s vs %s", v[i].b, v[i].a);
+	}
+	cr_expect_eq(mcinit_version_cmp("abc", "2.0", &c), -1);
+	cr_expect_eq(mcinit_version_cmp("2.0x", "2.0", &c), -1);
+	cr_expect_eq(mcinit_version_cmp("", "2.0", &c), -1);
+}
 
 Test(pyexpr, matches_cpython)
 {
