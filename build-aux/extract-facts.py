@@ -2355,12 +2355,13 @@ def checks_of_function(ctx, early_returns=False):
 
 
 # The version gates of Megatron's checks: a check whose only dependency on
-# the machine is the Transformer Engine or torch version is decidable for a
-# declared target (offline "target"; mcinit's launch.te_version and
+# the machine is the Transformer Engine or torch version (and the job's
+# environment variables) is decidable for a declared target (offline "target"; mcinit's launch.te_version and
 # launch.torch_version), and the note records each gate ("gate: te>=2.9.0").
 GATES = [(r'\bis_te_min_version\(\s*"([^"]+)"', "te>=%s"),
          (r'\bis_torch_min_version\(\s*"([^"]+)"', "torch>=%s")]
-TARGET_DEPENDS = ("Transformer Engine installed/version", "torch version")
+TARGET_DEPENDS = ("Transformer Engine installed/version", "torch version",
+                  "environment variable")   # the job's, which mcinit reads
 
 
 def version_gates(texts):
