@@ -228,8 +228,17 @@ def main():
     ap.add_argument("--declare", action="store_true",
                     help="give mcinit the TE and torch versions of the oracle")
     ap.add_argument("--out", help="one JSON line per case here")
+    ap.add_argument("--megatron-verdicts", metavar="OUT",
+                    help="take Megatron's verdicts from an earlier --out (same release, TE and "
+                    "torch), judge only mcinit again: no Megatron needed")
     a = ap.parse_args()
 
+    earlier = {}
+    if a.megatron_verdicts:
+        for line in open(a.megatron_verdicts):
+            r = json.loads(line)
+            earlier[r["name"]] = (r["megatron"], r["megatron_msg"])
+        return compare(a, earlier)
     os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "1")
     install_stubs(a.te_version)
     install_gpu()
@@ -248,17 +257,28 @@ def main():
                                           "--max-position-embeddings", "64",
                                           "--micro-batch-size", "1", "--train-iters", "1"]})
 
+    return compare(a, None, torch.__version__.split("+")[0])
+
+
+def compare(a, earlier, torch_version=None):
+    """Both verdicts of every case of the release; Megatron's from `earlier`
+    (name -> verdict) when given."""
     extra = []
     if a.declare:
         extra += ["--te-version", a.te_version]
-        extra += ["--torch-version", torch.__version__.split("+")[0]]
+        extra += ["--torch-version", a.torch_version or torch_version or "2.9.1"]
     cases = [json.loads(line) for line in open(a.corpus) if line.strip()]
     out = open(a.out, "w") if a.out else None
     agree = disagree = 0
     for c in cases:
         if a.release not in c.get("releases", [a.release]):
             continue
-        mok, mmsg = judge_forked(c)
+        if earlier is not None:
+            if c["name"] not in earlier:
+                continue
+            mok, mmsg = earlier[c["name"]]
+        else:
+            mok, mmsg = judge_forked(c)
         ook, omsg = mcinit_judge(a.mcinit, a.release, c, extra)
         same = mok == ook
         agree += same
