@@ -1,0 +1,35 @@
+"""judge_ovs.py < LINES — each line: NAME FILE WS OVERRIDE...; Bridge 0.6.2's verdict on the
+recipe dump FILE (tests/bridge/0.6.2) changed by the overrides, as mutations.tsv rows."""
+import sys, os, io, contextlib, warnings, yaml, json
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", "0.6.2")
+with contextlib.redirect_stdout(io.StringIO()):
+    import oraclelib
+def val(v):
+    try:
+        return json.loads(v)
+    except Exception:
+        return v
+for line in sys.stdin:
+    p = line.split()
+    if not p:
+        continue
+    name, f, ws, ovs = p[0], p[1], int(p[2]), p[3:]
+    d = yaml.safe_load(open(os.path.join(DIR, f)))
+    for kv in ovs:
+        k, v = kv.split("=", 1)
+        s, key = k.split(".", 1)
+        d[s][key] = val(v)
+    path = "/tmp/camp/%s.yaml" % name
+    os.makedirs("/tmp/camp", exist_ok=True)
+    yaml.safe_dump(d, open(path, "w"), default_flow_style=False, sort_keys=False)
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        j = oraclelib.judge_file(path, ws)
+    pc = j.get("post_checks") or {}
+    bad = [k for k in ("microbatches", "parallel_state") if isinstance(pc.get(k), dict) and not pc[k].get("ok", True)]
+    err = (j.get("error") or "-").replace("\n", " ").replace("\t", " ")[:200]
+    v = "accept" if j.get("accepted") and not bad else "reject"
+    if j.get("accepted") and bad:
+        err = "post-check " + ",".join(bad)
+    print("%s\t%s\t%d\t%s\t%s\t%s\t-" % (name, f, ws, " ".join(ovs), v, err), flush=True)
