@@ -300,7 +300,7 @@ static const struct {
 static const size_t nloader = sizeof loader / sizeof loader[0];
 
 /* Whether release v has a rule `rule` for s: equal to its value, or, for
- * prefixes, starting with it. */
+ * prefixes, starting with it; s NULL: any row of the rule. */
 static bool
 bl_has(enum bl_rule rule, const char *s, unsigned v)
 {
@@ -311,8 +311,8 @@ bl_has(enum bl_rule rule, const char *s, unsigned v)
 
 		if (loader[i].rule != rule || (loader[i].releases & v) == 0)
 			continue;
-		if (rule == MCINIT_BL_ALLOW_PREFIX ? strncmp(s, x, strlen(x)) == 0
-		                                   : strcmp(s, x) == 0)
+		if (s == NULL || (rule == MCINIT_BL_ALLOW_PREFIX ? strncmp(s, x, strlen(x)) == 0
+		                                                 : strcmp(s, x) == 0))
 			return true;
 	}
 	return false;
@@ -327,12 +327,7 @@ mcinit_bridge_keeps_unknown_keys(const char *target, unsigned v)
 bool
 mcinit_bridge_etp_one_with_ep(unsigned v)
 {
-	size_t i;
-
-	for (i = 0; i < nloader; i++)
-		if (loader[i].rule == MCINIT_BL_ETP_ONE_WITH_EP && (loader[i].releases & v) != 0)
-			return true;
-	return false;
+	return bl_has(MCINIT_BL_ETP_ONE_WITH_EP, NULL, v);
 }
 
 /* "megatron., torch., ..." of release v into b. */

@@ -162,11 +162,11 @@ callable_name(const struct mcinit_value *v, struct mcinit_pv *out)
 	return pv_str(out, dot ? dot + 1 : s);
 }
 
-/* 0 with the attribute's value when s is one of model_attrs and a config
- * file set it; 1 when Megatron-LM's derivation applies. */
+/* The model field a config file wrote for special s when s is one of
+ * model_attrs (Bridge's model section is the TransformerConfig itself),
+ * else -1: Megatron-LM's derivation from its flags applies. */
 static int
-model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_special s,
-           struct mcinit_pv *out, int *rc)
+model_attr_field(const struct mcinit_config *c, enum mcinit_special s)
 {
 	size_t i;
 	int f;
@@ -175,19 +175,30 @@ model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 		if (model_attrs[i].s != s)
 			continue;
 		f = mcinit_field_lookup("model", model_attrs[i].attr);
-		if (f < 0 || !from_config(x->c, f) || x->c->invalid[f])
-			return 1;
-		/* the field itself: a Bridge-only one (bias_activation_fusion)
-		 * has no Megatron-LM dest for field_value to find */
-		if (s == S_ACTIVATION) {
-			*rc = callable_name(&x->c->val[f], out);
-		} else {
-			*out = from_value(e, &x->c->val[f]);
-			*rc = out->kind == MCINIT_PV_ERR ? -1 : 0;
-		}
-		return 0;
+		return f >= 0 && from_config(c, f) ? f : -1;
 	}
-	return 1;
+	return -1;
+}
+
+/* 0 with the attribute's value when s is one of model_attrs and a config
+ * file set it; 1 when Megatron-LM's derivation applies. */
+static int
+model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_special s,
+           struct mcinit_pv *out, int *rc)
+{
+	int f = model_attr_field(x->c, s);
+
+	if (f < 0 || x->c->invalid[f])
+		return 1;
+	/* the field itself: a Bridge-only one (bias_activation_fusion) has no
+	 * Megatron-LM dest for field_value to find */
+	if (s == S_ACTIVATION) {
+		*rc = callable_name(&x->c->val[f], out);
+	} else {
+		*out = from_value(e, &x->c->val[f]);
+		*rc = out->kind == MCINIT_PV_ERR ? -1 : 0;
+	}
+	return 0;
 }
 
 /* Values as Megatron's checks see them after validate_args and
@@ -532,15 +543,8 @@ name_field(struct mcinit_rule_ctx *x, const char *name, const char *section)
 {
 	enum mcinit_special s = mcinit_mcheck_special(name);
 	int f = mcinit_mcheck_field(name, x->c->mversion, s == S_NONE ? section : NULL);
-	size_t i;
 
-	for (i = 0; f < 0 && i < sizeof model_attrs / sizeof model_attrs[0]; i++)
-		if (model_attrs[i].s == s) {
-			f = mcinit_field_lookup("model", model_attrs[i].attr);
-			if (f >= 0 && !from_config(x->c, f))
-				f = -1;
-		}
-	return f;
+	return f >= 0 ? f : model_attr_field(x->c, s);
 }
 
 static void
