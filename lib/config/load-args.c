@@ -20,9 +20,10 @@
 
 /* ---- overrides ---- */
 
-/* Every field's "section.name", made once per process: a suggestion for
- * an unknown key compares it with all of them. */
+/* Every field's "section.name" and its suggestion key, made once per
+ * process: a suggestion for an unknown key compares it with all of them. */
 static char *all_keys[MCINIT_F_COUNT];
+static struct mcinit_suggest_key all_key_keys[MCINIT_F_COUNT];
 static pthread_once_t all_keys_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -30,9 +31,11 @@ make_keys(void)
 {
 	int i;
 
-	for (i = 0; i < MCINIT_F_COUNT; i++)
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		all_keys[i] =
 		    mcinit_xasprintf("%s.%s", mcinit_fields[i].section, mcinit_fields[i].name);
+		mcinit_suggest_key_of(all_keys[i], &all_key_keys[i]);
+	}
 }
 
 static const char *
@@ -41,7 +44,8 @@ suggest_key(const char *key, char *buf, size_t len)
 	const char *pick;
 
 	pthread_once(&all_keys_once, make_keys);
-	pick = mcinit_suggest(key, (const char *const *)all_keys, MCINIT_F_COUNT);
+	pick =
+	    mcinit_suggest_keyed(key, (const char *const *)all_keys, all_key_keys, MCINIT_F_COUNT);
 	if (pick != NULL)
 		snprintf(buf, len, "%s", pick);
 	return pick ? buf : NULL;

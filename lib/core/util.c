@@ -1,6 +1,9 @@
 /* util.c — see util.h. */
 #include "core/util.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -367,45 +370,50 @@ mcinit_suggest_key_of(const char *s, struct mcinit_suggest_key *k)
 	const char *p;
 
 	k->chars = 0;
-	for (p = s; *p; p++)
-		k->chars |= (uint64_t)1 << ((unsigned char)*p & 63);
+	memset(k->counts, 0, sizeof k->counts);
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		k->chars |= (uint64_t)1 << (c & 63);
+		if (k->counts[c & 31] < 255)
+			k->counts[c & 31]++;
+	}
 	k->len = (size_t)(p - s);
 }
 
-/* Half the L1 distance of the character counts of w and cand: each edit
+/* Half the L1 distance of the character counts of two words: each edit
  * changes two counts by one at most, so it is the distance or less (32
- * buckets: merging counts only lowers it).  For the candidates that pass
- * may_be_within; cheaper than the distance, and sharper than the sets. */
+ * buckets, counts stopping at 255: both only lower it).  For the
+ * candidates that pass mcinit_suggestion_may; cheaper than the distance,
+ * and sharper than the sets. */
 static size_t
-count_bound(const unsigned char *w, const char *cand)
+count_bound(const unsigned char *a, const unsigned char *b)
 {
-	int c[32] = {0};
-	size_t i, l1 = 0;
+	unsigned l1 = 0;
 
-	for (; *cand; cand++)
-		c[(unsigned char)*cand & 31]++;
-	/* the word's counts stop at 255: the candidate's too (which only
-	 * lowers the bound) */
-	for (i = 0; i < 32; i++) {
-		int ci = c[i] < 255 ? c[i] : 255;
+#ifdef __SSE2__
+	/* asked of every candidate that passes the sets: psadbw is the L1
+	 * distance of 8 bytes in one instruction (SSE2 is every x86-64's) */
+	for (int i = 0; i < 32; i += 16) {
+		__m128i d = _mm_sad_epu8(_mm_loadu_si128((const __m128i *)(a + i)),
+		                         _mm_loadu_si128((const __m128i *)(b + i)));
 
-		l1 += (size_t)(ci > w[i] ? ci - w[i] : w[i] - ci);
+		l1 += (unsigned)_mm_cvtsi128_si32(d) +
+		      (unsigned)_mm_cvtsi128_si32(_mm_srli_si128(d, 8));
 	}
+#else
+	for (int i = 0; i < 32; i++)
+		l1 += a[i] > b[i] ? (unsigned)(a[i] - b[i]) : (unsigned)(b[i] - a[i]);
+#endif
 	return (l1 + 1) / 2;
 }
 
 void
 mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word)
 {
-	const char *p;
-
 	s->word = word;
 	s->pick = NULL;
 	mcinit_suggest_key_of(word, &s->key);
-	memset(s->counts, 0, sizeof s->counts);
-	for (p = word; *p; p++)
-		if (s->counts[(unsigned char)*p & 31] < 255)
-			s->counts[(unsigned char)*p & 31]++;
 	/* Allow roughly one edit per four characters, at least two: catches
 	 * dropped/doubled letters in long snake_case names without proposing
 	 * unrelated short words. */
@@ -422,7 +430,8 @@ mcinit_suggestion_try(struct mcinit_suggestion *s, const char *cand,
 	long room = mcinit_suggestion_room(s, order);
 	size_t d;
 
-	if (!mcinit_suggestion_may(s, k, order) || (long)count_bound(s->counts, cand) > room)
+	if (!mcinit_suggestion_may(s, k, order) ||
+	    (long)count_bound(s->key.counts, k->counts) > room)
 		return;
 	d = mcinit_edit_distance(s->word, cand, (size_t)room);
 	if ((long)d <= room) {
@@ -444,6 +453,20 @@ mcinit_suggest(const char *word, const char *const *cands, size_t n)
 		mcinit_suggest_key_of(cands[i], &k);
 		mcinit_suggestion_try(&s, cands[i], &k, i);
 	}
+	return s.pick;
+}
+
+const char *
+mcinit_suggest_keyed(const char *word, const char *const *cands,
+                     const struct mcinit_suggest_key *keys, size_t n)
+{
+	struct mcinit_suggestion s;
+	size_t i;
+
+	mcinit_suggestion_init(&s, word);
+	for (i = 0; i < n && s.best > 0; i++)
+		if (mcinit_suggestion_may(&s, &keys[i], i))
+			mcinit_suggestion_try(&s, cands[i], &keys[i], i);
 	return s.pick;
 }
 

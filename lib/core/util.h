@@ -217,14 +217,19 @@ long mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *ba
 /* The closest of cands to word within about one edit per four characters
  * (the first of the closest), or NULL: a did-you-mean. */
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);
-/* What a suggestion compares first of a candidate: its length and its
- * characters as a set.  A table asked again and again (Megatron-LM's
- * flags) makes them once, and tries its candidates itself. */
+/* What a suggestion compares first of a candidate: its length, its
+ * characters as a set, and counted by bucket (a count stops at 255).  A
+ * table asked again and again (Megatron-LM's flags, the config's keys)
+ * makes them once. */
 struct mcinit_suggest_key {
 	uint64_t chars;
 	size_t len;
+	unsigned char counts[32];
 };
 void mcinit_suggest_key_of(const char *s, struct mcinit_suggest_key *k);
+/* mcinit_suggest with the candidates' keys made beforehand. */
+const char *mcinit_suggest_keyed(const char *word, const char *const *cands,
+                                 const struct mcinit_suggest_key *keys, size_t n);
 /* A suggestion being looked for: mcinit_suggest is init, try each
  * candidate, then pick.  The pick is the closest, the first of the closest
  * by `order` (a candidate's place in its list), so a table may try its
@@ -232,9 +237,8 @@ void mcinit_suggest_key_of(const char *s, struct mcinit_suggest_key *k);
 struct mcinit_suggestion {
 	const char *word, *pick; /* pick: the closest so far, or NULL */
 	struct mcinit_suggest_key key;
-	unsigned char counts[32]; /* the word's characters, counted by bucket */
-	size_t best;              /* pick's distance; the cap + 1 while none */
-	size_t order;             /* pick's order; SIZE_MAX while none */
+	size_t best;  /* pick's distance; the cap + 1 while none */
+	size_t order; /* pick's order; SIZE_MAX while none */
 };
 void mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word);
 /* k: made by mcinit_suggest_key_of(cand). */
@@ -255,6 +259,17 @@ mcinit_suggestion_room(const struct mcinit_suggestion *s, size_t order)
  * one at most, and brings one character at most into either word that the
  * other lacks).  What _try asks first, inline for a loop over a table:
  * most candidates fail it. */
+/* The bits set in x; not __builtin_popcountll, which is a call into
+ * libgcc on a machine not told it has the instruction. */
+static inline int
+mcinit_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((x * 0x0101010101010101ull) >> 56);
+}
+
 static inline bool
 mcinit_suggestion_may(const struct mcinit_suggestion *s, const struct mcinit_suggest_key *k,
                       size_t order)
@@ -263,8 +278,8 @@ mcinit_suggestion_may(const struct mcinit_suggestion *s, const struct mcinit_sug
 
 	return t >= 0 &&
 	       (long)(s->key.len > k->len ? s->key.len - k->len : k->len - s->key.len) <= t &&
-	       __builtin_popcountll(k->chars & ~s->key.chars) <= t &&
-	       __builtin_popcountll(s->key.chars & ~k->chars) <= t;
+	       mcinit_popcount64(k->chars & ~s->key.chars) <= t &&
+	       mcinit_popcount64(s->key.chars & ~k->chars) <= t;
 }
 
 /* The most mcinit reads of one input file: a job description (JSON, YAML, a

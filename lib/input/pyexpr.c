@@ -992,18 +992,38 @@ mcinit_pyexpr_share(const struct mcinit_pyexpr *parsed)
 	return e;
 }
 
-void
-mcinit_pyexpr_free(struct mcinit_pyexpr *e)
+/* Frees e's blocks but the first, which lives in e's own allocation. */
+static void
+free_blocks(struct mcinit_pyexpr *e)
 {
 	struct chunk *c, *n;
 
-	if (e == NULL)
-		return;
 	for (c = e->mem; c; c = n) {
 		n = c->next;
 		if (c != e->first)
 			free(c);
 	}
+}
+
+void
+mcinit_pyexpr_reshare(struct mcinit_pyexpr *e, const struct mcinit_pyexpr *parsed)
+{
+	free_blocks(e);
+	free(e->err);
+	e->err = NULL;
+	e->mem = e->first;
+	e->mem->next = NULL;
+	e->mem->used = 0;
+	e->nbinds = 0;
+	e->root = parsed->root;
+}
+
+void
+mcinit_pyexpr_free(struct mcinit_pyexpr *e)
+{
+	if (e == NULL)
+		return;
+	free_blocks(e);
 	free(e->err);
 	free(e);
 }

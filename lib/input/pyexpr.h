@@ -80,6 +80,11 @@ const struct mcinit_pyexpr *mcinit_pyexpr_parse_once(_Atomic(const struct mcinit
  * `parsed` must outlive it, and is never written (neither by evaluating
  * this nor by freeing it).  Its evaluations allocate in it alone. */
 struct mcinit_pyexpr *mcinit_pyexpr_share(const struct mcinit_pyexpr *parsed);
+/* Makes e an expression of `parsed`'s tree, as mcinit_pyexpr_share does,
+ * in e's own memory: what e's evaluations allocated is released (values
+ * they returned die), and e's first block is kept.  A loop evaluating many
+ * trees shares one this way instead of allocating one per tree. */
+void mcinit_pyexpr_reshare(struct mcinit_pyexpr *e, const struct mcinit_pyexpr *parsed);
 void mcinit_pyexpr_free(struct mcinit_pyexpr *e);
 
 /* Evaluates e; a MCINIT_PV_ERR value when a name is unknown or an operation

@@ -8,7 +8,11 @@
 #include "rules/rules-impl.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/mflags.h"
@@ -105,6 +109,27 @@ mcinit_mcheck_row_section(const char *id)
 	return NULL;
 }
 
+/* Each row's section, worked out once: every check run asks for it of
+ * each row it evaluates. */
+static const char **row_sections;
+static pthread_once_t row_sections_once = PTHREAD_ONCE_INIT;
+
+static void
+make_row_sections(void)
+{
+	row_sections = calloc(mcinit_nmchecks, sizeof *row_sections);
+	for (size_t i = 0; row_sections != NULL && i < mcinit_nmchecks; i++)
+		row_sections[i] = mcinit_mcheck_row_section(mcinit_mchecks[i].id);
+}
+
+const char *
+mcinit_mcheck_row_section_at(size_t row)
+{
+	pthread_once(&row_sections_once, make_row_sections);
+	return row_sections != NULL ? row_sections[row]
+	                            : mcinit_mcheck_row_section(mcinit_mchecks[row].id);
+}
+
 /* The config field a Megatron name stands for in `version`: the field set
  * by the flag whose dest it is (an args attribute of that version), else a
  * field of mcinit's own schema of that name (Megatron-Core attribute
@@ -190,4 +215,103 @@ mcinit_mcheck_name_known(const char *name, const char *id)
 	       mcinit_mcheck_field(name, mcinit_mversion_default(),
 	                           mcinit_mcheck_row_section(id)) >= 0 ||
 	       mcinit_mcheck_constant(name) || name[0] == '$';
+}
+
+static struct mcinit_mcheck_binding
+decide(const char *name, unsigned version, const char *section)
+{
+	struct mcinit_mcheck_binding b = {.kind = MB_NONE, .s = S_NONE, .f = -1};
+
+	if (mcinit_mcheck_module_function(name)) {
+		b.kind = MB_FUNCTION;
+		return b;
+	}
+	if (name[0] == '%') {
+		if (!mcinit_mcheck_calc_param(name)) {
+			b.kind = MB_LOCAL;
+			return b;
+		}
+		b.skip = 1;
+		name++;
+	}
+	if ((b.s = mcinit_mcheck_special(name)) != S_NONE)
+		b.kind = MB_SPECIAL;
+	else if (name[0] == '$')
+		b.kind = MB_ENV;
+	else if ((b.f = mcinit_mcheck_field(name, version, section)) >= 0)
+		b.kind = MB_FIELD;
+	else if (mcinit_mcheck_constant(name))
+		b.kind = MB_CONSTANT;
+	return b;
+}
+
+/* The kept bindings: an open-addressed table whose entries, once
+ * published, are never changed or freed, so that a reader needs no lock.
+ * The names of every check of every release fit many times over; should
+ * a probe run out, the binding is decided again, not kept. */
+struct kept {
+	struct mcinit_mcheck_binding b;
+	unsigned version;
+	const char *section; /* compared by identity: row_section's own strings */
+	uint64_t hash;
+	char name[];
+};
+#define KEPT_SLOTS  8192
+#define KEPT_PROBES 32
+static _Atomic(struct kept *) kept[KEPT_SLOTS];
+
+static uint64_t
+bind_hash(const char *name, unsigned version, const char *section)
+{
+	uint64_t h = 1469598103934665603ull ^ version ^ ((uint64_t)(uintptr_t)section << 7);
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static bool
+kept_is(const struct kept *k, uint64_t h, const char *name, unsigned version, const char *section)
+{
+	return k->hash == h && k->version == version && k->section == section &&
+	       strcmp(k->name, name) == 0;
+}
+
+struct mcinit_mcheck_binding
+mcinit_mcheck_bind(const char *name, unsigned version, const char *section)
+{
+	uint64_t h = bind_hash(name, version, section);
+	struct kept *mine = NULL;
+	size_t i = (size_t)h & (KEPT_SLOTS - 1);
+	struct mcinit_mcheck_binding b;
+
+	for (int probe = 0; probe < KEPT_PROBES; probe++, i = (i + 1) & (KEPT_SLOTS - 1)) {
+		struct kept *k = atomic_load_explicit(&kept[i], memory_order_acquire);
+
+		if (k == NULL) {
+			if (mine == NULL) {
+				size_t n = strlen(name) + 1;
+
+				mine = malloc(sizeof *mine + n);
+				if (mine == NULL)
+					break;
+				mine->b = decide(name, version, section);
+				mine->version = version;
+				mine->section = section;
+				mine->hash = h;
+				memcpy(mine->name, name, n);
+			}
+			if (atomic_compare_exchange_strong_explicit(
+			        &kept[i], &k, mine, memory_order_acq_rel, memory_order_acquire))
+				return mine->b;
+			/* another thread filled the slot: k is its entry */
+		}
+		if (kept_is(k, h, name, version, section)) {
+			free(mine);
+			return k->b;
+		}
+	}
+	b = mine != NULL ? mine->b : decide(name, version, section);
+	free(mine);
+	return b;
 }

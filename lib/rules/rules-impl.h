@@ -239,6 +239,8 @@ enum mcinit_special {
 enum mcinit_special mcinit_mcheck_special(const char *name);
 /* The Bridge section mirroring the dataclass of check row `id`, or NULL. */
 const char *mcinit_mcheck_row_section(const char *id);
+/* The same of row `row` of mcinit_mchecks, kept for the process. */
+const char *mcinit_mcheck_row_section_at(size_t row);
 /* The config field a Megatron name stands for in `version` (see the
  * definition for the order of lookups), or -1. */
 int mcinit_mcheck_field(const char *name, unsigned version, const char *section);
@@ -248,5 +250,29 @@ bool mcinit_mcheck_constant(const char *name);
 bool mcinit_mcheck_calc_param(const char *name);
 /* A function transformer_config.py compares activation_func with. */
 bool mcinit_mcheck_module_function(const char *name);
+
+/* What a name stands for, as resolving it decides from the tables alone:
+ * decided once per name, release and section and kept for the process
+ * (a check run asks for some 500 names; deciding each costs several
+ * lookups by name, a quarter of validate's work before it was kept). */
+enum mcinit_mcheck_kind {
+	MB_NONE,
+	MB_FUNCTION, /* a module function: its name is its value */
+	MB_LOCAL,    /* a local of the Megatron function (mcheck-locals.c) */
+	MB_SPECIAL,  /* .s */
+	MB_ENV,      /* "$VAR" */
+	MB_FIELD,    /* .f */
+	MB_CONSTANT,
+};
+struct mcinit_mcheck_binding {
+	enum mcinit_mcheck_kind kind;
+	enum mcinit_special s;
+	int f;
+	int skip; /* the name read is name + skip: a calculator parameter's '%' */
+};
+/* The binding of name (see rules-mcheck.c's resolver for the order);
+ * section is what mcinit_mcheck_row_section returned.  Thread-safe. */
+struct mcinit_mcheck_binding mcinit_mcheck_bind(const char *name, unsigned version,
+                                                const char *section);
 
 #endif

@@ -422,6 +422,9 @@ struct row_ctx {
 	struct mcinit_rule_ctx *x;
 	const char *section; /* row_section of the row */
 	const char *unknown; /* the undeclared version the row asked for, or NULL */
+	/* the expression evaluate() reshares for each row (NULL until the
+	 * first); mcinit_rules_mchecks owns it */
+	struct mcinit_pyexpr *scratch;
 };
 
 /* The version the job declares for a version probe (launch.te_version,
@@ -449,43 +452,37 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 {
 	struct row_ctx *r = ctx;
 	struct mcinit_rule_ctx *x = r->x;
-	enum mcinit_special s;
-	int f;
+	struct mcinit_mcheck_binding b = mcinit_mcheck_bind(name, x->c->mversion, r->section);
+	int f = b.f;
 
-	/* A bare name is a local of the Megatron function: the calculator's
-	 * parameters and what mcheck-locals.c computes are known (the
-	 * rows evaluated are vetted, and the ledger's test holds their
-	 * names to what the resolver knows). */
-	if (mcinit_mcheck_module_function(name)) {
+	name += b.skip;
+	switch (b.kind) {
+	case MB_FUNCTION:
 		/* a copy: name may be the caller's stack buffer (resolve_name) */
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
 		                          .s = mcinit_pyexpr_strdup(e, name + 1)};
 		return 0;
-	}
-	if (name[0] == '%') {
-		if (!mcinit_mcheck_calc_param(name))
-			return mcinit_mcheck_local(x, e, name, out);
-		name++;
-	}
-	s = mcinit_mcheck_special(name);
-	if (s == S_TE_VERSION || s == S_TORCH_VERSION)
-		return declared_version(r, s, out);
-	if (s >= S_COLLAPSE)
-		return view_value(x, e, s, name, out);
-	if (s != S_NONE)
-		return special_value(x, s, out);
-	if (name[0] == '$')
+	case MB_LOCAL:
+		/* a local of the Megatron function, as mcheck-locals.c computes
+		 * it (the rows evaluated are vetted, and the ledger's test holds
+		 * their names to what the resolver knows) */
+		return mcinit_mcheck_local(x, e, name, out);
+	case MB_SPECIAL:
+		if (b.s == S_TE_VERSION || b.s == S_TORCH_VERSION)
+			return declared_version(r, b.s, out);
+		if (b.s >= S_COLLAPSE)
+			return view_value(x, e, b.s, name, out);
+		return special_value(x, b.s, out);
+	case MB_ENV:
 		return env_value(x, e, name + 1, out);
-	f = mcinit_mcheck_field(name, x->c->mversion, r->section);
-	if (f >= 0) {
+	case MB_FIELD:
 		if (x->c->invalid[f])
 			return -1;
 		*out = from_value(e, &x->c->val[f]);
 		if (out->kind == MCINIT_PV_STR && is_dtype_field(f))
 			out->s = torch_dtype(out->s); /* "bf16" is torch.bfloat16 to Megatron */
 		return 0;
-	}
-	if (mcinit_mcheck_constant(name)) {
+	case MB_CONSTANT: {
 		/* enum members compare with the flag's value, their name in lower case */
 		const char *m = strchr(name, '.') + 1;
 
@@ -493,6 +490,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		    .kind = MCINIT_PV_STR,
 		    .s = mcinit_pyexpr_strdup(e, strncmp(name, "torch.", 6) == 0 ? name : m)};
 		return 0;
+	}
+	case MB_NONE:
+		break;
 	}
 	return -1;
 }
@@ -512,10 +512,13 @@ evaluate(struct row_ctx *r, const struct mcinit_mcheck *m, enum mcinit_mcheck_ex
 		return negate ? 0 : 1;
 	if ((tree = mcinit_mcheck_expr(m, x)) == NULL)
 		return -1; /* not in the subset pyexpr parses */
-	e = mcinit_pyexpr_share(tree);
+	if (r->scratch == NULL)
+		r->scratch = mcinit_pyexpr_share(tree);
+	else
+		mcinit_pyexpr_reshare(r->scratch, tree);
+	e = r->scratch;
 	v = mcinit_pyexpr_eval(e, resolve, r);
 	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
-	mcinit_pyexpr_free(e);
 	return res;
 }
 
@@ -660,6 +663,7 @@ void
 mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
 	const unsigned short *rows;
+	struct row_ctx rc = {.x = x};
 	size_t i, n;
 
 	if (validate_args_row(x) && !from_megatron_flags(x))
@@ -673,12 +677,12 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 	rows = mcinit_mcheck_runs(x->rule->code, &n);
 	for (i = 0; i < n; i++) {
 		const struct mcinit_mcheck *m = &mcinit_mchecks[rows[i]];
-		struct row_ctx rc;
 		int r;
 
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
-		rc = (struct row_ctx){x, mcinit_mcheck_row_section(m->id), NULL};
+		rc.section = mcinit_mcheck_row_section_at(rows[i]);
+		rc.unknown = NULL;
 		if (m->when != NULL) {
 			r = evaluate(&rc, m, MCINIT_MX_WHEN, m->when, false);
 		} else {
@@ -692,4 +696,5 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 		else if (r < 0 && rc.unknown != NULL)
 			report_undecided(&rc, m);
 	}
+	mcinit_pyexpr_free(rc.scratch);
 }

@@ -1163,20 +1163,24 @@ mc039(struct mcinit_rule_ctx *x)
 	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(high_priority_stream_groups));
 	const char *names[MCINIT_GROUP_COUNT];
 	struct mcinit_buf all = {0};
-	size_t i;
+	size_t i, first = SIZE_MAX;
 	int k;
 
 	if (v->kind != MCINIT_V_LIST)
 		return;
-	for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
-		names[k] = mcinit_group_kind_name((enum mcinit_group_kind)k);
-		mcinit_buf_printf(&all, "%s%s", k ? ", " : "", names[k]);
-	}
 	for (i = 0; i < v->n; i++) {
 		const char *s = v->items[i].s, *sug;
 
 		if (s == NULL || mcinit_group_kind_from_name(s) >= 0)
 			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		/* the list of keys, for the hints: made at the first wrong one
+		 * (this rule runs on every check) */
+		for (k = 0; i == first && k < MCINIT_GROUP_COUNT; k++) {
+			names[k] = mcinit_group_kind_name((enum mcinit_group_kind)k);
+			mcinit_buf_printf(&all, "%s%s", k ? ", " : "", names[k]);
+		}
 		sug = mcinit_suggest(s, names, MCINIT_GROUP_COUNT);
 		if (sug != NULL)
 			mcinit_diag_hint(report(x, F(high_priority_stream_groups),

@@ -278,6 +278,52 @@ Test(pyexpr, shared_trees_evaluate_like_their_own)
 	}
 }
 
+/* One expression reshared from tree to tree evaluates each as its own
+ * would, including after an evaluation that needed more than its first
+ * block (a long list), whose blocks it releases. */
+Test(pyexpr, reshared_expression_evaluates_each_tree)
+{
+	struct mcinit_pyexpr *scratch = NULL;
+	struct mcinit_buf big = {0};
+	struct mcinit_pyexpr *long_tree;
+	char *why = NULL, *got;
+	size_t i;
+
+	mcinit_buf_adds(&big, "len([");
+	for (i = 0; i < 3000; i++)
+		mcinit_buf_printf(&big, "%s'x%zu'", i ? ", " : "", i);
+	mcinit_buf_adds(&big, "])");
+	long_tree = mcinit_pyexpr_parse(mcinit_buf_cstr(&big), &why);
+	cr_assert_not_null(long_tree, "%s", why);
+	for (int round = 0; round < 2; round++)
+		for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			struct mcinit_pyexpr *tree = mcinit_pyexpr_parse(cases[i].src, &why);
+			struct mcinit_pv v;
+
+			if (tree == NULL) {
+				free(why);
+				continue;
+			}
+			if (scratch == NULL)
+				scratch = mcinit_pyexpr_share(tree);
+			else
+				mcinit_pyexpr_reshare(scratch, tree);
+			v = mcinit_pyexpr_eval(scratch, resolve, NULL);
+			got = shown(&v);
+			cr_expect_str_eq(got, cases[i].want, "%s", cases[i].src);
+			free(got);
+			/* in between, a tree whose evaluation takes many blocks */
+			mcinit_pyexpr_reshare(scratch, long_tree);
+			v = mcinit_pyexpr_eval(scratch, resolve, NULL);
+			cr_expect_eq(v.kind, MCINIT_PV_INT);
+			cr_expect_eq(v.i, 3000);
+			mcinit_pyexpr_free(tree);
+		}
+	mcinit_pyexpr_free(scratch);
+	mcinit_pyexpr_free(long_tree);
+	mcinit_buf_free(&big);
+}
+
 /* The arena: many small allocations (a long list), and single ones larger
  * than any block (a long string literal). */
 Test(pyexpr, arena_takes_many_and_large_allocations)

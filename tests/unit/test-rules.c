@@ -8,6 +8,8 @@
 #include "config/config.h"
 #include "rules/bchecks.h"
 #include "rules/mchecks.h"
+#include "input/pyexpr.h"
+#include "rules/rules-impl.h"
 #include "config/mflags.h"
 #include "rules/rules.h"
 #include "rules-doc.h"
@@ -907,4 +909,84 @@ Test(rules, mcheck_shared_guards_are_the_same_text)
 		cr_assert_leq(m->gsame, i, "%s", m->id);
 		cr_expect_str_eq(mcinit_mchecks[m->gsame].guard, m->guard, "%s", m->id);
 	}
+}
+
+/* ---- the kept bindings of names (mcinit_mcheck_bind) ---- */
+
+struct bind_walk {
+	unsigned version;
+	const char *section;
+	size_t n;
+};
+
+/* What the name stands for, asked of the tables directly. */
+static void
+bind_by_hand(const char *name, unsigned v, const char *sec, struct mcinit_mcheck_binding *b)
+{
+	*b = (struct mcinit_mcheck_binding){.kind = MB_NONE, .s = S_NONE, .f = -1};
+	if (mcinit_mcheck_module_function(name)) {
+		b->kind = MB_FUNCTION;
+		return;
+	}
+	if (name[0] == '%' && !mcinit_mcheck_calc_param(name)) {
+		b->kind = MB_LOCAL;
+		return;
+	}
+	b->skip = name[0] == '%';
+	name += b->skip;
+	if ((b->s = mcinit_mcheck_special(name)) != S_NONE)
+		b->kind = MB_SPECIAL;
+	else if (name[0] == '$')
+		b->kind = MB_ENV;
+	else if ((b->f = mcinit_mcheck_field(name, v, sec)) >= 0)
+		b->kind = MB_FIELD;
+	else if (mcinit_mcheck_constant(name))
+		b->kind = MB_CONSTANT;
+}
+
+static void
+check_binding(void *ctx, const char *name)
+{
+	struct bind_walk *w = ctx;
+	struct mcinit_mcheck_binding want, got;
+
+	bind_by_hand(name, w->version, w->section, &want);
+	for (int again = 0; again < 2; again++) {
+		got = mcinit_mcheck_bind(name, w->version, w->section);
+		cr_assert(got.kind == want.kind && got.s == want.s && got.f == want.f &&
+		              got.skip == want.skip,
+		          "%s (version %#x, section %s): kept %d/%d/%d, by hand %d/%d/%d", name,
+		          w->version, w->section ? w->section : "-", got.kind, got.s, got.f,
+		          want.kind, want.s, want.f);
+	}
+	w->n++;
+}
+
+/* Every name of every row, in every release and in its row's section as
+ * in none, binds as the tables say, the first time it is asked and after:
+ * kept bindings are the decisions, whatever collides in the table. */
+Test(rules, kept_bindings_are_the_tables_decisions)
+{
+	struct bind_walk w = {0};
+
+	for (int bit = 0; bit < MCINIT_MV_COUNT; bit++)
+		for (size_t i = 0; i < mcinit_nmchecks; i++) {
+			const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+
+			w.version = 1u << bit;
+			for (int x = MCINIT_MX_WHEN; x <= MCINIT_MX_MESSAGE; x++) {
+				const struct mcinit_pyexpr *t =
+				    mcinit_mcheck_expr(m, (enum mcinit_mcheck_expr)x);
+
+				if (t == NULL)
+					continue;
+				w.section = mcinit_mcheck_row_section(m->id);
+				mcinit_pyexpr_names(t, check_binding, &w);
+				cr_assert_eq(mcinit_mcheck_row_section_at(i), w.section, "%s",
+				             m->id);
+				w.section = NULL;
+				mcinit_pyexpr_names(t, check_binding, &w);
+			}
+		}
+	cr_assert_gt(w.n, 1000);
 }

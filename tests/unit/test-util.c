@@ -164,6 +164,7 @@ Test(util, suggest_is_the_first_closest_within_the_cap)
 	unsigned seed = 777;
 	char words[65][24];
 	const char *cands[64];
+	struct mcinit_suggest_key keys[64];
 
 	for (int t = 0; t < 2000; t++) {
 		size_t n = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 64, best, cap, i;
@@ -193,7 +194,31 @@ Test(util, suggest_is_the_first_closest_within_the_cap)
 		got = mcinit_suggest(words[n], cands, n);
 		cr_assert_eq(got, want, "'%s': %s, want %s", words[n], got ? got : "none",
 		             want ? want : "none");
+		for (i = 0; i < n; i++)
+			mcinit_suggest_key_of(cands[i], &keys[i]);
+		got = mcinit_suggest_keyed(words[n], cands, keys, n);
+		cr_assert_eq(got, want, "keyed '%s': %s, want %s", words[n], got ? got : "none",
+		             want ? want : "none");
 	}
+}
+
+/* A candidate's counts stop at 255 (the word's too): the bound stays a
+ * bound on long runs of one character, and the key is its length. */
+Test(util, suggest_key_counts_stop_at_255)
+{
+	char a[301], b[301];
+	struct mcinit_suggest_key k;
+
+	memset(a, 'a', 300);
+	a[300] = '\0';
+	memcpy(b, a, sizeof b);
+	b[299] = 'b';
+	mcinit_suggest_key_of(a, &k);
+	cr_assert_eq(k.len, 300);
+	cr_assert_eq(k.counts['a' & 31], 255);
+	cr_assert_eq(k.chars, (uint64_t)1 << ('a' & 63));
+	/* 300 characters: 75 edits allowed, one needed */
+	cr_assert_str_eq(mcinit_suggest(a, (const char *const[]){b}, 1), b);
 }
 
 /* ---- mcinit_dl_find: where CUDA's and NCCL's libraries are looked for ---- */
