@@ -5,8 +5,8 @@
  * (b) as JSON streamed to /dev/null, (c) as JSON in one mcinit_buf.
  * Prints the median of 5 runs, the peak RSS of each case (measured in a
  * child process of its own, so cases do not inherit each other's peak),
- * and the speed-up over Megatron-Core's Python generator where a reference
- * time is known.
+ * and the speed-up over Megatron-Core's own generator where bench-topology.sh
+ * measured it in the same run.
  *
  * Usage: bench-topology [MAX_LOG2_WORLD]   (default 20)
  */
@@ -27,14 +27,28 @@ enum mode { MODE_MEMORY, MODE_JSON_STREAM, MODE_JSON_BUF, MODE_COUNT };
 static const char *const mode_names[MODE_COUNT] = {"groups in memory", "JSON -> /dev/null",
                                                    "JSON in a buffer"};
 
-/* Megatron-Core's RankGenerator (Python), all groups, as quoted in the task. */
+/* Megatron-Core's own generator (initialize_model_parallel, all groups)
+ * at this world size, measured in the same run by bench-topology.sh
+ * (tests/bench/topology-reference.py) and handed over as
+ * MCINIT_TOPOLOGY_REFERENCE="WORLD=SECONDS,...": 0 when not measured (no
+ * Megatron-Core installed), and no ratio is printed then. */
 static double
 reference_seconds(long world)
 {
-	if (world == 1L << 16)
-		return 4.0;
-	if (world == 1L << 18)
-		return 14.0;
+	const char *p = getenv("MCINIT_TOPOLOGY_REFERENCE");
+
+	while (p != NULL && *p != '\0') {
+		char *end;
+		long w = strtol(p, &end, 10);
+		double secs;
+
+		if (*end != '=')
+			return 0.0;
+		secs = strtod(end + 1, &end);
+		if (w == world)
+			return secs;
+		p = *end == ',' ? end + 1 : NULL;
+	}
 	return 0.0;
 }
 
@@ -245,7 +259,9 @@ main(int argc, char **argv)
 				       r.min * 1e3, out, (double)rss / 1024.0, vs);
 			}
 	}
-	printf("reference: Megatron-Core's Python generator, ~4 s at 65,536 ranks and ~14 s at "
-	       "262,144 ranks\n");
+	printf("%s\n", getenv("MCINIT_TOPOLOGY_REFERENCE") != NULL
+	                   ? "vs Megatron: Megatron-Core's initialize_model_parallel, in "
+	                     "memory, measured above in this run"
+	                   : "vs Megatron: not measured (no Megatron-Core: set MEGATRON_PYTHON)");
 	return 0;
 }
