@@ -45,6 +45,11 @@ golden entry-script-vlm 0 $M validate entry-vlm.sh
 golden entry-script-vlm-overridden 1 $M validate --entry-point pretrain_gpt entry-vlm.sh
 golden entry-script-t5 0 $M validate entry-t5.sh
 check entry-script-modelopt $M validate entry-modelopt.sh
+# pretrain_mamba.py runs pretrain_hybrid.py on every release (a wrapper of it
+# from r0.18 on, git show core_r0.18:pretrain_mamba.py)
+for r in r0.15 r0.18 r0.19 main; do
+	check "entry-script-mamba-$r" sh -c "$M validate --megatron-version $r entry-mamba.sh 2>&1 | grep -q 'pretrain_mamba.py is Megatron-LM.s pretrain_hybrid entry point'"
+done
 check entry-script-t5-tokenizer sh -c "$M validate --print-config entry-t5.sh 2>/dev/null | grep -q '\"tokenizer_type\": \"BertWordPieceLowerCase\"'"
 
 # The option is known to --help, the man page and the completions.
