@@ -1531,6 +1531,7 @@ void
 mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 {
 	char key[128];
+	struct mcinit_buf unseen = {0};
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
@@ -1539,6 +1540,11 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i) || c->runtime[i])
 			continue;
 		c->invalid[i] = true;
+		if (c->flags_unread) { /* the unread file may well set it */
+			mcinit_field_key(i, key, sizeof key);
+			mcinit_buf_printf(&unseen, "%s%s", unseen.len ? ", " : "", key);
+			continue;
+		}
 		mcinit_field_key(i, key, sizeof key);
 		g = mcinit_diag_add(d, MCINIT_ERROR, "MC008", NULL, "required field %s is not set",
 		                    key);
@@ -1551,6 +1557,12 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section",
 			                 mcinit_fields[i].name, mcinit_fields[i].section);
 	}
+	if (unseen.len > 0)
+		mcinit_diag_add(d, MCINIT_WARNING, "MC009", NULL,
+		                "required fields not checked (%s): the launch's flags hold words "
+		                "from a sourced file mcinit could not read",
+		                mcinit_buf_cstr(&unseen));
+	mcinit_buf_free(&unseen);
 }
 
 /* Whether any field of sec holds a value that is not its default (a

@@ -224,6 +224,10 @@ struct mcinit_config {
 	size_t script_nlaunches;
 	/* Launch scripts read in which no launch and no flag was found. */
 	size_t scripts_unlaunched;
+	/* Flags of a launch hold a variable that a sourced file mcinit could
+	 * not read may set: a required field may be among them, so none is
+	 * said to be missing (mcinit_config_finish). */
+	bool flags_unread;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */
@@ -345,9 +349,10 @@ void mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int a
  * line/col); opaque[i] (may be NULL) holds MCINIT_WORD_* bits: OPAQUE marks
  * words whose value is only known at run time (not type-checked), RESPLIT
  * words bash split out of a quoted string (said in the hint of a stray
- * word). */
+ * word), UNREAD opaque words a sourced file mcinit could not read may set. */
 #define MCINIT_WORD_OPAQUE  1
 #define MCINIT_WORD_RESPLIT 2
+#define MCINIT_WORD_UNREAD  4
 void mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                                const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
                                struct mcinit_diags *d);

@@ -721,9 +721,16 @@ out:
 
 /* A word standing where flags would, whose value only the run knows. */
 static void
-opaque_words(struct mcinit_diags *d, const char *word, const struct mcinit_loc *l)
+opaque_words(struct mcinit_diags *d, const char *word, const struct mcinit_loc *l, int unread)
 {
-	if (word[0] == '`' || (word[0] == '$' && word[1] == '(' && word[2] != '('))
+	if (unread)
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
+		                                 "flags from `%s` were not checked: a sourced file "
+		                                 "mcinit could not read may set it",
+		                                 word),
+		                 "make that file readable where the script is, or check those "
+		                 "flags by passing them after `--`");
+	else if (word[0] == '`' || (word[0] == '$' && word[1] == '(' && word[2] != '('))
 		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
 		                                 "flags from this command substitution were not "
 		                                 "checked: mcinit cannot evaluate `%s` without "
@@ -759,7 +766,8 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 			/* a variable the script never assigns (bash: nothing, unless
 			 * the environment sets it) or a command's output: words mcinit
 			 * cannot see, so never an unexpected word */
-			opaque_words(d, words[x.i], &locs[x.i]);
+			opaque_words(d, words[x.i], &locs[x.i],
+			             (opaque[x.i] & MCINIT_WORD_UNREAD) != 0);
 			x.i++;
 			continue;
 		}
@@ -780,18 +788,22 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 
 /* ---- launch scripts ---- */
 
+/* Where a launch script's positions are: base[0] the script, base[k] the
+ * k-th other file it reads or runs (mcinit_shscan.files). */
 static struct mcinit_loc
-at(struct mcinit_loc base, int line, int col)
+at(const struct mcinit_loc *base, int file, int line, int col)
 {
-	base.line = line;
-	base.col = col;
-	return base;
+	struct mcinit_loc l = base[file];
+
+	l.line = line;
+	l.col = col;
+	return l;
 }
 
 /* The job's environment the script leaves: later scripts override earlier
  * ones, name by name. */
 static void
-take_env(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base)
+take_env(struct mcinit_config *c, const struct mcinit_shscan *sc, const struct mcinit_loc *base)
 {
 	for (size_t i = 0; i < sc->nenv; i++) {
 		const struct mcinit_shenv *e = &sc->env[i];
@@ -806,7 +818,7 @@ take_env(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_
 			free(c->job_env[k].value);
 		}
 		c->job_env[k].value = e->value && !e->opaque ? mcinit_xstrdup(e->value) : NULL;
-		c->job_env[k].loc = at(base, e->line, e->col);
+		c->job_env[k].loc = at(base, e->file, e->line, e->col);
 	}
 }
 
@@ -823,11 +835,11 @@ set_launch_int(struct mcinit_config *c, enum mcinit_field f, long long v, struct
 /* What the launcher says: launch.world_size (with how, for derived values),
  * nnodes, nproc_per_node, master_addr and master_port. */
 static void
-take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la, struct mcinit_loc base,
-            struct mcinit_diags *d)
+take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la,
+            const struct mcinit_loc *base, struct mcinit_diags *d)
 {
 	if (la->world_size > 0) {
-		struct mcinit_loc l = at(base, la->line, la->col);
+		struct mcinit_loc l = at(base, la->file, la->line, la->col);
 
 		set_launch_int(c, MCINIT_F_world_size, la->world_size, l, d);
 		free(c->launch_source);
@@ -836,12 +848,12 @@ take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la, struct mc
 	}
 	if (la->nnodes > 0 && la->nnodes_line > 0)
 		set_launch_int(c, MCINIT_F_nnodes, la->nnodes,
-		               at(base, la->nnodes_line, la->nnodes_col), d);
+		               at(base, la->nnodes_file, la->nnodes_line, la->nnodes_col), d);
 	if (la->nproc_per_node > 0 && la->nproc_line > 0)
 		set_launch_int(c, MCINIT_F_nproc_per_node, la->nproc_per_node,
-		               at(base, la->nproc_line, la->nproc_col), d);
+		               at(base, la->nproc_file, la->nproc_line, la->nproc_col), d);
 	if (la->master_addr != NULL) {
-		struct mcinit_loc l = at(base, la->addr_line, la->addr_col);
+		struct mcinit_loc l = at(base, la->addr_file, la->addr_line, la->addr_col);
 		json_t *j = json_string(la->master_addr);
 
 		if (j != NULL)
@@ -850,7 +862,7 @@ take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la, struct mc
 	}
 	if (la->master_port > 0)
 		set_launch_int(c, MCINIT_F_master_port, la->master_port,
-		               at(base, la->port_line, la->port_col), d);
+		               at(base, la->port_file, la->port_line, la->port_col), d);
 }
 
 /* '99,1,0' with its quotes: bash does not re-read quotes inside a value. */
@@ -872,7 +884,7 @@ warn_quotes(const struct mcinit_shword *w, struct mcinit_loc l, struct mcinit_di
  * a script of no known entry point keeps the current one.  Said only when
  * it is not the default, whose flags every script accepts. */
 static void
-take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base,
+take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, const struct mcinit_loc *base,
            struct mcinit_diags *d)
 {
 	unsigned e;
@@ -884,7 +896,7 @@ take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcini
 	c->mentry = e;
 	if (e == mcinit_mentry_default())
 		return;
-	l = at(base, sc->script_line, sc->script_col);
+	l = at(base, sc->script_file, sc->script_line, sc->script_col);
 	mcinit_diag_hint(mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l,
 	                                 "launch script: %s is Megatron-LM's %s entry point: its "
 	                                 "flags and defaults apply",
@@ -895,7 +907,7 @@ take_entry(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcini
 /* A script that launches several times: the launch c->script_launch asks
  * for (the first when 0), said at its launcher's place. */
 static const struct mcinit_shscan *
-pick_launch(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcinit_loc base,
+pick_launch(struct mcinit_config *c, const struct mcinit_shscan *sc, const struct mcinit_loc *base,
             struct mcinit_diags *d)
 {
 	size_t k = c->script_launch > 0 ? (size_t)c->script_launch : 1;
@@ -909,8 +921,8 @@ pick_launch(struct mcinit_config *c, const struct mcinit_shscan *sc, struct mcin
 	if (k > sc->nlaunches)
 		return sc;
 	s = &sc->launches[k - 1];
-	l = at(base, s->launch.line > 0 ? s->launch.line : s->script_line,
-	       s->launch.line > 0 ? s->launch.col : s->script_col);
+	l = s->launch.line > 0 ? at(base, s->launch.file, s->launch.line, s->launch.col)
+	                       : at(base, s->script_file, s->script_line, s->script_col);
 	if (c->script_launch > 0)
 		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l,
 		                "launch script: launch %zu of %zu (%s %s), checked on its own", k,
@@ -930,7 +942,7 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 {
 	struct mcinit_shscan sc = {0};
 	const struct mcinit_shscan *s;
-	struct mcinit_loc base, last = {0}, *locs = NULL;
+	struct mcinit_loc *base = NULL, last = {0}, *locs = NULL;
 	unsigned char *flags = NULL;
 	char **words = NULL;
 	size_t len, i;
@@ -939,22 +951,34 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 
 	if (text == NULL)
 		return -1;
-	if (mcinit_shscan_parse_args(text, len, c->script_args, &sc, err) < 0) {
+	if (mcinit_shscan_parse_file(text, len, path, c->script_args, &sc, err) < 0) {
 		mcinit_err_locate(err, path);
 		goto out;
 	}
-	base = mcinit_config_source(c, path);
+	base = mcinit_xcalloc(sc.nfiles + 1, sizeof *base);
+	base[0] = mcinit_config_source(c, path);
+	for (i = 0; i < sc.nfiles; i++) /* the files it reads, after it */
+		base[i + 1] = mcinit_config_source(c, sc.files[i]);
 	if (sc.script == NULL && sc.nwords == 0) {
-		struct mcinit_loc l = at(base, 0, 0);
+		struct mcinit_loc l = at(base, 0, 0, 0);
 
 		c->scripts_unlaunched++;
+		for (i = 0; i < sc.nnotes; i++) /* files not read: why none was found */
+			if (sc.notes[i].warn) {
+				struct mcinit_loc w =
+				    at(base, sc.notes[i].file, sc.notes[i].line, sc.notes[i].col);
+
+				mcinit_diag_add(d, MCINIT_WARNING, "MC009", &w, "launch script: %s",
+				                sc.notes[i].msg);
+			}
 		mcinit_diag_hint(
 		    mcinit_diag_add(d, MCINIT_WARNING, "MC009", &l,
 		                    "launch script: no launch found (no command runs a "
 		                    "*.py file, and no array or string holds a --flag): "
 		                    "nothing in it was checked"),
-		    "a launch in another script, or behind `bash -c` / `eval`, is not "
-		    "followed: validate that script, or pass the flags after `--`");
+		    "a launch in a file mcinit cannot read, or run by a program other than "
+		    "bash, is not found: validate the script that launches, or pass the flags "
+		    "after `--`");
 		rc = 0;
 		goto out;
 	}
@@ -967,9 +991,10 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		goto out;
 	}
 	for (i = 0; i < s->nnotes; i++) {
-		struct mcinit_loc l = at(base, s->notes[i].line, s->notes[i].col);
+		struct mcinit_loc l = at(base, s->notes[i].file, s->notes[i].line, s->notes[i].col);
 
-		mcinit_diag_add(d, MCINIT_NOTE, "MC009", &l, "launch script: %s", s->notes[i].msg);
+		mcinit_diag_add(d, s->notes[i].warn ? MCINIT_WARNING : MCINIT_NOTE, "MC009", &l,
+		                "launch script: %s", s->notes[i].msg);
 	}
 	take_env(c, s, base);
 	take_launch(c, &s->launch, base, d);
@@ -980,8 +1005,10 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 	for (i = 0; i < s->nwords; i++) {
 		words[i] = s->words[i].text;
 		flags[i] = (s->words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
-		           (s->words[i].resplit ? MCINIT_WORD_RESPLIT : 0);
-		locs[i] = at(base, s->words[i].line, s->words[i].col);
+		           (s->words[i].resplit ? MCINIT_WORD_RESPLIT : 0) |
+		           (s->words[i].unread ? MCINIT_WORD_UNREAD : 0);
+		c->flags_unread |= s->words[i].unread != 0;
+		locs[i] = at(base, s->words[i].file, s->words[i].line, s->words[i].col);
 		/* once per place: "${A[@]}" and ${A[@]} of one array are one mistake */
 		if (s->words[i].quotes &&
 		    (i == 0 || locs[i].line != last.line || locs[i].col != last.col))
@@ -995,6 +1022,7 @@ out:
 	free(flags);
 	free(words);
 	free(locs);
+	free(base);
 	mcinit_shscan_destroy(&sc);
 	free(text);
 	return rc;

@@ -11,6 +11,7 @@
 #include "input/shscan.h"
 
 #include "input/launch-cmdline.h"
+#include "input/shfollow.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -34,6 +35,7 @@
  * skipped), all together: bounds the work of a script that recurses or
  * loops without end. */
 #define MAX_STEPS 10000
+#define MAX_FILES 8 /* files read within one another (source, bash FILE) */
 
 #define GROW(arr, cap, need)                                                                       \
 	do {                                                                                       \
@@ -53,6 +55,7 @@ enum {
 	PF_BREAK = 8,    /* marker: field boundary between "${a[@]}" elements */
 	PF_SRCQ = 16,    /* in a variable's value: was quoted where assigned */
 	PF_RESPLIT = 32, /* a field bash split out of such a quoted string */
+	PF_UNREAD = 64,  /* opaque: a sourced file mcinit could not read may set it */
 };
 #define PF_MARK (PF_EMPTYQ | PF_BREAK)
 
@@ -82,6 +85,9 @@ struct var {
 	int line, col;    /* its last assignment, export or unset */
 	struct plist val; /* a string variable has exactly one element */
 	int is_array;
+	int maybe;     /* not assigned, and a sourced file mcinit could not read
+	                * may have set it (see var_maybe) */
+	int inherited; /* from the job's environment (Slurm's): a child sees it */
 };
 
 struct group { /* an assignment, kept for the fallback */
@@ -123,6 +129,8 @@ struct fn { /* a function the script defined: its body's text */
 	char *name;
 	size_t start, end;
 	int line, col;
+	const char *s;        /* the text it is in (the script's, a file's) */
+	const struct lc *map; /* that text's places, when a string (eval) */
 };
 
 /* A variable's state, saved across a prefix assignment (`V=1 cmd` sets V
@@ -205,6 +213,16 @@ struct sx {
 	int brk;                     /* 1 `break`, 2 `continue`: the loop body stops */
 	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
 	size_t nsbatch;
+	struct mcinit_shfiles files; /* the other files the script reads or runs */
+	int *fstack;                 /* those being read, innermost last */
+	size_t nfstack, capfstack;
+	char *unread;    /* why a variable not assigned may be set: the first
+	                  * sourced file mcinit could not read; NULL when none */
+	size_t fn_floor; /* functions before it are the parent shell's */
+	int args_set;    /* `set --` ran (bash then keeps what a sourced file set) */
+	char *name0;     /* $0: the script's path, or a child's FILE; NULL unknown */
+	void **owned;    /* eval strings and their maps a function is in */
+	size_t nowned, capowned;
 };
 
 /* ---- small helpers ---- */
@@ -216,6 +234,7 @@ note_add(struct mcinit_shnote **v, size_t *n, size_t *cap, int line, int col, ch
 	(*v)[*n].msg = msg;
 	(*v)[*n].line = line;
 	(*v)[*n].col = col;
+	(*v)[*n].file = (*v)[*n].warn = 0;
 	(*n)++;
 }
 
@@ -227,6 +246,26 @@ script_note(struct sx *x, int line, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
 	va_end(ap);
+}
+
+/* A note that says something was not checked (a warning), once per place. */
+static void __attribute__((format(printf, 4, 5)))
+script_warn(struct sx *x, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = mcinit_xvasprintf(fmt, ap);
+	va_end(ap);
+	for (size_t k = 0; k < x->nnotes; k++)
+		if (x->notes[k].line == line && x->notes[k].col == col &&
+		    strcmp(x->notes[k].msg, msg) == 0) {
+			free(msg); /* a loop, a function called twice */
+			return;
+		}
+	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, msg);
+	x->notes[x->nnotes - 1].warn = 1;
 }
 
 static int __attribute__((format(printf, 4, 5)))
@@ -546,6 +585,19 @@ touch_var(struct sx *x, int vi)
 		}
 }
 
+/* Whether variable vi (-1: never named) is not assigned but may have been
+ * set by a sourced file mcinit could not read: then only the run knows it,
+ * never taken as unset. */
+static int
+var_maybe(const struct sx *x, int vi)
+{
+	const struct var *v = vi >= 0 ? &x->vars[vi] : NULL;
+
+	if (x->unread == NULL || vi == x->at)
+		return 0;
+	return v == NULL || (!v->defined && (v->maybe || !v->was_unset));
+}
+
 /* ---- $((...)) arithmetic, as bash evaluates it (64-bit, wrapping) ---- */
 
 struct arith {
@@ -840,9 +892,10 @@ opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted, 
 	for (size_t k = a; k < x->i; k++) {
 		unsigned char c = (unsigned char)x->s[k];
 
-		put(out,
-		    (struct pch){(char)c, (unsigned char)(PF_OPAQUE | (quoted ? PF_QUOTED : 0)),
-		                 line, col, -1, ev});
+		put(out, (struct pch){(char)c,
+		                      (unsigned char)(PF_OPAQUE | (quoted ? PF_QUOTED : 0) |
+		                                      (why == x->unread ? PF_UNREAD : 0)),
+		                      line, col, -1, ev});
 		if (c == '\n') {
 			line++;
 			col = 1;
@@ -1047,7 +1100,8 @@ append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted, int
 			continue;
 		if (ch.line == 0)
 			ch.line = line, ch.col = col;
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) | (quoted ? PF_QUOTED : 0));
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_SRCQ)) |
+		                        (quoted ? PF_QUOTED : 0));
 		put(out, ch);
 	}
 }
@@ -1271,8 +1325,10 @@ eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
 	const char *why = b->vi >= 0 ? "variable not assigned in this script"
 	                             : "script argument or special parameter";
 	size_t from = 0, to = 0;
-	int null = 1, set;
+	int null = 1, set, maybe = !b->known && b->vi >= 0 && var_maybe(x, b->vi);
 
+	if (maybe)
+		why = x->unread; /* not the default: the file may set it */
 	if (b->known) {
 		select_range(&x->vars[b->vi], b->sub, b->idx, &from, &to);
 		if (b->slice && slice_range(x, b, &from, &to) < 0)
@@ -1282,7 +1338,7 @@ eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
 	}
 	set = what == VALUE && from < to && (!b->colon || !null);
 
-	if ((b->op == '-' || b->op == '=') && !set)
+	if ((b->op == '-' || b->op == '=') && !set && !maybe)
 		return use_word(x, out, b);
 	if (b->op == '+' && set)
 		return use_word(x, out, b);
@@ -1627,7 +1683,8 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 			expand_var(x, out, b.vi, SUB_NONE, 0, quoted, b.line, b.col);
 		else
 			opaque(x, out, b.start, b.line, b.col, quoted,
-			       "variable not assigned in this script");
+			       var_maybe(x, b.vi) ? x->unread
+			                          : "variable not assigned in this script");
 		return 0;
 	}
 	if (c > 0 && (is_digit(c) || strchr("@*#?$!-", c))) {
@@ -1640,6 +1697,9 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 			           b.col);
 		else if (c == '#' && out != NULL)
 			put_number(out, (long long)x->vars[x->at].val.n, quoted, b.line, b.col);
+		else if (c == '0' && x->name0 != NULL) /* dirname "$0" */
+			for (const char *p = x->name0; *p; p++)
+				putc_at(out, *p, quoted ? PF_QUOTED : 0, b.line, b.col);
 		else if (c != '#')
 			opaque(x, out, b.start, b.line, b.col, quoted,
 			       c == '0' ? "the script's name" : "special parameter");
@@ -1779,7 +1839,8 @@ split_word(const struct pstr *w, struct plist *dst)
 		} else {
 			sp.exists |= (ch.fl & PF_QUOTED) != 0;
 			/* quoted here: remembered, for when it is stored in a variable */
-			ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ | PF_RESPLIT)) |
+			ch.fl = (unsigned char)((ch.fl &
+			                         (PF_OPAQUE | PF_UNREAD | PF_SRCQ | PF_RESPLIT)) |
 			                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0) |
 			                        (sp.resplit ? PF_RESPLIT : 0));
 			put(&sp.cur, ch);
@@ -1832,7 +1893,7 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 			continue;
 		if (ch.fl & PF_BREAK) /* "${a[@]}" in an assignment joins with spaces */
 			ch.c = ' ';
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_SRCQ)) |
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_SRCQ)) |
 		                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0));
 		put(&s, ch);
 	}
@@ -2184,6 +2245,7 @@ do_unset(struct sx *x, const struct plist *w)
 			x->vars[vi].defined = 0;
 			x->vars[vi].exported = 0;
 			x->vars[vi].was_unset = 1;
+			x->vars[vi].maybe = 0;
 			pl_free(&x->vars[vi].val);
 			x->vars[vi].line = w->v[k].n ? w->v[k].v[0].line : 0;
 			x->vars[vi].col = w->v[k].n ? w->v[k].v[0].col : 0;
@@ -2226,7 +2288,7 @@ env_push(struct cand *c, const char *name, char *value, int line, int col, int o
 	}
 	c->env = mcinit_xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
 	c->env[c->nenv++] =
-	    (struct mcinit_shenv){mcinit_xstrdup(name), value, line, col, opaque, 0};
+	    (struct mcinit_shenv){mcinit_xstrdup(name), value, line, col, opaque, 0, 0};
 }
 
 /* The job's environment as it stands: exported variables (bash does not
@@ -2347,6 +2409,7 @@ do_set(struct sx *x, const struct plist *w)
 
 		if (strcmp(t, "--") == 0 || (t[0] != '-' && t[0] != '+')) {
 			set_positional(x, w, k + (t[0] == '-'));
+			x->args_set = 1;
 			free(t);
 			return;
 		}
@@ -2443,9 +2506,7 @@ unset_ref(struct sx *x, const struct pstr *p)
 		while (k < e && is_ident((unsigned char)t[k], 0))
 			k++;
 		vi = k == e ? var_find(x, t + a, e - a) : -2;
-		yes = vi == -1 || (vi >= 0 && !x->vars[vi].defined && !x->vars[vi].was_unset);
-		if (vi >= 0 && x->vars[vi].was_unset)
-			yes = 1;
+		yes = (vi == -1 || (vi >= 0 && !x->vars[vi].defined)) && !var_maybe(x, vi);
 	}
 	free(t);
 	return yes && ps_opaque(p);
@@ -2740,7 +2801,7 @@ block_keyword(struct sx *x, const char *t)
 static const struct fn *
 fn_find(const struct sx *x, const char *name)
 {
-	for (size_t k = x->nfns; k-- > 0;) /* the latest definition */
+	for (size_t k = x->nfns; k-- > x->fn_floor;) /* the latest definition */
 		if (strcmp(x->fns[k].name, name) == 0)
 			return &x->fns[k];
 	return NULL;
@@ -2820,7 +2881,7 @@ try_function(struct sx *x, const struct pstr *w)
 	adv(x);
 	line = x->line, col = x->col;
 	GROW(x->fns, x->capfns, x->nfns + 1);
-	x->fns[x->nfns] = (struct fn){ps_text(&nm), x->i, 0, line, col};
+	x->fns[x->nfns] = (struct fn){ps_text(&nm), x->i, 0, line, col, x->s, x->map};
 	ps_free(&nm);
 	end = skip_block(x, '{');
 	if (end < 0) {
@@ -2854,6 +2915,8 @@ static void
 call_function(struct sx *x, const struct fn *f, const struct plist *w)
 {
 	struct fn fn = *f; /* x->fns may move while the body defines more */
+	const char *s = x->s;
+	const struct lc *map = x->map;
 
 	if (x->calls >= MAX_CALLS) {
 		if (!x->deep++)
@@ -2870,8 +2933,10 @@ call_function(struct sx *x, const struct fn *f, const struct plist *w)
 	set_positional(x, w, 1);
 	x->calls++;
 	x->status = 0;
+	x->s = fn.s, x->map = fn.map; /* defined in a sourced file, or by eval */
 	if (run_region(x, fn.start, fn.end, fn.line, fn.col) < 0)
 		x->status = -1; /* already read once without error: not reached */
+	x->s = s, x->map = map;
 	x->calls--;
 	frame_pop(x);
 }
@@ -2919,7 +2984,7 @@ cap_put(struct sx *x, struct pch ch)
 {
 	if (!charge(x, 1))
 		return;
-	ch.fl &= PF_OPAQUE;
+	ch.fl &= PF_OPAQUE | PF_UNREAD;
 	put(&x->cap->out, ch);
 }
 
@@ -2980,6 +3045,36 @@ cap_echo(struct sx *x, const struct plist *w)
 	}
 	if (nl)
 		cap_put(x, pch_at(&w->v[w->n - 1], '\n'));
+}
+
+/* dirname PATH...: each PATH without its last component, as coreutils
+ * prints it ("." when there is none, "/" for the root), a line each. */
+static void
+cap_dirname(struct sx *x, const struct plist *w)
+{
+	if (w->n < 2)
+		taint(x, "`dirname` without an operand");
+	for (size_t k = 1; k < w->n; k++) {
+		const struct pstr *p = &w->v[k];
+		char *t = ps_text(p);
+		size_t n = strlen(t), i = 0;
+
+		if (t[0] == '-' || ps_opaque(p))
+			taint(x, "it runs `dirname` on a value known only at run time");
+		while (n > 1 && t[n - 1] == '/')
+			n--;
+		while (n > 0 && t[n - 1] != '/')
+			n--;
+		while (n > 1 && t[n - 1] == '/')
+			n--;
+		if (n == 0)
+			cap_put(x, pch_at(p, '.'));
+		for (size_t j = 0; j < p->n && i < n; j++)
+			if (!(p->v[j].fl & PF_MARK))
+				cap_put(x, p->v[j]), i++;
+		cap_put(x, pch_at(p, '\n'));
+		free(t);
+	}
 }
 
 /* One conversion of printf's format (fmt[*k] is the `%`): the argument it
@@ -3060,7 +3155,8 @@ put_output(struct pstr *out, const struct pstr *o, const struct bparam *b)
 	for (size_t k = 0; k < n; k++) {
 		struct pch ch = o->v[k];
 
-		ch.fl = (unsigned char)((ch.fl & PF_OPAQUE) | (b->quoted ? PF_QUOTED : 0));
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD)) |
+		                        (b->quoted ? PF_QUOTED : 0));
 		put(out, ch);
 	}
 	if (b->quoted && n == 0)
@@ -3312,6 +3408,10 @@ arith_name(struct sx *x, const char *name, size_t n, const char **why)
 	int vi = var_find(x, name, n);
 	long long v;
 
+	if (var_maybe(x, vi)) {
+		*why = x->unread;
+		return 0;
+	}
 	if (vi < 0 || !x->vars[vi].defined)
 		return 0;
 	v = arith_expr(&a, 0);
@@ -3516,7 +3616,7 @@ run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
 	struct lc *m = mcinit_xcalloc(p->n + 1, sizeof *m);
 	char *t = mcinit_xmalloc(p->n + 1);
 	struct mcinit_err saved;
-	size_t n = 0;
+	size_t n = 0, nfns = x->nfns;
 
 	if (x->calls >= MAX_CALLS)
 		goto out;
@@ -3541,6 +3641,12 @@ run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
 		*x->err = saved;
 	x->calls--;
 	x->s = s, x->map = map, x->prefix = pre;
+	if (x->nfns > nfns) { /* a function defined here is read from t when called */
+		GROW(x->owned, x->capowned, x->nowned + 2);
+		x->owned[x->nowned++] = t;
+		x->owned[x->nowned++] = m;
+		return;
+	}
 out:
 	free(t);
 	free(m);
@@ -3581,6 +3687,25 @@ shell_c(const struct plist *w, size_t *at)
 	return 0;
 }
 
+/* The words the commands of another shell started by w[k] get before
+ * their own: those of the shell w runs in (x->prefix), then w[0..k). */
+static void
+outer_prefix(const struct sx *x, const struct plist *w, size_t k, struct plist *prefix)
+{
+	for (size_t j = 0; x->prefix != NULL && j < x->prefix->n; j++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &x->prefix->v[j]);
+		pl_push(prefix, &p);
+	}
+	for (size_t j = 0; j < k; j++) {
+		struct pstr p = {0};
+
+		ps_copy(&p, &w->v[j]);
+		pl_push(prefix, &p);
+	}
+}
+
 /* `srun ... bash -c STRING ARG0 ARG...` at w[k]: STRING read as commands
  * with ARG... as their positional parameters and w[0..k) before them. */
 static void
@@ -3588,22 +3713,270 @@ do_shell_c(struct sx *x, const struct plist *w, size_t k)
 {
 	struct plist prefix = {0}, args = {w->v + k + 3, k + 3 < w->n ? w->n - k - 3 : 0, 0};
 
-	for (size_t j = 0; x->prefix != NULL && j < x->prefix->n; j++) {
-		struct pstr p = {0};
-
-		ps_copy(&p, &x->prefix->v[j]);
-		pl_push(&prefix, &p);
-	}
-	for (size_t j = 0; j < k; j++) {
-		struct pstr p = {0};
-
-		ps_copy(&p, &w->v[j]);
-		pl_push(&prefix, &p);
-	}
+	outer_prefix(x, w, k, &prefix);
 	frame_push(x, 1); /* another shell: nothing it sets comes back */
 	set_positional(x, &args, args.n > 0 ? 1 : 0);
 	run_string(x, &w->v[k + 2], &prefix);
 	frame_pop(x);
+	pl_free(&prefix);
+}
+
+/* ---- other files of the script: source FILE, bash FILE ---- */
+
+/* A sourced file mcinit could not read: every variable not assigned by
+ * now may be one it sets, so each is known only at run time from here on
+ * (not unset: that would invent errors for flags it holds). */
+static void
+mark_unread(struct sx *x, const char *name)
+{
+	if (x->unread == NULL)
+		x->unread = mcinit_xasprintf("variable not assigned in this script, which `%s` "
+		                             "(not read) may set",
+		                             name);
+	for (size_t k = 0; k < x->nvars; k++)
+		if ((int)k != x->at && !x->vars[k].defined && !x->vars[k].maybe) {
+			touch_var(x, (int)k);
+			x->vars[k].maybe = 1;
+		}
+}
+
+/* "`a.sh` -> `b.sh` -> `a.sh`": the files being read from fi's reading on. */
+static char *
+cycle_text(const struct sx *x, int fi)
+{
+	struct mcinit_buf b = {0};
+	size_t k = 0;
+
+	while (x->fstack[k] != fi)
+		k++;
+	for (; k < x->nfstack; k++)
+		mcinit_buf_printf(&b, "`%s` -> ", x->files.v[x->fstack[k]].path);
+	mcinit_buf_printf(&b, "`%s`", x->files.v[fi].path);
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+/* The file that word w names (what: "sourced file", "script"), read in:
+ * its index in x->files; -1 when it cannot be (a warning at line:col says
+ * why), -2 when it is being read already (a cycle: a warning too). */
+static int
+follow_open(struct sx *x, const struct pstr *w, const char *what, int line, int col)
+{
+	char *name = ps_text(w), *chain;
+	const char *why = NULL;
+	int fi = -1;
+
+	if (ps_opaque(w))
+		why = "named by a value known only at run time";
+	else if (x->nfstack >= MAX_FILES)
+		why = "not read (files are read within one another 8 deep at most)";
+	else if (x->calls >= MAX_CALLS)
+		why = "not read (function calls and files nested too deeply)";
+	else
+		fi = mcinit_shfiles_open(&x->files, name, &why);
+	for (size_t k = 0; fi >= 0 && k < x->nfstack; k++)
+		if (x->fstack[k] == fi) {
+			chain = cycle_text(x, fi);
+			script_warn(x, line, col,
+			            "%s `%s` is already being read (%s): not read again inside "
+			            "itself",
+			            what, x->files.v[fi].path, chain);
+			free(chain);
+			free(name);
+			return -2;
+		}
+	if (fi < 0)
+		script_warn(x, line, col, "%s `%s` %s: %s", what, name, why,
+		            what[0] == 's' && what[1] == 'o'
+		                ? "the variables it may set are known only at run time"
+		                : "a launch in it is not checked");
+	free(name);
+	return fi;
+}
+
+/* File fi's commands read here, in the shell as it stands; the commands
+ * they run get the words of prefix before their own.  0, or -1 after a
+ * warning when the text cannot be a script. */
+static int
+read_file(struct sx *x, int fi, const struct plist *prefix, int line, int col, const char *what)
+{
+	const struct mcinit_shfile *f = &x->files.v[fi];
+	const char *s = x->s;
+	const struct lc *map = x->map;
+	const struct plist *pre = x->prefix;
+	struct mcinit_err saved, *e = x->err;
+	int r, el = 0, ef;
+
+	GROW(x->fstack, x->capfstack, x->nfstack + 1);
+	x->fstack[x->nfstack++] = fi;
+	x->s = f->text, x->map = NULL, x->prefix = prefix;
+	x->calls++;
+	if (e != NULL)
+		saved = *e;
+	r = run_region(x, 0, f->len, f->base + 1, 1); /* f may move: x->files grows */
+	if (r < 0 && e != NULL)
+		mcinit_shfiles_locate(&x->files, e->line, &ef, &el);
+	if (r < 0)
+		script_warn(x, line, col, "%s `%s` cannot be read as a shell script (line %d: %s)",
+		            what, x->files.v[fi].path, el, e != NULL ? e->msg + e->text_off : "");
+	if (e != NULL)
+		*e = saved;
+	x->calls--;
+	x->s = s, x->map = map, x->prefix = pre;
+	x->nfstack--;
+	return r;
+}
+
+/* `source FILE [ARGS]` / `. FILE [ARGS]`: FILE read in this shell, ARGS
+ * its positional parameters while it is read. */
+static void
+do_source(struct sx *x, const struct plist *w)
+{
+	size_t k = w->n > 2 && word_is(&w->v[1], " -- ") ? 2 : 1;
+	int line = w->v[0].n ? w->v[0].v[0].line : 0, col = w->v[0].n ? w->v[0].v[0].col : 0;
+	struct saved sv = {x->at, {0}};
+	int fi, args_set = x->args_set;
+
+	x->status = -1;
+	if (k >= w->n)
+		return;
+	fi = follow_open(x, &w->v[k], "sourced file", line, col);
+	if (fi == -1) {
+		char *name = ps_text(&w->v[k]);
+
+		mark_unread(x, name);
+		free(name);
+	}
+	if (fi < 0)
+		return;
+	if (k + 1 < w->n) { /* bash puts the caller's back when the file ends */
+		var_save(&x->vars[x->at], &sv.v);
+		set_positional(x, w, k + 1);
+		x->args_set = 0;
+	}
+	if (read_file(x, fi, x->prefix, line, col, "sourced file") < 0)
+		mark_unread(x, x->files.v[fi].path);
+	if (k + 1 < w->n && !x->args_set) {
+		touch_var(x, x->at);
+		restore(x, &sv, 1);
+	} else if (k + 1 < w->n) { /* unless it ran `set --` (a shift is undone) */
+		pl_free(&sv.v.val);
+	}
+	x->args_set |= args_set;
+	x->status = -1;
+}
+
+static const char run_wrappers[] = " srun exec nohup env time ";
+
+/* `bash [OPTS] FILE ARGS` / `sh FILE` (anywhere before a .py word, as in
+ * `srun ... bash FILE`), or a `*.sh` / `*.bash` path run as a program
+ * (first, or after srun, exec, env ...): 1 with *at the index of bash (or
+ * of the path) and *file that of FILE; 0 when the command is not one. */
+static int
+child_script(const struct plist *w, size_t *at, size_t *file)
+{
+	char *t0 = ps_text(&w->v[0]);
+	int wrapped = in_list(base_name(t0), run_wrappers), hit = 0;
+
+	if (in_list(base_name(t0), not_runner)) { /* echo bash x.sh, grep bash x.sh */
+		free(t0);
+		return 0;
+	}
+	free(t0);
+	for (size_t k = 0; k < w->n && !hit && !is_py_field(&w->v[k]); k++) {
+		char *t = ps_text(&w->v[k]);
+		size_t n = strlen(t), j = k + 1;
+		int script = (n > 3 && strcmp(t + n - 3, ".sh") == 0) ||
+		             (n > 5 && strcmp(t + n - 5, ".bash") == 0);
+
+		if (script && strchr(t, '/') != NULL && (k == 0 || wrapped))
+			*at = *file = k, hit = 1;
+		else if (in_list(base_name(t), " bash sh ")) {
+			for (; j < w->n; j++) { /* its options: -x, -e, -o pipefail, -- */
+				char *o = ps_text(&w->v[j]);
+				int opt = (o[0] == '-' || o[0] == '+') && o[1] != '\0',
+				    arg = opt &&
+				          (strcmp(o + 1, "o") == 0 || strcmp(o + 1, "O") == 0 ||
+				           strcmp(o, "--rcfile") == 0 ||
+				           strcmp(o, "--init-file") == 0),
+				    end = strcmp(o, "--") == 0,
+				    cmd = opt && o[1] != '-' && strpbrk(o + 1, "cs") != NULL;
+
+				free(o);
+				if (cmd)
+					j = w->n; /* bash -c, bash -s: not a file */
+				if (!opt || cmd || end) {
+					j += end;
+					break;
+				}
+				j += arg;
+			}
+			if (j < w->n && !is_py_field(&w->v[j]))
+				*at = k, *file = j, hit = 1;
+		}
+		free(t);
+	}
+	return hit;
+}
+
+/* Hides what a child shell does not get: variables not exported (arrays
+ * are never), the functions; prefix assignments are exported to it. */
+static void
+child_env(struct sx *x, const struct saved *pre, size_t npre)
+{
+	for (size_t k = 0; k < x->nvars; k++) {
+		struct var *v = &x->vars[k];
+		int prefixed = 0;
+
+		for (size_t p = 0; p < npre; p++)
+			prefixed |= pre[p].vi == (int)k;
+		if ((int)k == x->at || !v->defined || v->inherited ||
+		    (v->exported && !v->is_array && !prefixed))
+			continue;
+		touch_var(x, (int)k);
+		v = &x->vars[k];
+		if (prefixed) {
+			v->exported = 1;
+			continue;
+		}
+		pl_free(&v->val);
+		v->defined = v->is_array = v->exported = 0;
+	}
+	x->fn_floor = x->nfns;
+}
+
+/* `bash FILE ARGS` and the like at w[k] (FILE at w[f]): FILE read as a
+ * child shell with ARGS as its positional parameters and w[0..k) before
+ * the commands it runs; nothing it sets comes back. */
+static void
+do_child(struct sx *x, const struct plist *w, size_t k, size_t f, const struct saved *pre,
+         size_t npre)
+{
+	int line = w->v[k].n ? w->v[k].v[0].line : 0, col = w->v[k].n ? w->v[k].v[0].col : 0;
+	int fi = follow_open(x, &w->v[f], "script", line, col), allexport = x->allexport;
+	size_t floor = x->fn_floor, nfns = x->nfns;
+	struct plist prefix = {0};
+	char *name0;
+
+	x->status = -1;
+	if (fi < 0)
+		return;
+	outer_prefix(x, w, k, &prefix);
+	frame_push(x, 1);
+	child_env(x, pre, npre);
+	set_positional(x, w, f + 1);
+	x->allexport = 0;
+	name0 = x->name0;
+	x->name0 = ps_text(&w->v[f]);
+	read_file(x, fi, &prefix, line, col, "script");
+	free(x->name0);
+	x->name0 = name0;
+	x->allexport = allexport;
+	frame_pop(x);
+	while (x->nfns > nfns)
+		free(x->fns[--x->nfns].name);
+	x->fn_floor = floor;
+	x->status = -1;
 	pl_free(&prefix);
 }
 
@@ -3615,7 +3988,7 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 	char *name = ps_text(&w->v[0]);
 	const struct fn *f = ps_opaque(&w->v[0]) ? NULL : fn_find(x, name);
 	int unsure = x->cap != NULL && (guard < 0 || uncertain(x)), v;
-	size_t at;
+	size_t at, file;
 
 	if (unsure && (f != NULL || in_list(name, " echo printf ")))
 		taint(x, "what it prints depends on a test mcinit cannot decide");
@@ -3625,6 +3998,10 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 		do_eval(x, w);
 	else if (x->cap == NULL && shell_c(w, &at))
 		do_shell_c(x, w, at);
+	else if (in_list(name, " source . ") && w->n > 1)
+		do_source(x, w);
+	else if (x->cap == NULL && child_script(w, &at, &file))
+		do_child(x, w, at, file, pre, npre);
 	else if (in_list(name, " unset "))
 		do_unset(x, w), x->status = 0;
 	else if (in_list(name, " set "))
@@ -3636,6 +4013,9 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 			cap_echo(x, w);
 		else if (x->cap != NULL)
 			cap_printf(x, w);
+		x->status = 0;
+	} else if (x->cap != NULL && in_list(name, " dirname ")) {
+		cap_dirname(x, w);
 		x->status = 0;
 	} else if (in_list(name, " [ [[ test ")) {
 		v = eval_test(x, w);
@@ -3713,6 +4093,7 @@ slurm_set(void *ctx, const char *name, const char *value, int line, int col)
 	for (const char *c = value; *c; c++)
 		putc_at(&p, *c, 0, line, col++);
 	assign_scalar(x, vi, &p, 0, line, col, 0);
+	x->vars[vi].inherited = 1;
 }
 
 /* What starts with the command's first word w and runs to a closing
@@ -3919,7 +4300,7 @@ struct result {
 static void
 emit_word(struct sx *x, struct result *r, const struct pstr *f)
 {
-	struct mcinit_shword w = {ps_text(f), 0, 0, NULL, 0, 0, 0};
+	struct mcinit_shword w = {ps_text(f), 0, 0, NULL, 0, 0, 0, 0, 0};
 
 	if (f->n > 0) {
 		w.line = f->v[0].line;
@@ -3939,6 +4320,7 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 
 		w.resplit |= (f->v[k].fl & PF_RESPLIT) != 0;
 		w.opaque |= (f->v[k].fl & PF_OPAQUE) != 0;
+		w.unread |= (f->v[k].fl & PF_UNREAD) != 0;
 		if (ev >= 0 && !r->ev_used[ev]) {
 			r->ev_used[ev] = 1;
 			note_add(&r->notes, &r->nn, &r->capn, x->ev[ev].line, x->ev[ev].col,
@@ -4180,12 +4562,16 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 		fallback(x, &r);
 	}
 	for (size_t k = 0; k < x->nnotes; k++) {
-		for (size_t j = 0; j < out->nlaunches; j++) /* notes about the script */
-			note_add(&out->launches[j].notes, &out->launches[j].nnotes, &(size_t){0},
-			         x->notes[k].line, x->notes[k].col,
-			         mcinit_xstrdup(x->notes[k].msg));
+		for (size_t j = 0; j < out->nlaunches; j++) { /* notes about the script */
+			struct mcinit_shscan *l = &out->launches[j];
+
+			note_add(&l->notes, &l->nnotes, &(size_t){0}, x->notes[k].line,
+			         x->notes[k].col, mcinit_xstrdup(x->notes[k].msg));
+			l->notes[l->nnotes - 1].warn = x->notes[k].warn;
+		}
 		note_add(&r.notes, &r.nn, &r.capn, x->notes[k].line, x->notes[k].col,
 		         x->notes[k].msg);
+		r.notes[r.nn - 1].warn = x->notes[k].warn;
 		x->notes[k].msg = NULL;
 	}
 	free(r.ev_used);
@@ -4242,6 +4628,13 @@ sx_free(struct sx *x)
 	while (x->nframes > 0)
 		frame_pop(x);
 	free(x->frames);
+	mcinit_shfiles_free(&x->files);
+	free(x->fstack);
+	free(x->unread);
+	free(x->name0);
+	for (size_t k = 0; k < x->nowned; k++)
+		free(x->owned[k]);
+	free(x->owned);
 }
 
 static int
@@ -4314,6 +4707,54 @@ int
 mcinit_shscan_parse_args(const char *text, size_t len, const char *args, struct mcinit_shscan *out,
                          struct mcinit_err *err)
 {
+	return mcinit_shscan_parse_file(text, len, NULL, args, out, err);
+}
+
+/* Line numbers of the whole sequence (shfollow.h) back to their files. */
+static void
+locate(const struct sx *x, int *file, int *line)
+{
+	mcinit_shfiles_locate(&x->files, *line, file, line);
+}
+
+static void
+locate_scan(const struct sx *x, struct mcinit_shscan *s)
+{
+	struct mcinit_shlaunch *l = &s->launch;
+
+	for (size_t k = 0; k < s->nwords; k++)
+		locate(x, &s->words[k].file, &s->words[k].line);
+	for (size_t k = 0; k < s->nnotes; k++)
+		locate(x, &s->notes[k].file, &s->notes[k].line);
+	for (size_t k = 0; k < s->nenv; k++)
+		locate(x, &s->env[k].file, &s->env[k].line);
+	locate(x, &l->file, &l->line);
+	locate(x, &l->nnodes_file, &l->nnodes_line);
+	locate(x, &l->nproc_file, &l->nproc_line);
+	locate(x, &l->addr_file, &l->addr_line);
+	locate(x, &l->port_file, &l->port_line);
+	locate(x, &s->script_file, &s->script_line);
+	s->nfiles = x->files.n;
+	s->files = mcinit_xcalloc(s->nfiles + 1, sizeof *s->files);
+	for (size_t k = 0; k < s->nfiles; k++)
+		s->files[k] = mcinit_xstrdup(x->files.v[k].path);
+	for (size_t k = 0; k < s->nlaunches; k++)
+		locate_scan(x, &s->launches[k]);
+}
+
+int
+mcinit_shscan_parse_file(const char *text, size_t len, const char *path, const char *args,
+                         struct mcinit_shscan *out, struct mcinit_err *err)
+{
+	return mcinit_shscan_parse_with(text, len, path ? mcinit_shfollow_read_fs : NULL,
+	                                (void *)path, path, args, out, err);
+}
+
+int
+mcinit_shscan_parse_with(const char *text, size_t len, mcinit_shread_fn *read, void *ctx,
+                         const char *name0, const char *args, struct mcinit_shscan *out,
+                         struct mcinit_err *err)
+{
 	struct sx x;
 	int ret = -1;
 
@@ -4321,6 +4762,8 @@ mcinit_shscan_parse_args(const char *text, size_t len, const char *args, struct 
 	if (len > 0 && check_nul(text, len, err) < 0)
 		return -1;
 	sx_init(&x, text, len, err);
+	mcinit_shfiles_init(&x.files, read, ctx, text, len);
+	x.name0 = name0 != NULL ? mcinit_xstrdup(name0) : NULL;
 	if (args != NULL && read_args(&x, args, err) < 0)
 		goto out;
 	while (x.i < x.len)
@@ -4328,6 +4771,7 @@ mcinit_shscan_parse_args(const char *text, size_t len, const char *args, struct 
 			goto out;
 	read_heredocs(&x);
 	build_result(&x, out);
+	locate_scan(&x, out);
 	ret = 0;
 out:
 	sx_free(&x);
@@ -4357,6 +4801,9 @@ mcinit_shscan_destroy(struct mcinit_shscan *s)
 	}
 	free(s->env);
 	mcinit_launch_clear(&s->launch);
+	for (size_t k = 0; k < s->nfiles; k++)
+		free(s->files[k]);
+	free(s->files);
 	for (size_t k = 0; k < s->nlaunches; k++)
 		mcinit_shscan_destroy(&s->launches[k]);
 	free(s->launches);

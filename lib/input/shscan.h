@@ -29,6 +29,10 @@
  *   - `eval WORDS` and `... bash -c STRING` read the string as commands;
  *     the words before `bash` (srun, a container wrapper) come before the
  *     launch found inside;
+ *   - other files of the script (mcinit_shscan_parse_file): `source FILE`
+ *     and `. FILE` read FILE in the script's shell, `bash FILE`, `sh FILE`,
+ *     `./FILE.sh` (and `srun ... bash FILE`) as a child shell; positions in
+ *     them name the file;
  *   - the variables Slurm sets from the #SBATCH directives (SLURM_NNODES,
  *     SLURM_NTASKS, SLURM_GPUS_ON_NODE, ...) are known from the first
  *     command on;
@@ -88,6 +92,7 @@
 #include <stddef.h>
 
 #include "core/util.h"
+#include "input/shfollow.h"
 
 struct mcinit_shword {
 	char *text;    /* after quote removal and expansion; may be "" */
@@ -99,11 +104,16 @@ struct mcinit_shword {
 	                * it was assigned, because it was expanded unquoted */
 	int quotes;    /* 1: starts and ends with a quote character that is part
 	                * of a variable's value (bash does not re-read it) */
+	int file;      /* where line is: 0 the script, k its files[k - 1] */
+	int unread;    /* 1: opaque, from a variable that a sourced file mcinit
+	                * could not read may set */
 };
 
 struct mcinit_shnote {
 	char *msg;     /* one sentence, no trailing newline */
 	int line, col; /* 0, 0 when the note is about the whole script */
+	int file;      /* as for mcinit_shword */
+	int warn;      /* 1: a warning (something was not checked), 0: a note */
 };
 
 /* A variable of the job's environment as the script leaves it when it runs
@@ -117,6 +127,7 @@ struct mcinit_shenv {
 	int opaque;    /* the value is only known at run time */
 	int remote;    /* passed by the launcher to the processes it starts
 	                * (mpirun -x), not in the launcher's own environment */
+	int file;      /* as for mcinit_shword */
 };
 
 /* What the launcher of the chosen command says about the job.  0 = not
@@ -134,6 +145,8 @@ struct mcinit_shlaunch {
 	long long master_port;
 	int nnodes_line, nnodes_col, nproc_line, nproc_col;
 	int addr_line, addr_col, port_line, port_col;
+	/* the files of line, nnodes_line, ... as for mcinit_shword */
+	int file, nnodes_file, nproc_file, addr_file, port_file;
 };
 
 struct mcinit_shscan {
@@ -149,7 +162,11 @@ struct mcinit_shscan {
 	size_t nnotes;
 	char *script; /* the `*.py` word the flags follow; NULL when
 	               * the fallback was used */
-	int script_line, script_col;
+	int script_line, script_col, script_file;
+	/* The other files the script reads or runs that positions name (file
+	 * k is files[k - 1]), as mcinit_shscan_parse_file found them. */
+	char **files;
+	size_t nfiles;
 	/* When the script runs two or more training scripts (a loop, several
 	 * launcher lines; "train" in the script's name, as for the choice
 	 * above, which is then the first of them): each launch in the order
@@ -179,6 +196,31 @@ int mcinit_shscan_parse(const char *text, size_t len, struct mcinit_shscan *out,
  * unterminated quote). */
 int mcinit_shscan_parse_args(const char *text, size_t len, const char *args,
                              struct mcinit_shscan *out, struct mcinit_err *err);
+
+/* The same, for the script read from the file path (as diagnostics name
+ * it): the files it sources (`source FILE [ARGS]`, `. FILE [ARGS]`) are read
+ * where it sources them, in its shell (their variables, functions and
+ * launches are its own, ARGS their positional parameters for that time);
+ * those it runs (`bash FILE ARGS`, `sh FILE`, `./FILE.sh`, `srun ... bash
+ * FILE`) as a child shell (exported variables only, ARGS its positional
+ * parameters; nothing it sets comes back).  Names are found as
+ * mcinit_shfollow_read_fs finds them (shfollow.h); files are read within
+ * one another 8 deep at most, and one already being read is not read again
+ * inside itself.  A file that cannot be read is a warning at the command
+ * (mcinit_shnote.warn); the variables a sourced one may set are then known
+ * only at run time, never taken as unset.  path NULL: no file is read,
+ * which is what mcinit_shscan_parse_args does. */
+int mcinit_shscan_parse_file(const char *text, size_t len, const char *path, const char *args,
+                             struct mcinit_shscan *out, struct mcinit_err *err);
+
+/* The same, the other files read by read(ctx, ...) (shfollow.h; NULL:
+ * none is read: the fuzzer's files come from memory), name0 the script's
+ * $0 (NULL: known only at run time; mcinit_shscan_parse_file gives path,
+ * and a child's $0 is its FILE, so `source "$(dirname "$0")/env.sh"` is
+ * followed). */
+int mcinit_shscan_parse_with(const char *text, size_t len, mcinit_shread_fn *read, void *ctx,
+                             const char *name0, const char *args, struct mcinit_shscan *out,
+                             struct mcinit_err *err);
 
 /* Frees everything *s owns and zeroes it; s may be NULL. */
 void mcinit_shscan_destroy(struct mcinit_shscan *s);

@@ -33,4 +33,20 @@ check shell-py-werror sh -c "$M validate --werror args.py >/dev/null 2>&1; test 
 check shell-werror-json-invalid sh -c "$M validate --werror --format=json args.py | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] is False and d[\"derived\"] is None'"
 check shell-py-with-flags-is-a-job sh -c "$M validate args.py -- --num-layers 2 2>&1 | grep -q MC008"
 check shell-werror-yaml sh -c "$M validate --werror yaml/traps.yaml >/dev/null 2>&1; test \$? -eq 1"
+# the files a script sources or runs (tests/shell/scripts/follow): what is
+# found there is placed in its own file
+for f in "$srcdir"/tests/shell/scripts/follow/*.sh; do
+	n=$(basename "$f" .sh)
+	want=1
+	case $n in source-config | source-dirname) want=0 ;; esac
+	golden "shell-follow-$n" "$want" $M validate --script-args "$(sed -n 's/^# script-args: //p' "$f")" $S/follow/$n.sh
+done
+# a sourced file that is not there: one warning at its line, its variables
+# unknown (not unset), so no "required field is not set" for flags it may hold
+check shell-follow-missing sh -c "printf 'source ./nope.sh\nif [ -z \"\$GPUS\" ]; then GPUS=1; fi\ntorchrun --nproc_per_node \${GPUS_PER_NODE:-8} pretrain_gpt.py \$MODEL_ARGS --seq-length 128\n' >$tmp/m.sh && $M validate $tmp/m.sh >$tmp/o 2>&1 && test \$(grep -c 'not found' $tmp/o) -eq 1 && grep -q 'm.sh:1:1: warning\\[MC009\\]: launch script: sourced file .\\./nope.sh. not found' $tmp/o && ! grep -q 'error\\[' $tmp/o && grep -q 'required fields not checked' $tmp/o"
+check shell-follow-missing-child sh -c "printf 'bash ./nope.sh 1 2\n' >$tmp/c.sh && $M validate $tmp/c.sh >$tmp/o 2>&1 && grep -q 'c.sh:1:1: warning\\[MC009\\]: launch script: script .\\./nope.sh. not found: a launch in it is not checked' $tmp/o && ! grep -q MC008 $tmp/o"
+# files that source each other without end: a warning, and the scan ends
+check shell-follow-cycle sh -c "mkdir -p $tmp/cy && printf '. ./b.sh\ntorchrun pretrain_gpt.py --num-layers 2\n' >$tmp/cy/a.sh && printf 'source a.sh\n. ./b.sh\n' >$tmp/cy/b.sh && timeout 20 $M validate $tmp/cy/a.sh >$tmp/o 2>&1; test \$? -le 1 && grep -q 'b.sh:2:1: warning\\[MC009\\]: .*sourced file .*b.sh. is already being read (.*b.sh. -> .*b.sh.)' $tmp/o"
+check shell-follow-deep sh -c "mkdir -p $tmp/dp && for i in 0 1 2 3 4 5 6 7 8 9; do echo \". ./f\$((i + 1)).sh\" >$tmp/dp/f\$i.sh; done && echo 'X=1' >$tmp/dp/f10.sh && timeout 20 $M validate $tmp/dp/f0.sh >$tmp/o 2>&1; grep -q 'f8.sh:1:1: warning.*f9.sh. not read (files are read within one another 8 deep at most)' $tmp/o"
+check shell-follow-not-a-file sh -c "mkdir -p $tmp/nd/d && printf 'source ./d\ntorchrun pretrain_gpt.py \$A\n' >$tmp/nd/s.sh && $M validate $tmp/nd/s.sh 2>&1 | grep -q 'sourced file .\\./d. not a regular file'"
 finish

@@ -10,13 +10,43 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+struct mem {
+	const char *text;
+	size_t len;
+};
+
+/* The files the input sources or runs, from memory, never the disk: a
+ * name starting with "no" is missing, any other is the input itself
+ * (so files source each other, and themselves). */
+static char *
+read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why)
+{
+	const struct mem *m = ctx;
+	char *t, *p;
+
+	if (strncmp(name, "no", 2) == 0) {
+		*why = "not found";
+		return NULL;
+	}
+	t = malloc(m->len + 1);
+	p = strdup(name);
+	if (t == NULL || p == NULL)
+		abort();
+	memcpy(t, m->text, m->len);
+	*len = m->len;
+	*path = p;
+	return t;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mcinit_shscan s;
 	struct mcinit_err err = {0};
+	struct mem m = {(const char *)data, size};
 
-	if (mcinit_shscan_parse((const char *)data, size, &s, &err) < 0) {
+	if (mcinit_shscan_parse_with((const char *)data, size, read_mem, &m, "fuzz.sh", NULL, &s,
+	                             &err) < 0) {
 		/* failures are data errors located as LINE:COL */
 		if (err.code != MCINIT_E_PARSE || err.msg[0] < '1' || err.msg[0] > '9')
 			abort();
@@ -27,7 +57,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s.words[k].text == NULL || s.words[k].line < 0 || s.words[k].col < 0)
 			abort();
 	for (size_t k = 0; k < s.nnotes; k++)
-		if (s.notes[k].msg == NULL)
+		if (s.notes[k].msg == NULL || s.notes[k].file < 0 ||
+		    (size_t)s.notes[k].file > s.nfiles)
+			abort();
+	for (size_t k = 0; k < s.nwords; k++)
+		if (s.words[k].file < 0 || (size_t)s.words[k].file > s.nfiles)
 			abort();
 	/* the chosen command holds the flags at its end; the environment and
 	 * the launcher's facts are well-formed */

@@ -7,7 +7,11 @@
 # more words: a variable the script never sets is empty here).  The script
 # gets no arguments, as mcinit assumes by default, or those of its line
 # `# script-args: ARGS` (mcinit validate --script-args ARGS),
-# and exactly that environment for the variables it names.
+# and exactly that environment for the variables it names.  It runs in a
+# copy of its own directory, so the files it sources or runs (`. ./x.sh`,
+# `bash sub/y.sh`, tests/shell/scripts/follow) are those beside it.  A
+# script with the line `# oracle: all known` must have no word mcinit
+# marks as known only at run time (which would match anything).
 . "$srcdir/tests/cli/lib.sh"
 : "${SH_WORDS:?SH_WORDS must point at tests/shell/sh-words}"
 command -v bash >/dev/null 2>&1 || skip_all "bash not installed"
@@ -114,12 +118,26 @@ while read -r f; do
 	name=shell-oracle-$(basename "$f" .sh)
 	rm -rf "$tmp/rec" && mkdir "$tmp/rec"
 	args=$(sed -n 's/^# script-args: //p' "$f" | head -n 1)
+	known=$(grep -c '^# oracle: all known' "$f")
 	slurm=$(slurm_env "$f")
+	# in a copy of its directory, where it is run from (the files it
+	# sources or runs are found there)
+	chmod -R u+w "$tmp/run" && rm -rf "$tmp/run" && cp -R "$(dirname "$f")" "$tmp/run"
 	(eval "set -- $args" && cd "$tmp/run" &&
 		env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" $slurm \
 			bash "$f" "$@" >/dev/null 2>&1)
 	"$SH_WORDS" -a "$args" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
 	n=$("$SH_WORDS" -c -a "$args" "$f")
+	if [ "$known" != 0 ]; then # as many launches as bash ran commands with a .py
+		ran=$(for r in "$tmp/rec"/*.argv; do
+			[ -f "$r" ] && tr '\0' '\n' <"$r" | grep -q '\.py$' && echo
+		done | wc -l)
+		if [ "$ran" != "$((n > 1 ? n : 1))" ]; then
+			echo "bash: $ran, mcinit: $n" >"$tmp/diff"
+			fail "$name" "not as many launches as bash ran" "$tmp/diff"
+			continue
+		fi
+	fi
 	if [ "$n" -ge 2 ]; then
 		# several launches, each judged: each is one of bash's runs, in order
 		ls "$tmp/rec"/*.argv | sort -V >"$tmp/recs"
@@ -127,6 +145,8 @@ while read -r f; do
 		k=1
 		while [ "$k" -le "$n" ]; do
 			"$SH_WORDS" -n "$k" -a "$args" "$f" >"$tmp/mine"
+			[ "$known" = 0 ] || [ "$(tr -cd '\001' <"$tmp/mine" | wc -c)" = 0 ] ||
+				bad="$bad $k(run-time word)"
 			while read -r r && ! compare "$tmp/mine" "$r" >"$tmp/diff" 2>&1; do :; done
 			[ -n "$r" ] || bad="$bad $k"
 			k=$((k + 1))
@@ -165,6 +185,11 @@ while read -r f; do
 	fi
 	if ! compare "$tmp/mine" "$rec" >"$tmp/diff" 2>&1; then
 		fail "$name" "words differ from what bash passed" "$tmp/diff"
+		continue
+	fi
+	if [ "$known" != 0 ] && [ "$(tr -cd '\001' <"$tmp/mine" | wc -c)" != 0 ]; then
+		tr '\0\001' ' ^' <"$tmp/mine" >"$tmp/diff"
+		fail "$name" "a word is known only at run time (^)" "$tmp/diff"
 		continue
 	fi
 	# the environment mcinit reports is the one the command got

@@ -2,7 +2,8 @@
  * oracle (tests/shell/oracle.sh): the chosen command's words, NUL-separated,
  * a word known only at run time prefixed with \001; with -e, the job's
  * environment instead (NAME=VALUE, or NAME alone when unset, one a line);
- * with -l, the launcher's facts and the notes; with -c, how many launches
+ * with -l, the launcher's facts and the notes (and warnings), placed in
+ * their file; with -c, how many launches
  * are judged one by one; -n K: launch K of those (1 = the first); -a ARGS:
  * the script's arguments. */
 #include <stdio.h>
@@ -33,7 +34,7 @@ main(int argc, char **argv)
 		return 64;
 	}
 	text = mcinit_read_file(argv[a], &len, &err);
-	if (text == NULL || mcinit_shscan_parse_args(text, len, args, &sc, &err) < 0) {
+	if (text == NULL || mcinit_shscan_parse_file(text, len, argv[a], args, &sc, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		free(text);
 		return 65;
@@ -62,8 +63,10 @@ main(int argc, char **argv)
 		       sc.launch.nnodes, sc.launch.nproc_per_node,
 		       sc.launch.world_size_source ? sc.launch.world_size_source : "-",
 		       sc.launch.master_addr ? sc.launch.master_addr : "-", sc.launch.master_port);
-		for (i = 0; i < sc.nnotes; i++)
-			printf("note %d:%d %s\n", sc.notes[i].line, sc.notes[i].col,
+		for (i = 0; i < sc.nnotes; i++) /* FILE:LINE:COL in another file */
+			printf("%s %s%s%d:%d %s\n", sc.notes[i].warn ? "warning" : "note",
+			       sc.notes[i].file ? sc.files[sc.notes[i].file - 1] : "",
+			       sc.notes[i].file ? ":" : "", sc.notes[i].line, sc.notes[i].col,
 			       sc.notes[i].msg);
 	} else {
 		/* the flags' opaque marks; words before the script are checked

@@ -653,3 +653,102 @@ Test(shscan, slurm_variables_from_sbatch)
 	scan_ok("#SBATCH --nodes=2 --ntasks-per-node=4\npython train.py --n $SLURM_NTASKS\n");
 	words_are("--n|8");
 }
+
+/* ---- other files: source FILE, bash FILE (from memory here) ---- */
+
+/* Files named "a.sh" ... by their text; any other is not found. */
+static const char *const *mem_files;
+
+static char *
+read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why)
+{
+	(void)ctx;
+	for (size_t k = 0; mem_files[k] != NULL; k += 2)
+		if (strcmp(mem_files[k], name) == 0) {
+			*len = strlen(mem_files[k + 1]);
+			*path = strdup(name);
+			return strdup(mem_files[k + 1]);
+		}
+	*why = "not found";
+	return NULL;
+}
+
+static void
+scan_files_ok(const char *text, const char *const *files)
+{
+	struct mcinit_err err = {0};
+
+	mcinit_shscan_destroy(&S);
+	mem_files = files;
+	cr_assert_eq(
+	    mcinit_shscan_parse_with(text, strlen(text), read_mem, NULL, "main.sh", NULL, &S, &err),
+	    0, "parse failed: %s", err.msg);
+}
+
+/* Whether a note (warn: a warning) at file:line holds what. */
+static int
+has_note(int warn, int file, int line, const char *what)
+{
+	for (size_t k = 0; k < S.nnotes; k++)
+		if (S.notes[k].warn == warn && S.notes[k].file == file && S.notes[k].line == line &&
+		    strstr(S.notes[k].msg, what) != NULL)
+			return 1;
+	return 0;
+}
+
+Test(shscan, source_places_words_in_their_file)
+{
+	const char *files[] = {"cfg.sh", "# model\nARGS=(--num-layers 2)\nf() { echo x; }\n", NULL};
+
+	scan_files_ok("\nsource cfg.sh\npython train.py \"${ARGS[@]}\" --lr 1\n", files);
+	cr_assert_eq(S.nfiles, 1);
+	cr_assert_str_eq(S.files[0], "cfg.sh");
+	word_is(0, "--num-layers", 2, 7, "ARGS");
+	cr_assert_eq(S.words[0].file, 1);
+	word_is(2, "--lr", 3, 30, NULL);
+	cr_assert_eq(S.words[2].file, 0);
+	cr_assert_eq(S.script_file, 0);
+	cr_assert_eq(S.script_line, 3);
+}
+
+Test(shscan, missing_source_makes_variables_unknown_not_unset)
+{
+	const char *files[] = {NULL};
+
+	scan_files_ok("V=1\n. ./nope.sh\ntorchrun --nproc_per_node ${G:-8} train.py $M --v $V\n",
+	              files);
+	cr_assert(has_note(1, 0, 2, "sourced file `./nope.sh` not found"));
+	cr_assert_str_eq(S.words[0].text, "$M");
+	cr_assert(S.words[0].opaque && S.words[0].unread);
+	cr_assert_str_eq(S.words[2].text, "1"); /* assigned before: kept */
+	cr_assert_eq(S.launch.nproc_per_node, 0, "${G:-8} is not the default any more");
+}
+
+Test(shscan, child_gets_exported_variables_and_args)
+{
+	const char *files[] = {"c.sh", "python train.py --a ${E:-no} --b ${L:-no} \"$@\"\nE=2\n",
+	                       NULL};
+
+	scan_files_ok("export E=1\nL=1\nsrun -N 2 bash -x c.sh x y\necho $E\n", files);
+	words_are("--a|1|--b|no|x|y");
+	cr_assert_eq(S.words[0].file, 1);
+	cr_assert_eq(S.words[0].line, 1);
+	cr_assert_str_eq(S.argv[0], "srun");
+	cr_assert_eq(S.launch.nnodes, 2);
+}
+
+Test(shscan, self_sourcing_file_is_a_warning)
+{
+	const char *files[] = {"a.sh", "X=1\n. a.sh\n", NULL};
+
+	scan_files_ok(". a.sh\npython train.py --x $X\n", files);
+	cr_assert(has_note(1, 1, 2, "is already being read (`a.sh` -> `a.sh`)"));
+	words_are("--x|1");
+}
+
+Test(shscan, no_reader_reads_no_file)
+{
+	scan_ok("source ./cfg.sh\npython train.py $M\n");
+	cr_assert(has_note(1, 0, 1, "not read (no file is read for a script given as text)"));
+	cr_assert(S.words[0].unread);
+}

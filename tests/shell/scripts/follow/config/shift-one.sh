@@ -1,0 +1,3 @@
+# Sourced without arguments: the caller's, shifted here for good.
+SEEN=$#
+shift
