@@ -752,3 +752,12 @@ Test(shscan, no_reader_reads_no_file)
 	cr_assert(has_note(1, 0, 1, "not read (no file is read for a script given as text)"));
 	cr_assert(S.words[0].unread);
 }
+
+/* A function eval defines is read from eval's string when called (it was
+ * read at the same offsets of the script's own text). */
+Test(shscan, function_defined_by_eval_is_called)
+{
+	scan_ok("eval 'f() { python train.py --num-layers \"$1\"; }'\nf 2\n");
+	words_are("--num-layers|2");
+	word_is(1, "2", 2, 3, NULL);
+}
