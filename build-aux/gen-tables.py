@@ -11,7 +11,7 @@ what is mcinit's own (ranges, help, required fields, mcinit-only sections).
                                                               > fields.inc
   gen-tables.py variants  FIELDS-OUTPUT-IS-NOT-READ VARIANTS.tsv BRIDGE.tsv > variants.inc
   gen-tables.py recipes   RECIPES.tsv                         > recipes.inc
-  gen-tables.py mchecks   CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv] > mchecks.inc
+  gen-tables.py mchecks   CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv [LOCALS.tsv]] > mchecks.inc
   gen-tables.py bchecks   CHECKS.tsv PORT.tsv LEDGER.tsv LOCALS.tsv BRIDGE.tsv VARIANTS.tsv
                           [NAME=CHECKS.tsv ...]                > bchecks.inc
   gen-tables.py bprecision PRESETS.tsv [NAME=PRESETS.tsv ...] > bprecision.inc
@@ -38,7 +38,11 @@ facts alone do not: a hand-written rule, a rewritten condition, a reason it
 cannot be decided offline.  LEDGER.tsv says which rows are vetted against
 Megatron (its implemented_by column names a code): only those are evaluated,
 so a row that becomes evaluable (a new field, a new resolver name) changes
-nothing until it is vetted and the ledger updated.
+nothing until it is vetted and the ledger updated.  LOCALS.tsv (optional)
+gives the locals of Megatron's checked functions that are plain functions
+of the config (full_cudagraph, the uneven pipeline arithmetic of
+TransformerConfig.__post_init__) as expressions, as Bridge's LOCALS.tsv
+does; what needs more than an expression is lib/rules/mcheck-locals.c's.
 
 Megatron-Bridge's own checks (`bchecks`): CHECKS.tsv (Bridge main's
 ConfigContainer.validate, runtime_config_update and the sections'
@@ -1210,7 +1214,26 @@ def mcheck_code(cid, kind, sev):
     return "MC%d" % ((250 if warn else 200) + src)
 
 
-def gen_mchecks(cpath, ppath, lpath, epath=None):
+def gen_mlocals(locpath, fns):
+    """The locals of Megatron's checked functions (LOCALS.tsv: function,
+    name, value, versions), as MCINIT_MLOCAL rows grouped by function."""
+    out = []
+    for n, c in tsv_body(locpath):
+        fn, name, value, rel = (c + [""] * 4)[:4]
+        where = "%s:%d" % (locpath, n)
+        if fn not in fns:
+            sys.exit("gen-tables: %s: no check is in %s" % (where, fn))
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not value:
+            sys.exit("gen-tables: %s: a local is a name and a value" % where)
+        out.append((fn, "%" + name, value, release_mask(rel, where, name)))
+    out.sort(key=lambda l: l[0].encode())
+    print("#ifdef MCINIT_MLOCAL")
+    for fn, name, value, mask in out:
+        print("MCINIT_MLOCAL(%s, %s, %s, %s)" % (cstr(fn), cstr(name), cstr(value), mask))
+    print("#endif")
+
+
+def gen_mchecks(cpath, ppath, lpath, epath=None, locpath=None):
     port = {}  # (id, action) -> (text, "PORT:line")
     pids = {}  # id -> "PORT:line" of its first row, in file order
     for n, c in tsv_body(ppath):
@@ -1228,6 +1251,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
         vetted[c[0]] = len(c) > 1 and re.fullmatch(r"MC[0-9]{3}", c[1]) is not None
 
     seen = set()
+    fns = set()
     runs = []  # (code, row): the rows a table rule evaluates
     guards = {}  # guard text -> the first row with it, whose parsed tree all share
     nrows = 0
@@ -1236,6 +1260,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
         for n, c in tsv_body(path):
             cid, fn, kind, guard, cond, msg, _fields, offline, note = (c + [""] * 9)[:9]
             seen.add(cid)
+            fns.add(fn)
 
             def ported(action, fact=""):
                 # an empty guard, cond or msg in PORT.tsv replaces the fact
@@ -1268,6 +1293,8 @@ def gen_mchecks(cpath, ppath, lpath, epath=None):
     for code, row in sorted(runs):
         print("MCINIT_MCHECK_RUN(%s, %d)" % (cstr(code), row))
     print("#endif")
+    if locpath:
+        gen_mlocals(locpath, fns)
     for cid, where in pids.items():
         if cid not in seen:
             sys.exit("gen-tables: %s: %s is not a check of %s" %
@@ -1539,11 +1566,13 @@ def main():
     elif what == "fields":
         gen_fields(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7:])
     elif what == "mchecks":
-        if len(sys.argv) not in (5, 6):
-            sys.exit("usage: gen-tables.py mchecks CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv]")
-        # EXTRA.tsv is optional; an empty argument is none, as with ${4:+"$4"}
+        if len(sys.argv) not in (5, 6, 7):
+            sys.exit("usage: gen-tables.py mchecks CHECKS.tsv PORT.tsv LEDGER.tsv [EXTRA.tsv "
+                     "[LOCALS.tsv]]")
+        # EXTRA.tsv and LOCALS.tsv are optional; an empty argument is none
         gen_mchecks(sys.argv[2], sys.argv[3], sys.argv[4],
-                    sys.argv[5] if len(sys.argv) > 5 else None)
+                    (sys.argv[5] if len(sys.argv) > 5 else None) or None,
+                    (sys.argv[6] if len(sys.argv) > 6 else None) or None)
     elif what == "bprecision":
         gen_bprecision(sys.argv[2], sys.argv[3:])
     elif what == "bloader":

@@ -29,6 +29,15 @@ const struct mcinit_mcheck mcinit_mchecks[] = {
 };
 const size_t mcinit_nmchecks = sizeof mcinit_mchecks / sizeof mcinit_mchecks[0];
 
+/* The locals, grouped by function; a sentinel keeps the array non-empty. */
+static const struct mcinit_mlocal mlocals[] = {
+#define MCINIT_MLOCAL(fn, name, value, ver) {fn, name, value, ver},
+#include "rules/mchecks.inc"
+#undef MCINIT_MLOCAL
+    {NULL, NULL, NULL, 0},
+};
+#define NLOCALS (sizeof mlocals / sizeof mlocals[0] - 1)
+
 /* code -> the rows it may evaluate (ledger.h), and the same rows in one array. */
 static const struct mcinit_ledger_run runs[] = {
 #define MCINIT_MCHECK_RUN(code, row) {code, row},
@@ -59,6 +68,28 @@ mcinit_mcheck_runs(const char *code, size_t *n)
 	return mcinit_ledger_runs(runs, sizeof runs / sizeof runs[0], run_rows, code, n);
 }
 
+/* A scan: the table holds a handful of locals, and only the rows that read
+ * one ask. */
+const struct mcinit_mlocal *
+mcinit_mlocal_find(const char *fn, const char *name, unsigned v)
+{
+	size_t i;
+
+	for (i = 0; i < NLOCALS; i++)
+		if ((mlocals[i].versions & v) != 0 && strcmp(mlocals[i].name, name) == 0 &&
+		    strcmp(mlocals[i].function, fn) == 0)
+			return &mlocals[i];
+	return NULL;
+}
+
+static _Atomic(const struct mcinit_pyexpr *) local_exprs[NLOCALS + 1];
+
+const struct mcinit_pyexpr *
+mcinit_mlocal_expr(const struct mcinit_mlocal *l)
+{
+	return mcinit_pyexpr_parse_once(&local_exprs[l - mlocals], l->value);
+}
+
 /* ---- what is computed once per row and process ---- */
 
 /* A row's expressions: evaluation needs them parsed, every time. */
@@ -85,17 +116,34 @@ struct status {
 static _Atomic(struct status *) statuses[NROWS];
 
 struct names {
-	const char *id; /* the row's */
+	const char *id, *function; /* the row's */
 	const char *bad;
+	int depth; /* locals inside locals */
 	char buf[128];
 };
 
+/* A local of the row's function names what its value reads: those must
+ * resolve too. */
 static void
 check_name(void *ctx, const char *name)
 {
 	struct names *n = ctx;
+	const struct mcinit_mlocal *l;
 
-	if (n->bad == NULL && !mcinit_mcheck_name_known(name, n->id)) {
+	if (n->bad != NULL)
+		return;
+	if (name[0] == '%' && (l = mcinit_mlocal_find(n->function, name, MCINIT_MV_ALL)) != NULL &&
+	    n->depth < 8) {
+		const struct mcinit_pyexpr *e = mcinit_mlocal_expr(l);
+
+		n->depth++;
+		if (e != NULL)
+			mcinit_pyexpr_names(e, check_name, n);
+		n->depth--;
+		if (e != NULL)
+			return;
+	}
+	if (!mcinit_mcheck_name_known(name, n->id)) {
 		snprintf(n->buf, sizeof n->buf, "%s", name);
 		n->bad = n->buf;
 	}
@@ -107,7 +155,7 @@ unported(const struct mcinit_mcheck *m, struct status *r, enum mcinit_mcheck_exp
 {
 	const char *src[] = {m->when, m->guard, m->cond};
 	const struct mcinit_pyexpr *e = mcinit_mcheck_expr(m, x);
-	struct names n = {.id = m->id};
+	struct names n = {.id = m->id, .function = m->function};
 	char *perr = NULL;
 
 	if (src[x] == NULL || src[x][0] == '\0')

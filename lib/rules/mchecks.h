@@ -96,6 +96,23 @@ bool mcinit_mcheck_name_known(const char *name, const char *id);
  * (sorted bytewise, for bisection), NULL past its end: for tests. */
 const char *mcinit_mcheck_special_at(size_t i);
 
+/* A local of a checked function that is a plain function of the config
+ * (data/megatron-checks-locals.tsv): its value, Python in the function's
+ * own terms, read where a row names "%name". */
+struct mcinit_mlocal {
+	const char *function; /* the checked function's, as its rows name it */
+	const char *name;     /* "%name" */
+	const char *value;    /* Python: self.x, args.x, other locals */
+	unsigned versions;    /* enum mcinit_mversion bits of the releases */
+};
+
+/* The local `name` ("%name") of function fn in a release of mask v, or
+ * NULL. */
+const struct mcinit_mlocal *mcinit_mlocal_find(const char *fn, const char *name, unsigned v);
+/* Its value's syntax tree, parsed once per process (shared, read only);
+ * NULL when not in the subset pyexpr parses. */
+const struct mcinit_pyexpr *mcinit_mlocal_expr(const struct mcinit_mlocal *l);
+
 /* data/megatron-checks-ledger.tsv, computed: id, implemented_by, note. */
 int mcinit_mchecks_ledger(FILE *out);
 /* Coverage: implemented / offline-decidable / total, per source function. */

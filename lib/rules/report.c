@@ -87,6 +87,28 @@ mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name)
 const struct mcinit_loc mcinit_rules_env_loc = {"env", 0, 0, 1 << 30};
 
 struct mcinit_pv
+mcinit_rules_pv_keep(struct mcinit_pyexpr *outer, struct mcinit_pv v)
+{
+	struct mcinit_pv *items;
+	size_t i;
+
+	if (v.kind == MCINIT_PV_STR)
+		v.s = mcinit_pyexpr_strdup(outer, v.s);
+	if (v.kind != MCINIT_PV_LIST)
+		return v;
+	items = mcinit_pyexpr_alloc_list(outer, v.n);
+	for (i = 0; i < v.n; i++) {
+		items[i] = v.items[i];
+		if (items[i].kind == MCINIT_PV_STR)
+			items[i].s = mcinit_pyexpr_strdup(outer, items[i].s);
+		else if (items[i].kind == MCINIT_PV_LIST)
+			items[i] = (struct mcinit_pv){.kind = MCINIT_PV_ERR};
+	}
+	v.items = items;
+	return v;
+}
+
+struct mcinit_pv
 mcinit_rules_pv_of(struct mcinit_pyexpr *e, const struct mcinit_value *v,
                    struct mcinit_pv (*json)(struct mcinit_pyexpr *, json_t *))
 {

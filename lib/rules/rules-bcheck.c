@@ -308,23 +308,7 @@ eval_local(struct brow *r, struct mcinit_pyexpr *outer, const struct mcinit_bloc
 	v = mcinit_pyexpr_eval(e, resolve, r);
 	r->depth--;
 	if (v.kind != MCINIT_PV_ERR) {
-		/* the value outlives e: strings and lists are copied into outer */
-		if (v.kind == MCINIT_PV_STR) {
-			v.s = mcinit_pyexpr_strdup(outer, v.s);
-		} else if (v.kind == MCINIT_PV_LIST) {
-			struct mcinit_pv *items = mcinit_pyexpr_alloc_list(outer, v.n);
-			size_t i;
-
-			for (i = 0; i < v.n; i++) {
-				items[i] = v.items[i];
-				if (items[i].kind == MCINIT_PV_STR)
-					items[i].s = mcinit_pyexpr_strdup(outer, items[i].s);
-				else if (items[i].kind == MCINIT_PV_LIST)
-					items[i] = (struct mcinit_pv){.kind = MCINIT_PV_ERR};
-			}
-			v.items = items;
-		}
-		*out = v;
+		*out = mcinit_rules_pv_keep(outer, v); /* the value outlives e */
 		rc = 0;
 	}
 	mcinit_pyexpr_free(e);

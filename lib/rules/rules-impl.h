@@ -132,6 +132,10 @@ struct mcinit_pyexpr;
 struct mcinit_pv mcinit_rules_pv_of(struct mcinit_pyexpr *e, const struct mcinit_value *v,
                                     struct mcinit_pv (*json)(struct mcinit_pyexpr *, json_t *));
 const char *mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name);
+/* v, a value of an expression evaluated apart (a local's), with its
+ * strings and list copied into outer, whose evaluation it joins (a list
+ * inside a list is not: it becomes an error value). */
+struct mcinit_pv mcinit_rules_pv_keep(struct mcinit_pyexpr *outer, struct mcinit_pv v);
 /* A repair or derived-value note (no rule is current), at field `at`. */
 struct mcinit_diag *mcinit_rules_note(struct mcinit_rule_ctx *x, const char *code,
                                       enum mcinit_severity sev, enum mcinit_field at,

@@ -420,11 +420,13 @@ torch_dtype(const char *s)
 /* What the resolver knows of the row being evaluated. */
 struct row_ctx {
 	struct mcinit_rule_ctx *x;
+	const struct mcinit_mcheck *m;
 	const char *section; /* row_section of the row */
 	const char *unknown; /* the undeclared version the row asked for, or NULL */
 	/* the expression evaluate() reshares for each row (NULL until the
 	 * first); mcinit_rules_mchecks owns it */
 	struct mcinit_pyexpr *scratch;
+	int depth; /* locals being evaluated inside locals */
 };
 
 /* The version the job declares for a version probe (launch.te_version,
@@ -447,6 +449,31 @@ declared_version(struct row_ctx *r, enum mcinit_special s, struct mcinit_pv *out
 	return 0;
 }
 
+static int resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out);
+
+/* A local of data/megatron-checks-locals.tsv: its value evaluated in the
+ * row's context, kept in outer; -1 when it cannot be (or is not one of the
+ * row's function in the config's release). */
+static int
+table_local(struct row_ctx *r, struct mcinit_pyexpr *outer, const char *name, struct mcinit_pv *out)
+{
+	const struct mcinit_mlocal *l = mcinit_mlocal_find(r->m->function, name, r->x->c->mversion);
+	const struct mcinit_pyexpr *tree = l != NULL ? mcinit_mlocal_expr(l) : NULL;
+	struct mcinit_pyexpr *e;
+	struct mcinit_pv v;
+
+	if (tree == NULL || r->depth >= 8)
+		return -1;
+	e = mcinit_pyexpr_share(tree);
+	r->depth++;
+	v = mcinit_pyexpr_eval(e, resolve, r);
+	r->depth--;
+	if (v.kind != MCINIT_PV_ERR)
+		*out = mcinit_rules_pv_keep(outer, v);
+	mcinit_pyexpr_free(e);
+	return v.kind == MCINIT_PV_ERR ? -1 : 0;
+}
+
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
@@ -464,9 +491,12 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		return 0;
 	case MB_LOCAL:
 		/* a local of the Megatron function, as mcheck-locals.c computes
-		 * it (the rows evaluated are vetted, and the ledger's test holds
-		 * their names to what the resolver knows) */
-		return mcinit_mcheck_local(x, e, name, out);
+		 * it or data/megatron-checks-locals.tsv gives it (the rows
+		 * evaluated are vetted, and the ledger's test holds their names
+		 * to what the resolver knows) */
+		if (mcinit_mcheck_local_known(name))
+			return mcinit_mcheck_local(x, e, name, out);
+		return table_local(r, e, name, out);
 	case MB_SPECIAL:
 		if (b.s == S_TE_VERSION || b.s == S_TORCH_VERSION)
 			return declared_version(r, b.s, out);
@@ -681,6 +711,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 
 		if (!mcinit_mcheck_in(m, x->c->mversion))
 			continue; /* not a check of the config's release */
+		rc.m = m;
 		rc.section = mcinit_mcheck_row_section_at(rows[i]);
 		rc.unknown = NULL;
 		if (m->when != NULL) {

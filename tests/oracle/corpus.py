@@ -4,7 +4,8 @@
     corpus.py SRCDIR [--ci RELEASE=MEGATRON_TREE ...]
 
 Cases: the .args files of SRCDIR's examples/ and tests/configs/ whose words
-are only --world-size, --megatron-version and Megatron-LM flags (overrides
+are only --world-size, --megatron-version, --te-version, --torch-version
+and Megatron-LM flags (overrides
 and config files have no Megatron-LM spelling); Megatron-LM's own CI cases
 of each tree given (tests/functional_tests/test_cases/**/model_config.yaml,
 MODEL_ARGS), for that release only; and mutations of the examples, one
@@ -47,7 +48,7 @@ def args_case(path):
     if os.path.basename(os.path.dirname(path)) == "examples":
         return {"name": os.path.relpath(path), "world": ci_world(words),
                 "flags": words}  # flags only: the smallest world they fit
-    world, release, flags = 1, None, None
+    world, release, flags, versions = 1, None, None, {}
     i = 0
     while i < len(words):
         w = words[i]
@@ -61,6 +62,10 @@ def args_case(path):
                 release = words[i + 1]
             i += 2
             continue
+        if w in ("--te-version", "--torch-version") and i + 1 < len(words):
+            versions[w[2:].replace("-", "_")] = words[i + 1]  # the run of those judges it
+            i += 2
+            continue
         if w.startswith("--world-size="):
             world = int(w.split("=", 1)[1])
         elif w.startswith("--megatron-version="):
@@ -70,7 +75,7 @@ def args_case(path):
         i += 1
     if flags is None:
         return None
-    c = {"name": os.path.relpath(path), "world": world, "flags": flags}
+    c = {"name": os.path.relpath(path), "world": world, "flags": flags, **versions}
     envf = path[:-len(".args")] + ".env"
     if os.path.exists(envf):
         env = {}

@@ -21,7 +21,12 @@ PYTHONPATH:
         --release main --mcinit _build/src/mcinit --corpus CORPUS.jsonl
 
 A corpus line is {"name", "world", "flags": [...], "env": {...}} (see
-corpus.py).  No GPU is needed: Transformer Engine is replaced by an inert
+corpus.py), with "te_version" / "torch_version" when the case declares
+them: such a case is judged only by a run whose --te-version and torch
+are those, and mcinit is told them.  Each record of --out also lists the
+warnings each side gave (Megatron's warnings.warn, mcinit's warnings), to
+vet a check that only warns; --ddp-config builds the
+DistributedDataParallelConfig as well, as training.py does.  No GPU is needed: Transformer Engine is replaced by an inert
 module of the version --te-version gives (absent when "none"), and the
 device is reported as a Hopper (compute capability 9.0), which is why
 mcinit is given launch.gpu_arch=90.  Output: one JSON line per case
@@ -143,8 +148,19 @@ def install_gpu():
     ext.load_inline = no_cuda_build
 
 
-def megatron_judge(case):
-    """(accepted, message) of Megatron-LM's checks on one case, in this process."""
+def megatron_judge(case, ddp=False):
+    """(accepted, message, warnings) of Megatron-LM's checks on one case, in
+    this process; with ddp, DistributedDataParallelConfig too, built as
+    training.py builds it."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ok, msg = megatron_checks(case, ddp)
+    return ok, msg, sorted({str(w.message) for w in seen if "/megatron/" in w.filename})
+
+
+def megatron_checks(case, ddp):
     import megatron.training.arguments as A
 
     if hasattr(A, "get_device_arch_version"):
@@ -162,6 +178,10 @@ def megatron_judge(case):
             args = A.parse_args()
             A.validate_args(args)
             core_transformer_config_from_args(args)
+            if ddp:
+                from megatron.training.training import get_megatron_ddp_config
+
+                get_megatron_ddp_config(args)
     except SystemExit as e:
         return False, "argparse: " + sink.getvalue().strip().splitlines()[-1:][0] \
             if sink.getvalue().strip() else "exit %s" % e.code
@@ -173,15 +193,15 @@ def megatron_judge(case):
     return True, ""
 
 
-def judge_forked(case):
+def judge_forked(case, ddp):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            out = megatron_judge(case)
+            out = megatron_judge(case, ddp)
         except BaseException as e:  # noqa: BLE001
-            out = (False, "harness: %r" % e)
+            out = (False, "harness: %r" % e, [])
         os.write(w, json.dumps(out).encode())
         os._exit(0)
     os.close(w)
@@ -194,7 +214,7 @@ def judge_forked(case):
     os.close(r)
     os.waitpid(pid, 0)
     if not data:
-        return False, "harness: child died"
+        return False, "harness: child died", []
     return tuple(json.loads(data))
 
 
@@ -210,11 +230,13 @@ def mcinit_judge(mcinit, release, case, extra):
     try:
         doc = json.loads(p.stdout)
     except ValueError:
-        return False, "mcinit exit %d: %s" % (p.returncode, p.stderr.strip()[-300:])
+        return False, "mcinit exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]), []
     if "error" in doc:
-        return False, "%s %s" % (doc["error"].get("code"), doc["error"].get("message"))
+        return False, "%s %s" % (doc["error"].get("code"), doc["error"].get("message")), []
     errs = [d for d in doc.get("diagnostics", []) if d["severity"] == "error"]
-    return not errs, "; ".join("%s %s" % (d["code"], d["message"]) for d in errs)[:400]
+    warns = ["%s %s" % (d["code"], d["message"]) for d in doc.get("diagnostics", [])
+             if d["severity"] == "warning"]
+    return not errs, "; ".join("%s %s" % (d["code"], d["message"]) for d in errs)[:400], warns
 
 
 def main():
@@ -225,8 +247,13 @@ def main():
     ap.add_argument("--te-version", default="2.14.0",
                     help="Transformer Engine version Megatron sees (none: not installed)")
     ap.add_argument("--torch-version", help="the torch version Megatron sees (default: torch's)")
+    ap.add_argument("--torch-version-late", action="store_true",
+                    help="give --torch-version to Megatron's checks only, once Megatron is "
+                    "imported with the real torch (a torch too old for Megatron's imports)")
     ap.add_argument("--declare", action="store_true",
                     help="give mcinit the TE and torch versions of the oracle")
+    ap.add_argument("--ddp-config", action="store_true",
+                    help="build DistributedDataParallelConfig too, as training.py does")
     ap.add_argument("--out", help="one JSON line per case here")
     ap.add_argument("--megatron-verdicts", metavar="OUT",
                     help="take Megatron's verdicts from an earlier --out (same release, TE and "
@@ -237,14 +264,14 @@ def main():
     if a.megatron_verdicts:
         for line in open(a.megatron_verdicts):
             r = json.loads(line)
-            earlier[r["name"]] = (r["megatron"], r["megatron_msg"])
+            earlier[r["name"]] = (r["megatron"], r["megatron_msg"], r.get("megatron_warnings", []))
         return compare(a, earlier)
     os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "1")
     install_stubs(a.te_version)
     install_gpu()
     import torch
 
-    if a.torch_version:
+    if a.torch_version and not a.torch_version_late:
         torch.__version__ = torch.torch_version.TorchVersion(a.torch_version)
 
     import logging
@@ -256,8 +283,27 @@ def main():
                                           "--swiglu", "--seq-length", "64",
                                           "--max-position-embeddings", "64",
                                           "--micro-batch-size", "1", "--train-iters", "1"]})
+    if a.torch_version and a.torch_version_late:
+        import megatron.core.utils as U
+        from packaging.version import Version
+
+        U._torch_version = Version(a.torch_version)  # what is_torch_min_version reads
 
     return compare(a, None, torch.__version__.split("+")[0])
+
+
+def case_versions(c):
+    """mcinit's options for the versions a case declares."""
+    return sum((["--%s-version" % k, c[k + "_version"]] for k in ("te", "torch")
+                if k + "_version" in c), [])
+
+
+def versions_match(c, a, torch_version):
+    """Whether the versions a case declares are the ones Megatron sees in
+    this run (the TE stub's, torch's own or --torch-version)."""
+    torch_seen = a.torch_version or torch_version
+    return c.get("te_version", a.te_version) == a.te_version and \
+        (torch_seen is None or c.get("torch_version", torch_seen) == torch_seen)
 
 
 def compare(a, earlier, torch_version=None):
@@ -273,20 +319,23 @@ def compare(a, earlier, torch_version=None):
     for c in cases:
         if a.release not in c.get("releases", [a.release]):
             continue
+        if not versions_match(c, a, torch_version):
+            continue  # a case declaring other versions: another run judges it
         if earlier is not None:
             if c["name"] not in earlier:
                 continue
-            mok, mmsg = earlier[c["name"]]
+            mok, mmsg, mwarn = earlier[c["name"]]
         else:
-            mok, mmsg = judge_forked(c)
-        ook, omsg = mcinit_judge(a.mcinit, a.release, c, extra)
+            mok, mmsg, mwarn = judge_forked(c, a.ddp_config)
+        ook, omsg, owarn = mcinit_judge(a.mcinit, a.release, c, extra + case_versions(c))
         same = mok == ook
         agree += same
         disagree += not same
         if out:
             out.write(json.dumps({"name": c["name"], "megatron": mok, "mcinit": ook,
                                   "agree": same, "megatron_msg": mmsg,
-                                  "mcinit_msg": omsg}) + "\n")
+                                  "mcinit_msg": omsg, "megatron_warnings": mwarn,
+                                  "mcinit_warnings": owarn}) + "\n")
         if not same:
             print("DISAGREE %s: megatron %s (%s) / mcinit %s (%s)" % (
                 c["name"], "accepts" if mok else "rejects", mmsg[:200],
