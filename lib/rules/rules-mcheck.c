@@ -203,6 +203,29 @@ model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 
 /* Values as Megatron's checks see them after validate_args and
  * core_transformer_config_from_args have rewritten the flags. */
+/* args.fp8_param_gather / fp4_param_gather as validate_args leaves them
+ * for the TransformerConfig: with --use-torch-fsdp2 it turns FP8 param
+ * gather off from Transformer Engine 2.0 (arguments.py:1051) and FP4 param
+ * gather off before 2.7.0.dev0 (r0.17 and newer, arguments.py:1058).  -1
+ * when that turns on a TE version the job does not declare. */
+static int
+param_gather(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, bool fp4, struct mcinit_pv *out)
+{
+	bool on = field_true(x, e, fp4 ? "fp4_param_gather" : "fp8_param_gather");
+	const char *te;
+	int cmp;
+
+	if (!on || !field_true(x, e, "use_torch_fsdp2") || (fp4 && x->c->mversion < MCINIT_MV_R017))
+		return pv_bool(out, on);
+	if (BAD(te_version) || NUL(te_version))
+		return -1;
+	te = mcinit_cfg_str(x->c, F(te_version));
+	if (mcinit_version_cmp(strcmp(te, "none") == 0 ? "0.0.0" : te, fp4 ? "2.7.0.dev0" : "2.0.0",
+	                       &cmp) < 0)
+		return -1;
+	return pv_bool(out, fp4 ? cmp >= 0 : cmp < 0);
+}
+
 static int
 view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_special s,
            const char *name, struct mcinit_pv *out)
@@ -250,9 +273,9 @@ view_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 	case S_PIPELINE_DTYPE:
 		return special_value(x, S_PARAMS_DTYPE, out);
 	case S_FP8_PARAM:
-		return pv_bool(out, field_true(x, e, "fp8_param_gather"));
+		return param_gather(x, e, false, out);
 	case S_FP4_PARAM:
-		return pv_bool(out, field_true(x, e, "fp4_param_gather"));
+		return param_gather(x, e, true, out);
 	case S_GLU:
 		return pv_bool(out, B(swiglu) || field_true(x, e, "quick_geglu"));
 	case S_ACTIVATION:
