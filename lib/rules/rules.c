@@ -688,6 +688,95 @@ mc023(struct mcinit_rule_ctx *x)
 	                 v > 1 ? v : 1);
 }
 
+/* Stage s of the unrolled layout is pipeline rank s % pp's virtual stage
+ * s / pp (PipelineParallelLayerLayout.__init__).  In each pipeline rank:
+ * the MTP layers (m) of its stages, the last stage that holds one, and
+ * whether its last stage holds the loss. */
+struct mtp_rank {
+	long m;
+	bool m_early; /* an m in a virtual stage before the rank's last */
+	bool loss_in_last;
+};
+
+static void
+mtp_by_rank(const char *flat, long pp, long nstages, struct mtp_rank *r)
+{
+	long s = 0;
+
+	for (long k = 0; k < pp; k++)
+		r[k] = (struct mtp_rank){0, false, false};
+	for (const char *p = flat;; p++) {
+		struct mtp_rank *k = &r[s % pp];
+
+		if (*p == '\0' || *p == '|') {
+			if (*p == '\0')
+				break;
+			s++;
+			continue;
+		}
+		if (*p == 'm') {
+			k->m++;
+			k->m_early |= s / pp != nstages / pp - 1;
+		}
+		if (*p == 'L' && s / pp == nstages / pp - 1)
+			k->loss_in_last = true;
+	}
+}
+
+/* validate_layer_layout's MTP conditions: as many m as mtp_num_layers, none
+ * outside a rank's last virtual stage, all in one stage; r0.15 also wants
+ * them on the last rank, beside the loss (later releases allow a rank of
+ * their own: mtp_standalone). */
+static void
+mc024_mtp(struct mcinit_rule_ctx *x, const char *flat)
+{
+	long pp = (long)I(pipeline_model_parallel_size), nstages = 1, m = 0, k;
+	long want = NUL(mtp_num_layers) ? 0 : (long)I(mtp_num_layers);
+	struct mtp_rank *r;
+
+	for (const char *p = flat; *p; p++) {
+		nstages += *p == '|';
+		m += *p == 'm';
+	}
+	if (m != want) {
+		if (NUL(mtp_num_layers))
+			report(x, F(pipeline_model_parallel_layout),
+			       "the layout has %ld MTP layers (m) but mtp_num_layers is not set",
+			       m);
+		else
+			report(x, written(x, F(pipeline_model_parallel_layout), F(mtp_num_layers)),
+			       "the layout has %ld MTP layers (m) but mtp_num_layers is %ld", m,
+			       want);
+		return;
+	}
+	if (m == 0 || pp <= 0 || nstages % pp != 0)
+		return;
+	r = mcinit_xcalloc((size_t)pp, sizeof *r);
+	mtp_by_rank(flat, pp, nstages, r);
+	for (k = 0; k < pp; k++) {
+		if (r[k].m == 0)
+			continue;
+		if (r[k].m_early)
+			report(
+			    x, F(pipeline_model_parallel_layout),
+			    "the layout puts an MTP layer (m) in a virtual stage of pipeline rank "
+			    "%ld other than its last; Megatron-Core keeps MTP in a rank's last "
+			    "virtual stage",
+			    k);
+		else if (r[k].m != m)
+			report(x, F(pipeline_model_parallel_layout),
+			       "the layout spreads the %ld MTP layers (m) over several stages; "
+			       "they must all be in one",
+			       m);
+		else if (x->c->mversion == MCINIT_MV_R015 && (k != pp - 1 || !r[k].loss_in_last))
+			report(x, F(pipeline_model_parallel_layout),
+			       "Megatron-LM r0.15 wants the MTP layers (m) in the last stage, "
+			       "with the loss (L)");
+		break;
+	}
+	free(r);
+}
+
 /* Megatron-Core's validate_layer_layout on the unrolled layout. */
 static void
 mc024_layers(struct mcinit_rule_ctx *x, const char *flat)
@@ -723,6 +812,7 @@ mc024_layers(struct mcinit_rule_ctx *x, const char *flat)
 		       "the layout places %ld transformer layers after an MTP layer (m); MTP "
 		       "layers come last",
 		       late_t);
+	mc024_mtp(x, flat);
 }
 
 static void
