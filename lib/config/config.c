@@ -1540,7 +1540,7 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i) || c->runtime[i])
 			continue;
 		c->invalid[i] = true;
-		if (c->flags_unread) { /* the unread file may well set it */
+		if (c->flags_unread || c->flags_partial) { /* what was not read may set it */
 			mcinit_field_key(i, key, sizeof key);
 			mcinit_buf_printf(&unseen, "%s%s", unseen.len ? ", " : "", key);
 			continue;
@@ -1559,9 +1559,11 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 	}
 	if (unseen.len > 0)
 		mcinit_diag_add(d, MCINIT_WARNING, "MC009", NULL,
-		                "required fields not checked (%s): the launch's flags hold words "
-		                "from a sourced file mcinit could not read",
-		                mcinit_buf_cstr(&unseen));
+		                "required fields not checked (%s): %s", mcinit_buf_cstr(&unseen),
+		                c->flags_unread ? "the launch's flags hold words from a sourced "
+		                                  "file mcinit could not read"
+		                                : "mcinit stopped reading the launch script early, "
+		                                  "so flags may be missing");
 	mcinit_buf_free(&unseen);
 }
 

@@ -228,6 +228,9 @@ struct mcinit_config {
 	 * not read may set: a required field may be among them, so none is
 	 * said to be missing (mcinit_config_finish). */
 	bool flags_unread;
+	/* A launch script's reading stopped early (its expansion budget or
+	 * command bound): its flags may be incomplete, so the same holds. */
+	bool flags_partial;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */

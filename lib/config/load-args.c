@@ -996,6 +996,7 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		mcinit_diag_add(d, s->notes[i].warn ? MCINIT_WARNING : MCINIT_NOTE, "MC009", &l,
 		                "launch script: %s", s->notes[i].msg);
 	}
+	c->flags_partial |= s->partial != 0;
 	take_env(c, s, base);
 	take_launch(c, &s->launch, base, d);
 	take_entry(c, s, base, d);

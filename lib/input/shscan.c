@@ -21,9 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Characters all expansions together may produce: far above any real script,
- * low enough that `A="$A$A"` repeated cannot exhaust memory. */
-#define BUDGET_BASE ((size_t)1 << 21)
+/* Characters all expansions together may produce: far above any real script
+ * (a launch script's flags are kilobytes, expanded a few times), low enough
+ * that `A="$A$A"` repeated cannot exhaust memory, and that a variable grown
+ * in an endless loop stops soon: each character charged is copied several
+ * times (splitting, grouping, saving), some 700 instructions natively, so
+ * 2^21 of them took 1.4 G instructions (10 s under ASan: a fuzzing
+ * timeout, tests/fuzz/corpus/shscan/timeout-growing-var-in-endless-loop). */
+#define BUDGET_BASE ((size_t)1 << 19)
 #define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}} */
 /* What an element costs beyond its characters (its allocation): many
  * short elements ("$@ $@" doubled by recursion) are charged like text. */
@@ -4579,6 +4584,9 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 	out->nwords = r.nw;
 	out->notes = r.notes;
 	out->nnotes = r.nn;
+	out->partial = x->exhausted || x->stopped;
+	for (size_t j = 0; j < out->nlaunches; j++)
+		out->launches[j].partial = out->partial;
 }
 
 static void

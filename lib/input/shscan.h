@@ -175,6 +175,9 @@ struct mcinit_shscan {
 	 * and 0 otherwise. */
 	struct mcinit_shscan *launches;
 	size_t nlaunches;
+	/* The expansion budget or the bound on commands stopped the reading
+	 * early (a note says which): words may be missing. */
+	int partial;
 };
 
 /*

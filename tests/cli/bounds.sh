@@ -25,12 +25,26 @@ fi
 python3 -c "
 import sys
 with open(sys.argv[1], 'w') as f:
-    f.write('#!/bin/bash\nARGS=(\n')
-    f.write('--lr 1e-4\n' * 1000000)
-    f.write(')\ntorchrun pretrain_gpt.py \${ARGS[@]}\n')
+    f.write('#!/bin/bash\ntorchrun pretrain_gpt.py \\\n')
+    f.write(' --lr 1e-4 \\\n' * 700000)
+    f.write(' --lr 1e-4\n')
 " "$tmp/ten-mb.sh"
 check ten-mb-script-bounded sh -c "$V '$tmp/ten-mb.sh' >'$tmp/o' 2>&1; test \$? -eq 65 &&
 	grep -q 'ten-mb.sh: .* words, more than the 65536 mcinit reads from a launch script' '$tmp/o'"
+# The same words from an array: expanding it stops at the expansion budget;
+# the flags read so far are judged and the required fields that may be
+# among the rest are a warning, never "not set" errors.
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('#!/bin/bash\nARGS=(\n')
+    f.write('--lr 1e-4\n' * 1000000)
+    f.write(')\ntorchrun pretrain_gpt.py \${ARGS[@]}\n')
+" "$tmp/ten-mb-array.sh"
+check ten-mb-array-bounded sh -c "$V '$tmp/ten-mb-array.sh' >'$tmp/o' 2>&1; test \$? -eq 0 &&
+	grep -q 'expansion stopped after' '$tmp/o' &&
+	grep -q 'warning\[MC009\]: required fields not checked (model.num_layers.*stopped reading the launch script early' '$tmp/o' &&
+	! grep -q 'MC008' '$tmp/o'"
 
 # Just under the bounds, the input is read and judged: 60000 unknown flags
 # are each reported (no diagnostic is lost), in bounded time.

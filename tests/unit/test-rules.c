@@ -420,8 +420,10 @@ Test(rules, layout_rejects_bad_characters_and_huge_unrolls)
 
 Test(rules, layout_gives_vpp_and_layers)
 {
+	/* Megatron-LM's own example layout; its m needs mtp_num_layers 1 */
 	job(", \"num_layers\": 61, \"pipeline_model_parallel_size\": 16, "
-	    "\"pipeline_model_parallel_layout\": \"Et*3|(tt|)*29,m|L\"",
+	    "\"pipeline_model_parallel_layout\": \"Et*3|(tt|)*29,m|L\", \"mtp_num_layers\": 1, "
+	    "\"position_embedding_type\": \"rope\"",
 	    "", "", 16);
 	cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 0);
 	cr_assert_eq(dv.vpp, 2);
