@@ -10,11 +10,16 @@
 #include "core/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A target's one-time setup, as libFuzzer calls it, when it has one. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 int
 main(int argc, char **argv)
 {
 	int status = 0;
+
+	if (LLVMFuzzerInitialize != NULL)
+		LLVMFuzzerInitialize(&argc, &argv);
 
 	for (int i = 1; i < argc; i++) {
 		struct mcinit_err err = {0};
