@@ -41,6 +41,9 @@
  * loops without end. */
 #define MAX_STEPS 10000
 #define MAX_FILES 8 /* files read within one another (source, bash FILE) */
+/* Launches remembered: a sweep launches tens of times; an endless loop
+ * would make each later launch compared with every earlier one. */
+#define MAX_CANDS 256
 
 #define GROW(arr, cap, need)                                                                       \
 	do {                                                                                       \
@@ -104,6 +107,7 @@ struct cand {
 	size_t py;                /* index of the .py word */
 	struct mcinit_shenv *env; /* the job's environment when it runs */
 	size_t nenv;
+	uint64_t hash; /* of the words and environment: cand_same compares it first */
 };
 
 /* An `if` being read.  cond: 1 true, 0 false, -1 unknown (then every
@@ -189,6 +193,7 @@ struct sx {
 	size_t ngroups, capgroups;
 	struct cand *cands; /* commands that run a .py script */
 	size_t ncands, capcands;
+	int ncands_over; /* MAX_CANDS was reached (noted once) */
 	int allexport;   /* set -a */
 	struct ifr *ifs; /* open if ... fi, innermost last */
 	size_t nifs, capifs;
@@ -2312,6 +2317,32 @@ snapshot_env(struct sx *x, struct cand *c)
 	}
 }
 
+static uint64_t
+hash_text(uint64_t h, const char *t)
+{
+	for (; t != NULL && *t; t++)
+		h = (h ^ (unsigned char)*t) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull; /* a separator: "a b" is not "ab" */
+}
+
+/* What cand_same compares, hashed. */
+static uint64_t
+cand_hash(const struct cand *c)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t k = 0; k < c->w.n; k++) {
+		char *t = ps_text(&c->w.v[k]);
+
+		h = hash_text(h, t);
+		free(t);
+	}
+	for (size_t k = 0; k < c->nenv; k++)
+		h = hash_text(hash_text(h, c->env[k].name),
+		              c->env[k].value != NULL ? c->env[k].value : "\x01unset");
+	return h;
+}
+
 /* At the end of a simple command: remember it if it runs a .py script;
  * prefix[0..nprefix) are the variables assigned before its name (exported
  * to it alone). */
@@ -2335,6 +2366,14 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 			break;
 	if (k == w->n)
 		return;
+	if (x->ncands == MAX_CANDS) {
+		if (!x->ncands_over++)
+			script_note(x, 0, 0,
+			            "more than %d launches: the later ones are not checked (a loop "
+			            "that does not end?)",
+			            MAX_CANDS);
+		return;
+	}
 	GROW(x->cands, x->capcands, x->ncands + 1);
 	c = &x->cands[x->ncands++];
 	memset(c, 0, sizeof *c);
@@ -2356,6 +2395,7 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 	for (k = 0; k < w->n; k++)
 		pl_push(&c->w, &w->v[k]);
 	w->n = 0;
+	c->hash = cand_hash(c);
 }
 
 /* At the end of a simple command: remember it if it runs a .py script. */
@@ -4488,7 +4528,7 @@ is_train(const struct cand *c)
 static int
 cand_same(const struct cand *a, const struct cand *b)
 {
-	int same = a->w.n == b->w.n && a->nenv == b->nenv;
+	int same = a->hash == b->hash && a->w.n == b->w.n && a->nenv == b->nenv;
 
 	for (size_t k = 0; k < a->w.n && same; k++) {
 		char *s = ps_text(&a->w.v[k]), *t = ps_text(&b->w.v[k]);

@@ -46,6 +46,21 @@ check ten-mb-array-bounded sh -c "$V '$tmp/ten-mb-array.sh' >'$tmp/o' 2>&1; test
 	grep -q 'warning\[MC009\]: required fields not checked (model.num_layers.*stopped reading the launch script early' '$tmp/o' &&
 	! grep -q 'MC008' '$tmp/o'"
 
+# A sweep of 1,600 launches (nested loops): the first 256 distinct ones are
+# each checked, then one note; the rest are not compared with every earlier
+# launch (that took 3.9 G instructions on a fuzzed script).
+python3 -c "
+import sys
+n = ' '.join(str(i) for i in range(1, 41))
+with open(sys.argv[1], 'w') as f:
+    f.write('#!/bin/bash\nfor a in %s; do\n\tfor b in %s; do\n' % (n, n))
+    f.write('\t\ttorchrun --nproc_per_node 1 pretrain_gpt.py --num-layers \$a --hidden-size \$((b * 64)) --num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --train-iters 1\n')
+    f.write('\tdone\ndone\n')
+" "$tmp/sweep.sh"
+check sweep-launches-bounded sh -c "$V '$tmp/sweep.sh' >'$tmp/o' 2>&1; test \$? -eq 0 &&
+	grep -q '== launch 256 of 256' '$tmp/o' && ! grep -q 'launch 257' '$tmp/o' &&
+	grep -q 'more than 256 launches: the later ones are not checked' '$tmp/o'"
+
 # Just under the bounds, the input is read and judged: 60000 unknown flags
 # are each reported (no diagnostic is lost), in bounded time.
 python3 -c "

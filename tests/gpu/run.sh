@@ -179,10 +179,19 @@ if [ -z "$dry" ] && [ -n "$ncomm" ]; then
 fi
 figure "step 2 (one rank): $(($(now) - t0)) s"
 
+# free_port N: a TCP port nothing listens on, as the kernel hands out for a
+# bind to port 0 (a port made from the pid collided with a connection of a
+# test running beside this one: "Address already in use"); without python,
+# one made from the pid N below the ephemeral ports.
+free_port() {
+	[ -n "$py" ] && "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+		echo $((20000 + ($$ + $1 * 7) % 12000))
+}
+
 # ---- 3. two ranks on one GPU ----
 t0=$(now)
 two_ranks() { # RUN: both ranks, each in its own UTS namespace; rank 0's report in $tmp/two-RUN-0.json
-	port=$((20000 + ($$ + $1 * 7) % 20000))
+	port=$(free_port "$1")
 	for r in 0 1; do
 		env WORLD_SIZE=2 RANK=$r LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK=$r MASTER_ADDR=127.0.0.1 \
 			MASTER_PORT=$port NCCL_HOSTID=mcinit-gpu-check-$r NCCL_DEBUG=INFO \
@@ -222,7 +231,7 @@ figure "step 3 (two ranks): $(($(now) - t0)) s"
 
 # ---- 4. a forced timeout ----
 T=${MCINIT_GPU_TIMEOUT:-10}
-port=$((20000 + ($$ + 99) % 20000))
+port=$(free_port 99)
 start=$(now)
 env WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
 	CUDA_VISIBLE_DEVICES= timeout 120 $M run --allow-no-cuda --timeout "$T" "$J" \
