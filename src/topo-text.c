@@ -146,7 +146,7 @@ fam_spread(const struct job *j, int f, struct spread *sp)
 	sp->inside = 0;
 	sp->max_nodes = 0;
 	for (i = 0; i < g.ngroups; i++) {
-		const long *v = g.members + i * g.size;
+		const int32_t *v = g.members + i * g.size;
 		long nodes = 1;
 
 		for (m = 1; m < g.size; m++)
@@ -235,11 +235,14 @@ group_text(struct out *w, const long *v, long n)
 static void
 text_kind_groups(struct out *w, const struct mcinit_groups *g)
 {
-	long i, col = 0;
+	long i, m, col = 0, *v = mcinit_xmalloc((size_t)g->size * sizeof *v);
 
 	for (i = 0; i < g->ngroups; i++) {
-		const long *v = g->members + i * g->size;
-		long len = group_text(NULL, v, g->size);
+		long len;
+
+		for (m = 0; m < g->size; m++) /* group_text also prints a long[] */
+			v[m] = g->members[i * g->size + m];
+		len = group_text(NULL, v, g->size);
 
 		if (col > 0 && col + 1 + len > TEXT_WIDTH) {
 			OUT_LIT(w, "\n");
@@ -257,6 +260,7 @@ text_kind_groups(struct out *w, const struct mcinit_groups *g)
 	}
 	if (col > 0)
 		OUT_LIT(w, "\n");
+	free(v);
 }
 
 static int

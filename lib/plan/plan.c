@@ -599,17 +599,13 @@ mcinit_topology_group_shape(const struct mcinit_topology *t, int kind, long *ngr
 int
 mcinit_topology_group(const struct mcinit_topology *t, int kind, long index, long *members)
 {
-	struct mcinit_groups g = {0};
-	int rc = -1;
+	int f;
 
-	if (kind < 0 || kind >= MCINIT_GROUP_COUNT || mcinit_topo_groups(&t->t, kind, &g, NULL) < 0)
+	if (kind < 0 || kind >= MCINIT_GROUP_COUNT)
 		return -1;
-	if (index >= 0 && index < g.ngroups) {
-		memcpy(members, g.members + index * g.size, (size_t)g.size * sizeof *members);
-		rc = 0;
-	}
-	mcinit_groups_destroy(&g);
-	return rc;
+	/* The one group, O(its size), rather than every group of the kind. */
+	f = mcinit_topo_fam_find(&t->t, kind, 0);
+	return f < 0 ? -1 : mcinit_topo_fam_group(&t->t, f, index, members);
 }
 
 int

@@ -724,12 +724,19 @@ phase_device(struct mcinit_init *I, struct mcinit_err *err)
 
 /* ---- phase groups: the CPU path's proof of agreement ---- */
 
+/* Hashes each member as a long, as before members were 32-bit, so that
+ * ranks running either build agree on the digests. */
 static uint64_t
-group_digest(const long *m, long n, int kind)
+group_digest(const int32_t *m, long n, int kind)
 {
 	uint64_t h = fnv(&kind, sizeof kind, FNV0);
+	long i, v;
 
-	return fnv(m, (size_t)n * sizeof *m, h);
+	for (i = 0; i < n; i++) {
+		v = m[i];
+		h = fnv(&v, sizeof v, h);
+	}
+	return h;
 }
 
 /* This rank's group of every kind, as "kind:digest,..." */
@@ -904,7 +911,7 @@ phase_tp_comm(struct mcinit_init *I, struct mcinit_err *err)
 	struct mcinit_groups g = {0};
 	struct mcinit_err e = {0};
 	long color, key, i, lw = I->env.local_world;
-	const long *m;
+	const int32_t *m;
 
 	mcinit_ph_begin(I, MCINIT_PH_TP_COMM);
 	if (!mcinit_cfg_bool(&I->job->c, MCINIT_F_tp_comm_overlap)) {

@@ -633,38 +633,125 @@ mcinit_topo_fam_group(const struct mcinit_topo *t, int fi, long g, long *out)
 	return 0;
 }
 
+/*
+ * Every group of a family at once.  A grid family's members, groups laid
+ * end to end, are one mixed-radix sequence: the masked dimensions (the
+ * members) fastest, then the unmasked ones (the groups).  radix_fill builds
+ * such a sequence a dimension at a time, each pass copying what is already
+ * there with the dimension's stride added: straight runs of loads, adds and
+ * stores instead of an odometer step per member.  Members are 32-bit (half
+ * the memory to fault in and write, which is most of the cost).
+ */
+static void
+add_copy(int32_t *restrict dst, const int32_t *restrict src, long n, int32_t add)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i] + add;
+}
+
+static void
+radix_fill(int32_t *out, const long *size, const long *stride, int n, long base)
+{
+	long len = n > 0 ? size[0] : 1, c, i;
+	int j;
+
+	for (i = 0; i < len; i++)
+		out[i] = (int32_t)(base + i * (n > 0 ? stride[0] : 0));
+	for (j = 1; j < n; j++) {
+		for (c = 1; c < size[j]; c++)
+			add_copy(out + c * len, out, len, (int32_t)(c * stride[j]));
+		len *= size[j];
+	}
+}
+
+/* Every member of every group of the grid family with plan p, in order. */
+static void
+grid_fill(const struct plan *p, int32_t *out)
+{
+	long size[2 * NDIM], stride[2 * NDIM];
+
+	memcpy(size, p->ms, (size_t)p->nm * sizeof *size);
+	memcpy(stride, p->mst, (size_t)p->nm * sizeof *stride);
+	memcpy(size + p->nm, p->us, (size_t)p->nu * sizeof *size);
+	memcpy(stride + p->nm, p->ust, (size_t)p->nu * sizeof *stride);
+	radix_fill(out, size, stride, p->nm + p->nu, 0);
+}
+
+/* A PICK_HIER family holds its parent's members, each unit of n reordered
+ * from (u, j, l), u fastest, to (j, u, l): with hu = 1 that is no change. */
+static void
+hier_fill(const struct plan *pp, const struct mcinit_topo_fam *f, long n, int32_t *out)
+{
+	long u, l, k, j, nunits = f->ngroups / f->per_unit;
+	int32_t *unit, *w;
+
+	grid_fill(pp, out);
+	if (f->hu == 1)
+		return;
+	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
+	for (u = 0; u < nunits; u++) {
+		w = out + u * n;
+		memcpy(unit, w, (size_t)n * sizeof *unit);
+		for (l = 0; l < f->hl; l++)
+			for (k = 0; k < f->hu; k++)
+				for (j = 0; j < f->hs; j++)
+					*w++ = unit[l * f->hs * f->hu + j * f->hu + k];
+	}
+	free(unit);
+}
+
+/* The first member of each parent group, and the last too when size is 2:
+ * the bases go to the upper half first, then spread out forwards (entry g
+ * is read before slots 2g and 2g+1 <= ngroups + g are written). */
+static void
+ends_fill(const struct plan *pp, const struct mcinit_topo_fam *f, int32_t *out)
+{
+	int32_t *bases = out + (f->size == 2 ? f->ngroups : 0), last = 0;
+	long g;
+	int i;
+
+	radix_fill(bases, pp->us, pp->ust, pp->nu, 0);
+	if (f->size == 1)
+		return;
+	for (i = 0; i < pp->nm; i++)
+		last += (int32_t)((pp->ms[i] - 1) * pp->mst[i]);
+	for (g = 0; g < f->ngroups; g++) {
+		int32_t b = bases[g];
+
+		out[2 * g] = b;
+		out[2 * g + 1] = b + last;
+	}
+}
+
 int
 mcinit_topo_fam_groups(const struct mcinit_topo *t, int fi, struct mcinit_groups *out,
                        struct mcinit_err *err)
 {
 	const struct mcinit_topo_fam *f;
-	long cnt[NDIM] = {0}, base = 0, g, u, r, n, *w, *unit;
 	struct plan p;
 
 	if (!fam_ok(t, fi))
 		return mcinit_err_set(err, MCINIT_E_INTERNAL, "no group family %d", fi);
+	/* Families are cut from grid families only (fams_dense, fams_expert). */
+	if (t->fam[fi].parent >= 0 && t->fam[t->fam[fi].parent].parent >= 0)
+		return mcinit_err_set(err, MCINIT_E_INTERNAL, "family %d is cut from a cut family",
+		                      fi);
+	if (t->s.world > INT32_MAX)
+		return mcinit_err_set(err, MCINIT_E_INTERNAL,
+		                      "%ld ranks do not fit the 32-bit group members", t->s.world);
 	f = &t->fam[fi];
 	out->ngroups = f->ngroups;
 	out->size = f->size;
 	out->members = mcinit_xmalloc((size_t)(f->ngroups * f->size) * sizeof *out->members);
-	w = out->members;
-	if (f->parent < 0) {
-		plan_init(&p, t, f);
-		for (g = 0; g < f->ngroups; g++) {
-			w = fill_group(&p, base, w);
-			odometer_next(cnt, p.us, p.ust, p.nu, &base);
-		}
-		return 0;
-	}
-	n = unit_len(t, f);
-	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
-	plan_init(&p, t, &t->fam[f->parent]);
-	for (u = 0; u < f->ngroups / f->per_unit; u++) {
-		fill_unit(&p, f, u, unit);
-		for (r = 0; r < f->per_unit; r++)
-			w = pick_group(f, unit, n, r, w);
-	}
-	free(unit);
+	plan_init(&p, t, f->parent < 0 ? f : &t->fam[f->parent]);
+	if (f->parent < 0)
+		grid_fill(&p, out->members);
+	else if (f->pick == PICK_HIER)
+		hier_fill(&p, f, unit_len(t, f), out->members);
+	else
+		ends_fill(&p, f, out->members);
 	return 0;
 }
 

@@ -88,10 +88,10 @@ check_group_of(const struct mcinit_topo *t, const char *cfg)
 		in = 0;
 		for (g = 0; g < fm->ngroups; g++) {
 			cr_assert_eq(mcinit_topo_fam_group(t, f, g, one), 0);
-			cr_assert_eq(
-			    memcmp(one, all.members + g * fm->size, (size_t)fm->size * sizeof *one),
-			    0, "%s %s group %ld", cfg, mcinit_group_kind_name(fm->kind), g);
 			for (i = 0; i < fm->size; i++) {
+				cr_assert_eq(one[i], all.members[g * fm->size + i],
+				             "%s %s[%d] group %ld member %ld", cfg,
+				             mcinit_group_kind_name(fm->kind), fm->level, g, i);
 				cr_assert_eq(mcinit_topo_fam_group_of(t, f, one[i], &color, &key),
 				             0);
 				cr_assert(color == g && key == i,
