@@ -13,6 +13,7 @@
  * a loop cannot make mcinit read a tree. */
 #define MAX_FILES 64
 #define MAX_BYTES MCINIT_MAX_INPUT
+#define MAX_NAMES 256 /* names remembered (name_add) */
 
 /* dir/name without a leading "./" of name (what bash shows for it). */
 static char *
@@ -104,6 +105,22 @@ lines_of(const char *text, size_t len)
 	return n;
 }
 
+/* Remembers that name opens file fi: a script that sources files in a
+ * loop or from each other names the same few again and again, and each
+ * read copies the whole file only to find it read already. */
+static int
+name_add(struct mcinit_shfiles *f, const char *name, int fi)
+{
+	if (f->nnames < MAX_NAMES) {
+		if (f->nnames == f->capnames) {
+			f->capnames = f->capnames ? 2 * f->capnames : 8;
+			f->names = mcinit_xrealloc(f->names, f->capnames * sizeof *f->names);
+		}
+		f->names[f->nnames++] = (struct mcinit_shname){mcinit_xstrdup(name), fi};
+	}
+	return fi;
+}
+
 int
 mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why)
 {
@@ -115,6 +132,9 @@ mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why
 		*why = "not read (no file is read for a script given as text)";
 		return -1;
 	}
+	for (size_t k = 0; k < f->nnames; k++)
+		if (strcmp(f->names[k].name, name) == 0)
+			return f->names[k].fi;
 	for (size_t k = 0; k < f->n; k++)
 		total += f->v[k].len;
 	text = f->read(f->ctx, name, &len, &path, why);
@@ -124,7 +144,7 @@ mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why
 		if (strcmp(f->v[k].path, path) == 0) { /* read before: the same lines */
 			free(text);
 			free(path);
-			return (int)k;
+			return name_add(f, name, (int)k);
 		}
 	*why = f->n >= MAX_FILES ? "not read (the script reads more than 64 other files)"
 	       : total + len > MAX_BYTES
@@ -142,7 +162,7 @@ mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why
 	}
 	f->v[f->n] = (struct mcinit_shfile){path, text, len, f->next_base};
 	f->next_base += lines_of(text, len) + 1;
-	return (int)f->n++;
+	return name_add(f, name, (int)f->n++);
 }
 
 void
@@ -166,5 +186,8 @@ mcinit_shfiles_free(struct mcinit_shfiles *f)
 		free(f->v[k].text);
 	}
 	free(f->v);
+	for (size_t k = 0; k < f->nnames; k++)
+		free(f->names[k].name);
+	free(f->names);
 	memset(f, 0, sizeof *f);
 }

@@ -40,19 +40,29 @@ struct mcinit_shfile {
 	int base; /* its line n is line base + n of the sequence */
 };
 
+/* A name a file was opened by: the same name opens it again unread. */
+struct mcinit_shname {
+	char *name;
+	int fi;
+};
+
 struct mcinit_shfiles {
 	mcinit_shread_fn *read; /* NULL: no file is read */
 	void *ctx;
 	struct mcinit_shfile *v;
 	size_t n, cap;
 	int next_base;
+	struct mcinit_shname *names;
+	size_t nnames, capnames;
 };
 
 /* Starts the sequence after the script's own text (len bytes). */
 void mcinit_shfiles_init(struct mcinit_shfiles *f, mcinit_shread_fn *read, void *ctx,
                          const char *text, size_t len);
 
-/* The file name names, read once: its index in f->v, or -1 with *why. */
+/* The file name names, read once (and found once for each name: the
+ * reader's answer for a name is taken not to change during a scan): its
+ * index in f->v, or -1 with *why. */
 int mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why);
 
 /* Line vline of the sequence: *file 0 for the script itself, k for

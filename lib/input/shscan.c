@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,8 +99,14 @@ struct var {
 	int inherited; /* from the job's environment (Slurm's): a child sees it */
 };
 
-struct group { /* an assignment, kept for the fallback */
+/* An assignment, kept for the fallback: an array's elements (f), or a
+ * scalar's value (s), split into fields only if the fallback reads it (a
+ * loop growing a variable assigns it thousands of times; splitting each
+ * value there took half of such a script's instructions). */
+struct group {
 	struct plist f;
+	struct pstr s;
+	int scalar;
 };
 
 struct cand {
@@ -216,6 +223,9 @@ struct sx {
 	int calls;                   /* nesting of function calls and substitutions */
 	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
 	size_t steps;                /* see MAX_STEPS */
+	size_t max_steps;            /* MAX_STEPS, or the caller's bound */
+	size_t budget_base;          /* BUDGET_BASE, or the caller's */
+	size_t max_files;            /* MAX_FILES, or the caller's */
 	int stopped;                 /* MAX_STEPS was reached (noted once) */
 	const struct lc *map;        /* reading a string (eval): each byte's place */
 	const struct plist *prefix;  /* `srun bash -c "..."`: the words before bash */
@@ -400,7 +410,7 @@ exhaust(struct sx *x)
 	script_note(x, 0, 0,
 	            "expansion stopped after %zu characters (a variable that grows "
 	            "exponentially?); later words may be missing",
-	            BUDGET_BASE);
+	            x->budget_base);
 }
 
 static void
@@ -489,11 +499,16 @@ ps_opaque(const struct pstr *p)
 	return 0;
 }
 
+/* One growth and one copy: values are copied whole in loops (saving,
+ * appending, grouping), so a per-character put showed in profiles. */
 static void
 ps_copy(struct pstr *dst, const struct pstr *src)
 {
-	for (size_t k = 0; k < src->n; k++)
-		put(dst, src->v[k]);
+	if (src->n == 0)
+		return;
+	GROW(dst->v, dst->cap, dst->n + src->n);
+	memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
+	dst->n += src->n;
 }
 
 /* ---- variables ---- */
@@ -1871,7 +1886,7 @@ set_owner(struct pstr *p, int vi)
 static void
 add_group(struct sx *x, const struct plist *fields)
 {
-	struct group g = {{0}};
+	struct group g = {{0}, {0}, 0};
 
 	for (size_t k = 0; k < fields->n; k++) {
 		struct pstr p = {0};
@@ -1883,6 +1898,16 @@ add_group(struct sx *x, const struct plist *fields)
 	x->groups[x->ngroups++] = g;
 }
 
+static void
+add_scalar_group(struct sx *x, const struct pstr *val)
+{
+	struct group g = {{0}, {0}, 1};
+
+	ps_copy(&g.s, val);
+	GROW(x->groups, x->capgroups, x->ngroups + 1);
+	x->groups[x->ngroups++] = g;
+}
+
 /* V=word / V+=word: val is the lexed word, consumed; group: the value
  * counts for the fallback (not a loop's variable). */
 static void
@@ -1890,7 +1915,6 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 {
 	struct var *v;
 	struct pstr s = {0};
-	struct plist fields = {0};
 
 	touch_var(x, vi);
 	v = &x->vars[vi];
@@ -1909,11 +1933,8 @@ assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int line, int 
 	}
 	ps_free(val);
 	set_owner(&s, vi);
-	if (group) {
-		split_word(&s, &fields);
-		add_group(x, &fields);
-		pl_free(&fields);
-	}
+	if (group)
+		add_scalar_group(x, &s);
 	if (append && v->defined && v->val.n > 0) {
 		struct pstr *el = &v->val.v[0];
 
@@ -2194,16 +2215,18 @@ in_list(const char *t, const char *list)
 static int
 word_is(const struct pstr *w, const char *list)
 {
-	char *t;
-	int hit;
+	char t[64]; /* longer than any word of a list: none of them */
 
-	for (size_t k = 0; k < w->n; k++)
+	if (w->n >= sizeof t)
+		return 0;
+	for (size_t k = 0; k < w->n; k++) {
 		if (w->v[k].fl != 0)
 			return 0; /* quoted or expanded: not a keyword */
-	t = ps_text(w);
-	hit = in_list(t, list);
-	free(t);
-	return hit;
+		t[k] = w->v[k].c;
+	}
+	t[w->n] = '\0';
+	/* on the stack: every command's first words are asked about */
+	return in_list(t, list);
 }
 
 /* Word lists are spaced strings, searched with in_list(). */
@@ -2230,11 +2253,19 @@ base_name(const char *p)
 static int
 is_py_field(const struct pstr *f)
 {
-	char *t = ps_text(f);
-	size_t n = strlen(t);
-	int py = n > 3 && strcmp(t + n - 3, ".py") == 0;
+	char a = 0, b = 0, c = 0; /* the last three characters of its text */
+	size_t n = 0;
+	int py;
 
-	free(t);
+	/* read in place, not copied: every word of every command is asked */
+	for (size_t k = 0; k < f->n; k++) {
+		if (f->v[k].fl & PF_MARK)
+			continue;
+		if (f->v[k].c == '\0')
+			break; /* where its text, a C string, ends */
+		a = b, b = c, c = f->v[k].c, n++;
+	}
+	py = n > 3 && a == '.' && b == 'p' && c == 'y';
 	for (size_t k = 0; k < f->n && py; k++)
 		if (!(f->v[k].fl & (PF_OPAQUE | PF_MARK)) && is_ifs((unsigned char)f->v[k].c))
 			py = 0;
@@ -2761,6 +2792,21 @@ frame_pop(struct sx *x)
 	free(f->sv);
 }
 
+/* Whether the bound on commands is reached (noted once, at line:col: a
+ * loop stopped by it without a later region to read was not noted). */
+static int
+out_of_steps(struct sx *x, int line, int col)
+{
+	if (x->steps < x->max_steps)
+		return 0;
+	if (!x->stopped++)
+		script_note(x, line, col,
+		            "stopped following function calls and loops after %zu commands "
+		            "(one that never ends?); later words may be missing",
+		            x->max_steps);
+	return 1;
+}
+
 /* Commands [start, end) of the text (start at line:col), read as if they
  * stood here: a function's body, a loop's body, a substitution.  They get
  * an if stack of their own (a call inside a `case` clause is not one of its
@@ -2776,20 +2822,14 @@ run_region(struct sx *x, size_t start, size_t end, int line, int col)
 
 	if (x->exhausted)
 		return 0; /* expansions yield nothing more: neither would this */
-	if (x->steps >= MAX_STEPS) {
-		if (!x->stopped++)
-			script_note(x, line, col,
-			            "stopped following function calls and loops after %d commands "
-			            "(one that never ends?); later words may be missing",
-			            MAX_STEPS);
+	if (out_of_steps(x, line, col))
 		return 0;
-	}
 	x->ifs = NULL, x->nifs = x->capifs = 0;
 	x->blk = (struct block){0, 0, -1};
 	x->i = start, x->len = end, x->line = line, x->col = col;
 	x->last_op = x->prev_op = 0;
 	set_dead(x);
-	while (ret == 0 && x->i < x->len && x->brk == 0 && x->steps < MAX_STEPS)
+	while (ret == 0 && x->i < x->len && x->brk == 0 && x->steps < x->max_steps)
 		ret = parse_command(x);
 	while (x->nhd > nhd)
 		free(x->hd[--x->nhd].delim);
@@ -3319,7 +3359,7 @@ loop_pass(struct sx *x, const struct body *b)
 	x->loops--;
 	if (r < 0)
 		return -1;
-	r = x->brk != 1 && !x->exhausted && x->steps < MAX_STEPS;
+	r = x->brk != 1 && !x->exhausted && !out_of_steps(x, b->line, b->col);
 	x->brk = 0;
 	return r;
 }
@@ -3794,9 +3834,12 @@ cycle_text(const struct sx *x, int fi)
 
 	while (x->fstack[k] != fi)
 		k++;
-	for (; k < x->nfstack; k++)
-		mcinit_buf_printf(&b, "`%s` -> ", x->files.v[x->fstack[k]].path);
-	mcinit_buf_printf(&b, "`%s`", x->files.v[fi].path);
+	for (; k <= x->nfstack; k++) { /* appended, not printed: files read in
+		                        * a cycle build this again and again */
+		mcinit_buf_addc(&b, '`');
+		mcinit_buf_adds(&b, x->files.v[k < x->nfstack ? x->fstack[k] : fi].path);
+		mcinit_buf_adds(&b, k < x->nfstack ? "` -> " : "`");
+	}
 	mcinit_buf_cstr(&b);
 	return b.data;
 }
@@ -3807,15 +3850,18 @@ cycle_text(const struct sx *x, int fi)
 static int
 follow_open(struct sx *x, const struct pstr *w, const char *what, int line, int col)
 {
-	char *name = ps_text(w), *chain;
+	char *name = ps_text(w), *chain, deep[64];
 	const char *why = NULL;
 	int fi = -1;
 
 	if (ps_opaque(w))
 		why = "named by a value known only at run time";
-	else if (x->nfstack >= MAX_FILES)
-		why = "not read (files are read within one another 8 deep at most)";
-	else if (x->calls >= MAX_CALLS)
+	else if (x->nfstack >= x->max_files) {
+		snprintf(deep, sizeof deep,
+		         "not read (files are read within one another %zu deep at most)",
+		         x->max_files);
+		why = deep;
+	} else if (x->calls >= MAX_CALLS)
 		why = "not read (function calls and files nested too deeply)";
 	else
 		fi = mcinit_shfiles_open(&x->files, name, &why);
@@ -4402,34 +4448,46 @@ is_launcher_flag(const char *t)
 	return hit;
 }
 
+/* One assignment's fields for the fallback: those from its first flag on,
+ * unless that flag is a launcher's. */
+static void
+fallback_group(struct sx *x, struct result *r, const struct plist *f, struct posset *seen)
+{
+	size_t k;
+	int launcher = 0;
+
+	for (k = 0; k < f->n; k++) {
+		char *t = ps_text(&f->v[k]);
+		int flag = is_flag_word(t);
+
+		launcher = flag && is_launcher_flag(t);
+		free(t);
+		if (flag)
+			break;
+	}
+	if (launcher)
+		return;
+	for (; k < f->n; k++) {
+		const struct pstr *p = &f->v[k];
+
+		if (p->n > 0 && !posset_add(seen, p->v[0].line, p->v[0].col))
+			continue;
+		emit_word(x, r, p);
+	}
+}
+
 static void
 fallback(struct sx *x, struct result *r)
 {
 	struct posset seen = {0};
 
 	for (size_t g = 0; g < x->ngroups; g++) {
-		const struct plist *f = &x->groups[g].f;
-		size_t k;
-		int launcher = 0;
+		struct plist fields = {0};
 
-		for (k = 0; k < f->n; k++) {
-			char *t = ps_text(&f->v[k]);
-			int flag = is_flag_word(t);
-
-			launcher = flag && is_launcher_flag(t);
-			free(t);
-			if (flag)
-				break;
-		}
-		if (launcher)
-			continue;
-		for (; k < f->n; k++) {
-			const struct pstr *p = &f->v[k];
-
-			if (p->n > 0 && !posset_add(&seen, p->v[0].line, p->v[0].col))
-				continue;
-			emit_word(x, r, p);
-		}
+		if (x->groups[g].scalar)
+			split_word(&x->groups[g].s, &fields);
+		fallback_group(x, r, x->groups[g].scalar ? &fields : &x->groups[g].f, &seen);
+		pl_free(&fields);
 	}
 	free(seen.v);
 }
@@ -4658,8 +4716,10 @@ sx_free(struct sx *x)
 	for (size_t k = 0; k < x->nhd; k++)
 		free(x->hd[k].delim);
 	free(x->hd);
-	for (size_t k = 0; k < x->ngroups; k++)
+	for (size_t k = 0; k < x->ngroups; k++) {
 		pl_free(&x->groups[k].f);
+		ps_free(&x->groups[k].s);
+	}
 	free(x->groups);
 	for (size_t k = 0; k < x->ncands; k++)
 		cand_free(&x->cands[k]);
@@ -4703,7 +4763,9 @@ sx_init(struct sx *x, const char *text, size_t len, struct mcinit_err *err)
 	x->len = len;
 	x->line = x->col = 1;
 	x->err = err;
-	x->budget = BUDGET_BASE;
+	x->budget = x->budget_base = BUDGET_BASE;
+	x->max_steps = MAX_STEPS;
+	x->max_files = MAX_FILES;
 	x->at = var_get(x, "@", 1);
 	x->vars[x->at].defined = x->vars[x->at].is_array = 1;
 }
@@ -4803,6 +4865,28 @@ mcinit_shscan_parse_with(const char *text, size_t len, mcinit_shread_fn *read, v
                          const char *name0, const char *args, struct mcinit_shscan *out,
                          struct mcinit_err *err)
 {
+	return mcinit_shscan_parse_limited(text, len, read, ctx, name0, args, NULL, out, err);
+}
+
+/* The caller's bounds, where given and below the tool's. */
+static void
+set_limits(struct sx *x, const struct mcinit_shlimits *lim)
+{
+	if (lim == NULL)
+		return;
+	if (lim->steps > 0 && lim->steps < x->max_steps)
+		x->max_steps = lim->steps;
+	if (lim->budget > 0 && lim->budget < x->budget_base)
+		x->budget = x->budget_base = lim->budget;
+	if (lim->depth > 0 && (size_t)lim->depth < x->max_files)
+		x->max_files = (size_t)lim->depth;
+}
+
+int
+mcinit_shscan_parse_limited(const char *text, size_t len, mcinit_shread_fn *read, void *ctx,
+                            const char *name0, const char *args, const struct mcinit_shlimits *lim,
+                            struct mcinit_shscan *out, struct mcinit_err *err)
+{
 	struct sx x;
 	int ret = -1;
 
@@ -4810,6 +4894,7 @@ mcinit_shscan_parse_with(const char *text, size_t len, mcinit_shread_fn *read, v
 	if (len > 0 && check_nul(text, len, err) < 0)
 		return -1;
 	sx_init(&x, text, len, err);
+	set_limits(&x, lim);
 	mcinit_shfiles_init(&x.files, read, ctx, text, len);
 	x.name0 = name0 != NULL ? mcinit_xstrdup(name0) : NULL;
 	if (args != NULL && read_args(&x, args, err) < 0)

@@ -225,6 +225,24 @@ int mcinit_shscan_parse_with(const char *text, size_t len, mcinit_shread_fn *rea
                              const char *name0, const char *args, struct mcinit_shscan *out,
                              struct mcinit_err *err);
 
+/* The scanner's bounds on the work one script makes it do.  Each is the
+ * tool's own when 0 or larger; a smaller one stops the scan sooner, with
+ * the same notes (naming the bound given).  For callers that scan many
+ * untrusted scripts and want each to cost little (the fuzzer); mcinit
+ * itself always uses its own. */
+struct mcinit_shlimits {
+	size_t steps;  /* commands read in functions, loops, substitutions
+	                * (10000) */
+	size_t budget; /* characters all expansions may produce (2^19) */
+	int depth;     /* files read within one another (8) */
+};
+
+/* mcinit_shscan_parse_with under the bounds *lim (NULL: the tool's). */
+int mcinit_shscan_parse_limited(const char *text, size_t len, mcinit_shread_fn *read, void *ctx,
+                                const char *name0, const char *args,
+                                const struct mcinit_shlimits *lim, struct mcinit_shscan *out,
+                                struct mcinit_err *err);
+
 /* Frees everything *s owns and zeroes it; s may be NULL. */
 void mcinit_shscan_destroy(struct mcinit_shscan *s);
 

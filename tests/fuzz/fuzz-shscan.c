@@ -38,6 +38,14 @@ read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why
 	return t;
 }
 
+/* Bounds smaller than the tool's, so that each input costs little: under
+ * the tool's (10000 commands, 2^19 characters, files 8 deep) mutated loops
+ * and trees of files cost 50 ms and more each under ASan, and the fuzzer
+ * ran 18 inputs a second; under these, 350-400.  The same code stops at
+ * either bound; the tool's own are checked by tests/cli/bounds.sh,
+ * tests/cli/shell.sh (8 deep) and tests/unit/test-shscan.c (10000). */
+static const struct mcinit_shlimits limits = {200, (size_t)1 << 14, 2};
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -45,8 +53,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mcinit_err err = {0};
 	struct mem m = {(const char *)data, size};
 
-	if (mcinit_shscan_parse_with((const char *)data, size, read_mem, &m, "fuzz.sh", NULL, &s,
-	                             &err) < 0) {
+	if (mcinit_shscan_parse_limited((const char *)data, size, read_mem, &m, "fuzz.sh", NULL,
+	                                &limits, &s, &err) < 0) {
 		/* failures are data errors located as LINE:COL */
 		if (err.code != MCINIT_E_PARSE || err.msg[0] < '1' || err.msg[0] > '9')
 			abort();

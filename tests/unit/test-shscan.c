@@ -761,3 +761,110 @@ Test(shscan, function_defined_by_eval_is_called)
 	words_are("--num-layers|2");
 	word_is(1, "2", 2, 3, NULL);
 }
+
+/* ---- bounds: the tool's own, and smaller ones a caller gives ---- */
+
+static void
+scan_limited_ok(const char *text, const struct mcinit_shlimits *lim)
+{
+	struct mcinit_err err = {0};
+
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse_limited(text, strlen(text), NULL, NULL, "main.sh", NULL,
+	                                         lim, &S, &err),
+	             0, "parse failed: %s", err.msg);
+}
+
+/* 40000 commands (a C-style for stops after 1000 passes) */
+static const char long_loop[] = "for ((i = 0; i < 200; i++)); do\n"
+                                "\tfor ((j = 0; j < 200; j++)); do X=$j; done\n"
+                                "done\n"
+                                "python train.py --x $X\n";
+
+Test(shscan, tool_stops_a_loop_after_10000_commands, .timeout = 30)
+{
+	scan_ok(long_loop);
+	cr_assert_geq(note_with("stopped following function calls and loops after 10000 commands"),
+	              0);
+	cr_assert(S.partial);
+}
+
+Test(shscan, smaller_step_bound_stops_sooner)
+{
+	const struct mcinit_shlimits lim = {50, 0, 0};
+
+	scan_limited_ok(long_loop, &lim);
+	cr_assert_geq(note_with("stopped following function calls and loops after 50 commands"), 0);
+	cr_assert(S.partial);
+	/* a bound above the tool's is the tool's */
+	const struct mcinit_shlimits big = {1000000, 0, 0};
+
+	scan_limited_ok(long_loop, &big);
+	cr_assert_geq(note_with("after 10000 commands"), 0);
+}
+
+Test(shscan, smaller_budget_stops_expansion_sooner)
+{
+	const struct mcinit_shlimits lim = {0, 1024, 0};
+	const char *text = "A=xxxxxxxxxxxxxxxx\nA=\"$A$A\"\nA=\"$A$A\"\nA=\"$A$A\"\n"
+	                   "python t.py --a 1\n";
+
+	scan_ok(text);
+	cr_assert_lt(note_with("expansion stopped"), 0, "128 characters: within 2^19");
+	scan_limited_ok(text, &lim);
+	cr_assert_lt(note_with("expansion stopped"), 0, "and within 1024");
+	scan_limited_ok("A=xxxxxxxxxxxxxxxx\nfor k in 1 2 3 4 5 6 7; do A=\"$A$A\"; done\n"
+	                "python t.py --a 1 $A\n",
+	                &lim);
+	cr_assert_geq(note_with("expansion stopped after 1024 characters"), 0);
+	cr_assert_str_eq(S.words[0].text, "--a");
+}
+
+static int reads;
+
+static char *
+read_counted(void *ctx, const char *name, size_t *len, char **path, const char **why)
+{
+	(void)ctx;
+	reads++;
+	if (strcmp(name, "missing.sh") == 0) {
+		*why = "not found";
+		return NULL;
+	}
+	*path = strdup(strcmp(name, "./c.sh") == 0 ? "c.sh" : name);
+	*len = strlen("X=$((X + 1))\n");
+	return strdup("X=$((X + 1))\n");
+}
+
+Test(shscan, a_file_named_again_is_not_read_again)
+{
+	struct mcinit_err err = {0};
+	const char *text = "X=0\nfor i in 1 2 3 4 5; do . c.sh; . ./c.sh; . missing.sh; done\n"
+	                   "python train.py --x $X\n";
+
+	mcinit_shscan_destroy(&S);
+	reads = 0;
+	cr_assert_eq(mcinit_shscan_parse_with(text, strlen(text), read_counted, NULL, "main.sh",
+	                                      NULL, &S, &err),
+	             0, "%s", err.msg);
+	/* c.sh and ./c.sh once each (the same file), missing.sh each time */
+	cr_assert_eq(reads, 2 + 5, "%d reads", reads);
+	cr_assert_eq(S.nfiles, 1);
+	words_are("--x|10");
+}
+
+Test(shscan, smaller_depth_reads_fewer_files)
+{
+	const char *files[] = {"a.sh", ". b.sh\n", "b.sh", "X=1\n", NULL};
+	const struct mcinit_shlimits lim = {0, 0, 1};
+	struct mcinit_err err = {0};
+	const char *text = ". a.sh\npython train.py --x $X\n";
+
+	scan_files_ok(text, files);
+	words_are("--x|1");
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse_limited(text, strlen(text), read_mem, NULL, "main.sh",
+	                                         NULL, &lim, &S, &err),
+	             0, "%s", err.msg);
+	cr_assert(has_note(1, 1, 1, "not read (files are read within one another 1 deep at most)"));
+}
