@@ -1076,6 +1076,37 @@ mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 	}
 }
 
+bool
+mcinit_value_equal(const struct mcinit_value *a, const struct mcinit_value *b)
+{
+	size_t i;
+
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case MCINIT_V_BOOL:
+	case MCINIT_V_INT:
+		return a->i == b->i;
+	case MCINIT_V_FLOAT:
+		/* bit for bit: -0.0 is not 0.0 to a check that prints it */
+		return memcmp(&a->d, &b->d, sizeof a->d) == 0;
+	case MCINIT_V_STR:
+		return a->s == b->s || (a->s != NULL && b->s != NULL && strcmp(a->s, b->s) == 0);
+	case MCINIT_V_LIST:
+		if (a->n != b->n)
+			return false;
+		for (i = 0; i < a->n; i++)
+			if (!mcinit_value_equal(&a->items[i], &b->items[i]))
+				return false;
+		return true;
+	case MCINIT_V_JSON:
+		return json_equal(a->j, b->j) != 0;
+	case MCINIT_V_NULL:
+	default:
+		return true;
+	}
+}
+
 /* Default text def of field f as a value into *out (zeroed before). */
 static void
 convert_default(enum mcinit_field f, const char *def, struct mcinit_value *out)
@@ -1124,6 +1155,12 @@ defaults_of(unsigned v)
 out:
 	pthread_mutex_unlock(&lock);
 	return t;
+}
+
+const struct mcinit_value *
+mcinit_config_defaults(unsigned v)
+{
+	return defaults_of(v);
 }
 
 int

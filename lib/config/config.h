@@ -295,6 +295,13 @@ void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char
  * float, ...).  *note (caller frees) may say what Python makes of it. */
 /* A deep copy of src into dst (which holds nothing). */
 void mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src);
+/* Whether a and b are the same value: same kind, same scalar, same
+ * string, equal items, equal JSON. */
+bool mcinit_value_equal(const struct mcinit_value *a, const struct mcinit_value *b);
+/* The defaults of Megatron-LM version v (a bit of enum mcinit_mversion), a
+ * value per field, as mcinit_config_init starts a config with: built once
+ * per process and never freed; the caller must not change them. */
+const struct mcinit_value *mcinit_config_defaults(unsigned v);
 int mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit_value *out,
                               const char **code, char **why, char **note);
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,

@@ -11,6 +11,8 @@
 #include "rules/rules-impl.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -440,6 +442,9 @@ torch_dtype(const char *s)
 	                                : s;
 }
 
+/* Fields a row's memo remembers (most rows read fewer). */
+#define MEMO_FIELDS 7
+
 /* What the resolver knows of the row being evaluated. */
 struct row_ctx {
 	struct mcinit_rule_ctx *x;
@@ -450,7 +455,28 @@ struct row_ctx {
 	 * first); mcinit_rules_mchecks owns it */
 	struct mcinit_pyexpr *scratch;
 	int depth; /* locals being evaluated inside locals */
+	/* the fields the row's evaluation read, while memo_ok: it read only
+	 * fields, functions and constants (not the environment, a derived
+	 * value or a local), at most MEMO_FIELDS of them */
+	unsigned short reads[MEMO_FIELDS];
+	unsigned char nreads;
+	bool memo_ok;
 };
+
+/* A field read for the memo: the verdict is a function of the values read. */
+static void
+note_read(struct row_ctx *r, int f)
+{
+	unsigned i;
+
+	for (i = 0; i < r->nreads; i++)
+		if (r->reads[i] == f)
+			return;
+	if (r->nreads == MEMO_FIELDS)
+		r->memo_ok = false;
+	else
+		r->reads[r->nreads++] = (unsigned short)f;
+}
 
 /* The version the job declares for a version probe (launch.te_version,
  * launch.torch_version): a Megatron without Transformer Engine sees 0.0.0.
@@ -506,6 +532,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	int f = b.f;
 
 	name += b.skip;
+	if (b.kind != MB_FIELD && b.kind != MB_FUNCTION && b.kind != MB_CONSTANT &&
+	    b.kind != MB_NONE)
+		r->memo_ok = false;
 	switch (b.kind) {
 	case MB_FUNCTION:
 		/* a copy: name may be the caller's stack buffer (resolve_name) */
@@ -529,6 +558,7 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	case MB_ENV:
 		return env_value(x, e, name + 1, out);
 	case MB_FIELD:
+		note_read(r, f);
 		if (x->c->invalid[f])
 			return -1;
 		*out = from_value(e, &x->c->val[f]);
@@ -694,6 +724,104 @@ report_undecided(struct row_ctx *r, const struct mcinit_mcheck *m)
 	x->rule = rule;
 }
 
+/* A row's verdict where every field it read is at the release's default.
+ * An evaluation is deterministic: the same values read take the same path
+ * through the expressions, so the same fields are read and the verdict is
+ * the same.  Most rows read only fields a job leaves at their defaults, and
+ * a process that checks many jobs (validate --each, a program using the
+ * library, a fuzzer) then skips evaluating them again.  A row that read
+ * the environment, a derived value or a local is evaluated every time. */
+enum { MEMO_EMPTY, MEMO_BUSY, MEMO_READY };
+
+struct memo {
+	_Atomic unsigned char state;
+	signed char verdict;
+	unsigned char n;
+	unsigned short f[MEMO_FIELDS];
+};
+
+static struct memo *memos; /* [version index][row]; for the process */
+static pthread_once_t memos_once = PTHREAD_ONCE_INIT;
+
+static void
+make_memos(void)
+{
+	/* zero pages until used: a run touches its own release's rows */
+	memos = calloc(mcinit_nmchecks * MCINIT_MV_COUNT, sizeof *memos);
+}
+
+static struct memo *
+memo_of(const struct mcinit_config *c, size_t row)
+{
+	unsigned v = c->mversion;
+
+	pthread_once(&memos_once, make_memos);
+	if (memos == NULL || v == 0 || (v & (v - 1)) != 0)
+		return NULL;
+	return &memos[(size_t)__builtin_ctz(v) * mcinit_nmchecks + row];
+}
+
+static bool
+at_defaults(const struct mcinit_config *c, const struct mcinit_value *d, const unsigned short *f,
+            unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (c->invalid[f[i]] || !mcinit_value_equal(&c->val[f[i]], &d[f[i]]))
+			return false;
+	return true;
+}
+
+/* The memo's verdict for this config (1, 0 or -1), or 2 when it has none. */
+static int
+memo_get(struct memo *m, const struct mcinit_config *c, const struct mcinit_value *d)
+{
+	if (m == NULL || atomic_load_explicit(&m->state, memory_order_acquire) != MEMO_READY)
+		return 2;
+	return at_defaults(c, d, m->f, m->n) ? m->verdict : 2;
+}
+
+static void
+memo_put(struct memo *m, const struct row_ctx *r, const struct mcinit_value *d, int verdict)
+{
+	unsigned char empty = MEMO_EMPTY;
+
+	if (m == NULL || !r->memo_ok || r->unknown != NULL ||
+	    !at_defaults(r->x->c, d, r->reads, r->nreads) ||
+	    !atomic_compare_exchange_strong(&m->state, &empty, MEMO_BUSY))
+		return;
+	m->verdict = (signed char)verdict;
+	m->n = r->nreads;
+	memcpy(m->f, r->reads, sizeof m->f);
+	atomic_store_explicit(&m->state, MEMO_READY, memory_order_release);
+}
+
+/* Row m's verdict: 1: it fails, 0: it holds, -1: it cannot be decided
+ * (r->unknown names the undeclared version it turned on, if that). */
+static int
+row_verdict(struct row_ctx *rc, const struct mcinit_mcheck *m, size_t row,
+            const struct mcinit_value *d)
+{
+	struct memo *memo = memo_of(rc->x->c, row);
+	int r = memo_get(memo, rc->x->c, d);
+
+	if (r != 2)
+		return r;
+	rc->nreads = 0;
+	rc->memo_ok = true;
+	if (m->when != NULL) {
+		r = evaluate(rc, m, MCINIT_MX_WHEN, m->when, false);
+	} else {
+		r = evaluate(rc, m, MCINIT_MX_GUARD, m->guard, false);
+		if (r == 1)
+			r = evaluate(rc, m, MCINIT_MX_COND, m->cond,
+			             strcmp(m->kind, "assert") == 0);
+	}
+	memo_put(memo, rc, d, r);
+	return r;
+}
+
 /* Whether any value came from Megatron-LM flags: only then does
  * validate_args run.  Megatron-Bridge builds its ConfigContainer without it
  * (the dataclasses' __post_init__ checks still run). */
@@ -715,6 +843,7 @@ from_megatron_flags(struct mcinit_rule_ctx *x)
 void
 mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
+	const struct mcinit_value *d = mcinit_config_defaults(x->c->mversion);
 	const unsigned short *rows;
 	struct row_ctx rc = {.x = x};
 	size_t i, n;
@@ -737,14 +866,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 		rc.m = m;
 		rc.section = mcinit_mcheck_row_section_at(rows[i]);
 		rc.unknown = NULL;
-		if (m->when != NULL) {
-			r = evaluate(&rc, m, MCINIT_MX_WHEN, m->when, false);
-		} else {
-			r = evaluate(&rc, m, MCINIT_MX_GUARD, m->guard, false);
-			if (r == 1)
-				r = evaluate(&rc, m, MCINIT_MX_COND, m->cond,
-				             strcmp(m->kind, "assert") == 0);
-		}
+		r = row_verdict(&rc, m, rows[i], d);
 		if (r == 1)
 			report_row(&rc, m);
 		else if (r < 0 && rc.unknown != NULL)

@@ -182,6 +182,24 @@ for cs in "$cfg"/megatron-ci/*.args; do
 	check "megatron-ci-$n-clean" sh -c "test $rc -eq 0 && ! grep -q 'error\[' '$tmp/out'"
 done
 
+# A process that checks many jobs (validate --each) remembers a Megatron-LM
+# row's verdict for where the fields the row read are at their defaults: each
+# job's diagnostics must be those of a process of its own, in either order
+# (a fail case after its passing neighbour, and before it).
+check each-job-as-alone python3 -c "
+import glob, json, subprocess, sys
+files = sorted(glob.glob('$cfg/MC2*/*.json')) + sorted(glob.glob('$ex/*.json'))
+def each(fs):
+    r = subprocess.run(['$M', 'validate', '--each', '--format=json'] + fs, capture_output=True, text=True)
+    return [x['diagnostics'] for x in json.loads(r.stdout)['results']]
+alone = [json.loads(subprocess.run(['$M', 'validate', '--format=json', f], capture_output=True,
+                                   text=True).stdout)['diagnostics'] for f in files]
+assert len(files) > 20 and any(alone), 'no cases'
+for order in (files, files[::-1]):
+    got = dict(zip(order, each(order)))
+    for f, want in zip(files, alone):
+        assert got[f] == want, (f, got[f], want)"
+
 run "$cfg/MC101" fail.json --format=json --print-config
 check repair-in-print-config python3 -c "
 import json
