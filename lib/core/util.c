@@ -414,11 +414,48 @@ mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word)
 	s->word = word;
 	s->pick = NULL;
 	mcinit_suggest_key_of(word, &s->key);
+	if (s->key.len >= 1 && s->key.len <= 64) {
+		memset(s->peq, 0, sizeof s->peq);
+		for (size_t i = 0; i < s->key.len; i++)
+			s->peq[(unsigned char)word[i]] |= (uint64_t)1 << i;
+	}
 	/* Allow roughly one edit per four characters, at least two: catches
 	 * dropped/doubled letters in long snake_case names without proposing
 	 * unrelated short words. */
 	s->best = (s->key.len / 4 < 2 ? 2 : s->key.len / 4) + 1;
 	s->order = SIZE_MAX;
+}
+
+/* The edit distance of the suggestion's word (m bytes, 1 to 64: its
+ * positions are the bits of a word) and b (n bytes), or max + 1 when it is
+ * over max: Myers' bit-vector algorithm in Hyyro's form for Levenshtein
+ * distance.  Pv/Mv hold the +1/-1 vertical differences of the current
+ * column of the distance matrix, and the score is its last cell; one column
+ * is a dozen operations without a branch, where the band of the dynamic
+ * programme is 2 max + 1 cells with three comparisons each. */
+static size_t
+bit_distance(const uint64_t *peq, size_t m, const char *b, size_t n, size_t max)
+{
+	uint64_t pv = ~(uint64_t)0, mv = 0, high = (uint64_t)1 << (m - 1);
+	size_t score = m, j;
+
+	for (j = 0; j < n; j++) {
+		uint64_t eq = peq[(unsigned char)b[j]], xv = eq | mv;
+		uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
+		uint64_t ph = mv | ~(xh | pv), mh = pv & xh;
+
+		score += (ph & high) != 0;
+		score -= (mh & high) != 0;
+		/* the first row of the matrix is 0, 1, 2, ...: a +1 comes in */
+		ph = ph << 1 | 1;
+		mh <<= 1;
+		pv = mh | ~(xv | ph);
+		mv = ph & xv;
+		/* each byte left lowers the distance by one at most */
+		if (score > max + (n - j - 1))
+			return max + 1;
+	}
+	return score > max ? max + 1 : score;
 }
 
 /* Only a closer candidate matters (or one as close and earlier), so each
@@ -433,7 +470,9 @@ mcinit_suggestion_try(struct mcinit_suggestion *s, const char *cand,
 	if (!mcinit_suggestion_may(s, k, order) ||
 	    (long)count_bound(s->key.counts, k->counts) > room)
 		return;
-	d = mcinit_edit_distance(s->word, cand, (size_t)room);
+	d = s->key.len >= 1 && s->key.len <= 64
+	        ? bit_distance(s->peq, s->key.len, cand, k->len, (size_t)room)
+	        : mcinit_edit_distance(s->word, cand, (size_t)room);
 	if ((long)d <= room) {
 		s->best = d;
 		s->order = order;

@@ -239,6 +239,9 @@ struct mcinit_suggestion {
 	struct mcinit_suggest_key key;
 	size_t best;  /* pick's distance; the cap + 1 while none */
 	size_t order; /* pick's order; SIZE_MAX while none */
+	/* for a word of 1 to 64 bytes, bit i of peq[c] says word[i] == c:
+	 * each candidate's distance is then a few word operations a byte */
+	uint64_t peq[256];
 };
 void mcinit_suggestion_init(struct mcinit_suggestion *s, const char *word);
 /* k: made by mcinit_suggest_key_of(cand). */

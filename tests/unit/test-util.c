@@ -112,7 +112,7 @@ Test(util, utf8_len_rules)
 static size_t
 full_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), d[40][40];
+	size_t la = strlen(a), lb = strlen(b), d[90][90];
 
 	for (size_t i = 0; i <= la; i++)
 		for (size_t j = 0; j <= lb; j++) {
@@ -157,6 +157,25 @@ Test(util, edit_distance_matches_full_levenshtein)
 	}
 }
 
+/* What a suggestion must be: the first candidate at the least full
+ * distance within the cap (a quarter of the word's length, at least 2). */
+static const char *
+first_closest(const char *word, const char *const *cands, size_t n)
+{
+	size_t cap = strlen(word) / 4 < 2 ? 2 : strlen(word) / 4, best = cap + 1;
+	const char *want = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = full_distance(word, cands[i]);
+
+		if (d < best) {
+			best = d;
+			want = cands[i];
+		}
+	}
+	return want;
+}
+
 /* The filters before the distance never change a suggestion: the pick is
  * the first candidate at the least full distance within the cap. */
 Test(util, suggest_is_the_first_closest_within_the_cap)
@@ -167,7 +186,7 @@ Test(util, suggest_is_the_first_closest_within_the_cap)
 	struct mcinit_suggest_key keys[64];
 
 	for (int t = 0; t < 2000; t++) {
-		size_t n = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 64, best, cap, i;
+		size_t n = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 64, i;
 		const char *want = NULL, *got;
 
 		for (i = 0; i <= n; i++) {
@@ -181,16 +200,7 @@ Test(util, suggest_is_the_first_closest_within_the_cap)
 			if (i < n)
 				cands[i] = words[i];
 		}
-		cap = strlen(words[n]) / 4 < 2 ? 2 : strlen(words[n]) / 4;
-		best = cap + 1;
-		for (i = 0; i < n; i++) {
-			size_t d = full_distance(words[n], cands[i]);
-
-			if (d < best) {
-				best = d;
-				want = cands[i];
-			}
-		}
+		want = first_closest(words[n], cands, n);
 		got = mcinit_suggest(words[n], cands, n);
 		cr_assert_eq(got, want, "'%s': %s, want %s", words[n], got ? got : "none",
 		             want ? want : "none");
@@ -198,6 +208,56 @@ Test(util, suggest_is_the_first_closest_within_the_cap)
 			mcinit_suggest_key_of(cands[i], &keys[i]);
 		got = mcinit_suggest_keyed(words[n], cands, keys, n);
 		cr_assert_eq(got, want, "keyed '%s': %s, want %s", words[n], got ? got : "none",
+		             want ? want : "none");
+	}
+}
+
+/* Words of 1 to 64 bytes take the bit-vector distance, longer ones the
+ * banded one: around that length, with bytes past ASCII, a suggestion is
+ * still the first candidate at the least full distance within the cap. */
+Test(util, suggest_around_64_bytes_is_the_first_closest)
+{
+	unsigned seed = 4242;
+	char words[17][90];
+	const char *cands[16];
+
+	for (int t = 0; t < 3000; t++) {
+		size_t n = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 16, i;
+		size_t base = 56 + ((seed = seed * 1103515245u + 12345u) >> 16) % 14;
+		const char *want = NULL, *got;
+
+		/* the word, then candidates that are a few random edits of it */
+		for (size_t k = 0; k < base; k++)
+			words[n][k] = "ab_\xe9"[((seed = seed * 1103515245u + 12345u) >> 16) % 4];
+		words[n][base] = '\0';
+		for (i = 0; i < n; i++) {
+			size_t len = base,
+			       edits = ((seed = seed * 1103515245u + 12345u) >> 16) % 24;
+
+			memcpy(words[i], words[n], base + 1);
+			for (size_t e = 0; e < edits; e++) {
+				size_t at =
+				    ((seed = seed * 1103515245u + 12345u) >> 16) % (len + 1);
+				unsigned op = ((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+				char c =
+				    "ab_\xe9"[((seed = seed * 1103515245u + 12345u) >> 16) % 4];
+
+				if (op == 0 && len < 88) { /* insert */
+					memmove(words[i] + at + 1, words[i] + at, len - at + 1);
+					words[i][at] = c;
+					len++;
+				} else if (op == 1 && at < len) { /* delete */
+					memmove(words[i] + at, words[i] + at + 1, len - at);
+					len--;
+				} else if (at < len) {
+					words[i][at] = c;
+				}
+			}
+			cands[i] = words[i];
+		}
+		want = first_closest(words[n], cands, n);
+		got = mcinit_suggest(words[n], cands, n);
+		cr_assert_eq(got, want, "'%s': %s, want %s", words[n], got ? got : "none",
 		             want ? want : "none");
 	}
 }
