@@ -567,6 +567,15 @@ Test(shscan, arithmetic_as_bash_evaluates_it)
 	cr_assert_geq(note_with("division by 0"), 0);
 }
 
+/* Powers by squaring, modulo 2^64 as bash (a fuzzing timeout: one
+ * multiplication per unit of the exponent). */
+Test(shscan, powers_wrap_and_huge_exponents_are_quick, .timeout = 10)
+{
+	scan_ok("python p.py --a $((3 ** 41)) --b $((2 ** 9999999999)) --c $((1 ** "
+	        "9223372036854775807)) --d $((-3 ** 3))\n");
+	words_are("--a|-420491770248316829|--b|0|--c|1|--d|-27");
+}
+
 Test(shscan, environment_of_the_job)
 {
 	scan_ok("export A=1\nB=2\nexport B\nC=3\ndeclare -x D=4\nexport E=5\nunset E\n"
