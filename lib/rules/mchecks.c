@@ -106,6 +106,14 @@ mcinit_mcheck_expr(const struct mcinit_mcheck *m, enum mcinit_mcheck_expr x)
 	return mcinit_pyexpr_parse_once(&exprs[row][x], src[x]);
 }
 
+static struct mcinit_mcheck_memo memos[MCINIT_MV_COUNT][NROWS];
+
+struct mcinit_mcheck_memo *
+mcinit_mcheck_memo(const struct mcinit_mcheck *m, int vi)
+{
+	return &memos[vi][m - mcinit_mchecks];
+}
+
 /* A row's status: only the ledger asks for it (explain --ledger, and the
  * tests that hold the ledger to it); a rule evaluates the rows of
  * mcinit_mcheck_runs, which are vetted, so their names resolve. */

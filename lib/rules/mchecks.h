@@ -27,6 +27,7 @@
 #ifndef MCINIT_MCHECKS_H
 #define MCINIT_MCHECKS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -86,6 +87,20 @@ enum mcinit_mcheck_expr {
  * the subset pyexpr parses. */
 const struct mcinit_pyexpr *mcinit_mcheck_expr(const struct mcinit_mcheck *m,
                                                enum mcinit_mcheck_expr x);
+
+/* A row's verdict remembered where the fields it read were at their
+ * defaults (rules-mcheck.c fills and reads it): state is 0 while empty. */
+#define MCINIT_MEMO_FIELDS 7
+struct mcinit_mcheck_memo {
+	_Atomic unsigned char state;
+	signed char verdict;
+	unsigned char n;
+	unsigned short f[MCINIT_MEMO_FIELDS]; /* the fields read */
+};
+/* Row m's memo for the release of index vi (< MCINIT_MV_COUNT): zeroed
+ * storage kept for the process (untouched pages until a release's rows
+ * are evaluated). */
+struct mcinit_mcheck_memo *mcinit_mcheck_memo(const struct mcinit_mcheck *m, int vi);
 
 /* Whether the evaluator can resolve `name` in the row `id` (a config field
  * by dest or Megatron-Core attribute name, a field of the Bridge section the

@@ -11,7 +11,6 @@
 #include "rules/rules-impl.h"
 
 #include <ctype.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,7 +442,6 @@ torch_dtype(const char *s)
 }
 
 /* Fields a row's memo remembers (most rows read fewer). */
-#define MEMO_FIELDS 7
 
 /* What the resolver knows of the row being evaluated. */
 struct row_ctx {
@@ -457,8 +455,8 @@ struct row_ctx {
 	int depth; /* locals being evaluated inside locals */
 	/* the fields the row's evaluation read, while memo_ok: it read only
 	 * fields, functions and constants (not the environment, a derived
-	 * value or a local), at most MEMO_FIELDS of them */
-	unsigned short reads[MEMO_FIELDS];
+	 * value or a local), at most MCINIT_MEMO_FIELDS of them */
+	unsigned short reads[MCINIT_MEMO_FIELDS];
 	unsigned char nreads;
 	bool memo_ok;
 };
@@ -472,7 +470,7 @@ note_read(struct row_ctx *r, int f)
 	for (i = 0; i < r->nreads; i++)
 		if (r->reads[i] == f)
 			return;
-	if (r->nreads == MEMO_FIELDS)
+	if (r->nreads == MCINIT_MEMO_FIELDS)
 		r->memo_ok = false;
 	else
 		r->reads[r->nreads++] = (unsigned short)f;
@@ -733,32 +731,15 @@ report_undecided(struct row_ctx *r, const struct mcinit_mcheck *m)
  * the environment, a derived value or a local is evaluated every time. */
 enum { MEMO_EMPTY, MEMO_BUSY, MEMO_READY };
 
-struct memo {
-	_Atomic unsigned char state;
-	signed char verdict;
-	unsigned char n;
-	unsigned short f[MEMO_FIELDS];
-};
-
-static struct memo *memos; /* [version index][row]; for the process */
-static pthread_once_t memos_once = PTHREAD_ONCE_INIT;
-
-static void
-make_memos(void)
-{
-	/* zero pages until used: a run touches its own release's rows */
-	memos = calloc(mcinit_nmchecks * MCINIT_MV_COUNT, sizeof *memos);
-}
-
-static struct memo *
-memo_of(const struct mcinit_config *c, size_t row)
+static struct mcinit_mcheck_memo *
+memo_of(const struct mcinit_config *c, const struct mcinit_mcheck *m)
 {
 	unsigned v = c->mversion;
 
-	pthread_once(&memos_once, make_memos);
-	if (memos == NULL || v == 0 || (v & (v - 1)) != 0)
+	/* one release: a bit of enum mcinit_mversion */
+	if (v == 0 || (v & (v - 1)) != 0 || __builtin_ctz(v) >= MCINIT_MV_COUNT)
 		return NULL;
-	return &memos[(size_t)__builtin_ctz(v) * mcinit_nmchecks + row];
+	return mcinit_mcheck_memo(m, __builtin_ctz(v));
 }
 
 static bool
@@ -775,7 +756,7 @@ at_defaults(const struct mcinit_config *c, const struct mcinit_value *d, const u
 
 /* The memo's verdict for this config (1, 0 or -1), or 2 when it has none. */
 static int
-memo_get(struct memo *m, const struct mcinit_config *c, const struct mcinit_value *d)
+memo_get(struct mcinit_mcheck_memo *m, const struct mcinit_config *c, const struct mcinit_value *d)
 {
 	if (m == NULL || atomic_load_explicit(&m->state, memory_order_acquire) != MEMO_READY)
 		return 2;
@@ -783,7 +764,8 @@ memo_get(struct memo *m, const struct mcinit_config *c, const struct mcinit_valu
 }
 
 static void
-memo_put(struct memo *m, const struct row_ctx *r, const struct mcinit_value *d, int verdict)
+memo_put(struct mcinit_mcheck_memo *m, const struct row_ctx *r, const struct mcinit_value *d,
+         int verdict)
 {
 	unsigned char empty = MEMO_EMPTY;
 
@@ -800,10 +782,9 @@ memo_put(struct memo *m, const struct row_ctx *r, const struct mcinit_value *d, 
 /* Row m's verdict: 1: it fails, 0: it holds, -1: it cannot be decided
  * (r->unknown names the undeclared version it turned on, if that). */
 static int
-row_verdict(struct row_ctx *rc, const struct mcinit_mcheck *m, size_t row,
-            const struct mcinit_value *d)
+row_verdict(struct row_ctx *rc, const struct mcinit_mcheck *m, const struct mcinit_value *d)
 {
-	struct memo *memo = memo_of(rc->x->c, row);
+	struct mcinit_mcheck_memo *memo = memo_of(rc->x->c, m);
 	int r = memo_get(memo, rc->x->c, d);
 
 	if (r != 2)
@@ -866,7 +847,7 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 		rc.m = m;
 		rc.section = mcinit_mcheck_row_section_at(rows[i]);
 		rc.unknown = NULL;
-		r = row_verdict(&rc, m, rows[i], d);
+		r = row_verdict(&rc, m, d);
 		if (r == 1)
 			report_row(&rc, m);
 		else if (r < 0 && rc.unknown != NULL)
