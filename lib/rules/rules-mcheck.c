@@ -824,13 +824,14 @@ from_megatron_flags(struct mcinit_rule_ctx *x)
 void
 mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
-	const struct mcinit_value *d = mcinit_config_defaults(x->c->mversion);
+	const struct mcinit_value *d;
 	const unsigned short *rows;
 	struct row_ctx rc = {.x = x};
 	size_t i, n;
 
 	if (validate_args_row(x) && !from_megatron_flags(x))
 		return;
+	d = mcinit_config_defaults(x->c->mversion); /* what the memos compare with */
 
 	/* only the rows whose status can be this rule's code (the others'
 	 * status is another code, a hand-written rule, or a reason); they are
