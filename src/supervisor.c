@@ -95,6 +95,17 @@ emit_line(struct launch *L, struct worker *w, struct stream *s, const char *p, s
 	fflush(s->to);
 }
 
+/* Ends a stream: its unfinished line is printed, its pipe closed. */
+static void
+stream_close(struct launch *L, struct worker *w, struct stream *s)
+{
+	if (s->line.len)
+		emit_line(L, w, s, s->line.data, s->line.len);
+	s->line.len = 0;
+	close(s->fd);
+	s->fd = -1;
+}
+
 /* Reads what is there; false at EOF. */
 static bool
 stream_read(struct launch *L, struct worker *w, struct stream *s)
@@ -106,11 +117,7 @@ stream_read(struct launch *L, struct worker *w, struct stream *s)
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
 	if (r <= 0) {
-		if (s->line.len)
-			emit_line(L, w, s, s->line.data, s->line.len);
-		s->line.len = 0;
-		close(s->fd);
-		s->fd = -1;
+		stream_close(L, w, s);
 		return false;
 	}
 	for (i = 0; i < (size_t)r; i++) {
@@ -584,6 +591,28 @@ on_signal(struct launch *L)
 	}
 }
 
+/* The launcher waits for its workers, not for their pipes.  Once every
+ * worker is reaped and the grace period is over, whatever still holds a
+ * pipe escaped the worker's process group (a setsid daemon, a process that
+ * double-forked): what it already wrote is printed, and the pipes are
+ * closed rather than waited on for as long as it lives. */
+static void
+drain_streams(struct launch *L)
+{
+	long k;
+
+	for (k = 0; k < L->n; k++) {
+		struct stream *ss[3] = {&L->w[k].out, &L->w[k].err, &L->w[k].ph};
+		int j;
+
+		for (j = 0; j < 3; j++) {
+			if (ss[j]->fd < 0 || !stream_read(L, &L->w[k], ss[j]))
+				continue;
+			stream_close(L, &L->w[k], ss[j]);
+		}
+	}
+}
+
 /* ---- the loop ---- */
 
 static void
@@ -637,18 +666,8 @@ loop(struct launch *L)
 		}
 		if (L->alive == 0 && L->kill_at == 0)
 			L->kill_at = mcinit_now() + 1;
-		if (L->alive == 0 && mcinit_now() >= L->kill_at) {
-			/* grandchildren holding a pipe: they are gone by now (SIGKILL
-			 * on their group at reap); stop waiting for their EOF */
-			for (k = 0; k < L->n; k++) {
-				if (L->w[k].out.fd >= 0)
-					stream_read(L, &L->w[k], &L->w[k].out);
-				if (L->w[k].err.fd >= 0)
-					stream_read(L, &L->w[k], &L->w[k].err);
-				if (L->w[k].ph.fd >= 0)
-					stream_read(L, &L->w[k], &L->w[k].ph);
-			}
-		}
+		if (L->alive == 0 && mcinit_now() >= L->kill_at)
+			drain_streams(L);
 	}
 	free(pf);
 	free(who);

@@ -203,6 +203,29 @@ check run-sigterm-forwarded sh -c "
 	kill -TERM \$l; wait \$l; rc=\$?
 	[ \$rc = 143 ] && ! pgrep -f '^sleep $mark' && grep -q 'stopped by signal 15' $tmp/st.out"
 
+# A worker that leaves a daemon (setsid: out of the worker's process group)
+# holding its stdout: the launcher waits for its workers, not their pipes.
+# It exits within the grace period with the worker's status and what the
+# daemon wrote before it, and the daemon is left to whoever started it.
+mark="97.$$"
+check run-daemon-holds-pipe sh -c "
+	$T $M run --allow-no-cuda --nproc-per-node 1 --timeout $TO $J -- sh -c 'setsid sh -c \"echo daemon-says-hi; echo \\\$\\\$ >$tmp/dpid; exec sleep $mark\" & sleep 0.3; echo worker-done' >$tmp/dh.out 2>&1 & l=\$!
+	i=0; while kill -0 \$l 2>/dev/null && [ \$i -lt $((W / 2 + 50)) ]; do sleep 0.1; i=\$((i+1)); done
+	if kill -0 \$l 2>/dev/null; then kill -9 \$l; st=hung; else wait \$l; st=\$?; fi
+	[ -s $tmp/dpid ] && kill -9 \$(cat $tmp/dpid) 2>/dev/null
+	echo \"status \$st\"; cat $tmp/dh.out
+	[ \"\$st\" = 0 ] && grep -q 'worker-done' $tmp/dh.out && grep -q 'daemon-says-hi' $tmp/dh.out"
+# ... and so does SIGTERM: forwarded, then out within the grace period.
+mark="98.$$"
+check run-daemon-holds-pipe-sigterm sh -c "
+	$M run --allow-no-cuda --nproc-per-node 1 --timeout $TO $J -- sh -c 'setsid sh -c \"echo \\\$\\\$ >$tmp/dpid2; exec sleep $mark\" & exec sleep 1$mark' >$tmp/dt.out 2>&1 & l=\$!
+	i=0; while ! pgrep -f '^sleep 1$mark' >/dev/null && [ \$i -lt $W ]; do sleep 0.1; i=\$((i+1)); done
+	kill -TERM \$l
+	i=0; while kill -0 \$l 2>/dev/null && [ \$i -lt $((W / 2 + 50)) ]; do sleep 0.1; i=\$((i+1)); done
+	if kill -0 \$l 2>/dev/null; then kill -9 \$l; st=hung; else wait \$l; st=\$?; fi
+	[ -s $tmp/dpid2 ] && kill -9 \$(cat $tmp/dpid2) 2>/dev/null
+	echo \"status \$st\"; [ \"\$st\" = 143 ]"
+
 # The hand-over: each worker execs the command with the contract in place.
 check run-handover-contract sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J -- sh -c 'echo \"R=\$RANK W=\$WORLD_SIZE L=\$LOCAL_RANK A=\$TORCHELASTIC_USE_AGENT_STORE\"' >$tmp/h.out 2>&1 &&
 	grep -q '^\[rank 1\] R=1 W=2 L=1 A=True' $tmp/h.out && grep -q '^\[rank 0\] R=0 W=2 L=0 A=True' $tmp/h.out"
