@@ -369,7 +369,7 @@ mcinit_exit_status(int code)
 	    [MCINIT_E_OS] = EX_OSERR,
 	    [MCINIT_E_IO] = EX_IOERR,
 	    /* Out of memory is the machine's failure, not the job's. */
-	    [MCINIT_E_NOMEM] = EX_OSERR,
+	    [MCINIT_E_NOMEM] = MCINIT_EX_NOMEM,
 	    [MCINIT_E_TIMEOUT] = EX_TEMPFAIL,
 	};
 

@@ -291,9 +291,15 @@ rank_label(struct mcinit_init *I, char *buf, size_t size)
 	                  : getenv("SLURM_PROCID") ? getenv("SLURM_PROCID")
 	                                           : getenv("OMPI_COMM_WORLD_RANK");
 
-	if (e->contract == MCINIT_CONTRACT_NONE && raw && *raw)
+	if (e->contract == MCINIT_CONTRACT_NONE && raw && *raw) {
+		size_t i;
+
+		/* the variable as it is, but never a control byte on the terminal */
 		snprintf(buf, size, "%.24s", raw);
-	else
+		for (i = 0; buf[i]; i++)
+			if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f)
+				buf[i] = '?';
+	} else
 		snprintf(buf, size, "%ld", e->rank);
 }
 
@@ -483,6 +489,7 @@ exec_command(struct mcinit_init *I, const struct ropts *o)
 
 	if (mcinit_init_handover(I, &err) != 0)
 		return report_failure(I, o, &err);
+	signal(SIGPIPE, SIG_DFL); /* main ignores it; the command gets it as from a shell */
 	for (i = 0; i < o->cli.nrest; i++)
 		argv[i] = o->cli.rest[i];
 	for (i = 0; i < nm; i++)

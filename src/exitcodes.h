@@ -12,13 +12,19 @@
 
 #include <sysexits.h>
 
-/* The one status of mcinit's own: the job was read but Megatron would reject it. */
+/* mcinit's own statuses, outside sysexits(3)'s range: the job was read but
+ * Megatron would reject it; memory ran out (the machine's or a ulimit's,
+ * not the job's fault, and not an operating-system call that failed). */
 #define MCINIT_EX_INVALID 1
+#define MCINIT_EX_NOMEM   3
 
+/* The first row, then the rest: --help's list is "V meaning; V meaning." */
 /* clang-format off */
-#define MCINIT_EXIT_TABLE(X)                                                             \
-	X(0, EX_OK, "success (warnings allowed)")                                         \
+#define MCINIT_EXIT_FIRST(X)                                                             \
+	X(0, EX_OK, "success (warnings allowed)")
+#define MCINIT_EXIT_REST(X)                                                              \
 	X(1, MCINIT_EX_INVALID, "the job description is invalid")                        \
+	X(3, MCINIT_EX_NOMEM, "out of memory (the machine's, or a limit such as ulimit -v)") \
 	X(64, EX_USAGE, "bad usage of mcinit")                                            \
 	X(65, EX_DATAERR, "an input could not be parsed")                                 \
 	X(66, EX_NOINPUT, "an input file is missing or unreadable")                       \
@@ -28,9 +34,13 @@
 	X(74, EX_IOERR, "the output could not be written")                                \
 	X(75, EX_TEMPFAIL, "a peer did not arrive or a step timed out")
 /* clang-format on */
+#define MCINIT_EXIT_TABLE(X) MCINIT_EXIT_FIRST(X) MCINIT_EXIT_REST(X)
 
-#define MCINIT_EXIT_DOC_ITEM(value, name, meaning) " " #value " " meaning ";"
-/* "Exit status: 0 success (warnings allowed); 1 …;" for every --help. */
-#define MCINIT_EXIT_CODES_DOC "Exit status:" MCINIT_EXIT_TABLE(MCINIT_EXIT_DOC_ITEM)
+#define MCINIT_EXIT_DOC_FIRST(value, name, meaning) " " #value " " meaning
+#define MCINIT_EXIT_DOC_ITEM(value, name, meaning)  "; " #value " " meaning
+/* "Exit status: 0 success (warnings allowed); 1 ...; 75 ...." for every --help. */
+#define MCINIT_EXIT_CODES_DOC                                                                      \
+	"Exit status:" MCINIT_EXIT_FIRST(MCINIT_EXIT_DOC_FIRST)                                    \
+	    MCINIT_EXIT_REST(MCINIT_EXIT_DOC_ITEM) "."
 
 #endif

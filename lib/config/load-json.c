@@ -652,8 +652,13 @@ mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t 
 static void
 malformed(struct mcinit_err *err, const char *name, const json_error_t *je)
 {
-	mcinit_err_at(err, MCINIT_E_PARSE, name, je->line, je->column, "malformed JSON: %s",
-	              je->text);
+	/* memory that ran out is the machine's failure, never the input's */
+	if (json_error_code(je) == json_error_out_of_memory)
+		mcinit_err_at(err, MCINIT_E_NOMEM, name, je->line, je->column,
+		              "out of memory reading JSON");
+	else
+		mcinit_err_at(err, MCINIT_E_PARSE, name, je->line, je->column, "malformed JSON: %s",
+		              je->text);
 }
 
 int

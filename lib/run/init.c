@@ -175,6 +175,12 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	if (!I->fault_ok)
 		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, I->fault_err.code, "%s",
 		                      I->fault_err.msg);
+	/* A launcher's environment that does not parse is the same failure
+	 * whichever variable is wrong: said now, before the config would read
+	 * WORLD_SIZE on its own and call it an invalid job. */
+	if (!I->env_ok && I->env_err.code == MCINIT_E_PARSE)
+		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, I->env_err.code, "%s",
+		                      I->env_err.msg);
 	/* the world is the launcher's, whatever the config's defaults say;
 	 * messages name the launcher, not a --world-size nobody gave */
 	if (I->env_ok && I->env.contract != MCINIT_CONTRACT_NONE && d.world_size == 0) {
