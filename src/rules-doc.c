@@ -86,7 +86,7 @@ mcinit_rules_doc(FILE *out, enum mcinit_doc_format fmt)
 	    "a ConfigContainer: a config whose root _target_ is Bridge's ConfigContainer, "
 	    "as Bridge's to_yaml writes it; the sections it leaves out are not checked.");
 	for (i = 0; i < mcinit_nrules; i++) {
-		const struct mcinit_rule *r = &mcinit_rules[i];
+		const struct mcinit_rule *r = mcinit_rules[i];
 
 		doc_entry(out, fmt, r->code, r->sev, r->doc, r->example, r->fix, r->reads);
 	}
@@ -117,7 +117,7 @@ mcinit_all_codes(size_t *n)
 	*n = 0;
 	append_docs(&v, n, mcinit_input_codes, mcinit_ninput_codes);
 	for (i = 0; i < mcinit_nrules; i++) {
-		const struct mcinit_rule *r = &mcinit_rules[i];
+		const struct mcinit_rule *r = mcinit_rules[i];
 		struct mcinit_code_doc e = {r->code, r->sev, r->doc, r->example, r->fix};
 
 		append_docs(&v, n, &e, 1);

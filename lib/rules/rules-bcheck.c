@@ -13,7 +13,7 @@
  * cannot evaluate for this config is skipped: a check that cannot be
  * decided is never guessed.
  */
-#include "rules/rules-impl.h"
+#include "rules/rules-table.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -630,3 +630,46 @@ mcinit_rules_bchecks(struct mcinit_rule_ctx *x)
 			report_row(&r);
 	}
 }
+
+/* The rows of the checks this file runs (rules.c lists them). */
+const struct mcinit_rule mcinit_rule_mc300 = {
+    "MC300",
+    MCINIT_ERROR,
+    "Megatron-Bridge's own check in ConfigContainer.validate, or in what runtime_config_update "
+    "runs before it, holds for a ConfigContainer (a config whose root _target_ is "
+    "megatron.bridge.training.config.ConfigContainer), as the config's Bridge release "
+    "(--bridge-version) has it (one row of data/bridge-checks.tsv)",
+    "model.seq_length 131072 with dataset.seq_length 8192 (Bridge 0.6.2's "
+    "nemotron_nano_9b_v2_pretrain_config)",
+    "do what Bridge's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_bchecks};
+const struct mcinit_rule mcinit_rule_mc301 = {
+    "MC301",
+    MCINIT_ERROR,
+    "Megatron-Bridge's own check in a section's finalize (TrainingConfig, SchedulerConfig, "
+    "CheckpointConfig, LoggerConfig, ProfilingConfig, NVRxStragglerDetectionConfig, "
+    "GPTDatasetConfig, MixedPrecisionConfig) holds for a ConfigContainer (one row of "
+    "data/bridge-checks.tsv)",
+    "scheduler.lr_warmup_fraction 0.01 with scheduler.lr_warmup_iters 2000",
+    "do what Bridge's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_bchecks};
+const struct mcinit_rule mcinit_rule_mc350 = {
+    "MC350",
+    MCINIT_WARNING,
+    "a warning Megatron-Bridge gives in ConfigContainer.validate or runtime_config_update "
+    "for a ConfigContainer (one row of data/bridge-checks.tsv)",
+    "ddp.use_distributed_optimizer true with optimizer.use_distributed_optimizer false",
+    "do what Bridge's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_bchecks};
+const struct mcinit_rule mcinit_rule_mc351 = {
+    "MC351",
+    MCINIT_WARNING,
+    "a warning Megatron-Bridge gives in a section's finalize or __post_init__ for a "
+    "ConfigContainer (one row of data/bridge-checks.tsv)",
+    "tokenizer.hf_tokenizer_kwargs set",
+    "do what Bridge's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_bchecks};

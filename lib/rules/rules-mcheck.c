@@ -8,7 +8,7 @@
  * Python would not find, None where a number is compared) is skipped: a
  * check that cannot be decided is never guessed.
  */
-#include "rules/rules-impl.h"
+#include "rules/rules-table.h"
 
 #include <ctype.h>
 #include <stdatomic.h>
@@ -856,3 +856,132 @@ mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 	}
 	mcinit_pyexpr_free(rc.scratch);
 }
+
+/* The rows of the checks this file runs (rules.c lists them). */
+const struct mcinit_rule mcinit_rule_mc200 = {
+    "MC200",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in validate_args (megatron/training/arguments.py) holds (one row of "
+    "data/megatron-checks.tsv)",
+    "--use-torch-fsdp2 --use-distributed-optimizer without --untie-embeddings-and-output-weights",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc201 = {
+    "MC201",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in TransformerConfig.__post_init__ (megatron/core/transformer/) "
+    "holds (one row of data/megatron-checks.tsv)",
+    "--num-experts 8 --moe-router-topk 2 --moe-router-load-balancing-type seq_aux_loss "
+    "--moe-aux-loss-coeff 0 ...",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc202 = {
+    "MC202",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in ModelParallelConfig.__post_init__ "
+    "(megatron/core/model_parallel_config.py) holds (one row of data/megatron-checks.tsv)",
+    "--tensor-parallel-num-weight-shards 3 --tensor-model-parallel-size 2",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc203 = {
+    "MC203",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in OptimizerConfig.__post_init__ (megatron/core/optimizer/) holds "
+    "(one row of data/megatron-checks.tsv)",
+    "an optimizer option out of its range",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc204 = {
+    "MC204",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in DistributedDataParallelConfig.__post_init__ "
+    "(megatron/core/distributed/) holds (one row of data/megatron-checks.tsv)",
+    "a DDP option combination Megatron rejects",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc205 = {
+    "MC205",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in the micro-batch calculator "
+    "(megatron/core/num_microbatches_calculator.py) holds (one row of data/megatron-checks.tsv)",
+    "--step-batch-size-schedule with --global-batch-size",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc206 = {
+    "MC206",
+    MCINIT_ERROR,
+    "Megatron-LM's own check in the training-config dataclasses (megatron/training/config/) holds "
+    "(one row of data/megatron-checks.tsv)",
+    "a training option combination Megatron rejects",
+    "do what Megatron's message (quoted) asks",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc250 = {
+    "MC250",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in validate_args (megatron/training/arguments.py) (one row of "
+    "data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc251 = {
+    "MC251",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in TransformerConfig.__post_init__ (megatron/core/transformer/) "
+    "(one row of data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc252 = {
+    "MC252",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in ModelParallelConfig.__post_init__ "
+    "(megatron/core/model_parallel_config.py) (one row of data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc253 = {
+    "MC253",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in OptimizerConfig.__post_init__ (megatron/core/optimizer/) "
+    "(one row of data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc254 = {
+    "MC254",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in DistributedDataParallelConfig.__post_init__ "
+    "(megatron/core/distributed/) (one row of data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc255 = {
+    "MC255",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in the micro-batch calculator "
+    "(megatron/core/num_microbatches_calculator.py) (one row of data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};
+const struct mcinit_rule mcinit_rule_mc256 = {
+    "MC256",
+    MCINIT_WARNING,
+    "a warning Megatron-LM prints in the training-config dataclasses (megatron/training/config/) "
+    "(one row of data/megatron-checks.tsv)",
+    "see the quoted Megatron message",
+    "do what Megatron's message (quoted) suggests, or ignore it",
+    READS(F(world_size)),
+    mcinit_rules_mchecks};

@@ -129,7 +129,9 @@ struct mcinit_rule {
 	void (*check)(struct mcinit_rule_ctx *x);
 };
 
-extern const struct mcinit_rule mcinit_rules[];
+/* Every rule, in the order it runs (rules.c); each row is beside its
+ * function in a rules-*.c file. */
+extern const struct mcinit_rule *const mcinit_rules[];
 extern const size_t mcinit_nrules;
 
 /* Diagnostics that are not rules: repairs (MC101-MC108) and the notes about

@@ -131,7 +131,7 @@ Test(rules, table_has_every_rule_once_in_order)
 
 	cr_assert_eq(mcinit_nrules, 42 + 3 + 14 + 4);
 	for (i = 0; i < mcinit_nrules; i++) {
-		const struct mcinit_rule *r = &mcinit_rules[i];
+		const struct mcinit_rule *r = mcinit_rules[i];
 		char want[8];
 
 		if (i >= 59)
@@ -176,7 +176,7 @@ Test(rules, doc_renders_every_code_as_roff_and_text)
 	for (i = 0; i < mcinit_nrules; i++) {
 		char tp[32];
 
-		snprintf(tp, sizeof tp, ".TP\n.BR %s ", mcinit_rules[i].code);
+		snprintf(tp, sizeof tp, ".TP\n.BR %s ", mcinit_rules[i]->code);
 		cr_assert(strstr(buf, tp) != NULL, "%s", tp);
 	}
 	cr_assert(strstr(buf, "MC108") != NULL);
