@@ -78,6 +78,19 @@ mcinit_err_locate(struct mcinit_err *err, const char *source)
 
 static mcinit_alloc_failure_fn alloc_failure;
 
+const char *
+mcinit_env_get(const char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!envp)
+		return getenv(name);
+	for (; *envp; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
 void
 mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn)
 {

@@ -301,4 +301,9 @@ char *mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err);
  * structured in every internal error: the text carries it then). */
 void mcinit_err_export(const struct mcinit_err *in, mcinit_error_t *out);
 
+/* The value of NAME in envp (NULL-terminated "NAME=value"; NULL: this
+ * process's environment), borrowed; NULL when unset.  The one lookup of
+ * the environment a caller handed the library. */
+const char *mcinit_env_get(const char *const *envp, const char *name);
+
 #endif

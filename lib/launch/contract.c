@@ -29,31 +29,12 @@ mcinit_contract_name(enum mcinit_contract c)
 	}
 }
 
-static const char *
-env_get(const char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (!envp)
-		return getenv(name);
-	for (; *envp; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-			return *envp + n + 1;
-	return NULL;
-}
-
-const char *
-mcinit_env_get(const char *const *envp, const char *name)
-{
-	return env_get(envp, name);
-}
-
 /* NAME as an integer in [lo, hi]: 1 found, 0 absent, -1 malformed (err). */
 static int
 env_long(const char *const *envp, const char *name, long lo, long hi, long *out,
          struct mcinit_err *err)
 {
-	const char *v = env_get(envp, name);
+	const char *v = mcinit_env_get(envp, name);
 	char *end;
 	long x;
 
@@ -103,11 +84,11 @@ detect_torchrun(struct mcinit_env *e, const char *const *envp, struct mcinit_err
 		e->node_rank = e->rank / e->local_world;
 	if (!hgw)
 		e->nnodes = (e->world + e->local_world - 1) / e->local_world;
-	v = env_get(envp, "TORCHELASTIC_USE_AGENT_STORE");
+	v = mcinit_env_get(envp, "TORCHELASTIC_USE_AGENT_STORE");
 	e->agent_store = v && strcmp(v, "True") == 0; /* torch compares with "True" */
-	copy(e->run_id, sizeof e->run_id, env_get(envp, "TORCHELASTIC_RUN_ID"));
-	copy(e->error_file, sizeof e->error_file, env_get(envp, "TORCHELASTIC_ERROR_FILE"));
-	v = env_get(envp, "MCINIT_LAUNCHED");
+	copy(e->run_id, sizeof e->run_id, mcinit_env_get(envp, "TORCHELASTIC_RUN_ID"));
+	copy(e->error_file, sizeof e->error_file, mcinit_env_get(envp, "TORCHELASTIC_ERROR_FILE"));
+	v = mcinit_env_get(envp, "MCINIT_LAUNCHED");
 	e->mcinit_launched = v && strcmp(v, "1") == 0;
 	if (e->agent_store)
 		snprintf(e->key_prefix, sizeof e->key_prefix, "//worker/attempt_%ld/",
@@ -118,19 +99,19 @@ detect_torchrun(struct mcinit_env *e, const char *const *envp, struct mcinit_err
 static const char *
 slurm_nodelist(const char *const *envp)
 {
-	const char *v = env_get(envp, "SLURM_STEP_NODELIST");
+	const char *v = mcinit_env_get(envp, "SLURM_STEP_NODELIST");
 
 	if (!v || !*v)
-		v = env_get(envp, "SLURM_JOB_NODELIST");
+		v = mcinit_env_get(envp, "SLURM_JOB_NODELIST");
 	if (!v || !*v)
-		v = env_get(envp, "SLURM_NODELIST");
+		v = mcinit_env_get(envp, "SLURM_NODELIST");
 	return v && *v ? v : NULL;
 }
 
 static int
 slurm_local_world(struct mcinit_env *e, const char *const *envp, struct mcinit_err *err)
 {
-	const char *tpn = env_get(envp, "SLURM_TASKS_PER_NODE");
+	const char *tpn = mcinit_env_get(envp, "SLURM_TASKS_PER_NODE");
 	long *counts = NULL, sum = 0;
 	size_t n = 0, i;
 	int h = env_long(envp, "SLURM_NTASKS_PER_NODE", 1, BIG, &e->local_world, err);
@@ -232,7 +213,7 @@ static int
 env_master(struct mcinit_env *e, const char *const *envp, const struct mcinit_env_opts *o,
            struct mcinit_err *err)
 {
-	const char *a = env_get(envp, "MASTER_ADDR");
+	const char *a = mcinit_env_get(envp, "MASTER_ADDR");
 	long port = 0;
 	int hp;
 
@@ -279,13 +260,13 @@ mcinit_env_detect(struct mcinit_env *e, const char *const *envp, const struct mc
 	copy(e->key_prefix, sizeof e->key_prefix, "/");
 	if (err)
 		err->msg[0] = '\0';
-	if (env_get(envp, "RANK") || env_get(envp, "WORLD_SIZE")) {
+	if (mcinit_env_get(envp, "RANK") || mcinit_env_get(envp, "WORLD_SIZE")) {
 		e->contract = MCINIT_CONTRACT_TORCHRUN;
 		rc = detect_torchrun(e, envp, err);
-	} else if (env_get(envp, "SLURM_PROCID")) {
+	} else if (mcinit_env_get(envp, "SLURM_PROCID")) {
 		e->contract = MCINIT_CONTRACT_SLURM;
 		rc = detect_slurm(e, envp, err);
-	} else if (env_get(envp, "OMPI_COMM_WORLD_RANK")) {
+	} else if (mcinit_env_get(envp, "OMPI_COMM_WORLD_RANK")) {
 		e->contract = MCINIT_CONTRACT_MPI;
 		rc = detect_mpi(e, envp, err);
 	} else {
@@ -305,7 +286,7 @@ mcinit_env_detect(struct mcinit_env *e, const char *const *envp, const struct mc
 		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "local world size %ld is larger than the world (%ld)",
 		                      e->local_world, e->world);
-	copy(e->token, sizeof e->token, env_get(envp, "MCINIT_STORE_TOKEN"));
+	copy(e->token, sizeof e->token, mcinit_env_get(envp, "MCINIT_STORE_TOKEN"));
 	return env_master(e, envp, o, err);
 }
 

@@ -44,10 +44,6 @@ struct mcinit_env_opts {
 	int master_port;
 };
 
-/* The value of NAME in envp (NULL-terminated "NAME=value"; NULL: this
- * process's environment), borrowed; NULL when unset. */
-const char *mcinit_env_get(const char *const *envp, const char *name);
-
 /* Reads the first contract present in envp (NULL-terminated NAME=value;
  * NULL = this process's environment).  0, or -1 with err (MCINIT_E_USAGE /
  * MCINIT_E_PARSE: a contradiction or a malformed value, named). */

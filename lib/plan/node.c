@@ -4,7 +4,6 @@
  * GPU each local rank drives, and the placement warnings MC050-MC054.
  */
 #include "plan/plan.h"
-#include "rules/rules-impl.h" /* mcinit_rules_env_get */
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,7 @@ int
 mcinit_node_start(struct mcinit_job *job, bool async, struct mcinit_err *err)
 {
 	struct loader *l = &job->topo.ld;
-	const char *env = mcinit_rules_env_get(&job->opts, "HWLOC_XMLFILE");
+	const char *env = mcinit_env_get((const char *const *)job->opts.envp, "HWLOC_XMLFILE");
 
 	if (job->topo.started)
 		return 0;

@@ -70,20 +70,6 @@ mcinit_rules_note(struct mcinit_rule_ctx *x, const char *code, enum mcinit_sever
 	return g;
 }
 
-const char *
-mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name)
-{
-	size_t n = strlen(name);
-	char *const *e;
-
-	if (o->envp == NULL)
-		return getenv(name);
-	for (e = o->envp; *e; e++)
-		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
-}
-
 const struct mcinit_loc mcinit_rules_env_loc = {"env", 0, 0, 1 << 30};
 
 struct mcinit_pv

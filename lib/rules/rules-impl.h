@@ -131,7 +131,11 @@ extern const struct mcinit_loc mcinit_rules_env_loc;
 struct mcinit_pyexpr;
 struct mcinit_pv mcinit_rules_pv_of(struct mcinit_pyexpr *e, const struct mcinit_value *v,
                                     struct mcinit_pv (*json)(struct mcinit_pyexpr *, json_t *));
-const char *mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name);
+static inline const char *
+mcinit_rules_env_get(const struct mcinit_check_opts *o, const char *name)
+{
+	return mcinit_env_get((const char *const *)o->envp, name);
+}
 /* v, a value of an expression evaluated apart (a local's), with its
  * strings and list copied into outer, whose evaluation it joins (a list
  * inside a list is not: it becomes an error value). */
