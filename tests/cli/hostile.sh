@@ -39,4 +39,42 @@ else
 	skip hwloc-xml-read-once "no working strace here"
 fi
 
+# Control bytes and newlines from an input are escaped in text output: no
+# raw control byte reaches the terminal and no line is forged.  The keys,
+# flags and file names below hold ESC, a newline, a C1 CSI (U+009B) and a
+# byte that is not UTF-8.
+forged='other.sh:1:1: error[MC999]: forged'
+printf '{"model": {"num_la\\u001b[31myers\\n%s": 2, "x\\u009b2J": 1}}' "$forged" >"$tmp/esc.json"
+printf '#!/bin/bash\ntorchrun pretrain_gpt.py --num-lay\033[31mers 2 $'"'"'--x\\n%s'"'"' --y\377\n' "$forged" >"$tmp/esc.sh"
+printf 'model:\n  "a\\e[2Jb\\n%s": 1\n' "$forged" >"$tmp/esc.yaml"
+printf '{"a": \033[2J\n%s\n' "$forged" >"$tmp/esc-name
+$forged.json"
+# raw: the output holds a control byte other than newline, a C1 control in
+# UTF-8, or a byte that is not UTF-8; forged: a line starts with the forged
+# text.
+cat >"$tmp/clean.py" <<'PY'
+import re, sys
+b = open(sys.argv[1], 'rb').read()
+bad = re.search(rb'[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]', b)
+try:
+    b.decode('utf-8')
+except UnicodeDecodeError:
+    bad = True
+forged = any(l.startswith(b'other.sh:1:1') for l in b.split(b'\n'))
+escaped = b'\\e' in b and b'\\n' in b
+print('raw control byte' if bad else 'clean', 'forged line' if forged else 'no forged line',
+      'escaped' if escaped else 'NOT escaped')
+sys.exit(1 if bad or forged or not escaped else 0)
+PY
+for f in esc.json esc.sh esc.yaml; do
+	check "escaped-$f" sh -c "$V '$tmp/$f' >'$tmp/o' 2>&1; test \$? -ne 124 && python3 '$tmp/clean.py' '$tmp/o'"
+done
+check escaped-file-name-and-error sh -c "$V \"\$(printf '%s/esc-name\\n%s.json' '$tmp' '$forged')\" >'$tmp/o' 2>&1; test \$? -eq 65 && python3 '$tmp/clean.py' '$tmp/o'"
+# --format json escapes by itself: the key comes back whole.
+check escaped-json-output-intact sh -c "$V --format json '$tmp/esc.json' >'$tmp/o' 2>/dev/null; python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert any(\"\\x1b[31myers\\n\" in g[\"message\"] for g in d[\"diagnostics\"]), d
+' '$tmp/o'"
+
 finish
