@@ -77,4 +77,31 @@ d = json.load(open(sys.argv[1]))
 assert any(\"\\x1b[31myers\\n\" in g[\"message\"] for g in d[\"diagnostics\"]), d
 ' '$tmp/o'"
 
+# Deep nesting: refused with the place where the limit was passed (exit 65),
+# never a stack overflow, and never minutes inside libyaml (200 KB of `[`
+# took 60 s before the depth was checked as libyaml reads).
+Q="timeout $((10 * $(slowdown))) $MCINIT validate --world-size 8"
+python3 -c "
+import sys
+d = sys.argv[1]
+open(d + '/deep-flow.yaml', 'w').write('[' * 200000)
+open(d + '/deep-map.yaml', 'w').write('{a: ' * 100000)
+open(d + '/deep-block.yaml', 'w').write('- ' * 100000 + 'x\n')
+with open(d + '/keys.yaml', 'w') as f:
+    for i in range(160000):
+        f.write('k%d: 1\n' % i)
+with open(d + '/anchors.yaml', 'w') as f:
+    f.write('x:\n')
+    for i in range(100000):
+        f.write('  k%d: &a%d 1\n' % (i, i))
+    f.write('y: *a99999\n')
+" "$tmp"
+for f in deep-flow deep-map deep-block; do
+	check "yaml-$f-refused" sh -c "$Q '$tmp/$f.yaml' >'$tmp/o' 2>&1; rc=\$?; cat '$tmp/o'; test \$rc -eq 65 &&
+		grep -q '$f.yaml:1:[0-9]*: YAML nested more than 256 levels deep' '$tmp/o'"
+done
+# 160,000 keys: duplicates are looked up in a hash, not a scan (35 s).
+check yaml-many-keys-linear sh -c "$Q '$tmp/keys.yaml' >'$tmp/o' 2>&1; test \$? -ne 124"
+check yaml-many-anchors-linear sh -c "$Q '$tmp/anchors.yaml' >'$tmp/o' 2>&1; test \$? -ne 124"
+
 finish
