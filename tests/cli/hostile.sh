@@ -114,4 +114,21 @@ json.dump({'model': {'k%d' % i: 1 for i in range(160000)}}, open(sys.argv[1], 'w
 check json-many-unknown-keys-linear sh -c "$Q '$tmp/unknown-keys.json' >'$tmp/o' 2>&1; rc=\$?; test \$rc -eq 1 &&
 	test \$(grep -c 'error\[MC003\]: unknown key' '$tmp/o') -eq 160000"
 
+# The other recursive readers, 100,000 levels deep: JSON stops at jansson's
+# depth with the place, a Python source and an override value are read
+# without recursion (guards: these held before issue 36 too).
+python3 -c "
+import sys
+d = sys.argv[1]
+open(d + '/deep.json', 'w').write('[' * 100000 + ']' * 100000)
+open(d + '/deep.py', 'w').write('import argparse\np = argparse.ArgumentParser()\n'
+    'p.add_argument(\"--x\", type=bool, default=' + '(' * 100000 + '1' + ')' * 100000 + ')\n'
+    'y = ' + '[' * 100000 + '\n')
+" "$tmp"
+check json-deep-refused sh -c "$Q '$tmp/deep.json' >'$tmp/o' 2>&1; test \$? -eq 65 &&
+	grep -q 'deep.json:1:[0-9]*: malformed JSON: maximum parsing depth reached' '$tmp/o'"
+check python-deep-no-crash sh -c "$Q '$tmp/deep.py' >'$tmp/o' 2>&1; rc=\$?; test \$rc -eq 1 &&
+	grep -q 'deep.py:3:23: warning\[MC002\]' '$tmp/o'"
+check override-deep-no-crash sh -c "$Q \"model.pipeline_model_parallel_layout=\$(python3 -c 'print(\"[\" * 100000)')\" >'$tmp/o' 2>&1; test \$? -eq 1"
+
 finish
