@@ -28,6 +28,8 @@ pkgs="$pkgs procps iproute2"
 pkgs="$pkgs clang-format"
 # make check-valgrind and tests/cli/run-valgrind.sh (the CPU run path).
 pkgs="$pkgs valgrind"
+# tests/cli/hostile.sh: strace shows the hwloc XML is opened once.
+pkgs="$pkgs strace"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

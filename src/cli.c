@@ -297,14 +297,16 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 	if (err->argv_index >= 0)
 		fprintf(stderr, "argv:%d: ", err->argv_index);
 	else if (err->source[0] != '\0') {
-		fprintf(stderr, "%s:", err->source);
+		mcinit_fputs_text(err->source, stderr);
+		fputc(':', stderr);
 		if (err->line > 0)
 			fprintf(stderr, "%d:", err->line);
 		if (err->line > 0 && err->column > 0)
 			fprintf(stderr, "%d:", err->column);
 		fputc(' ', stderr);
 	}
-	fprintf(stderr, "%s\n", err->text);
+	mcinit_fputs_text(err->text, stderr);
+	fputc('\n', stderr);
 	return mcinit_exit_status(err->code);
 }
 

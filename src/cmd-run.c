@@ -316,7 +316,9 @@ say_failure(struct mcinit_init *I, bool is_rank, const char *phase, const char *
 	rank_label(I, rank, sizeof rank);
 	msg = is_rank ? mcinit_xasprintf("rank %s: %s: %s", rank, phase, reason)
 	              : mcinit_xasprintf("%s: %s", phase, reason);
-	fprintf(stderr, "mcinit run: %s\n", msg);
+	fputs("mcinit run: ", stderr);
+	mcinit_fputs_text(msg, stderr);
+	fputc('\n', stderr);
 	fflush(stderr);
 	if (is_rank)
 		tell_torchrun(I, phase, msg);
@@ -426,7 +428,9 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 		check_store_capacity(lo.nnodes * lo.nproc);
 	rc = mcinit_launch(&lo, &err);
 	if (rc < 0) {
-		fprintf(stderr, "mcinit run: %s\n", err.msg);
+		fputs("mcinit run: ", stderr);
+		mcinit_fputs_text(err.msg, stderr);
+		fputc('\n', stderr);
 		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
 	}
 	return rc;

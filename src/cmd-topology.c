@@ -197,8 +197,9 @@ mcinit_cmd_topology(int argc, char **argv, int argi0)
 	}
 	job_fill(&j, &o, job);
 	if (mcinit_node_start(job, o.cli.format == MCINIT_FMT_JSON, &err) < 0) {
-		fprintf(stderr, "mcinit topology: %s%s\n", err.msg,
-		        o.hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
+		fputs("mcinit topology: ", stderr);
+		mcinit_fputs_text(err.msg, stderr);
+		fprintf(stderr, "%s\n", o.hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
 		status = mcinit_exit_status(err.code);
 		goto out;
 	}

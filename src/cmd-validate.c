@@ -245,11 +245,17 @@ mcinit_cmd_validate(int argc, char **argv, int argi0)
 		for (i = 0; i < o.cli.ninputs; i++) {
 			one.inputs = &o.cli.inputs[i];
 			one.ninputs = 1;
-			if (results == NULL)
-				printf("%s== %s\n", i ? "\n" : "", o.cli.inputs[i]);
+			if (results == NULL) {
+				printf("%s== ", i ? "\n" : "");
+				mcinit_fputs_text(o.cli.inputs[i], stdout);
+				putchar('\n');
+			}
 			fflush(stdout);
-			if (results == NULL)
-				fprintf(stderr, "== %s\n", o.cli.inputs[i]);
+			if (results == NULL) {
+				fputs("== ", stderr);
+				mcinit_fputs_text(o.cli.inputs[i], stderr);
+				fputc('\n', stderr);
+			}
 			status = worse(status, validate_job(&o, &one, results));
 		}
 	}

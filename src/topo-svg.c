@@ -116,7 +116,9 @@ mcinit_topology_svg(struct job *j)
 	in.gpus_per_node = (size_t)nslots;
 	in.slots = slots;
 	if (mcinit_svg_render(&in, &b, &err) < 0) {
-		fprintf(stderr, "mcinit topology: %s\n", err.msg);
+		fputs("mcinit topology: ", stderr);
+		mcinit_fputs_text(err.msg, stderr);
+		fputc('\n', stderr);
 		rc = 1;
 	} else if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
 		rc = -1;

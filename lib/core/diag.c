@@ -144,6 +144,46 @@ mcinit_diags_sort(struct mcinit_diags *d)
 		qsort(d->v, d->n, sizeof *d->v, cmp_diag);
 }
 
+void
+mcinit_fputs_text(const char *s, FILE *out)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p, *end = p + strlen(s);
+
+	while (p < end) {
+		size_t n = 1;
+
+		if (*p >= 0x20 && *p < 0x7f) { /* the common case: a run of ASCII */
+			p++;
+			continue;
+		}
+		if (*p >= 0x80) {
+			n = mcinit_utf8_len(p, (size_t)(end - p));
+			if (n > 0 && !(p[0] == 0xC2 && p[1] < 0xA0)) {
+				p += n;
+				continue;
+			}
+		}
+		fwrite(run, 1, (size_t)(p - run), out);
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p == '\r')
+			fputs("\\r", out);
+		else if (*p == 0x1b)
+			fputs("\\e", out);
+		else if (n == 2) /* a C1 control */
+			fprintf(out, "\\u%04x", p[1]);
+		else {
+			fprintf(out, "\\x%02X", *p);
+			n = 1;
+		}
+		p += n;
+		run = p;
+	}
+	fwrite(run, 1, (size_t)(p - run), out);
+}
+
 static void
 print_loc(const struct mcinit_loc *l, FILE *out)
 {
@@ -151,7 +191,7 @@ print_loc(const struct mcinit_loc *l, FILE *out)
 		fputs("mcinit: ", out);
 		return;
 	}
-	fputs(l->source, out);
+	mcinit_fputs_text(l->source, out);
 	if (l->line > 0)
 		fprintf(out, ":%d", l->line);
 	if (l->line > 0 && l->col > 0)
@@ -175,10 +215,14 @@ mcinit_diags_print(const struct mcinit_diags *d, FILE *out, int color)
 			        g->code);
 		else
 			fprintf(out, "%s[%s]: ", sev_names[g->sev], g->code);
-		fprintf(out, "%s\n", g->message);
-		if (g->hint != NULL)
-			fprintf(out, "    %shint:%s %s\n", color ? "\033[1;32m" : "",
-			        color ? "\033[0m" : "", g->hint);
+		mcinit_fputs_text(g->message, out);
+		fputc('\n', out);
+		if (g->hint != NULL) {
+			fprintf(out, "    %shint:%s ", color ? "\033[1;32m" : "",
+			        color ? "\033[0m" : "");
+			mcinit_fputs_text(g->hint, out);
+			fputc('\n', out);
+		}
 	}
 }
 

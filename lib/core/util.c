@@ -5,6 +5,7 @@
 #include <emmintrin.h>
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void
 err_vset(struct mcinit_err *err, int code, const char *source, int line, int col, const char *fmt,
@@ -522,33 +524,76 @@ mcinit_suggest_keyed(const char *word, const char *const *cands,
 	return s.pick;
 }
 
+/* What a file that is not a regular one is, for the message. */
+static const char *
+file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO (named pipe)";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
 char *
 mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: open() of a FIFO with no writer, or of some devices,
+	 * blocks; nothing but a regular file is read, so the open must return
+	 * for fstat to refuse the others.  O_NOCTTY: a terminal named as an
+	 * input must not become the controlling one. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), flags;
 	struct mcinit_buf b = {0};
 	struct stat st;
-	char chunk[65536];
-	size_t n;
+	ssize_t n;
 
-	if (f == NULL) {
+	if (fd < 0) {
 		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "%s", strerror(errno));
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    (unsigned long long)st.st_size > MCINIT_MAX_INPUT)
-		goto too_large;
-	/* A pipe or device has no size to look at first: stop at the bound. */
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b.len + n > MCINIT_MAX_INPUT)
-			goto too_large;
-		mcinit_buf_add(&b, chunk, n);
+	if (fstat(fd, &st) != 0) {
+		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "%s", strerror(errno));
+		goto fail;
 	}
-	if (ferror(f)) {
+	if (!S_ISREG(st.st_mode)) {
+		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0,
+		              "%s, not a regular file: mcinit reads its inputs from regular files "
+		              "only (a pipe or a device could block it or never end)",
+		              file_kind(st.st_mode));
+		goto fail;
+	}
+	if ((unsigned long long)st.st_size > MCINIT_MAX_INPUT)
+		goto too_large;
+	/* A regular file does not block; blocking mode again all the same, so
+	 * that a read is never cut short by EAGAIN (some file systems). */
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	/* The file may grow while it is read: stop at the bound all the same. */
+	mcinit_buf_reserve(&b, (size_t)st.st_size + 1);
+	for (;;) {
+		if (b.cap - b.len <= 1) /* one byte is the NUL's */
+			mcinit_buf_reserve(&b, 65536);
+		n = read(fd, b.data + b.len, b.cap - b.len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		b.len += (size_t)n;
+		if (b.len > MCINIT_MAX_INPUT)
+			goto too_large;
+	}
+	if (n < 0) {
 		mcinit_err_at(err, MCINIT_E_NOINPUT, path, 0, 0, "read error: %s", strerror(errno));
 		goto fail;
 	}
-	fclose(f);
+	close(fd);
 	mcinit_buf_cstr(&b);
 	if (len)
 		*len = b.len;
@@ -559,7 +604,7 @@ too_large:
 	              "is a few kilobytes): not read",
 	              MCINIT_MAX_INPUT >> 20);
 fail:
-	fclose(f);
+	close(fd);
 	mcinit_buf_free(&b);
 	return NULL;
 }

@@ -86,6 +86,7 @@ struct mcinit_pyexpr {
 	char *tok_s;
 	size_t tok_len;
 	char *err;
+	int depth; /* of the recursive descent: expr, factor, not_test */
 	/* evaluator state */
 	mcinit_pyexpr_resolve fn;
 	void *ctx;
@@ -334,6 +335,23 @@ expect_op(struct mcinit_pyexpr *e, const char *op)
 }
 
 /* ---- syntax tree ---- */
+
+/* The deepest the recursive descent goes (a bracket costs two levels, as
+ * Python allows 200 nested brackets): the checks nest a few levels;
+ * without a bound, 100,000 parentheses overflow the stack. */
+#define MAX_NEST 400
+
+/* One level deeper, or false (and the parse fails) past MAX_NEST. */
+static bool
+deeper(struct mcinit_pyexpr *e)
+{
+	if (e->depth >= MAX_NEST) {
+		fail(e, "nested more than %d levels deep", MAX_NEST);
+		return false;
+	}
+	e->depth++;
+	return true;
+}
 
 static struct node *
 mk(struct mcinit_pyexpr *e, enum node_kind k, size_t nkids)
@@ -745,8 +763,22 @@ power(struct mcinit_pyexpr *e)
 	return n;
 }
 
+static struct node *factor_in(struct mcinit_pyexpr *e);
+
 static struct node *
 factor(struct mcinit_pyexpr *e)
+{
+	struct node *n;
+
+	if (!deeper(e))
+		return mk(e, N_CONST, 0);
+	n = factor_in(e);
+	e->depth--;
+	return n;
+}
+
+static struct node *
+factor_in(struct mcinit_pyexpr *e)
 {
 	if (accept_op(e, "-")) {
 		struct node *n = mk(e, N_NEG, 1);
@@ -878,7 +910,12 @@ not_test(struct mcinit_pyexpr *e)
 		struct node *n = mk(e, N_NOT, 1);
 
 		next(e);
+		if (!deeper(e)) {
+			n->kids[0] = mk(e, N_CONST, 0);
+			return n;
+		}
 		n->kids[0] = not_test(e);
+		e->depth--;
 		return n;
 	}
 	return comparison(e);
@@ -908,8 +945,22 @@ or_test(struct mcinit_pyexpr *e)
 	return n;
 }
 
+static struct node *expr_in(struct mcinit_pyexpr *e);
+
 static struct node *
 expr(struct mcinit_pyexpr *e)
+{
+	struct node *n;
+
+	if (!deeper(e))
+		return mk(e, N_CONST, 0);
+	n = expr_in(e);
+	e->depth--;
+	return n;
+}
+
+static struct node *
+expr_in(struct mcinit_pyexpr *e)
 {
 	struct node *n = or_test(e);
 

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <yaml.h>
@@ -21,7 +22,13 @@
 /* OmegaConf (>= 2.4) refuses documents whose aliases expand beyond this. */
 #define MAX_EXPANDED     10000
 #define MAX_INTERP_DEPTH 32
-#define TAG_PREFIX       "tag:yaml.org,2002:"
+/* The deepest nesting read.  PyYAML's safe_load (under Megatron-Bridge's
+ * OmegaConf) stops below 500 levels (RecursionError), and libyaml's scanner
+ * costs time in proportion to the flow nesting for every token it reads:
+ * refused as the collection that passes it starts, libyaml never reads on
+ * (200 KB of `[` took 60 s when the depth was checked after parsing). */
+#define MAX_DEPTH  256
+#define TAG_PREFIX "tag:yaml.org,2002:"
 
 enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
 
@@ -42,13 +49,33 @@ struct ynode {
 struct anchor {
 	char *name;
 	struct ynode *node;
+	uint64_t hash;
 };
+
+/* An open-addressed index of positions (i + 1; 0 is empty) by a key's
+ * hash: finding a duplicate key or an anchor by a scan made a mapping of
+ * 160,000 keys take 35 s. */
+struct kindex {
+	size_t *slot;
+	size_t cap; /* a power of two, at least twice the entries */
+};
+
+static uint64_t
+key_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
 
 struct ytree {
 	struct ynode **all; /* every node, for freeing */
 	size_t nall, capall;
 	struct anchor *anchors;
 	size_t nanchors, capanchors;
+	struct kindex anchor_ix;
 	bool aliased;
 	size_t expanded;
 	struct mcinit_yaml *out;
@@ -523,6 +550,17 @@ add_kid(struct ynode *parent, struct ynode *kid)
 
 static struct ynode *find_anchor(const struct ytree *t, const char *name);
 
+/* Puts position pos at its hash's first free slot (the index has room). */
+static void
+ix_put(struct kindex *ix, uint64_t h, size_t pos)
+{
+	size_t mask = ix->cap - 1, i;
+
+	for (i = (size_t)h & mask; ix->slot[i] != 0; i = (i + 1) & mask)
+		;
+	ix->slot[i] = pos + 1;
+}
+
 /* PyYAML's composer refuses an anchor defined twice (YAML allows it). */
 static int
 set_anchor(struct ytree *t, const yaml_char_t *name, struct ynode *n)
@@ -544,16 +582,34 @@ set_anchor(struct ytree *t, const yaml_char_t *name, struct ynode *n)
 	}
 	GROW(t->anchors, t->capanchors, t->nanchors + 1);
 	t->anchors[t->nanchors].name = mcinit_xstrdup((const char *)name);
+	t->anchors[t->nanchors].hash = key_hash((const char *)name, strlen((const char *)name));
 	t->anchors[t->nanchors++].node = n;
+	if (2 * t->nanchors > t->anchor_ix.cap) {
+		free(t->anchor_ix.slot);
+		t->anchor_ix.cap = t->anchor_ix.cap ? 2 * t->anchor_ix.cap : 64;
+		t->anchor_ix.slot = mcinit_xcalloc(t->anchor_ix.cap, sizeof *t->anchor_ix.slot);
+		for (size_t k = 0; k < t->nanchors; k++)
+			ix_put(&t->anchor_ix, t->anchors[k].hash, k);
+	} else {
+		ix_put(&t->anchor_ix, t->anchors[t->nanchors - 1].hash, t->nanchors - 1);
+	}
 	return 0;
 }
 
 static struct ynode *
 find_anchor(const struct ytree *t, const char *name)
 {
-	for (size_t k = 0; k < t->nanchors; k++)
-		if (strcmp(t->anchors[k].name, name) == 0)
-			return t->anchors[k].node;
+	uint64_t h = key_hash(name, strlen(name));
+	size_t mask = t->anchor_ix.cap - 1, i;
+
+	if (t->anchor_ix.cap == 0)
+		return NULL;
+	for (i = (size_t)h & mask; t->anchor_ix.slot[i] != 0; i = (i + 1) & mask) {
+		const struct anchor *a = &t->anchors[t->anchor_ix.slot[i] - 1];
+
+		if (a->hash == h && strcmp(a->name, name) == 0)
+			return a->node;
+	}
 	return NULL;
 }
 
@@ -702,6 +758,15 @@ on_event(struct ytree *t, const yaml_event_t *ev, struct stack *st, struct ynode
 		                     map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag,
 		                     n->kind, n->pos);
 		attach(st, root, n);
+		if (st->n >= MAX_DEPTH) {
+			char what[120];
+
+			snprintf(what, sizeof what,
+			         "YAML nested more than %d levels deep (Megatron-Bridge's loader, "
+			         "PyYAML, stops sooner)",
+			         MAX_DEPTH);
+			return fail_at(t, n->pos, what);
+		}
 		GROW(st->v, st->cap, st->n + 1);
 		st->v[st->n++] = n;
 		if (set_anchor(t,
@@ -765,7 +830,17 @@ struct pair {
 struct pairs {
 	struct pair *v;
 	size_t n, cap;
+	struct kindex ix; /* by key text, once there are more than a few */
 };
+
+#define PAIRS_SCAN 8 /* up to this many pairs a scan is cheaper */
+
+static void
+pairs_free(struct pairs *ps)
+{
+	free(ps->v);
+	free(ps->ix.slot);
+}
 
 static bool
 same_key(const struct ynode *a, const struct ynode *b)
@@ -776,18 +851,41 @@ same_key(const struct ynode *a, const struct ynode *b)
 static ssize_t
 find_pair(const struct pairs *ps, const struct ynode *k)
 {
-	for (size_t i = 0; i < ps->n; i++)
-		if (same_key(ps->v[i].k, k))
-			return (ssize_t)i;
+	uint64_t h;
+	size_t mask = ps->ix.cap - 1, i;
+
+	if (ps->ix.cap == 0) {
+		for (i = 0; i < ps->n; i++)
+			if (same_key(ps->v[i].k, k))
+				return (ssize_t)i;
+		return -1;
+	}
+	h = key_hash(k->text, k->tlen);
+	for (i = (size_t)h & mask; ps->ix.slot[i] != 0; i = (i + 1) & mask)
+		if (same_key(ps->v[ps->ix.slot[i] - 1].k, k))
+			return (ssize_t)ps->ix.slot[i] - 1;
 	return -1;
 }
 
+/* Adds a pair whose key is not there yet (a key replaced in place keeps
+ * its text, so the index stays right). */
 static void
 put_pair(struct pairs *ps, struct ynode *k, struct ynode *v)
 {
 	GROW(ps->v, ps->cap, ps->n + 1);
 	ps->v[ps->n].k = k;
 	ps->v[ps->n++].v = v;
+	if (ps->n <= PAIRS_SCAN)
+		return;
+	if (2 * ps->n > ps->ix.cap) {
+		free(ps->ix.slot);
+		ps->ix.cap = ps->ix.cap ? 2 * ps->ix.cap : 4 * PAIRS_SCAN;
+		ps->ix.slot = mcinit_xcalloc(ps->ix.cap, sizeof *ps->ix.slot);
+		for (size_t i = 0; i < ps->n; i++)
+			ix_put(&ps->ix, key_hash(ps->v[i].k->text, ps->v[i].k->tlen), i);
+	} else {
+		ix_put(&ps->ix, key_hash(k->text, k->tlen), ps->n - 1);
+	}
 }
 
 static int flatten(struct ytree *t, struct ynode *map, struct pairs *out, int depth);
@@ -805,17 +903,17 @@ merge_from(struct ytree *t, struct ynode *v, struct pairs *merged, int depth)
 		struct pairs sub = {0};
 
 		if (src->kind != Y_MAP) {
-			free(sub.v);
+			pairs_free(&sub);
 			return fail_at(t, src->pos, "a merge key (<<) list may hold only mappings");
 		}
 		if (flatten(t, src, &sub, depth + 1) < 0) {
-			free(sub.v);
+			pairs_free(&sub);
 			return -1;
 		}
 		for (size_t i = 0; i < sub.n; i++)
 			if (find_pair(merged, sub.v[i].k) < 0)
 				put_pair(merged, sub.v[i].k, sub.v[i].v);
-		free(sub.v);
+		pairs_free(&sub);
 	}
 	return 0;
 }
@@ -867,10 +965,10 @@ flatten(struct ytree *t, struct ynode *map, struct pairs *out, int depth)
 				put_pair(&all, merged.v[i].k, merged.v[i].v);
 		for (size_t i = 0; i < out->n; i++)
 			put_pair(&all, out->v[i].k, out->v[i].v);
-		free(out->v);
+		pairs_free(out);
 		*out = all;
 	}
-	free(merged.v);
+	pairs_free(&merged);
 	return rc;
 }
 
@@ -899,10 +997,10 @@ emit_map(struct ytree *t, struct ynode *n, size_t ent, int depth)
 			goto fail;
 		json_object_setn_new_nocheck(obj, k->text, k->tlen, v);
 	}
-	free(ps.v);
+	pairs_free(&ps);
 	return obj;
 fail:
-	free(ps.v);
+	pairs_free(&ps);
 	json_decref(obj);
 	return NULL;
 }
@@ -921,8 +1019,14 @@ emit(struct ytree *t, struct ynode *n, size_t parent, const char *tok, size_t to
 		        "OmegaConf (Megatron-Bridge's loader)");
 		return NULL;
 	}
-	if (depth > 1000) { /* Python's recursion limit stops PyYAML sooner */
-		fail_at(t, n->pos, "YAML nested more than 1000 levels deep");
+	if (depth > MAX_DEPTH) { /* an alias can take a node deeper than it was read */
+		char what[120];
+
+		snprintf(what, sizeof what,
+		         "YAML nested more than %d levels deep (Megatron-Bridge's loader, PyYAML, "
+		         "stops sooner)",
+		         MAX_DEPTH);
+		fail_at(t, n->pos, what);
 		return NULL;
 	}
 	ent = mcinit_jpos_add(t->out->jp, parent, tok, toklen, key, n->pos);
@@ -1283,6 +1387,7 @@ free_tree(struct ytree *t)
 	for (size_t i = 0; i < t->nanchors; i++)
 		free(t->anchors[i].name);
 	free(t->anchors);
+	free(t->anchor_ix.slot);
 }
 
 int

@@ -169,22 +169,6 @@ check_readable(const char *path, struct mcinit_err *err)
 	return 0;
 }
 
-/* The file's text through mcinit_hwxml_check before hwloc reads it (1:
- * no XML). */
-static int
-check_file_text(const char *path, struct mcinit_err *err)
-{
-	size_t len;
-	char *text = mcinit_read_file(path, &len, err);
-	int rc;
-
-	if (text == NULL)
-		return -1;
-	rc = mcinit_hwxml_check(text, len, path, err);
-	free(text);
-	return rc;
-}
-
 /* A readable XML source that hwloc rejects is bad data, whichever step
  * rejects it: with libxml2 (Debian's libhwloc-plugins) hwloc parses in
  * hwloc_topology_set_xml*, with its own minimal parser only in
@@ -202,6 +186,8 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
               struct mcinit_err *err)
 {
 	const char *path = o->xml_path;
+	char *text = NULL; /* the file's bytes, checked, then given to hwloc */
+	size_t len;
 	int xml = 0, rc;
 
 	if (hwloc_topology_init(&a->topo) < 0) {
@@ -220,8 +206,7 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 			path = NULL;
 	}
 	if (o->xml_buffer != NULL) {
-		size_t len = strlen(o->xml_buffer) + 1;
-
+		len = strlen(o->xml_buffer) + 1;
 		a->source = mcinit_xstrdup("XML buffer");
 		xml = 1;
 		rc = mcinit_hwxml_check(o->xml_buffer, len - 1, a->source, err);
@@ -231,12 +216,24 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 		    hwloc_topology_set_xmlbuffer(a->topo, o->xml_buffer, (int)len) < 0)
 			return not_xml(a, err);
 	} else if (path != NULL) {
-		if (check_readable(path, err) < 0 || (rc = check_file_text(path, err)) < 0)
+		if (check_readable(path, err) < 0 ||
+		    (text = mcinit_read_file(path, &len, err)) == NULL)
 			return -1;
+		rc = mcinit_hwxml_check(text, len, path, err);
+		if (rc < 0) {
+			free(text);
+			return -1;
+		}
 		a->source = mcinit_xstrdup(path);
 		xml = 1;
-		if (rc > 0 || hwloc_topology_set_xml(a->topo, path) < 0)
+		/* hwloc gets the bytes just checked, never the path: read
+		 * again, the file could have changed in between (or be a
+		 * pipe's second, different stream). */
+		if (rc > 0 || len >= INT32_MAX ||
+		    hwloc_topology_set_xmlbuffer(a->topo, text, (int)len + 1) < 0) {
+			free(text);
 			return not_xml(a, err);
+		}
 	} else {
 		a->source = mcinit_xstrdup("this machine");
 		/* The GL backend probes X displays over sockets and OpenCL starts
@@ -247,7 +244,9 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 		hwloc_topology_set_components(a->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
 		                              "opencl");
 	}
-	if ((!xml && choose_live(a->topo) < 0) || hwloc_topology_load(a->topo) < 0) {
+	rc = (!xml && choose_live(a->topo) < 0) || hwloc_topology_load(a->topo) < 0;
+	free(text); /* hwloc has parsed it (or copied it) by now */
+	if (rc) {
 		if (xml)
 			return not_xml(a, err);
 		return mcinit_err_set(err, MCINIT_E_OS, "%s: hwloc cannot load the topology: %s",

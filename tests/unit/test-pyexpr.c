@@ -344,3 +344,43 @@ Test(pyexpr, arena_takes_many_and_large_allocations)
 	free(got);
 	mcinit_buf_free(&src);
 }
+
+/* 100,000 levels of each recursive form: a parse error naming the depth,
+ * never a stack overflow; 150 levels still parse. */
+Test(pyexpr, deep_nesting_is_refused)
+{
+	static const char *const open[] = {"(", "[", "-", "not ", "2**", "1 if 1 else "};
+	static const char *const close[] = {")", "]", "", "", "", ""};
+	size_t k;
+	int i;
+
+	for (k = 0; k < sizeof open / sizeof open[0]; k++) {
+		struct mcinit_buf src = {0};
+		struct mcinit_pyexpr *e;
+		char *why = NULL;
+
+		for (i = 0; i < 100000; i++)
+			mcinit_buf_adds(&src, open[k]);
+		mcinit_buf_adds(&src, "1");
+		for (i = 0; i < 100000; i++)
+			mcinit_buf_adds(&src, close[k]);
+		e = mcinit_pyexpr_parse(mcinit_buf_cstr(&src), &why);
+		cr_expect_null(e, "%s: parsed", open[k]);
+		cr_expect(why != NULL && strstr(why, "nested more than 400 levels deep") != NULL,
+		          "%s: %s", open[k], why ? why : "(no reason)");
+		free(why);
+		mcinit_buf_free(&src);
+
+		for (i = 0; i < 150; i++)
+			mcinit_buf_adds(&src, open[k]);
+		mcinit_buf_adds(&src, "1");
+		for (i = 0; i < 150; i++)
+			mcinit_buf_adds(&src, close[k]);
+		why = NULL;
+		e = mcinit_pyexpr_parse(mcinit_buf_cstr(&src), &why);
+		cr_expect_not_null(e, "%s x 150: %s", open[k], why ? why : "");
+		mcinit_pyexpr_free(e);
+		free(why);
+		mcinit_buf_free(&src);
+	}
+}
