@@ -49,9 +49,9 @@ check store-token-4096-from-env $T python3 "$A" "$P" token-ok "$tok"
 stop_store
 
 # Tokens past the documented maximum are refused at start, never cut.
-check store-token-too-long sh -c "$M store --host 127.0.0.1 --port 0 --token '${tok}x' 2>'$tmp/long.err'; rc=\$?; cat '$tmp/long.err'
+check store-token-too-long sh -c "$T $M store --host 127.0.0.1 --port 0 --token '${tok}x' 2>'$tmp/long.err'; rc=\$?; cat '$tmp/long.err'
 	[ \$rc = 64 ] && grep -q '^mcinit store: the token is 4097 bytes long: at most 4096 are taken\$' '$tmp/long.err'"
-check store-token-file-missing sh -c "$M store --host 127.0.0.1 --port 0 --token-file '$tmp/nosuch' 2>'$tmp/nf.err'; rc=\$?; cat '$tmp/nf.err'
+check store-token-file-missing sh -c "$T $M store --host 127.0.0.1 --port 0 --token-file '$tmp/nosuch' 2>'$tmp/nf.err'; rc=\$?; cat '$tmp/nf.err'
 	[ \$rc = 66 ] && grep -q '^mcinit store: --token-file: ' '$tmp/nf.err'"
 
 # A 4,096-byte token through the launcher and its ranks; one byte more is
