@@ -57,6 +57,12 @@ check store-token-file-missing sh -c "$T $M store --host 127.0.0.1 --port 0 --to
 # A 4,096-byte token through the launcher and its ranks; one byte more is
 # refused by the launcher, and by a rank, before any rendezvous.
 check run-token-4096 sh -c "MCINIT_STORE_TOKEN='$tok' $T $M run --allow-no-cuda --nproc-per-node 2 '$J' >'$tmp/run.out' 2>&1; rc=\$?; tail -5 '$tmp/run.out'; [ \$rc = 0 ]"
+# A rank joining a store that holds the whole token (it used to cut it to
+# 127 bytes, and was refused).
+start_store "$tmp/agent.err" $M store --host 127.0.0.1 --port 0 --token-file "$tmp/token"
+check rank-token-4096-agent-store sh -c "RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P TORCHELASTIC_USE_AGENT_STORE=True \
+	MCINIT_STORE_TOKEN='$tok' $T $M run --allow-no-cuda --timeout 20 '$J' >'$tmp/agent.out' 2>&1; rc=\$?; tail -5 '$tmp/agent.out'; [ \$rc = 0 ]"
+stop_store
 check run-token-4097-refused sh -c "MCINIT_STORE_TOKEN='${tok}x' $T $M run --allow-no-cuda --nproc-per-node 2 '$J' >'$tmp/run2.out' 2>&1; rc=\$?; cat '$tmp/run2.out'
 	[ \$rc = 64 ] && grep -q 'MCINIT_STORE_TOKEN is 4097 bytes long: at most 4096 are taken' '$tmp/run2.out'"
 check rank-token-4097-refused sh -c "RANK=0 WORLD_SIZE=1 MCINIT_STORE_TOKEN='${tok}x' $T $M run --allow-no-cuda '$J' >'$tmp/run3.out' 2>&1; rc=\$?; cat '$tmp/run3.out'
