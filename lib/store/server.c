@@ -1114,7 +1114,8 @@ mcinit_store_frame(const struct mcinit_store_server *s, const void *p, size_t n,
 	if (!h)
 		return -1;
 	/* the dry pass reads the limits and the memory count only: no
-	 * connection, nothing written */
+	 * connection, nothing written but the size of the reply it measures */
+	((struct mcinit_store_server *)s)->reply_need = 0;
 	rc = h((struct mcinit_store_server *)s, NULL, &r, false);
 	if (rc == P_OK)
 		*len = r.off;

@@ -86,7 +86,7 @@ struct mcinit_store_limits {
 	uint64_t max_keys;     /* keys in one request (131,072) */
 	size_t max_conns;      /* open connections; more are accepted and closed (0: the
 	                          soft open-file limit when the server is made, less
-	                          MCINIT_STORE_FD_MARGIN) */
+	                          MCINIT_STORE_FD_MARGIN; half of a limit under twice it) */
 	size_t max_memory;     /* all keys, values and buffers together */
 	size_t max_entries;    /* keys held (waited-for keys included) */
 	double silent_timeout; /* seconds a connection may stay without a first byte,
