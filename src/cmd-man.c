@@ -73,7 +73,9 @@ static const char *const environ_doc[][2] = {
     {"MCINIT_STORE_TOKEN",
      "mcinit run, mcinit store: the job token a store connection must present (SET of "
      "mcinit/auth) before anything but VALIDATE, PING and torch's init/ counter; the launcher "
-     "makes a random one for a one-node job, several nodes share one through this variable."},
+     "makes a random one for a one-node job, several nodes share one through this variable.  "
+     "At most 4,096 bytes (a longer one is refused at start, never cut).  Unlike --token, "
+     "it does not show in ps(1); mcinit store also reads it from --token-file."},
     {"MCINIT_FAULT",
      "mcinit run: fault injection, RANK:PHASE:KIND (e.g. 1:groups:crash): when that rank begins "
      "that phase (config, env, rendezvous, device, world, groups, verify, seeds, kernels, "

@@ -18,6 +18,7 @@ enum {
 	OPT_HOST = 0x400,
 	OPT_PORT,
 	OPT_TOKEN,
+	OPT_TOKEN_FILE,
 	OPT_MAX_CONNS,
 	OPT_MAX_MEMORY,
 	OPT_MAX_KEYS,
@@ -29,6 +30,7 @@ struct sopts {
 	const char *host;
 	long port;
 	const char *token;
+	const char *token_file;
 	struct mcinit_store_limits lim;
 	long world;
 	int quiet;
@@ -38,8 +40,13 @@ static const struct argp_option options[] = {
     {"host", OPT_HOST, "ADDR", 0, "Listen on this address only (default: all addresses)", 0},
     {"port", OPT_PORT, "PORT", 0, "TCP port (default 29500; 0 picks a free one)", 0},
     {"token", OPT_TOKEN, "TOKEN", 0,
-     "Require clients to authenticate with this job token (default $MCINIT_STORE_TOKEN)", 0},
-    {"max-connections", OPT_MAX_CONNS, "N", 0, "Open connections at most (default 65536)", 0},
+     "Require clients to authenticate with this job token (default $MCINIT_STORE_TOKEN).  "
+     "Other users see it in ps(1): prefer --token-file or the variable",
+     0},
+    {"token-file", OPT_TOKEN_FILE, "FILE", 0,
+     "Read the job token from FILE (its first line; at most 4096 bytes)", 0},
+    {"max-connections", OPT_MAX_CONNS, "N", 0,
+     "Open connections at most (default: the open-file limit, ulimit -n, less 64)", 0},
     {"max-memory", OPT_MAX_MEMORY, "MIB", 0,
      "Keys, values and buffers together at most (MiB, default 1024)", 0},
     {"max-keys", OPT_MAX_KEYS, "N", 0, "Keys held at most (default 1048576)", 0},
@@ -65,6 +72,10 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TOKEN:
 		o->token = arg;
+		o->token_file = NULL;
+		break;
+	case OPT_TOKEN_FILE:
+		o->token_file = arg;
 		break;
 	case OPT_MAX_CONNS:
 		o->lim.max_conns =
@@ -105,9 +116,39 @@ static const char doc[] =
     "loses its connection; the store goes "
     "on.  So does a request that would take the store over --max-memory or --max-keys: "
     "refused, its connection dropped (torch's protocol has no error reply), and the reason "
-    "printed on stderr (once a second at most).\n\n" MCINIT_EXIT_CODES_DOC;
+    "printed on stderr (once a second at most).  Replies count against --max-memory too: a "
+    "request whose reply would pass it is refused so, and a client that does not read its "
+    "replies is not read from until it does.\n\n"
+    "With a token, a client may send nothing but VALIDATE, PING, torch's init/ counter and "
+    "the token itself until it has presented the token.  Without one, anyone who can reach "
+    "the port reads and writes every key: the store warns when it listens on all addresses "
+    "so.  The token is taken from --token, --token-file or $MCINIT_STORE_TOKEN (the last "
+    "two do not show in ps(1)), at most 4096 bytes: a longer one is refused, not "
+    "cut.\n\n" MCINIT_EXIT_CODES_DOC;
 
 const struct argp mcinit_store_argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
+
+/* The token of --token-file: the file's first line (a trailing newline is
+ * no part of it).  NULL with a message printed when it cannot be read. */
+static char *
+read_token_file(const char *path)
+{
+	struct mcinit_err err = {0};
+	size_t len;
+	char *t = mcinit_read_file(path, &len, &err);
+
+	if (!t) {
+		fprintf(stderr, "mcinit store: --token-file: %s\n", err.msg);
+		return NULL;
+	}
+	t[strcspn(t, "\r\n")] = '\0';
+	if (!*t) {
+		fprintf(stderr, "mcinit store: --token-file: %s holds no token\n", path);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
 
 /* Before listening: room for the world's connections (the soft open-file
  * limit raised as far as the hard one allows), or a warning with the
@@ -175,12 +216,27 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 	sigset_t set;
 	int sfd;
 	char *prog = mcinit_xasprintf("mcinit %s", argv[0]);
+	char *token = NULL;
 
 	(void)argi0;
 	argv[0] = prog;
 	mcinit_store_limits_default(&o.lim);
 	o.token = getenv("MCINIT_STORE_TOKEN");
 	argp_parse(&mcinit_store_argp, argc, argv, 0, NULL, &o);
+	if (o.token_file && !(token = read_token_file(o.token_file))) {
+		free(prog);
+		return EX_NOINPUT;
+	}
+	if (token)
+		o.token = token;
+	if (o.token && strlen(o.token) > MCINIT_STORE_TOKEN_MAX) {
+		/* the ranks take no longer one: cut, it would be refused there */
+		fprintf(stderr, "mcinit store: the token is %zu bytes long: at most %d are taken\n",
+		        strlen(o.token), MCINIT_STORE_TOKEN_MAX);
+		free(token);
+		free(prog);
+		return EX_USAGE;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -190,12 +246,20 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 	s = mcinit_store_server_new(o.host, (int)o.port, o.token, &o.lim, &err);
 	if (!s) {
 		fprintf(stderr, "mcinit store: %s\n", err.msg);
+		free(token);
 		free(prog);
 		close(sfd);
 		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
 	}
 	if (!o.quiet)
 		fprintf(stderr, "mcinit store: listening on %s:%d\n", o.host ? o.host : "*",
+		        mcinit_store_server_port(s));
+	if (!(o.host && *o.host) && !(o.token && *o.token))
+		/* said even with --quiet: it is how the store is exposed */
+		fprintf(stderr,
+		        "mcinit store: warning: listening on all addresses with no token: "
+		        "anyone who can reach port %d can read and change every key (give "
+		        "--host, or a token with --token-file or MCINIT_STORE_TOKEN)\n",
 		        mcinit_store_server_port(s));
 	for (;;) {
 		struct pollfd pf[2] = {{.fd = mcinit_store_server_fd(s), .events = POLLIN},
@@ -211,6 +275,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 	report_totals(s, &o);
 	mcinit_store_server_free(s);
 	close(sfd);
+	free(token);
 	free(prog);
 	return 0;
 }

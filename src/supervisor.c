@@ -66,7 +66,7 @@ struct launch {
 	unsigned long long told_unknown; /* the store's unknown commands logged */
 	int port;
 	char addr[256];
-	char token[80];
+	char token[MCINIT_STORE_TOKEN_MAX + 1];
 	char dir[1024];
 	int sfd;
 	int watch_fd; /* write end of the watchdog's pipe; -1 when none */
@@ -737,6 +737,10 @@ setup(struct launch *L, struct mcinit_err *err)
 	L->port = o->master_port > 0 ? o->master_port : (o->nnodes == 1 ? 0 : 29500);
 	/* other nodes cannot guess a random token: share one through the
 	 * environment (MCINIT_STORE_TOKEN), or go without */
+	if (tok && strlen(tok) > MCINIT_STORE_TOKEN_MAX) /* cut, the ranks would be refused */
+		return mcinit_err_set(err, MCINIT_E_USAGE,
+		                      "MCINIT_STORE_TOKEN is %zu bytes long: at most %d are taken",
+		                      strlen(tok), MCINIT_STORE_TOKEN_MAX);
 	if (tok && *tok)
 		snprintf(L->token, sizeof L->token, "%s", tok);
 	else if (o->nnodes == 1)

@@ -255,6 +255,7 @@ mcinit_env_detect(struct mcinit_env *e, const char *const *envp, const struct mc
                   struct mcinit_err *err)
 {
 	int rc = 0;
+	const char *tok;
 
 	memset(e, 0, sizeof *e);
 	copy(e->key_prefix, sizeof e->key_prefix, "/");
@@ -286,7 +287,14 @@ mcinit_env_detect(struct mcinit_env *e, const char *const *envp, const struct mc
 		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "local world size %ld is larger than the world (%ld)",
 		                      e->local_world, e->world);
-	copy(e->token, sizeof e->token, mcinit_env_get(envp, "MCINIT_STORE_TOKEN"));
+	tok = mcinit_env_get(envp, "MCINIT_STORE_TOKEN");
+	/* a token cut to the buffer would be refused at rendezvous, far from
+	 * here: refused now, with its length */
+	if (tok && strlen(tok) > MCINIT_STORE_TOKEN_MAX)
+		return mcinit_err_set(err, MCINIT_E_PARSE,
+		                      "MCINIT_STORE_TOKEN is %zu bytes long: at most %d are taken",
+		                      strlen(tok), MCINIT_STORE_TOKEN_MAX);
+	copy(e->token, sizeof e->token, tok);
 	return env_master(e, envp, o, err);
 }
 

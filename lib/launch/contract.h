@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "core/util.h"
+#include "store/store.h"
 
 enum mcinit_contract {
 	MCINIT_CONTRACT_NONE,     /* a single process, rank 0 of 1 */
@@ -34,8 +35,8 @@ struct mcinit_env {
 	bool agent_store;      /* TORCHELASTIC_USE_AGENT_STORE=True: join, do not serve */
 	bool mcinit_launched;  /* started by an mcinit launcher (MCINIT_LAUNCHED=1) */
 	char error_file[1024]; /* TORCHELASTIC_ERROR_FILE, "" if none */
-	char token[128];       /* MCINIT_STORE_TOKEN, "" if none */
 	char key_prefix[64];   /* the store prefix: "/" or "//worker/attempt_N/" */
+	char token[MCINIT_STORE_TOKEN_MAX + 1]; /* MCINIT_STORE_TOKEN, "" if none */
 };
 
 /* Overrides from the command line (NULL / 0 = none). */

@@ -26,7 +26,7 @@ mcinit_store_limits_default(struct mcinit_store_limits *l)
 	l->max_key = 8 * 1024;
 	l->max_value = 8 * 1024 * 1024;
 	l->max_keys = 128 * 1024;
-	l->max_conns = 65536;
+	l->max_conns = 0; /* from the open-file limit when the server starts */
 	l->max_memory = (size_t)1 << 30;
 	l->max_entries = (size_t)1 << 20;
 	l->silent_timeout = 30.0;

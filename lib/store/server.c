@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +75,11 @@ struct entry {
 struct conn {
 	int fd; /* -1: an in-process session (store.h) */
 	bool authed, spoke, dead;
+	/* its unsent replies passed out_bound(): no request is read or
+	 * handled until the client has taken enough of them */
+	bool paused;
+	uint32_t events;                 /* what epoll watches for it now */
+	struct mcinit_store_server *srv; /* whose memory count its buffers join */
 	double since;
 	struct conn *sprev, *snext; /* the silent list (connected, no byte yet) */
 	struct conn *dnext;         /* deferred free list */
@@ -84,7 +90,6 @@ struct conn {
 	size_t inlen, incap;
 	char *out;
 	size_t outoff, outlen, outcap;
-	bool want_out;
 	size_t awaited;     /* keys this WAIT still needs */
 	struct wreg *wkeys; /* entries the conn is registered on */
 	size_t nwkeys, capwkeys;
@@ -92,6 +97,13 @@ struct conn {
 
 struct mcinit_store_server {
 	int lfd, epfd, stopfd;
+	/* a descriptor held in reserve: at the open-file limit it is closed to
+	 * accept and close one pending connection, so the listener does not
+	 * stay readable for ever (epoll would spin); -1 when it cannot be had */
+	int spare;
+	double accept_resume; /* the listener is off until then; 0: on */
+	size_t reply_need;    /* the reply the request parsed last will take */
+	size_t vkeybytes;     /* bytes of the keys that hold a value (LIST_KEYS) */
 	int port;
 	char *token;
 	struct mcinit_store_limits lim;
@@ -213,6 +225,7 @@ entry_set_value(struct mcinit_store_server *s, struct entry *e, const char *v, s
 		free(e->val);
 	} else {
 		s->nvalues++;
+		s->vkeybytes += e->klen;
 	}
 	e->val = mcinit_xmalloc(vl ? vl : 1);
 	memcpy(e->val, v, vl);
@@ -232,25 +245,74 @@ entry_clear_value(struct mcinit_store_server *s, struct entry *e)
 	e->vlen = 0;
 	e->has_value = false;
 	s->nvalues--;
+	s->vkeybytes -= e->klen;
 }
 
 /* ---- connections: output ---- */
 
 static void conn_close(struct mcinit_store_server *s, struct conn *c);
 
+/* Room for n more bytes of replies in c->out, counted in the store's
+ * memory: replies are what a client can make the store hold by asking
+ * (a MULTI_GET naming a large value a thousand times, GETs it never
+ * reads), so they count against max_memory like keys and values. */
+static void
+out_reserve(struct conn *c, size_t n)
+{
+	size_t cap;
+
+	if (c->outlen + n <= c->outcap)
+		return;
+	if (c->outoff > 0) { /* what the client took makes room first */
+		memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
+		c->outlen -= c->outoff;
+		c->outoff = 0;
+		if (c->outlen + n <= c->outcap)
+			return;
+	}
+	/* doubling while small; beyond 1 MiB, what is needed and 1 MiB more,
+	 * so that a large reply does not hold twice its size */
+	cap = c->outcap ? c->outcap : 256;
+	while (cap < c->outlen + n && cap < ((size_t)1 << 20))
+		cap *= 2;
+	if (cap < c->outlen + n)
+		cap = c->outlen + n + ((size_t)1 << 20);
+	c->out = mcinit_xrealloc(c->out, cap);
+	c->srv->mem += cap - c->outcap;
+	c->outcap = cap;
+}
+
 static void
 out_add(struct conn *c, const void *p, size_t n)
 {
-	if (c->outlen + n > c->outcap) {
-		size_t cap = c->outcap ? c->outcap : 256;
-
-		while (cap < c->outlen + n)
-			cap *= 2;
-		c->out = mcinit_xrealloc(c->out, cap);
-		c->outcap = cap;
-	}
+	out_reserve(c, n);
 	memcpy(c->out + c->outlen, p, n);
 	c->outlen += n;
+}
+
+/* Replies sent to c and not yet taken by its client. */
+static size_t
+unsent(const struct conn *c)
+{
+	return c->outlen - c->outoff;
+}
+
+/* A connection whose unsent replies pass this is not read from until its
+ * client takes them: the largest request a connection may send, so that
+ * a client that never reads holds a bounded part of the store. */
+static size_t
+out_bound(const struct mcinit_store_server *s)
+{
+	return 4 * (s->lim.max_value + s->lim.max_key) + 4096;
+}
+
+static void
+out_release(struct conn *c)
+{
+	c->srv->mem -= c->outcap;
+	free(c->out); /* an idle client holds no buffer: 65,536 of them wait at once */
+	c->out = NULL;
+	c->outoff = c->outlen = c->outcap = 0;
 }
 
 static void
@@ -275,15 +337,18 @@ out_vec(struct conn *c, const char *p, size_t n)
 		out_add(c, p, n);
 }
 
+/* Watches c for input unless it is paused, and for room to write while
+ * replies wait. */
 static void
-conn_epoll(struct mcinit_store_server *s, struct conn *c, bool want_out)
+conn_epoll(struct mcinit_store_server *s, struct conn *c)
 {
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | (want_out ? EPOLLOUT : 0u),
+	struct epoll_event ev = {.events = (c->paused ? 0u : (uint32_t)(EPOLLIN | EPOLLRDHUP)) |
+	                                   (unsent(c) > 0 ? (uint32_t)EPOLLOUT : 0u),
 	                         .data.ptr = c};
 
-	if (want_out == c->want_out)
+	if (c->fd < 0 || ev.events == c->events)
 		return;
-	c->want_out = want_out;
+	c->events = ev.events;
 	epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
@@ -300,18 +365,15 @@ conn_flush(struct mcinit_store_server *s, struct conn *c)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			conn_epoll(s, c, true);
+			conn_epoll(s, c);
 			return true;
 		}
 		if (w <= 0)
 			return false;
 		c->outoff += (size_t)w;
 	}
-	c->outoff = c->outlen = 0;
-	free(c->out); /* an idle client holds no buffer: 65,536 of them wait at once */
-	c->out = NULL;
-	c->outcap = 0;
-	conn_epoll(s, c, false);
+	out_release(c);
+	conn_epoll(s, c);
 	return true;
 }
 
@@ -533,11 +595,13 @@ do_compare_set(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool
 	TRY(mcinit_store_rd_str(r, s->lim.max_key, &k, &kl));
 	TRY(mcinit_store_rd_str(r, s->lim.max_value, &ex, &exl));
 	TRY(mcinit_store_rd_str(r, s->lim.max_value, &de, &del));
-	if (!go)
+	e = entry_find(s, k, kl, fnv1a(k, kl));
+	if (!go) { /* the reply is one of the three values */
+		s->reply_need = 8 + exl + del + (e && e->has_value ? e->vlen : 0);
 		return P_OK;
+	}
 	if (!room(s, kl + del + sizeof(struct entry), new_key(s, k, kl)))
 		return P_BAD;
-	e = entry_find(s, k, kl, fnv1a(k, kl));
 	if (!e || !e->has_value) {
 		/* torch: a missing key is created only when nothing was expected;
 		 * otherwise the expected value is returned, and nothing stored */
@@ -575,9 +639,11 @@ do_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 {
 	struct entry *e;
 
-	TRY(key_entry(s, r, go, &e));
-	if (!go)
+	TRY(key_entry(s, r, true, &e));
+	if (!go) {
+		s->reply_need = 8 + (e && e->has_value ? e->vlen : 0);
 		return P_OK;
+	}
 	if (e && e->has_value)
 		out_vec(c, e->val, e->vlen);
 	else
@@ -764,13 +830,14 @@ do_multi_get(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 		size_t kl;
 
 		TRY(mcinit_store_rd_str(r, s->lim.max_key, &k, &kl));
-		if (go) {
+		{
 			struct entry *e = entry_find(s, k, kl, fnv1a(k, kl));
+			size_t vl = e && e->has_value ? e->vlen : 0;
 
-			if (e && e->has_value)
-				out_vec(c, e->val, e->vlen);
+			if (!go) /* a key named n times is sent n times */
+				s->reply_need += 8 + vl;
 			else
-				out_vec(c, NULL, 0);
+				out_vec(c, vl ? e->val : NULL, vl);
 		}
 	}
 	return P_OK;
@@ -877,9 +944,11 @@ do_queue_pop(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 	struct entry *e;
 	struct qitem *q;
 
-	TRY(key_entry(s, r, go, &e));
-	if (!go)
+	TRY(key_entry(s, r, true, &e));
+	if (!go) {
+		s->reply_need = 16 + (e && e->qhead ? e->qhead->len : 0);
 		return P_OK;
+	}
 	out_i64(c, e ? (int64_t)e->qlen : 0);
 	if (!e || !e->qhead)
 		return P_OK;
@@ -925,8 +994,10 @@ do_list_keys(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool g
 	const struct entry *e;
 
 	(void)r;
-	if (!go)
+	if (!go) {
+		s->reply_need = 8 + 8 * s->nvalues + s->vkeybytes;
 		return P_OK;
+	}
 	out_i64(c, (int64_t)s->nvalues);
 	for (i = 0; i < s->tabsize; i++)
 		for (e = s->tab[i]; e; e = e->next)
@@ -989,25 +1060,40 @@ static const handler_fn handlers[] = {
     [MCINIT_STORE_BARRIER] = do_barrier,
 };
 
-/* Before authentication: VALIDATE, PING, ADD on torch's `init/` and the SET
- * of the auth key only. */
-static bool
-allowed_unauthed(unsigned cmd, const struct rd *r)
+/* Before authentication a client may send VALIDATE, PING, ADD on torch's
+ * `init/` and the SET of the auth key, and nothing else.  P_OK only when
+ * the request is proved to be one of those: its key read whole and equal
+ * to the one allowed (the rest of the frame is then parsed by the
+ * handler's dry pass before anything runs).  P_MORE while the bytes that
+ * decide are not all in and what is in still fits an allowed request; P_BAD
+ * for everything else: another command, a key of another length (however
+ * long: it is never read into a buffer), another key. */
+static int
+auth_gate(unsigned cmd, const struct rd *r)
 {
 	struct rd t = *r;
-	const char *k;
-	size_t kl;
+	const char *want;
+	size_t wl;
+	uint64_t l;
+	int rc;
 
 	if (cmd == MCINIT_STORE_VALIDATE || cmd == MCINIT_STORE_PING)
-		return true;
-	if (cmd != MCINIT_STORE_ADD && cmd != MCINIT_STORE_SET)
-		return false;
-	if (mcinit_store_rd_str(&t, 64, &k, &kl) != P_OK)
-		return true; /* incomplete: decided when the key is in */
+		return P_OK; /* fixed-size arguments, no key: the dry pass reads them */
 	if (cmd == MCINIT_STORE_ADD)
-		return kl == sizeof MCINIT_STORE_INIT_KEY - 1 &&
-		       memcmp(k, MCINIT_STORE_INIT_KEY, kl) == 0;
-	return kl == sizeof MCINIT_STORE_AUTH_KEY - 1 && memcmp(k, MCINIT_STORE_AUTH_KEY, kl) == 0;
+		want = MCINIT_STORE_INIT_KEY;
+	else if (cmd == MCINIT_STORE_SET)
+		want = MCINIT_STORE_AUTH_KEY;
+	else
+		return P_BAD;
+	wl = strlen(want);
+	rc = mcinit_store_rd_raw(&t, &l, sizeof l);
+	if (rc != P_OK)
+		return rc;
+	if (l != wl)
+		return P_BAD;
+	if (t.n - t.off < wl) /* a prefix of the key that is allowed, or not */
+		return memcmp(t.p + t.off, want, t.n - t.off) == 0 ? P_MORE : P_BAD;
+	return memcmp(t.p + t.off, want, wl) == 0 ? P_OK : P_BAD;
 }
 
 static handler_fn
@@ -1028,7 +1114,8 @@ mcinit_store_frame(const struct mcinit_store_server *s, const void *p, size_t n,
 	if (!h)
 		return -1;
 	/* the dry pass reads the limits and the memory count only: no
-	 * connection, nothing written */
+	 * connection, nothing written but the size of the reply it measures */
+	((struct mcinit_store_server *)s)->reply_need = 0;
 	rc = h((struct mcinit_store_server *)s, NULL, &r, false);
 	if (rc == P_OK)
 		*len = r.off;
@@ -1048,6 +1135,25 @@ note_unknown(struct mcinit_store_server *s, unsigned cmd)
 	         cmd, MCINIT_STORE_LAST_CMD);
 }
 
+/* Room for a reply of `need` bytes on c, counted in the store's memory
+ * (out_reserve): refused beyond max_memory, as a request that would store
+ * too much is (the connection dropped, the reason kept). */
+static bool
+reply_room(struct mcinit_store_server *s, struct conn *c, size_t need)
+{
+	size_t have = c->outcap - c->outlen + c->outoff;
+
+	if (need <= have || mem_ok(s, need - have)) {
+		out_reserve(c, need);
+		return true;
+	}
+	snprintf(s->why, sizeof s->why,
+	         "the store is full: %zu bytes held, a reply of %zu bytes, bound %zu", s->mem, need,
+	         s->lim.max_memory);
+	s->refused++;
+	return false;
+}
+
 /* Handles every complete request in c->in; P_BAD drops the connection. */
 static int
 conn_process(struct mcinit_store_server *s, struct conn *c)
@@ -1065,13 +1171,25 @@ conn_process(struct mcinit_store_server *s, struct conn *c)
 			rc = P_BAD;
 			break;
 		}
-		if (s->token && !c->authed && !allowed_unauthed(cmd, &r)) {
-			rc = P_BAD;
+		if (c->fd >= 0 && unsent(c) > out_bound(s)) {
+			/* the client is not reading its replies: wait for it (the
+			 * rest of the buffer stays, and nothing more is read) */
+			c->paused = true;
 			break;
 		}
+		if (s->token && !c->authed) {
+			rc = auth_gate(cmd, &r);
+			if (rc != P_OK)
+				break;
+		}
+		s->reply_need = 0;
 		rc = h(s, c, &r, false);
 		if (rc != P_OK)
 			break;
+		if (!reply_room(s, c, s->reply_need)) {
+			rc = P_BAD;
+			break;
+		}
 		r.off = off + 1;
 		rc = h(s, c, &r, true);
 		if (rc != P_OK)
@@ -1127,7 +1245,7 @@ conn_close(struct mcinit_store_server *s, struct conn *c)
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
 	}
-	s->mem -= c->incap; /* replies are not counted: each is bounded by what it answers */
+	s->mem -= c->incap + c->outcap;
 	if (c->aprev)
 		c->aprev->anext = c->anext;
 	else
@@ -1173,8 +1291,8 @@ in_reserve(struct mcinit_store_server *s, struct conn *c)
 		return P_OK;
 	if (c->inlen > 0 && conn_process(s, c) != P_OK)
 		return P_BAD;
-	if (c->incap - c->inlen >= 4096)
-		return P_OK;
+	if (c->incap - c->inlen >= 4096 || c->paused)
+		return P_OK; /* paused: nothing more is read (the caller stops) */
 	if (cap > max_request(s) || !room(s, cap - c->incap, 0))
 		return P_BAD;
 	c->in = mcinit_xrealloc(c->in, cap);
@@ -1209,8 +1327,26 @@ clock_half_request(struct mcinit_store_server *s, struct conn *c)
 		silent_append(s, c);
 }
 
-/* Reads what the socket has, then handles every complete request: one
- * parse of a large request that arrives in pieces, not one per piece. */
+/* Handles c's buffered requests and writes their replies, again as long as
+ * the client takes enough of them to lift a pause; then watches c for what
+ * it waits for.  P_OK, P_BAD (a request to drop it for), or P_MORE: the
+ * connection broke while writing. */
+static int
+conn_pump(struct mcinit_store_server *s, struct conn *c)
+{
+	while (!c->dead) {
+		if (c->inlen > 0 && conn_process(s, c) != P_OK)
+			return P_BAD;
+		if (!conn_flush(s, c))
+			return P_MORE;
+		if (!c->paused || unsent(c) > out_bound(s))
+			break;
+		c->paused = false; /* the client took its replies: go on */
+	}
+	conn_epoll(s, c);
+	return P_OK;
+}
+
 /* A connection dropped for its request: over the bounds (room() counted
  * it) or malformed. */
 static void
@@ -1221,6 +1357,8 @@ drop_bad(struct mcinit_store_server *s, struct conn *c, unsigned long long refus
 	conn_close(s, c);
 }
 
+/* Reads what the socket has, then handles every complete request: one
+ * parse of a large request that arrives in pieces, not one per piece. */
 static void
 conn_readable(struct mcinit_store_server *s, struct conn *c)
 {
@@ -1231,8 +1369,12 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 		ssize_t n;
 		size_t want;
 
+		if (c->paused)
+			break;
 		if (in_reserve(s, c) != P_OK)
 			goto bad;
+		if (c->paused)
+			break;
 		want = c->incap - c->inlen;
 		n = recv(c->fd, c->in + c->inlen, want, 0);
 		if (n < 0 && errno == EINTR)
@@ -1249,10 +1391,13 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 		if ((size_t)n < want)
 			break; /* drained: a recv that would say EAGAIN costs a syscall a request */
 	}
-	if (c->inlen > 0 && conn_process(s, c) != P_OK)
+	switch (conn_pump(s, c)) {
+	case P_BAD:
 		goto bad;
-	if (!c->dead && !conn_flush(s, c))
+	case P_MORE:
 		eof = true;
+		break;
+	}
 	if (eof && c->inlen > 0)
 		s->truncated++; /* gone in the middle of a request */
 	if (eof)
@@ -1263,6 +1408,70 @@ conn_readable(struct mcinit_store_server *s, struct conn *c)
 	return;
 bad:
 	drop_bad(s, c, refused);
+}
+
+/* The client took some of its replies: a paused connection goes on with
+ * the requests it has buffered once it is under the bound again. */
+static void
+conn_writable(struct mcinit_store_server *s, struct conn *c)
+{
+	unsigned long long refused = s->refused;
+	bool was = c->paused;
+
+	if (!conn_flush(s, c)) {
+		conn_close(s, c);
+		return;
+	}
+	if (!c->paused || unsent(c) > out_bound(s))
+		return;
+	c->paused = false;
+	switch (conn_pump(s, c)) {
+	case P_BAD:
+		drop_bad(s, c, refused);
+		return;
+	case P_MORE:
+		conn_close(s, c);
+		return;
+	}
+	if (was && !c->dead)
+		clock_half_request(s, c); /* its clock ran while the store held it */
+	in_release_idle(s, c);
+}
+
+/* accept(2) failed for want of descriptors: the pending connection stays
+ * and the listener readable, so epoll would wake at once for ever.  The
+ * spare descriptor makes room to accept it and close it at once (the
+ * client sees its connection closed, as at max_conns); without one the
+ * listener is taken out of the set for 100 ms.  True when a connection was
+ * taken (there may be more), false when there is none left or the
+ * listener rests. */
+static bool
+accept_starved(struct mcinit_store_server *s)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_LISTEN};
+
+	if (s->spare >= 0) {
+		int fd;
+
+		close(s->spare);
+		fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			s->accepted++;
+			s->dropped++;
+			s->turned_away++;
+		}
+		s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (s->spare >= 0) /* (accept says EMFILE before it looks at the queue) */
+			return fd >= 0;
+		if (fd < 0 && errno != EMFILE && errno != ENFILE)
+			return false;
+	}
+	if (s->accept_resume == 0.0 && s->epfd >= 0) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, &ev);
+		s->accept_resume = mcinit_now() + 0.1;
+	}
+	return false;
 }
 
 static void
@@ -1276,7 +1485,13 @@ accept_all(struct mcinit_store_server *s)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			return; /* EAGAIN, or out of descriptors: try again on the next event */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				if (accept_starved(s))
+					continue;
+				return;
+			}
+			return; /* EAGAIN: try again on the next event */
 		}
 		s->accepted++;
 		if (s->nconns >= s->lim.max_conns || !mem_ok(s, sizeof *c)) {
@@ -1288,6 +1503,8 @@ accept_all(struct mcinit_store_server *s)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		c = mcinit_xcalloc(1, sizeof *c);
 		c->fd = fd;
+		c->srv = s;
+		c->events = EPOLLIN | EPOLLRDHUP;
 		silent_append(s, c);
 		c->anext = s->all;
 		if (s->all)
@@ -1327,6 +1544,18 @@ mcinit_store_server_step(struct mcinit_store_server *s, int timeout_ms)
 	struct epoll_event evs[512]; /* a rendezvous wakes thousands at once */
 	int n, i, due = expire_silent(s);
 
+	if (s->accept_resume != 0.0) { /* the listener rests (accept_starved) */
+		double left = s->accept_resume - mcinit_now();
+
+		if (left <= 0) {
+			struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_LISTEN};
+
+			s->accept_resume = 0.0;
+			epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev);
+		} else if (due < 0 || (int)(left * 1000.0) + 1 < due) {
+			due = (int)(left * 1000.0) + 1;
+		}
+	}
 	if (due >= 0 && (timeout_ms < 0 || due < timeout_ms))
 		timeout_ms = due;
 	n = epoll_wait(s->epfd, evs, 512, timeout_ms);
@@ -1343,8 +1572,8 @@ mcinit_store_server_step(struct mcinit_store_server *s, int timeout_ms)
 			continue;
 		if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 			conn_readable(s, c);
-		else if ((evs[i].events & EPOLLOUT) && !conn_flush(s, c))
-			conn_close(s, c);
+		else if (evs[i].events & EPOLLOUT)
+			conn_writable(s, c);
 	}
 	flush_pending(s);
 	reap_dead(s);
@@ -1364,6 +1593,7 @@ mcinit_store_session_new(struct mcinit_store_server *s)
 	struct conn *c = mcinit_xcalloc(1, sizeof *c);
 
 	c->fd = -1;
+	c->srv = s;
 	c->spoke = true; /* never on the silent list: no clock runs here */
 	c->since = mcinit_now();
 	c->anext = s->all;
@@ -1489,12 +1719,27 @@ bound_port(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
+/* As many connections as the soft open-file limit leaves room for, less a
+ * margin: past it accept(2) would fail (accept_starved) rather than the
+ * store turn the client away itself. */
+static size_t
+default_max_conns(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 65536;
+	if (rl.rlim_cur <= 2 * MCINIT_STORE_FD_MARGIN)
+		return rl.rlim_cur > 8 ? (size_t)rl.rlim_cur / 2 : 1;
+	return (size_t)rl.rlim_cur - MCINIT_STORE_FD_MARGIN;
+}
+
 struct mcinit_store_server *
 mcinit_store_server_local(const char *token, const struct mcinit_store_limits *limits)
 {
 	struct mcinit_store_server *s = mcinit_xcalloc(1, sizeof *s);
 
-	s->lfd = s->epfd = s->stopfd = -1;
+	s->lfd = s->epfd = s->stopfd = s->spare = -1;
 	if (limits)
 		s->lim = *limits;
 	else
@@ -1512,8 +1757,11 @@ mcinit_store_server_new(const char *host, int port, const char *token,
 	struct mcinit_store_server *s = mcinit_store_server_local(token, limits);
 	struct epoll_event ev = {.events = EPOLLIN};
 
+	if (s->lim.max_conns == 0)
+		s->lim.max_conns = default_max_conns();
 	if (listen_on(s, host, port, err) != 0)
 		goto fail;
+	s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s->port = bound_port(s->lfd);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	s->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -1574,6 +1822,8 @@ mcinit_store_server_free(struct mcinit_store_server *s)
 		close(s->epfd);
 	if (s->stopfd >= 0)
 		close(s->stopfd);
+	if (s->spare >= 0)
+		close(s->spare);
 	free(s->token);
 	free(s);
 }

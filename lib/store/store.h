@@ -68,6 +68,12 @@ enum mcinit_store_cmd {
 #define MCINIT_STORE_STOP_WAIT 0 /* WAIT reply */
 #define MCINIT_STORE_CANCELED  1 /* CANCEL_WAIT reply */
 #define MCINIT_STORE_PORT      29500
+/* The longest job token (bytes) mcinit's ranks, launcher and store take;
+ * a longer one is refused at start, never cut. */
+#define MCINIT_STORE_TOKEN_MAX 4096
+/* Descriptors kept out of max_conns's default: the store's own (listener,
+ * epoll, the spare for accept at the limit), stdio, a launcher's pipes. */
+#define MCINIT_STORE_FD_MARGIN 64
 
 /* Seconds on CLOCK_MONOTONIC (deadlines everywhere in run mode). */
 double mcinit_now(void);
@@ -78,17 +84,22 @@ struct mcinit_store_limits {
 	size_t max_key;        /* bytes of one key (torch's libuv server: 8 KiB) */
 	size_t max_value;      /* bytes of one value (8 MiB) */
 	uint64_t max_keys;     /* keys in one request (131,072) */
-	size_t max_conns;      /* open connections; more are accepted and closed */
+	size_t max_conns;      /* open connections; more are accepted and closed (0: the
+	                          soft open-file limit when the server is made, less
+	                          MCINIT_STORE_FD_MARGIN; half of a limit under twice it) */
 	size_t max_memory;     /* all keys, values and buffers together */
 	size_t max_entries;    /* keys held (waited-for keys included) */
 	double silent_timeout; /* seconds a connection may stay without a first byte,
 	                          or with half a request and no byte more */
 };
-/* The limits above, with 65,536 connections, 1 GiB, 1,048,576 keys and
- * 30 s.  A request that would take the store over max_memory or
- * max_entries is refused (its connection dropped: torch's protocol has no
- * error reply); the store goes on serving the others, and its stats say
- * why (mcinit store prints it). */
+/* The limits above, with connections from the open-file limit, 1 GiB,
+ * 1,048,576 keys and 30 s.  A request that would take the store over
+ * max_memory or max_entries is refused (its connection dropped: torch's
+ * protocol has no error reply); the store goes on serving the others, and
+ * its stats say why (mcinit store prints it).  Replies count against
+ * max_memory too: a request whose reply would pass it is refused so, and a
+ * connection whose unsent replies pass four of the largest requests is not
+ * read from until its client takes them. */
 void mcinit_store_limits_default(struct mcinit_store_limits *l);
 
 struct mcinit_store_server;

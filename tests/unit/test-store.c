@@ -923,3 +923,89 @@ Test(store_session, waiters_leave_then_one_write_wakes_the_rest_once)
 	mcinit_buf_free(&out);
 	mcinit_store_server_free(s);
 }
+
+/* Before the token, a request runs only when it is proved to be one that
+ * needs none: a key longer than any allowed one (here 65 bytes, ending in
+ * the suffix that lifts the token) is refused, whatever the command, and
+ * nothing is stored (issue 36: such keys were let through). */
+Test(store_session, long_keys_do_not_pass_the_token)
+{
+	static const unsigned cmds[] = {1, 3, 4, 8, 9, 14, 15, 16, 18};
+	static const char *key =
+	    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk/mcinit/open";
+	struct mcinit_store_server *s = mcinit_store_server_local("tok", NULL);
+	struct mcinit_store_stats st;
+	size_t i;
+
+	cr_assert_eq(strlen(key), 65);
+	for (i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		struct mcinit_store_session *a = mcinit_store_session_new(s);
+		struct fr f = {0};
+
+		f_u8(&f, cmds[i]);
+		f_str(&f, key);
+		f_str(&f, "12"); /* a value, or 8 bytes of a number */
+		f_raw(&f, "\0\0\0\0\0\0", 6);
+		cr_assert_eq(mcinit_store_session_feed(a, f.b, f.n, NULL), -1,
+		             "command %u ran without the token", cmds[i]);
+		mcinit_store_session_free(a);
+	}
+	mcinit_store_server_stats(s, &st);
+	cr_assert_eq(st.keys, 0, "%zu keys stored without the token", st.keys);
+	{ /* and the token still holds */
+		struct mcinit_store_session *a = mcinit_store_session_new(s);
+		struct fr f = {0};
+
+		f_u8(&f, 7); /* GETNUMKEYS */
+		cr_assert_eq(mcinit_store_session_feed(a, f.b, f.n, NULL), -1);
+		mcinit_store_session_free(a);
+	}
+	mcinit_store_server_free(s);
+}
+
+/* A reply counts against max_memory: a MULTI_GET naming one 1 MiB value
+ * 100 times (100 MiB of reply against a 4 MiB bound) is refused, and the
+ * store's count comes back to what it held (issue 36: the reply was built,
+ * whatever its size). */
+Test(store_session, a_reply_over_the_bound_is_refused)
+{
+	struct mcinit_store_limits lim;
+	struct mcinit_store_server *s;
+	struct mcinit_store_session *a, *b;
+	struct mcinit_store_stats st0, st;
+	struct mcinit_buf out = {0}, set = {0};
+	struct fr mg = {0};
+	uint64_t l = 1 << 20;
+	char *v = calloc(1, l);
+	int i;
+
+	mcinit_store_limits_default(&lim);
+	lim.max_memory = 4u << 20;
+	s = mcinit_store_server_local(NULL, &lim);
+	a = mcinit_store_session_new(s);
+	b = mcinit_store_session_new(s);
+	mcinit_buf_add(&set, "\1", 1);
+	l = 2;
+	mcinit_buf_add(&set, &l, 8);
+	mcinit_buf_add(&set, "/v", 2);
+	l = 1 << 20;
+	mcinit_buf_add(&set, &l, 8);
+	mcinit_buf_add(&set, v, l);
+	cr_assert_eq(mcinit_store_session_feed(a, set.data, set.len, NULL), 0);
+	mcinit_store_server_stats(s, &st0);
+	f_u8(&mg, 10);
+	f_u64(&mg, 100);
+	for (i = 0; i < 100; i++)
+		f_str(&mg, "/v");
+	cr_assert_eq(mcinit_store_session_feed(b, mg.b, mg.n, &out), -1, "a 100 MiB reply built");
+	cr_assert_eq(out.len, 0);
+	mcinit_store_server_stats(s, &st);
+	cr_assert_eq(st.refused, 1);
+	cr_assert_eq(st.memory, st0.memory, "memory %zu after, %zu before", st.memory, st0.memory);
+	mcinit_store_session_free(a);
+	mcinit_store_session_free(b);
+	mcinit_buf_free(&out);
+	mcinit_buf_free(&set);
+	free(v);
+	mcinit_store_server_free(s);
+}
