@@ -171,16 +171,18 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	struct mcinit_err e = {0};
 	size_t nerr;
 
+	/* A launcher's environment that does not parse is the same failure
+	 * whichever variable is wrong (WORLD_SIZE, RANK, SLURM_NTASKS, ...):
+	 * the env phase's, said before the config would read the world size
+	 * on its own and call it an invalid job. */
+	if (!I->env_ok && I->env_err.code == MCINIT_E_PARSE) {
+		mcinit_ph_begin(I, MCINIT_PH_ENV);
+		return mcinit_ph_fail(I, MCINIT_PH_ENV, err, I->env_err.code, "%s", I->env_err.msg);
+	}
 	mcinit_ph_begin(I, MCINIT_PH_CONFIG);
 	if (!I->fault_ok)
 		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, I->fault_err.code, "%s",
 		                      I->fault_err.msg);
-	/* A launcher's environment that does not parse is the same failure
-	 * whichever variable is wrong: said now, before the config would read
-	 * WORLD_SIZE on its own and call it an invalid job. */
-	if (!I->env_ok && I->env_err.code == MCINIT_E_PARSE)
-		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, I->env_err.code, "%s",
-		                      I->env_err.msg);
 	/* the world is the launcher's, whatever the config's defaults say;
 	 * messages name the launcher, not a --world-size nobody gave */
 	if (I->env_ok && I->env.contract != MCINIT_CONTRACT_NONE && d.world_size == 0) {

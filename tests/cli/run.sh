@@ -282,8 +282,8 @@ first_line run-srun-first-line-invalid-config 1 \
 # the launcher's own check names where its world came from, too
 check run-launcher-world-source sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J model.tensor_model_parallel_size=3 2>&1 >/dev/null |
 	head -n 1 | grep '^mcinit run: config: invalid job: MC010 world size 2 (from --nnodes x --nproc-per-node) is not divisible'"
-first_line run-srun-first-line-bad-env 1 \
-	'^mcinit run: rank 3: config: invalid job: MC005 SLURM_NTASKS=.x. is not a positive integer$' \
+first_line run-srun-first-line-bad-env 65 \
+	'^mcinit run: rank 3: env: SLURM_NTASKS=.x. is not an integer in \[1, 1000000000\]$' \
 	SLURM_NTASKS=x $T $M run --allow-no-cuda $J
 first_line run-srun-first-line-world-mismatch 65 \
 	'^mcinit run: rank 3: env: the slurm environment has a world of 4 rank(s) but the job says 8 (from --world-size)$' \

@@ -64,7 +64,7 @@ check rank-token-4096-agent-store sh -c "RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0
 	MCINIT_STORE_TOKEN='$tok' $T $M run --allow-no-cuda --timeout 20 '$J' >'$tmp/agent.out' 2>&1; rc=\$?; tail -5 '$tmp/agent.out'; [ \$rc = 0 ]"
 stop_store
 check run-token-4097-refused sh -c "MCINIT_STORE_TOKEN='${tok}x' $T $M run --allow-no-cuda --nproc-per-node 2 '$J' >'$tmp/run2.out' 2>&1; rc=\$?; cat '$tmp/run2.out'
-	[ \$rc = 64 ] && grep -q 'MCINIT_STORE_TOKEN is 4097 bytes long: at most 4096 are taken' '$tmp/run2.out'"
+	[ \$rc = 65 ] && grep -q 'MCINIT_STORE_TOKEN is 4097 bytes long: at most 4096 are taken' '$tmp/run2.out'"
 check rank-token-4097-refused sh -c "RANK=0 WORLD_SIZE=1 MCINIT_STORE_TOKEN='${tok}x' $T $M run --allow-no-cuda '$J' >'$tmp/run3.out' 2>&1; rc=\$?; cat '$tmp/run3.out'
 	[ \$rc != 0 ] && grep -q 'MCINIT_STORE_TOKEN is 4097 bytes long: at most 4096 are taken' '$tmp/run3.out'"
 
