@@ -147,10 +147,26 @@ enum mcinit_severity { MCINIT_NOTE, MCINIT_WARNING, MCINIT_ERROR };
 
 struct mcinit_diags; /* opaque: a list of diagnostics */
 
+/*
+ * Structures the library fills in the caller's memory (mcinit_diagnostic,
+ * mcinit_sizes, mcinit_rank, mcinit_local_rank) begin with their size, which
+ * the caller sets:
+ *
+ *     struct mcinit_rank r = {.size = sizeof r};
+ *
+ * The library writes no more than that many bytes, so members a later
+ * release adds (always at the end) never write past a caller built with an
+ * older header, and a caller built with a newer header learns from the size
+ * the library leaves in the struct how much of it was filled.  A size
+ * smaller than this first sized release's struct is refused (-1).  (Since
+ * the library's interface 4.)
+ */
+
 /* A view of one diagnostic; every pointer is borrowed from the list and
  * valid until the list is freed or added to.  source as in mcinit_error_t;
  * hint may be NULL; keys are the config keys involved ("model.hidden_size"). */
 struct mcinit_diagnostic {
+	size_t size; /* in: sizeof the caller's struct; out: the bytes filled */
 	enum mcinit_severity severity;
 	const char *code; /* "MC010" */
 	const char *message;
@@ -166,7 +182,8 @@ struct mcinit_diagnostic {
 MCINIT_API struct mcinit_diags *mcinit_diags_new(void);
 MCINIT_API void mcinit_diags_free(struct mcinit_diags *d);
 MCINIT_API size_t mcinit_diags_length(const struct mcinit_diags *d);
-/* Diagnostic i (0 <= i < length) into *out; -1 when i is out of range. */
+/* Diagnostic i (0 <= i < length) into *out; -1 when i is out of range or
+ * out->size is too small. */
 MCINIT_API int mcinit_diags_get(const struct mcinit_diags *d, size_t i,
                                 struct mcinit_diagnostic *out);
 /* How many diagnostics have this severity. */
@@ -283,6 +300,7 @@ MCINIT_API const struct mcinit_topology *mcinit_job_topology(const struct mcinit
 
 /* The parallel sizes Megatron-Core builds its groups from. */
 struct mcinit_sizes {
+	size_t size; /* in: sizeof the caller's struct; out: the bytes filled */
 	long world;
 	long tp, pp, cp, ep, etp; /* tensor, pipeline, context, expert, expert-tensor */
 	long dp, edp;             /* data parallel, expert data parallel (derived) */
@@ -292,7 +310,8 @@ struct mcinit_sizes {
 	long gtp, egtp;          /* gtp_remat (r0.19, main: shards / TP), its expert twin; else 1 */
 	long dist_opt_instances; /* num_distributed_optimizer_instances */
 };
-MCINIT_API void mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out);
+/* 0, or -1 when out->size is too small. */
+MCINIT_API int mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out);
 /* Megatron-Core's order string: "tp-cp-ep-dp-pp" or "tp-cp-ep-pp-dp" (static). */
 MCINIT_API const char *mcinit_topology_order(const struct mcinit_topology *t);
 
@@ -351,6 +370,7 @@ MCINIT_API int mcinit_topology_next_group(const struct mcinit_topology *t,
 
 /* One rank: its coordinates, where it runs and its seeds. */
 struct mcinit_rank {
+	size_t size; /* in: sizeof the caller's struct; out: the bytes filled */
 	long rank;
 	long tp, cp, dp, pp; /* dense grid coordinates */
 	long etp, ep, edp;   /* expert grid coordinates */
@@ -361,7 +381,7 @@ struct mcinit_rank {
 	long long seed_expert_parallel;
 	long gtp, egtp; /* gtp_remat coordinates (dense, expert); 0 before r0.19 */
 };
-/* 0, or -1 when rank is outside [0, world). */
+/* 0, or -1 when rank is outside [0, world) or out->size is too small. */
 MCINIT_API int mcinit_topology_rank(const struct mcinit_topology *t, long rank,
                                     struct mcinit_rank *out);
 
@@ -378,6 +398,7 @@ MCINIT_API int mcinit_job_plan_node(struct mcinit_job *job, mcinit_error_t *err)
 
 /* What one local rank uses; strings are borrowed from the job. */
 struct mcinit_local_rank {
+	size_t size; /* in: sizeof the caller's struct; out: the bytes filled */
 	long local_rank;
 	int gpu;            /* local GPU index (CUDA order), -1 when none */
 	const char *busid;  /* the GPU's PCI bus id, NULL when none */
@@ -389,7 +410,7 @@ struct mcinit_local_rank {
 /* Local ranks described (nproc_per_node, at most the world; else one per
  * GPU); 0 before mcinit_job_plan_node or when the node could not be read. */
 MCINIT_API long mcinit_job_local_ranks(const struct mcinit_job *job);
-/* 0 and *out, or -1 when l is out of range. */
+/* 0 and *out, or -1 when l is out of range or out->size is too small. */
 MCINIT_API int mcinit_job_local_rank(const struct mcinit_job *job, long l,
                                      struct mcinit_local_rank *out);
 

@@ -331,7 +331,7 @@ static int
 print_invalid(struct mcinit_init *I, bool is_rank)
 {
 	struct mcinit_diags *d = mcinit_init_diags(I);
-	struct mcinit_diagnostic g;
+	struct mcinit_diagnostic g = {.size = sizeof g};
 	size_t i, n = mcinit_diags_count(d, MCINIT_ERROR);
 	char *msg = NULL;
 

@@ -16,8 +16,8 @@ static void
 print_topology(const struct mcinit_job *job)
 {
 	const struct mcinit_topology *t = mcinit_job_topology(job);
-	struct mcinit_sizes s;
-	struct mcinit_rank r;
+	struct mcinit_sizes s = {.size = sizeof s};
+	struct mcinit_rank r = {.size = sizeof r};
 	long l, ngroups, size;
 	int k;
 
@@ -36,7 +36,7 @@ print_topology(const struct mcinit_job *job)
 	printf("last rank %ld: tp %ld cp %ld dp %ld pp %ld, node %ld local rank %ld, seed %lld\n",
 	       r.rank, r.tp, r.cp, r.dp, r.pp, r.node, r.local_rank, r.seed);
 	for (l = 0; l < mcinit_job_local_ranks(job); l++) {
-		struct mcinit_local_rank lr;
+		struct mcinit_local_rank lr = {.size = sizeof lr};
 
 		mcinit_job_local_rank(job, l, &lr);
 		printf("  local rank %ld: GPU %d (%s), NUMA %d, CPUs %s, NIC %s\n", l, lr.gpu,
@@ -77,7 +77,7 @@ main(int argc, char **argv)
 	if (mcinit_job_valid(job) && mcinit_job_plan_node(job, &err) < 0)
 		printf("node: %s\n", err.text);
 	for (i = 0; i < mcinit_diags_length(d); i++) {
-		struct mcinit_diagnostic g;
+		struct mcinit_diagnostic g = {.size = sizeof g};
 
 		mcinit_diags_get(d, i, &g);
 		printf("%s %s at %s:%d:%d: %s\n",

@@ -81,11 +81,12 @@ int
 mcinit_diags_get(const struct mcinit_diags *d, size_t i, struct mcinit_diagnostic *out)
 {
 	const struct mcinit_diag *g;
+	struct mcinit_diagnostic v = {0}, *out_ = out;
 
 	if (i >= d->n)
 		return -1;
 	g = &d->v[i];
-	memset(out, 0, sizeof *out);
+	out = &v;
 	out->severity = g->sev;
 	out->code = g->code;
 	out->message = g->message;
@@ -100,7 +101,7 @@ mcinit_diags_get(const struct mcinit_diags *d, size_t i, struct mcinit_diagnosti
 	}
 	out->nkeys = g->nkeys;
 	out->keys = (const char *const *)g->keys;
-	return 0;
+	return mcinit_out_copy(out_, &v, sizeof v, MCINIT_OUT_END(struct mcinit_diagnostic, keys));
 }
 
 char *

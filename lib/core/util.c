@@ -80,6 +80,21 @@ mcinit_err_locate(struct mcinit_err *err, const char *source)
 
 static mcinit_alloc_failure_fn alloc_failure;
 
+int
+mcinit_out_copy(void *out, void *full, size_t n, size_t min)
+{
+	size_t cap;
+
+	memcpy(&cap, out, sizeof cap);
+	if (cap < min)
+		return -1;
+	if (cap > n)
+		cap = n;
+	memcpy(full, &cap, sizeof cap); /* what the caller finds filled */
+	memcpy(out, full, cap);
+	return 0;
+}
+
 const char *
 mcinit_env_get(const char *const *envp, const char *name)
 {

@@ -306,4 +306,12 @@ void mcinit_err_export(const struct mcinit_err *in, mcinit_error_t *out);
  * the environment a caller handed the library. */
 const char *mcinit_env_get(const char *const *envp, const char *name);
 
+/* The public structures filled in the caller's memory (include/mcinit.h:
+ * size first): copies full, n bytes, into out, no more than out->size says,
+ * and leaves there the bytes written.  -1, out untouched, when out->size is
+ * under min: the end of the last member of the first sized release
+ * (MCINIT_OUT_END). */
+int mcinit_out_copy(void *out, void *full, size_t n, size_t min);
+#define MCINIT_OUT_END(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
 #endif

@@ -288,27 +288,28 @@ mcinit_job_local_ranks(const struct mcinit_job *job)
 }
 
 int
-mcinit_job_local_rank(const struct mcinit_job *job, long l, struct mcinit_local_rank *out)
+mcinit_job_local_rank(const struct mcinit_job *job, long l, struct mcinit_local_rank *out_)
 {
 	const struct node *nd = &job->topo.nd;
 	const struct mcinit_affinity_gpu *g;
+	struct mcinit_local_rank v = {0}, *out = &v;
+	const size_t end = MCINIT_OUT_END(struct mcinit_local_rank, nic);
 	int gpu;
 
 	if (l < 0 || l >= mcinit_job_local_ranks(job))
 		return -1;
-	memset(out, 0, sizeof *out);
 	out->local_rank = l;
 	out->numa = -1;
 	gpu = mcinit_node_gpu(nd, l);
 	out->gpu = gpu;
 	if (gpu < 0) {
 		out->cpuset = mcinit_affinity_allowed_cpuset(nd->a);
-		return 0;
+		return mcinit_out_copy(out_, &v, sizeof v, end);
 	}
 	g = mcinit_affinity_gpu(nd->a, (size_t)gpu);
 	out->busid = g->busid;
 	out->cpuset = g->cpuset;
 	out->numa = g->nnuma > 0 ? (int)g->numa[0] : -1;
 	out->nic = g->nnics > 0 ? g->nics[0] : NULL;
-	return 0;
+	return mcinit_out_copy(out_, &v, sizeof v, end);
 }

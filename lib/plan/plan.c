@@ -535,10 +535,11 @@ mcinit_job_topology(const struct mcinit_job *job)
 	return mcinit_job_ok(job) ? &job->topo : NULL;
 }
 
-void
-mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out)
+int
+mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out_)
 {
-	memset(out, 0, sizeof *out);
+	struct mcinit_sizes v = {0}, *out = &v;
+
 	out->world = t->t.s.world;
 	out->tp = t->t.s.tp;
 	out->pp = t->t.s.pp;
@@ -553,6 +554,8 @@ mcinit_topology_sizes(const struct mcinit_topology *t, struct mcinit_sizes *out)
 	out->gtp = t->t.s.gtp;
 	out->egtp = t->t.s.egtp;
 	out->dist_opt_instances = t->t.s.dist_opt_instances;
+	return mcinit_out_copy(out_, &v, sizeof v,
+	                       MCINIT_OUT_END(struct mcinit_sizes, dist_opt_instances));
 }
 
 const char *
@@ -609,8 +612,9 @@ mcinit_topology_group(const struct mcinit_topology *t, int kind, long index, lon
 }
 
 int
-mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_rank *out)
+mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_rank *out_)
 {
+	struct mcinit_rank v = {0}, *out = &v;
 	struct mcinit_coords co;
 	struct mcinit_seeds sd;
 
@@ -632,7 +636,7 @@ mcinit_topology_rank(const struct mcinit_topology *t, long rank, struct mcinit_r
 	out->seed_expert_parallel = sd.expert_parallel;
 	out->gtp = co.gtp;
 	out->egtp = co.egtp;
-	return 0;
+	return mcinit_out_copy(out_, &v, sizeof v, MCINIT_OUT_END(struct mcinit_rank, egtp));
 }
 
 int

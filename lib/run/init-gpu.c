@@ -57,7 +57,7 @@ cpulist(const char *list, cpu_set_t *s)
 static void
 bind_cpus(struct mcinit_init *I, char *out, size_t cap)
 {
-	struct mcinit_local_rank lr;
+	struct mcinit_local_rank lr = {.size = sizeof lr};
 	mcinit_error_t pe;
 	cpu_set_t want, have;
 

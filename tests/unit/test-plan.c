@@ -42,6 +42,58 @@ job_of(const char *input, const char *override, const char *env, struct mcinit_d
 	return mcinit_job_new(&desc, d, err);
 }
 
+/* The structures filled in caller memory grow without breaking callers:
+ * a caller built with a newer header (a larger struct) gets this release's
+ * bytes and its size back, the rest untouched; one whose size is under the
+ * first sized release's is refused and left as it was. */
+Test(plan, output_structs_are_filled_up_to_their_size)
+{
+	char *path = src_path("examples/llama3-70b.json");
+	struct mcinit_diags *d = mcinit_diags_new();
+	mcinit_error_t err;
+	struct mcinit_job *job = job_of(path, NULL, NULL, d, &err);
+	const struct mcinit_topology *t;
+	struct {
+		struct mcinit_rank r;
+		unsigned char later[64];
+	} big;
+	struct {
+		struct mcinit_diagnostic g;
+		unsigned char later[64];
+	} bigd;
+	struct mcinit_sizes small;
+	struct mcinit_rank r = {.size = sizeof r};
+	size_t i;
+
+	cr_assert_not_null(job, "%s", err.text);
+	t = mcinit_job_topology(job);
+	cr_assert_not_null(t);
+	memset(&big, 0xa5, sizeof big);
+	big.r.size = sizeof big;
+	cr_assert_eq(mcinit_topology_rank(t, 63, &big.r), 0);
+	cr_assert_eq(big.r.size, sizeof(struct mcinit_rank));
+	cr_assert_eq(big.r.node, 7);
+	for (i = 0; i < sizeof big.later; i++)
+		cr_assert_eq(big.later[i], 0xa5, "byte %zu past the struct was written", i);
+	memset(&small, 0x5a, sizeof small);
+	small.size = sizeof small - 1;
+	cr_assert_eq(mcinit_topology_sizes(t, &small), -1);
+	cr_assert_eq(small.world, (long)0x5a5a5a5a5a5a5a5aL);
+	r.size = 0; /* a caller that forgot the size */
+	cr_assert_eq(mcinit_topology_rank(t, 0, &r), -1);
+	cr_assert_gt(mcinit_diags_length(d), 0);
+	memset(&bigd, 0xa5, sizeof bigd);
+	bigd.g.size = sizeof bigd;
+	cr_assert_eq(mcinit_diags_get(d, 0, &bigd.g), 0);
+	cr_assert_eq(bigd.g.size, sizeof(struct mcinit_diagnostic));
+	cr_assert_not_null(bigd.g.code);
+	for (i = 0; i < sizeof bigd.later; i++)
+		cr_assert_eq(bigd.later[i], 0xa5);
+	mcinit_job_free(job);
+	mcinit_diags_free(d);
+	free(path);
+}
+
 Test(plan, llama3_70b_sizes_ranks_and_groups)
 {
 	char *path = src_path("examples/llama3-70b.json");
@@ -49,8 +101,8 @@ Test(plan, llama3_70b_sizes_ranks_and_groups)
 	mcinit_error_t err;
 	struct mcinit_job *job = job_of(path, NULL, NULL, d, &err);
 	const struct mcinit_topology *t;
-	struct mcinit_sizes s;
-	struct mcinit_rank r;
+	struct mcinit_sizes s = {.size = sizeof s};
+	struct mcinit_rank r = {.size = sizeof r};
 	long members[64], color, key, rank, ngroups, size;
 	int k;
 
@@ -119,7 +171,7 @@ Test(plan, invalid_job_has_no_topology_and_argv_located_diagnostics)
 {
 	char *path = src_path("examples/llama3-70b.json");
 	struct mcinit_diags *d = mcinit_diags_new();
-	struct mcinit_diagnostic g;
+	struct mcinit_diagnostic g = {.size = sizeof g};
 	mcinit_error_t err;
 	struct mcinit_job *job = job_of(path, "model.tensor_model_parallel_size=3", NULL, d, &err);
 	size_t i;
@@ -150,7 +202,7 @@ Test(plan, invalid_job_has_no_topology_and_argv_located_diagnostics)
 static void
 check_dgx8(struct mcinit_job *job)
 {
-	struct mcinit_local_rank lr;
+	struct mcinit_local_rank lr = {.size = sizeof lr};
 	long l;
 
 	cr_assert_eq(mcinit_job_local_ranks(job), 8);
@@ -221,7 +273,7 @@ worker_run(void *arg)
 	struct mcinit_diags *d = mcinit_diags_new();
 	mcinit_error_t err;
 	struct mcinit_job *job = job_of(w->path, NULL, w->env, d, &err);
-	struct mcinit_local_rank lr;
+	struct mcinit_local_rank lr = {.size = sizeof lr};
 
 	w->ok = job != NULL && mcinit_job_valid(job) && mcinit_job_plan_node(job, &err) == 0 &&
 	        mcinit_job_local_ranks(job) == 8 && mcinit_job_local_rank(job, 5, &lr) == 0 &&
