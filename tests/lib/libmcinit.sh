@@ -17,7 +17,10 @@ check installed-so sh -c "ls '$lib'/libmcinit.so.[0-9]* >/dev/null"
 check no-static-archive test ! -e "$lib/libmcinit.a"
 
 # Exports: mcinit_ only, and every function the header declares.
-nm -D --defined-only "$lib/libmcinit.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exported"
+nm -D --defined-only "$lib/libmcinit.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/versioned"
+sed 's/@.*//' "$tmp/versioned" >"$tmp/exported"
+# Every export carries the version node of its interface (lib/libmcinit.map).
+check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[0-9]*\$' '$tmp/versioned'"
 check exports-only-mcinit sh -c "! grep -v '^mcinit_' '$tmp/exported'"
 sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
 	sort -u >"$tmp/declared"
