@@ -30,7 +30,15 @@
  * 2^21 of them took 1.4 G instructions (10 s under ASan: a fuzzing
  * timeout, tests/fuzz/corpus/shscan/timeout-growing-var-in-endless-loop). */
 #define BUDGET_BASE ((size_t)1 << 19)
-#define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}} */
+#define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}}, $(( $((...)) )) */
+/* Nesting of an arithmetic expression: parentheses, unary operators, the
+ * right operand of `**` and `?:`.  Each level is a call of the recursive
+ * evaluator; bash's own bound is 1024 ("expression recursion level
+ * exceeded"), real expressions nest a few levels, and 256 small frames fit
+ * any stack, sanitizers included. */
+#define MAX_ARITH_DEPTH 256
+/* Loops nested in one another (each level is a recursion of the reader). */
+#define MAX_LOOP_DEPTH 256
 /* What an element costs beyond its characters (its allocation): many
  * short elements ("$@ $@" doubled by recursion) are charged like text. */
 #define EL_COST     16
@@ -217,11 +225,16 @@ struct sx {
 	size_t nfns, capfns;
 	struct frame *frames; /* open function calls and subshells */
 	size_t nframes, capframes;
-	struct capture *cap;         /* innermost substitution being evaluated, or NULL */
-	int at;                      /* the positional parameters: the array variable "@" */
-	int local_frame;             /* declare/local in a function: its frame + 1, else 0 */
-	int calls;                   /* nesting of function calls and substitutions */
-	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
+	struct capture *cap; /* innermost substitution being evaluated, or NULL */
+	int at;              /* the positional parameters: the array variable "@" */
+	int local_frame;     /* declare/local in a function: its frame + 1, else 0 */
+	int calls;           /* nesting of function calls and substitutions */
+	int deep;            /* calls were cut at MAX_CALLS (noted once) */
+	/* A nesting bound was passed (MAX_ARITH_DEPTH, MAX_DEPTH, ...): what to
+	 * say.  Sticky, because some readers try text and drop its errors
+	 * (expand_text): the scan then fails at the first place that can name
+	 * it. */
+	const char *too_deep;
 	size_t steps;                /* see MAX_STEPS */
 	size_t max_steps;            /* MAX_STEPS, or the caller's bound */
 	size_t budget_base;          /* BUDGET_BASE, or the caller's */
@@ -230,6 +243,7 @@ struct sx {
 	const struct lc *map;        /* reading a string (eval): each byte's place */
 	const struct plist *prefix;  /* `srun bash -c "..."`: the words before bash */
 	int loops;                   /* loop bodies being read, around the command */
+	int loop_depth;              /* the same, across substitutions: MAX_LOOP_DEPTH */
 	int brk;                     /* 1 `break`, 2 `continue`: the loop body stops */
 	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
 	size_t nsbatch;
@@ -254,7 +268,7 @@ note_add(struct mcinit_shnote **v, size_t *n, size_t *cap, int line, int col, ch
 	(*v)[*n].msg = msg;
 	(*v)[*n].line = line;
 	(*v)[*n].col = col;
-	(*v)[*n].file = (*v)[*n].warn = 0;
+	(*v)[*n].file = (*v)[*n].warn = (*v)[*n].bound = 0;
 	(*n)++;
 }
 
@@ -266,6 +280,19 @@ script_note(struct sx *x, int line, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
 	va_end(ap);
+}
+
+/* script_note for a bound of the reader that stopped it (see
+ * mcinit_shnote.bound). */
+static void __attribute__((format(printf, 4, 5)))
+script_bound(struct sx *x, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
+	va_end(ap);
+	x->notes[x->nnotes - 1].bound = 1;
 }
 
 /* A note that says something was not checked (a warning), once per place. */
@@ -407,10 +434,10 @@ exhaust(struct sx *x)
 	if (x->exhausted)
 		return;
 	x->exhausted = 1;
-	script_note(x, 0, 0,
-	            "expansion stopped after %zu characters (a variable that grows "
-	            "exponentially?); later words may be missing",
-	            x->budget_base);
+	script_bound(x, 0, 0,
+	             "expansion stopped after %zu characters (a variable that grows "
+	             "exponentially?); later words may be missing",
+	             x->budget_base);
 }
 
 static void
@@ -631,9 +658,25 @@ struct arith {
 	size_t n, i;
 	const char *why; /* set when the value cannot be known */
 	int depth;
+	int nest; /* recursion of arith_expr and arith_unary, see MAX_ARITH_DEPTH */
 };
 
 static long long arith_expr(struct arith *a, int prec);
+static long long arith_deeper(struct arith *a, int prec, int unary);
+
+static const char arith_deep_msg[] = "arithmetic nested too deeply (more than 256 levels)";
+
+/* Enters one level of the evaluator: 0, or 1 (why set, and the scan told
+ * so it fails at the expression's place) past MAX_ARITH_DEPTH. */
+static int
+arith_enter(struct arith *a)
+{
+	if (++a->nest <= MAX_ARITH_DEPTH)
+		return 0;
+	a->why = arith_deep_msg;
+	a->x->too_deep = arith_deep_msg;
+	return 1;
+}
 
 static void
 arith_ws(struct arith *a)
@@ -715,6 +758,7 @@ arith_var(struct arith *a, const char *name, size_t len)
 	sub.s = t;
 	sub.n = strlen(t);
 	sub.depth = a->depth + 1;
+	sub.nest = a->nest;
 	r = sub.n == 0 ? 0 : arith_expr(&sub, 0); /* bash: an empty value is 0 */
 	arith_ws(&sub);
 	if (sub.why == NULL && sub.i < sub.n)
@@ -744,7 +788,7 @@ arith_unary(struct arith *a)
 		long long v;
 
 		a->i++;
-		v = arith_unary(a);
+		v = arith_deeper(a, 0, 1);
 		return c == '-'   ? (long long)(0 - (unsigned long long)v)
 		       : c == '!' ? !v
 		       : c == '~' ? ~v
@@ -754,7 +798,7 @@ arith_unary(struct arith *a)
 		long long v;
 
 		a->i++;
-		v = arith_expr(a, 0);
+		v = arith_deeper(a, 0, 0);
 		if (!arith_peek(a, ")"))
 			a->why = "arithmetic syntax error";
 		else
@@ -860,6 +904,18 @@ arith_apply(struct arith *a, const char *op, long long l, long long r)
 	}
 }
 
+/* arith_expr or arith_unary one level deeper: 0 past the bound. */
+static long long
+arith_deeper(struct arith *a, int prec, int unary)
+{
+	long long v = 0;
+
+	if (!arith_enter(a))
+		v = unary ? arith_unary(a) : arith_expr(a, prec);
+	a->nest--;
+	return v;
+}
+
 static long long
 arith_expr(struct arith *a, int prec)
 {
@@ -872,13 +928,13 @@ arith_expr(struct arith *a, int prec)
 			long long t, f;
 
 			a->i++;
-			t = arith_expr(a, 0);
+			t = arith_deeper(a, 0, 0);
 			if (!arith_peek(a, ":")) {
 				a->why = "arithmetic syntax error";
 				return 0;
 			}
 			a->i++;
-			f = arith_expr(a, 0);
+			f = arith_deeper(a, 0, 0);
 			return l ? t : f;
 		}
 		for (k = 0; k < nops; k++)
@@ -895,7 +951,7 @@ arith_expr(struct arith *a, int prec)
 			a->why = "assignment in arithmetic";
 			return 0;
 		}
-		l = arith_apply(a, arith_ops[k].op, l, arith_expr(a, arith_ops[k].prec));
+		l = arith_apply(a, arith_ops[k].op, l, arith_deeper(a, arith_ops[k].prec, 0));
 	}
 	return l;
 }
@@ -1416,7 +1472,7 @@ read_subscript(struct sx *x, struct bparam *b)
 		return 0;
 	}
 	if (x->i - a > 1) { /* an indexed array's subscript is arithmetic: a[$i], a[i+1] */
-		struct arith ar = {x, x->s + a, x->i - a - 1, 0, NULL, 0};
+		struct arith ar = {x, x->s + a, x->i - a - 1, 0, NULL, 0, 0};
 		long long v = arith_expr(&ar, 0);
 
 		arith_ws(&ar);
@@ -1433,7 +1489,7 @@ read_subscript(struct sx *x, struct bparam *b)
 static int
 slice_num(struct sx *x, size_t from, size_t to, long long *v)
 {
-	struct arith ar = {x, x->s + from, to - from, 0, NULL, 0};
+	struct arith ar = {x, x->s + from, to - from, 0, NULL, 0, 0};
 
 	*v = arith_expr(&ar, 0);
 	arith_ws(&ar);
@@ -1633,18 +1689,22 @@ expand_text(struct sx *x, size_t from, size_t to, int line, int col)
 /* $((e)) / $[e] just read (source [b->start, x->i), e at [from, to) and
  * line:col): its value as text at the expansion's place, or unexpandable
  * text with the reason. */
-static void
+static int
 arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to,
              int line, int col)
 {
 	char *t = out != NULL && !x->dead ? expand_text(x, from, to, line, col) : NULL;
-	struct arith a = {x, t, t ? strlen(t) : 0, 0, NULL, 0};
+	struct arith a = {x, t, t ? strlen(t) : 0, 0, NULL, 0, 0};
 	long long v;
 	char num[24];
 
+	if (x->too_deep != NULL) {
+		free(t);
+		return fail(x, b->line, b->col, x->too_deep);
+	}
 	if (t == NULL) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, "arithmetic");
-		return;
+		return 0;
 	}
 	v = arith_expr(&a, 0);
 	arith_ws(&a);
@@ -1652,14 +1712,19 @@ arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 		a.why = arith_peek(&a, ",") || arith_peek(&a, "=") ? "assignment in arithmetic"
 		                                                   : "arithmetic syntax error";
 	free(t);
+	if (x->too_deep != NULL)
+		return fail(x, b->line, b->col, x->too_deep);
 	if (a.why != NULL) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, a.why);
-		return;
+		return 0;
 	}
 	snprintf(num, sizeof num, "%lld", v);
 	for (char *p = num; *p; p++)
 		putc_at(out, *p, b->quoted ? PF_QUOTED : 0, b->line, b->col);
+	return 0;
 }
+
+static const char deep_msg[] = "expansions nested too deeply (more than 64 levels)";
 
 /* A `$` at the cursor, outside single quotes. */
 static int
@@ -1670,10 +1735,14 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 
 	if (c == '{') {
 		adv(x);
-		if (++x->depth > MAX_DEPTH)
-			return fail(x, b.line, b.col, "expansions nested too deeply");
+		if (++x->depth > MAX_DEPTH) {
+			x->too_deep = deep_msg;
+			return fail(x, b.line, b.col, deep_msg);
+		}
 		ret = lex_brace(x, out, &b);
 		x->depth--;
+		if (ret == 0 && x->too_deep != NULL) /* in a subscript, a slice */
+			return fail(x, b.line, b.col, x->too_deep);
 		return ret;
 	}
 	if (c == '(' || c == '[') {
@@ -1686,11 +1755,19 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 		if (skip_nested(x, c, c == '(' ? ')' : ']') < 0)
 			return fail(x, b.line, b.col,
 			            c == '(' ? "unterminated $(" : "unterminated $[");
-		if (arith)
-			arith_expand(x, out, &b, from + (c == '('), x->i - (c == '[' ? 1 : 2), l,
-			             cl + (c == '('));
-		else
-			subst_expand(x, out, &b, from, x->i - 1, l, cl);
+		if (arith) {
+			/* $(( $(( ... )) )): each level is a recursion of
+			 * expand_text, bounded as ${ is */
+			if (++x->depth > MAX_DEPTH) {
+				x->too_deep = deep_msg;
+				return fail(x, b.line, b.col, deep_msg);
+			}
+			ret = arith_expand(x, out, &b, from + (c == '('), x->i - (c == '[' ? 1 : 2),
+			                   l, cl + (c == '('));
+			x->depth--;
+			return ret;
+		}
+		subst_expand(x, out, &b, from, x->i - 1, l, cl);
 		return 0;
 	}
 	if (!quoted && c == '\'') {
@@ -2804,10 +2881,10 @@ out_of_steps(struct sx *x, int line, int col)
 	if (x->steps < x->max_steps)
 		return 0;
 	if (!x->stopped++)
-		script_note(x, line, col,
-		            "stopped following function calls and loops after %zu commands "
-		            "(one that never ends?); later words may be missing",
-		            x->max_steps);
+		script_bound(x, line, col,
+		             "stopped following function calls and loops after %zu commands "
+		             "(one that never ends?); later words may be missing",
+		             x->max_steps);
 	return 1;
 }
 
@@ -3009,11 +3086,11 @@ call_function(struct sx *x, const struct fn *f, const struct plist *w)
 
 	if (x->calls >= MAX_CALLS) {
 		if (!x->deep++)
-			script_note(x, w->v[0].n ? w->v[0].v[0].line : 0,
-			            w->v[0].n ? w->v[0].v[0].col : 0,
-			            "function calls nested more than %d deep: `%s` not followed "
-			            "further (here, and wherever else it happens)",
-			            MAX_CALLS, fn.name);
+			script_bound(x, w->v[0].n ? w->v[0].v[0].line : 0,
+			             w->v[0].n ? w->v[0].v[0].col : 0,
+			             "function calls nested more than %d deep: `%s` not followed "
+			             "further (here, and wherever else it happens)",
+			             MAX_CALLS, fn.name);
 		x->status = -1;
 		return;
 	}
@@ -3352,14 +3429,22 @@ read_body(struct sx *x, struct body *b)
 	return isdo ? body_to_done(x, b) : 0;
 }
 
+static const char loop_deep_msg[] = "loops nested too deeply (more than 256 levels)";
+
 /* The body once more: 1 go on, 0 `break`, -1 on error. */
 static int
 loop_pass(struct sx *x, const struct body *b)
 {
 	int r;
 
+	if (x->loop_depth >= MAX_LOOP_DEPTH) {
+		x->too_deep = loop_deep_msg;
+		return fail(x, b->line, b->col, loop_deep_msg);
+	}
 	x->loops++;
+	x->loop_depth++;
 	r = run_region(x, b->start, b->end, b->line, b->col);
+	x->loop_depth--;
 	x->loops--;
 	if (r < 0)
 		return -1;
@@ -3493,7 +3578,7 @@ do_while(struct sx *x, int until)
 static long long
 arith_name(struct sx *x, const char *name, size_t n, const char **why)
 {
-	struct arith a = {x, name, n, 0, NULL, 0};
+	struct arith a = {x, name, n, 0, NULL, 0, 0};
 	int vi = var_find(x, name, n);
 	long long v;
 
@@ -3524,7 +3609,7 @@ set_number(struct sx *x, const char *name, size_t n, long long v, int line, int 
 static const char *
 arith_stmt(struct sx *x, const char *s, size_t n, long long *val, int line, int col)
 {
-	struct arith a = {x, s, n, 0, NULL, 0};
+	struct arith a = {x, s, n, 0, NULL, 0, 0};
 	size_t k, j;
 	int pre = 0;
 	char op = 0;
@@ -3625,16 +3710,18 @@ do_cfor(struct sx *x)
 			const char *why =
 			    arith_stmt(x, s1 + 1, (size_t)(s2 - s1 - 1), &v, line, col);
 
-			if (why == NULL && v == 0)
+			if (x->too_deep != NULL || (why == NULL && v == 0))
 				break;
 			r = loop_pass(x, &b);
 			if (why != NULL || arith_stmt(x, s2 + 1, strlen(s2 + 1), &v, line, col))
 				break; /* read once, as where the test is unknown */
 		}
-	} else if (r > 0) {
+	} else if (r > 0 && x->too_deep == NULL) {
 		r = loop_pass(x, &b);
 	}
 	free(t);
+	if (r >= 0 && x->too_deep != NULL)
+		return fail(x, line, col, x->too_deep);
 	return r < 0 ? -1 : 1;
 }
 
@@ -4152,6 +4239,8 @@ arith_command(struct sx *x, int *v)
 	    arith_stmt(x, t, strlen(t), &val, line, col) == NULL)
 		*v = val != 0;
 	free(t);
+	if (r == 0 && x->too_deep != NULL)
+		return fail(x, line, col, x->too_deep);
 	return r;
 }
 
@@ -4216,6 +4305,7 @@ parse_command(struct sx *x)
 	size_t npre = 0;
 	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
 	int guard = guard_of(x), dead, arith = -2; /* (( E )): 1, 0, -1 unknown */
+	int line0 = x->line, col0 = x->col;
 
 	x->steps += x->calls > 0 || x->loops > 0;
 	if (guard == 1) { /* after `false &&`: bash does not run it */
@@ -4348,6 +4438,8 @@ out:
 	}
 	free(pre);
 	pl_free(&w);
+	if (ret == 0 && x->too_deep != NULL) /* a bound passed where no error could be said */
+		ret = fail(x, line0, col0, x->too_deep);
 	return ret;
 }
 
@@ -4675,10 +4767,12 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 			note_add(&l->notes, &l->nnotes, &(size_t){0}, x->notes[k].line,
 			         x->notes[k].col, mcinit_xstrdup(x->notes[k].msg));
 			l->notes[l->nnotes - 1].warn = x->notes[k].warn;
+			l->notes[l->nnotes - 1].bound = x->notes[k].bound;
 		}
 		note_add(&r.notes, &r.nn, &r.capn, x->notes[k].line, x->notes[k].col,
 		         x->notes[k].msg);
 		r.notes[r.nn - 1].warn = x->notes[k].warn;
+		r.notes[r.nn - 1].bound = x->notes[k].bound;
 		x->notes[k].msg = NULL;
 	}
 	free(r.ev_used);
@@ -4686,7 +4780,7 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 	out->nwords = r.nw;
 	out->notes = r.notes;
 	out->nnotes = r.nn;
-	out->partial = x->exhausted || x->stopped;
+	out->partial = x->exhausted || x->stopped || x->deep;
 	for (size_t j = 0; j < out->nlaunches; j++)
 		out->launches[j].partial = out->partial;
 }

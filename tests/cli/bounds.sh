@@ -61,6 +61,33 @@ check sweep-launches-bounded sh -c "$V '$tmp/sweep.sh' >'$tmp/o' 2>&1; test \$? 
 	grep -q '== launch 256 of 256' '$tmp/o' && ! grep -q 'launch 257' '$tmp/o' &&
 	grep -q 'more than 256 launches: the later ones are not checked' '$tmp/o'"
 
+# Launches in nested loops (838 bytes, found by the fuzzer): the script is
+# interpreted once for all its 256 launches, not once more per launch
+# (6.2 s, 257 readings; now 0.09 s).  Each launch is still checked.
+cp "$srcdir/tests/fuzz/corpus/shscan/slow-launches-in-nested-loops" "$tmp/nested.sh"
+check launches-interpreted-once sh -c "timeout $((2 * $(slowdown))) $MCINIT validate '$tmp/nested.sh' >'$tmp/o' 2>/dev/null; test \$? -eq 1 &&
+	test \$(grep -c '^== launch' '$tmp/o') -eq 256"
+
+# Recursion of the reader: arithmetic nested in parentheses, `!` or `?:`
+# 100,000 deep (a stack overflow, exit 139), and $(( nested in 50 KB, are
+# an error at their place (exit 65).
+python3 -c "
+import sys
+n = 100000
+open(sys.argv[1] + '/p.sh', 'w').write('echo \$(( ' + '(' * n + '1' + ')' * n + ' ))\n')
+open(sys.argv[1] + '/c.sh', 'w').write('A=1\n(( ' + '(' * n + '1' + ')' * n + ' ))\n')
+open(sys.argv[1] + '/n.sh', 'w').write('echo \$(( ' + '!' * n + '1 ))\n')
+open(sys.argv[1] + '/t.sh', 'w').write('echo \$(( ' + '1 ? ' * n + '1' + ' : 1' * n + ' ))\n')
+open(sys.argv[1] + '/d.sh', 'w').write('echo ' + '\$((' * 12500 + '1' + '))' * 12500 + '\n')
+" "$tmp"
+for c in p:1:6 c:2:1 n:1:6 t:1:6; do
+	f=${c%%:*}
+	check "deep-arithmetic-$f" sh -c "$V '$tmp/$f.sh' >'$tmp/o' 2>&1; test \$? -eq 65 &&
+		grep -q '$f.sh:${c#*:}: arithmetic nested too deeply (more than 256 levels)' '$tmp/o'"
+done
+check deep-arithmetic-expansions sh -c "$V '$tmp/d.sh' >'$tmp/o' 2>&1; test \$? -eq 65 &&
+	grep -q 'd.sh:1:6: expansions nested too deeply (more than 64 levels)' '$tmp/o'"
+
 # Just under the bounds, the input is read and judged: 60000 unknown flags
 # are each reported (no diagnostic is lost), in bounded time.
 python3 -c "

@@ -877,3 +877,109 @@ Test(shscan, smaller_depth_reads_fewer_files)
 	             0, "%s", err.msg);
 	cr_assert(has_note(1, 1, 1, "not read (files are read within one another 1 deep at most)"));
 }
+
+/* ---- issue 36: every recursion of the reader is bounded ---- */
+
+/* pre, then `what` n times, mid, `close` n times, post: the scan fails with
+ * a parse error at line:col whose message holds want (never a stack
+ * overflow, which kills this test). */
+static void
+deep_fails(const char *pre, const char *what, const char *mid, const char *close, size_t n,
+           const char *post, int line, int col, const char *want)
+{
+	size_t lw = strlen(what), lc = strlen(close), len = 0;
+	char *t = malloc(strlen(pre) + n * (lw + lc) + strlen(mid) + strlen(post) + 1);
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s = {0};
+
+	len += (size_t)sprintf(t, "%s", pre);
+	for (size_t k = 0; k < n; k++, len += lw)
+		memcpy(t + len, what, lw);
+	len += (size_t)sprintf(t + len, "%s", mid);
+	for (size_t k = 0; k < n; k++, len += lc)
+		memcpy(t + len, close, lc);
+	len += (size_t)sprintf(t + len, "%s", post);
+	cr_assert_eq(mcinit_shscan_parse(t, len, &s, &err), -1, "%s%s...: no error", pre, what);
+	cr_assert_eq(err.code, MCINIT_E_PARSE);
+	cr_assert(strstr(err.msg, want) != NULL, "%s", err.msg);
+	cr_assert_eq(err.line, line, "%s%s: %s: line %d", pre, what, err.msg, err.line);
+	cr_assert_eq(err.col, col, "%s%s: %s: col %d", pre, what, err.msg, err.col);
+	mcinit_shscan_destroy(&s);
+	free(t);
+}
+
+#define ARITH_DEEP "arithmetic nested too deeply (more than 256 levels)"
+
+Test(shscan, deep_arithmetic_parentheses_are_an_error)
+{
+	/* 100,000 levels overflowed the stack (exit 139) */
+	deep_fails("A=1\necho $(( ", "(", "1", ")", 100000, " ))\n", 2, 6, ARITH_DEEP);
+	deep_fails("A=1\nX=\"$[ ", "(", "1", ")", 100000, " ]\"\n", 2, 4, ARITH_DEEP);
+	deep_fails("(( ", "(", "1", ")", 100000, " ))\n", 1, 1, ARITH_DEEP);
+	deep_fails("for (( i = ", "(", "0", ")", 100000, "; i < 1; i++ )); do :; done\n", 1, 5,
+	           ARITH_DEEP);
+	deep_fails("echo ${a[", "(", "1", ")", 100000, "]}\n", 1, 6, ARITH_DEEP);
+}
+
+Test(shscan, deep_arithmetic_operators_are_an_error)
+{
+	deep_fails("echo $(( ", "!", "1", "", 1000000, " ))\n", 1, 6, ARITH_DEEP);
+	deep_fails("echo $(( ", "~", "1", "", 1000000, " ))\n", 1, 6, ARITH_DEEP);
+	deep_fails("echo $(( ", "1 ? ", "1", " : 1", 100000, " ))\n", 1, 6, ARITH_DEEP);
+	deep_fails("echo $(( ", "2 ** ", "1", "", 100000, " ))\n", 1, 6, ARITH_DEEP);
+}
+
+Test(shscan, deep_nested_arithmetic_expansions_are_an_error)
+{
+	/* nested $(( in 50 KB of text */
+	deep_fails("echo ", "$((", "1", "))", 10000, "\n", 1, 6,
+	           "expansions nested too deeply (more than 64 levels)");
+}
+
+Test(shscan, arithmetic_within_the_bounds_is_evaluated)
+{
+	char buf[4096] = "python t.py --n $(( ";
+
+	for (int k = 0; k < 200; k++)
+		strcat(buf, "(");
+	strcat(buf, "-!0");
+	for (int k = 0; k < 200; k++)
+		strcat(buf, ")");
+	strcat(buf, " )) --m $(( 1 ? 2 ? 3 : 4 : 5 ))\n");
+	scan_ok(buf);
+	words_are("--n|-1|--m|3");
+}
+
+Test(shscan, deep_loops_are_bounded)
+{
+	/* 300 loops in one another: reaching level d reads d * d / 2
+	 * commands, so the bound on commands stops the reading near level 140
+	 * (MAX_LOOP_DEPTH, 256, is the guard behind it), with a note, never a
+	 * stack overflow */
+	char *t = malloc(300 * 40 + 100);
+
+	t[0] = '\0';
+	for (int k = 0; k < 300; k++)
+		strcat(t, "while true; do ");
+	strcat(t, "python t.py --a 1; ");
+	for (int k = 0; k < 300; k++)
+		strcat(t, "done; ");
+	scan_ok(t);
+	cr_assert(S.partial);
+	cr_assert_geq(note_with("stopped following function calls and loops after 10000"), 0);
+	free(t);
+}
+
+/* A function cut at the bound on calls: the scan says so even when no
+ * launch is found, and the result is partial (flags may be missing). */
+Test(shscan, calls_cut_at_the_bound_are_said_and_partial)
+{
+	scan_ok("f() { if [ \"$1\" -lt 40 ]; then f $(( $1 + 1 )); else\n"
+	        "  torchrun pretrain_gpt.py --num-layers 2; fi; }\nf 0\n");
+	cr_assert_eq(S.nwords, 0);
+	cr_assert(S.partial, "calls cut: flags may be missing");
+	long k = note_with("function calls nested more than 32 deep");
+
+	cr_assert_geq(k, 0);
+	cr_assert(S.notes[k].bound);
+}
