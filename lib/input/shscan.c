@@ -102,9 +102,13 @@ struct var {
 	int line, col;    /* its last assignment, export or unset */
 	struct plist val; /* a string variable has exactly one element */
 	int is_array;
-	int maybe;     /* not assigned, and a sourced file mcinit could not read
-	                * may have set it (see var_maybe) */
-	int inherited; /* from the job's environment (Slurm's): a child sees it */
+	int maybe;         /* not assigned, and a sourced file mcinit could not read
+	                    * may have set it (see var_maybe) */
+	int inherited;     /* from the job's environment (Slurm's): a child sees it */
+	unsigned long gen; /* x->gen when it was last changed (touch_var) */
+	int cut;           /* its value lost elements or characters to a bound (the
+	                    * expansion budget, MCINIT_MAX_SCRIPT_WORDS elements):
+	                    * its length and count are known only at run time */
 };
 
 /* An assignment, kept for the fallback: an array's elements (f), or a
@@ -162,6 +166,14 @@ struct fn { /* a function the script defined: its body's text */
 struct saved {
 	int vi;
 	struct var v; /* name not owned */
+	/* 1: v.val is not a copy (not owned): the value was appended to
+	 * (V+=w, V+=(w)), and is put back by cutting it to its n0 elements and
+	 * its element 0 to len0 characters (el0 its first, which an append to
+	 * an empty value drops).  A copy made each time took time quadratic in
+	 * the value (100,000 `A+=(--a 1)` lines ran for hours). */
+	int trunc;
+	size_t n0, len0;
+	struct pch el0;
 };
 
 /* A function call (all = 0: restores its `local` variables and the
@@ -230,6 +242,10 @@ struct sx {
 	int local_frame;     /* declare/local in a function: its frame + 1, else 0 */
 	int calls;           /* nesting of function calls and substitutions */
 	int deep;            /* calls were cut at MAX_CALLS (noted once) */
+	size_t cut;          /* values cut at a bound so far (see var.cut) */
+	unsigned long gen;   /* changes of variables so far (see var.gen) */
+	int cut_noted;       /* an array was cut (noted once) */
+	int stopped_array;   /* an array was cut: words may be missing */
 	/* A nesting bound was passed (MAX_ARITH_DEPTH, MAX_DEPTH, ...): what to
 	 * say.  Sticky, because some readers try text and drop its errors
 	 * (expand_text): the scan then fails at the first place that can name
@@ -428,6 +444,24 @@ skip_comment(struct sx *x)
 
 /* ---- pstr / plist ---- */
 
+/* A command, an array or a for loop's list of more words than mcinit takes
+ * from a launch script (MCINIT_MAX_SCRIPT_WORDS) is refused as it is read:
+ * each word costs some 200 bytes, so 16 MiB of short words took 1.5 GB
+ * before the count was checked on the launch found.  -1 with x->err (and
+ * x->too_deep, for a caller that drops errors). */
+#define WORDS_MSG(what)                                                                            \
+	what " of more than 65536 words, more than mcinit reads from a launch script: not read"
+static const char words_cmd_msg[] = WORDS_MSG("a command"), words_list_msg[] = WORDS_MSG("a list");
+
+static int
+too_many_words(struct sx *x, const struct plist *l, int line, int col, const char *msg)
+{
+	if (l->n <= MCINIT_MAX_SCRIPT_WORDS)
+		return 0;
+	x->too_deep = msg;
+	return fail(x, line, col, msg);
+}
+
 static void
 exhaust(struct sx *x)
 {
@@ -457,6 +491,7 @@ charge(struct sx *x, size_t n)
 {
 	if (x->budget < n) {
 		x->budget = 0;
+		x->cut++;
 		exhaust(x);
 		return 0;
 	}
@@ -621,6 +656,7 @@ frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 		charge(x, v->val.v[k].n + EL_COST); /* copied: counts as expanded */
 	GROW(f->sv, f->cap, f->n + 1);
 	f->sv[f->n].vi = vi;
+	f->sv[f->n].trunc = 0;
 	var_save(v, &f->sv[f->n].v);
 	f->n++;
 }
@@ -630,6 +666,7 @@ frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 static void
 touch_var(struct sx *x, int vi)
 {
+	x->vars[vi].gen = ++x->gen;
 	for (size_t k = x->nframes; k-- > 0;)
 		if (x->frames[k].all) {
 			frame_save(x, &x->frames[k], vi, &x->vars[vi]);
@@ -1571,25 +1608,41 @@ lex_count(struct sx *x, struct pstr *out, struct bparam *b)
 			vi = -1; /* ${!V}: indirection */
 	}
 	v = vi >= 0 ? &x->vars[vi] : NULL;
-	if (v == NULL || !v->defined || peekc(x, 0) != '}') {
+	if (v == NULL || !v->defined || peekc(x, 0) != '}' || v->cut) {
 		if (skip_nested(x, '{', '}') < 0)
 			return fail(x, b->line, b->col, "unterminated ${");
 		opaque(x, out, b->start, b->line, b->col, b->quoted,
 		       v != NULL && !v->defined ? "variable not assigned in this script"
-		                                : "parameter expansion mcinit does not evaluate");
+		       : v != NULL && v->cut
+		           ? "a value mcinit cut at one of its bounds: its length is known only "
+		             "at run time"
+		           : "parameter expansion mcinit does not evaluate");
 		return 0;
 	}
 	adv(x);
 	if (out == NULL)
 		return 0;
-	if (op == '!')
+	if (op == '!') {
 		put_indices(x, out, v->val.n, b);
-	else if (b->sub == SUB_AT || b->sub == SUB_STAR)
+	} else if (b->sub == SUB_AT || b->sub == SUB_STAR) {
+		/* an element kept as written (`$(cmd)`, a variable from the
+		 * environment) may be any number of words at run time */
+		for (size_t k = 0; k < v->val.n; k++)
+			if (ps_opaque(&v->val.v[k])) {
+				opaque(x, out, b->start, b->line, b->col, b->quoted,
+				       "an element known only at run time: the count is too");
+				return 0;
+			}
 		put_number(out, (long long)v->val.n, b->quoted, b->line, b->col);
-	else {
+	} else {
 		size_t from, to;
 
 		select_range(v, b->sub, b->idx, &from, &to);
+		if (from < to && ps_opaque(&v->val.v[from])) { /* not the source's length */
+			opaque(x, out, b->start, b->line, b->col, b->quoted,
+			       "a value known only at run time: its length is too");
+			return 0;
+		}
 		put_number(out, from < to ? el_length(&v->val.v[from]) : 0, b->quoted, b->line,
 		           b->col);
 	}
@@ -2095,6 +2148,17 @@ lex_array(struct sx *x, struct plist *elems)
 		}
 		split_word(&w, elems);
 		ps_free(&w);
+		if (elems->n > MCINIT_MAX_SCRIPT_WORDS) { /* read on, keep no more */
+			if (!x->cut_noted++)
+				script_bound(x, line, col,
+				             "an array of more than %d elements: mcinit keeps "
+				             "the first %d; later words may be missing",
+				             MCINIT_MAX_SCRIPT_WORDS, MCINIT_MAX_SCRIPT_WORDS);
+			while (elems->n > MCINIT_MAX_SCRIPT_WORDS)
+				ps_free(&elems->v[--elems->n]);
+			x->cut++;
+			x->stopped_array = 1;
+		}
 	}
 }
 
@@ -2105,8 +2169,8 @@ static void make_local(struct sx *x, int vi, int unset);
 static int
 try_assignment(struct sx *x, int *vi_out, struct saved *save)
 {
-	size_t j = x->i, a = x->i;
-	int append = 0, vi, line, col, nline = x->line, ncol = x->col;
+	size_t j = x->i, a = x->i, cut0;
+	int append = 0, vi, line, col, nline = x->line, ncol = x->col, was_cut;
 
 	if (!is_ident(peekc(x, 0), 1))
 		return 0;
@@ -2119,14 +2183,26 @@ try_assignment(struct sx *x, int *vi_out, struct saved *save)
 	vi = var_get(x, x->s + a, j - a - (size_t)append);
 	*vi_out = vi;
 	make_local(x, vi, 0);
-	if (save != NULL) {
+	if (save != NULL && append && x->vars[vi].defined) {
+		const struct var *v = &x->vars[vi];
+
 		save->vi = vi;
+		save->v = *v;
+		save->trunc = 1;
+		save->n0 = v->val.n;
+		save->len0 = v->val.n > 0 ? v->val.v[0].n : 0;
+		save->el0 = save->len0 > 0 ? v->val.v[0].v[0] : (struct pch){0};
+	} else if (save != NULL) {
+		save->vi = vi;
+		save->trunc = 0;
 		var_save(&x->vars[vi], &save->v);
 	}
 	while (x->i <= j)
 		adv(x);
 	line = x->line;
 	col = x->col;
+	cut0 = x->cut;
+	was_cut = append && x->vars[vi].defined && x->vars[vi].cut;
 	if (peekc(x, 0) == '(') {
 		struct plist elems = {0};
 
@@ -2152,6 +2228,7 @@ try_assignment(struct sx *x, int *vi_out, struct saved *save)
 	}
 	if (x->dead)
 		return 1; /* a branch bash does not take */
+	x->vars[vi].cut = was_cut || x->cut != cut0;
 	x->vars[vi].line = nline;
 	x->vars[vi].col = ncol;
 	if (x->allexport)
@@ -2548,10 +2625,31 @@ restore(struct sx *x, struct saved *sv, size_t n)
 	while (n-- > 0) {
 		struct var *v = &x->vars[sv[n].vi];
 
-		pl_free(&v->val);
+		if (sv[n].trunc) { /* see struct saved */
+			struct plist cur = v->val;
+
+			while (cur.n > sv[n].n0)
+				ps_free(&cur.v[--cur.n]);
+			if (cur.n > 0) {
+				cur.v[0].n = sv[n].len0;
+				if (sv[n].len0 > 0)
+					cur.v[0].v[0] = sv[n].el0;
+			}
+			sv[n].v.val = cur;
+		} else {
+			pl_free(&v->val);
+		}
 		sv[n].v.name = v->name;
 		*v = sv[n].v;
 	}
+}
+
+/* Frees what a saved state owns. */
+static void
+saved_free(struct saved *sv)
+{
+	if (!sv->trunc)
+		pl_free(&sv->v.val);
 }
 
 static void set_positional(struct sx *x, const struct plist *w, size_t from);
@@ -3385,6 +3483,45 @@ static int uncertain(const struct sx *x);
 
 /* ---- loops ---- */
 
+/* Every variable changed since x->gen was g0 gets a value only the run
+ * knows, with the note "`NAME` is changed by WHY; word kept as written":
+ * after a loop mcinit stopped at a bound (bash would go on; its counter is
+ * not the one of the last pass read), or a sourced file it could not read
+ * to its end. */
+static void
+vars_unknown(struct sx *x, unsigned long g0, int line, int col, const char *why)
+{
+	for (size_t vi = 0; vi < x->nvars; vi++) {
+		struct var *v = &x->vars[vi];
+		struct pstr p = {0};
+		char *t;
+		int ev;
+
+		if (v->gen <= g0 || (int)vi == x->at || !v->defined)
+			continue;
+		ev = add_event(x, line, col, "`%s` is changed by %s; word kept as written", v->name,
+		               why);
+		t = mcinit_xasprintf("$%s", v->name);
+		for (const char *c = t; *c; c++)
+			put(&p, (struct pch){*c, PF_OPAQUE, line, col, (int)vi, ev});
+		free(t);
+		touch_var(x, (int)vi);
+		pl_free(&v->val);
+		pl_push(&v->val, &p);
+		v->is_array = 0;
+		v->cut = 1;
+	}
+}
+
+static void
+loop_cut(struct sx *x, unsigned long g0, int line, int col, int passes)
+{
+	char *why = mcinit_xasprintf("a loop mcinit stopped after %d passes", passes);
+
+	vars_unknown(x, g0, line, col, why);
+	free(why);
+}
+
 #define MAX_WHILE 100 /* iterations of a while loop whose test stays true */
 
 struct body { /* a loop's condition or body: text [start, end) */
@@ -3488,6 +3625,8 @@ for_items(struct sx *x, struct plist *items)
 		}
 		split_word(&w, items);
 		ps_free(&w);
+		if (too_many_words(x, items, x->line, x->col, words_list_msg) < 0)
+			return -1;
 	}
 }
 
@@ -3496,12 +3635,14 @@ static int
 for_each(struct sx *x, const struct pstr *nm, struct plist *items, const struct body *b)
 {
 	char *name = ps_text(nm);
-	int vi = -1, r = 1;
+	int vi = -1, r = 1, stopped = x->stopped;
+	unsigned long g0 = x->gen;
+	size_t k;
 
 	if (is_ident((unsigned char)name[0], 1) && strspn(name, IDENT_CHARS) == strlen(name))
 		vi = var_get(x, name, strlen(name));
 	free(name);
-	for (size_t k = 0; k < items->n && r > 0; k++) {
+	for (k = 0; k < items->n && r > 0; k++) {
 		struct pstr v = {0};
 
 		if (vi >= 0) {
@@ -3510,6 +3651,8 @@ for_each(struct sx *x, const struct pstr *nm, struct plist *items, const struct 
 		}
 		r = loop_pass(x, b);
 	}
+	if (x->stopped != stopped) /* by the bound on commands */
+		loop_cut(x, g0, b->line, b->col, (int)k);
 	return r;
 }
 
@@ -3545,7 +3688,8 @@ do_while(struct sx *x, int until)
 {
 	struct body c = {x->i, 0, x->line, x->col}, b;
 	long at = skip_block(x, 'w');
-	int n, r;
+	unsigned long g0 = x->gen;
+	int n, r, stopped = x->stopped;
 
 	if (at < 0 || (size_t)at >= x->len)
 		return at < 0 ? -1 : 1; /* no `do`: nothing more to read */
@@ -3567,10 +3711,14 @@ do_while(struct sx *x, int until)
 		if (st < 0 && r > 0)
 			r = 0; /* read once, as where the test is unknown */
 	}
-	if (n == MAX_WHILE && r > 0)
+	if (n == MAX_WHILE && r > 0) {
 		script_note(x, c.line, c.col,
 		            "a loop still running after %d passes: mcinit reads no more of them",
 		            MAX_WHILE);
+		loop_cut(x, g0, c.line, c.col, MAX_WHILE);
+	} else if (x->stopped != stopped) { /* by the bound on commands */
+		loop_cut(x, g0, c.line, c.col, n);
+	}
 	return r < 0 ? -1 : 1;
 }
 
@@ -3693,7 +3841,8 @@ do_cfor(struct sx *x)
 {
 	struct pstr e = {0};
 	struct body b;
-	int line = x->line, col = x->col, r, n;
+	int line = x->line, col = x->col, r, n = 0, stopped = x->stopped;
+	unsigned long g0 = x->gen;
 	char *t, *s1, *s2;
 	long long v;
 
@@ -3722,6 +3871,14 @@ do_cfor(struct sx *x)
 	free(t);
 	if (r >= 0 && x->too_deep != NULL)
 		return fail(x, line, col, x->too_deep);
+	if (r > 0 && n == MAX_WHILE * 10) {
+		script_note(x, line, col,
+		            "a loop still running after %d passes: mcinit reads no more of them",
+		            MAX_WHILE * 10);
+		loop_cut(x, g0, line, col, MAX_WHILE * 10);
+	} else if (x->stopped != stopped) {
+		loop_cut(x, g0, line, col, n);
+	}
 	return r < 0 ? -1 : 1;
 }
 
@@ -4016,8 +4173,9 @@ do_source(struct sx *x, const struct plist *w)
 {
 	size_t k = w->n > 2 && word_is(&w->v[1], " -- ") ? 2 : 1;
 	int line = w->v[0].n ? w->v[0].v[0].line : 0, col = w->v[0].n ? w->v[0].v[0].col : 0;
-	struct saved sv = {x->at, {0}};
+	struct saved sv = {x->at, {0}, 0, 0, 0, {0, 0, 0, 0, 0, 0}};
 	int fi, args_set = x->args_set;
+	unsigned long g0 = x->gen;
 
 	x->status = -1;
 	if (k >= w->n)
@@ -4036,8 +4194,17 @@ do_source(struct sx *x, const struct plist *w)
 		set_positional(x, w, k + 1);
 		x->args_set = 0;
 	}
-	if (read_file(x, fi, x->prefix, line, col, "sourced file") < 0)
+	if (read_file(x, fi, x->prefix, line, col, "sourced file") < 0) {
+		/* what it set before the place mcinit could not read is not
+		 * all it sets */
+		char *why = mcinit_xasprintf("sourced file `%s`, which mcinit could not read to "
+		                             "its end",
+		                             x->files.v[fi].path);
+
+		vars_unknown(x, g0, line, col, why);
+		free(why);
 		mark_unread(x, x->files.v[fi].path);
+	}
 	if (k + 1 < w->n && !x->args_set) {
 		touch_var(x, x->at);
 		restore(x, &sv, 1);
@@ -4364,7 +4531,7 @@ parse_command(struct sx *x)
 			r = try_assignment(x, &vi, cmdpos ? &pre[npre] : NULL);
 			if (r < 0) {
 				if (cmdpos)
-					pl_free(&pre[npre].v.val);
+					saved_free(&pre[npre]);
 				goto out;
 			}
 			if (r > 0) {
@@ -4395,6 +4562,8 @@ parse_command(struct sx *x)
 		cmdpos = 0;
 		split_word(&tmp, &w);
 		ps_free(&tmp);
+		if (too_many_words(x, &w, line0, col0, words_cmd_msg) < 0)
+			goto out;
 		if (w.n == 1 && !decl) {
 			decl = word_is(&w.v[0], decl_cmd);
 			exp = word_is(&w.v[0], " export ");
@@ -4434,7 +4603,7 @@ out:
 		restore(x, pre, npre); /* V=1 cmd: V is back once cmd has run */
 	} else {
 		for (size_t k = 0; k < npre; k++)
-			pl_free(&pre[k].v.val);
+			saved_free(&pre[k]);
 	}
 	free(pre);
 	pl_free(&w);
@@ -4780,7 +4949,7 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 	out->nwords = r.nw;
 	out->notes = r.notes;
 	out->nnotes = r.nn;
-	out->partial = x->exhausted || x->stopped || x->deep;
+	out->partial = x->exhausted || x->stopped || x->deep || x->stopped_array;
 	for (size_t j = 0; j < out->nlaunches; j++)
 		out->launches[j].partial = out->partial;
 }

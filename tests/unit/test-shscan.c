@@ -983,3 +983,136 @@ Test(shscan, calls_cut_at_the_bound_are_said_and_partial)
 	cr_assert_geq(k, 0);
 	cr_assert(S.notes[k].bound);
 }
+
+/* ---- issue 36: no silently wrong value ---- */
+
+/* Word k is known only at run time (opaque), with a note holding why. */
+static void
+unknown_word(size_t k, const char *why)
+{
+	cr_assert_lt(k, S.nwords, "word %zu missing", k);
+	cr_assert(S.words[k].opaque, "word %zu (%s) is known", k, S.words[k].text);
+	cr_assert_geq(note_with(why), 0, "no note: %s", why);
+}
+
+Test(shscan, length_of_a_value_kept_as_written_is_unknown)
+{
+	/* ${#X} of `$(hostname)` was 11, the length of the source text */
+	scan_ok("X=$(hostname)\nA=(a $(hostname) b)\nY=abc\nB=(a b c)\n"
+	        "python t.py --a ${#X} --b ${#A[@]} --c ${#A[1]} --d ${#Y} --e ${#B[@]} "
+	        "--f ${#A[0]}\n");
+	unknown_word(1, "a value known only at run time: its length is too");
+	unknown_word(3, "an element known only at run time: the count is too");
+	unknown_word(5, "a value known only at run time: its length is too");
+	cr_assert_str_eq(S.words[7].text, "3");
+	cr_assert_str_eq(S.words[9].text, "3");
+	cr_assert_str_eq(S.words[11].text, "1");
+}
+
+Test(shscan, counter_of_a_loop_stopped_at_its_bound_is_unknown)
+{
+	/* N was 100, i 1000 and M 999: the passes mcinit read, not bash's */
+	scan_ok("N=0\nwhile true; do N=$((N + 1)); done\n"
+	        "for ((i = 0; i < 5000; i++)); do M=$i; done\nK=7\n"
+	        "python t.py --n $N --i $i --m $M --k $K\n");
+	unknown_word(1, "`N` is changed by a loop mcinit stopped after 100 passes");
+	unknown_word(3, "`i` is changed by a loop mcinit stopped after 1000 passes");
+	unknown_word(5, "`M` is changed by a loop mcinit stopped after 1000 passes");
+	cr_assert_str_eq(S.words[7].text, "7");
+	cr_assert(!S.words[7].opaque);
+	/* a loop that ends within its bound keeps its values */
+	scan_ok("N=0\nwhile [ $N -lt 50 ]; do N=$((N + 1)); done\npython t.py --n $N\n");
+	words_are("--n|50");
+	cr_assert(!S.words[1].opaque);
+}
+
+Test(shscan, count_of_a_cut_array_is_unknown)
+{
+	/* B lost elements to the expansion budget: its count was 599, exit 0 */
+	size_t n = 600 * 1001 + 200;
+	char *t = malloc(n);
+	size_t len = 0;
+
+	len += (size_t)sprintf(t, "A=(");
+	for (int k = 0; k < 600; k++) {
+		memset(t + len, 'a', 1000);
+		len += 1000;
+		t[len++] = ' ';
+	}
+	len +=
+	    (size_t)sprintf(t + len, ")\nB=(\"${A[@]}\")\npython t.py --n ${#B[@]} --m ${#A[@]}\n");
+	scan_ok(t);
+	unknown_word(1, "a value mcinit cut at one of its bounds");
+	cr_assert_str_eq(S.words[3].text, "600");
+	cr_assert(S.partial);
+	free(t);
+}
+
+Test(shscan, array_past_the_word_bound_is_cut_and_said)
+{
+	size_t len = 0, n = 70000;
+	char *t = malloc(n * 2 + 100);
+
+	len += (size_t)sprintf(t, "A=(");
+	for (size_t k = 0; k < n; k++)
+		t[len++] = 'x', t[len++] = ' ';
+	len += (size_t)sprintf(t + len, ")\npython t.py --n ${#A[@]}\n");
+	scan_ok(t);
+	unknown_word(1, "an array of more than 65536 elements: mcinit keeps the first 65536");
+	cr_assert(S.partial);
+	free(t);
+}
+
+Test(shscan, command_past_the_word_bound_is_an_error)
+{
+	size_t len = 0, n = 70000;
+	char *t = malloc(n * 2 + 100);
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s = {0};
+
+	len += (size_t)sprintf(t, "X=1\npython t.py");
+	for (size_t k = 0; k < n; k++)
+		t[len++] = ' ', t[len++] = 'x';
+	t[len++] = '\n';
+	cr_assert_eq(mcinit_shscan_parse(t, len, &s, &err), -1);
+	cr_assert(strstr(err.msg, "a command of more than 65536 words") != NULL, "%s", err.msg);
+	cr_assert_eq(err.line, 2);
+	cr_assert_eq(err.col, 1);
+	mcinit_shscan_destroy(&s);
+	free(t);
+}
+
+Test(shscan, appends_take_linear_time, .timeout = 20)
+{
+	/* each A+=(...) copied A to put it back after a command: 20,000 lines
+	 * took 34 s */
+	size_t n = 100000, len = 0;
+	char *t = malloc(n * 12 + 200);
+
+	for (size_t k = 0; k < n; k++)
+		len += (size_t)sprintf(t + len, "A+=(--a %zu)\n", k % 10);
+	sprintf(t + len, "B=x\nB+=y C=1 true\nA+=(--z 9) B+=z true\n"
+	                 "python t.py ${A[@]:0:4} ${#A[@]} $B\n");
+	scan_ok(t);
+	words_are("--a|0|--a|1|200000|x");
+	free(t);
+}
+
+Test(shscan, prefix_appends_are_undone)
+{
+	scan_ok("A=(--a 1)\nB=--b\nC=\nA+=(--c 2) B+=x C+=q true\n"
+	        "E=(); E+=(--e) true\npython t.py \"${A[@]}\" $B \"$C\" ${#E[@]}\n");
+	words_are("--a|1|--b||0");
+}
+
+Test(shscan, variables_of_a_sourced_file_not_read_to_its_end_are_unknown)
+{
+	/* LAYERS=4 was taken although mcinit stopped reading the file */
+	static const char *const files[] = {"env.sh", "LAYERS=4\nSIZE=$(( 1 +\n", NULL};
+
+	scan_files_ok("K=2\nsource env.sh\npython t.py --n $LAYERS --s $SIZE --k $K\n", files);
+	unknown_word(1, "`LAYERS` is changed by sourced file `env.sh`, which mcinit could not "
+	                "read to its end");
+	cr_assert(S.words[3].opaque);
+	cr_assert_str_eq(S.words[5].text, "2");
+}
