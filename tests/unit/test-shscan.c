@@ -1116,3 +1116,34 @@ Test(shscan, variables_of_a_sourced_file_not_read_to_its_end_are_unknown)
 	cr_assert(S.words[3].opaque);
 	cr_assert_str_eq(S.words[5].text, "2");
 }
+
+Test(shscan, brace_expansion_as_bash_does_it)
+{
+	/* `for i in {1..3}` ran once and `set -- {1..5}` gave one word */
+	scan_ok("set -- {1..5}\nN=0\nfor i in {1..3}; do N=$((N + 1)); done\n"
+	        "A=({a,b}{1..2})\n"
+	        "python t.py $# $N ${#A[@]} x{1,2}y p{A,B{1..2}}q {08..10} {a..e..2} {5..1..2} "
+	        "{-1..1} '{1,2}' \"{a,b}\" \\{a,b\\} {a} {} {a, ${U:-{c,d}} {,z} {1..}\n");
+	words_are("5|3|4|x1y|x2y|pAq|pB1q|pB2q|08|09|10|a|c|e|5|3|1|-1|0|1|{1,2}|{a,b}|{a,b}|"
+	          "{a}|{}|{a,|{c,d}|z|{1..}");
+	/* each word keeps the place of what it was made of */
+	cr_assert_eq(S.words[3].line, 5);
+	cr_assert_eq(S.words[3].col, 28);
+	cr_assert_eq(S.words[4].col, 28);
+}
+
+Test(shscan, brace_expansion_is_bounded)
+{
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s = {0};
+	const char *t = "python t.py {1..100000}\n";
+
+	cr_assert_eq(mcinit_shscan_parse(t, strlen(t), &s, &err), -1);
+	cr_assert(strstr(err.msg, "brace expansion of more than 65536 words") != NULL, "%s",
+	          err.msg);
+	mcinit_shscan_destroy(&s);
+	t = "python t.py {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	    "{a,b}{a,b}{a,b}\n";
+	cr_assert_eq(mcinit_shscan_parse(t, strlen(t), &s, &err), -1);
+	mcinit_shscan_destroy(&s);
+}
