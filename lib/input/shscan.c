@@ -245,6 +245,8 @@ struct sx {
 	size_t cut;          /* values cut at a bound so far (see var.cut) */
 	unsigned long gen;   /* changes of variables so far (see var.gen) */
 	int cut_noted;       /* an array was cut (noted once) */
+	size_t group_words;  /* words in x->groups (see group_full) */
+	int groups_cut;      /* an assignment was not kept for the fallback */
 	int stopped_array;   /* an array was cut: words may be missing */
 	/* A nesting bound was passed (MAX_ARITH_DEPTH, MAX_DEPTH, ...): what to
 	 * say.  Sticky, because some readers try text and drop its errors
@@ -2425,11 +2427,28 @@ set_owner(struct pstr *p, int vi)
 			p->v[k].var = vi;
 }
 
+/* The assignments kept for the fallback hold MCINIT_MAX_SCRIPT_WORDS
+ * words at most (a value counted as one): more would be more than
+ * mcinit reads from a script, and 16 MiB of `A+=(--a 1)` kept 2.2 GB.  1
+ * when full (the fallback then says its words may be missing). */
+static int
+group_full(struct sx *x, size_t n)
+{
+	if (x->group_words + n > MCINIT_MAX_SCRIPT_WORDS) {
+		x->groups_cut = 1;
+		return 1;
+	}
+	x->group_words += n;
+	return 0;
+}
+
 static void
 add_group(struct sx *x, const struct plist *fields)
 {
 	struct group g = {{0}, {0}, 0};
 
+	if (group_full(x, fields->n))
+		return;
 	for (size_t k = 0; k < fields->n; k++) {
 		struct pstr p = {0};
 
@@ -2445,6 +2464,8 @@ add_scalar_group(struct sx *x, const struct pstr *val)
 {
 	struct group g = {{0}, {0}, 1};
 
+	if (group_full(x, 1))
+		return;
 	ps_copy(&g.s, val);
 	GROW(x->groups, x->capgroups, x->ngroups + 1);
 	x->groups[x->ngroups++] = g;
@@ -2515,6 +2536,21 @@ assign_array(struct sx *x, int vi, struct plist *elems, int append)
 	add_group(x, elems);
 	if (!append || !v->defined)
 		pl_free(&v->val);
+	if (v->val.n + elems->n > MCINIT_MAX_SCRIPT_WORDS) { /* A+=(...) without end */
+		size_t keep =
+		    v->val.n < MCINIT_MAX_SCRIPT_WORDS ? MCINIT_MAX_SCRIPT_WORDS - v->val.n : 0;
+
+		while (elems->n > keep)
+			ps_free(&elems->v[--elems->n]);
+		if (!x->cut_noted++)
+			script_bound(
+			    x, 0, 0,
+			    "an array of more than %d elements: mcinit keeps the first %d; "
+			    "later words may be missing",
+			    MCINIT_MAX_SCRIPT_WORDS, MCINIT_MAX_SCRIPT_WORDS);
+		x->cut++;
+		x->stopped_array = 1;
+	}
 	for (size_t k = 0; k < elems->n; k++)
 		pl_push(&v->val, &elems->v[k]);
 	elems->n = 0;
@@ -5157,6 +5193,13 @@ fallback(struct sx *x, struct result *r)
 {
 	struct posset seen = {0};
 
+	if (x->groups_cut) {
+		script_bound(x, 0, 0,
+		             "the assignments hold more than %d words: the fallback reads the "
+		             "first ones; later words may be missing",
+		             MCINIT_MAX_SCRIPT_WORDS);
+		x->stopped_array = 1;
+	}
 	for (size_t g = 0; g < x->ngroups; g++) {
 		struct plist fields = {0};
 

@@ -1094,7 +1094,9 @@ Test(shscan, appends_take_linear_time, .timeout = 20)
 	sprintf(t + len, "B=x\nB+=y C=1 true\nA+=(--z 9) B+=z true\n"
 	                 "python t.py ${A[@]:0:4} ${#A[@]} $B\n");
 	scan_ok(t);
-	words_are("--a|0|--a|1|200000|x");
+	/* 100,000 appends pass the bound on elements: the count is unknown */
+	words_are("--a|0|--a|1|${#A[@]}|x");
+	cr_assert(S.words[4].opaque);
 	free(t);
 }
 
@@ -1146,4 +1148,21 @@ Test(shscan, brace_expansion_is_bounded)
 	    "{a,b}{a,b}{a,b}\n";
 	cr_assert_eq(mcinit_shscan_parse(t, strlen(t), &s, &err), -1);
 	mcinit_shscan_destroy(&s);
+}
+
+Test(shscan, appended_array_and_fallback_are_bounded, .timeout = 30)
+{
+	/* 16 MiB of `A+=(--a 1)` kept every element twice: 2.2 GB */
+	size_t n = 70000, len = 0;
+	char *t = malloc(n * 12 + 100);
+
+	for (size_t k = 0; k < n; k++)
+		len += (size_t)sprintf(t + len, "A+=(--a %zu)\n", k % 10);
+	sprintf(t + len, "B=${#A[@]}\n");
+	scan_ok(t);
+	cr_assert(S.partial);
+	cr_assert_geq(note_with("an array of more than 65536 elements"), 0);
+	cr_assert_geq(note_with("the assignments hold more than 65536 words"), 0);
+	cr_assert_leq(S.nwords, 65536);
+	free(t);
 }
