@@ -163,12 +163,36 @@ config_digest(struct mcinit_init *I)
 	json_decref(j);
 }
 
+/* d's overrides and, last, dist.lazy_mpu_init=true, in *ov and *ovi
+ * (freed by the caller; the strings are static or d's). */
+static int
+lazy_override(struct mcinit_job_desc *d, const char ***ov, int **ovi)
+{
+	size_t n = d->noverrides;
+
+	*ov = calloc(n + 1, sizeof **ov);
+	*ovi = calloc(n + 1, sizeof **ovi);
+	if (!*ov || !*ovi)
+		return -1;
+	if (n > 0)
+		memcpy(*ov, d->overrides, n * sizeof **ov);
+	if (n > 0 && d->override_argv_index)
+		memcpy(*ovi, d->override_argv_index, n * sizeof **ovi);
+	(*ov)[n] = "dist.lazy_mpu_init=true";
+	d->overrides = *ov;
+	d->override_argv_index = *ovi;
+	d->noverrides = n + 1;
+	return 0;
+}
+
 int
 mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
                    struct mcinit_err *err)
 {
 	struct mcinit_job_desc d = *desc;
 	struct mcinit_err e = {0};
+	const char **ov = NULL;
+	int *ovi = NULL;
 	size_t nerr;
 
 	/* A launcher's environment that does not parse is the same failure
@@ -190,9 +214,16 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 		snprintf(I->world_src, sizeof I->world_src, "the %s environment",
 		         mcinit_contract_name(I->env.contract));
 	}
+	/* --lazy-mpu-init (mcinit_init_options.lazy_mpu_init) is the config's
+	 * dist.lazy_mpu_init, one switch: what it implies (use_cpu_initialization,
+	 * repairs.c R4) and the deferral (mcinit_init_run) read the same field. */
+	if (I->o->lazy && lazy_override(&d, &ov, &ovi) != 0)
+		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, MCINIT_E_NOMEM, "out of memory");
 	mcinit_job_free(I->job);
 	I->job = mcinit_job_load_desc(&d, I->world_src[0] ? I->world_src : I->o->world_source,
 	                              &I->d, &e);
+	free(ov);
+	free(ovi);
 	if (!I->job) {
 		*err = e;
 		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, e.code ? e.code : MCINIT_E_INTERNAL,
@@ -1090,7 +1121,7 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 	if (!I->config_ok)
 		return mcinit_err_set(err, MCINIT_E_INTERNAL,
 		                      "mcinit_init_run before a valid config");
-	lazy = I->o->lazy || mcinit_cfg_bool(&I->job->c, MCINIT_F_lazy_mpu_init);
+	lazy = mcinit_cfg_bool(&I->job->c, MCINIT_F_lazy_mpu_init); /* --lazy-mpu-init set it */
 	if (phase_env(I, err) != 0)
 		return -1;
 	if (I->o->skip_mpu) {

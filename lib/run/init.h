@@ -99,7 +99,7 @@ struct mcinit_init_opts {
 	bool allow_no_cuda;
 	bool finish_lazy; /* the CLI's --finish-lazy: run the finish at once */
 	bool skip_mpu;    /* library flag skip_mpu_initialization */
-	bool lazy;        /* --lazy-mpu-init (or dist.lazy_mpu_init) */
+	bool lazy;        /* --lazy-mpu-init: sets dist.lazy_mpu_init (mcinit_init_config) */
 	bool no_bind;
 	bool handover;      /* a command follows the ready barrier */
 	bool bandwidth;     /* --bandwidth: time each communicator (GPU path) */

@@ -239,6 +239,13 @@ check run-append-megatron-args sh -c "$T $M run --allow-no-cuda --append-megatro
 check run-handover-fails sh -c "$T $M run --allow-no-cuda --nproc-per-node 2 $J -- sh -c '[ \$RANK = 1 ] && exit 3; sleep 5' >$tmp/hf.out 2>&1;
 	[ \$? = 3 ] && grep -q 'root cause: rank 1 (pid [0-9]*) exited with status 3' $tmp/hf.out"
 
+# --lazy-mpu-init is dist.lazy_mpu_init, one switch: the same resolved
+# config (use_cpu_initialization turned on by its rule) and so the same
+# digest, whichever way it is asked for.
+check run-lazy-flag-is-the-config-field sh -c "
+	a=\$($T $M run --allow-no-cuda --lazy-mpu-init $J 2>&1 | sed -n 's/.*config digest \\([0-9a-f]*\\).*/\\1/p')
+	b=\$($T $M run --allow-no-cuda $J dist.lazy_mpu_init=true 2>&1 | sed -n 's/.*config digest \\([0-9a-f]*\\).*/\\1/p')
+	echo \"flag \$a, field \$b\"; [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ]"
 # Lazy MPU init: the distributed phases are deferred, or run with --finish-lazy.
 check run-lazy-deferred sh -c "$T $M run --allow-no-cuda --lazy-mpu-init $J --format=json | python3 -c '
 import json, sys
