@@ -230,202 +230,240 @@ def cmd_release(a):
                 compare_tables(p, os.path.join(a.into, name), sys.stdout, a.limit)
 
 
+def A(*names, **options):
+    """An argument of a subcommand: add_argument's arguments."""
+    return names, options
+
+
+# what several subcommands take: where to write, and where Megatron-LM's
+# flags come from
+OUTPUT = [
+    A("-o", "--output", metavar="FILE", help="write here, not to stdout"),
+]
+FLAGSRC = [
+    A("--flags",
+      metavar="TSV",
+      help="take Megatron-LM's flags (dest -> flags) from this table (data/megatron-flags.tsv) "
+           "instead of the parser in --core"),
+    A("--flags-ref",
+      metavar="NAME",
+      help="with --flags: only the rows of this release (refs column)"),
+    A("--training",
+      metavar="SRC",
+      help="Megatron-LM's training code, when --core lacks megatron/training"),
+]
+
+# Every subcommand: (name, function, help, description, arguments), in the
+# order --help lists them
+COMMANDS = [
+    ("bridge-fields", cmd_bridge_fields,
+     "data/bridge-config-fields.tsv",
+     "ConfigContainer's fields and each section class's fields, inheritance resolved into "
+     "megatron-core / megatron.training.",
+     [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
+      A("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)"),
+      A("--pinned-core",
+        metavar="SRC",
+        help="Bridge's pinned Megatron-LM (3rdparty/Megatron-LM): note where its fields differ "
+             "from --core's"),
+      A("--pinned-name", metavar="NAME", help="how notes name the pinned commit"),
+      A("--core-name",
+        metavar="NAME",
+        default="main",
+        help="how notes name --core (default: main)"),
+      A("--previous",
+        metavar="TSV",
+        default="data/bridge-config-fields.tsv",
+        help="when no source holds megatron/training/arguments.py and --flags is not given, keep"
+             " this table's flag column for the fields it has (default: %(default)s)"),
+      *FLAGSRC,
+      *OUTPUT]),
+    ("bridge-variants", cmd_bridge_variants,
+     "data/bridge-variant-fields.tsv",
+     "The other classes each ConfigContainer section can hold (model providers, dataset configs,"
+     " PEFT methods), as differences from bridge-config-fields.tsv.",
+     [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
+      A("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)"),
+      A("--fields",
+        metavar="TSV",
+        help="compare with this bridge-config-fields.tsv (default: compute it)"),
+      A("--previous",
+        metavar="TSV",
+        help="carry the hand-written parts of each class's note over from this "
+             "bridge-variant-fields.tsv"),
+      *FLAGSRC,
+      *OUTPUT]),
+    ("flags", cmd_flags,
+     "one release's rows of data/megatron-flags.tsv",
+     "Every flag of Megatron-LM's training parser (megatron/training/arguments.py), read "
+     "statically: see the comment above FlagInterp in this script for the method.",
+     [A("--training",
+        metavar="SRC",
+        required=True,
+        help="Megatron-LM (a checkout, GITDIR@REV, or the megatron-core wheel/sdist, which holds"
+             " megatron/training)"),
+      A("--name",
+        metavar="NAME",
+        required=True,
+        help="the release's name in the refs column (r0.19, main, ...)"),
+      *OUTPUT]),
+    ("merge", cmd_merge,
+     "fold one release's rows into a multi-release table",
+     "Fold the rows of one release (the output of `flags`) into a table with a refs column "
+     "(data/megatron-flags.tsv): a row identical but for refs gains the release, others are "
+     "added; the release's old refs are dropped first.  Rows stay sorted by flag, then by their "
+     "first release in --versions order.",
+     [A("--table",
+        metavar="TSV",
+        required=True,
+        help="the multi-release table (rewritten in place unless -o)"),
+      A("--rows", metavar="TSV", required=True, help="one release's rows"),
+      A("--name", metavar="NAME", help="the release (default: the refs of --rows)"),
+      A("--versions",
+        metavar="TSV",
+        default="data/megatron-versions.tsv",
+        help="release order for the refs column (default: %(default)s)"),
+      *OUTPUT]),
+    ("checks", cmd_checks,
+     "data/megatron-checks.tsv",
+     "Every assert, raise and warning of Megatron's config validation: the __post_init__ of "
+     "ModelParallelConfig, TransformerConfig, MLATransformerConfig, OptimizerConfig, "
+     "DistributedDataParallelConfig, CheckpointConfig, the num-microbatches calculator's "
+     "construction and (with megatron/training) validate_args, with the same-module helpers they"
+     " call.",
+     [A("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)"),
+      A("--training",
+        metavar="SRC",
+        help="Megatron-LM checkout for megatron/training when --core lacks it"),
+      A("--previous",
+        metavar="TSV",
+        help="carry offline and note (partly written by hand) over from this table for the "
+             "checks it already has"),
+      A("--early-returns",
+        action="store_true",
+        help="an `if X: return` before a check adds \"not (X)\" to its guard (off: "
+             "data/megatron-checks.tsv has always been read without)"),
+      *OUTPUT]),
+    ("bridge-checks", cmd_bridge_checks,
+     "Megatron-Bridge's checks, as data/megatron-checks.tsv",
+     "Every assert, raise and warning of Megatron-Bridge's config validation: "
+     "runtime_config_update, ConfigContainer.validate, and the __post_init__ / finalize / "
+     "validate of each section class (the Bridge classes of its MRO), with the same-module "
+     "helpers they call.  Columns as data/megatron-checks.tsv; fields are SECTION.FIELD.",
+     [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
+      A("--core",
+        metavar="SRC",
+        help="megatron-core, to resolve the section classes' bases (optional)"),
+      A("--previous",
+        metavar="TSV",
+        help="carry offline and note over from this table for the checks it has"),
+      A("--no-early-returns",
+        action="store_true",
+        help="do not turn an `if X: return` before a check into \"not (X)\" in its guard (as "
+             "`checks` reads Megatron)"),
+      *OUTPUT]),
+    ("bridge-mixed-precision", cmd_bridge_mixed_precision,
+     "data/bridge-mixed-precision.tsv",
+     "The mixed-precision presets a ConfigContainer may name (mixed_precision: bf16_mixed): the "
+     "fields each sets.",
+     [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
+      *OUTPUT]),
+    ("bridge-loader", cmd_bridge_loader,
+     "data/bridge-loader.tsv",
+     "How Bridge's from_yaml treats what a config names: the _target_ allow- and deny-lists, and"
+     " the classes whose constructor takes **kwargs (an unknown key is then refused, not "
+     "dropped).",
+     [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
+      A("--core", metavar="SRC", required=True, help="megatron-core (megatron.training.config)"),
+      A("--fields",
+        metavar="TSV",
+        required=True,
+        help="the release's bridge-config-fields.tsv (the sections' classes)"),
+      A("--variants", metavar="TSV", required=True, help="the release's bridge-variant-fields.tsv"),
+      *OUTPUT]),
+    ("release", cmd_release,
+     "every table for one megatron-core + Bridge release",
+     "Read one release (the megatron-core and megatron-bridge wheels or sdists, or checkouts) "
+     "and write all its tables into DIR: megatron-flags.tsv (its rows, refs NAME), "
+     "bridge-config-fields.tsv, bridge-variant-fields.tsv, megatron-checks.tsv, "
+     "bridge-checks.tsv, bridge-mixed-precision.tsv, bridge-loader.tsv and SOURCES.tsv (what was"
+     " read, with digests); the hand-written notes of --previous-dir's tables are carried over, "
+     "and each table is compared with --previous-dir's.",
+     [A("--core", metavar="SRC", required=True, help="megatron-core"),
+      A("--bridge", metavar="SRC", required=True, help="megatron-bridge"),
+      A("--training",
+        metavar="SRC",
+        help="Megatron-LM checkout for megatron/training (when --core lacks it)"),
+      A("--name",
+        metavar="NAME",
+        required=True,
+        help="the Megatron-LM release in the refs column (r0.19, main, ...)"),
+      A("--into",
+        metavar="DIR",
+        required=True,
+        help="where to write (data/releases/bridge-0.6.2+core-0.19.2, or data)"),
+      A("--previous-dir",
+        metavar="DIR",
+        default="data",
+        help="tables to carry hand-written notes from and compare with (default: %(default)s; ''"
+             " for none)"),
+      A("--merge-flags",
+        metavar="TSV",
+        help="also fold the flag rows into this multi-release table (data/megatron-flags.tsv)"),
+      A("--versions",
+        metavar="TSV",
+        default="data/megatron-versions.tsv",
+        help="release order for --merge-flags (default: %(default)s)"),
+      A("--pinned-core", metavar="SRC", help="as for bridge-fields"),
+      A("--pinned-name", metavar="NAME", help="as for bridge-fields"),
+      A("--limit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="list at most N rows of each kind in the comparisons"),
+      A("-q", "--quiet", action="store_true", help="no comparisons")]),
+    ("rekey", cmd_rekey,
+     "move file:line ids to a new checks table",
+     "data/megatron-checks-port.tsv and -ledger.tsv name checks by megatron-checks.tsv's id "
+     "(file:line).  Given the old and the new checks table, rewrite those ids in place: a check "
+     "is the same when its function, kind, guard, condition and message are.",
+     [A("--old", metavar="TSV", required=True, help="the checks table the ids are of"),
+      A("--new", metavar="TSV", required=True, help="the new checks table"),
+      A("--drop",
+        action="store_true",
+        help="drop rows whose check the new table lacks (default: keep them)"),
+      A("files", metavar="FILE", nargs="+", help="tables keyed by id, rewritten")]),
+    ("compare", cmd_compare,
+     "what changed between two versions of a table",
+     "Compare two versions of one table (bridge-config-fields, bridge-variant-fields, "
+     "megatron-checks / bridge-checks, megatron-flags) row by row, by key (section+field; "
+     "section+class+field; a check's function, kind, guard, condition and message, so that a "
+     "check that only moved to another line is counted, not listed; flag+dest).",
+     [A("old", metavar="OLD.tsv"),
+      A("new", metavar="NEW.tsv"),
+      A("--limit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="list at most N rows of each kind (default: all)"),
+      A("--exit-code", action="store_true", help="exit 1 when they differ"),
+      A("--ref",
+        metavar="NAME",
+        help="flags: compare only the rows of this release (default: the one release of NEW when"
+             " OLD has several)")]),
+]
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="extract-facts.py", description=USAGE,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
     sub.required = True
-
-    def common(sp):
-        sp.add_argument("-o", "--output", metavar="FILE", help="write here, not to stdout")
-
-    def flagsrc(sp):
-        sp.add_argument("--flags", metavar="TSV",
-                        help="take Megatron-LM's flags (dest -> flags) from this table "
-                             "(data/megatron-flags.tsv) instead of the parser in --core")
-        sp.add_argument("--flags-ref", metavar="NAME",
-                        help="with --flags: only the rows of this release (refs column)")
-        sp.add_argument("--training", metavar="SRC",
-                        help="Megatron-LM's training code, when --core lacks megatron/training")
-
-    sp = sub.add_parser("bridge-fields", help="data/bridge-config-fields.tsv",
-                        description="ConfigContainer's fields and each section class's fields, "
-                        "inheritance resolved into megatron-core / megatron.training.")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
-    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)")
-    sp.add_argument("--pinned-core", metavar="SRC",
-                    help="Bridge's pinned Megatron-LM (3rdparty/Megatron-LM): note where "
-                         "its fields differ from --core's")
-    sp.add_argument("--pinned-name", metavar="NAME", help="how notes name the pinned commit")
-    sp.add_argument("--core-name", metavar="NAME", default="main",
-                    help="how notes name --core (default: main)")
-    sp.add_argument("--previous", metavar="TSV", default="data/bridge-config-fields.tsv",
-                    help="when no source holds megatron/training/arguments.py and --flags is "
-                         "not given, keep this table's flag column for the fields it has "
-                         "(default: %(default)s)")
-    flagsrc(sp)
-    common(sp)
-    sp.set_defaults(func=cmd_bridge_fields)
-
-    sp = sub.add_parser("bridge-variants", help="data/bridge-variant-fields.tsv",
-                        description="The other classes each ConfigContainer section can hold "
-                        "(model providers, dataset configs, PEFT methods), as differences from "
-                        "bridge-config-fields.tsv.")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
-    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)")
-    sp.add_argument("--fields", metavar="TSV",
-                    help="compare with this bridge-config-fields.tsv (default: compute it)")
-    sp.add_argument("--previous", metavar="TSV",
-                    help="carry the hand-written parts of each class's note over from this "
-                         "bridge-variant-fields.tsv")
-    flagsrc(sp)
-    common(sp)
-    sp.set_defaults(func=cmd_bridge_variants)
-
-    sp = sub.add_parser("flags", help="one release's rows of data/megatron-flags.tsv",
-                        description="Every flag of Megatron-LM's training parser "
-                        "(megatron/training/arguments.py), read statically: see the comment "
-                        "above FlagInterp in this script for the method.")
-    sp.add_argument("--training", metavar="SRC", required=True,
-                    help="Megatron-LM (a checkout, GITDIR@REV, or the megatron-core "
-                         "wheel/sdist, which holds megatron/training)")
-    sp.add_argument("--name", metavar="NAME", required=True,
-                    help="the release's name in the refs column (r0.19, main, ...)")
-    common(sp)
-    sp.set_defaults(func=cmd_flags)
-
-    sp = sub.add_parser("merge", help="fold one release's rows into a multi-release table",
-                        description="Fold the rows of one release (the output of `flags`) "
-                        "into a table with a refs column (data/megatron-flags.tsv): a row "
-                        "identical but for refs gains the release, others are added; the "
-                        "release's old refs are dropped first.  Rows stay sorted by flag, then "
-                        "by their first release in --versions order.")
-    sp.add_argument("--table", metavar="TSV", required=True,
-                    help="the multi-release table (rewritten in place unless -o)")
-    sp.add_argument("--rows", metavar="TSV", required=True, help="one release's rows")
-    sp.add_argument("--name", metavar="NAME", help="the release (default: the refs of --rows)")
-    sp.add_argument("--versions", metavar="TSV", default="data/megatron-versions.tsv",
-                    help="release order for the refs column (default: %(default)s)")
-    common(sp)
-    sp.set_defaults(func=cmd_merge)
-
-    sp = sub.add_parser("checks", help="data/megatron-checks.tsv",
-                        description="Every assert, raise and warning of Megatron's config "
-                        "validation: the __post_init__ of ModelParallelConfig, TransformerConfig, "
-                        "MLATransformerConfig, OptimizerConfig, DistributedDataParallelConfig, "
-                        "CheckpointConfig, the num-microbatches calculator's construction and "
-                        "(with megatron/training) validate_args, with the same-module helpers "
-                        "they call.")
-    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core (Megatron-LM)")
-    sp.add_argument("--training", metavar="SRC",
-                    help="Megatron-LM checkout for megatron/training when --core lacks it")
-    sp.add_argument("--previous", metavar="TSV",
-                    help="carry offline and note (partly written by hand) over from this "
-                         "table for the checks it already has")
-    sp.add_argument("--early-returns", action="store_true",
-                    help="an `if X: return` before a check adds \"not (X)\" to its guard (off: "
-                         "data/megatron-checks.tsv has always been read without)")
-    common(sp)
-    sp.set_defaults(func=cmd_checks)
-
-    sp = sub.add_parser("bridge-checks", help="Megatron-Bridge's checks, as data/megatron-checks.tsv",
-                        description="Every assert, raise and warning of Megatron-Bridge's config "
-                        "validation: runtime_config_update, ConfigContainer.validate, and the "
-                        "__post_init__ / finalize / validate of each section class (the Bridge "
-                        "classes of its MRO), with the same-module helpers they call.  Columns "
-                        "as data/megatron-checks.tsv; fields are SECTION.FIELD.")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
-    sp.add_argument("--core", metavar="SRC",
-                    help="megatron-core, to resolve the section classes' bases (optional)")
-    sp.add_argument("--previous", metavar="TSV",
-                    help="carry offline and note over from this table for the checks it has")
-    sp.add_argument("--no-early-returns", action="store_true",
-                    help="do not turn an `if X: return` before a check into \"not (X)\" in its "
-                         "guard (as `checks` reads Megatron)")
-    common(sp)
-    sp.set_defaults(func=cmd_bridge_checks)
-
-    sp = sub.add_parser("bridge-mixed-precision", help="data/bridge-mixed-precision.tsv",
-                        description="The mixed-precision presets a ConfigContainer may name "
-                        "(mixed_precision: bf16_mixed): the fields each sets.")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
-    common(sp)
-    sp.set_defaults(func=cmd_bridge_mixed_precision)
-
-    sp = sub.add_parser("bridge-loader", help="data/bridge-loader.tsv",
-                        description="How Bridge's from_yaml treats what a config names: "
-                        "the _target_ allow- and deny-lists, and the classes whose "
-                        "constructor takes **kwargs (an unknown key is then refused, "
-                        "not dropped).")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="Megatron-Bridge")
-    sp.add_argument("--core", metavar="SRC", required=True,
-                    help="megatron-core (megatron.training.config)")
-    sp.add_argument("--fields", metavar="TSV", required=True,
-                    help="the release's bridge-config-fields.tsv (the sections' classes)")
-    sp.add_argument("--variants", metavar="TSV", required=True,
-                    help="the release's bridge-variant-fields.tsv")
-    common(sp)
-    sp.set_defaults(func=cmd_bridge_loader)
-
-    sp = sub.add_parser("release", help="every table for one megatron-core + Bridge release",
-                        description="Read one release (the megatron-core and megatron-bridge "
-                        "wheels or sdists, or checkouts) and write all its tables into DIR: "
-                        "megatron-flags.tsv (its rows, refs NAME), bridge-config-fields.tsv, "
-                        "bridge-variant-fields.tsv, megatron-checks.tsv, bridge-checks.tsv, "
-                        "bridge-mixed-precision.tsv, bridge-loader.tsv and "
-                        "SOURCES.tsv (what was read, with digests); the hand-written notes of "
-                        "--previous-dir's tables are carried over, and each table is compared "
-                        "with --previous-dir's.")
-    sp.add_argument("--core", metavar="SRC", required=True, help="megatron-core")
-    sp.add_argument("--bridge", metavar="SRC", required=True, help="megatron-bridge")
-    sp.add_argument("--training", metavar="SRC",
-                    help="Megatron-LM checkout for megatron/training (when --core lacks it)")
-    sp.add_argument("--name", metavar="NAME", required=True,
-                    help="the Megatron-LM release in the refs column (r0.19, main, ...)")
-    sp.add_argument("--into", metavar="DIR", required=True,
-                    help="where to write (data/releases/bridge-0.6.2+core-0.19.2, or data)")
-    sp.add_argument("--previous-dir", metavar="DIR", default="data",
-                    help="tables to carry hand-written notes from and compare with "
-                         "(default: %(default)s; '' for none)")
-    sp.add_argument("--merge-flags", metavar="TSV",
-                    help="also fold the flag rows into this multi-release table "
-                         "(data/megatron-flags.tsv)")
-    sp.add_argument("--versions", metavar="TSV", default="data/megatron-versions.tsv",
-                    help="release order for --merge-flags (default: %(default)s)")
-    sp.add_argument("--pinned-core", metavar="SRC", help="as for bridge-fields")
-    sp.add_argument("--pinned-name", metavar="NAME", help="as for bridge-fields")
-    sp.add_argument("--limit", type=int, default=0, metavar="N",
-                    help="list at most N rows of each kind in the comparisons")
-    sp.add_argument("-q", "--quiet", action="store_true", help="no comparisons")
-    sp.set_defaults(func=cmd_release)
-
-    sp = sub.add_parser("rekey", help="move file:line ids to a new checks table",
-                        description="data/megatron-checks-port.tsv and -ledger.tsv name checks "
-                        "by megatron-checks.tsv's id (file:line).  Given the old and the new "
-                        "checks table, rewrite those ids in place: a check is the same when its "
-                        "function, kind, guard, condition and message are.")
-    sp.add_argument("--old", metavar="TSV", required=True, help="the checks table the ids are of")
-    sp.add_argument("--new", metavar="TSV", required=True, help="the new checks table")
-    sp.add_argument("--drop", action="store_true",
-                    help="drop rows whose check the new table lacks (default: keep them)")
-    sp.add_argument("files", metavar="FILE", nargs="+", help="tables keyed by id, rewritten")
-    sp.set_defaults(func=cmd_rekey)
-
-    sp = sub.add_parser("compare", help="what changed between two versions of a table",
-                        description="Compare two versions of one table (bridge-config-fields, "
-                        "bridge-variant-fields, megatron-checks / bridge-checks, megatron-flags) "
-                        "row by row, by key (section+field; section+class+field; a check's "
-                        "function, kind, guard, condition and message, so that a check that "
-                        "only moved to another line is counted, not listed; flag+dest).")
-    sp.add_argument("old", metavar="OLD.tsv")
-    sp.add_argument("new", metavar="NEW.tsv")
-    sp.add_argument("--limit", type=int, default=0, metavar="N",
-                    help="list at most N rows of each kind (default: all)")
-    sp.add_argument("--exit-code", action="store_true", help="exit 1 when they differ")
-    sp.add_argument("--ref", metavar="NAME",
-                    help="flags: compare only the rows of this release (default: the one "
-                         "release of NEW when OLD has several)")
-    sp.set_defaults(func=cmd_compare)
+    for name, func, help_, description, arguments in COMMANDS:
+        sp = sub.add_parser(name, help=help_, description=description)
+        for names, options in arguments:
+            sp.add_argument(*names, **options)
+        sp.set_defaults(func=func)
 
     a = p.parse_args(argv)
     try:
