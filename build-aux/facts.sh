@@ -145,5 +145,15 @@ else
     done
     cp "$tmp/flags.tsv" data/megatron-flags.tsv
     say "data/megatron-flags.tsv: $(tail -n +2 data/megatron-versions.tsv | cut -f1 | tr '\n' ' ')"
+    # the entry scripts, every release at once
+    set --
+    for name in $(tail -n +2 data/megatron-versions.tsv | cut -f1); do
+        set -- "$@" "$name=$MLM@$(commit training "$name")"
+    done
+    $extract entries "$@" --points "$tmp/ep.tsv" --flags-out "$tmp/ef.tsv" 2>"$tmp/log" ||
+        { cat "$tmp/log" >&2; die "entries failed (PYTHON3=python3.12 or newer for r0.15's scripts)"; }
+    cp "$tmp/ep.tsv" data/megatron-entry-points.tsv
+    cp "$tmp/ef.tsv" data/megatron-entry-flags.tsv
+    say "data/megatron-entry-points.tsv, data/megatron-entry-flags.tsv: the same releases"
 fi
 say "done in $(($(date +%s) - start)) s; git diff data/ shows what changed"

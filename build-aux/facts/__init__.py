@@ -15,6 +15,7 @@
 #   bchecks.py          Bridge's configuration checks
 #   mixed_precision.py  Bridge's mixed-precision presets
 #   loader.py           Bridge's config loader (_target_ lists, **kwargs)
+#   entries.py          Megatron-LM's entry scripts: args_defaults, extra flags
 #   cli.py              the subcommands and their parser
 """Regenerate mcinit's data tables from Megatron-LM / Megatron-Bridge sources.
 

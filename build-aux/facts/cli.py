@@ -16,6 +16,7 @@ from .bridge_fields import BRIDGE_FIELDS_HEAD, VARIANT_HEAD, bridge_fields, brid
 from .bchecks import extract_bridge_checks
 from .mixed_precision import MIXED_PRECISION_HEAD, bridge_mixed_precision
 from .loader import LOADER_HEAD, bridge_loader, loader_classes
+from .entries import ENTRY_FLAGS_HEAD, ENTRY_POINTS_HEAD, entry_tables
 
 
 def cmd_bridge_loader(a):
@@ -230,6 +231,21 @@ def cmd_release(a):
                 compare_tables(p, os.path.join(a.into, name), sys.stdout, a.limit)
 
 
+def cmd_entries(a):
+    releases = []
+    for r in a.releases:
+        name, eq, spec = r.partition("=")
+        if not eq or not name or not spec:
+            sys.exit("extract-facts: entries: %r is not NAME=SRC" % r)
+        releases.append((name, spec))
+    points, flags = entry_tables(releases)
+    for path, head, rows in ((a.points, ENTRY_POINTS_HEAD, points),
+                             (a.flags_out, ENTRY_FLAGS_HEAD, flags)):
+        with open(path, "w", encoding="utf-8") as out:
+            write_tsv(out, head, rows)
+        sys.stderr.write("extract-facts: entries: %s: %d rows\n" % (path, len(rows)))
+
+
 def A(*names, **options):
     """An argument of a subcommand: add_argument's arguments."""
     return names, options
@@ -422,6 +438,15 @@ COMMANDS = [
         metavar="N",
         help="list at most N rows of each kind in the comparisons"),
       A("-q", "--quiet", action="store_true", help="no comparisons")]),
+    ("entries", cmd_entries,
+     "data/megatron-entry-points.tsv and data/megatron-entry-flags.tsv",
+     "Megatron-LM's entry scripts (build-aux/facts/entries.py's ENTRIES) in each release: "
+     "the args_defaults each hands the training parser and the flags its "
+     "extra_args_provider adds.  Scripts of r0.15 need Python >= 3.12 to parse.",
+     [A("releases", metavar="NAME=SRC", nargs="+",
+        help="each release (refs name and Megatron-LM source), oldest first"),
+      A("--points", metavar="TSV", required=True, help="write the entry points here"),
+      A("--flags-out", metavar="TSV", required=True, help="write the entry flags here")]),
     ("rekey", cmd_rekey,
      "move file:line ids to a new checks table",
      "data/megatron-checks-port.tsv and -ledger.tsv name checks by megatron-checks.tsv's id "

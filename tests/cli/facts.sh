@@ -67,7 +67,8 @@ elif [ $rc != 0 ]; then
 	skip regenerate-main "the releases did not regenerate"
 else
 	for t in bridge-config-fields bridge-variant-fields megatron-checks bridge-checks \
-		bridge-mixed-precision bridge-loader megatron-flags; do
+		bridge-mixed-precision bridge-loader megatron-flags megatron-entry-points \
+		megatron-entry-flags; do
 		check "unchanged-data/$t.tsv" diff -u "$srcdir/data/$t.tsv" "$tmp/src/data/$t.tsv"
 	done
 fi
