@@ -13,7 +13,8 @@
 # Then `git diff data/` is what changed.  Environment: PYTHON3 (python3),
 # PIP ($PYTHON3 -m pip), FACTS_CACHE (${XDG_CACHE_HOME:-~/.cache}/mcinit/facts),
 # MLM, BRIDGE, FACTS_OFFLINE=1 (use the cache only, never pip: exit 77 when a
-# wheel is missing, for tests/cli/facts.sh).
+# wheel is missing, for tests/cli/facts.sh), FACTS_WRITTEN=FILE (list there
+# every table written, for the same).
 set -eu
 
 srcdir=${1:?usage: facts.sh SRCDIR}
@@ -23,7 +24,13 @@ FACTS_CACHE=${FACTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcinit/facts}
 MLM=${MLM:-}
 BRIDGE=${BRIDGE:-}
 FACTS_OFFLINE=${FACTS_OFFLINE:-}
+FACTS_WRITTEN=${FACTS_WRITTEN:-/dev/null}
 
+# put FILE TABLE: FILE is the new TABLE (a path below the source tree)
+put() {
+    cp "$1" "$2"
+    printf '%s\n' "$2" >>"$FACTS_WRITTEN"
+}
 say() { printf 'facts: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 abspath() { (cd "$1" && pwd); }
@@ -98,7 +105,9 @@ for dir in $(lockrows | cut -f1 | grep '^data/releases/' | sort -u); do
     $extract release --core "$FACTS_CACHE/$cwhl" --bridge "$FACTS_CACHE/$bwhl" \
         --name "$name" --into "$tmp/rel" --previous-dir "$dir" --quiet 2>"$tmp/log" ||
         { cat "$tmp/log" >&2; die "$dir: extract-facts.py release failed"; }
-    cp "$tmp"/rel/*.tsv "$dir"/
+    for t in "$tmp"/rel/*.tsv; do
+        put "$t" "$dir/${t##*/}"
+    done
     say "$dir: from $cwhl and $bwhl ($name)"
 done
 
@@ -132,7 +141,7 @@ else
         { cat "$tmp/log" >&2; die "main: extract-facts.py release failed"; }
     for t in bridge-config-fields bridge-variant-fields megatron-checks bridge-checks \
             bridge-mixed-precision bridge-loader; do
-        cp "$tmp/main/$t.tsv" "data/$t.tsv"
+        put "$tmp/main/$t.tsv" "data/$t.tsv"
     done
     say "data/: main from Megatron-LM $(commit core main) and Megatron-Bridge $(commit bridge main)"
     # megatron-flags.tsv: every release of data/megatron-versions.tsv, in its order
@@ -143,7 +152,7 @@ else
         $extract merge --table "$tmp/flags.tsv" --rows "$tmp/f.tsv" 2>"$tmp/log" ||
             { cat "$tmp/log" >&2; die "merge $name failed"; }
     done
-    cp "$tmp/flags.tsv" data/megatron-flags.tsv
+    put "$tmp/flags.tsv" data/megatron-flags.tsv
     say "data/megatron-flags.tsv: $(tail -n +2 data/megatron-versions.tsv | cut -f1 | tr '\n' ' ')"
     # the entry scripts, every release at once
     set --
@@ -152,8 +161,8 @@ else
     done
     $extract entries "$@" --points "$tmp/ep.tsv" --flags-out "$tmp/ef.tsv" 2>"$tmp/log" ||
         { cat "$tmp/log" >&2; die "entries failed (PYTHON3=python3.12 or newer for r0.15's scripts)"; }
-    cp "$tmp/ep.tsv" data/megatron-entry-points.tsv
-    cp "$tmp/ef.tsv" data/megatron-entry-flags.tsv
+    put "$tmp/ep.tsv" data/megatron-entry-points.tsv
+    put "$tmp/ef.tsv" data/megatron-entry-flags.tsv
     say "data/megatron-entry-points.tsv, data/megatron-entry-flags.tsv: the same releases"
 fi
 say "done in $(($(date +%s) - start)) s; git diff data/ shows what changed"

@@ -25,6 +25,26 @@ check lock-is-megatron-versions cmp "$tmp/v" "$tmp/lv"
 check lock-digests-well-formed sh -c "grep -v '^#' '$lock' | tail -n +2 | cut -f5 |
 	grep -vE '^(sha256:[0-9a-f]{64}|commit:[0-9a-f]{40})\$' | { ! grep -q .; }"
 
+# data/MANIFEST.tsv names every file of data/ once, and nothing else
+manifest="$srcdir/data/MANIFEST.tsv"
+mrows() { grep -v '^#' "$manifest" | tail -n +2; }
+(cd "$srcdir/data" && find . -type f | sed 's|^\./||' | sort) >"$tmp/files"
+: >"$tmp/unlisted"
+while read -r f; do
+	n=0
+	for pat in $(mrows | cut -f1); do
+		# shellcheck disable=SC2254
+		case $f in $pat) n=$((n + 1)) ;; esac
+	done
+	[ $n = 1 ] || echo "$f: $n rows" >>"$tmp/unlisted"
+done <"$tmp/files"
+check manifest-lists-every-file-once sh -c "! grep . '$tmp/unlisted'"
+check manifest-paths-exist sh -c "cd '$srcdir/data' && for p in \$(grep -v '^#' MANIFEST.tsv | tail -n +2 | cut -f1); do
+	ls \$p >/dev/null || exit 1; done"
+check manifest-kinds sh -c "grep -v '^#' '$manifest' | tail -n +2 | awk -F'\t' '
+	!((\$2 == \"extracted\" && \$3 ~ /^(git|wheels|none)\$/) || (\$2 == \"curated\" && \$3 == \"-\")) { bad = 1; print }
+	END { exit bad }'"
+
 if ! command -v "$PYTHON3" >/dev/null 2>&1; then
 	skip regenerate "no $PYTHON3"
 	finish
@@ -39,6 +59,7 @@ offline=1
 [ "${FACTS_NETWORK:-}" != 1 ] || offline=
 rc=0
 FACTS_OFFLINE=$offline PYTHON3=$PYTHON3 MLM=${FACTS_MLM:-} BRIDGE=${FACTS_BRIDGE:-} \
+	FACTS_WRITTEN="$tmp/src/written" \
 	$SHELL "$tmp/src/build-aux/facts.sh" "$tmp/src" >"$tmp/log" 2>&1 || rc=$?
 comment "$tmp/log"
 if [ $rc = 77 ]; then
@@ -50,6 +71,7 @@ else
 		for t in "$srcdir/$dir"/*.tsv; do
 			t=${t#"$srcdir/"}
 			check "unchanged-$t" diff -u "$srcdir/$t" "$tmp/src/$t"
+			check "written-$t" grep -q "^$t\$" "$tmp/src/written"
 		done
 	done
 	# a wheel whose digest is not the lock's is never read
@@ -66,10 +88,10 @@ if [ -z "${FACTS_MLM:-}" ] || [ -z "${FACTS_BRIDGE:-}" ]; then
 elif [ $rc != 0 ]; then
 	skip regenerate-main "the releases did not regenerate"
 else
-	for t in bridge-config-fields bridge-variant-fields megatron-checks bridge-checks \
-		bridge-mixed-precision bridge-loader megatron-flags megatron-entry-points \
-		megatron-entry-flags; do
-		check "unchanged-data/$t.tsv" diff -u "$srcdir/data/$t.tsv" "$tmp/src/data/$t.tsv"
+	# every table the manifest says git sources make, each written by facts.sh
+	for t in $(mrows | awk -F'\t' '$2 == "extracted" && $3 == "git" { print $1 }'); do
+		check "unchanged-data/$t" diff -u "$srcdir/data/$t" "$tmp/src/data/$t"
+		check "written-data/$t" grep -q "^data/$t\$" "$tmp/src/written"
 	done
 fi
 finish
