@@ -25,7 +25,13 @@ start_store() {
 	shift
 	"$@" 2>"$err" &
 	pid=$!
-	wait_line "$err" listening
+	# up to a minute on a loaded machine (wait_line's ten seconds were
+	# not always enough beside a parallel make check), less when it died
+	i=0
+	while ! grep -q listening "$err" 2>/dev/null && kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	P=$(sed -n 's/^mcinit store: listening on .*:\([0-9]*\)$/\1/p' "$err")
 }
 stop_store() {
