@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/versions.h"
+
 static struct mcinit_pv eval(struct mcinit_pyexpr *e, const struct node *n);
 
 #define PROPAGATE(v)                                                                               \
