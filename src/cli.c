@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input/pyexpr.h" /* mcinit_version_cmp */
+#include "core/versions.h" /* mcinit_version_cmp */
 
 enum {
 	OPT_WORLD_SIZE = 0x100,

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/versions.h"
+
 const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
 #define MCINIT_FIELD_ROW(id, sec, name, type, def, flags, lo, hi, choices, help, aliases, dest,    \
                          origin)                                                                   \
@@ -1201,14 +1203,12 @@ static const struct {
 int
 mcinit_bversion_parse(const char *s, unsigned *out)
 {
-	size_t i, n;
+	size_t i;
 
-	if (s[0] == 'v')
-		s++;
+	s = mcinit_version_skip_v(s, NULL);
 	for (i = 0; i < NBRIDGE; i++) {
-		n = strlen(bridge_releases[i]);
 		/* "0.6" is the newest 0.6.x known: 0.6.2 reads as it */
-		if (strncmp(s, bridge_releases[i], n) == 0 && (s[n] == '\0' || s[n] == '.')) {
+		if (mcinit_version_under(s, bridge_releases[i])) {
 			*out = 1u << i;
 			return 0;
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "core/versions.h"
 
 static const struct mcinit_mflag table[] = {
 #define MCINIT_MFLAG(f, d, k, n, v, c, t, def, e) {f, d, k, n, v, c, t, def, e},
@@ -239,17 +240,12 @@ int
 mcinit_mversion_parse(const char *s, unsigned *out)
 {
 	char rel[32];
-	int i, major, minor, n = 0;
+	int i, major, minor;
 
 	/* A release number as pip shows it ("0.19.2", "v0.19.2", "core_v0.19.2"):
 	 * the newest of that major.minor known, the branch it was cut from. */
-	if (strncmp(s, "core_v", 6) == 0)
-		s += 6;
-	else if (s[0] == 'v')
-		s++;
-	if (sscanf(s, "%d.%d%n", &major, &minor, &n) == 2 &&
-	    (s[n] == '\0' || (s[n] == '.' && strspn(s + n + 1, "0123456789") == strlen(s + n + 1) &&
-	                      s[n + 1] != '\0'))) {
+	s = mcinit_version_skip_v(s, "core_");
+	if (mcinit_version_major_minor(s, &major, &minor) == 0) {
 		snprintf(rel, sizeof rel, "r%d.%d", major, minor);
 		s = rel;
 	}

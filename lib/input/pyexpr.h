@@ -95,12 +95,6 @@ struct mcinit_pv mcinit_pyexpr_eval(struct mcinit_pyexpr *e, mcinit_pyexpr_resol
 void mcinit_pyexpr_names(const struct mcinit_pyexpr *e, void (*fn)(void *ctx, const char *name),
                          void *ctx);
 
-/* Package versions as Python's packaging orders them (PEP 440: release
- * numbers, then .devN < aN < bN < rcN < the release < .postN; a "+local"
- * part is ignored; "2.6.0dev0" and "2.6.0.dev0" are one).  Sets *cmp to
- * <0, 0 or >0 and returns 0, or returns -1 when a is not a version. */
-int mcinit_version_cmp(const char *a, const char *b, int *cmp);
-
 /* Python's truth value of v (ERR: false). */
 bool mcinit_pv_truthy(const struct mcinit_pv *v);
 /* Python's str(v) appended to b (repr for strings inside lists). */

@@ -17,6 +17,7 @@
 
 #include "rules/mchecks.h"
 #include "input/pyexpr.h"
+#include "core/versions.h"
 
 /* A field of type any (cuda_graph_modules): Megatron reads it after
  * normalizing it, which the raw value is not. */

@@ -142,40 +142,6 @@ static const struct {
     {"f\"your version is {get_te_version()}.\"", "your version is 2.5.0."},
 };
 
-/* Pairs ordered as Python's packaging.version.Version orders them. */
-Test(pyexpr, versions_order_as_packaging)
-{
-	static const struct {
-		const char *a, *b;
-		int want;
-	} v[] = {
-	    {"2.7.0.dev0", "2.7.0a0", -1},
-	    {"2.7.0a0", "2.7.0b1", -1},
-	    {"2.7.0rc1", "2.7.0", -1},
-	    {"2.7.0", "2.7.0.post1", -1},
-	    {"2.10", "2.9.0", 1},
-	    {"2.6.0dev0", "2.6.0.dev0", 0},
-	    {"1.10.0a0", "1.10.0", -1},
-	    {"2.3.0.dev0+39c0e70", "2.3.0", -1},
-	    {"2", "2.0.0", 0},
-	    {"2.14", "2.14.0", 0},
-	    {"0.0.0", "1.7.0.dev0", -1},
-	    {"2.11.0a0", "2.11.0.dev20250101", 1},
-	};
-	size_t i;
-	int c;
-
-	for (i = 0; i < sizeof v / sizeof v[0]; i++) {
-		cr_assert_eq(mcinit_version_cmp(v[i].a, v[i].b, &c), 0, "%s", v[i].a);
-		cr_expect_eq((c > 0) - (c < 0), v[i].want, "%s vs %s", v[i].a, v[i].b);
-		cr_assert_eq(mcinit_version_cmp(v[i].b, v[i].a, &c), 0, "%s", v[i].b);
-		cr_expect_eq((c > 0) - (c < 0), -v[i].want, "%s vs %s", v[i].b, v[i].a);
-	}
-	cr_expect_eq(mcinit_version_cmp("abc", "2.0", &c), -1);
-	cr_expect_eq(mcinit_version_cmp("2.0x", "2.0", &c), -1);
-	cr_expect_eq(mcinit_version_cmp("", "2.0", &c), -1);
-}
-
 Test(pyexpr, matches_cpython)
 {
 	size_t i;
