@@ -400,8 +400,10 @@ signal_all(struct launch *L, int sig)
 {
 	long i;
 
+	/* only the running: a reaped worker's group went with it (reap), and
+	 * its number may since be another process group's, not ours to signal */
 	for (i = 0; i < L->n; i++)
-		if (L->w[i].pid > 0)
+		if (L->w[i].pid > 0 && L->w[i].running)
 			kill(-L->w[i].pid, sig);
 }
 

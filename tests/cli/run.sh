@@ -207,7 +207,7 @@ check run-sigterm-forwarded sh -c "
 # holding its stdout: the launcher waits for its workers, not their pipes.
 # It exits within the grace period with the worker's status and what the
 # daemon wrote before it, and the daemon is left to whoever started it.
-mark="97.$$"
+mark="91.$$"
 check run-daemon-holds-pipe sh -c "
 	$T $M run --allow-no-cuda --nproc-per-node 1 --timeout $TO $J -- sh -c 'setsid sh -c \"echo daemon-says-hi; echo \\\$\\\$ >$tmp/dpid; exec sleep $mark\" & sleep 0.3; echo worker-done' >$tmp/dh.out 2>&1 & l=\$!
 	i=0; while kill -0 \$l 2>/dev/null && [ \$i -lt $((W / 2 + 50)) ]; do sleep 0.1; i=\$((i+1)); done
@@ -216,7 +216,7 @@ check run-daemon-holds-pipe sh -c "
 	echo \"status \$st\"; cat $tmp/dh.out
 	[ \"\$st\" = 0 ] && grep -q 'worker-done' $tmp/dh.out && grep -q 'daemon-says-hi' $tmp/dh.out"
 # ... and so does SIGTERM: forwarded, then out within the grace period.
-mark="98.$$"
+mark="92.$$"
 check run-daemon-holds-pipe-sigterm sh -c "
 	$M run --allow-no-cuda --nproc-per-node 1 --timeout $TO $J -- sh -c 'setsid sh -c \"echo \\\$\\\$ >$tmp/dpid2; exec sleep $mark\" & exec sleep 1$mark' >$tmp/dt.out 2>&1 & l=\$!
 	i=0; while ! pgrep -f '^sleep 1$mark' >/dev/null && [ \$i -lt $W ]; do sleep 0.1; i=\$((i+1)); done
