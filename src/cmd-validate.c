@@ -209,10 +209,16 @@ static int
 validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *results)
 {
 	size_t n = 0;
-	int status = validate_one(o, cli, results, 0, &n);
+	int status;
 
-	if (n < 2)
+	/* each launch is a job of its own, made again from the inputs; the
+	 * script is interpreted once, all its launches together */
+	mcinit_config_script_memo(1);
+	status = validate_one(o, cli, results, 0, &n);
+	if (n < 2) {
+		mcinit_config_script_memo(0);
 		return status;
+	}
 	for (size_t k = 1; k <= n; k++) {
 		if (results == NULL) {
 			printf("%s== launch %zu of %zu\n", k > 1 ? "\n" : "", k, n);
@@ -221,6 +227,7 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 		}
 		status = worse(k > 1 ? status : 0, validate_one(o, cli, results, (int)k, NULL));
 	}
+	mcinit_config_script_memo(0);
 	return status;
 }
 

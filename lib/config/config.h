@@ -368,6 +368,13 @@ void mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                                struct mcinit_diags *d);
 int mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                               struct mcinit_err *err);
+/* hold 1: from now on the launch script scanned last (all its launches, in
+ * one reading) is kept, and loading the same path with the same script
+ * arguments again takes it from there instead of reading and interpreting
+ * the script once more; hold 0: forgets it.  For a caller that loads one
+ * job once per launch of its script (mcinit validate): without it, a
+ * script with N launches was interpreted N + 1 times.  Per thread. */
+void mcinit_config_script_memo(int hold);
 int mcinit_lint_python(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                        struct mcinit_err *err);
 

@@ -936,6 +936,37 @@ pick_launch(struct mcinit_config *c, const struct mcinit_shscan *sc, const struc
 	return s;
 }
 
+/* See mcinit_config_script_memo. */
+static _Thread_local struct {
+	int hold, have;
+	char *path, *args; /* args NULL: none */
+	struct mcinit_shscan sc;
+} memo;
+
+static void
+memo_forget(void)
+{
+	free(memo.path);
+	free(memo.args);
+	mcinit_shscan_destroy(&memo.sc);
+	memo.path = memo.args = NULL;
+	memo.have = 0;
+}
+
+void
+mcinit_config_script_memo(int hold)
+{
+	memo_forget();
+	memo.hold = hold != 0;
+}
+
+static int
+memo_is(const char *path, const char *args)
+{
+	return memo.hold && memo.have && strcmp(memo.path, path) == 0 &&
+	       (memo.args == NULL ? args == NULL : args != NULL && strcmp(memo.args, args) == 0);
+}
+
 int
 mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcinit_diags *d,
                           struct mcinit_err *err)
@@ -946,14 +977,22 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 	unsigned char *flags = NULL;
 	char **words = NULL;
 	size_t len, i;
-	char *text = mcinit_read_file(path, &len, err);
+	char *text = NULL;
 	int rc = -1;
 
-	if (text == NULL)
-		return -1;
-	if (mcinit_shscan_parse_file(text, len, path, c->script_args, &sc, err) < 0) {
-		mcinit_err_locate(err, path);
-		goto out;
+	int from_memo = memo_is(path, c->script_args);
+
+	if (from_memo) { /* the next launch of the same script: given back at out */
+		sc = memo.sc;
+		memo.sc = (struct mcinit_shscan){0};
+		memo.have = 0;
+	} else {
+		if ((text = mcinit_read_file(path, &len, err)) == NULL)
+			return -1;
+		if (mcinit_shscan_parse_file(text, len, path, c->script_args, &sc, err) < 0) {
+			mcinit_err_locate(err, path);
+			goto out;
+		}
 	}
 	base = mcinit_xcalloc(sc.nfiles + 1, sizeof *base);
 	base[0] = mcinit_config_source(c, path);
@@ -963,13 +1002,15 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		struct mcinit_loc l = at(base, 0, 0, 0);
 
 		c->scripts_unlaunched++;
-		for (i = 0; i < sc.nnotes; i++) /* files not read: why none was found */
-			if (sc.notes[i].warn) {
+		/* files not read, bounds that stopped the reading: why none
+		 * was found */
+		for (i = 0; i < sc.nnotes; i++)
+			if (sc.notes[i].warn || sc.notes[i].bound) {
 				struct mcinit_loc w =
 				    at(base, sc.notes[i].file, sc.notes[i].line, sc.notes[i].col);
 
-				mcinit_diag_add(d, MCINIT_WARNING, "MC009", &w, "launch script: %s",
-				                sc.notes[i].msg);
+				mcinit_diag_add(d, sc.notes[i].warn ? MCINIT_WARNING : MCINIT_NOTE,
+				                "MC009", &w, "launch script: %s", sc.notes[i].msg);
 			}
 		mcinit_diag_hint(
 		    mcinit_diag_add(d, MCINIT_WARNING, "MC009", &l,
@@ -1024,7 +1065,17 @@ out:
 	free(words);
 	free(locs);
 	free(base);
-	mcinit_shscan_destroy(&sc);
+	if (memo.hold && sc.nlaunches >= 2) { /* kept for the next launch */
+		if (!from_memo) {
+			memo_forget();
+			memo.path = mcinit_xstrdup(path);
+			memo.args = c->script_args != NULL ? mcinit_xstrdup(c->script_args) : NULL;
+		}
+		memo.sc = sc;
+		memo.have = 1;
+	} else {
+		mcinit_shscan_destroy(&sc);
+	}
 	free(text);
 	return rc;
 }

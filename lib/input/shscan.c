@@ -30,7 +30,15 @@
  * 2^21 of them took 1.4 G instructions (10 s under ASan: a fuzzing
  * timeout, tests/fuzz/corpus/shscan/timeout-growing-var-in-endless-loop). */
 #define BUDGET_BASE ((size_t)1 << 19)
-#define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}} */
+#define MAX_DEPTH   64 /* nesting of ${a:-${b:-...}}, $(( $((...)) )) */
+/* Nesting of an arithmetic expression: parentheses, unary operators, the
+ * right operand of `**` and `?:`.  Each level is a call of the recursive
+ * evaluator; bash's own bound is 1024 ("expression recursion level
+ * exceeded"), real expressions nest a few levels, and 256 small frames fit
+ * any stack, sanitizers included. */
+#define MAX_ARITH_DEPTH 256
+/* Loops nested in one another (each level is a recursion of the reader). */
+#define MAX_LOOP_DEPTH 256
 /* What an element costs beyond its characters (its allocation): many
  * short elements ("$@ $@" doubled by recursion) are charged like text. */
 #define EL_COST     16
@@ -94,9 +102,13 @@ struct var {
 	int line, col;    /* its last assignment, export or unset */
 	struct plist val; /* a string variable has exactly one element */
 	int is_array;
-	int maybe;     /* not assigned, and a sourced file mcinit could not read
-	                * may have set it (see var_maybe) */
-	int inherited; /* from the job's environment (Slurm's): a child sees it */
+	int maybe;         /* not assigned, and a sourced file mcinit could not read
+	                    * may have set it (see var_maybe) */
+	int inherited;     /* from the job's environment (Slurm's): a child sees it */
+	unsigned long gen; /* x->gen when it was last changed (touch_var) */
+	int cut;           /* its value lost elements or characters to a bound (the
+	                    * expansion budget, MCINIT_MAX_SCRIPT_WORDS elements):
+	                    * its length and count are known only at run time */
 };
 
 /* An assignment, kept for the fallback: an array's elements (f), or a
@@ -154,6 +166,14 @@ struct fn { /* a function the script defined: its body's text */
 struct saved {
 	int vi;
 	struct var v; /* name not owned */
+	/* 1: v.val is not a copy (not owned): the value was appended to
+	 * (V+=w, V+=(w)), and is put back by cutting it to its n0 elements and
+	 * its element 0 to len0 characters (el0 its first, which an append to
+	 * an empty value drops).  A copy made each time took time quadratic in
+	 * the value (100,000 `A+=(--a 1)` lines ran for hours). */
+	int trunc;
+	size_t n0, len0;
+	struct pch el0;
 };
 
 /* A function call (all = 0: restores its `local` variables and the
@@ -217,11 +237,22 @@ struct sx {
 	size_t nfns, capfns;
 	struct frame *frames; /* open function calls and subshells */
 	size_t nframes, capframes;
-	struct capture *cap;         /* innermost substitution being evaluated, or NULL */
-	int at;                      /* the positional parameters: the array variable "@" */
-	int local_frame;             /* declare/local in a function: its frame + 1, else 0 */
-	int calls;                   /* nesting of function calls and substitutions */
-	int deep;                    /* calls were cut at MAX_CALLS (noted once) */
+	struct capture *cap; /* innermost substitution being evaluated, or NULL */
+	int at;              /* the positional parameters: the array variable "@" */
+	int local_frame;     /* declare/local in a function: its frame + 1, else 0 */
+	int calls;           /* nesting of function calls and substitutions */
+	int deep;            /* calls were cut at MAX_CALLS (noted once) */
+	size_t cut;          /* values cut at a bound so far (see var.cut) */
+	unsigned long gen;   /* changes of variables so far (see var.gen) */
+	int cut_noted;       /* an array was cut (noted once) */
+	size_t group_words;  /* words in x->groups (see group_full) */
+	int groups_cut;      /* an assignment was not kept for the fallback */
+	int stopped_array;   /* an array was cut: words may be missing */
+	/* A nesting bound was passed (MAX_ARITH_DEPTH, MAX_DEPTH, ...): what to
+	 * say.  Sticky, because some readers try text and drop its errors
+	 * (expand_text): the scan then fails at the first place that can name
+	 * it. */
+	const char *too_deep;
 	size_t steps;                /* see MAX_STEPS */
 	size_t max_steps;            /* MAX_STEPS, or the caller's bound */
 	size_t budget_base;          /* BUDGET_BASE, or the caller's */
@@ -230,6 +261,7 @@ struct sx {
 	const struct lc *map;        /* reading a string (eval): each byte's place */
 	const struct plist *prefix;  /* `srun bash -c "..."`: the words before bash */
 	int loops;                   /* loop bodies being read, around the command */
+	int loop_depth;              /* the same, across substitutions: MAX_LOOP_DEPTH */
 	int brk;                     /* 1 `break`, 2 `continue`: the loop body stops */
 	struct mcinit_lword *sbatch; /* words of the #SBATCH directives (text owned) */
 	size_t nsbatch;
@@ -254,7 +286,7 @@ note_add(struct mcinit_shnote **v, size_t *n, size_t *cap, int line, int col, ch
 	(*v)[*n].msg = msg;
 	(*v)[*n].line = line;
 	(*v)[*n].col = col;
-	(*v)[*n].file = (*v)[*n].warn = 0;
+	(*v)[*n].file = (*v)[*n].warn = (*v)[*n].bound = 0;
 	(*n)++;
 }
 
@@ -266,6 +298,19 @@ script_note(struct sx *x, int line, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
 	va_end(ap);
+}
+
+/* script_note for a bound of the reader that stopped it (see
+ * mcinit_shnote.bound). */
+static void __attribute__((format(printf, 4, 5)))
+script_bound(struct sx *x, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcinit_xvasprintf(fmt, ap));
+	va_end(ap);
+	x->notes[x->nnotes - 1].bound = 1;
 }
 
 /* A note that says something was not checked (a warning), once per place. */
@@ -401,16 +446,34 @@ skip_comment(struct sx *x)
 
 /* ---- pstr / plist ---- */
 
+/* A command, an array or a for loop's list of more words than mcinit takes
+ * from a launch script (MCINIT_MAX_SCRIPT_WORDS) is refused as it is read:
+ * each word costs some 200 bytes, so 16 MiB of short words took 1.5 GB
+ * before the count was checked on the launch found.  -1 with x->err (and
+ * x->too_deep, for a caller that drops errors). */
+#define WORDS_MSG(what)                                                                            \
+	what " of more than 65536 words, more than mcinit reads from a launch script: not read"
+static const char words_cmd_msg[] = WORDS_MSG("a command"), words_list_msg[] = WORDS_MSG("a list");
+
+static int
+too_many_words(struct sx *x, const struct plist *l, int line, int col, const char *msg)
+{
+	if (l->n <= MCINIT_MAX_SCRIPT_WORDS)
+		return 0;
+	x->too_deep = msg;
+	return fail(x, line, col, msg);
+}
+
 static void
 exhaust(struct sx *x)
 {
 	if (x->exhausted)
 		return;
 	x->exhausted = 1;
-	script_note(x, 0, 0,
-	            "expansion stopped after %zu characters (a variable that grows "
-	            "exponentially?); later words may be missing",
-	            x->budget_base);
+	script_bound(x, 0, 0,
+	             "expansion stopped after %zu characters (a variable that grows "
+	             "exponentially?); later words may be missing",
+	             x->budget_base);
 }
 
 static void
@@ -430,6 +493,7 @@ charge(struct sx *x, size_t n)
 {
 	if (x->budget < n) {
 		x->budget = 0;
+		x->cut++;
 		exhaust(x);
 		return 0;
 	}
@@ -594,6 +658,7 @@ frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 		charge(x, v->val.v[k].n + EL_COST); /* copied: counts as expanded */
 	GROW(f->sv, f->cap, f->n + 1);
 	f->sv[f->n].vi = vi;
+	f->sv[f->n].trunc = 0;
 	var_save(v, &f->sv[f->n].v);
 	f->n++;
 }
@@ -603,6 +668,7 @@ frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 static void
 touch_var(struct sx *x, int vi)
 {
+	x->vars[vi].gen = ++x->gen;
 	for (size_t k = x->nframes; k-- > 0;)
 		if (x->frames[k].all) {
 			frame_save(x, &x->frames[k], vi, &x->vars[vi]);
@@ -631,9 +697,25 @@ struct arith {
 	size_t n, i;
 	const char *why; /* set when the value cannot be known */
 	int depth;
+	int nest; /* recursion of arith_expr and arith_unary, see MAX_ARITH_DEPTH */
 };
 
 static long long arith_expr(struct arith *a, int prec);
+static long long arith_deeper(struct arith *a, int prec, int unary);
+
+static const char arith_deep_msg[] = "arithmetic nested too deeply (more than 256 levels)";
+
+/* Enters one level of the evaluator: 0, or 1 (why set, and the scan told
+ * so it fails at the expression's place) past MAX_ARITH_DEPTH. */
+static int
+arith_enter(struct arith *a)
+{
+	if (++a->nest <= MAX_ARITH_DEPTH)
+		return 0;
+	a->why = arith_deep_msg;
+	a->x->too_deep = arith_deep_msg;
+	return 1;
+}
 
 static void
 arith_ws(struct arith *a)
@@ -715,6 +797,7 @@ arith_var(struct arith *a, const char *name, size_t len)
 	sub.s = t;
 	sub.n = strlen(t);
 	sub.depth = a->depth + 1;
+	sub.nest = a->nest;
 	r = sub.n == 0 ? 0 : arith_expr(&sub, 0); /* bash: an empty value is 0 */
 	arith_ws(&sub);
 	if (sub.why == NULL && sub.i < sub.n)
@@ -744,7 +827,7 @@ arith_unary(struct arith *a)
 		long long v;
 
 		a->i++;
-		v = arith_unary(a);
+		v = arith_deeper(a, 0, 1);
 		return c == '-'   ? (long long)(0 - (unsigned long long)v)
 		       : c == '!' ? !v
 		       : c == '~' ? ~v
@@ -754,7 +837,7 @@ arith_unary(struct arith *a)
 		long long v;
 
 		a->i++;
-		v = arith_expr(a, 0);
+		v = arith_deeper(a, 0, 0);
 		if (!arith_peek(a, ")"))
 			a->why = "arithmetic syntax error";
 		else
@@ -860,6 +943,18 @@ arith_apply(struct arith *a, const char *op, long long l, long long r)
 	}
 }
 
+/* arith_expr or arith_unary one level deeper: 0 past the bound. */
+static long long
+arith_deeper(struct arith *a, int prec, int unary)
+{
+	long long v = 0;
+
+	if (!arith_enter(a))
+		v = unary ? arith_unary(a) : arith_expr(a, prec);
+	a->nest--;
+	return v;
+}
+
 static long long
 arith_expr(struct arith *a, int prec)
 {
@@ -872,13 +967,13 @@ arith_expr(struct arith *a, int prec)
 			long long t, f;
 
 			a->i++;
-			t = arith_expr(a, 0);
+			t = arith_deeper(a, 0, 0);
 			if (!arith_peek(a, ":")) {
 				a->why = "arithmetic syntax error";
 				return 0;
 			}
 			a->i++;
-			f = arith_expr(a, 0);
+			f = arith_deeper(a, 0, 0);
 			return l ? t : f;
 		}
 		for (k = 0; k < nops; k++)
@@ -895,7 +990,7 @@ arith_expr(struct arith *a, int prec)
 			a->why = "assignment in arithmetic";
 			return 0;
 		}
-		l = arith_apply(a, arith_ops[k].op, l, arith_expr(a, arith_ops[k].prec));
+		l = arith_apply(a, arith_ops[k].op, l, arith_deeper(a, arith_ops[k].prec, 0));
 	}
 	return l;
 }
@@ -1416,7 +1511,7 @@ read_subscript(struct sx *x, struct bparam *b)
 		return 0;
 	}
 	if (x->i - a > 1) { /* an indexed array's subscript is arithmetic: a[$i], a[i+1] */
-		struct arith ar = {x, x->s + a, x->i - a - 1, 0, NULL, 0};
+		struct arith ar = {x, x->s + a, x->i - a - 1, 0, NULL, 0, 0};
 		long long v = arith_expr(&ar, 0);
 
 		arith_ws(&ar);
@@ -1433,7 +1528,7 @@ read_subscript(struct sx *x, struct bparam *b)
 static int
 slice_num(struct sx *x, size_t from, size_t to, long long *v)
 {
-	struct arith ar = {x, x->s + from, to - from, 0, NULL, 0};
+	struct arith ar = {x, x->s + from, to - from, 0, NULL, 0, 0};
 
 	*v = arith_expr(&ar, 0);
 	arith_ws(&ar);
@@ -1515,25 +1610,41 @@ lex_count(struct sx *x, struct pstr *out, struct bparam *b)
 			vi = -1; /* ${!V}: indirection */
 	}
 	v = vi >= 0 ? &x->vars[vi] : NULL;
-	if (v == NULL || !v->defined || peekc(x, 0) != '}') {
+	if (v == NULL || !v->defined || peekc(x, 0) != '}' || v->cut) {
 		if (skip_nested(x, '{', '}') < 0)
 			return fail(x, b->line, b->col, "unterminated ${");
 		opaque(x, out, b->start, b->line, b->col, b->quoted,
 		       v != NULL && !v->defined ? "variable not assigned in this script"
-		                                : "parameter expansion mcinit does not evaluate");
+		       : v != NULL && v->cut
+		           ? "a value mcinit cut at one of its bounds: its length is known only "
+		             "at run time"
+		           : "parameter expansion mcinit does not evaluate");
 		return 0;
 	}
 	adv(x);
 	if (out == NULL)
 		return 0;
-	if (op == '!')
+	if (op == '!') {
 		put_indices(x, out, v->val.n, b);
-	else if (b->sub == SUB_AT || b->sub == SUB_STAR)
+	} else if (b->sub == SUB_AT || b->sub == SUB_STAR) {
+		/* an element kept as written (`$(cmd)`, a variable from the
+		 * environment) may be any number of words at run time */
+		for (size_t k = 0; k < v->val.n; k++)
+			if (ps_opaque(&v->val.v[k])) {
+				opaque(x, out, b->start, b->line, b->col, b->quoted,
+				       "an element known only at run time: the count is too");
+				return 0;
+			}
 		put_number(out, (long long)v->val.n, b->quoted, b->line, b->col);
-	else {
+	} else {
 		size_t from, to;
 
 		select_range(v, b->sub, b->idx, &from, &to);
+		if (from < to && ps_opaque(&v->val.v[from])) { /* not the source's length */
+			opaque(x, out, b->start, b->line, b->col, b->quoted,
+			       "a value known only at run time: its length is too");
+			return 0;
+		}
 		put_number(out, from < to ? el_length(&v->val.v[from]) : 0, b->quoted, b->line,
 		           b->col);
 	}
@@ -1633,18 +1744,22 @@ expand_text(struct sx *x, size_t from, size_t to, int line, int col)
 /* $((e)) / $[e] just read (source [b->start, x->i), e at [from, to) and
  * line:col): its value as text at the expansion's place, or unexpandable
  * text with the reason. */
-static void
+static int
 arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from, size_t to,
              int line, int col)
 {
 	char *t = out != NULL && !x->dead ? expand_text(x, from, to, line, col) : NULL;
-	struct arith a = {x, t, t ? strlen(t) : 0, 0, NULL, 0};
+	struct arith a = {x, t, t ? strlen(t) : 0, 0, NULL, 0, 0};
 	long long v;
 	char num[24];
 
+	if (x->too_deep != NULL) {
+		free(t);
+		return fail(x, b->line, b->col, x->too_deep);
+	}
 	if (t == NULL) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, "arithmetic");
-		return;
+		return 0;
 	}
 	v = arith_expr(&a, 0);
 	arith_ws(&a);
@@ -1652,14 +1767,19 @@ arith_expand(struct sx *x, struct pstr *out, const struct bparam *b, size_t from
 		a.why = arith_peek(&a, ",") || arith_peek(&a, "=") ? "assignment in arithmetic"
 		                                                   : "arithmetic syntax error";
 	free(t);
+	if (x->too_deep != NULL)
+		return fail(x, b->line, b->col, x->too_deep);
 	if (a.why != NULL) {
 		opaque(x, out, b->start, b->line, b->col, b->quoted, a.why);
-		return;
+		return 0;
 	}
 	snprintf(num, sizeof num, "%lld", v);
 	for (char *p = num; *p; p++)
 		putc_at(out, *p, b->quoted ? PF_QUOTED : 0, b->line, b->col);
+	return 0;
 }
+
+static const char deep_msg[] = "expansions nested too deeply (more than 64 levels)";
 
 /* A `$` at the cursor, outside single quotes. */
 static int
@@ -1670,10 +1790,14 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 
 	if (c == '{') {
 		adv(x);
-		if (++x->depth > MAX_DEPTH)
-			return fail(x, b.line, b.col, "expansions nested too deeply");
+		if (++x->depth > MAX_DEPTH) {
+			x->too_deep = deep_msg;
+			return fail(x, b.line, b.col, deep_msg);
+		}
 		ret = lex_brace(x, out, &b);
 		x->depth--;
+		if (ret == 0 && x->too_deep != NULL) /* in a subscript, a slice */
+			return fail(x, b.line, b.col, x->too_deep);
 		return ret;
 	}
 	if (c == '(' || c == '[') {
@@ -1686,11 +1810,19 @@ lex_dollar(struct sx *x, struct pstr *out, int quoted)
 		if (skip_nested(x, c, c == '(' ? ')' : ']') < 0)
 			return fail(x, b.line, b.col,
 			            c == '(' ? "unterminated $(" : "unterminated $[");
-		if (arith)
-			arith_expand(x, out, &b, from + (c == '('), x->i - (c == '[' ? 1 : 2), l,
-			             cl + (c == '('));
-		else
-			subst_expand(x, out, &b, from, x->i - 1, l, cl);
+		if (arith) {
+			/* $(( $(( ... )) )): each level is a recursion of
+			 * expand_text, bounded as ${ is */
+			if (++x->depth > MAX_DEPTH) {
+				x->too_deep = deep_msg;
+				return fail(x, b.line, b.col, deep_msg);
+			}
+			ret = arith_expand(x, out, &b, from + (c == '('), x->i - (c == '[' ? 1 : 2),
+			                   l, cl + (c == '('));
+			x->depth--;
+			return ret;
+		}
+		subst_expand(x, out, &b, from, x->i - 1, l, cl);
 		return 0;
 	}
 	if (!quoted && c == '\'') {
@@ -1879,6 +2011,414 @@ split_word(const struct pstr *w, struct plist *dst)
 	ps_free(&sp.cur);
 }
 
+/* ---- brace expansion ---- */
+
+/* Raw text with each byte's place, for brace expansion: bash expands
+ * braces on the word as written, before any other expansion, and each
+ * result is then read as a word of its own. */
+struct rstr {
+	char *c;
+	struct lc *m;
+	size_t n, cap;
+};
+
+struct rlist {
+	struct rstr *v;
+	size_t n, cap;
+	size_t bytes; /* all results together, bounded */
+};
+
+#define MAX_BRACE_DEPTH 64
+
+static void
+rs_put(struct rstr *r, char c, struct lc m)
+{
+	GROW(r->c, r->cap, r->n + 2);
+	r->m = mcinit_xrealloc(r->m, r->cap * sizeof *r->m);
+	r->c[r->n] = c;
+	r->m[r->n++] = m;
+}
+
+static void
+rs_cat(struct rstr *r, const struct rstr *a, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		rs_put(r, a->c[k], a->m[k]);
+}
+
+static void
+rs_free(struct rstr *r)
+{
+	free(r->c);
+	free(r->m);
+	*r = (struct rstr){0};
+}
+
+static void
+rl_free(struct rlist *l)
+{
+	for (size_t k = 0; k < l->n; k++)
+		rs_free(&l->v[k]);
+	free(l->v);
+	*l = (struct rlist){0};
+}
+
+/* Past the quoted or nested construct at s[i] (a quote, a backslash, `$(`,
+ * `${`, `$((`, a backquote), or i + 1. */
+static size_t
+raw_skip(const char *s, size_t n, size_t i)
+{
+	char c = s[i];
+
+	if (c == '\\')
+		return i + 2 <= n ? i + 2 : n;
+	if (c == '\'' || c == '`' || c == '"') {
+		for (i++; i < n && s[i] != c; i++)
+			if (c != '\'' && s[i] == '\\')
+				i++;
+		return i < n ? i + 1 : n;
+	}
+	if (c == '$' && i + 1 < n && s[i + 1] == '\'') {
+		for (i += 2; i < n && s[i] != '\''; i++)
+			if (s[i] == '\\')
+				i++;
+		return i < n ? i + 1 : n;
+	}
+	if (c == '$' && i + 1 < n && (s[i + 1] == '{' || s[i + 1] == '(')) {
+		char open = s[i + 1], close = open == '{' ? '}' : ')';
+		int depth = 1;
+
+		for (i += 2; i < n && depth > 0;) {
+			if (s[i] == open)
+				depth++, i++;
+			else if (s[i] == close)
+				depth--, i++;
+			else
+				i = raw_skip(s, n, i);
+		}
+		return i;
+	}
+	return i + 1;
+}
+
+/* The `}` that closes the `{` at s[i] (unquoted, nested ones counted), and
+ * where its top-level commas are; 0 when none. */
+static size_t
+brace_close(const char *s, size_t n, size_t i, size_t *commas, size_t *ncommas, size_t maxc)
+{
+	int depth = 0;
+
+	*ncommas = 0;
+	while (i < n) {
+		char c = s[i];
+
+		if (c == '{') {
+			depth++, i++;
+		} else if (c == '}') {
+			if (--depth == 0)
+				return i;
+			i++;
+		} else if (c == ',' && depth == 1) {
+			if (*ncommas < maxc)
+				commas[*ncommas] = i;
+			++*ncommas;
+			i++;
+		} else {
+			i = raw_skip(s, n, i);
+		}
+	}
+	return 0;
+}
+
+/* {x..y[..incr]} in s[a, b): 1 with its words appended to out. */
+static int
+brace_seq(const char *s, size_t a, size_t b, struct lc at, struct rlist *out, size_t max)
+{
+	char t[64], *p, *q, *r = NULL;
+	long long x, y, inc = 1;
+	int letters = 0, width = 0;
+
+	if (b - a >= sizeof t)
+		return 0;
+	memcpy(t, s + a, b - a);
+	t[b - a] = '\0';
+	if ((p = strstr(t, "..")) == NULL)
+		return 0;
+	*p = '\0';
+	q = p + 2;
+	if ((r = strstr(q, "..")) != NULL) {
+		*r = '\0';
+		r += 2;
+	}
+	if (strlen(t) == 1 && strlen(q) == 1 && is_ident((unsigned char)t[0], 1) &&
+	    is_ident((unsigned char)q[0], 1)) {
+		letters = 1;
+		x = (unsigned char)t[0], y = (unsigned char)q[0];
+	} else {
+		char *e1, *e2;
+
+		if (t[0] == '\0' || q[0] == '\0')
+			return 0;
+		errno = 0;
+		x = strtoll(t, &e1, 10);
+		y = strtoll(q, &e2, 10);
+		if (*e1 || *e2 || errno)
+			return 0;
+		/* zero padding: either end written with a leading 0 */
+		if ((t[t[0] == '-'] == '0' && t[(t[0] == '-') + 1]) ||
+		    (q[q[0] == '-'] == '0' && q[(q[0] == '-') + 1]))
+			width = (int)(strlen(t) > strlen(q) ? strlen(t) : strlen(q));
+	}
+	if (r != NULL) {
+		char *e;
+
+		errno = 0;
+		inc = strtoll(r, &e, 10);
+		if (*r == '\0' || *e || errno)
+			return 0;
+	}
+	if (inc == 0)
+		inc = 1;
+	if (inc < 0)
+		inc = inc == LLONG_MIN ? LLONG_MAX : -inc;
+	{
+		unsigned long long span = x <= y ? (unsigned long long)y - (unsigned long long)x
+		                                 : (unsigned long long)x - (unsigned long long)y;
+
+		if (span / (unsigned long long)inc + out->n >= max)
+			return -1;
+		for (unsigned long long k = 0; k <= span / (unsigned long long)inc; k++) {
+			long long v =
+			    x <= y
+			        ? (long long)((unsigned long long)x + k * (unsigned long long)inc)
+			        : (long long)((unsigned long long)x - k * (unsigned long long)inc);
+			struct rstr w = {0};
+			char num[80];
+
+			if (letters) { /* {Z..a} holds [ \ ] ^ _ `: read literally */
+				num[0] = (char)v, num[1] = '\0';
+				if (v == '\\' || v == '`')
+					rs_put(&w, '\\', at);
+			} else if (width > 0 && v < 0) {
+				snprintf(num, sizeof num, "-%0*llu", (width - 1) & 63,
+				         (unsigned long long)0 - (unsigned long long)v);
+			} else {
+				snprintf(num, sizeof num, "%0*lld", width & 63, v);
+			}
+			for (char *c = num; *c; c++)
+				rs_put(&w, *c, at);
+			GROW(out->v, out->cap, out->n + 1);
+			out->v[out->n++] = w;
+		}
+	}
+	return 1;
+}
+
+static int brace_expand(const struct rstr *w, struct rlist *out, int depth, size_t max);
+
+/* Appends pre + each of alts + each of the expansions of post to out. */
+static int
+brace_join(const struct rstr *w, size_t i, size_t j, struct rlist *alts, struct rlist *out,
+           int depth, size_t max)
+{
+	struct rstr post = {0};
+	struct rlist posts = {0};
+	int rc;
+
+	rs_cat(&post, w, j + 1, w->n);
+	rc = brace_expand(&post, &posts, depth + 1, max);
+	rs_free(&post);
+	if (rc < 0) {
+		rl_free(&posts);
+		return -1;
+	}
+	for (size_t a = 0; a < alts->n; a++)
+		for (size_t p = 0; p < posts.n; p++) {
+			struct rstr r = {0};
+
+			if (out->n >= max || out->bytes > MCINIT_MAX_INPUT) {
+				rl_free(&posts);
+				return -1;
+			}
+			rs_cat(&r, w, 0, i);
+			rs_cat(&r, &alts->v[a], 0, alts->v[a].n);
+			rs_cat(&r, &posts.v[p], 0, posts.v[p].n);
+			out->bytes += r.n;
+			GROW(out->v, out->cap, out->n + 1);
+			out->v[out->n++] = r;
+		}
+	rl_free(&posts);
+	return 0;
+}
+
+/* The words bash's brace expansion makes of w, appended to out; -1 past
+ * the bounds (max words, MCINIT_MAX_INPUT bytes, MAX_BRACE_DEPTH). */
+static int
+brace_expand(const struct rstr *w, struct rlist *out, int depth, size_t max)
+{
+	const char *s = w->c;
+	size_t n = w->n;
+
+	if (depth > MAX_BRACE_DEPTH)
+		return -1;
+	for (size_t i = 0; i < n;) {
+		size_t commas[1024], nc, j;
+
+		if (s[i] != '{' || (i > 0 && s[i - 1] == '$')) {
+			i = s[i] == '{' ? i + 1 : raw_skip(s, n, i);
+			continue;
+		}
+		j = brace_close(s, n, i, commas, &nc, sizeof commas / sizeof commas[0]);
+		if (j == 0)
+			break; /* unmatched: literal */
+		if (nc > sizeof commas / sizeof commas[0])
+			return -1;
+		if (nc > 0) {
+			struct rlist alts = {0};
+			size_t from = i + 1;
+			int rc = 0;
+
+			for (size_t k = 0; k <= nc && rc == 0; k++) {
+				size_t to = k < nc ? commas[k] : j;
+				struct rstr a = {0};
+
+				rs_cat(&a, w, from, to);
+				rc = brace_expand(&a, &alts, depth + 1, max);
+				rs_free(&a);
+				from = to + 1;
+			}
+			if (rc == 0)
+				rc = brace_join(w, i, j, &alts, out, depth, max);
+			rl_free(&alts);
+			return rc;
+		}
+		{
+			struct rlist alts = {0};
+			int rc = brace_seq(s, i + 1, j, w->m[i], &alts, max);
+
+			if (rc != 0) {
+				if (rc > 0)
+					rc = brace_join(w, i, j, &alts, out, depth, max);
+				rl_free(&alts);
+				return rc;
+			}
+		}
+		i++; /* `{a}`: literal, braces inside it may still expand */
+	}
+	{
+		struct rstr r = {0};
+
+		if (out->n >= max)
+			return -1;
+		rs_cat(&r, w, 0, n);
+		out->bytes += n;
+		GROW(out->v, out->cap, out->n + 1);
+		out->v[out->n++] = r;
+	}
+	return 0;
+}
+
+static const char brace_msg[] = "brace expansion of more than 65536 words, or nested more "
+                                "than 64 deep: not read";
+
+/* Lexes the word at the cursor, brace-expanded as bash does, splitting each
+ * result into dst (lex_word's term 0); 0, or -1 with x->err. */
+static int
+lex_words_braced(struct sx *x, struct plist *dst)
+{
+	size_t a = x->i, e;
+	int line = x->line, col = x->col, rc = 0;
+	struct mcinit_err saved;
+	struct rstr w = {0};
+	struct rlist out = {0};
+	const char *s = x->s;
+	const struct lc *map = x->map;
+	size_t len = x->len, nfns = x->nfns;
+
+	/* where the word ends, read without effects */
+	if (x->err != NULL)
+		saved = *x->err;
+	rc = lex_word(x, NULL, 0, 0);
+	e = x->i;
+	x->i = a, x->line = line, x->col = col;
+	if (x->err != NULL)
+		*x->err = saved;
+	if (rc < 0 || memchr(s + a, '{', e - a) == NULL) {
+		struct pstr t = {0};
+
+		rc = lex_word(x, &t, 0, 0);
+		if (rc == 0)
+			split_word(&t, dst);
+		ps_free(&t);
+		return rc;
+	}
+	{ /* each byte's place */
+		int l = line, c = col;
+
+		for (size_t k = a; k < e; k++) {
+			struct lc m = map != NULL ? map[k] : (struct lc){l, c};
+			unsigned char ch = (unsigned char)s[k];
+
+			rs_put(&w, (char)ch, m);
+			if (ch == '\n')
+				l++, c = 1;
+			else if ((ch & 0xC0) != 0x80)
+				c++;
+		}
+	}
+	if (brace_expand(&w, &out, 0, (size_t)MCINIT_MAX_SCRIPT_WORDS) < 0) {
+		rs_free(&w);
+		rl_free(&out);
+		x->too_deep = brace_msg;
+		return fail(x, line, col, brace_msg);
+	}
+	rs_free(&w);
+	if (out.n == 1 && out.v[0].n == e - a && memcmp(out.v[0].c, s + a, e - a) == 0) {
+		struct pstr t = {0}; /* no brace expansion: read in place */
+
+		rl_free(&out);
+		rc = lex_word(x, &t, 0, 0);
+		if (rc == 0)
+			split_word(&t, dst);
+		ps_free(&t);
+		return rc;
+	}
+	{
+		int l = x->line, c = x->col;
+
+		/* past the word in the text */
+		while (x->i < e)
+			adv(x);
+		l = x->line, c = x->col;
+		for (size_t k = 0; k < out.n && rc == 0; k++) {
+			struct rstr *r = &out.v[k];
+			struct pstr t = {0};
+
+			if (r->n == 0)
+				continue;
+			rs_put(r, '\0', r->m[r->n - 1]); /* map[len]: the place after */
+			r->n--;
+			x->s = r->c, x->map = r->m, x->len = r->n;
+			x->i = 0, x->line = r->m[0].line, x->col = r->m[0].col;
+			rc = lex_word(x, &t, 0, 0);
+			if (rc == 0)
+				split_word(&t, dst);
+			ps_free(&t);
+			if (x->nfns > nfns) { /* a function defined in it is read from it */
+				GROW(x->owned, x->capowned, x->nowned + 2);
+				x->owned[x->nowned++] = r->c;
+				x->owned[x->nowned++] = r->m;
+				*r = (struct rstr){0};
+				nfns = x->nfns;
+			}
+		}
+		x->s = s, x->map = map, x->len = len;
+		x->i = e, x->line = l, x->col = c;
+	}
+	rl_free(&out);
+	return rc;
+}
+
 static void
 set_owner(struct pstr *p, int vi)
 {
@@ -1887,11 +2427,28 @@ set_owner(struct pstr *p, int vi)
 			p->v[k].var = vi;
 }
 
+/* The assignments kept for the fallback hold MCINIT_MAX_SCRIPT_WORDS
+ * words at most (a value counted as one): more would be more than
+ * mcinit reads from a script, and 16 MiB of `A+=(--a 1)` kept 2.2 GB.  1
+ * when full (the fallback then says its words may be missing). */
+static int
+group_full(struct sx *x, size_t n)
+{
+	if (x->group_words + n > MCINIT_MAX_SCRIPT_WORDS) {
+		x->groups_cut = 1;
+		return 1;
+	}
+	x->group_words += n;
+	return 0;
+}
+
 static void
 add_group(struct sx *x, const struct plist *fields)
 {
 	struct group g = {{0}, {0}, 0};
 
+	if (group_full(x, fields->n))
+		return;
 	for (size_t k = 0; k < fields->n; k++) {
 		struct pstr p = {0};
 
@@ -1907,6 +2464,8 @@ add_scalar_group(struct sx *x, const struct pstr *val)
 {
 	struct group g = {{0}, {0}, 1};
 
+	if (group_full(x, 1))
+		return;
 	ps_copy(&g.s, val);
 	GROW(x->groups, x->capgroups, x->ngroups + 1);
 	x->groups[x->ngroups++] = g;
@@ -1977,6 +2536,21 @@ assign_array(struct sx *x, int vi, struct plist *elems, int append)
 	add_group(x, elems);
 	if (!append || !v->defined)
 		pl_free(&v->val);
+	if (v->val.n + elems->n > MCINIT_MAX_SCRIPT_WORDS) { /* A+=(...) without end */
+		size_t keep =
+		    v->val.n < MCINIT_MAX_SCRIPT_WORDS ? MCINIT_MAX_SCRIPT_WORDS - v->val.n : 0;
+
+		while (elems->n > keep)
+			ps_free(&elems->v[--elems->n]);
+		if (!x->cut_noted++)
+			script_bound(
+			    x, 0, 0,
+			    "an array of more than %d elements: mcinit keeps the first %d; "
+			    "later words may be missing",
+			    MCINIT_MAX_SCRIPT_WORDS, MCINIT_MAX_SCRIPT_WORDS);
+		x->cut++;
+		x->stopped_array = 1;
+	}
 	for (size_t k = 0; k < elems->n; k++)
 		pl_push(&v->val, &elems->v[k]);
 	elems->n = 0;
@@ -1993,7 +2567,7 @@ lex_array(struct sx *x, struct plist *elems)
 
 	adv(x);
 	for (;;) {
-		struct pstr w = {0};
+
 		int c;
 
 		skip_blanks(x);
@@ -2012,12 +2586,19 @@ lex_array(struct sx *x, struct plist *elems)
 			adv(x);
 			continue;
 		}
-		if (lex_word(x, &w, 0, 0) < 0) {
-			ps_free(&w);
+		if (lex_words_braced(x, elems) < 0)
 			return -1;
+		if (elems->n > MCINIT_MAX_SCRIPT_WORDS) { /* read on, keep no more */
+			if (!x->cut_noted++)
+				script_bound(x, line, col,
+				             "an array of more than %d elements: mcinit keeps "
+				             "the first %d; later words may be missing",
+				             MCINIT_MAX_SCRIPT_WORDS, MCINIT_MAX_SCRIPT_WORDS);
+			while (elems->n > MCINIT_MAX_SCRIPT_WORDS)
+				ps_free(&elems->v[--elems->n]);
+			x->cut++;
+			x->stopped_array = 1;
 		}
-		split_word(&w, elems);
-		ps_free(&w);
 	}
 }
 
@@ -2028,8 +2609,8 @@ static void make_local(struct sx *x, int vi, int unset);
 static int
 try_assignment(struct sx *x, int *vi_out, struct saved *save)
 {
-	size_t j = x->i, a = x->i;
-	int append = 0, vi, line, col, nline = x->line, ncol = x->col;
+	size_t j = x->i, a = x->i, cut0;
+	int append = 0, vi, line, col, nline = x->line, ncol = x->col, was_cut;
 
 	if (!is_ident(peekc(x, 0), 1))
 		return 0;
@@ -2042,14 +2623,26 @@ try_assignment(struct sx *x, int *vi_out, struct saved *save)
 	vi = var_get(x, x->s + a, j - a - (size_t)append);
 	*vi_out = vi;
 	make_local(x, vi, 0);
-	if (save != NULL) {
+	if (save != NULL && append && x->vars[vi].defined) {
+		const struct var *v = &x->vars[vi];
+
 		save->vi = vi;
+		save->v = *v;
+		save->trunc = 1;
+		save->n0 = v->val.n;
+		save->len0 = v->val.n > 0 ? v->val.v[0].n : 0;
+		save->el0 = save->len0 > 0 ? v->val.v[0].v[0] : (struct pch){0};
+	} else if (save != NULL) {
+		save->vi = vi;
+		save->trunc = 0;
 		var_save(&x->vars[vi], &save->v);
 	}
 	while (x->i <= j)
 		adv(x);
 	line = x->line;
 	col = x->col;
+	cut0 = x->cut;
+	was_cut = append && x->vars[vi].defined && x->vars[vi].cut;
 	if (peekc(x, 0) == '(') {
 		struct plist elems = {0};
 
@@ -2075,6 +2668,7 @@ try_assignment(struct sx *x, int *vi_out, struct saved *save)
 	}
 	if (x->dead)
 		return 1; /* a branch bash does not take */
+	x->vars[vi].cut = was_cut || x->cut != cut0;
 	x->vars[vi].line = nline;
 	x->vars[vi].col = ncol;
 	if (x->allexport)
@@ -2471,10 +3065,31 @@ restore(struct sx *x, struct saved *sv, size_t n)
 	while (n-- > 0) {
 		struct var *v = &x->vars[sv[n].vi];
 
-		pl_free(&v->val);
+		if (sv[n].trunc) { /* see struct saved */
+			struct plist cur = v->val;
+
+			while (cur.n > sv[n].n0)
+				ps_free(&cur.v[--cur.n]);
+			if (cur.n > 0) {
+				cur.v[0].n = sv[n].len0;
+				if (sv[n].len0 > 0)
+					cur.v[0].v[0] = sv[n].el0;
+			}
+			sv[n].v.val = cur;
+		} else {
+			pl_free(&v->val);
+		}
 		sv[n].v.name = v->name;
 		*v = sv[n].v;
 	}
+}
+
+/* Frees what a saved state owns. */
+static void
+saved_free(struct saved *sv)
+{
+	if (!sv->trunc)
+		pl_free(&sv->v.val);
 }
 
 static void set_positional(struct sx *x, const struct plist *w, size_t from);
@@ -2804,10 +3419,10 @@ out_of_steps(struct sx *x, int line, int col)
 	if (x->steps < x->max_steps)
 		return 0;
 	if (!x->stopped++)
-		script_note(x, line, col,
-		            "stopped following function calls and loops after %zu commands "
-		            "(one that never ends?); later words may be missing",
-		            x->max_steps);
+		script_bound(x, line, col,
+		             "stopped following function calls and loops after %zu commands "
+		             "(one that never ends?); later words may be missing",
+		             x->max_steps);
 	return 1;
 }
 
@@ -3009,11 +3624,11 @@ call_function(struct sx *x, const struct fn *f, const struct plist *w)
 
 	if (x->calls >= MAX_CALLS) {
 		if (!x->deep++)
-			script_note(x, w->v[0].n ? w->v[0].v[0].line : 0,
-			            w->v[0].n ? w->v[0].v[0].col : 0,
-			            "function calls nested more than %d deep: `%s` not followed "
-			            "further (here, and wherever else it happens)",
-			            MAX_CALLS, fn.name);
+			script_bound(x, w->v[0].n ? w->v[0].v[0].line : 0,
+			             w->v[0].n ? w->v[0].v[0].col : 0,
+			             "function calls nested more than %d deep: `%s` not followed "
+			             "further (here, and wherever else it happens)",
+			             MAX_CALLS, fn.name);
 		x->status = -1;
 		return;
 	}
@@ -3308,6 +3923,45 @@ static int uncertain(const struct sx *x);
 
 /* ---- loops ---- */
 
+/* Every variable changed since x->gen was g0 gets a value only the run
+ * knows, with the note "`NAME` is changed by WHY; word kept as written":
+ * after a loop mcinit stopped at a bound (bash would go on; its counter is
+ * not the one of the last pass read), or a sourced file it could not read
+ * to its end. */
+static void
+vars_unknown(struct sx *x, unsigned long g0, int line, int col, const char *why)
+{
+	for (size_t vi = 0; vi < x->nvars; vi++) {
+		struct var *v = &x->vars[vi];
+		struct pstr p = {0};
+		char *t;
+		int ev;
+
+		if (v->gen <= g0 || (int)vi == x->at || !v->defined)
+			continue;
+		ev = add_event(x, line, col, "`%s` is changed by %s; word kept as written", v->name,
+		               why);
+		t = mcinit_xasprintf("$%s", v->name);
+		for (const char *c = t; *c; c++)
+			put(&p, (struct pch){*c, PF_OPAQUE, line, col, (int)vi, ev});
+		free(t);
+		touch_var(x, (int)vi);
+		pl_free(&v->val);
+		pl_push(&v->val, &p);
+		v->is_array = 0;
+		v->cut = 1;
+	}
+}
+
+static void
+loop_cut(struct sx *x, unsigned long g0, int line, int col, int passes)
+{
+	char *why = mcinit_xasprintf("a loop mcinit stopped after %d passes", passes);
+
+	vars_unknown(x, g0, line, col, why);
+	free(why);
+}
+
 #define MAX_WHILE 100 /* iterations of a while loop whose test stays true */
 
 struct body { /* a loop's condition or body: text [start, end) */
@@ -3352,14 +4006,22 @@ read_body(struct sx *x, struct body *b)
 	return isdo ? body_to_done(x, b) : 0;
 }
 
+static const char loop_deep_msg[] = "loops nested too deeply (more than 256 levels)";
+
 /* The body once more: 1 go on, 0 `break`, -1 on error. */
 static int
 loop_pass(struct sx *x, const struct body *b)
 {
 	int r;
 
+	if (x->loop_depth >= MAX_LOOP_DEPTH) {
+		x->too_deep = loop_deep_msg;
+		return fail(x, b->line, b->col, loop_deep_msg);
+	}
 	x->loops++;
+	x->loop_depth++;
 	r = run_region(x, b->start, b->end, b->line, b->col);
+	x->loop_depth--;
 	x->loops--;
 	if (r < 0)
 		return -1;
@@ -3397,12 +4059,10 @@ for_items(struct sx *x, struct plist *items)
 			skip_comment(x);
 		if (is_sep(c) || c == '#')
 			return 0;
-		if (lex_word(x, &w, 0, 0) < 0) {
-			ps_free(&w);
+		if (lex_words_braced(x, items) < 0)
 			return -1;
-		}
-		split_word(&w, items);
-		ps_free(&w);
+		if (too_many_words(x, items, x->line, x->col, words_list_msg) < 0)
+			return -1;
 	}
 }
 
@@ -3411,12 +4071,14 @@ static int
 for_each(struct sx *x, const struct pstr *nm, struct plist *items, const struct body *b)
 {
 	char *name = ps_text(nm);
-	int vi = -1, r = 1;
+	int vi = -1, r = 1, stopped = x->stopped;
+	unsigned long g0 = x->gen;
+	size_t k;
 
 	if (is_ident((unsigned char)name[0], 1) && strspn(name, IDENT_CHARS) == strlen(name))
 		vi = var_get(x, name, strlen(name));
 	free(name);
-	for (size_t k = 0; k < items->n && r > 0; k++) {
+	for (k = 0; k < items->n && r > 0; k++) {
 		struct pstr v = {0};
 
 		if (vi >= 0) {
@@ -3425,6 +4087,8 @@ for_each(struct sx *x, const struct pstr *nm, struct plist *items, const struct 
 		}
 		r = loop_pass(x, b);
 	}
+	if (x->stopped != stopped) /* by the bound on commands */
+		loop_cut(x, g0, b->line, b->col, (int)k);
 	return r;
 }
 
@@ -3460,7 +4124,8 @@ do_while(struct sx *x, int until)
 {
 	struct body c = {x->i, 0, x->line, x->col}, b;
 	long at = skip_block(x, 'w');
-	int n, r;
+	unsigned long g0 = x->gen;
+	int n, r, stopped = x->stopped;
 
 	if (at < 0 || (size_t)at >= x->len)
 		return at < 0 ? -1 : 1; /* no `do`: nothing more to read */
@@ -3482,10 +4147,14 @@ do_while(struct sx *x, int until)
 		if (st < 0 && r > 0)
 			r = 0; /* read once, as where the test is unknown */
 	}
-	if (n == MAX_WHILE && r > 0)
+	if (n == MAX_WHILE && r > 0) {
 		script_note(x, c.line, c.col,
 		            "a loop still running after %d passes: mcinit reads no more of them",
 		            MAX_WHILE);
+		loop_cut(x, g0, c.line, c.col, MAX_WHILE);
+	} else if (x->stopped != stopped) { /* by the bound on commands */
+		loop_cut(x, g0, c.line, c.col, n);
+	}
 	return r < 0 ? -1 : 1;
 }
 
@@ -3493,7 +4162,7 @@ do_while(struct sx *x, int until)
 static long long
 arith_name(struct sx *x, const char *name, size_t n, const char **why)
 {
-	struct arith a = {x, name, n, 0, NULL, 0};
+	struct arith a = {x, name, n, 0, NULL, 0, 0};
 	int vi = var_find(x, name, n);
 	long long v;
 
@@ -3524,7 +4193,7 @@ set_number(struct sx *x, const char *name, size_t n, long long v, int line, int 
 static const char *
 arith_stmt(struct sx *x, const char *s, size_t n, long long *val, int line, int col)
 {
-	struct arith a = {x, s, n, 0, NULL, 0};
+	struct arith a = {x, s, n, 0, NULL, 0, 0};
 	size_t k, j;
 	int pre = 0;
 	char op = 0;
@@ -3608,7 +4277,8 @@ do_cfor(struct sx *x)
 {
 	struct pstr e = {0};
 	struct body b;
-	int line = x->line, col = x->col, r, n;
+	int line = x->line, col = x->col, r, n = 0, stopped = x->stopped;
+	unsigned long g0 = x->gen;
 	char *t, *s1, *s2;
 	long long v;
 
@@ -3625,16 +4295,26 @@ do_cfor(struct sx *x)
 			const char *why =
 			    arith_stmt(x, s1 + 1, (size_t)(s2 - s1 - 1), &v, line, col);
 
-			if (why == NULL && v == 0)
+			if (x->too_deep != NULL || (why == NULL && v == 0))
 				break;
 			r = loop_pass(x, &b);
 			if (why != NULL || arith_stmt(x, s2 + 1, strlen(s2 + 1), &v, line, col))
 				break; /* read once, as where the test is unknown */
 		}
-	} else if (r > 0) {
+	} else if (r > 0 && x->too_deep == NULL) {
 		r = loop_pass(x, &b);
 	}
 	free(t);
+	if (r >= 0 && x->too_deep != NULL)
+		return fail(x, line, col, x->too_deep);
+	if (r > 0 && n == MAX_WHILE * 10) {
+		script_note(x, line, col,
+		            "a loop still running after %d passes: mcinit reads no more of them",
+		            MAX_WHILE * 10);
+		loop_cut(x, g0, line, col, MAX_WHILE * 10);
+	} else if (x->stopped != stopped) {
+		loop_cut(x, g0, line, col, n);
+	}
 	return r < 0 ? -1 : 1;
 }
 
@@ -3929,8 +4609,9 @@ do_source(struct sx *x, const struct plist *w)
 {
 	size_t k = w->n > 2 && word_is(&w->v[1], " -- ") ? 2 : 1;
 	int line = w->v[0].n ? w->v[0].v[0].line : 0, col = w->v[0].n ? w->v[0].v[0].col : 0;
-	struct saved sv = {x->at, {0}};
+	struct saved sv = {x->at, {0}, 0, 0, 0, {0, 0, 0, 0, 0, 0}};
 	int fi, args_set = x->args_set;
+	unsigned long g0 = x->gen;
 
 	x->status = -1;
 	if (k >= w->n)
@@ -3949,8 +4630,17 @@ do_source(struct sx *x, const struct plist *w)
 		set_positional(x, w, k + 1);
 		x->args_set = 0;
 	}
-	if (read_file(x, fi, x->prefix, line, col, "sourced file") < 0)
+	if (read_file(x, fi, x->prefix, line, col, "sourced file") < 0) {
+		/* what it set before the place mcinit could not read is not
+		 * all it sets */
+		char *why = mcinit_xasprintf("sourced file `%s`, which mcinit could not read to "
+		                             "its end",
+		                             x->files.v[fi].path);
+
+		vars_unknown(x, g0, line, col, why);
+		free(why);
 		mark_unread(x, x->files.v[fi].path);
+	}
 	if (k + 1 < w->n && !x->args_set) {
 		touch_var(x, x->at);
 		restore(x, &sv, 1);
@@ -4152,6 +4842,8 @@ arith_command(struct sx *x, int *v)
 	    arith_stmt(x, t, strlen(t), &val, line, col) == NULL)
 		*v = val != 0;
 	free(t);
+	if (r == 0 && x->too_deep != NULL)
+		return fail(x, line, col, x->too_deep);
 	return r;
 }
 
@@ -4216,6 +4908,7 @@ parse_command(struct sx *x)
 	size_t npre = 0;
 	int cmdpos = 1, decl = 0, exp = 0, ignore = 0, had_cmd = 0, cond = 0, r, vi, ret = -1;
 	int guard = guard_of(x), dead, arith = -2; /* (( E )): 1, 0, -1 unknown */
+	int line0 = x->line, col0 = x->col;
 
 	x->steps += x->calls > 0 || x->loops > 0;
 	if (guard == 1) { /* after `false &&`: bash does not run it */
@@ -4274,7 +4967,7 @@ parse_command(struct sx *x)
 			r = try_assignment(x, &vi, cmdpos ? &pre[npre] : NULL);
 			if (r < 0) {
 				if (cmdpos)
-					pl_free(&pre[npre].v.val);
+					saved_free(&pre[npre]);
 				goto out;
 			}
 			if (r > 0) {
@@ -4285,6 +4978,17 @@ parse_command(struct sx *x)
 			}
 		}
 		x->kw_at = x->i;
+		if (!cmdpos) { /* an argument: brace-expanded first, as bash does */
+			size_t n0 = w.n;
+
+			if (lex_words_braced(x, &w) < 0)
+				goto out;
+			if (too_many_words(x, &w, line0, col0, words_cmd_msg) < 0)
+				goto out;
+			if (w.n > n0 && decl)
+				decl_word(x, &w.v[w.n - 1], &exp);
+			continue;
+		}
 		if (lex_word(x, &tmp, 0, 0) < 0) {
 			ps_free(&tmp);
 			goto out;
@@ -4305,6 +5009,8 @@ parse_command(struct sx *x)
 		cmdpos = 0;
 		split_word(&tmp, &w);
 		ps_free(&tmp);
+		if (too_many_words(x, &w, line0, col0, words_cmd_msg) < 0)
+			goto out;
 		if (w.n == 1 && !decl) {
 			decl = word_is(&w.v[0], decl_cmd);
 			exp = word_is(&w.v[0], " export ");
@@ -4344,10 +5050,12 @@ out:
 		restore(x, pre, npre); /* V=1 cmd: V is back once cmd has run */
 	} else {
 		for (size_t k = 0; k < npre; k++)
-			pl_free(&pre[k].v.val);
+			saved_free(&pre[k]);
 	}
 	free(pre);
 	pl_free(&w);
+	if (ret == 0 && x->too_deep != NULL) /* a bound passed where no error could be said */
+		ret = fail(x, line0, col0, x->too_deep);
 	return ret;
 }
 
@@ -4485,6 +5193,13 @@ fallback(struct sx *x, struct result *r)
 {
 	struct posset seen = {0};
 
+	if (x->groups_cut) {
+		script_bound(x, 0, 0,
+		             "the assignments hold more than %d words: the fallback reads the "
+		             "first ones; later words may be missing",
+		             MCINIT_MAX_SCRIPT_WORDS);
+		x->stopped_array = 1;
+	}
 	for (size_t g = 0; g < x->ngroups; g++) {
 		struct plist fields = {0};
 
@@ -4675,10 +5390,12 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 			note_add(&l->notes, &l->nnotes, &(size_t){0}, x->notes[k].line,
 			         x->notes[k].col, mcinit_xstrdup(x->notes[k].msg));
 			l->notes[l->nnotes - 1].warn = x->notes[k].warn;
+			l->notes[l->nnotes - 1].bound = x->notes[k].bound;
 		}
 		note_add(&r.notes, &r.nn, &r.capn, x->notes[k].line, x->notes[k].col,
 		         x->notes[k].msg);
 		r.notes[r.nn - 1].warn = x->notes[k].warn;
+		r.notes[r.nn - 1].bound = x->notes[k].bound;
 		x->notes[k].msg = NULL;
 	}
 	free(r.ev_used);
@@ -4686,7 +5403,7 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 	out->nwords = r.nw;
 	out->notes = r.notes;
 	out->nnotes = r.nn;
-	out->partial = x->exhausted || x->stopped;
+	out->partial = x->exhausted || x->stopped || x->deep || x->stopped_array;
 	for (size_t j = 0; j < out->nlaunches; j++)
 		out->launches[j].partial = out->partial;
 }

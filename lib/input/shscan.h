@@ -114,6 +114,9 @@ struct mcinit_shnote {
 	int line, col; /* 0, 0 when the note is about the whole script */
 	int file;      /* as for mcinit_shword */
 	int warn;      /* 1: a warning (something was not checked), 0: a note */
+	int bound;     /* 1: a bound of the reader stopped it here (calls too
+	                * deep, too many commands, the expansion budget): words
+	                * may be missing, said even when no launch is found */
 };
 
 /* A variable of the job's environment as the script leaves it when it runs

@@ -877,3 +877,292 @@ Test(shscan, smaller_depth_reads_fewer_files)
 	             0, "%s", err.msg);
 	cr_assert(has_note(1, 1, 1, "not read (files are read within one another 1 deep at most)"));
 }
+
+/* ---- issue 36: every recursion of the reader is bounded ---- */
+
+/* pre, then `what` n times, mid, `close` n times, post: the scan fails with
+ * a parse error at line:col whose message holds want (never a stack
+ * overflow, which kills this test). */
+static void
+deep_fails(const char *pre, const char *what, const char *mid, const char *close, size_t n,
+           const char *post, int line, int col, const char *want)
+{
+	size_t lw = strlen(what), lc = strlen(close), len = 0;
+	char *t = malloc(strlen(pre) + n * (lw + lc) + strlen(mid) + strlen(post) + 1);
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s = {0};
+
+	len += (size_t)sprintf(t, "%s", pre);
+	for (size_t k = 0; k < n; k++, len += lw)
+		memcpy(t + len, what, lw);
+	len += (size_t)sprintf(t + len, "%s", mid);
+	for (size_t k = 0; k < n; k++, len += lc)
+		memcpy(t + len, close, lc);
+	len += (size_t)sprintf(t + len, "%s", post);
+	cr_assert_eq(mcinit_shscan_parse(t, len, &s, &err), -1, "%s%s...: no error", pre, what);
+	cr_assert_eq(err.code, MCINIT_E_PARSE);
+	cr_assert(strstr(err.msg, want) != NULL, "%s", err.msg);
+	cr_assert_eq(err.line, line, "%s%s: %s: line %d", pre, what, err.msg, err.line);
+	cr_assert_eq(err.col, col, "%s%s: %s: col %d", pre, what, err.msg, err.col);
+	mcinit_shscan_destroy(&s);
+	free(t);
+}
+
+#define ARITH_DEEP "arithmetic nested too deeply (more than 256 levels)"
+
+Test(shscan, deep_arithmetic_parentheses_are_an_error)
+{
+	/* 100,000 levels overflowed the stack (exit 139) */
+	deep_fails("A=1\necho $(( ", "(", "1", ")", 100000, " ))\n", 2, 6, ARITH_DEEP);
+	deep_fails("A=1\nX=\"$[ ", "(", "1", ")", 100000, " ]\"\n", 2, 4, ARITH_DEEP);
+	deep_fails("(( ", "(", "1", ")", 100000, " ))\n", 1, 1, ARITH_DEEP);
+	deep_fails("for (( i = ", "(", "0", ")", 100000, "; i < 1; i++ )); do :; done\n", 1, 5,
+	           ARITH_DEEP);
+	deep_fails("echo ${a[", "(", "1", ")", 100000, "]}\n", 1, 6, ARITH_DEEP);
+}
+
+Test(shscan, deep_arithmetic_operators_are_an_error)
+{
+	deep_fails("echo $(( ", "!", "1", "", 1000000, " ))\n", 1, 6, ARITH_DEEP);
+	deep_fails("echo $(( ", "~", "1", "", 1000000, " ))\n", 1, 6, ARITH_DEEP);
+	deep_fails("echo $(( ", "1 ? ", "1", " : 1", 100000, " ))\n", 1, 6, ARITH_DEEP);
+	deep_fails("echo $(( ", "2 ** ", "1", "", 100000, " ))\n", 1, 6, ARITH_DEEP);
+}
+
+Test(shscan, deep_nested_arithmetic_expansions_are_an_error)
+{
+	/* nested $(( in 50 KB of text */
+	deep_fails("echo ", "$((", "1", "))", 10000, "\n", 1, 6,
+	           "expansions nested too deeply (more than 64 levels)");
+}
+
+Test(shscan, arithmetic_within_the_bounds_is_evaluated)
+{
+	char buf[4096] = "python t.py --n $(( ";
+
+	for (int k = 0; k < 200; k++)
+		strcat(buf, "(");
+	strcat(buf, "-!0");
+	for (int k = 0; k < 200; k++)
+		strcat(buf, ")");
+	strcat(buf, " )) --m $(( 1 ? 2 ? 3 : 4 : 5 ))\n");
+	scan_ok(buf);
+	words_are("--n|-1|--m|3");
+}
+
+Test(shscan, deep_loops_are_bounded)
+{
+	/* 300 loops in one another: reaching level d reads d * d / 2
+	 * commands, so the bound on commands stops the reading near level 140
+	 * (MAX_LOOP_DEPTH, 256, is the guard behind it), with a note, never a
+	 * stack overflow */
+	char *t = malloc(300 * 40 + 100);
+
+	t[0] = '\0';
+	for (int k = 0; k < 300; k++)
+		strcat(t, "while true; do ");
+	strcat(t, "python t.py --a 1; ");
+	for (int k = 0; k < 300; k++)
+		strcat(t, "done; ");
+	scan_ok(t);
+	cr_assert(S.partial);
+	cr_assert_geq(note_with("stopped following function calls and loops after 10000"), 0);
+	free(t);
+}
+
+/* A function cut at the bound on calls: the scan says so even when no
+ * launch is found, and the result is partial (flags may be missing). */
+Test(shscan, calls_cut_at_the_bound_are_said_and_partial)
+{
+	scan_ok("f() { if [ \"$1\" -lt 40 ]; then f $(( $1 + 1 )); else\n"
+	        "  torchrun pretrain_gpt.py --num-layers 2; fi; }\nf 0\n");
+	cr_assert_eq(S.nwords, 0);
+	cr_assert(S.partial, "calls cut: flags may be missing");
+	long k = note_with("function calls nested more than 32 deep");
+
+	cr_assert_geq(k, 0);
+	cr_assert(S.notes[k].bound);
+}
+
+/* ---- issue 36: no silently wrong value ---- */
+
+/* Word k is known only at run time (opaque), with a note holding why. */
+static void
+unknown_word(size_t k, const char *why)
+{
+	cr_assert_lt(k, S.nwords, "word %zu missing", k);
+	cr_assert(S.words[k].opaque, "word %zu (%s) is known", k, S.words[k].text);
+	cr_assert_geq(note_with(why), 0, "no note: %s", why);
+}
+
+Test(shscan, length_of_a_value_kept_as_written_is_unknown)
+{
+	/* ${#X} of `$(hostname)` was 11, the length of the source text */
+	scan_ok("X=$(hostname)\nA=(a $(hostname) b)\nY=abc\nB=(a b c)\n"
+	        "python t.py --a ${#X} --b ${#A[@]} --c ${#A[1]} --d ${#Y} --e ${#B[@]} "
+	        "--f ${#A[0]}\n");
+	unknown_word(1, "a value known only at run time: its length is too");
+	unknown_word(3, "an element known only at run time: the count is too");
+	unknown_word(5, "a value known only at run time: its length is too");
+	cr_assert_str_eq(S.words[7].text, "3");
+	cr_assert_str_eq(S.words[9].text, "3");
+	cr_assert_str_eq(S.words[11].text, "1");
+}
+
+Test(shscan, counter_of_a_loop_stopped_at_its_bound_is_unknown)
+{
+	/* N was 100, i 1000 and M 999: the passes mcinit read, not bash's */
+	scan_ok("N=0\nwhile true; do N=$((N + 1)); done\n"
+	        "for ((i = 0; i < 5000; i++)); do M=$i; done\nK=7\n"
+	        "python t.py --n $N --i $i --m $M --k $K\n");
+	unknown_word(1, "`N` is changed by a loop mcinit stopped after 100 passes");
+	unknown_word(3, "`i` is changed by a loop mcinit stopped after 1000 passes");
+	unknown_word(5, "`M` is changed by a loop mcinit stopped after 1000 passes");
+	cr_assert_str_eq(S.words[7].text, "7");
+	cr_assert(!S.words[7].opaque);
+	/* a loop that ends within its bound keeps its values */
+	scan_ok("N=0\nwhile [ $N -lt 50 ]; do N=$((N + 1)); done\npython t.py --n $N\n");
+	words_are("--n|50");
+	cr_assert(!S.words[1].opaque);
+}
+
+Test(shscan, count_of_a_cut_array_is_unknown)
+{
+	/* B lost elements to the expansion budget: its count was 599, exit 0 */
+	size_t n = 600 * 1001 + 200;
+	char *t = malloc(n);
+	size_t len = 0;
+
+	len += (size_t)sprintf(t, "A=(");
+	for (int k = 0; k < 600; k++) {
+		memset(t + len, 'a', 1000);
+		len += 1000;
+		t[len++] = ' ';
+	}
+	len +=
+	    (size_t)sprintf(t + len, ")\nB=(\"${A[@]}\")\npython t.py --n ${#B[@]} --m ${#A[@]}\n");
+	scan_ok(t);
+	unknown_word(1, "a value mcinit cut at one of its bounds");
+	cr_assert_str_eq(S.words[3].text, "600");
+	cr_assert(S.partial);
+	free(t);
+}
+
+Test(shscan, array_past_the_word_bound_is_cut_and_said)
+{
+	size_t len = 0, n = 70000;
+	char *t = malloc(n * 2 + 100);
+
+	len += (size_t)sprintf(t, "A=(");
+	for (size_t k = 0; k < n; k++)
+		t[len++] = 'x', t[len++] = ' ';
+	len += (size_t)sprintf(t + len, ")\npython t.py --n ${#A[@]}\n");
+	scan_ok(t);
+	unknown_word(1, "an array of more than 65536 elements: mcinit keeps the first 65536");
+	cr_assert(S.partial);
+	free(t);
+}
+
+Test(shscan, command_past_the_word_bound_is_an_error)
+{
+	size_t len = 0, n = 70000;
+	char *t = malloc(n * 2 + 100);
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s = {0};
+
+	len += (size_t)sprintf(t, "X=1\npython t.py");
+	for (size_t k = 0; k < n; k++)
+		t[len++] = ' ', t[len++] = 'x';
+	t[len++] = '\n';
+	cr_assert_eq(mcinit_shscan_parse(t, len, &s, &err), -1);
+	cr_assert(strstr(err.msg, "a command of more than 65536 words") != NULL, "%s", err.msg);
+	cr_assert_eq(err.line, 2);
+	cr_assert_eq(err.col, 1);
+	mcinit_shscan_destroy(&s);
+	free(t);
+}
+
+Test(shscan, appends_take_linear_time, .timeout = 20)
+{
+	/* each A+=(...) copied A to put it back after a command: 20,000 lines
+	 * took 34 s */
+	size_t n = 100000, len = 0;
+	char *t = malloc(n * 12 + 200);
+
+	for (size_t k = 0; k < n; k++)
+		len += (size_t)sprintf(t + len, "A+=(--a %zu)\n", k % 10);
+	sprintf(t + len, "B=x\nB+=y C=1 true\nA+=(--z 9) B+=z true\n"
+	                 "python t.py ${A[@]:0:4} ${#A[@]} $B\n");
+	scan_ok(t);
+	/* 100,000 appends pass the bound on elements: the count is unknown */
+	words_are("--a|0|--a|1|${#A[@]}|x");
+	cr_assert(S.words[4].opaque);
+	free(t);
+}
+
+Test(shscan, prefix_appends_are_undone)
+{
+	scan_ok("A=(--a 1)\nB=--b\nC=\nA+=(--c 2) B+=x C+=q true\n"
+	        "E=(); E+=(--e) true\npython t.py \"${A[@]}\" $B \"$C\" ${#E[@]}\n");
+	words_are("--a|1|--b||0");
+}
+
+Test(shscan, variables_of_a_sourced_file_not_read_to_its_end_are_unknown)
+{
+	/* LAYERS=4 was taken although mcinit stopped reading the file */
+	static const char *const files[] = {"env.sh", "LAYERS=4\nSIZE=$(( 1 +\n", NULL};
+
+	scan_files_ok("K=2\nsource env.sh\npython t.py --n $LAYERS --s $SIZE --k $K\n", files);
+	unknown_word(1, "`LAYERS` is changed by sourced file `env.sh`, which mcinit could not "
+	                "read to its end");
+	cr_assert(S.words[3].opaque);
+	cr_assert_str_eq(S.words[5].text, "2");
+}
+
+Test(shscan, brace_expansion_as_bash_does_it)
+{
+	/* `for i in {1..3}` ran once and `set -- {1..5}` gave one word */
+	scan_ok("set -- {1..5}\nN=0\nfor i in {1..3}; do N=$((N + 1)); done\n"
+	        "A=({a,b}{1..2})\n"
+	        "python t.py $# $N ${#A[@]} x{1,2}y p{A,B{1..2}}q {08..10} {a..e..2} {5..1..2} "
+	        "{-1..1} '{1,2}' \"{a,b}\" \\{a,b\\} {a} {} {a, ${U:-{c,d}} {,z} {1..}\n");
+	words_are("5|3|4|x1y|x2y|pAq|pB1q|pB2q|08|09|10|a|c|e|5|3|1|-1|0|1|{1,2}|{a,b}|{a,b}|"
+	          "{a}|{}|{a,|{c,d}|z|{1..}");
+	/* each word keeps the place of what it was made of */
+	cr_assert_eq(S.words[3].line, 5);
+	cr_assert_eq(S.words[3].col, 28);
+	cr_assert_eq(S.words[4].col, 28);
+}
+
+Test(shscan, brace_expansion_is_bounded)
+{
+	struct mcinit_err err = {0};
+	struct mcinit_shscan s = {0};
+	const char *t = "python t.py {1..100000}\n";
+
+	cr_assert_eq(mcinit_shscan_parse(t, strlen(t), &s, &err), -1);
+	cr_assert(strstr(err.msg, "brace expansion of more than 65536 words") != NULL, "%s",
+	          err.msg);
+	mcinit_shscan_destroy(&s);
+	t = "python t.py {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	    "{a,b}{a,b}{a,b}\n";
+	cr_assert_eq(mcinit_shscan_parse(t, strlen(t), &s, &err), -1);
+	mcinit_shscan_destroy(&s);
+}
+
+Test(shscan, appended_array_and_fallback_are_bounded, .timeout = 30)
+{
+	/* 16 MiB of `A+=(--a 1)` kept every element twice: 2.2 GB */
+	size_t n = 70000, len = 0;
+	char *t = malloc(n * 12 + 100);
+
+	for (size_t k = 0; k < n; k++)
+		len += (size_t)sprintf(t + len, "A+=(--a %zu)\n", k % 10);
+	sprintf(t + len, "B=${#A[@]}\n");
+	scan_ok(t);
+	cr_assert(S.partial);
+	cr_assert_geq(note_with("an array of more than 65536 elements"), 0);
+	cr_assert_geq(note_with("the assignments hold more than 65536 words"), 0);
+	cr_assert_leq(S.nwords, 65536);
+	free(t);
+}
