@@ -54,17 +54,6 @@
  * would make each later launch compared with every earlier one. */
 #define MAX_CANDS 256
 
-#define GROW(arr, cap, need)                                                                       \
-	do {                                                                                       \
-		if ((need) > (cap)) {                                                              \
-			size_t nc_ = (cap) ? (cap)*2 : 8;                                          \
-			while (nc_ < (need))                                                       \
-				nc_ *= 2;                                                          \
-			(arr) = mcinit_xrealloc((arr), nc_ * sizeof *(arr));                       \
-			(cap) = nc_;                                                               \
-		}                                                                                  \
-	} while (0)
-
 enum {
 	PF_QUOTED = 1,   /* protected from field splitting */
 	PF_OPAQUE = 2,   /* unexpandable text kept as written (never split) */
@@ -282,7 +271,7 @@ struct sx {
 static void
 note_add(struct mcinit_shnote **v, size_t *n, size_t *cap, int line, int col, char *msg)
 {
-	GROW(*v, *cap, *n + 1);
+	MCINIT_GROW(*v, *cap, *n + 1);
 	(*v)[*n].msg = msg;
 	(*v)[*n].line = line;
 	(*v)[*n].col = col;
@@ -481,7 +470,7 @@ put(struct pstr *p, struct pch ch)
 {
 	if (p == NULL)
 		return;
-	GROW(p->v, p->cap, p->n + 1);
+	MCINIT_GROW(p->v, p->cap, p->n + 1);
 	p->v[p->n++] = ch;
 }
 
@@ -526,7 +515,7 @@ pl_free(struct plist *l)
 static void
 pl_push(struct plist *l, struct pstr *p) /* takes ownership of *p */
 {
-	GROW(l->v, l->cap, l->n + 1);
+	MCINIT_GROW(l->v, l->cap, l->n + 1);
 	l->v[l->n++] = *p;
 	memset(p, 0, sizeof *p);
 }
@@ -570,7 +559,7 @@ ps_copy(struct pstr *dst, const struct pstr *src)
 {
 	if (src->n == 0)
 		return;
-	GROW(dst->v, dst->cap, dst->n + src->n);
+	MCINIT_GROW(dst->v, dst->cap, dst->n + src->n);
 	memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
 	dst->n += src->n;
 }
@@ -627,7 +616,7 @@ var_get(struct sx *x, const char *name, size_t n)
 		for (size_t j = 0; j < x->nvars; j++)
 			hash_insert(x, (int)j);
 	}
-	GROW(x->vars, x->capvars, x->nvars + 1);
+	MCINIT_GROW(x->vars, x->capvars, x->nvars + 1);
 	memset(&x->vars[x->nvars], 0, sizeof x->vars[x->nvars]);
 	x->vars[x->nvars].name = mcinit_xasprintf("%.*s", (int)n, name);
 	hash_insert(x, (int)x->nvars);
@@ -656,7 +645,7 @@ frame_save(struct sx *x, struct frame *f, int vi, const struct var *v)
 			return;
 	for (size_t k = 0; k < v->val.n; k++)
 		charge(x, v->val.v[k].n + EL_COST); /* copied: counts as expanded */
-	GROW(f->sv, f->cap, f->n + 1);
+	MCINIT_GROW(f->sv, f->cap, f->n + 1);
 	f->sv[f->n].vi = vi;
 	f->sv[f->n].trunc = 0;
 	var_save(v, &f->sv[f->n].v);
@@ -2033,7 +2022,7 @@ struct rlist {
 static void
 rs_put(struct rstr *r, char c, struct lc m)
 {
-	GROW(r->c, r->cap, r->n + 2);
+	MCINIT_GROW(r->c, r->cap, r->n + 2);
 	r->m = mcinit_xrealloc(r->m, r->cap * sizeof *r->m);
 	r->c[r->n] = c;
 	r->m[r->n++] = m;
@@ -2207,7 +2196,7 @@ brace_seq(const char *s, size_t a, size_t b, struct lc at, struct rlist *out, si
 			}
 			for (char *c = num; *c; c++)
 				rs_put(&w, *c, at);
-			GROW(out->v, out->cap, out->n + 1);
+			MCINIT_GROW(out->v, out->cap, out->n + 1);
 			out->v[out->n++] = w;
 		}
 	}
@@ -2244,7 +2233,7 @@ brace_join(const struct rstr *w, size_t i, size_t j, struct rlist *alts, struct 
 			rs_cat(&r, &alts->v[a], 0, alts->v[a].n);
 			rs_cat(&r, &posts.v[p], 0, posts.v[p].n);
 			out->bytes += r.n;
-			GROW(out->v, out->cap, out->n + 1);
+			MCINIT_GROW(out->v, out->cap, out->n + 1);
 			out->v[out->n++] = r;
 		}
 	rl_free(&posts);
@@ -2312,7 +2301,7 @@ brace_expand(const struct rstr *w, struct rlist *out, int depth, size_t max)
 			return -1;
 		rs_cat(&r, w, 0, n);
 		out->bytes += n;
-		GROW(out->v, out->cap, out->n + 1);
+		MCINIT_GROW(out->v, out->cap, out->n + 1);
 		out->v[out->n++] = r;
 	}
 	return 0;
@@ -2405,7 +2394,7 @@ lex_words_braced(struct sx *x, struct plist *dst)
 				split_word(&t, dst);
 			ps_free(&t);
 			if (x->nfns > nfns) { /* a function defined in it is read from it */
-				GROW(x->owned, x->capowned, x->nowned + 2);
+				MCINIT_GROW(x->owned, x->capowned, x->nowned + 2);
 				x->owned[x->nowned++] = r->c;
 				x->owned[x->nowned++] = r->m;
 				*r = (struct rstr){0};
@@ -2455,7 +2444,7 @@ add_group(struct sx *x, const struct plist *fields)
 		ps_copy(&p, &fields->v[k]);
 		pl_push(&g.f, &p);
 	}
-	GROW(x->groups, x->capgroups, x->ngroups + 1);
+	MCINIT_GROW(x->groups, x->capgroups, x->ngroups + 1);
 	x->groups[x->ngroups++] = g;
 }
 
@@ -2467,7 +2456,7 @@ add_scalar_group(struct sx *x, const struct pstr *val)
 	if (group_full(x, 1))
 		return;
 	ps_copy(&g.s, val);
-	GROW(x->groups, x->capgroups, x->ngroups + 1);
+	MCINIT_GROW(x->groups, x->capgroups, x->ngroups + 1);
 	x->groups[x->ngroups++] = g;
 }
 
@@ -2710,7 +2699,7 @@ read_delim(struct sx *x)
 		mcinit_buf_free(&b);
 		return;
 	}
-	GROW(x->hd, x->caphd, x->nhd + 1);
+	MCINIT_GROW(x->hd, x->caphd, x->nhd + 1);
 	x->hd[x->nhd++] = (struct hdoc){mcinit_xstrdup(mcinit_buf_cstr(&b)), 0, line, col};
 	mcinit_buf_free(&b);
 }
@@ -3003,7 +2992,7 @@ check_python(struct sx *x, struct plist *w, const struct saved *prefix, size_t n
 			            MAX_CANDS);
 		return;
 	}
-	GROW(x->cands, x->capcands, x->ncands + 1);
+	MCINIT_GROW(x->cands, x->capcands, x->ncands + 1);
 	c = &x->cands[x->ncands++];
 	memset(c, 0, sizeof *c);
 	c->py = k + (x->prefix ? x->prefix->n : 0);
@@ -3287,7 +3276,7 @@ open_case(struct sx *x, const struct plist *w)
 		f.line = w->v[0].n ? w->v[0].v[0].line : 0;
 		f.col = w->v[0].n ? w->v[0].v[0].col : 0;
 	}
-	GROW(x->ifs, x->capifs, x->nifs + 1);
+	MCINIT_GROW(x->ifs, x->capifs, x->nifs + 1);
 	x->ifs[x->nifs++] = f;
 	if (f.unknown && !x->dead)
 		script_note(x, f.line, f.col,
@@ -3346,7 +3335,7 @@ on_keyword(struct sx *x, const struct pstr *kw)
 
 	block_keyword(x, t);
 	if (strcmp(t, "if") == 0) {
-		GROW(x->ifs, x->capifs, x->nifs + 1);
+		MCINIT_GROW(x->ifs, x->capifs, x->nifs + 1);
 		x->ifs[x->nifs++] = (struct ifr){x->dead,
 		                                 -1,
 		                                 0,
@@ -3398,7 +3387,7 @@ static int parse_command(struct sx *x);
 static void
 frame_push(struct sx *x, int all)
 {
-	GROW(x->frames, x->capframes, x->nframes + 1);
+	MCINIT_GROW(x->frames, x->capframes, x->nframes + 1);
 	x->frames[x->nframes++] = (struct frame){NULL, 0, 0, all};
 }
 
@@ -3584,7 +3573,7 @@ try_function(struct sx *x, const struct pstr *w)
 	}
 	adv(x);
 	line = x->line, col = x->col;
-	GROW(x->fns, x->capfns, x->nfns + 1);
+	MCINIT_GROW(x->fns, x->capfns, x->nfns + 1);
 	x->fns[x->nfns] = (struct fn){ps_text(&nm), x->i, 0, line, col, x->s, x->map};
 	ps_free(&nm);
 	end = skip_block(x, '{');
@@ -4411,7 +4400,7 @@ run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
 	x->calls--;
 	x->s = s, x->map = map, x->prefix = pre;
 	if (x->nfns > nfns) { /* a function defined here is read from t when called */
-		GROW(x->owned, x->capowned, x->nowned + 2);
+		MCINIT_GROW(x->owned, x->capowned, x->nowned + 2);
 		x->owned[x->nowned++] = t;
 		x->owned[x->nowned++] = m;
 		return;
@@ -4582,7 +4571,7 @@ read_file(struct sx *x, int fi, const struct plist *prefix, int line, int col, c
 	struct mcinit_err saved, *e = x->err;
 	int r, el = 0, ef;
 
-	GROW(x->fstack, x->capfstack, x->nfstack + 1);
+	MCINIT_GROW(x->fstack, x->capfstack, x->nfstack + 1);
 	x->fstack[x->nfstack++] = fi;
 	x->s = f->text, x->map = NULL, x->prefix = prefix;
 	x->calls++;
@@ -5130,7 +5119,7 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 			         mcinit_xstrdup(x->ev[ev].msg));
 		}
 	}
-	GROW(r->w, r->capw, r->nw + 1);
+	MCINIT_GROW(r->w, r->capw, r->nw + 1);
 	r->w[r->nw++] = w;
 }
 
