@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "input/shscan.h"
+#include "shell/shell.h"
 #include "input/yamltree.h"
 
 /* ---- overrides ---- */

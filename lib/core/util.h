@@ -49,6 +49,18 @@ void *mcinit_xmalloc(size_t n);
 void *mcinit_xcalloc(size_t n, size_t size);
 void *mcinit_xrealloc(void *p, size_t n);
 char *mcinit_xstrdup(const char *s);
+/* Makes room for need elements in arr, which has room for cap: doubles cap
+ * (from 8) until it is enough, so that n appends cost O(n) copies. */
+#define MCINIT_GROW(arr, cap, need)                                                                \
+	do {                                                                                       \
+		if ((need) > (cap)) {                                                              \
+			size_t nc_ = (cap) ? (cap)*2 : 8;                                          \
+			while (nc_ < (need))                                                       \
+				nc_ *= 2;                                                          \
+			(arr) = mcinit_xrealloc((arr), nc_ * sizeof *(arr));                       \
+			(cap) = nc_;                                                               \
+		}                                                                                  \
+	} while (0)
 /* Out of memory for an allocation of n bytes: the handler of
  * mcinit_set_alloc_failure, then SIGABRT.  Does not return. */
 _Noreturn void mcinit_oom(size_t n);

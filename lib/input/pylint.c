@@ -13,17 +13,6 @@
 
 #define MAX_FDEPTH 32 /* f-strings nested in f-string fields */
 
-#define GROW(arr, cap, need)                                                                       \
-	do {                                                                                       \
-		if ((need) > (cap)) {                                                              \
-			size_t nc_ = (cap) ? (cap)*2 : 16;                                         \
-			while (nc_ < (need))                                                       \
-				nc_ *= 2;                                                          \
-			(arr) = mcinit_xrealloc((arr), nc_ * sizeof *(arr));                       \
-			(cap) = nc_;                                                               \
-		}                                                                                  \
-	} while (0)
-
 enum tkind { T_EOF, T_NAME, T_NUM, T_STR, T_OP };
 
 struct tok {
@@ -477,7 +466,7 @@ static void
 end_arg(struct call *c)
 {
 	if (c->nt > c->arg[c->narg]) { /* a non-empty argument */
-		GROW(c->arg, c->caparg, c->narg + 2);
+		MCINIT_GROW(c->arg, c->caparg, c->narg + 2);
 		c->arg[++c->narg] = c->nt;
 	}
 }
@@ -490,7 +479,7 @@ read_call(struct py *p, struct call *c)
 	struct tok t;
 
 	c->nt = c->narg = 0;
-	GROW(c->arg, c->caparg, 2);
+	MCINIT_GROW(c->arg, c->caparg, 2);
 	c->arg[0] = 0;
 	for (;;) {
 		next_token(p, &t);
@@ -506,7 +495,7 @@ read_call(struct py *p, struct call *c)
 			depth++;
 		else if (t.kind == T_OP && strchr(")]}", p->s[t.a]) && depth > 0)
 			depth--;
-		GROW(c->t, c->capt, c->nt + 1);
+		MCINIT_GROW(c->t, c->capt, c->nt + 1);
 		c->t[c->nt++] = t;
 	}
 	end_arg(c);
@@ -544,7 +533,7 @@ mcinit_pylint_type_bool(const char *text, size_t len, struct mcinit_pybool **out
 			next_token(&p, &t2);
 			if (tok_is(&p, &t2, T_OP, "(")) {
 				read_call(&p, &c);
-				GROW(v, capv, nv + 1);
+				MCINIT_GROW(v, capv, nv + 1);
 				nv += analyze(&p, &c, &t, &v[nv]);
 			} else {
 				p = save;

@@ -85,14 +85,6 @@ struct ytree {
 	void *ctx;
 };
 
-#define GROW(arr, cap, need)                                                                       \
-	do {                                                                                       \
-		if ((need) > (cap)) {                                                              \
-			(cap) = (cap) ? 2 * (cap) : 8;                                             \
-			(arr) = mcinit_xrealloc((arr), (cap) * sizeof *(arr));                     \
-		}                                                                                  \
-	} while (0)
-
 /* ---- notes ---- */
 
 static void __attribute__((format(printf, 6, 7)))
@@ -103,7 +95,7 @@ note(struct ytree *t, enum mcinit_severity sev, const char *code, struct mcinit_
 	struct mcinit_yaml_note *n;
 	va_list ap;
 
-	GROW(y->notes, t->capnotes, y->nnotes + 1);
+	MCINIT_GROW(y->notes, t->capnotes, y->nnotes + 1);
 	n = &y->notes[y->nnotes++];
 	n->sev = sev;
 	snprintf(n->code, sizeof n->code, "%s", code);
@@ -536,7 +528,7 @@ new_node(struct ytree *t, enum ykind k, yaml_mark_t m)
 
 	n->kind = k;
 	n->pos = mark_pos(m);
-	GROW(t->all, t->capall, t->nall + 1);
+	MCINIT_GROW(t->all, t->capall, t->nall + 1);
 	t->all[t->nall++] = n;
 	return n;
 }
@@ -544,7 +536,7 @@ new_node(struct ytree *t, enum ykind k, yaml_mark_t m)
 static void
 add_kid(struct ynode *parent, struct ynode *kid)
 {
-	GROW(parent->kids, parent->cap, parent->n + 1);
+	MCINIT_GROW(parent->kids, parent->cap, parent->n + 1);
 	parent->kids[parent->n++] = kid;
 }
 
@@ -580,7 +572,7 @@ set_anchor(struct ytree *t, const yaml_char_t *name, struct ynode *n)
 		return mcinit_err_at(t->err, MCINIT_E_PARSE, NULL, n->pos.line, n->pos.col, "%s",
 		                     what);
 	}
-	GROW(t->anchors, t->capanchors, t->nanchors + 1);
+	MCINIT_GROW(t->anchors, t->capanchors, t->nanchors + 1);
 	t->anchors[t->nanchors].name = mcinit_xstrdup((const char *)name);
 	t->anchors[t->nanchors].hash = key_hash((const char *)name, strlen((const char *)name));
 	t->anchors[t->nanchors++].node = n;
@@ -767,7 +759,7 @@ on_event(struct ytree *t, const yaml_event_t *ev, struct stack *st, struct ynode
 			         MAX_DEPTH);
 			return fail_at(t, n->pos, what);
 		}
-		GROW(st->v, st->cap, st->n + 1);
+		MCINIT_GROW(st->v, st->cap, st->n + 1);
 		st->v[st->n++] = n;
 		if (set_anchor(t,
 		               map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor,
@@ -872,7 +864,7 @@ find_pair(const struct pairs *ps, const struct ynode *k)
 static void
 put_pair(struct pairs *ps, struct ynode *k, struct ynode *v)
 {
-	GROW(ps->v, ps->cap, ps->n + 1);
+	MCINIT_GROW(ps->v, ps->cap, ps->n + 1);
 	ps->v[ps->n].k = k;
 	ps->v[ps->n++].v = v;
 	if (ps->n <= PAIRS_SCAN)

@@ -1,12 +1,11 @@
-/* fuzz-shscan.c — libFuzzer target for the launch-script scanner.
- * Build: clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *        tests/fuzz/fuzz-shscan.c src/shscan.c src/util.c -o fuzz-shscan */
+/* fuzz-shscan.c — libFuzzer target for the launch-script scanner (lib/shell/).
+ * Built by Makefile.am (tests/fuzz/fuzz-shscan, linked with the library). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "input/shscan.h"
+#include "shell/shell.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input/shscan.h"
+#include "shell/shell.h"
 
 int
 main(int argc, char **argv)

@@ -1,10 +1,10 @@
-/* test-shscan.c — launch-script flag extraction (src/shscan.c). */
+/* test-shscan.c — launch-script flag extraction (lib/shell/). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "input/shscan.h"
+#include "shell/shell.h"
 
 static struct mcinit_shscan S;
 

@@ -1,5 +1,5 @@
 /* launcher.c — see launcher.h. */
-#include "input/launch-cmdline.h"
+#include "shell/launch-cmdline.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -111,7 +111,7 @@ static const struct opt opts[] = {
 #define TORCH(names, nargs, kind) {names, nargs, kind, L_TORCH},
 #define SRUN(names, nargs, kind)  {names, nargs, kind, L_SRUN},
 #define MPI(names, nargs, kind)   {names, nargs, kind, L_MPI},
-#include "input/launcher-opts.def"
+#include "shell/launcher-opts.def"
 #undef TORCH
 #undef SRUN
 #undef MPI

@@ -1,6 +1,8 @@
 /*
- * shscan.h — the Megatron-LM flags, environment and launcher of a bash launch
- * script, read with bash's semantics (config.md, "Launch scripts").
+ * shell.h — the shell module, as the other modules see it: the Megatron-LM
+ * flags, environment and launcher of a bash launch script, read with bash's
+ * semantics (config.md, "Launch scripts").  The module owns lib/shell/ and
+ * uses only core; shell-impl.h is what its files share.
  *
  * This is not a shell.  It reads the script once, top to bottom, and keeps
  * just enough bash semantics to recover the words a typical Megatron-LM
@@ -86,13 +88,80 @@
  * position of its quotes.  CR before LF is treated as a blank, so CRLF scripts
  * scan like LF ones.
  */
-#ifndef MCINIT_SHSCAN_H
-#define MCINIT_SHSCAN_H
+#ifndef MCINIT_SHELL_H
+#define MCINIT_SHELL_H
 
 #include <stddef.h>
 
 #include "core/util.h"
-#include "input/shfollow.h"
+
+/*
+ * The other files a launch script reads (`source FILE`, `. FILE`) or runs
+ * (`bash FILE`, `sh FILE`, `./FILE`), for the scanner (shell-follow.c): where
+ * they are found, their text kept for the whole scan, and the place a
+ * position of theirs has.
+ *
+ * The scanner numbers the lines of every file in one sequence: the script's
+ * own lines first, then each other file's, in the order they are first
+ * read (a file read twice keeps its lines).  mcinit_shfiles_locate turns
+ * such a line back into the file and its own line.
+ *
+ * What is read comes from a reader the caller gives: the filesystem
+ * (mcinit_shfollow_read_fs) for mcinit validate; none for text with no file
+ * behind it (the fuzzer, the unit tests), which then follows nothing.
+ */
+/* name: the file as the script names it, expanded.  Returns its text
+ * (malloc'd, *len bytes; need not be NUL-terminated) and in *path the name
+ * diagnostics give it (malloc'd); NULL with *why (a static phrase such as
+ * "not found") when it cannot be read. */
+typedef char *mcinit_shread_fn(void *ctx, const char *name, size_t *len, char **path,
+                               const char **why);
+
+/* The filesystem, ctx being the script's own path: an absolute name as it
+ * is; another name in the script's directory, else in the current one
+ * (bash looks in the current directory, where launch scripts are usually
+ * run from; a bare name bash would also look for on PATH, which is not
+ * searched).  Only regular files, of at most MCINIT_MAX_INPUT bytes. */
+char *mcinit_shfollow_read_fs(void *ctx, const char *name, size_t *len, char **path,
+                              const char **why);
+
+struct mcinit_shfile {
+	char *path; /* as diagnostics name it */
+	char *text;
+	size_t len;
+	int base; /* its line n is line base + n of the sequence */
+};
+
+/* A name a file was opened by: the same name opens it again unread. */
+struct mcinit_shname {
+	char *name;
+	int fi;
+};
+
+struct mcinit_shfiles {
+	mcinit_shread_fn *read; /* NULL: no file is read */
+	void *ctx;
+	struct mcinit_shfile *v;
+	size_t n, cap;
+	int next_base;
+	struct mcinit_shname *names;
+	size_t nnames, capnames;
+};
+
+/* Starts the sequence after the script's own text (len bytes). */
+void mcinit_shfiles_init(struct mcinit_shfiles *f, mcinit_shread_fn *read, void *ctx,
+                         const char *text, size_t len);
+
+/* The file name names, read once (and found once for each name: the
+ * reader's answer for a name is taken not to change during a scan): its
+ * index in f->v, or -1 with *why. */
+int mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why);
+
+/* Line vline of the sequence: *file 0 for the script itself, k for
+ * f->v[k - 1]; *line that file's own line (0 stays 0). */
+void mcinit_shfiles_locate(const struct mcinit_shfiles *f, int vline, int *file, int *line);
+
+void mcinit_shfiles_free(struct mcinit_shfiles *f);
 
 struct mcinit_shword {
 	char *text;    /* after quote removal and expansion; may be "" */
@@ -210,7 +279,7 @@ int mcinit_shscan_parse_args(const char *text, size_t len, const char *args,
  * those it runs (`bash FILE ARGS`, `sh FILE`, `./FILE.sh`, `srun ... bash
  * FILE`) as a child shell (exported variables only, ARGS its positional
  * parameters; nothing it sets comes back).  Names are found as
- * mcinit_shfollow_read_fs finds them (shfollow.h); files are read within
+ * mcinit_shfollow_read_fs finds them (above); files are read within
  * one another 8 deep at most, and one already being read is not read again
  * inside itself.  A file that cannot be read is a warning at the command
  * (mcinit_shnote.warn); the variables a sourced one may set are then known
@@ -219,7 +288,7 @@ int mcinit_shscan_parse_args(const char *text, size_t len, const char *args,
 int mcinit_shscan_parse_file(const char *text, size_t len, const char *path, const char *args,
                              struct mcinit_shscan *out, struct mcinit_err *err);
 
-/* The same, the other files read by read(ctx, ...) (shfollow.h; NULL:
+/* The same, the other files read by read(ctx, ...) (above; NULL:
  * none is read: the fuzzer's files come from memory), name0 the script's
  * $0 (NULL: known only at run time; mcinit_shscan_parse_file gives path,
  * and a child's $0 is its FILE, so `source "$(dirname "$0")/env.sh"` is

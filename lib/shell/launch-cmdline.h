@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "input/shscan.h"
+#include "shell/shell.h"
 
 struct mcinit_lword {
 	const char *text;

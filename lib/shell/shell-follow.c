@@ -1,5 +1,5 @@
-/* shfollow.c — see shfollow.h. */
-#include "input/shfollow.h"
+/* shell-follow.c — the files a script follows, read once (see shell.h). */
+#include "shell/shell.h"
 
 #include "core/util.h"
 
