@@ -23,10 +23,12 @@ fi
 start_store() {
 	err=$1
 	shift
+	# the background job truncates $err only once it runs: a file left by
+	# an earlier store would show its "listening" line, and its port, first
+	rm -f "$err"
 	"$@" 2>"$err" &
 	pid=$!
-	# up to a minute on a loaded machine (wait_line's ten seconds were
-	# not always enough beside a parallel make check), less when it died
+	# up to a minute on a loaded machine, less when it died
 	i=0
 	while ! grep -q listening "$err" 2>/dev/null && kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
 		sleep 0.1
@@ -110,9 +112,9 @@ fi
 # At the open-file limit: 100 connections against ulimit -n 64, with the
 # default --max-connections (from the limit) and with one above it.
 for mc in "" "--max-connections 1000"; do
-	start_store "$tmp/fd.err" sh -c "ulimit -n 64 && exec $M store --host 127.0.0.1 --port 0 $mc"
+	start_store "$tmp/fd${mc:+-mc}.err" sh -c "ulimit -n 64 && exec $M store --host 127.0.0.1 --port 0 $mc"
 	check "store-fd-limit-no-spin${mc:+-max-connections}" $T python3 "$A" "$P" fd-limit "$pid" 100
 	stop_store
-	comment "$tmp/fd.err"
+	comment "$tmp/fd${mc:+-mc}.err"
 done
 finish
