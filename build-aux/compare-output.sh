@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 find tests examples -type f \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' \
 	-o -name '*.args' -o -name '*.sh' -o -name '*.bash' -o -name '*.py' \) |
-	grep -Ev '^tests/(cli|bench|fuzz|gpu|double|interop|lib|leftovers|kernels|oracle|unit)/[^/]*$' |
+	grep -Ev '^tests/(cli|bench|fuzz|gpu|double|interop|lib|leftovers|kernels|oracle)/[^/]*$|^tests/unit/' |
 	LC_ALL=C sort >"$tmp/inputs"
 
 # run BINARY OUT ARGS...: status and combined output, bounded in time.

@@ -42,7 +42,7 @@ read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why
  * and trees of files cost 50 ms and more each under ASan, and the fuzzer
  * ran 18 inputs a second; under these, 350-400.  The same code stops at
  * either bound; the tool's own are checked by tests/cli/bounds.sh,
- * tests/cli/shell.sh (8 deep) and tests/unit/test-shscan.c (10000). */
+ * tests/cli/shell.sh (8 deep) and tests/unit/shell/test-shscan.c (10000). */
 static const struct mcinit_shlimits limits = {200, (size_t)1 << 14, 2};
 
 int

@@ -17,7 +17,7 @@ Megatron looks up its NCCL options (the nccl_communicator_config_path key),
 except for the all-gather twin of dp_cp (r0.16/r0.17 create_all_gather_group),
 listed as dp_cp_ag.  Gloo groups are left out: they are not communicators
 mcinit creates.  Each configuration starts with a `# config` line that
-tests/unit/test-topology-oracle.c parses.
+tests/unit/topo/test-topology-oracle.c parses.
 """
 import importlib.util
 import inspect

@@ -90,7 +90,7 @@ def main():
     want = expected(doc)
     # The classic kinds, in this order; the other kinds a release creates
     # (gtp_remat, intra_dist_opt_instance, ...) are checked against
-    # Megatron-Core itself by tests/unit/test-topology-oracle.c.
+    # Megatron-Core itself by tests/unit/topo/test-topology-oracle.c.
     classic = [k for k, _, _ in KINDS]
     if [k for k in doc["groups"] if k in classic] != classic:
         fail("group keys %s" % list(doc["groups"]))
