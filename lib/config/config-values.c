@@ -1,0 +1,725 @@
+/* config-values.c — the values of fields: a JSON value converted to a
+ * field's type (with the diagnostics of a value it refuses), and values
+ * copied, compared, cleared and written back as JSON.  See config.h. */
+#include "config/config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config/config-impl.h"
+
+void
+mcinit_value_clear(struct mcinit_value *v)
+{
+	size_t i;
+
+	free(v->s);
+	json_decref(v->j);
+	for (i = 0; i < v->n; i++)
+		mcinit_value_clear(&v->items[i]);
+	free(v->items);
+	memset(v, 0, sizeof *v);
+}
+
+int
+mcinit_bool_word(const char *w)
+{
+	static const char *const yes[] = {"true", "1", "yes", "y", "on", "t"};
+	static const char *const no[] = {"false", "0", "no", "n", "off", "f", ""};
+	size_t i;
+
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (strcasecmp(w, yes[i]) == 0)
+			return 1;
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (strcasecmp(w, no[i]) == 0)
+			return 0;
+	return -1;
+}
+
+/* Signal name -> number: "SIGTERM", "term", "usr1", "SIGRTMIN+2", "15". */
+static int
+signal_from_name(const char *s)
+{
+	char *end;
+	long n;
+	int i;
+
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	n = strtol(s, &end, 10);
+	if (*s && *end == '\0')
+		return n > 0 && n < NSIG ? (int)n : -1;
+	if (strncasecmp(s, "RTMIN", 5) == 0 || strncasecmp(s, "RTMAX", 5) == 0) {
+		int base = toupper((unsigned char)s[3]) == 'I' ? SIGRTMIN : SIGRTMAX;
+
+		n = s[5] ? strtol(s + 5, &end, 10) : 0;
+		if (s[5] && *end != '\0')
+			return -1;
+		n += base;
+		return n >= SIGRTMIN && n <= SIGRTMAX ? (int)n : -1;
+	}
+	for (i = 1; i < NSIG; i++) {
+		const char *abbr = sigabbrev_np(i);
+
+		if (abbr != NULL && strcasecmp(abbr, s) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static char *
+signal_name(int sig)
+{
+	const char *abbr = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+
+	if (abbr != NULL)
+		return mcinit_xasprintf("SIG%s", abbr);
+	if (sig == SIGRTMIN)
+		return mcinit_xstrdup("SIGRTMIN");
+	return mcinit_xasprintf("SIGRTMIN+%d", sig - SIGRTMIN);
+}
+
+static char *
+signal_list(void)
+{
+	struct mcinit_buf b = {0};
+	int i;
+
+	for (i = 1; i < SIGRTMIN; i++) {
+		const char *abbr = sigabbrev_np(i);
+
+		if (abbr != NULL)
+			mcinit_buf_printf(&b, "%sSIG%s", b.len ? ", " : "", abbr);
+	}
+	mcinit_buf_adds(&b, ", SIGRTMIN..SIGRTMAX (as SIGRTMIN+n), or a number 1-");
+	mcinit_buf_add_long(&b, NSIG - 1);
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+/* Megatron-Bridge accepts many spellings of a dtype; canonical fp32/fp16/bf16. */
+static const char *
+dtype_canonical(const char *s)
+{
+	static const struct {
+		const char *spelling, *canon;
+	} map[] = {
+	    {"fp32", "fp32"},           {"float32", "fp32"},       {"32", "fp32"},
+	    {"32-true", "fp32"},        {"torch.float32", "fp32"}, {"float", "fp32"},
+	    {"fp16", "fp16"},           {"float16", "fp16"},       {"16", "fp16"},
+	    {"16-mixed", "fp16"},       {"half", "fp16"},          {"torch.float16", "fp16"},
+	    {"bf16", "bf16"},           {"bfloat16", "bf16"},      {"bf16-mixed", "bf16"},
+	    {"torch.bfloat16", "bf16"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcasecmp(map[i].spelling, s) == 0)
+			return map[i].canon;
+	return NULL;
+}
+
+static const char *const base_desc[] = {
+    [MCINIT_B_NULL] = "null",
+    [MCINIT_B_BOOL] = "a boolean",
+    [MCINIT_B_INT] = "an integer",
+    [MCINIT_B_FLOAT] = "a number",
+    [MCINIT_B_STR] = "a string",
+    [MCINIT_B_ENUM] = "one of",
+    [MCINIT_B_SIGNAL] = "a signal name or number",
+    [MCINIT_B_DTYPE] = "a dtype (fp32, fp16, bf16)",
+    [MCINIT_B_ANY] = "any value",
+    [MCINIT_B_LAYOUT] = "a pipeline layout (a string, or a list of stages of layer names)",
+};
+
+/* "an integer, a list of strings or null" — the type in words. */
+static char *
+type_words(enum mcinit_field f)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	struct mcinit_buf b = {0};
+	int i;
+
+	for (i = 0; i < t->nalt; i++) {
+		const struct mcinit_alt *a = &t->alt[i];
+
+		if (i > 0)
+			mcinit_buf_adds(&b, i == t->nalt - 1 ? " or " : ", ");
+		if (a->list && a->fixed)
+			mcinit_buf_printf(&b, "a list of exactly %d ", a->fixed);
+		else if (a->list)
+			mcinit_buf_adds(&b, "a list of ");
+		if (a->list)
+			mcinit_buf_printf(&b, "%ss",
+			                  a->base == MCINIT_B_INT     ? "integer"
+			                  : a->base == MCINIT_B_FLOAT ? "number"
+			                  : a->base == MCINIT_B_BOOL  ? "boolean"
+			                  : a->base == MCINIT_B_ANY   ? "value"
+			                                              : "string");
+		else if (a->base == MCINIT_B_ENUM)
+			mcinit_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
+		else
+			mcinit_buf_adds(&b, base_desc[a->base]);
+	}
+	mcinit_buf_cstr(&b);
+	return b.data;
+}
+
+static const char *
+json_kind_name(json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "a list";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+struct conv {
+	const char *code; /* set on failure */
+	char *why;
+	long long lo, hi;    /* the field's range (MCINIT_NOLIM: none) */
+	const char *choices; /* the field's choices, or NULL */
+	char *note;          /* py: a warning about a value Python takes as it is */
+	bool py;             /* read by Python (a config file, an override) */
+};
+
+static int
+conv_fail(struct conv *cv, const char *code, char *why)
+{
+	if (cv->why == NULL || strcmp(code, "MC005") == 0) {
+		/* A range/choices complaint says more than "wrong type": keep it. */
+		free(cv->why);
+		cv->code = code;
+		cv->why = why;
+	} else {
+		free(why);
+	}
+	return -1;
+}
+
+/* Whole-word match of flag inside a `|`-separated list. */
+static bool
+in_bar_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (p && *p) {
+		size_t m = strcspn(p, "|");
+
+		if (m == n && strncmp(p, word, n) == 0)
+			return true;
+		p += m + (p[m] == '|');
+	}
+	return false;
+}
+
+static int
+check_range(enum mcinit_field f, long long v, struct conv *cv)
+{
+	(void)f;
+	if (cv->lo != MCINIT_NOLIM && v < cv->lo)
+		return conv_fail(cv, "MC005",
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, cv->lo));
+	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
+		return conv_fail(cv, "MC005",
+		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
+	return 0;
+}
+
+static int
+check_choice(enum mcinit_field f, const char *s, struct conv *cv)
+{
+	if (cv->choices == NULL || in_bar_list(cv->choices, s))
+		return 0;
+	/* A Megatron-Bridge field's choices are its Literal[...] annotation,
+	 * which nothing checks when Bridge reads a config: a warning (a value
+	 * Bridge rejects is its checks' to refuse, MC300-MC351) */
+	if (cv->py && mcinit_fields[f].origin == MCINIT_FO_BRIDGE) {
+		free(cv->note);
+		cv->note = mcinit_xasprintf("%s: '%s' is not one of the values Megatron-Bridge "
+		                            "declares (%s); Bridge does not check it",
+		                            mcinit_fields[f].name, s, cv->choices);
+		return 0;
+	}
+	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, cv->choices));
+}
+
+static int
+check_int_choice(enum mcinit_field f, long long v, struct conv *cv)
+{
+	char buf[24];
+
+	if (cv->choices == NULL)
+		return 0;
+	snprintf(buf, sizeof buf, "%lld", v);
+	return check_choice(f, buf, cv);
+}
+
+/* Megatron-Core's LayerType names and the letters of its layout string. */
+static const struct {
+	const char *name;
+	char letter;
+} layer_names[] = {{"embedding", 'E'}, {"decoder", 't'}, {"mtp", 'm'}, {"loss", 'L'}};
+
+/*
+ * A pipeline layout: Megatron's string as it is, or Megatron-Core's list
+ * of stages, each a list of layer names (what Bridge's YAML dumps hold),
+ * turned into the equivalent string, stages joined by `|`, so that one
+ * parser (mcinit_layout_parse) reads both.
+ */
+static int
+conv_layout(json_t *j, struct mcinit_value *out, struct conv *cv)
+{
+	struct mcinit_buf b = {0};
+	size_t i, k, n;
+	json_t *stage, *layer;
+
+	if (json_is_string(j)) {
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(json_string_value(j));
+		return 0;
+	}
+	if (!json_is_array(j))
+		return -1;
+	json_array_foreach(j, i, stage)
+	{
+		if (!json_is_array(stage))
+			goto bad;
+		if (i > 0)
+			mcinit_buf_addc(&b, '|');
+		json_array_foreach(stage, k, layer)
+		{
+			for (n = 0; n < sizeof layer_names / sizeof layer_names[0]; n++)
+				if (json_is_string(layer) &&
+				    strcmp(json_string_value(layer), layer_names[n].name) == 0)
+					break;
+			if (n == sizeof layer_names / sizeof layer_names[0])
+				goto bad;
+			mcinit_buf_addc(&b, layer_names[n].letter);
+		}
+	}
+	out->kind = MCINIT_V_STR;
+	out->s = mcinit_xstrdup(mcinit_buf_cstr(&b));
+	mcinit_buf_free(&b);
+	return 0;
+bad:
+	mcinit_buf_free(&b);
+	return conv_fail(cv, "MC005",
+	                 mcinit_xstrdup("a layout list holds one list per stage, of the layer "
+	                                "names embedding, decoder, mtp and loss"));
+}
+
+/* One scalar against one base type. */
+static int
+conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit_value *out,
+            struct conv *cv)
+{
+	memset(out, 0, sizeof *out);
+	switch (base) {
+	case MCINIT_B_NULL:
+		if (!json_is_null(j))
+			return -1;
+		out->kind = MCINIT_V_NULL;
+		return 0;
+	case MCINIT_B_BOOL:
+		if (!json_is_boolean(j))
+			return -1;
+		out->kind = MCINIT_V_BOOL;
+		out->i = json_is_true(j);
+		return 0;
+	case MCINIT_B_INT:
+		if (!json_is_integer(j))
+			return -1;
+		if (check_range(f, json_integer_value(j), cv) < 0 ||
+		    check_int_choice(f, json_integer_value(j), cv) < 0)
+			return -1;
+		out->kind = MCINIT_V_INT;
+		out->i = json_integer_value(j);
+		return 0;
+	case MCINIT_B_FLOAT:
+		if (!json_is_number(j))
+			return -1;
+		out->kind = MCINIT_V_FLOAT;
+		out->d = json_number_value(j);
+		return 0;
+	case MCINIT_B_ANY:
+		out->kind = MCINIT_V_JSON;
+		out->j = json_incref(j);
+		return 0;
+	case MCINIT_B_STR:
+	case MCINIT_B_ENUM:
+		if (!json_is_string(j) || check_choice(f, json_string_value(j), cv) < 0)
+			return -1;
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(json_string_value(j));
+		return 0;
+	case MCINIT_B_SIGNAL: {
+		int sig = json_is_integer(j)
+		              ? (json_integer_value(j) > 0 && json_integer_value(j) < NSIG
+		                     ? (int)json_integer_value(j)
+		                     : -1)
+		          : json_is_string(j) ? signal_from_name(json_string_value(j))
+		                              : -2;
+		if (sig == -2)
+			return -1;
+		if (sig < 0) {
+			char *list = signal_list();
+			char *bad = json_dumps(j, JSON_ENCODE_ANY);
+
+			conv_fail(cv, "MC005",
+			          mcinit_xasprintf("%s is not a signal of this platform; valid: %s",
+			                           bad, list));
+			free(list);
+			free(bad);
+			return -1;
+		}
+		out->kind = MCINIT_V_STR;
+		out->s = signal_name(sig);
+		return 0;
+	}
+	case MCINIT_B_LAYOUT:
+		return conv_layout(j, out, cv);
+	case MCINIT_B_DTYPE: {
+		char tmp[24];
+		const char *canon;
+
+		/* Bridge's YAML dumps write a torch dtype as an object that
+		 * OmegaConf instantiates: {_target_: torch.bfloat16, _call_: false}. */
+		if (json_is_object(j) && json_is_string(json_object_get(j, "_target_")))
+			j = json_object_get(j, "_target_");
+		if (json_is_integer(j))
+			snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(j));
+		else if (json_is_string(j))
+			snprintf(tmp, sizeof tmp, "%s", json_string_value(j));
+		else
+			return -1;
+		canon = dtype_canonical(tmp);
+		if (canon == NULL)
+			return conv_fail(
+			    cv, "MC005",
+			    mcinit_xasprintf("'%s' is not a dtype (fp32, fp16, bf16, "
+			                     "float32, bfloat16, bf16-mixed, 16-mixed, "
+			                     "torch.bfloat16, ...)",
+			                     tmp));
+		out->kind = MCINIT_V_STR;
+		out->s = mcinit_xstrdup(canon);
+		return 0;
+	}
+	}
+	return -1;
+}
+
+static int
+conv_alt(enum mcinit_field f, const struct mcinit_alt *a, json_t *j, struct mcinit_value *out,
+         struct conv *cv)
+{
+	size_t i, n;
+
+	if (!a->list)
+		return conv_scalar(f, a->base, j, out, cv);
+	if (!json_is_array(j))
+		return -1;
+	n = json_array_size(j);
+	if (a->fixed && n != (size_t)a->fixed)
+		return conv_fail(
+		    cv, "MC005",
+		    mcinit_xasprintf("expected exactly %d values, got %zu", a->fixed, n));
+	memset(out, 0, sizeof *out);
+	out->kind = MCINIT_V_LIST;
+	out->items = mcinit_xcalloc(n, sizeof *out->items);
+	for (i = 0; i < n; i++) {
+		if (conv_scalar(f, a->base, json_array_get(j, i), &out->items[i], cv) < 0) {
+			out->n = i;
+			mcinit_value_clear(out);
+			return -1;
+		}
+	}
+	out->n = n;
+	return 0;
+}
+
+/* OmegaConf's special floats, as Bridge's YAML writes them (and Python's
+ * float() spellings): +-inf and nan. */
+static bool
+special_float(const char *s, double *out)
+{
+	static const struct {
+		const char *word;
+		double v;
+	} words[] = {{".inf", INFINITY},     {"+.inf", INFINITY},
+	             {"-.inf", -INFINITY},   {"inf", INFINITY},
+	             {"+inf", INFINITY},     {"-inf", -INFINITY},
+	             {"infinity", INFINITY}, {"-infinity", -INFINITY},
+	             {".nan", NAN},          {"nan", NAN}};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcasecmp(s, words[i].word) == 0) {
+			*out = words[i].v;
+			return true;
+		}
+	return false;
+}
+
+static bool
+has_base(const struct mcinit_type *t, enum mcinit_base b, bool list)
+{
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (t->alt[i].base == b && t->alt[i].list == list)
+			return true;
+	return false;
+}
+
+/* The value an instantiation dict of Bridge's YAML stands for, where mcinit
+ * models it: a signal.Signals written {_call_: true, _name_: SIGTERM,
+ * _args_: [15]} is its name.  NULL when j is no such dict. */
+static json_t *
+instantiated(json_t *j)
+{
+	json_t *name = json_object_get(j, "_name_"), *args = json_object_get(j, "_args_");
+
+	if (!json_is_object(j))
+		return NULL;
+	if (json_is_string(name))
+		return json_incref(name);
+	if (json_is_array(args) && json_array_size(args) == 1)
+		return json_incref(json_array_get(args, 0));
+	return NULL;
+}
+
+static int try_alts(enum mcinit_field f, const struct mcinit_type *t, json_t *j,
+                    struct mcinit_value *out, struct conv *cv);
+
+/*
+ * Python's reading of a config file's value (py): Megatron-Bridge hands it
+ * to the dataclass unchecked, so what Python then does with it decides, not
+ * the annotation.  An integral float is an int, a number stands for a bool
+ * by its truth, a bool is the int 0 or 1 (with a warning), OmegaConf's
+ * special floats are floats, an instantiation dict is what it names, and a
+ * scalar stands where a tuple is annotated.  0 when one applies.
+ */
+static int
+py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mcinit_value *out,
+          struct conv *cv)
+{
+	double d;
+	json_t *k;
+	int i, rc;
+
+	if ((k = instantiated(j)) != NULL) {
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		return rc;
+	}
+	if (json_is_string(j) && has_base(t, MCINIT_B_FLOAT, false) &&
+	    special_float(json_string_value(j), &d)) {
+		memset(out, 0, sizeof *out);
+		out->kind = MCINIT_V_FLOAT;
+		out->d = d;
+		return 0;
+	}
+	if (json_is_real(j) && has_base(t, MCINIT_B_INT, false) &&
+	    json_real_value(j) == floor(json_real_value(j)) && fabs(json_real_value(j)) < 0x1p62) {
+		k = json_integer((json_int_t)json_real_value(j));
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		return rc;
+	}
+	if (json_is_number(j) && has_base(t, MCINIT_B_BOOL, false)) {
+		memset(out, 0, sizeof *out);
+		out->kind = MCINIT_V_BOOL;
+		out->i = json_number_value(j) != 0;
+		return 0;
+	}
+	if (json_is_boolean(j) && has_base(t, MCINIT_B_INT, false)) {
+		k = json_integer(json_is_true(j));
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		if (rc == 0) {
+			free(cv->note);
+			cv->note = mcinit_xasprintf("%s is a boolean where Megatron expects an "
+			                            "integer: Python reads it as %d",
+			                            mcinit_fields[f].name, json_is_true(j) ? 1 : 0);
+		}
+		return rc;
+	}
+	if (!json_is_array(j) && !json_is_object(j))
+		for (i = 0; i < t->nalt; i++)
+			if (t->alt[i].list && conv_scalar(f, t->alt[i].base, j, out, cv) == 0)
+				return 0;
+	return -1;
+}
+
+static int
+try_alts(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mcinit_value *out,
+         struct conv *cv)
+{
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (conv_alt(f, &t->alt[i], j, out, cv) == 0)
+			return 0;
+	return -1;
+}
+
+int
+mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit_value *out,
+                          const char **code, char **why, char **note)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	struct conv cv = {
+	    NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices,
+	    NULL, py};
+
+	*note = NULL;
+	if (try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0)) {
+		free(cv.why);
+		*note = cv.note;
+		return 0;
+	}
+	free(cv.note);
+	if (cv.why == NULL) {
+		char *words = type_words(f);
+
+		cv.code = "MC004";
+		cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
+		free(words);
+	}
+	*code = cv.code;
+	*why = cv.why;
+	return -1;
+}
+
+int
+mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out, const char **code,
+                       char **why)
+{
+	char *note;
+	int rc = mcinit_value_from_json_py(f, j, false, out, code, why, &note);
+
+	free(note);
+	return rc;
+}
+
+int
+mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
+{
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL, false};
+	struct mcinit_value v;
+	struct mcinit_type t;
+	int i;
+
+	mcinit_config_parse_type(type_text, &t);
+	for (i = 0; i < t.nalt; i++) {
+		if (conv_alt(0, &t.alt[i], j, &v, &cv) == 0) {
+			mcinit_value_clear(&v);
+			free(cv.why);
+			return 0;
+		}
+	}
+	if (cv.why == NULL)
+		cv.why = mcinit_xasprintf("expected %s, got %s", type_text, json_kind_name(j));
+	*why = cv.why;
+	return -1;
+}
+
+json_t *
+mcinit_value_to_json(const struct mcinit_value *v)
+{
+	json_t *arr;
+	size_t i;
+
+	switch (v->kind) {
+	case MCINIT_V_BOOL:
+		return json_boolean(v->i);
+	case MCINIT_V_INT:
+		return json_integer(v->i);
+	case MCINIT_V_FLOAT:
+		/* JSON has no infinity or NaN: Python's spellings, as strings
+		 * (which a config file may hold for a float field). */
+		if (!isfinite(v->d))
+			return json_string(isnan(v->d) ? "nan" : v->d > 0 ? "inf" : "-inf");
+		return json_real(v->d);
+	case MCINIT_V_JSON:
+		return json_incref(v->j);
+	case MCINIT_V_STR:
+		return json_string(v->s);
+	case MCINIT_V_LIST:
+		arr = json_array();
+		for (i = 0; i < v->n; i++)
+			json_array_append_new(arr, mcinit_value_to_json(&v->items[i]));
+		return arr;
+	default:
+		return json_null();
+	}
+}
+
+void
+mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
+{
+	size_t i;
+
+	*dst = *src;
+	if (src->s)
+		dst->s = mcinit_xstrdup(src->s);
+	if (src->j)
+		json_incref(src->j);
+	if (src->items) {
+		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
+		for (i = 0; i < src->n; i++)
+			mcinit_value_copy(&dst->items[i], &src->items[i]);
+	}
+}
+
+bool
+mcinit_value_equal(const struct mcinit_value *a, const struct mcinit_value *b)
+{
+	size_t i;
+
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case MCINIT_V_BOOL:
+	case MCINIT_V_INT:
+		return a->i == b->i;
+	case MCINIT_V_FLOAT:
+		/* bit for bit: -0.0 is not 0.0 to a check that prints it */
+		return memcmp(&a->d, &b->d, sizeof a->d) == 0;
+	case MCINIT_V_STR:
+		return a->s == b->s || (a->s != NULL && b->s != NULL && strcmp(a->s, b->s) == 0);
+	case MCINIT_V_LIST:
+		if (a->n != b->n)
+			return false;
+		for (i = 0; i < a->n; i++)
+			if (!mcinit_value_equal(&a->items[i], &b->items[i]))
+				return false;
+		return true;
+	case MCINIT_V_JSON:
+		return json_equal(a->j, b->j) != 0;
+	case MCINIT_V_NULL:
+	default:
+		return true;
+	}
+}
