@@ -2,7 +2,7 @@
  * wire.h — TCPStore's wire format (store.h describes it): a cursor over a
  * received frame whose reads say whether the frame is complete yet, and the
  * writers of lengths and strings.  Shared by the server's request parser
- * (server.c), the client (client.c) and the store's load generator
+ * (server-cmds.c), the client (client.c) and the store's load generator
  * (tests/bench); written in proto.c.
  */
 #ifndef MCINIT_STORE_WIRE_H
