@@ -42,7 +42,7 @@ configure_build() {
 
 # count WHAT DIR: how many test results of kind WHAT (an ERE) DIR's last run left.
 count() {
-	cat "$2"/tests/*/*.trs 2>/dev/null | grep -Ec "^:test-result: ($1)" || true
+	find "$2/tests" -name '*.trs' -exec cat {} + 2>/dev/null | grep -Ec "^:test-result: ($1)" || true
 }
 
 # since: the time since quickstart started, as "M min S s".
@@ -56,7 +56,7 @@ suite() {
 	st=0
 	(cd "$1" && make -j"$jobs" check) || st=$?
 	if [ "$st" -ne 0 ]; then
-		for log in "$1"/tests/*/*.log; do
+		for log in $(find "$1/tests" -name '*.log' | sort); do
 			grep -Eq '^:test-result: (FAIL|ERROR|XPASS)' "${log%.log}.trs" 2>/dev/null || continue
 			echo "==== $log"
 			tail -n 60 "$log"
