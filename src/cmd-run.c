@@ -291,15 +291,10 @@ rank_label(struct mcinit_init *I, char *buf, size_t size)
 	                  : getenv("SLURM_PROCID") ? getenv("SLURM_PROCID")
 	                                           : getenv("OMPI_COMM_WORLD_RANK");
 
-	if (e->contract == MCINIT_CONTRACT_NONE && raw && *raw) {
-		size_t i;
-
-		/* the variable as it is, but never a control byte on the terminal */
+	/* as it is: say_failure escapes what it prints (mcinit_fputs_text) */
+	if (e->contract == MCINIT_CONTRACT_NONE && raw && *raw)
 		snprintf(buf, size, "%.24s", raw);
-		for (i = 0; buf[i]; i++)
-			if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f)
-				buf[i] = '?';
-	} else
+	else
 		snprintf(buf, size, "%ld", e->rank);
 }
 

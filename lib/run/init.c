@@ -165,15 +165,13 @@ config_digest(struct mcinit_init *I)
 
 /* d's overrides and, last, dist.lazy_mpu_init=true, in *ov and *ovi
  * (freed by the caller; the strings are static or d's). */
-static int
+static void
 lazy_override(struct mcinit_job_desc *d, const char ***ov, int **ovi)
 {
 	size_t n = d->noverrides;
 
-	*ov = calloc(n + 1, sizeof **ov);
-	*ovi = calloc(n + 1, sizeof **ovi);
-	if (!*ov || !*ovi)
-		return -1;
+	*ov = mcinit_xcalloc(n + 1, sizeof **ov);
+	*ovi = mcinit_xcalloc(n + 1, sizeof **ovi);
 	if (n > 0)
 		memcpy(*ov, d->overrides, n * sizeof **ov);
 	if (n > 0 && d->override_argv_index)
@@ -182,7 +180,6 @@ lazy_override(struct mcinit_job_desc *d, const char ***ov, int **ovi)
 	d->overrides = *ov;
 	d->override_argv_index = *ovi;
 	d->noverrides = n + 1;
-	return 0;
 }
 
 int
@@ -217,8 +214,8 @@ mcinit_init_config(struct mcinit_init *I, const struct mcinit_job_desc *desc,
 	/* --lazy-mpu-init (mcinit_init_options.lazy_mpu_init) is the config's
 	 * dist.lazy_mpu_init, one switch: what it implies (use_cpu_initialization,
 	 * repairs.c R4) and the deferral (mcinit_init_run) read the same field. */
-	if (I->o->lazy && lazy_override(&d, &ov, &ovi) != 0)
-		return mcinit_ph_fail(I, MCINIT_PH_CONFIG, err, MCINIT_E_NOMEM, "out of memory");
+	if (I->o->lazy)
+		lazy_override(&d, &ov, &ovi);
 	mcinit_job_free(I->job);
 	I->job = mcinit_job_load_desc(&d, I->world_src[0] ? I->world_src : I->o->world_source,
 	                              &I->d, &e);

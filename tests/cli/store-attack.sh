@@ -28,12 +28,7 @@ start_store() {
 	rm -f "$err"
 	"$@" 2>"$err" &
 	pid=$!
-	# up to a minute on a loaded machine, less when it died
-	i=0
-	while ! grep -q listening "$err" 2>/dev/null && kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_line "$err" listening
 	P=$(sed -n 's/^mcinit store: listening on .*:\([0-9]*\)$/\1/p' "$err")
 }
 stop_store() {
