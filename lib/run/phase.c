@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "core/diag.h"
 #include "run/init-impl.h"
 #include "store/store.h"
 
@@ -46,8 +47,11 @@ progress(struct mcinit_init *I, enum mcinit_phase p)
 
 	if (!I->o->progress || I->env.rank != 0)
 		return;
-	fprintf(I->o->progress, "mcinit run: %-10s %-8s %8.3f s  %s\n", mcinit_phase_names[p],
-	        mcinit_phase_status_name(r->status), r->seconds, r->detail);
+	fprintf(I->o->progress, "mcinit run: %-10s %-8s %8.3f s  ", mcinit_phase_names[p],
+	        mcinit_phase_status_name(r->status), r->seconds);
+	/* a detail can quote the environment or an input: escaped, as diagnostics are */
+	mcinit_fputs_text(r->detail, I->o->progress);
+	fputc('\n', I->o->progress);
 	fflush(I->o->progress);
 }
 

@@ -33,6 +33,11 @@ check bad-world-size-and-bad-rank-agree sh -c "
 	env WORLD_SIZE=abc RANK=0 timeout 20 $MCINIT run --allow-no-cuda topology-model.json >/dev/null 2>&1; a=\$?
 	env WORLD_SIZE=2 RANK=abc timeout 20 $MCINIT run --allow-no-cuda topology-model.json >/dev/null 2>&1; b=\$?
 	echo \"WORLD_SIZE=abc: \$a, RANK=abc: \$b\"; [ \$a = 65 ] && [ \$b = 65 ]"
+# A launcher variable's bytes are quoted escaped, in the failure line and
+# in the phase's progress line alike: no escape sequence reaches the terminal.
+check bad-rank-escaped sh -c "
+	env WORLD_SIZE=2 RANK=\"\$(printf '1\\033[31m')\" timeout 20 $MCINIT run --allow-no-cuda topology-model.json >$tmp/esc.out 2>&1
+	cat $tmp/esc.out; ! grep -q \"\$(printf '\\033')\" $tmp/esc.out && grep -q 'RANK=.1\\\\e\\[31m' $tmp/esc.out"
 # Out of memory has its own status, whichever allocation fails (mcinit's or
 # jansson's): under a range of address-space limits a large config either
 # fits or ends with 3 and says so, never a parse error or a signal.
