@@ -474,9 +474,42 @@ struct mcinit_init_options {
 	 * never arrives hangs creation with no deadline of mcinit's.  (Since
 	 * 1.2: took the first reserved word.) */
 	int nccl_blocking;
-	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[7];
+	/* Since interface 4.1 (each took reserved words; the size stays).
+	 * MCINIT_INIT_* bits. */
+	unsigned flags;
+	/* The store's port and address instead of the launcher's MASTER_PORT
+	 * and MASTER_ADDR; 0 and NULL: the launcher's (29500 when it names
+	 * none).  Borrowed until mcinit_destroy. */
+	int master_port;
+	const char *master_addr;
+	/* What error messages call the source of desc->world_size when the
+	 * launcher's environment gives no world (a launcher of your own:
+	 * "--nnodes x --nproc-per-node"); NULL: "--world-size".  Borrowed. */
+	const char *world_source;
+	/* Called with callback_arg as each phase begins (mcinit_init_phase's
+	 * name), and with "command" by mcinit_init_handover: a launcher of
+	 * your own can name the phase of a rank that dies without a word.
+	 * Not called with MCINIT_INIT_CHECK_ONLY.  NULL: nobody is told. */
+	void (*on_phase)(void *arg, const char *phase);
+	/* Carries out a fault that MCINIT_FAULT=RANK:PHASE:KIND asks for when
+	 * it is due, MCINIT_FAULT_ACTION_CRASH or _EXIT (the library neither
+	 * raises signals nor exits): it should not return.  NULL: a fault of
+	 * those kinds is refused when the config phase starts (MCINIT_E_USAGE). */
+	void (*on_fault)(void *arg, int action);
+	void *callback_arg;
 };
+
+/* mcinit_init_options.flags */
+#define MCINIT_INIT_NO_WARMUP 0x1u /* skip the kernels phase */
+#define MCINIT_INIT_CHECK_ONLY                                                                     \
+	0x2u /* the config phase only: check the job before any rank                               \
+	        starts (MCINIT_FAULT's syntax is checked, nothing fires) */
+
+/* on_fault's action: die of SIGSEGV leaving no core file; exit at once with
+ * status MCINIT_FAULT_EXIT_CODE, without a word. */
+#define MCINIT_FAULT_ACTION_CRASH 1
+#define MCINIT_FAULT_ACTION_EXIT  2
+#define MCINIT_FAULT_EXIT_CODE    3
 
 /* What mcinit_initialize hands back on the lazy path: call it once, with
  * the init it came with, to run the deferred phases.  0, or -1 with err
@@ -530,6 +563,32 @@ MCINIT_API char *mcinit_init_report_json(const struct mcinit_init *init);
  * not hold the work yet, and a read of the result races the collective.
  * A check that treats anything but ncclSuccess as a failure will fail. */
 MCINIT_API void *mcinit_init_nccl_comm(const struct mcinit_init *init, const char *group);
+
+/* Since interface 4.1.  The index (mcinit_init_phase) of the phase that
+ * failed, mcinit_init_phase_count() if none. */
+MCINIT_API int mcinit_init_failed_phase(const struct mcinit_init *init);
+/* The launcher contract this process was started under, as the env phase
+ * read it: "torchrun" (an mcinit launcher too), "slurm" or "openmpi", or
+ * NULL when the environment names none (a single process) or did not parse; this rank,
+ * the store's address, and torch's error file (TORCHELASTIC_ERROR_FILE, ""
+ * when none was asked for).  Strings borrowed from init; any out pointer
+ * may be NULL. */
+MCINIT_API void mcinit_init_launcher(const struct mcinit_init *init, const char **launcher,
+                                     long *rank, const char **master_addr, const char **error_file);
+/* The report as text, as `mcinit run` prints it on rank 0 (the progress
+ * lines were printed as the phases went). */
+MCINIT_API void mcinit_init_summary(const struct mcinit_init *init, FILE *out);
+/* The job's values that differ from the defaults as Megatron-LM flags, in
+ * the form each flag's argparse kind reads (`mcinit run
+ * --append-megatron-args`): a NULL-terminated array of *n words; the
+ * caller frees each and the array with free(). */
+MCINIT_API char **mcinit_init_megatron_args(const struct mcinit_init *init, size_t *n);
+/* Before exec'ing the training program in this process (a hand-over):
+ * tears down the communicators, closes the store (rank 0 stops serving
+ * once every rank has left the ready barrier, so the program's rank 0 can
+ * bind the port again) and sets the torchrun contract (RANK, WORLD_SIZE,
+ * LOCAL_RANK, MASTER_ADDR, ...) through options.set_env.  0, or -1 with err. */
+MCINIT_API int mcinit_init_handover(struct mcinit_init *init, mcinit_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,14 @@ check no-static-archive test ! -e "$lib/libmcinit.a"
 nm -D --defined-only "$lib/libmcinit.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/versioned"
 sed 's/@.*//' "$tmp/versioned" >"$tmp/exported"
 # Every export carries the version node of its interface (lib/libmcinit.map).
-check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[0-9]*\$' '$tmp/versioned'"
+check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[0-9][0-9.]*\$' '$tmp/versioned'"
+# Interface 4.1's functions carry its node, the older ones stay in MCINIT_4
+# (a program linked against 4.0 still finds them by their old version).
+for f in mcinit_init_failed_phase mcinit_init_handover mcinit_init_launcher \
+	mcinit_init_megatron_args mcinit_init_summary; do
+	check "export-$f-4.1" grep -qx "$f@@MCINIT_4.1" "$tmp/versioned"
+done
+check export-initialize-stays-4 grep -qx 'mcinit_initialize@@MCINIT_4' "$tmp/versioned"
 check exports-only-mcinit sh -c "! grep -v '^mcinit_' '$tmp/exported'"
 sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
 	sort -u >"$tmp/declared"
