@@ -497,6 +497,8 @@ struct mcinit_init_options {
 	 * those kinds is refused when the config phase starts (MCINIT_E_USAGE). */
 	void (*on_fault)(void *arg, int action);
 	void *callback_arg;
+	/* Room to grow without changing the size: zero-initialise, never set. */
+	void *reserved[1];
 };
 
 /* mcinit_init_options.flags */

@@ -1,5 +1,6 @@
 /* api-init.c — mcinit_initialize and its companions (mcinit.h): the phase
  * engine of init.c behind the public types. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,13 @@ finish_public(struct mcinit_init *I, mcinit_error_t *err)
 	}
 	return 0;
 }
+
+/* Interface 4.1's members took reserved words: the size is interface 4's
+ * (nccl_blocking, its padding and 7 reserved pointers after it, on LP64). */
+_Static_assert(sizeof(void *) != 8 ||
+                   sizeof(struct mcinit_init_options) ==
+                       offsetof(struct mcinit_init_options, nccl_blocking) + 8 * sizeof(void *),
+               "mcinit_init_options changed size");
 
 /* The engine's CRASH and EXIT faults as the public actions of
  * mcinit_init_options.on_fault (mcinit.h). */
