@@ -106,12 +106,20 @@ check init-lazy-finish sh -c "'$tmp/initialize' --allow-no-cuda '$job' >'$tmp/la
 	grep -q '^  seeds      ok ' '$tmp/after' && grep -q '^  ready      ok ' '$tmp/after' &&
 	grep -q '^  tp-comm    skipped  lazy MPU init' '$tmp/after'"
 sed 's/^/# /' "$tmp/lazy.out"
+# Interface 4.1: the launcher (none: a single process), mcinit run's
+# summary, and the lazy rule's one place (repairs.c R4) seen through the
+# flags Megatron-LM would get: --lazy-mpu-init and --use-cpu-initialization.
+check init-launcher-none grep -qx 'launcher: none, rank 0' "$tmp/lazy.out"
+check init-summary grep -q '^mcinit run: ready, world 1 (none)$' "$tmp/lazy.out"
+check init-lazy-implies-cpu-init sh -c "grep '^megatron flags:' '$tmp/lazy.out' >'$tmp/mf' &&
+	grep -q ' --lazy-mpu-init' '$tmp/mf' && grep -q ' --use-cpu-initialization' '$tmp/mf'"
 # No GPU and no allow_no_cuda: the lazy path defers the device, so the
 # finish is what fails, with MCINIT_E_UNAVAILABLE; the eager path fails at once.
 check init-lazy-no-gpu sh -c "'$tmp/initialize' '$job' >'$tmp/ng.out'; test \$? = 2 &&
 	grep -q '^finish callback' '$tmp/ng.out' && grep -q '^error (unavailable): ' '$tmp/ng.out'"
 check init-eager-no-gpu sh -c "'$tmp/initialize' --eager '$job' >'$tmp/ne.out'; test \$? = 2 &&
-	grep -q '^error (unavailable): no CUDA device' '$tmp/ne.out' && ! grep -q '^finish' '$tmp/ne.out'"
+	grep -q '^error (unavailable): no CUDA device' '$tmp/ne.out' && ! grep -q '^finish' '$tmp/ne.out' &&
+	grep -qx 'failed phase: device' '$tmp/ne.out'"
 check init-eager-cpu sh -c "'$tmp/initialize' --eager --allow-no-cuda '$job' >'$tmp/ec.out' &&
 	grep -q '^initialized:' '$tmp/ec.out' && grep -q '^  ready      ok ' '$tmp/ec.out' &&
 	grep -q '^world communicator: none' '$tmp/ec.out'"
