@@ -591,6 +591,21 @@ MCINIT_API char **mcinit_init_megatron_args(const struct mcinit_init *init, size
  * bind the port again) and sets the torchrun contract (RANK, WORLD_SIZE,
  * LOCAL_RANK, MASTER_ADDR, ...) through options.set_env.  0, or -1 with err. */
 MCINIT_API int mcinit_init_handover(struct mcinit_init *init, mcinit_error_t *err);
+/* How many CUDA devices this process sees: what mcinit_initialize's device
+ * phase finds, asked before it (without allow_no_cuda, 0 is its
+ * MCINIT_E_UNAVAILABLE).  0 with why filled (cap bytes at most): no driver,
+ * no device, or a library built without CUDA.  Since interface 4.1. */
+MCINIT_API int mcinit_gpu_count(char *why, size_t cap);
+
+/* Torch's error file (TORCHELASTIC_ERROR_FILE, which torchrun names to
+ * each worker; mcinit_init_launcher says which): writes
+ * {"message": {"message": msg, "extraInfo": {"py_callstack": where,
+ * "timestamp": "<unix seconds>"}}}, so that torchrun's root-cause summary
+ * shows msg.  0, or -1 when it cannot be written.  Since interface 4.1. */
+MCINIT_API int mcinit_write_error_file(const char *path, const char *msg, const char *where);
+/* The message of an error file written as above (or by torch), which the
+ * caller frees with free(); NULL when absent or unreadable.  Since 4.1. */
+MCINIT_API char *mcinit_read_error_file(const char *path);
 
 #ifdef __cplusplus
 }

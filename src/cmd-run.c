@@ -24,7 +24,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "gpu/gpu.h"
 #include "run/init.h" /* mcinit_init_report */
 #include "store/store.h"
 #include "launch/contract.h"
