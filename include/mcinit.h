@@ -607,6 +607,13 @@ MCINIT_API int mcinit_write_error_file(const char *path, const char *msg, const 
  * caller frees with free(); NULL when absent or unreadable.  Since 4.1. */
 MCINIT_API char *mcinit_read_error_file(const char *path);
 
+/* The job configuration's schema as JSON Schema (draft 2020-12): every
+ * section and field a job file may hold, with its type, bounds, choices,
+ * default and aliases, from the same tables the loaders use (what `mcinit
+ * schema` prints).  JSON text the caller frees with free(); NULL when out
+ * of memory.  Since interface 4.1. */
+MCINIT_API char *mcinit_config_schema(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,7 @@ sed 's/@.*//' "$tmp/versioned" >"$tmp/exported"
 check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[0-9][0-9.]*\$' '$tmp/versioned'"
 # Interface 4.1's functions carry its node, the older ones stay in MCINIT_4
 # (a program linked against 4.0 still finds them by their old version).
-for f in mcinit_gpu_count mcinit_init_failed_phase mcinit_init_handover \
+for f in mcinit_config_schema mcinit_gpu_count mcinit_init_failed_phase mcinit_init_handover \
 	mcinit_init_launcher mcinit_init_megatron_args mcinit_init_summary \
 	mcinit_read_error_file mcinit_write_error_file; do
 	check "export-$f-4.1" grep -qx "$f@@MCINIT_4.1" "$tmp/versioned"
