@@ -607,6 +607,16 @@ MCINIT_API int mcinit_write_error_file(const char *path, const char *msg, const 
  * caller frees with free(); NULL when absent or unreadable.  Since 4.1. */
 MCINIT_API char *mcinit_read_error_file(const char *path);
 
+/* Before serving the store for `world` ranks (a launcher of your own on
+ * the first node): whether this process and machine can hold it, one
+ * descriptor a rank (RLIMIT_NOFILE, whose soft limit is raised as far as
+ * the world needs and the hard limit allows) and a listen backlog for the
+ * ranks that connect at once (net.core.somaxconn).  1 when something still
+ * falls short, with one line per shortfall on out (each starting with
+ * prefix, with the numbers and what to set; out may be NULL), else 0.
+ * Since interface 4.1. */
+MCINIT_API int mcinit_store_capacity_check(long world, const char *prefix, FILE *out);
+
 /* The job configuration's schema as JSON Schema (draft 2020-12): every
  * section and field a job file may hold, with its type, bounds, choices,
  * default and aliases, from the same tables the loaders use (what `mcinit

@@ -374,11 +374,7 @@ print_invalid(const struct mcinit_init *I, bool is_rank)
 static void
 check_store_capacity(long world)
 {
-	struct mcinit_buf b = {0};
-
-	if (mcinit_store_capacity_prepare(world, "mcinit run: warning: ", &b))
-		fputs(mcinit_buf_cstr(&b), stderr);
-	mcinit_buf_free(&b);
+	mcinit_store_capacity_check(world, "mcinit run: warning: ", stderr);
 }
 
 static int

@@ -25,7 +25,7 @@ check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[
 # (a program linked against 4.0 still finds them by their old version).
 for f in mcinit_config_schema mcinit_gpu_count mcinit_init_failed_phase mcinit_init_handover \
 	mcinit_init_launcher mcinit_init_megatron_args mcinit_init_summary \
-	mcinit_read_error_file mcinit_write_error_file; do
+	mcinit_read_error_file mcinit_store_capacity_check mcinit_write_error_file; do
 	check "export-$f-4.1" grep -qx "$f@@MCINIT_4.1" "$tmp/versioned"
 done
 check export-initialize-stays-4 grep -qx 'mcinit_initialize@@MCINIT_4' "$tmp/versioned"
