@@ -18,7 +18,7 @@
 const struct mcinit_port mcinit_bchecks[] = {
 #define MCINIT_BCHECK(id, fn, sec, cls, kind, guard, cond, when, msg, off, note, rule, dup, no,    \
                       sev, rel, vet, ids, loc, nloc)                                               \
-	{id, fn, kind, guard, cond, when, msg, off, note, rule, dup, no, sev, rel, vet, NULL, 0},
+	{id, fn, kind, guard, cond, when, msg, note, rule, dup, no, sev, NULL, rel, 0, off, vet},
 #include "rules/bchecks.inc"
 #undef MCINIT_BCHECK
 };

@@ -18,8 +18,8 @@
 const struct mcinit_port mcinit_mchecks[] = {
 #define MCINIT_MCHECK(id, fn, kind, guard, cond, when, msg, off, note, rule, no, sev, ver, vet,    \
                       code, gsame)                                                                 \
-	{id,   fn,   kind, guard, cond, when, msg,  off,  note,                                    \
-	 rule, NULL, no,   sev,   ver,  vet,  code, gsame},
+	{id,   fn, kind, guard, cond, when,  msg, note, rule,                                      \
+	 NULL, no, sev,  code,  ver,  gsame, off, vet},
 #include "rules/mchecks.inc"
 #undef MCINIT_MCHECK
 };

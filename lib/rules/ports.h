@@ -40,16 +40,18 @@ struct mcinit_port {
 	const char *cond;     /* Python: must hold (assert) / fails (raise, warn) */
 	const char *when;     /* port override: the whole failure condition, or NULL */
 	const char *message;  /* Python source of the message */
-	bool offline;         /* the facts table's verdict */
 	const char *note;
-	const char *rule;     /* implemented by this hand-written rule, or NULL */
-	const char *dup;      /* implied by the check of this id, run first, or NULL */
-	const char *no;       /* mcinit's reason it is not ported, or NULL */
-	const char *sev;      /* "warning" / "note" / "error" override, or NULL */
+	const char *rule; /* implemented by this hand-written rule, or NULL */
+	const char *dup;  /* implied by the check of this id, run first, or NULL */
+	const char *no;   /* mcinit's reason it is not ported, or NULL */
+	const char *sev;  /* "warning" / "note" / "error" override, or NULL */
+	const char *code; /* the code it reports under, or NULL: the table's code() */
+	/* the rest in one word: the start-up's relocations walk every word of
+	 * the tables */
 	unsigned releases;    /* the table's bits of the releases that have it */
-	bool vetted;          /* the ledger names its code: evaluated */
-	const char *code;     /* the code it reports under, or NULL: the table's code() */
 	unsigned short gsame; /* with share_guards: the first row with its guard */
+	bool offline;         /* the facts table's verdict */
+	bool vetted;          /* the ledger names its code: evaluated */
 };
 
 /* A local of a checked function: name as the resolver asks for it ("%x",

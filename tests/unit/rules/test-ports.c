@@ -14,27 +14,30 @@
 #include "rules/ports.h"
 #include "rules/rules-impl.h"
 
-/* id, function, kind, guard, cond, when, message, offline, note, rule,
- * dup, no, sev, releases, vetted, code, gsame */
+/* A row of the toy table: what differs from row to row; no `when`, sev or
+ * shared guard. */
+#define ROW(i, fn, k, g, c, msg, off, why, r, d, rel, vet, code_)                                  \
+	{                                                                                          \
+		.id = i, .function = fn, .kind = k, .guard = g, .cond = c, .message = msg,         \
+		.note = why, .rule = r, .dup = d, .code = code_, .releases = rel, .offline = off,  \
+		.vetted = vet                                                                      \
+	}
 static const struct mcinit_port rows[] = {
-    {"toy.py:1", "f", "assert", "", "self.a < 4", NULL, "'a is ' + str(self.a)", true, "", "MC014",
-     NULL, NULL, NULL, 3, true, "MC900", 0},
-    {"toy.py:2", "f", "assert", "", "self.a < 4", NULL, "", false, "reads the disk", NULL, NULL,
-     NULL, NULL, 3, false, "MC900", 0},
-    {"toy.py:3", "f", "assert", "", "self.a < 4", NULL, "'a is ' + str(self.a)", true, "", NULL,
-     NULL, NULL, NULL, 1, true, "MC900", 0},
-    {"toy.py:4", "g", "raise", "self.a > 1", "self.b", NULL, "'b'", true, "", NULL, NULL, NULL,
-     NULL, 3, true, "MC900", 0},
-    {"toy.py:5", "g", "warn", "", "twice > 10", NULL, "", true, "", NULL, NULL, NULL, NULL, 3,
-     false, "MC950", 0},
-    {"toy.py:6", "g", "assert", "", "self.a <", NULL, "'x'", true, "", NULL, NULL, NULL, NULL, 3,
-     true, "MC900", 0},
-    {"toy.py:7", "g", "raise", "", "self.a > 2", NULL, "'same as 3'", true, "", NULL, "toy.py:3",
-     NULL, NULL, 3, true, "MC900", 0},
-    {"toy.py:8", "g", "raise", "", "self.a > 2", NULL, "'as 4'", true, "", NULL, "toy.py:4", NULL,
-     NULL, 3, true, "MC900", 0},
-    {"toy.py:9", "g", "raise", "", "", NULL, "", true, "", NULL, NULL, NULL, NULL, 3, true, "MC900",
-     0},
+    ROW("toy.py:1", "f", "assert", "", "self.a < 4", "'a is ' + str(self.a)", true, "", "MC014",
+        NULL, 3, true, "MC900"),
+    ROW("toy.py:2", "f", "assert", "", "self.a < 4", "", false, "reads the disk", NULL, NULL, 3,
+        false, "MC900"),
+    ROW("toy.py:3", "f", "assert", "", "self.a < 4", "'a is ' + str(self.a)", true, "", NULL, NULL,
+        1, true, "MC900"),
+    ROW("toy.py:4", "g", "raise", "self.a > 1", "self.b", "'b'", true, "", NULL, NULL, 3, true,
+        "MC900"),
+    ROW("toy.py:5", "g", "warn", "", "twice > 10", "", true, "", NULL, NULL, 3, false, "MC950"),
+    ROW("toy.py:6", "g", "assert", "", "self.a <", "'x'", true, "", NULL, NULL, 3, true, "MC900"),
+    ROW("toy.py:7", "g", "raise", "", "self.a > 2", "'same as 3'", true, "", NULL, "toy.py:3", 3,
+        true, "MC900"),
+    ROW("toy.py:8", "g", "raise", "", "self.a > 2", "'as 4'", true, "", NULL, "toy.py:4", 3, true,
+        "MC900"),
+    ROW("toy.py:9", "g", "raise", "", "", "", true, "", NULL, NULL, 3, true, "MC900"),
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
