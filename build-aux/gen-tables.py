@@ -1279,7 +1279,7 @@ def gen_mchecks(cpath, ppath, lpath, epath=None, locpath=None):
                 cstr(ported("rule") or None), cstr(ported("no") or None),
                 cstr(ported("sev") or None), release_mask(ver, vwhere, cid), vet, cstr(code),
                 gsame))
-            # what mcinit_mcheck_status can give the table's code: no rule
+            # what mcinit_port_status can give the table's code: no rule
             # of its own, no reason it is not ported, decidable offline,
             # vetted, with a condition (whether its names resolve is the
             # C resolver's to say)
@@ -1463,7 +1463,7 @@ def gen_bchecks(cpath, ppath, lpath, locpath, bpath, vpath, extras):
                   cstr(r["note"]), cstr(ported("rule") or None), cstr(ported("dup") or None),
                   cstr(ported("no") or None), cstr(ported("sev") or None), mask,
                   vetted.get(cid, False), ids, *span.get(r["fn"], (0, 0))))
-        # what mcinit_bcheck_status can give the table's code (as for
+        # what mcinit_port_status can give the table's code (as for
         # Megatron-LM's rows: whether its names resolve is the C resolver's
         # to say, and the ledger's test holds it to the vetted code)
         if not ported("rule") and not ported("dup") and not ported("no") and r["offline"] \
