@@ -143,6 +143,40 @@ def print_hash(macro, keys):
     print("#endif")
 
 
+class Blob:
+    """The strings of lookup tables as one C string blob: a row holds a
+    string's offset (uint32_t) instead of a pointer, so the tables need no
+    relocation and stay in read-only pages the loader never writes.  Equal
+    strings are stored once."""
+
+    def __init__(self):
+        self.parts = []
+        self.offsets = {}
+        self.size = 0
+
+    def add(self, s):
+        if s not in self.offsets:
+            self.offsets[s] = self.size
+            self.parts.append(s)
+            self.size += len(s.encode("utf-8")) + 1
+            if self.size > 0xFFFFFFFF:
+                sys.exit("gen-tables: string blob over 4 GiB")
+        return self.offsets[s]
+
+    def print(self, macro):
+        """MACRO("str\\0") for each string, in offset order: adjacent
+        literals concatenate into the blob."""
+        print("#ifdef %s" % macro)
+        for p in self.parts:
+            print("%s(%s)" % (macro, cstr(p)[:-1] + '\\0"'))
+        print("#endif")
+
+
+def ccomment(s):
+    """s as a C comment (a row's string beside its offset), when it can be."""
+    return "" if "*/" in s or "\n" in s else " /* %s */" % s
+
+
 def vid(name):
     """'r0.15' -> 'R015', 'main' -> 'MAIN'."""
     return re.sub(r"[^A-Za-z0-9]", "", name).upper()
@@ -949,8 +983,11 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
                     print("MCINIT_FIELD_ALIAS(%s, %s)" % (d, f["id"]))
     print("#endif")
 
+    # The four lookups below hold offsets into one blob of their strings
+    # (MCINIT_FIELD_STR, printed first), not pointers.
+    blob = Blob()
+
     # "section.name" (and aliases) -> field, sorted for bisection
-    print("#ifdef MCINIT_FIELD_KEY")
     keys = []
     for f in allf:
         keys.append(("%s.%s" % (f["section"], f["name"]), f["id"], 0))
@@ -960,44 +997,59 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
     for i in range(1, len(keys)):
         if keys[i][0] == keys[i - 1][0]:
             sys.exit("gen-tables: key %s twice" % keys[i][0])
-    for k, i, a in keys:
-        print("MCINIT_FIELD_KEY(%s, %s, %d)" % (cstr(k), i, a))
-    print("#endif")
-    print_hash("MCINIT_FIELD_KEY_HASH", [k for k, _, _ in keys])
 
     # bare name -> the first field of that name in table order, sorted
-    print("#ifdef MCINIT_FIELD_NAME")
     first = {}
     for f in allf:
         first.setdefault(f["name"], f["id"])
-    for n in sorted(first, key=lambda k: k.encode()):
-        print("MCINIT_FIELD_NAME(%s, %s)" % (cstr(n), first[n]))
-    print("#endif")
-    print_hash("MCINIT_FIELD_NAME_HASH", sorted(first, key=lambda k: k.encode()))
 
     # dest -> fields a flag sets (primary first, then mirrors), sorted by dest
-    print("#ifdef MCINIT_FIELD_DEST")
     rows = []
     for d, f in primary.items():
         rows.append((d, 0, f["id"]))
         for n, m in enumerate(mirrors.get(d, [])):
             rows.append((d, n + 1, m["id"]))
     rows.sort(key=lambda r: (r[0].encode(), r[1]))
-    for d, n, i in rows:
-        print("MCINIT_FIELD_DEST(%s, %s)" % (cstr(d), i))
-    print("#endif")
-    print_hash("MCINIT_FIELD_DEST_HASH", [d for d, _, _ in rows])
 
     # the dest column of the rows above -> the first row (in table order)
     # that has it, sorted by dest
-    print("#ifdef MCINIT_FIELD_DEST_COLUMN")
     home = {}
     for f in allf:
         d = f["dest"] if f["origin"] == "SCHEMA" else f["dest"] or f.get("mirror_of")
         if d is not None:
             home.setdefault(d, f["id"])
+
+    for k, _, _ in keys:
+        blob.add(k)
+    for n in first:
+        blob.add(n)
+    for d, _, _ in rows:
+        blob.add(d)
+    for d in home:
+        blob.add(d)
+    blob.print("MCINIT_FIELD_STR")
+
+    print("#ifdef MCINIT_FIELD_KEY")
+    for k, i, a in keys:
+        print("MCINIT_FIELD_KEY(%d, %s, %d)%s" % (blob.add(k), i, a, ccomment(k)))
+    print("#endif")
+    print_hash("MCINIT_FIELD_KEY_HASH", [k for k, _, _ in keys])
+
+    print("#ifdef MCINIT_FIELD_NAME")
+    for n in sorted(first, key=lambda k: k.encode()):
+        print("MCINIT_FIELD_NAME(%d, %s)%s" % (blob.add(n), first[n], ccomment(n)))
+    print("#endif")
+    print_hash("MCINIT_FIELD_NAME_HASH", sorted(first, key=lambda k: k.encode()))
+
+    print("#ifdef MCINIT_FIELD_DEST")
+    for d, n, i in rows:
+        print("MCINIT_FIELD_DEST(%d, %s)%s" % (blob.add(d), i, ccomment(d)))
+    print("#endif")
+    print_hash("MCINIT_FIELD_DEST_HASH", [d for d, _, _ in rows])
+
+    print("#ifdef MCINIT_FIELD_DEST_COLUMN")
     for d in sorted(home, key=lambda k: k.encode()):
-        print("MCINIT_FIELD_DEST_COLUMN(%s, %s)" % (cstr(d), home[d]))
+        print("MCINIT_FIELD_DEST_COLUMN(%d, %s)%s" % (blob.add(d), home[d], ccomment(d)))
     print("#endif")
     print_hash("MCINIT_FIELD_DEST_COLUMN_HASH", sorted(home, key=lambda k: k.encode()))
 
