@@ -35,7 +35,6 @@ struct mcinit_vfield {
 /* The string at off of a variant field (vf->name, ->type, ->choices,
  * ->def); NULL for none (MCINIT_NOSTR). */
 const char *mcinit_vstr(uint32_t off);
-#define MCINIT_NOSTR 0xffffffffu
 
 /* The class of `section` a `_target_` names (full dotted name or the class
  * name alone); NULL when none. */

@@ -198,5 +198,5 @@ mcinit_field_by_flag(const char *flag, bool *is_false)
 	mcinit_mflag_find(flag, m->versions, &neg);
 	if (is_false)
 		*is_false = m->kind == MCINIT_MK_STORE_FALSE || neg;
-	return mcinit_fields_by_dest(m->dest, &f, 1) == 1 ? (int)f : -1;
+	return mcinit_fields_by_dest(mcinit_mstr(m->dest), &f, 1) == 1 ? (int)f : -1;
 }

@@ -230,6 +230,8 @@ long mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *ba
  * offset of their string in `blob` (gen-tables.py's Blob): such a table has
  * no pointer for the loader to relocate, so its pages are read only when a
  * lookup touches them. */
+/* The offset that stands for no string in such tables (a NULL). */
+#define MCINIT_NOSTR 0xffffffffu
 long mcinit_hash_find_blob(const unsigned short *slots, size_t nslots, const void *base,
                            size_t size, size_t off, const char *blob, const char *key);
 /* The closest of cands to word within about one edit per four characters
