@@ -176,7 +176,7 @@ field_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *sec,
 	} else if (k != NULL && (vf = mcinit_vclass_field(k, key)) != NULL) {
 		j = json_object_get(json_object_get(c->extras, sec), key);
 		if (j == NULL)
-			j = own = json_loads(vf->def, JSON_DECODE_ANY, NULL);
+			j = own = json_loads(mcinit_vstr(vf->def), JSON_DECODE_ANY, NULL);
 	}
 	/* a dict's keys read as attributes */
 	while (j != NULL && *rest == '.') {
