@@ -144,6 +144,11 @@ else
         put "$tmp/main/$t.tsv" "data/$t.tsv"
     done
     say "data/: main from Megatron-LM $(commit core main) and Megatron-Bridge $(commit bridge main)"
+    # the recipes: Megatron-Bridge main alone
+    $extract bridge-recipes --bridge "$BRIDGE@$(commit bridge main)" -o "$tmp/recipes.tsv" \
+        2>"$tmp/log" || { cat "$tmp/log" >&2; die "bridge-recipes failed"; }
+    put "$tmp/recipes.tsv" data/bridge-recipes.tsv
+    say "data/bridge-recipes.tsv: Megatron-Bridge $(commit bridge main)"
     # megatron-flags.tsv: every release of data/megatron-versions.tsv, in its order
     rm -f "$tmp/flags.tsv"
     for name in $(tail -n +2 data/megatron-versions.tsv | cut -f1); do

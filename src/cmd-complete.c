@@ -264,8 +264,8 @@ offer_megatron_values(char **w, size_t n, const char *cur)
 
 	if (n < 2 || (m = mcinit_mflag_find(w[n - 2], megatron_version(w, n), &negated)) == NULL)
 		return;
-	if (m->choices != NULL && !negated)
-		offer_words("", m->choices, ',', cur);
+	if (mcinit_mstr(m->choices) != NULL && !negated)
+		offer_words("", mcinit_mstr(m->choices), ',', cur);
 }
 
 /* Whether a command reads a job (INPUT..., section.field=, `--` flags). */

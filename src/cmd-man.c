@@ -49,6 +49,14 @@ static const char *const environ_doc[][2] = {
     {"HWLOC_XMLFILE",
      "An hwloc XML file describing the node, used by mcinit topology instead of this machine "
      "(as --hwloc-xml does)."},
+    {"MCINIT_HWLOC_LIBRARY",
+     "mcinit topology and run: hwloc's library (" MCINIT_HWLOC_SONAME "), a file or the folder "
+     "holding it; only it is tried.  Unset, it is looked for on the loader's path, then in the "
+     "folder hwloc was built in.  Only the commands that read a node's hardware open it; "
+     "without it they fail naming what is missing, and the others work."},
+    {"MCINIT_YAML_LIBRARY",
+     "libyaml (" MCINIT_YAML_SONAME "), a file or the folder holding it, found as "
+     "MCINIT_HWLOC_LIBRARY says; only a YAML input opens it."},
     {"NO_COLOR", "When set and not empty, diagnostics are never coloured."},
     {"RANK", "mcinit run: this rank (torchrun's contract; with WORLD_SIZE it comes first)."},
     {"LOCAL_RANK", "mcinit run: the rank on this node (default RANK modulo LOCAL_WORLD_SIZE)."},

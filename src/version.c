@@ -6,8 +6,8 @@
 #include "config/config.h"
 #include "config/mflags.h"
 #include "gpu/gpu.h"
+#include "topo/hwlocdl.h" /* hwloc.h; libhwloc is opened when asked */
 
-#include <hwloc.h>
 #include <jansson.h>
 
 /* hwloc's API version 0x00020800 as "2.8.0". */
@@ -67,6 +67,7 @@ int
 mcinit_print_version(FILE *out)
 {
 	long cuda = MCINIT_BUILD_CUDART_VERSION, nccl = MCINIT_BUILD_NCCL_VERSION;
+	unsigned running;
 
 	fprintf(out, "%s\nbuild configuration:\n  CUDA     ", PACKAGE_STRING);
 	if (cuda > 0)
@@ -82,7 +83,10 @@ mcinit_print_version(FILE *out)
 	fputs("\n  hwloc    " MCINIT_BUILD_HWLOC " (API ", out);
 	api_version(out, HWLOC_API_VERSION);
 	fputs("; running API ", out);
-	api_version(out, hwloc_get_api_version());
+	if ((running = hwloc_get_api_version()) != 0)
+		api_version(out, running);
+	else
+		fputs("none", out); /* libhwloc cannot be opened */
 	fprintf(out, ")\n  jansson  %s (running %s)\n", MCINIT_BUILD_JANSSON,
 	        jansson_version_str());
 	fprintf(out, "  libyaml  %s\n", *MCINIT_BUILD_LIBYAML ? MCINIT_BUILD_LIBYAML : "no");

@@ -16,6 +16,7 @@
 #   mixed_precision.py  Bridge's mixed-precision presets
 #   loader.py           Bridge's config loader (_target_ lists, **kwargs)
 #   entries.py          Megatron-LM's entry scripts: args_defaults, extra flags
+#   recipes.py          Bridge's recipe functions, followed into their helpers
 #   cli.py              the subcommands and their parser
 """Regenerate mcinit's data tables from Megatron-LM / Megatron-Bridge sources.
 
@@ -29,11 +30,12 @@ A SRC is any of
 The megatron-core wheel and sdist hold megatron/training as well as
 megatron/core, so one --core SRC serves for --training too.
 
-Subcommands (the first five write TSV on stdout, or to -o FILE):
+Subcommands (the first six write TSV on stdout, or to -o FILE):
   bridge-fields     data/bridge-config-fields.tsv
   bridge-variants   data/bridge-variant-fields.tsv
   checks            data/megatron-checks.tsv
   bridge-checks     the same columns for Megatron-Bridge's config validation
+  bridge-recipes    data/bridge-recipes.tsv (Megatron-Bridge main's recipes)
   flags             one release's rows of data/megatron-flags.tsv
   merge             fold one release's flag rows into the multi-release table
   release           all of the above for one megatron-core + Bridge release,

@@ -17,6 +17,7 @@ from .bchecks import extract_bridge_checks
 from .mixed_precision import MIXED_PRECISION_HEAD, bridge_mixed_precision
 from .loader import LOADER_HEAD, bridge_loader, loader_classes
 from .entries import ENTRY_FLAGS_HEAD, ENTRY_POINTS_HEAD, entry_tables
+from .recipes import RECIPES_HEAD, bridge_recipes
 
 
 def cmd_bridge_loader(a):
@@ -31,6 +32,12 @@ def cmd_bridge_mixed_precision(a):
     rows = bridge_mixed_precision(Code(sources([a.bridge])))
     with open_out(a) as out:
         write_tsv(out, MIXED_PRECISION_HEAD, rows)
+
+
+def cmd_bridge_recipes(a):
+    rows = bridge_recipes(Code(sources([a.bridge])))
+    with open_out(a) as out:
+        write_tsv(out, RECIPES_HEAD, rows)
 
 
 def cmd_bridge_fields(a):
@@ -382,6 +389,14 @@ COMMANDS = [
      "data/bridge-mixed-precision.tsv",
      "The mixed-precision presets a ConfigContainer may name (mixed_precision: bf16_mixed): the "
      "fields each sets.",
+     [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
+      *OUTPUT]),
+    ("bridge-recipes", cmd_bridge_recipes,
+     "data/bridge-recipes.tsv",
+     "Every recipe function of megatron.bridge.recipes (and each legacy alias of one): the model"
+     " it builds, its parallelism, sequence and batch sizes, dataset and PEFT classes, read by "
+     "following the recipe and the helpers it calls over the AST (build-aux/facts/recipes.py).  "
+     "Rows by file path, then by line.",
      [A("--bridge", metavar="SRC", required=True, help="Megatron-Bridge"),
       *OUTPUT]),
     ("bridge-loader", cmd_bridge_loader,

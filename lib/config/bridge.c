@@ -14,15 +14,30 @@ static const struct mcinit_vclass classes[] = {
 };
 static const size_t nclasses = sizeof classes / sizeof classes[0];
 
+/* The strings of vfields and mro, which hold offsets into it: no pointer
+ * in their 2,500 rows to relocate when the program starts. */
+static const char vstrs[] =
+#define MCINIT_VSTR(s) s
+#include "config/variants.inc"
+#undef MCINIT_VSTR
+    ;
+
+const char *
+mcinit_vstr(uint32_t off)
+{
+	return off == MCINIT_NOSTR ? NULL : vstrs + off;
+}
+
 static const struct mcinit_vfield vfields[] = {
 #define MCINIT_VFIELD(cls, name, type, choices, def) {cls, name, type, choices, def},
 #include "config/variants.inc"
 #undef MCINIT_VFIELD
 };
 static const size_t nvfields = sizeof vfields / sizeof vfields[0];
+_Static_assert(sizeof classes / sizeof classes[0] <= 0xffff, "a class's index fits vfields");
 
 static const struct {
-	const char *section, *name;
+	uint32_t section, name; /* in vstrs */
 	int pos;
 } mro[] = {
 #define MCINIT_VMRO(sec, name, pos) {sec, name, pos},
@@ -124,7 +139,7 @@ mcinit_vclass_field(const struct mcinit_vclass *k, const char *key)
 
 	pthread_once(&chains_once, chain_fields);
 	for (i = first_field[k - classes]; i != NONE; i = next_field[i])
-		if (strcmp(vfields[i].name, key) == 0)
+		if (strcmp(vstrs + vfields[i].name, key) == 0)
 			return &vfields[i];
 	return NULL;
 }
@@ -140,7 +155,8 @@ mro_pos(enum mcinit_field f)
 		pos = mcinit_xcalloc(MCINIT_F_COUNT, 1);
 		memset(pos, -1, MCINIT_F_COUNT);
 		for (i = 0; i < nmro; i++) {
-			int g = mcinit_field_lookup_key(mro[i].section, mro[i].name, NULL);
+			int g = mcinit_field_lookup_key(vstrs + mro[i].section, vstrs + mro[i].name,
+			                                NULL);
 
 			if (g >= 0)
 				pos[g] = (signed char)mro[i].pos;
@@ -173,7 +189,7 @@ mcinit_vclass_with_key(const char *section, const char *key, const struct mcinit
 	for (i = 0; i < nvfields; i++) {
 		const struct mcinit_vclass *k = &classes[vfields[i].cls];
 
-		if (strcmp(vfields[i].name, key) == 0 && strcmp(k->section, section) == 0) {
+		if (strcmp(vstrs + vfields[i].name, key) == 0 && strcmp(k->section, section) == 0) {
 			if (vf)
 				*vf = &vfields[i];
 			return k;
@@ -189,15 +205,29 @@ mcinit_vfield_each(const char *section, void *arg, void (*fn)(const char *, void
 
 	for (i = 0; i < nvfields; i++)
 		if (strcmp(classes[vfields[i].cls].section, section) == 0)
-			fn(vfields[i].name, arg);
+			fn(vstrs + vfields[i].name, arg);
 }
 
 /* ---- recipes ---- */
 
+/* The recipes' strings: the rows hold offsets into it (rstr), so that no
+ * pointer in them is relocated when the program starts. */
+static const char rstrs[] =
+#define MCINIT_RSTR(s) s
+#include "config/recipes.inc"
+#undef MCINIT_RSTR
+    ;
+
+static const char *
+rstr(uint32_t off)
+{
+	return off == MCINIT_NOSTR ? NULL : rstrs + off;
+}
+
 static const struct recipe {
-	const char *name, *provider, *hf_model;
-	long long tp, pp, cp, ep, seq, dseq, gbs, mbs; /* -1: not a literal */
-	const char *dataset, *peft;
+	uint32_t name, provider, hf_model;       /* rstr */
+	int tp, pp, cp, ep, seq, dseq, gbs, mbs; /* -1: not a literal */
+	uint32_t dataset, peft;                  /* rstr */
 } recipes[] = {
 #define MCINIT_RECIPE(name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft)               \
 	{name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft},
@@ -245,7 +275,7 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	snprintf(src, sizeof src, "bridge-recipe %s", name);
 	l = mcinit_config_source(c, src);
 	for (i = 0; i < nrecipes && r == NULL; i++)
-		if (strcmp(recipes[i].name, name) == 0)
+		if (strcmp(rstr(recipes[i].name), name) == 0)
 			r = &recipes[i];
 	if (r == NULL) {
 		const char **names = mcinit_xcalloc(nrecipes, sizeof *names);
@@ -253,7 +283,7 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 		struct mcinit_diag *g;
 
 		for (i = 0; i < nrecipes; i++)
-			names[i] = recipes[i].name;
+			names[i] = rstr(recipes[i].name);
 		pick = mcinit_suggest(name, names, nrecipes);
 		g = mcinit_diag_add(d, MCINIT_ERROR, "MC003", &l,
 		                    "no Megatron-Bridge recipe is named '%s'", name);
@@ -270,9 +300,9 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	recipe_int(c, MCINIT_F_dataset_seq_length, r->dseq, &l, d);
 	recipe_int(c, MCINIT_F_global_batch_size, r->gbs, &l, d);
 	recipe_int(c, MCINIT_F_micro_batch_size, r->mbs, &l, d);
-	recipe_target(c, "model", r->provider);
-	recipe_target(c, "dataset", r->dataset);
-	recipe_target(c, "peft", r->peft);
+	recipe_target(c, "model", rstr(r->provider));
+	recipe_target(c, "dataset", rstr(r->dataset));
+	recipe_target(c, "peft", rstr(r->peft));
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #define MCINIT_BRIDGE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -24,10 +25,16 @@ struct mcinit_vclass {
 
 /* A field of a class that differs from (or is missing in) the section's
  * standard fields. */
+/* A class's field: its strings are offsets into one blob (mcinit_vstr),
+ * so that the table of some 2,500 rows has no pointer for the loader to
+ * relocate at every start. */
 struct mcinit_vfield {
-	int cls; /* index of its class */
-	const char *name, *type, *choices, *def;
+	unsigned short cls;                /* index of its class */
+	uint32_t name, type, choices, def; /* mcinit_vstr; choices may be none */
 };
+/* The string at off of a variant field (vf->name, ->type, ->choices,
+ * ->def); NULL for none (MCINIT_NOSTR). */
+const char *mcinit_vstr(uint32_t off);
 
 /* The class of `section` a `_target_` names (full dotted name or the class
  * name alone); NULL when none. */

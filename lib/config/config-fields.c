@@ -5,6 +5,7 @@
 #include "config/config.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,10 +17,21 @@ const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
 #undef MCINIT_FIELD_ROW
 };
 
+/* The strings of the four lookups below, which hold offsets into it, not
+ * pointers: nothing in them is relocated when the program starts, so only
+ * the pages a lookup reads are ever touched (gen-tables.py's Blob). */
+static const char strs[] =
+#define MCINIT_FIELD_STR(s) s
+#include "config/fields.inc"
+#undef MCINIT_FIELD_STR
+    ;
+/* (a field's number fits the lookups' unsigned short) */
+_Static_assert(MCINIT_F_COUNT <= 0xffff, "more fields than an unsigned short numbers");
+
 /* "section.name" (and alias keys) -> field, sorted bytewise; hashed. */
 static const struct {
-	const char *key;
-	enum mcinit_field f;
+	uint32_t key; /* in strs */
+	unsigned short f;
 	bool alias;
 } keys[] = {
 #define MCINIT_FIELD_KEY(key, id, alias) {key, MCINIT_F_##id, alias},
@@ -34,8 +46,8 @@ static const unsigned short key_hash[] = {
 
 /* Bare name -> the first field of that name in table order, sorted; hashed. */
 static const struct {
-	const char *name;
-	enum mcinit_field f;
+	uint32_t name; /* in strs */
+	unsigned short f;
 } names[] = {
 #define MCINIT_FIELD_NAME(name, id) {name, MCINIT_F_##id},
 #include "config/fields.inc"
@@ -50,8 +62,8 @@ static const unsigned short name_hash[] = {
 /* Megatron-LM dest -> the fields a flag sets, sorted by dest, home first;
  * dest -> the first of them, hashed. */
 static const struct {
-	const char *dest;
-	enum mcinit_field f;
+	uint32_t dest; /* in strs */
+	unsigned short f;
 } dests[] = {
 #define MCINIT_FIELD_DEST(dest, id) {dest, MCINIT_F_##id},
 #include "config/fields.inc"
@@ -67,8 +79,8 @@ static const unsigned short dest_hash[] = {
 /* The dest column of mcinit_fields -> the first field that has it, sorted;
  * hashed. */
 static const struct {
-	const char *dest;
-	enum mcinit_field f;
+	uint32_t dest; /* in strs */
+	unsigned short f;
 } dest_column[] = {
 #define MCINIT_FIELD_DEST_COLUMN(dest, id) {dest, MCINIT_F_##id},
 #include "config/fields.inc"
@@ -128,7 +140,7 @@ mcinit_field_lookup_key(const char *section, const char *name, bool *alias)
 
 	/* the key "section.name", hashed without writing it */
 	for (h &= mask; key_hash[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
-		if (key_cmp(section, name, keys[key_hash[h]].key) != 0)
+		if (key_cmp(section, name, strs + keys[key_hash[h]].key) != 0)
 			continue;
 		if (alias)
 			*alias = keys[key_hash[h]].alias;
@@ -144,20 +156,22 @@ mcinit_field_lookup(const char *section, const char *name)
 
 	if (section != NULL)
 		return mcinit_field_lookup_key(section, name, NULL);
-	i = mcinit_hash_find(name_hash, sizeof name_hash / sizeof name_hash[0], names,
-	                     sizeof names[0], offsetof(__typeof__(names[0]), name), name);
+	i = mcinit_hash_find_blob(name_hash, sizeof name_hash / sizeof name_hash[0], names,
+	                          sizeof names[0], offsetof(__typeof__(names[0]), name), strs,
+	                          name);
 	return i < 0 ? -1 : (int)names[i].f;
 }
 
 int
 mcinit_fields_by_dest(const char *dest, enum mcinit_field *out, int max)
 {
-	long i = mcinit_hash_find(dest_hash, sizeof dest_hash / sizeof dest_hash[0], dests,
-	                          sizeof dests[0], offsetof(__typeof__(dests[0]), dest), dest);
+	long i = mcinit_hash_find_blob(dest_hash, sizeof dest_hash / sizeof dest_hash[0], dests,
+	                               sizeof dests[0], offsetof(__typeof__(dests[0]), dest), strs,
+	                               dest);
 	size_t lo = i < 0 ? ndests : (size_t)i;
 	int n = 0;
 
-	for (; lo < ndests && strcmp(dests[lo].dest, dest) == 0 && n < max; lo++)
+	for (; lo < ndests && strcmp(strs + dests[lo].dest, dest) == 0 && n < max; lo++)
 		out[n++] = dests[lo].f;
 	return n;
 }
@@ -166,8 +180,8 @@ int
 mcinit_field_by_dest_column(const char *dest)
 {
 	size_t nslots = sizeof dest_column_hash / sizeof dest_column_hash[0];
-	long i = mcinit_hash_find(dest_column_hash, nslots, dest_column, sizeof dest_column[0],
-	                          offsetof(__typeof__(dest_column[0]), dest), dest);
+	long i = mcinit_hash_find_blob(dest_column_hash, nslots, dest_column, sizeof dest_column[0],
+	                               offsetof(__typeof__(dest_column[0]), dest), strs, dest);
 
 	return i < 0 ? -1 : (int)dest_column[i].f;
 }
@@ -184,5 +198,5 @@ mcinit_field_by_flag(const char *flag, bool *is_false)
 	mcinit_mflag_find(flag, m->versions, &neg);
 	if (is_false)
 		*is_false = m->kind == MCINIT_MK_STORE_FALSE || neg;
-	return mcinit_fields_by_dest(m->dest, &f, 1) == 1 ? (int)f : -1;
+	return mcinit_fields_by_dest(mcinit_mstr(m->dest), &f, 1) == 1 ? (int)f : -1;
 }

@@ -361,7 +361,7 @@ static char *
 choices_words(const struct mcinit_mflag *m)
 {
 	struct mcinit_buf b = {0};
-	const char *p = m->choices;
+	const char *p = mcinit_mstr(m->choices);
 
 	while (*p) {
 		size_t n = strcspn(p, ",");
@@ -452,7 +452,8 @@ convert_word(struct fctx *x, const struct mcinit_mflag *m, const char *name, int
 		snprintf(canon, sizeof canon, "%s", "");
 		break;
 	}
-	if (m->choices == NULL || in_comma_list(m->choices, *canon ? canon : w))
+	if (m->choices == MCINIT_NOSTR ||
+	    in_comma_list(mcinit_mstr(m->choices), *canon ? canon : w))
 		return j;
 	json_decref(j);
 	r = py_repr(w);
@@ -461,7 +462,7 @@ convert_word(struct fctx *x, const struct mcinit_mflag *m, const char *name, int
 	                    "argument %s: invalid choice: %s (choose from %s)", name,
 	                    m->type == MCINIT_MT_INT ? canon : r, cs);
 	if (m->type != MCINIT_MT_INT && m->type != MCINIT_MT_FLOAT)
-		suggest_choice(g, m->choices, w);
+		suggest_choice(g, mcinit_mstr(m->choices), w);
 	free(r);
 	free(cs);
 	return NULL;
@@ -483,7 +484,7 @@ static void
 set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct mcinit_loc *l)
 {
 	enum mcinit_field fs[8];
-	int n = mcinit_fields_by_dest(m->dest, fs, 8), k;
+	int n = mcinit_fields_by_dest(mcinit_mstr(m->dest), fs, 8), k;
 
 	for (k = 0; k < n; k++) {
 		struct mcinit_value v;
@@ -595,7 +596,7 @@ static void
 set_runtime(struct fctx *x, const struct mcinit_mflag *m, const struct mcinit_loc *l)
 {
 	enum mcinit_field fs[8];
-	int n = mcinit_fields_by_dest(m->dest, fs, 8), k;
+	int n = mcinit_fields_by_dest(mcinit_mstr(m->dest), fs, 8), k;
 
 	for (k = 0; k < n; k++) {
 		x->c->invalid[fs[k]] = x->c->runtime[fs[k]] = true;
@@ -696,7 +697,7 @@ one_flag(struct fctx *x)
 		unknown_flag(x, name, l);
 		goto out;
 	}
-	f = mcinit_fields_by_dest(m->dest, &home, 1) == 1 ? (int)home : -1;
+	f = mcinit_fields_by_dest(mcinit_mstr(m->dest), &home, 1) == 1 ? (int)home : -1;
 	switch (m->kind) {
 	case MCINIT_MK_LEGACY_TYPE_BOOL:
 		if (inl == NULL && x->i < x->n && !is_flag_word(x->w[x->i]))

@@ -311,7 +311,7 @@ class_key(struct jctx *x, const char *sec, const char *key, json_t *v,
 		                    sec, key, mcinit_vclass_short(k), mcinit_vclass_short(cls)),
 		    "write \"_target_\": \"%s\" in \"%s\" to say which class it is", k->name, sec);
 	}
-	if (mcinit_type_check(vf->type, vf->choices, v, &why) < 0) {
+	if (mcinit_type_check(mcinit_vstr(vf->type), mcinit_vstr(vf->choices), v, &why) < 0) {
 		mcinit_diag_add(x->d, MCINIT_ERROR, "MC004", &l, "%s.%s (%s): %s", sec, key,
 		                mcinit_vclass_short(k), why);
 		free(why);
@@ -342,7 +342,8 @@ class_typed(struct jctx *x, int f, json_t *v, const struct mcinit_vclass *cls,
 	free(why);
 	free(note);
 	why = NULL;
-	if (std == 0 || mcinit_type_check(vf->type, vf->choices, v, &why) < 0) {
+	if (std == 0 ||
+	    mcinit_type_check(mcinit_vstr(vf->type), mcinit_vstr(vf->choices), v, &why) < 0) {
 		free(why);
 		return false;
 	}
@@ -381,7 +382,7 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 		    x->c->origin[f] != MCINIT_ORIG_DEFAULT ||
 		    (vf = mcinit_vclass_field(k, mcinit_fields[f].name)) == NULL)
 			continue;
-		j = json_loads(vf->def, JSON_DECODE_ANY, NULL);
+		j = json_loads(mcinit_vstr(vf->def), JSON_DECODE_ANY, NULL);
 		if (j != NULL) {
 			struct mcinit_value v;
 			const char *code;

@@ -10,6 +10,19 @@
 #include "core/util.h"
 #include "core/versions.h"
 
+/* The rows' strings: table holds offsets into it (mcinit_mstr). */
+static const char mstrs[] =
+#define MCINIT_MSTR(s) s
+#include "config/mflags.inc"
+#undef MCINIT_MSTR
+    ;
+
+const char *
+mcinit_mstr(uint32_t off)
+{
+	return off == MCINIT_NOSTR ? NULL : mstrs + off;
+}
+
 static const struct mcinit_mflag table[] = {
 #define MCINIT_MFLAG(f, d, k, n, v, c, t, def, e) {f, d, k, n, v, c, t, def, e},
 #include "config/mflags.inc"
@@ -53,8 +66,9 @@ in_parser(const struct mcinit_mflag *r, unsigned key)
 static size_t
 first_of(const char *flag)
 {
-	long i = mcinit_hash_find(flag_hash, sizeof flag_hash / sizeof flag_hash[0], table,
-	                          sizeof table[0], offsetof(struct mcinit_mflag, flag), flag);
+	long i = mcinit_hash_find_blob(flag_hash, sizeof flag_hash / sizeof flag_hash[0], table,
+	                               sizeof table[0], offsetof(struct mcinit_mflag, flag), mstrs,
+	                               flag);
 
 	return i < 0 ? ntable : (size_t)i;
 }
@@ -64,7 +78,7 @@ find_exact(const char *flag, unsigned version)
 {
 	size_t i;
 
-	for (i = first_of(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
+	for (i = first_of(flag); i < ntable && strcmp(mstrs + table[i].flag, flag) == 0; i++)
 		if (in_parser(&table[i], version))
 			return &table[i];
 	return NULL;
@@ -96,7 +110,7 @@ mcinit_mflag_find(const char *flag, unsigned version, int *negated)
 
 		snprintf(p, sizeof p, "--%s", buf + 5);
 		x = find_exact(p, version);
-		if (x != NULL && strcmp(x->dest, pos->dest) == 0)
+		if (x != NULL && strcmp(mstrs + x->dest, mstrs + pos->dest) == 0)
 			return m;
 	}
 	if (negated)
@@ -119,9 +133,10 @@ mcinit_mflag_by_dest(const char *dest, unsigned version)
 
 	/* the first of dest's rows, then the first of them in `version` */
 	for (; dest_hash[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
-		if (strcmp(table[by_dest[dest_hash[h]]].dest, dest) != 0)
+		if (strcmp(mstrs + table[by_dest[dest_hash[h]]].dest, dest) != 0)
 			continue;
-		for (i = dest_hash[h]; i < n && strcmp(table[by_dest[i]].dest, dest) == 0; i++)
+		for (i = dest_hash[h]; i < n && strcmp(mstrs + table[by_dest[i]].dest, dest) == 0;
+		     i++)
 			if (in_parser(&table[by_dest[i]], version))
 				return &table[by_dest[i]];
 		return NULL;
@@ -145,7 +160,7 @@ mcinit_mflag_each(unsigned version, const char *arg, void (*fn)(const char *, co
 	 * spelling once. */
 	for (i = 0; i < ntable; i++)
 		if (in_parser(&table[i], version))
-			fn(table[i].flag, arg);
+			fn(mstrs + table[i].flag, arg);
 }
 
 int
@@ -153,7 +168,7 @@ mcinit_mflag_is_legacy_bool(const char *flag)
 {
 	size_t i;
 
-	for (i = first_of(flag); i < ntable && strcmp(table[i].flag, flag) == 0; i++)
+	for (i = first_of(flag); i < ntable && strcmp(mstrs + table[i].flag, flag) == 0; i++)
 		if (table[i].kind == MCINIT_MK_LEGACY_TYPE_BOOL)
 			return 1;
 	return 0;
@@ -183,7 +198,7 @@ make_flag_keys(void)
 
 	memset(len_start, 0, sizeof len_start);
 	for (i = 0; i < ntable; i++) {
-		mcinit_suggest_key_of(table[i].flag, &flag_keys[i]);
+		mcinit_suggest_key_of(mstrs + table[i].flag, &flag_keys[i]);
 		len_start[len_class(flag_keys[i].len) + 1]++;
 	}
 	for (l = 1; l <= MAXLEN + 1; l++)
@@ -203,7 +218,7 @@ try_length(struct mcinit_suggestion *s, size_t l, unsigned version)
 		size_t i = by_len[j];
 
 		if (mcinit_suggestion_may(s, &flag_keys[i], i) && in_parser(&table[i], version))
-			mcinit_suggestion_try(s, table[i].flag, &flag_keys[i], i);
+			mcinit_suggestion_try(s, mstrs + table[i].flag, &flag_keys[i], i);
 	}
 }
 

@@ -14,6 +14,7 @@
 #define MCINIT_MFLAGS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Positions in the version table (oldest first). */
 enum mcinit_mversion_index {
@@ -73,16 +74,21 @@ enum mcinit_mtype {
 	MCINIT_MT_CUSTOM, /* a parsing function of Megatron's own: not checked here */
 };
 
+/* A row's strings are offsets into one blob, read with mcinit_mstr: the
+ * table's rows hold no pointer for the loader to relocate (and so write) at
+ * every start of the program. */
 struct mcinit_mflag {
-	const char *flag, *dest;
+	uint32_t flag, dest; /* mcinit_mstr */
 	enum mcinit_mkind kind;
 	int nargs; /* words taken: 0, 1, N; -1 = one or more ('+'), -2 = any ('*') */
 	unsigned versions;
-	const char *choices; /* comma-separated, or NULL */
+	uint32_t choices; /* mcinit_mstr: comma-separated, or NULL */
 	enum mcinit_mtype type;
-	const char *def;  /* the parser default as JSON text ("null" for None) */
+	uint32_t def;     /* mcinit_mstr: the parser default as JSON text ("null" for None) */
 	unsigned entries; /* enum mcinit_mentry bits: MCINIT_ME_ALL for the training parser's own */
 };
+/* A row's string (m->flag, ->dest, ->choices, ->def); NULL for none. */
+const char *mcinit_mstr(uint32_t off);
 
 /* In the lookups below `version` is a version mask or an MCINIT_MPARSER key. */
 /* The row for `flag` in `version`, or NULL.  "--no-X" finds a

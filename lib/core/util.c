@@ -657,3 +657,19 @@ mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *base, s
 	}
 	return -1;
 }
+
+long
+mcinit_hash_find_blob(const unsigned short *slots, size_t nslots, const void *base, size_t size,
+                      size_t off, const char *blob, const char *key)
+{
+	size_t mask = nslots - 1, h = mcinit_fnv1a(MCINIT_FNV1A_INIT, key) & mask;
+
+	for (; slots[h] != MCINIT_HASH_EMPTY; h = (h + 1) & mask) {
+		uint32_t o;
+
+		memcpy(&o, (const char *)base + slots[h] * size + off, sizeof o);
+		if (strcmp(blob + o, key) == 0)
+			return slots[h];
+	}
+	return -1;
+}

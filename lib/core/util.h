@@ -226,6 +226,14 @@ mcinit_fnv1a(unsigned h, const char *s)
  * -1 when it is not there. */
 long mcinit_hash_find(const unsigned short *slots, size_t nslots, const void *base, size_t size,
                       size_t off, const char *key);
+/* The same for a table whose rows hold, at byte offset `off`, the uint32_t
+ * offset of their string in `blob` (gen-tables.py's Blob): such a table has
+ * no pointer for the loader to relocate, so its pages are read only when a
+ * lookup touches them. */
+/* The offset that stands for no string in such tables (a NULL). */
+#define MCINIT_NOSTR 0xffffffffu
+long mcinit_hash_find_blob(const unsigned short *slots, size_t nslots, const void *base,
+                           size_t size, size_t off, const char *blob, const char *key);
 /* The closest of cands to word within about one edit per four characters
  * (the first of the closest), or NULL: a did-you-mean. */
 const char *mcinit_suggest(const char *word, const char *const *cands, size_t n);

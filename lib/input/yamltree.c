@@ -7,6 +7,7 @@
  * values holding `${` are resolved.  Keeping the graph (not jansson values)
  * until pass 2 is what lets an expanded alias point at its anchor's text. */
 #include "input/yamltree.h"
+#include "input/yamldl.h" /* yaml.h; libyaml is opened at first use */
 
 #include <errno.h>
 #include <limits.h>
@@ -16,8 +17,6 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-#include <yaml.h>
 
 /* OmegaConf (>= 2.4) refuses documents whose aliases expand beyond this. */
 #define MAX_EXPANDED     10000
@@ -795,6 +794,8 @@ build_graph(struct ytree *t, const char *text, size_t len, struct ynode **root)
 	int ndocs = 0, rc = 0;
 	bool end = false;
 
+	if (mcinit_yaml_open(t->err) < 0)
+		return -1;
 	if (!yaml_parser_initialize(&ps))
 		mcinit_oom(sizeof ps);
 	yaml_parser_set_input_string(&ps, (const unsigned char *)text, len);

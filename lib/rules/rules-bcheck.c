@@ -23,17 +23,8 @@
 #include "input/pyexpr.h"
 #include "rules/bchecks.h"
 
-/* What the resolver knows of the row being evaluated. */
-struct brow {
-	struct mcinit_rule_ctx *x; /* NULL: only whether names are known */
-	const struct mcinit_bcheck *b;
-	unsigned v; /* the Bridge release */
-	int depth;  /* locals being evaluated inside locals */
-	/* The locals being evaluated: inside its own value, a local that
-	 * names an attribute (self.scheduler.lr_decay_steps) is the
-	 * attribute as written. */
-	const struct mcinit_blocal *active[8];
-};
+/* The resolver's context is the engine's struct mcinit_port_run of the
+ * row (r->v: the Bridge release). */
 
 static int resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out);
 
@@ -77,30 +68,14 @@ from_json(struct mcinit_pyexpr *e, json_t *j)
 	}
 }
 
-static bool
-is_dtype(int f)
-{
-	const struct mcinit_type *t = mcinit_field_type(f);
-	int i;
-
-	for (i = 0; i < t->nalt; i++)
-		if (t->alt[i].base == MCINIT_B_DTYPE)
-			return true;
-	return false;
-}
-
 static struct mcinit_pv
 from_value(struct mcinit_pyexpr *e, int f, const struct mcinit_value *v)
 {
-	static const char *const dtypes[][2] = {
-	    {"fp32", "torch.float32"}, {"fp16", "torch.float16"}, {"bf16", "torch.bfloat16"}};
-	size_t i;
+	const char *s = v->kind == MCINIT_V_STR ? mcinit_port_torch_dtype(f, v->s) : NULL;
 
 	/* "bf16" is torch.bfloat16 to Bridge */
-	for (i = 0; v->kind == MCINIT_V_STR && is_dtype(f) && i < sizeof dtypes / sizeof dtypes[0];
-	     i++)
-		if (strcmp(v->s, dtypes[i][0]) == 0)
-			return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = dtypes[i][1]};
+	if (s != NULL && s != v->s)
+		return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = s};
 	return mcinit_rules_pv_of(e, v, from_json);
 }
 
@@ -177,7 +152,7 @@ std_field(const char *sec, const char *key, unsigned v)
  * section's class has it: 0, or -1 when the class has no such field or its
  * value is not known. */
 static int
-field_value(struct brow *r, struct mcinit_pyexpr *e, const char *sec, const char *key,
+field_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *sec, const char *key,
             const char *rest, struct mcinit_pv *out)
 {
 	const struct mcinit_config *c = r->x->c;
@@ -201,7 +176,7 @@ field_value(struct brow *r, struct mcinit_pyexpr *e, const char *sec, const char
 	} else if (k != NULL && (vf = mcinit_vclass_field(k, key)) != NULL) {
 		j = json_object_get(json_object_get(c->extras, sec), key);
 		if (j == NULL)
-			j = own = json_loads(vf->def, JSON_DECODE_ANY, NULL);
+			j = own = json_loads(mcinit_vstr(vf->def), JSON_DECODE_ANY, NULL);
 	}
 	/* a dict's keys read as attributes */
 	while (j != NULL && *rest == '.') {
@@ -223,7 +198,7 @@ field_value(struct brow *r, struct mcinit_pyexpr *e, const char *sec, const char
 /* A local whose value is a plain attribute path (model_cfg = config.model):
  * the path without self./config., into buf; NULL otherwise. */
 static const char *
-alias_of(const struct mcinit_blocal *l, char *buf, size_t len)
+alias_of(const struct mcinit_port_local *l, char *buf, size_t len)
 {
 	const char *p = l->value;
 	size_t i;
@@ -244,28 +219,26 @@ alias_of(const struct mcinit_blocal *l, char *buf, size_t len)
 
 /* The local `name` of the row's function: in release r->v, or (asking
  * whether names are known) in any release of the row. */
-static const struct mcinit_blocal *
-local(const struct brow *r, const char *name)
+static const struct mcinit_port_local *
+local(const struct mcinit_port_run *r, const char *name)
 {
-	const struct mcinit_blocal *l =
-	    mcinit_blocal_find(r->b, name, r->x ? r->v : r->b->releases);
-	int i;
+	const struct mcinit_port_local *l =
+	    mcinit_ports_bridge.local(r->row, name, r->x ? r->v : r->row->releases);
 
-	for (i = 0; l != NULL && i < r->depth; i++)
-		if (r->active[i] == l)
-			return NULL;
-	return l;
+	/* inside its own value, a local that names an attribute
+	 * (self.scheduler.lr_decay_steps) is the attribute as written */
+	return l != NULL && !mcinit_port_local_active(r, l) ? l : NULL;
 }
 
 /* name with a local alias at its head replaced by the alias's path
  * ("model_cfg.bf16" -> "model.bf16", "%cfg:C" -> "model:C"), into buf;
  * name itself when there is none. */
 static const char *
-unalias(const struct brow *r, const char *name, char *buf, size_t len)
+unalias(const struct mcinit_port_run *r, const char *name, char *buf, size_t len)
 {
 	const char *start = name[0] == '%' ? name + 1 : name;
 	size_t n = strcspn(start, ".:");
-	const struct mcinit_blocal *l;
+	const struct mcinit_port_local *l;
 	char head[128], path[160];
 
 	if (n >= sizeof head - 1)
@@ -283,42 +256,21 @@ unalias(const struct brow *r, const char *name, char *buf, size_t len)
 /* name in the terms of the container: a section method's `self.x` is its
  * section's x ("x" -> "scheduler.x"). */
 static const char *
-scoped(const struct brow *r, const char *name, char *buf, size_t len)
+scoped(const struct mcinit_port_run *r, const char *name, char *buf, size_t len)
 {
-	if (r->b->section[0] == '\0' || name[0] == '%' || name[0] == '$')
+	const char *sec = mcinit_bscope(r->row)->section;
+
+	if (sec[0] == '\0' || name[0] == '%' || name[0] == '$')
 		return name;
-	snprintf(buf, len, "%s.%s", r->b->section, name);
+	snprintf(buf, len, "%s.%s", sec, name);
 	return buf;
-}
-
-/* Evaluates a local's value (or "(call)") in the row's context. */
-static int
-eval_local(struct brow *r, struct mcinit_pyexpr *outer, const struct mcinit_blocal *l,
-           struct mcinit_pv *out)
-{
-	const struct mcinit_pyexpr *tree = mcinit_blocal_expr(l);
-	struct mcinit_pyexpr *e;
-	struct mcinit_pv v;
-	int rc = -1;
-
-	if (r->depth >= (int)(sizeof r->active / sizeof r->active[0]) || tree == NULL)
-		return -1;
-	e = mcinit_pyexpr_share(tree);
-	r->active[r->depth++] = l;
-	v = mcinit_pyexpr_eval(e, resolve, r);
-	r->depth--;
-	if (v.kind != MCINIT_PV_ERR) {
-		*out = mcinit_rules_pv_keep(outer, v); /* the value outlives e */
-		rc = 0;
-	}
-	mcinit_pyexpr_free(e);
-	return rc;
 }
 
 /* The job's environment as Bridge reads it: the process's, where
  * apply_environment_variables sets env_vars with os.environ.setdefault. */
 static int
-env_value(struct brow *r, struct mcinit_pyexpr *e, const char *var, struct mcinit_pv *out)
+env_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *var,
+          struct mcinit_pv *out)
 {
 	const char *s = mcinit_rules_env_get(r->x->o, var);
 	json_t *j;
@@ -364,8 +316,8 @@ path_known(const char *name, unsigned v)
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
-	struct brow *r = ctx;
-	const struct mcinit_blocal *l;
+	struct mcinit_port_run *r = ctx;
+	const struct mcinit_port_local *l;
 	char b1[200], b2[200], sec[128], key[128];
 	const char *rest, *colon;
 
@@ -378,10 +330,10 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		return 0;
 	}
 	if ((l = local(r, name)) != NULL)
-		return eval_local(r, e, l, out);
+		return mcinit_port_eval_local(r, e, l, out);
 	name = scoped(r, unalias(r, name, b1, sizeof b1), b2, sizeof b2);
 	if ((l = local(r, name)) != NULL) /* self.x of a section's method */
-		return eval_local(r, e, l, out);
+		return mcinit_port_eval_local(r, e, l, out);
 	if (mcinit_mcheck_constant(name) && strncmp(name, "torch.", 6) == 0) {
 		*out =
 		    (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = mcinit_pyexpr_strdup(e, name)};
@@ -419,9 +371,9 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 }
 
 bool
-mcinit_bcheck_name_known(const char *name, const struct mcinit_bcheck *b)
+mcinit_bcheck_name_known(const struct mcinit_port *b, const char *name)
 {
-	struct brow r = {NULL, b, b->releases, 0, {NULL}};
+	struct mcinit_port_run r = {.t = &mcinit_ports_bridge, .row = b, .v = b->releases};
 	char b1[200], b2[200];
 	unsigned v;
 
@@ -439,196 +391,59 @@ mcinit_bcheck_name_known(const char *name, const struct mcinit_bcheck *b)
 
 /* ---- evaluation ---- */
 
-/* 1: src (parsed: tree) holds (or fails, negate), 0: not, -1: cannot be
- * decided. */
-static int
-evaluate(struct brow *r, const char *src, const struct mcinit_pyexpr *tree, bool negate)
-{
-	struct mcinit_pyexpr *e;
-	struct mcinit_pv v;
-	int res;
-
-	if (src == NULL || *src == '\0')
-		return negate ? 0 : 1;
-	if (tree == NULL)
-		return -1; /* not in the subset pyexpr parses */
-	e = mcinit_pyexpr_share(tree);
-	v = mcinit_pyexpr_eval(e, resolve, r);
-	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
-	mcinit_pyexpr_free(e);
-	return res;
-}
-
 /* Whether the row's function runs: a section's method on a set section of
  * its class, a function under its "(call)" condition.  1, 0 or -1. */
 static int
-runs(struct brow *r)
+runs(struct mcinit_port_run *r)
 {
-	const struct mcinit_blocal *call = local(r, "(call)");
+	const struct mcinit_bscope *s = mcinit_bscope(r->row);
+	const struct mcinit_port_local *call = local(r, "(call)");
 
-	if (r->b->section[0] != '\0' && unknown_section(r->x->c, r->b->section))
+	if (s->section[0] != '\0' && unknown_section(r->x->c, s->section))
 		return -1;
-	if (r->b->section[0] != '\0' && !section_isa(r->x->c, r->b->section, r->b->cls))
+	if (s->section[0] != '\0' && !section_isa(r->x->c, s->section, s->cls))
 		return 0;
-	return call != NULL ? evaluate(r, call->value, mcinit_blocal_expr(call), false) : 1;
+	return call != NULL ? mcinit_port_eval_expr(r, call->value,
+	                                            mcinit_port_local_expr(r->t, call), false)
+	                    : 1;
 }
 
-struct at {
-	struct brow *r;
-	int first, written, depth;
-};
-
-static void note_field(void *ctx, const char *name);
-
-static void
-note_tree(struct at *a, const struct mcinit_pyexpr *e)
+/* Whether row r fails on the config: 1, 0 or -1 (cannot be decided). */
+static int
+verdict(struct mcinit_port_run *r)
 {
-	if (e == NULL || a->depth > 4)
-		return;
-	a->depth++;
-	mcinit_pyexpr_names(e, note_field, a);
-	a->depth--;
+	return runs(r) == 1 ? mcinit_port_verdict(r) : 0;
 }
 
+/* The field name points at (mcinit_port_field): a local points at what it
+ * is computed from. */
 static void
-note_field(void *ctx, const char *name)
+point(void *ctx, const char *name)
 {
-	struct at *a = ctx;
-	const struct mcinit_blocal *l = local(a->r, name);
+	struct mcinit_port_at *a = ctx;
+	const struct mcinit_port_local *l = local(a->r, name);
 	char b1[200], b2[200], sec[128], key[128];
 	const char *rest;
-	int f;
 
 	if (l == NULL) {
 		name = scoped(a->r, unalias(a->r, name, b1, sizeof b1), b2, sizeof b2);
 		l = local(a->r, name);
 	}
-	if (l != NULL) { /* a local points at what it is computed from */
-		note_tree(a, mcinit_blocal_expr(l));
-		return;
-	}
-	if (!split_path(name, sec, key, sizeof sec, &rest) ||
-	    (f = std_field(sec, key, a->r->v)) < 0)
-		return;
-	if (a->first < 0)
-		a->first = f;
-	if (a->written < 0 && user_wrote(a->r->x->c, f))
-		a->written = f;
+	if (l != NULL)
+		mcinit_port_point_tree(a, mcinit_port_local_expr(a->r->t, l));
+	else if (split_path(name, sec, key, sizeof sec, &rest))
+		mcinit_port_point(a, std_field(sec, key, a->r->v));
 }
 
-/* The field to point at: the first the row reads that the user wrote;
- * -1 when it reads no field of mcinit's (a class's own field). */
-static int
-row_field(struct brow *r)
-{
-	struct at a = {r, -1, -1, 0};
-
-	note_tree(&a, mcinit_bcheck_expr(r->b, MCINIT_BX_WHEN));
-	note_tree(&a, mcinit_bcheck_expr(r->b, MCINIT_BX_GUARD));
-	note_tree(&a, mcinit_bcheck_expr(r->b, MCINIT_BX_COND));
-	return a.written >= 0 ? a.written : a.first;
-}
-
-static struct mcinit_diag *report_at(struct mcinit_rule_ctx *x, const char *code,
-                                     enum mcinit_severity sev, int f, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static struct mcinit_diag *
-report_at(struct mcinit_rule_ctx *x, const char *code, enum mcinit_severity sev, int f,
-          const char *fmt, ...)
-{
-	struct mcinit_diag *g;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (f >= 0)
-		g = mcinit_rules_vreport(x, sev, code, f, fmt, ap);
-	else
-		g = mcinit_rules_vemit(x, sev, code, NULL, NULL, "", fmt, ap);
-	va_end(ap);
-	return g;
-}
-
-static void
-report_row(struct brow *r)
-{
-	struct mcinit_rule_ctx *x = r->x;
-	const struct mcinit_bcheck *b = r->b;
-	const struct mcinit_pyexpr *tree = mcinit_bcheck_expr(b, MCINIT_BX_MESSAGE);
-	struct mcinit_buf m = {0};
-	enum mcinit_severity sev = x->rule->sev;
-	const struct mcinit_rule *rule;
-	size_t i;
-
-	if (b->sev != NULL)
-		sev = strcmp(b->sev, "note") == 0      ? MCINIT_NOTE
-		      : strcmp(b->sev, "warning") == 0 ? MCINIT_WARNING
-		                                       : MCINIT_ERROR;
-	if (tree != NULL) {
-		struct mcinit_pyexpr *e = mcinit_pyexpr_share(tree);
-		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
-
-		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
-			mcinit_buf_adds(&m, b->message);
-		else
-			mcinit_pv_str(&m, &v);
-		mcinit_pyexpr_free(e);
-	} else if (b->message[0]) {
-		mcinit_buf_adds(&m, b->message);
-	} else {
-		/* a bare assert: Python's AssertionError has no message */
-		mcinit_buf_printf(&m, "assert %s", b->cond);
-	}
-	/* one line, as every diagnostic (Bridge's messages may hold \n) */
-	for (i = 0; i < m.len; i++)
-		if (m.data[i] == '\n')
-			m.data[i] = ' ';
-	rule = x->rule;
-	x->rule = NULL;
-	mcinit_diag_hint(report_at(x, rule->code, sev, row_field(r), "Megatron-Bridge %s (%s): %s",
-	                           b->function, mcinit_bcheck_where(b, r->v), mcinit_buf_cstr(&m)),
-	                 "see %s in Megatron-Bridge %s", mcinit_bcheck_where(b, r->v),
-	                 mcinit_bversion_name(r->v));
-	x->rule = rule;
-	mcinit_buf_free(&m);
-}
-
-/* Whether row r fails on the config: 1, 0 or -1 (cannot be decided). */
-static int
-row_fails(struct brow *r)
-{
-	const struct mcinit_bcheck *b = r->b;
-	int res;
-
-	if (runs(r) != 1)
-		return 0;
-	if (b->when != NULL)
-		return evaluate(r, b->when, mcinit_bcheck_expr(b, MCINIT_BX_WHEN), false);
-	res = evaluate(r, b->guard, mcinit_bcheck_expr(b, MCINIT_BX_GUARD), false);
-	if (res == 1)
-		res = evaluate(r, b->cond, mcinit_bcheck_expr(b, MCINIT_BX_COND),
-		               strcmp(b->kind, "assert") == 0);
-	return res;
-}
+static const struct mcinit_port_eval eval = {resolve, point, NULL, verdict, NULL};
 
 void
 mcinit_rules_bchecks(struct mcinit_rule_ctx *x)
 {
-	const unsigned short *rows;
-	size_t i, n;
+	struct mcinit_port_run r = {x, &mcinit_ports_bridge, &eval, .v = x->c->bversion};
 
-	if (!x->c->bridge)
-		return;
-	/* only the rows whose status can be this rule's code: vetted, so
-	 * their names resolve (the ledger's test holds each one's status to
-	 * its code), which is not worked out again on every run */
-	rows = mcinit_bcheck_runs(x->rule->code, &n);
-	for (i = 0; i < n; i++) {
-		const struct mcinit_bcheck *b = &mcinit_bchecks[rows[i]];
-		struct brow r = {x, b, x->c->bversion, 0, {NULL}};
-
-		if ((b->releases & x->c->bversion) != 0 && row_fails(&r) == 1)
-			report_row(&r);
-	}
+	if (x->c->bridge)
+		mcinit_port_check(&r);
 }
 
 /* The rows of the checks this file runs (rules.c lists them). */

@@ -419,41 +419,12 @@ special_value(struct mcinit_rule_ctx *x, enum mcinit_special s, struct mcinit_pv
 	return -1;
 }
 
-static bool
-is_dtype_field(int f)
-{
-	const struct mcinit_type *t = mcinit_field_type(f);
-	int i;
-
-	for (i = 0; i < t->nalt; i++)
-		if (t->alt[i].base == MCINIT_B_DTYPE)
-			return true;
-	return false;
-}
-
-/* mcinit's canonical dtype names as the torch constants Megatron compares
- * them with. */
-static const char *
-torch_dtype(const char *s)
-{
-	return strcmp(s, "fp32") == 0   ? "torch.float32"
-	       : strcmp(s, "fp16") == 0 ? "torch.float16"
-	       : strcmp(s, "bf16") == 0 ? "torch.bfloat16"
-	                                : s;
-}
-
-/* Fields a row's memo remembers (most rows read fewer). */
-
 /* What the resolver knows of the row being evaluated. */
 struct row_ctx {
-	struct mcinit_rule_ctx *x;
-	const struct mcinit_mcheck *m;
-	const char *section; /* row_section of the row */
-	const char *unknown; /* the undeclared version the row asked for, or NULL */
-	/* the expression evaluate() reshares for each row (NULL until the
-	 * first); mcinit_rules_mchecks owns it */
-	struct mcinit_pyexpr *scratch;
-	int depth; /* locals being evaluated inside locals */
+	struct mcinit_port_run run;   /* the engine's: x, the row, the release */
+	const struct mcinit_value *d; /* the release's defaults, what memos compare with */
+	const char *section;          /* row_section of the row */
+	const char *unknown;          /* the undeclared version the row asked for, or NULL */
 	/* the fields the row's evaluation read, while memo_ok: it read only
 	 * fields, functions and constants (not the environment, a derived
 	 * value or a local), at most MCINIT_MEMO_FIELDS of them */
@@ -483,7 +454,7 @@ note_read(struct row_ctx *r, int f)
 static int
 declared_version(struct row_ctx *r, enum mcinit_special s, struct mcinit_pv *out)
 {
-	struct mcinit_rule_ctx *x = r->x;
+	struct mcinit_rule_ctx *x = r->run.x;
 	bool te = s == S_TE_VERSION;
 	enum mcinit_field f = te ? F(te_version) : F(torch_version);
 
@@ -499,34 +470,12 @@ declared_version(struct row_ctx *r, enum mcinit_special s, struct mcinit_pv *out
 
 static int resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out);
 
-/* A local of data/megatron-checks-locals.tsv: its value evaluated in the
- * row's context, kept in outer; -1 when it cannot be (or is not one of the
- * row's function in the config's release). */
-static int
-table_local(struct row_ctx *r, struct mcinit_pyexpr *outer, const char *name, struct mcinit_pv *out)
-{
-	const struct mcinit_mlocal *l = mcinit_mlocal_find(r->m->function, name, r->x->c->mversion);
-	const struct mcinit_pyexpr *tree = l != NULL ? mcinit_mlocal_expr(l) : NULL;
-	struct mcinit_pyexpr *e;
-	struct mcinit_pv v;
-
-	if (tree == NULL || r->depth >= 8)
-		return -1;
-	e = mcinit_pyexpr_share(tree);
-	r->depth++;
-	v = mcinit_pyexpr_eval(e, resolve, r);
-	r->depth--;
-	if (v.kind != MCINIT_PV_ERR)
-		*out = mcinit_rules_pv_keep(outer, v);
-	mcinit_pyexpr_free(e);
-	return v.kind == MCINIT_PV_ERR ? -1 : 0;
-}
-
 static int
 resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *out)
 {
 	struct row_ctx *r = ctx;
-	struct mcinit_rule_ctx *x = r->x;
+	struct mcinit_rule_ctx *x = r->run.x;
+	const struct mcinit_port_local *l;
 	struct mcinit_mcheck_binding b = mcinit_mcheck_bind(name, x->c->mversion, r->section);
 	int f = b.f;
 
@@ -547,7 +496,8 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		 * to what the resolver knows) */
 		if (mcinit_mcheck_local_known(name))
 			return mcinit_mcheck_local(x, e, name, out);
-		return table_local(r, e, name, out);
+		l = mcinit_ports_megatron.local(r->run.row, name, x->c->mversion);
+		return l != NULL ? mcinit_port_eval_local(&r->run, e, l, out) : -1;
 	case MB_SPECIAL:
 		if (b.s == S_TE_VERSION || b.s == S_TORCH_VERSION)
 			return declared_version(r, b.s, out);
@@ -561,8 +511,8 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		if (x->c->invalid[f])
 			return -1;
 		*out = from_value(e, &x->c->val[f]);
-		if (out->kind == MCINIT_PV_STR && is_dtype_field(f))
-			out->s = torch_dtype(out->s); /* "bf16" is torch.bfloat16 to Megatron */
+		if (out->kind == MCINIT_PV_STR)
+			out->s = mcinit_port_torch_dtype(f, out->s); /* "bf16" is torch.bfloat16 */
 		return 0;
 	case MB_CONSTANT: {
 		/* enum members compare with the flag's value, their name in lower case */
@@ -579,47 +529,6 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 	return -1;
 }
 
-/* Expression x of row m, whose text is src: 1: the row fails, 0: it holds,
- * -1: it cannot be decided for this config. */
-static int
-evaluate(struct row_ctx *r, const struct mcinit_mcheck *m, enum mcinit_mcheck_expr x,
-         const char *src, bool negate)
-{
-	const struct mcinit_pyexpr *tree;
-	struct mcinit_pyexpr *e;
-	struct mcinit_pv v;
-	int res;
-
-	if (src == NULL || *src == '\0')
-		return negate ? 0 : 1;
-	if ((tree = mcinit_mcheck_expr(m, x)) == NULL)
-		return -1; /* not in the subset pyexpr parses */
-	if (r->scratch == NULL)
-		r->scratch = mcinit_pyexpr_share(tree);
-	else
-		mcinit_pyexpr_reshare(r->scratch, tree);
-	e = r->scratch;
-	v = mcinit_pyexpr_eval(e, resolve, r);
-	res = v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
-	return res;
-}
-
-struct at {
-	struct row_ctx *r;
-	int first, written;
-};
-
-static void
-note_one(struct at *a, int f)
-{
-	if (f < 0)
-		return;
-	if (a->first < 0)
-		a->first = f;
-	if (a->written < 0 && user_wrote(a->r->x->c, f))
-		a->written = f;
-}
-
 /* The field a row's name points at: a Megatron-LM dest's or the row's own
  * section's; for a TransformerConfig attribute Megatron-LM derives from its
  * flags (bias_activation_fusion), the model field a config file wrote. */
@@ -633,9 +542,10 @@ name_field(struct mcinit_rule_ctx *x, const char *name, const char *section)
 }
 
 static void
-note_field(void *ctx, const char *name)
+point(void *ctx, const char *name)
 {
-	struct at *a = ctx;
+	struct mcinit_port_at *a = ctx;
+	struct row_ctx *r = (struct row_ctx *)a->r;
 	enum mcinit_field from[8];
 	char local[64];
 	size_t i, n;
@@ -646,75 +556,27 @@ note_field(void *ctx, const char *name)
 	n = mcinit_mcheck_local_fields(mcinit_mcheck_special(name) == S_LOCAL ? local : name, from,
 	                               8);
 	for (i = 0; i < n; i++)
-		note_one(a, from[i]);
+		mcinit_port_point(a, from[i]);
 	if (n == 0)
-		note_one(a, name_field(a->r->x, name, a->r->section));
-}
-
-/* The field to point at: the first the row reads that the user wrote. */
-static enum mcinit_field
-row_field(struct row_ctx *r, const struct mcinit_mcheck *m)
-{
-	static const enum mcinit_mcheck_expr xs[] = {MCINIT_MX_WHEN, MCINIT_MX_GUARD,
-	                                             MCINIT_MX_COND};
-	struct at a = {r, -1, -1};
-	size_t i;
-
-	for (i = 0; i < sizeof xs / sizeof xs[0]; i++) {
-		const struct mcinit_pyexpr *e = mcinit_mcheck_expr(m, xs[i]);
-
-		if (e != NULL)
-			mcinit_pyexpr_names(e, note_field, &a);
-	}
-	return a.written >= 0 ? a.written : a.first >= 0 ? a.first : F(world_size);
-}
-
-static void
-report_row(struct row_ctx *r, const struct mcinit_mcheck *m)
-{
-	struct mcinit_rule_ctx *x = r->x;
-	const struct mcinit_pyexpr *tree = mcinit_mcheck_expr(m, MCINIT_MX_MESSAGE);
-	struct mcinit_buf b = {0};
-	enum mcinit_severity sev = x->rule->sev;
-	const struct mcinit_rule *rule;
-
-	if (m->sev != NULL)
-		sev = strcmp(m->sev, "note") == 0 ? MCINIT_NOTE : MCINIT_WARNING;
-	if (tree != NULL) {
-		struct mcinit_pyexpr *e = mcinit_pyexpr_share(tree);
-		struct mcinit_pv v = mcinit_pyexpr_eval(e, resolve, r);
-
-		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
-			mcinit_buf_adds(&b, m->message);
-		else
-			mcinit_pv_str(&b, &v);
-		mcinit_pyexpr_free(e);
-	} else {
-		/* empty, or not in the subset pyexpr parses */
-		mcinit_buf_adds(&b, *m->message ? m->message : m->cond);
-	}
-	/* The row's own field, not the family rule's nominal reads. */
-	rule = x->rule;
-	x->rule = NULL;
-	mcinit_diag_hint(mcinit_rules_note(x, rule->code, sev, row_field(r, m),
-	                                   "Megatron-LM %s (%s): %s", m->function, m->id,
-	                                   mcinit_buf_cstr(&b)),
-	                 "see %s in Megatron-LM", m->id);
-	x->rule = rule;
-	mcinit_buf_free(&b);
+		mcinit_port_point(a, name_field(r->run.x, name, r->section));
 }
 
 /* A row whose verdict turns on a version the job did not declare: never an
  * error, a note that names the check and how to decide it. */
 static void
-report_undecided(struct row_ctx *r, const struct mcinit_mcheck *m)
+undecided(struct mcinit_port_run *run)
 {
-	struct mcinit_rule_ctx *x = r->x;
+	struct row_ctx *r = (struct row_ctx *)run;
+	struct mcinit_rule_ctx *x = run->x;
+	const struct mcinit_port *m = run->row;
 	const struct mcinit_rule *rule = x->rule;
-	bool te = strcmp(r->unknown, "torch") != 0;
+	bool te;
 
+	if (r->unknown == NULL)
+		return;
+	te = strcmp(r->unknown, "torch") != 0;
 	x->rule = NULL;
-	mcinit_diag_hint(mcinit_rules_note(x, rule->code, MCINIT_NOTE, row_field(r, m),
+	mcinit_diag_hint(mcinit_rules_note(x, rule->code, MCINIT_NOTE, mcinit_port_field(run),
 	                                   "Megatron-LM %s (%s) not decided: it depends on the %s "
 	                                   "version, which is not declared",
 	                                   m->function, m->id, r->unknown),
@@ -733,7 +595,7 @@ report_undecided(struct row_ctx *r, const struct mcinit_mcheck *m)
 enum { MEMO_EMPTY, MEMO_BUSY, MEMO_READY };
 
 static struct mcinit_mcheck_memo *
-memo_of(const struct mcinit_config *c, const struct mcinit_mcheck *m)
+memo_of(const struct mcinit_config *c, const struct mcinit_port *m)
 {
 	unsigned v = c->mversion;
 
@@ -771,7 +633,7 @@ memo_put(struct mcinit_mcheck_memo *m, const struct row_ctx *r, const struct mci
 	unsigned char empty = MEMO_EMPTY;
 
 	if (m == NULL || !r->memo_ok || r->unknown != NULL ||
-	    !at_defaults(r->x->c, d, r->reads, r->nreads) ||
+	    !at_defaults(r->run.x->c, d, r->reads, r->nreads) ||
 	    !atomic_compare_exchange_strong(&m->state, &empty, MEMO_BUSY))
 		return;
 	m->verdict = (signed char)verdict;
@@ -783,26 +645,31 @@ memo_put(struct mcinit_mcheck_memo *m, const struct row_ctx *r, const struct mci
 /* Row m's verdict: 1: it fails, 0: it holds, -1: it cannot be decided
  * (r->unknown names the undeclared version it turned on, if that). */
 static int
-row_verdict(struct row_ctx *rc, const struct mcinit_mcheck *m, const struct mcinit_value *d)
+verdict(struct mcinit_port_run *run)
 {
-	struct mcinit_mcheck_memo *memo = memo_of(rc->x->c, m);
-	int r = memo_get(memo, rc->x->c, d);
+	struct row_ctx *rc = (struct row_ctx *)run;
+	struct mcinit_mcheck_memo *memo = memo_of(run->x->c, run->row);
+	int r = memo_get(memo, run->x->c, rc->d);
 
 	if (r != 2)
 		return r;
 	rc->nreads = 0;
 	rc->memo_ok = true;
-	if (m->when != NULL) {
-		r = evaluate(rc, m, MCINIT_MX_WHEN, m->when, false);
-	} else {
-		r = evaluate(rc, m, MCINIT_MX_GUARD, m->guard, false);
-		if (r == 1)
-			r = evaluate(rc, m, MCINIT_MX_COND, m->cond,
-			             strcmp(m->kind, "assert") == 0);
-	}
-	memo_put(memo, rc, d, r);
+	r = mcinit_port_verdict(run);
+	memo_put(memo, rc, rc->d, r);
 	return r;
 }
+
+static void
+begin(struct mcinit_port_run *run)
+{
+	struct row_ctx *rc = (struct row_ctx *)run;
+
+	rc->section = mcinit_mcheck_row_section_at(run->index);
+	rc->unknown = NULL;
+}
+
+static const struct mcinit_port_eval eval = {resolve, point, begin, verdict, undecided};
 
 /* Whether any value came from Megatron-LM flags: only then does
  * validate_args run.  Megatron-Bridge builds its ConfigContainer without it
@@ -825,37 +692,12 @@ from_megatron_flags(struct mcinit_rule_ctx *x)
 void
 mcinit_rules_mchecks(struct mcinit_rule_ctx *x)
 {
-	const struct mcinit_value *d;
-	const unsigned short *rows;
-	struct row_ctx rc = {.x = x};
-	size_t i, n;
+	struct row_ctx rc = {.run = {x, &mcinit_ports_megatron, &eval, .v = x->c->mversion}};
 
 	if (validate_args_row(x) && !from_megatron_flags(x))
 		return;
-	d = mcinit_config_defaults(x->c->mversion); /* what the memos compare with */
-
-	/* only the rows whose status can be this rule's code (the others'
-	 * status is another code, a hand-written rule, or a reason); they are
-	 * vetted, so their names resolve (the ledger's test holds the status
-	 * of each to its code): working the status out again here would
-	 * resolve every name of every row on every run */
-	rows = mcinit_mcheck_runs(x->rule->code, &n);
-	for (i = 0; i < n; i++) {
-		const struct mcinit_mcheck *m = &mcinit_mchecks[rows[i]];
-		int r;
-
-		if (!mcinit_mcheck_in(m, x->c->mversion))
-			continue; /* not a check of the config's release */
-		rc.m = m;
-		rc.section = mcinit_mcheck_row_section_at(rows[i]);
-		rc.unknown = NULL;
-		r = row_verdict(&rc, m, d);
-		if (r == 1)
-			report_row(&rc, m);
-		else if (r < 0 && rc.unknown != NULL)
-			report_undecided(&rc, m);
-	}
-	mcinit_pyexpr_free(rc.scratch);
+	rc.d = mcinit_config_defaults(x->c->mversion); /* what the memos compare with */
+	mcinit_port_check(&rc.run);
 }
 
 /* The rows of the checks this file runs (rules.c lists them). */

@@ -1270,8 +1270,8 @@ field_words(char ***v, size_t *n, const struct mcinit_config *c, enum mcinit_fie
 		break;
 	case MCINIT_MK_BOOLEAN_OPTIONAL:
 		argv_push(v, n,
-		          x->i ? mcinit_xstrdup(mf->flag)
-		               : mcinit_xasprintf("--no-%s", mf->flag + 2));
+		          x->i ? mcinit_xstrdup(mcinit_mstr(mf->flag))
+		               : mcinit_xasprintf("--no-%s", mcinit_mstr(mf->flag) + 2));
 		break;
 	case MCINIT_MK_LEGACY_TYPE_BOOL:
 		/* type=bool: bool(word) is True for any word but ""; leave false out */

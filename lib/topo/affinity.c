@@ -1,5 +1,6 @@
 /* affinity.c — see affinity.h. */
 #include "topo/affinity.h"
+#include "topo/hwlocdl.h" /* hwloc.h, opened at run time */
 #include "topo/hwxml.h"
 
 #include <errno.h>
@@ -8,9 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <hwloc.h>
-#include <hwloc/plugins.h>
 
 #define NVIDIA_VENDOR_ID       0x10de
 #define PCI_CLASS_VGA          0x0300
@@ -190,6 +188,8 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 	size_t len;
 	int xml = 0, rc;
 
+	if (mcinit_hwloc_open(err) < 0)
+		return -1;
 	if (hwloc_topology_init(&a->topo) < 0) {
 		a->topo = NULL;
 		return mcinit_err_set(err, MCINIT_E_OS, "hwloc: cannot initialise a topology: %s",

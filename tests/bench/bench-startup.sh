@@ -31,6 +31,7 @@ trap 'rm -f "$tmp"' EXIT INT TERM
 	measure "mcinit --version" "$MCINIT" --version
 	measure "explain MC012" "$MCINIT" explain MC012
 	measure "validate gpt3-175b 1,024" "$MCINIT" validate "$ex" --world-size 1024
+	measure "validate bridge YAML" "$MCINIT" validate "$srcdir/examples/bridge/llama32_1b_pretrain.yaml"
 	measure "topology gpt3-175b 1,024" "$MCINIT" topology "$ex" --world-size 1024
 } >"$tmp"
 awk '
@@ -44,3 +45,15 @@ END {
 	printf "%-28s %9s %7s %8s %7s\n", "process (perf stat -r '"$runs"')", "CPU ms", "/true", "faults", "/true"
 	for (i = 1; i <= NR; i++) print rows[i]
 }' "$tmp"
+
+# What the loader does before main, whatever the clock says: the libraries
+# it loads (libhwloc and libyaml are opened later, by the commands and
+# inputs that need them) and the relocations it applies (each page holding
+# one is written at every start; tables of offsets hold none).
+if command -v readelf >/dev/null 2>&1 && readelf -h "$MCINIT" >/dev/null 2>&1; then
+	echo "loaded at start: $(readelf -d "$MCINIT" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+	readelf -r "$MCINIT" | awk '
+		/^ *[0-9]+ offsets$/ { packed += $1 }
+		/^[0-9a-f]+ +[0-9a-f]+ +R_/ { other++ }
+		END { printf "relocations at start: %d relative (packed), %d others\n", packed, other }'
+fi

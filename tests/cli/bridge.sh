@@ -67,4 +67,8 @@ check recipe-values sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-
 check recipe-files-win sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json model.seq_length=4096 2>/dev/null |
 	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"model\"][\"seq_length\"] == 4096'"
 golden recipe-unknown 1 $M validate --bridge-recipe llama32_1b_pretrain_confg recipe-model.json
+# A Bridge message names the locals of its function: the packed-sequence
+# check says the lengths (it printed `<unknown name packed_sequence_size>`).
+check packed-message-locals sh -c "$M validate --world-size 4 '$srcdir/tests/bridge/0.6.2/qwen3_8b_sft_4gpu_h100_bf16.yaml' train.micro_batch_size=2 >'$tmp/packed.out' 2>&1;
+	grep -q 'Set packed sequence length to 4096 (currently 2048)' '$tmp/packed.out' && ! grep -q 'unknown name' '$tmp/packed.out'"
 finish

@@ -42,13 +42,27 @@ check manifest-lists-every-file-once sh -c "! grep . '$tmp/unlisted'"
 check manifest-paths-exist sh -c "cd '$srcdir/data' && for p in \$(grep -v '^#' MANIFEST.tsv | tail -n +2 | cut -f1); do
 	ls \$p >/dev/null || exit 1; done"
 check manifest-kinds sh -c "grep -v '^#' '$manifest' | tail -n +2 | awk -F'\t' '
-	!((\$2 == \"extracted\" && \$3 ~ /^(git|wheels|none)\$/) || (\$2 == \"curated\" && \$3 == \"-\")) { bad = 1; print }
+	!((\$2 == \"extracted\" && \$3 ~ /^(git|wheels)\$/) || (\$2 == \"curated\" && \$3 == \"-\")) { bad = 1; print }
 	END { exit bad }'"
 
 if ! command -v "$PYTHON3" >/dev/null 2>&1; then
 	skip regenerate "no $PYTHON3"
 	finish
 	exit
+fi
+
+# ---- data/bridge-recipes.tsv: from Megatron-Bridge main alone, so it needs
+# neither the wheels nor the network, only FACTS_BRIDGE holding the lock's commit
+bcommit=$(rows | awk -F'\t' '$2 == "bridge" && $3 == "main" { print substr($5, 8) }')
+if [ -z "${FACTS_BRIDGE:-}" ]; then
+	skip recipes-regenerate "no FACTS_BRIDGE (a Megatron-Bridge clone or bare mirror)"
+elif ! bridge=$(cd "$FACTS_BRIDGE" 2>/dev/null && pwd) ||
+	! git -C "$bridge" cat-file -e "$bcommit^{commit}" 2>/dev/null; then
+	skip recipes-regenerate "FACTS_BRIDGE=$FACTS_BRIDGE does not hold Megatron-Bridge $bcommit"
+else
+	check recipes-regenerate sh -c "'$PYTHON3' '$srcdir/build-aux/extract-facts.py' bridge-recipes \
+		--bridge '$bridge@$bcommit' -o '$tmp/recipes.tsv' &&
+		diff -u '$srcdir/data/bridge-recipes.tsv' '$tmp/recipes.tsv'"
 fi
 
 # ---- regenerate on a copy (the source tree may be read-only)

@@ -414,4 +414,18 @@ check topology-gtp-remat-needs-r019 sh -c "$T --megatron-version r0.16 $(echo "$
 check topology-help-mentions-exit-codes sh -c "$T --help | grep -q 'Exit status'"
 check topology-listed-in-usage sh -c "$M --help | grep -q '^  topology '"
 
+# libhwloc is opened only by what reads a node's hardware (lib/topo/hwlocdl.c):
+# validate never loads it, and without it topology fails naming it (69,
+# EX_UNAVAILABLE), --version says "running API none", validate still works.
+if [ -z "${MCINIT_WRAPPER:-}" ] && LD_DEBUG=files $M --help 2>&1 >/dev/null | grep -q 'file=libc\.so'; then
+	check validate-loads-no-hwloc sh -c "! LD_DEBUG=files $M validate $D 2>&1 | grep -q 'file=libhwloc'"
+	check topology-loads-hwloc sh -c "LD_DEBUG=files $T $D --hwloc-xml $FX/dgx8-2s.xml 2>&1 | grep -q 'file=libhwloc'"
+else
+	skip validate-loads-no-hwloc "LD_DEBUG does not trace this mcinit (a wrapper, or a secure-execution loader)"
+	skip topology-loads-hwloc "LD_DEBUG does not trace this mcinit (a wrapper, or a secure-execution loader)"
+fi
+check topology-without-hwloc-is-69 sh -c "MCINIT_HWLOC_LIBRARY=$tmp/none $T $D --hwloc-xml $FX/dgx8-2s.xml >'$tmp/nohw' 2>&1; test \$? -eq 69 && grep -q 'hwloc is needed.*libhwloc.*MCINIT_HWLOC_LIBRARY=' '$tmp/nohw'"
+check version-without-hwloc sh -c "MCINIT_HWLOC_LIBRARY=$tmp/none $M --version | grep -qE '^  hwloc +[0-9.]+ \\(API [0-9.]+; running API none\\)$'"
+check validate-without-hwloc sh -c "$M validate $D >'$tmp/v1' 2>&1; a=\$?; MCINIT_HWLOC_LIBRARY=$tmp/none $M validate $D >'$tmp/v2' 2>&1; test \$? -eq \$a && cmp -s '$tmp/v1' '$tmp/v2'"
+
 finish

@@ -29,4 +29,17 @@ check yaml-json-same-config sh -c "$M validate --print-config yaml/bridge-job.ya
 check yaml-merges-with-json sh -c "cp yaml/bridge-job.yaml $tmp/x.yml && $M validate --print-config yaml/bridge-job.json $tmp/x.yml model.num_layers=8 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model\"][\"num_layers\"] == 8 and d[\"model\"][\"max_position_embeddings\"] == 4096'"
 check yaml-json-output sh -c "$M validate --format=json yaml/traps.yaml | python3 -c 'import json,sys; d=json.load(sys.stdin); assert not d[\"valid\"] and any(x[\"code\"] == \"MC001\" and x[\"line\"] == 8 for x in d[\"diagnostics\"])'"
 
+# libyaml is opened only when a YAML input is read (lib/input/yamldl.c): a
+# JSON input never loads it, and without it a YAML input fails naming it
+# (69, EX_UNAVAILABLE) while JSON still validates the same.
+if [ -z "${MCINIT_WRAPPER:-}" ] && LD_DEBUG=files $M --help 2>&1 >/dev/null | grep -q 'file=libc\.so'; then
+	check json-loads-no-libyaml sh -c "! LD_DEBUG=files $M validate yaml/bridge-job.json 2>&1 | grep -q 'file=libyaml'"
+	check yaml-loads-libyaml sh -c "LD_DEBUG=files $M validate yaml/bridge-job.yaml 2>&1 | grep -q 'file=libyaml'"
+else
+	skip json-loads-no-libyaml "LD_DEBUG does not trace this mcinit (a wrapper, or a secure-execution loader)"
+	skip yaml-loads-libyaml "LD_DEBUG does not trace this mcinit (a wrapper, or a secure-execution loader)"
+fi
+check yaml-without-libyaml-is-69 sh -c "MCINIT_YAML_LIBRARY=$tmp/none $M validate yaml/bridge-job.yaml >'$tmp/noyaml' 2>&1; test \$? -eq 69 && grep -q 'yaml/bridge-job.yaml: libyaml is needed.*MCINIT_YAML_LIBRARY=' '$tmp/noyaml'"
+check json-without-libyaml sh -c "$M validate yaml/bridge-job.json >'$tmp/j1' 2>&1; a=\$?; MCINIT_YAML_LIBRARY=$tmp/none $M validate yaml/bridge-job.json >'$tmp/j2' 2>&1; test \$? -eq \$a && cmp -s '$tmp/j1' '$tmp/j2'"
+
 finish

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hwloc.h>
-
 #include "topo/affinity.h"
+#include "topo/hwlocdl.h" /* hwloc.h; libhwloc is opened at run time */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,7 +24,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if (hwloc_topology_init(&kept_open) < 0)
+	if (mcinit_hwloc_open(NULL) < 0 || hwloc_topology_init(&kept_open) < 0)
 		kept_open = NULL;
 	return 0;
 }

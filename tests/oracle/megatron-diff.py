@@ -21,7 +21,9 @@ PYTHONPATH:
         --release main --mcinit _build/src/mcinit --corpus CORPUS.jsonl
 
 A corpus line is {"name", "world", "flags": [...], "env": {...}} (see
-corpus.py), with "te_version" / "torch_version" when the case declares
+corpus.py), or a launch script's case (launch-cases.py) with "script"
+(mcinit then reads the script itself, without its arguments, and its
+world size is compared too), with "te_version" / "torch_version" when the case declares
 them: such a case is judged only by a run whose --te-version and torch
 are those, and mcinit is told them.  Each record of --out also lists the
 warnings each side gave (Megatron's warnings.warn, mcinit's warnings), to
@@ -219,24 +221,30 @@ def judge_forked(case, ddp):
 
 
 def mcinit_judge(mcinit, release, case, extra):
-    argv = [mcinit, "validate", "--format=json", "--megatron-version", release,
-            "--world-size", str(case["world"]), "launch.gpu_arch=90"] + extra + \
-        ["--"] + case["flags"]
+    if "script" in case:  # a launch script (launch-cases.py): mcinit reads it, no arguments
+        argv = [mcinit, "validate", "--format=json", "--megatron-version", release,
+                "launch.gpu_arch=90"] + extra + [case["script"]]
+    else:
+        argv = [mcinit, "validate", "--format=json", "--megatron-version", release,
+                "--world-size", str(case["world"]), "launch.gpu_arch=90"] + extra + \
+            ["--"] + case["flags"]
     env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS="1")
     for k in ("WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"):
         env.pop(k, None)
     env.update(case.get("env", {}))
-    p = subprocess.run(argv, capture_output=True, text=True, env=env)
+    p = subprocess.run(argv, capture_output=True, text=True, env=env,
+                       cwd=os.path.dirname(case["script"]) if "script" in case else None)
     try:
         doc = json.loads(p.stdout)
     except ValueError:
-        return False, "mcinit exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]), []
+        return False, "mcinit exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]), [], None
     if "error" in doc:
-        return False, "%s %s" % (doc["error"].get("code"), doc["error"].get("message")), []
+        return False, "%s %s" % (doc["error"].get("code"), doc["error"].get("message")), [], None
     errs = [d for d in doc.get("diagnostics", []) if d["severity"] == "error"]
     warns = ["%s %s" % (d["code"], d["message"]) for d in doc.get("diagnostics", [])
              if d["severity"] == "warning"]
-    return not errs, "; ".join("%s %s" % (d["code"], d["message"]) for d in errs)[:400], warns
+    return (not errs, "; ".join("%s %s" % (d["code"], d["message"]) for d in errs)[:400], warns,
+            doc.get("derived", {}).get("world_size"))
 
 
 def main():
@@ -315,7 +323,7 @@ def compare(a, earlier, torch_version=None):
         extra += ["--torch-version", a.torch_version or torch_version or "2.9.1"]
     cases = [json.loads(line) for line in open(a.corpus) if line.strip()]
     out = open(a.out, "w") if a.out else None
-    agree = disagree = 0
+    agree = disagree = worlds = world_same = 0
     for c in cases:
         if a.release not in c.get("releases", [a.release]):
             continue
@@ -327,14 +335,20 @@ def compare(a, earlier, torch_version=None):
             mok, mmsg, mwarn = earlier[c["name"]]
         else:
             mok, mmsg, mwarn = judge_forked(c, a.ddp_config)
-        ook, omsg, owarn = mcinit_judge(a.mcinit, a.release, c, extra + case_versions(c))
+        ook, omsg, owarn, oworld = mcinit_judge(a.mcinit, a.release, c, extra + case_versions(c))
         same = mok == ook
+        if "script" in c:
+            worlds += 1
+            world_same += oworld == c["world"]
+            if oworld != c["world"]:
+                print("WORLD %s: bash %d / mcinit %s" % (c["name"], c["world"], oworld))
         agree += same
         disagree += not same
         if out:
             out.write(json.dumps({"name": c["name"], "megatron": mok, "mcinit": ook,
                                   "agree": same, "megatron_msg": mmsg,
                                   "mcinit_msg": omsg, "megatron_warnings": mwarn,
+                                  "mcinit_world": oworld,
                                   "mcinit_warnings": owarn}) + "\n")
         if not same:
             print("DISAGREE %s: megatron %s (%s) / mcinit %s (%s)" % (
@@ -342,6 +356,8 @@ def compare(a, earlier, torch_version=None):
                 "accepts" if ook else "rejects", omsg[:200]))
     print("release %s: %d cases, %d agree, %d disagree" % (a.release, agree + disagree, agree,
                                                            disagree))
+    if worlds:
+        print("release %s: world size right for %d of %d scripts" % (a.release, world_same, worlds))
 
 
 if __name__ == "__main__":

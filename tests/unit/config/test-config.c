@@ -128,8 +128,9 @@ default_by_scan(enum mcinit_field f, unsigned v)
 
 		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
 		m = mcinit_mflag_find(flag, v, NULL);
-		if (m != NULL && m->def != NULL && strcmp(m->dest, fi->dest) == 0)
-			return m->def;
+		if (m != NULL && mcinit_mstr(m->def) != NULL &&
+		    strcmp(mcinit_mstr(m->dest), fi->dest) == 0)
+			return mcinit_mstr(m->def);
 		p += n + (p[n] == '|');
 	}
 	return fi->def;
@@ -672,10 +673,10 @@ Test(config, list_flags_without_values)
 static size_t
 default_words(const struct mcinit_mflag *m, char words[][64], size_t max)
 {
-	json_t *j = json_loads(m->def, JSON_DECODE_ANY, NULL);
+	json_t *j = json_loads(mcinit_mstr(m->def), JSON_DECODE_ANY, NULL);
 	size_t n = 0, i;
 
-	cr_assert_not_null(j, "%s: default %s is JSON", m->flag, m->def);
+	cr_assert_not_null(j, "%s: default %s is JSON", mcinit_mstr(m->flag), mcinit_mstr(m->def));
 	if (json_is_array(j)) {
 		for (i = 0; i < json_array_size(j) && n < max; i++) {
 			json_t *e = json_array_get(j, i);
@@ -748,12 +749,12 @@ Test(config, every_flag_accepts_its_default)
 			if (nw == 0)
 				continue;
 			fresh_for(v, &t[i]);
-			w[0] = t[i].flag;
+			w[0] = mcinit_mstr(t[i].flag);
 			for (q = 0; q < nw; q++)
 				w[q + 1] = words[q];
 			flags(w, nw + 1);
 			cr_assert_eq(mcinit_diags_count(&d, MCINIT_ERROR), 0, "%s %s (%s): %s",
-			             t[i].flag, words[0], mcinit_mversion_name(v),
+			             mcinit_mstr(t[i].flag), words[0], mcinit_mversion_name(v),
 			             d.n ? d.v[0].message : "");
 			tried++;
 		}
@@ -774,10 +775,10 @@ Test(config, entry_flags_are_unknown_elsewhere)
 			continue;
 		for (k = 0; k < MCINIT_MV_COUNT; k++) {
 			unsigned v = mcinit_mversion_at((int)k);
-			const char *w[1] = {t[i].flag};
+			const char *w[1] = {mcinit_mstr(t[i].flag)};
 
 			if (!(t[i].versions & v) ||
-			    mcinit_mflag_find(t[i].flag,
+			    mcinit_mflag_find(mcinit_mstr(t[i].flag),
 			                      MCINIT_MPARSER(v, MCINIT_ME_ALL & ~t[i].entries),
 			                      NULL) != NULL)
 				continue; /* another row of the flag: its entry points have it too
@@ -788,9 +789,9 @@ Test(config, entry_flags_are_unknown_elsewhere)
 				fresh(v);
 				c.mentry = e;
 				flags(w, 1);
-				cr_assert_geq(errors_naming(t[i].flag), 1, "%s (%s, %s) accepted",
-				              t[i].flag, mcinit_mversion_name(v),
-				              mcinit_mentry_name(e));
+				cr_assert_geq(errors_naming(mcinit_mstr(t[i].flag)), 1,
+				              "%s (%s, %s) accepted", mcinit_mstr(t[i].flag),
+				              mcinit_mversion_name(v), mcinit_mentry_name(e));
 				cr_assert_str_eq(d.v[0].code, "MC003");
 				cr_assert_not_null(strstr(d.v[0].message, "adds it"), "%s",
 				                   d.v[0].message);
@@ -811,10 +812,11 @@ Test(config, every_flag_rejects_a_mistyped_value)
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < MCINIT_MV_COUNT; k++) {
 			unsigned v = mcinit_mversion_at((int)k);
-			const char *w[4] = {t[i].flag, "not-a-value", "x2", "x3"};
+			const char *w[4] = {mcinit_mstr(t[i].flag), "not-a-value", "x2", "x3"};
 			size_t nw = 2;
 
-			if (!(t[i].versions & v) || mcinit_mflag_is_legacy_bool(t[i].flag))
+			if (!(t[i].versions & v) ||
+			    mcinit_mflag_is_legacy_bool(mcinit_mstr(t[i].flag)))
 				continue; /* the type=bool trap has diagnostics of its own */
 			if (t[i].kind == MCINIT_MK_STORE_TRUE ||
 			    t[i].kind == MCINIT_MK_STORE_FALSE ||
@@ -824,7 +826,7 @@ Test(config, every_flag_rejects_a_mistyped_value)
 			} else if (t[i].type == MCINIT_MT_CUSTOM ||
 			           t[i].kind == MCINIT_MK_LEGACY_TYPE_BOOL ||
 			           ((t[i].type == MCINIT_MT_STR || t[i].type == MCINIT_MT_BOOL) &&
-			            t[i].choices == NULL)) {
+			            mcinit_mstr(t[i].choices) == NULL)) {
 				continue; /* any word is a string */
 			}
 			fresh_for(v, &t[i]);
@@ -832,7 +834,7 @@ Test(config, every_flag_rejects_a_mistyped_value)
 				char eq[128];
 				const char *one[1] = {eq};
 
-				snprintf(eq, sizeof eq, "%s=x", t[i].flag);
+				snprintf(eq, sizeof eq, "%s=x", mcinit_mstr(t[i].flag));
 				flags(one, 1);
 			} else {
 				if (t[i].nargs > 1)
@@ -841,9 +843,11 @@ Test(config, every_flag_rejects_a_mistyped_value)
 					nw = 4;
 				flags(w, nw);
 			}
-			cr_assert_geq(errors_naming(t[i].flag), 1, "%s (%s) took a mistyped value",
-			              t[i].flag, mcinit_mversion_name(v));
-			cr_assert_str_eq(d.v[0].code, "MC004", "%s: %s", t[i].flag, d.v[0].message);
+			cr_assert_geq(errors_naming(mcinit_mstr(t[i].flag)), 1,
+			              "%s (%s) took a mistyped value", mcinit_mstr(t[i].flag),
+			              mcinit_mversion_name(v));
+			cr_assert_str_eq(d.v[0].code, "MC004", "%s: %s", mcinit_mstr(t[i].flag),
+			                 d.v[0].message);
 			tried++;
 		}
 	}

@@ -124,14 +124,14 @@ Test(mflags, types_and_defaults)
 	const struct mcinit_mflag *m = mcinit_mflag_find("--lr", MCINIT_MV_MAIN, NULL);
 
 	cr_assert_eq(m->type, MCINIT_MT_FLOAT);
-	cr_assert_str_eq(m->def, "null");
+	cr_assert_str_eq(mcinit_mstr(m->def), "null");
 	m = mcinit_mflag_find("--lr-decay-style", MCINIT_MV_MAIN, NULL);
-	cr_assert_str_eq(m->def, "\"linear\"");
-	cr_assert(strstr(m->choices, "cosine") != NULL);
+	cr_assert_str_eq(mcinit_mstr(m->def), "\"linear\"");
+	cr_assert(strstr(mcinit_mstr(m->choices), "cosine") != NULL);
 	m = mcinit_mflag_find("--profile-ranks", MCINIT_MV_R015, NULL);
-	cr_assert_str_eq(m->def, "[0]");
+	cr_assert_str_eq(mcinit_mstr(m->def), "[0]");
 	m = mcinit_mflag_find("--profile-ranks", MCINIT_MV_MAIN, NULL);
-	cr_assert_str_eq(m->def, "[]");
+	cr_assert_str_eq(mcinit_mstr(m->def), "[]");
 }
 
 /* The by-dest index finds what a scan of the table in order finds: the
@@ -158,10 +158,10 @@ Test(mflags, by_dest_index_agrees_with_a_scan)
 			for (j = 0; j < n && want == NULL; j++)
 				if ((t[j].versions & ver) != 0 &&
 				    (ent == 0 || (t[j].entries & ent) != 0) &&
-				    strcmp(t[j].dest, t[i].dest) == 0)
+				    strcmp(mcinit_mstr(t[j].dest), mcinit_mstr(t[i].dest)) == 0)
 					want = &t[j];
-			cr_assert_eq(mcinit_mflag_by_dest(t[i].dest, key), want, "%s, key %#x",
-			             t[i].dest, key);
+			cr_assert_eq(mcinit_mflag_by_dest(mcinit_mstr(t[i].dest), key), want,
+			             "%s, key %#x", mcinit_mstr(t[i].dest), key);
 		}
 	}
 	cr_assert_null(mcinit_mflag_by_dest("no_such_dest", MCINIT_MV_ALL));
@@ -180,13 +180,15 @@ Test(mflags, find_agrees_with_a_scan)
 			const struct mcinit_mflag *want = NULL;
 
 			for (j = 0; j < n && want == NULL; j++)
-				if ((t[j].versions & v) != 0 && strcmp(t[j].flag, t[i].flag) == 0)
+				if ((t[j].versions & v) != 0 &&
+				    strcmp(mcinit_mstr(t[j].flag), mcinit_mstr(t[i].flag)) == 0)
 					want = &t[j];
-			if (strncmp(t[i].flag, "--no-", 5) != 0)
-				cr_assert_eq(mcinit_mflag_find(t[i].flag, v, NULL), want, "%s %#x",
-				             t[i].flag, v);
+			if (strncmp(mcinit_mstr(t[i].flag), "--no-", 5) != 0)
+				cr_assert_eq(mcinit_mflag_find(mcinit_mstr(t[i].flag), v, NULL),
+				             want, "%s %#x", mcinit_mstr(t[i].flag), v);
 		}
-		cr_assert_not_null(mcinit_mflag_find_any(t[i].flag), "%s", t[i].flag);
+		cr_assert_not_null(mcinit_mflag_find_any(mcinit_mstr(t[i].flag)), "%s",
+		                   mcinit_mstr(t[i].flag));
 	}
 	cr_assert_null(mcinit_mflag_find("--no-such-flag", MCINIT_MV_ALL, NULL));
 	cr_assert_null(mcinit_mflag_find("", MCINIT_MV_ALL, NULL));
@@ -211,13 +213,13 @@ Test(mflags, suggest_by_length_agrees_with_a_scan)
 
 		for (i = 0; i < n; i++)
 			if ((t[i].versions & ver) != 0 && (ent == 0 || (t[i].entries & ent) != 0))
-				cands[nc++] = t[i].flag;
+				cands[nc++] = mcinit_mstr(t[i].flag);
 		for (i = 0; i < 600; i++) {
 			char w[96];
 			size_t len, e;
 
 			snprintf(w, sizeof w, "%s",
-			         t[(seed = seed * 1103515245u + 12345u) % n].flag);
+			         mcinit_mstr(t[(seed = seed * 1103515245u + 12345u) % n].flag));
 			len = strlen(w);
 			/* up to six edits: a letter dropped, changed or doubled */
 			for (e = (seed = seed * 1103515245u + 12345u) >> 16 & 7; e > 0 && len > 2;

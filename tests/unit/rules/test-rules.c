@@ -724,7 +724,16 @@ Test(rules, absurd_sizes_are_rejected_before_any_product)
 	cr_assert(!dv.dp_ok);
 }
 
-static const struct mcinit_mcheck *
+#define MT (&mcinit_ports_megatron)
+#define BT (&mcinit_ports_bridge)
+
+static bool
+in_release(const struct mcinit_port *m, unsigned v)
+{
+	return (m->releases & v) != 0;
+}
+
+static const struct mcinit_port *
 mcheck_row(const char *id)
 {
 	size_t i;
@@ -739,19 +748,19 @@ mcheck_row(const char *id)
  * "main" only main, no row every release. */
 Test(rules, mcheck_rows_are_selected_per_release)
 {
-	const struct mcinit_mcheck *from17 = mcheck_row("megatron/training/arguments.py:1248");
-	const struct mcinit_mcheck *only_main = mcheck_row("megatron/training/arguments.py:530");
-	const struct mcinit_mcheck *all = mcheck_row("megatron/training/arguments.py:1105");
+	const struct mcinit_port *from17 = mcheck_row("megatron/training/arguments.py:1248");
+	const struct mcinit_port *only_main = mcheck_row("megatron/training/arguments.py:530");
+	const struct mcinit_port *all = mcheck_row("megatron/training/arguments.py:1105");
 
 	cr_assert(from17 && only_main && all);
-	cr_expect(!mcinit_mcheck_in(from17, MCINIT_MV_R015));
-	cr_expect(!mcinit_mcheck_in(from17, MCINIT_MV_R016));
-	cr_expect(mcinit_mcheck_in(from17, MCINIT_MV_R017));
-	cr_expect(mcinit_mcheck_in(from17, MCINIT_MV_R019));
-	cr_expect(mcinit_mcheck_in(from17, MCINIT_MV_MAIN));
-	cr_expect(!mcinit_mcheck_in(only_main, MCINIT_MV_R019));
-	cr_expect(mcinit_mcheck_in(only_main, MCINIT_MV_MAIN));
-	cr_expect_eq(all->versions, (unsigned)MCINIT_MV_ALL);
+	cr_expect(!in_release(from17, MCINIT_MV_R015));
+	cr_expect(!in_release(from17, MCINIT_MV_R016));
+	cr_expect(in_release(from17, MCINIT_MV_R017));
+	cr_expect(in_release(from17, MCINIT_MV_R019));
+	cr_expect(in_release(from17, MCINIT_MV_MAIN));
+	cr_expect(!in_release(only_main, MCINIT_MV_R019));
+	cr_expect(in_release(only_main, MCINIT_MV_MAIN));
+	cr_expect_eq(all->releases, (unsigned)MCINIT_MV_ALL);
 }
 
 /* The table of derived and mapped names is bisected: it must stay sorted,
@@ -774,7 +783,7 @@ Test(rules, mcheck_specials_are_sorted)
 
 /* The code of a row, as the table's sources and kinds give it. */
 static const char *
-code_by_hand(const struct mcinit_mcheck *m)
+code_by_hand(const struct mcinit_port *m)
 {
 	static const char *const sources[] = {
 	    "megatron/training/arguments.py",
@@ -808,17 +817,17 @@ Test(rules, mcheck_codes_and_runs_agree_with_the_rows)
 	size_t ci, i, k, n, total = 0;
 
 	for (i = 0; i < mcinit_nmchecks; i++)
-		cr_expect_str_eq(mcinit_mcheck_code(&mcinit_mchecks[i]),
+		cr_expect_str_eq(mcinit_port_code(MT, &mcinit_mchecks[i]),
 		                 code_by_hand(&mcinit_mchecks[i]), "%s", mcinit_mchecks[i].id);
 	for (ci = 0; ci < sizeof codes / sizeof codes[0]; ci++) {
-		const unsigned short *rows = mcinit_mcheck_runs(codes[ci], &n);
+		const unsigned short *rows = mcinit_port_runs(MT, codes[ci], &n);
 
 		for (i = k = 0; i < mcinit_nmchecks; i++) {
-			const struct mcinit_mcheck *m = &mcinit_mchecks[i];
-			const char *why, *code = mcinit_mcheck_status(m, &why);
+			const struct mcinit_port *m = &mcinit_mchecks[i];
+			const char *why, *code = mcinit_port_status(MT, m, &why);
 			bool runs = m->rule == NULL && m->no == NULL && m->offline && m->vetted &&
 			            (m->when != NULL || m->cond[0] != '\0') &&
-			            strcmp(mcinit_mcheck_code(m), codes[ci]) == 0;
+			            strcmp(mcinit_port_code(MT, m), codes[ci]) == 0;
 
 			if (!runs) {
 				cr_expect(
@@ -840,7 +849,7 @@ Test(rules, mcheck_codes_and_runs_agree_with_the_rows)
 	}
 	cr_expect_gt(total, 0);
 	n = 1;
-	mcinit_mcheck_runs("MC999", &n);
+	mcinit_port_runs(MT, "MC999", &n);
 	cr_expect_eq(n, 0);
 }
 
@@ -852,11 +861,11 @@ Test(rules, bcheck_runs_agree_with_the_rows)
 	size_t ci, i, k, n, total = 0;
 
 	for (ci = 0; ci < sizeof codes / sizeof codes[0]; ci++) {
-		const unsigned short *rows = mcinit_bcheck_runs(codes[ci], &n);
+		const unsigned short *rows = mcinit_port_runs(BT, codes[ci], &n);
 
 		for (i = k = 0; i < mcinit_nbchecks; i++) {
-			const struct mcinit_bcheck *b = &mcinit_bchecks[i];
-			const char *why, *code = mcinit_bcheck_status(b, &why);
+			const struct mcinit_port *b = &mcinit_bchecks[i];
+			const char *why, *code = mcinit_port_status(BT, b, &why);
 			bool runs = b->rule == NULL && b->dup == NULL && b->no == NULL &&
 			            b->offline && b->vetted &&
 			            (b->when != NULL || b->cond[0] != '\0') &&
@@ -888,14 +897,15 @@ Test(rules, bcheck_locals_are_the_rows_function)
 	size_t i, j;
 
 	for (i = 0; i < mcinit_nbchecks; i++) {
-		const struct mcinit_bcheck *b = &mcinit_bchecks[i];
+		const struct mcinit_port *b = &mcinit_bchecks[i];
 
-		for (j = 0; j < mcinit_nblocals; j++) {
-			const struct mcinit_blocal *l = &mcinit_blocals[j];
+		for (j = 0; mcinit_blocals[j].function != NULL; j++) {
+			const struct mcinit_port_local *l = &mcinit_blocals[j];
 			bool own = strcmp(l->function, b->function) == 0;
 
-			cr_expect_eq(j >= b->loc && j < (size_t)b->loc + b->nloc, own, "%s: %s %s",
-			             b->id, l->function, l->name);
+			cr_expect_eq(j >= mcinit_bscope(b)->loc &&
+			                 j < (size_t)mcinit_bscope(b)->loc + mcinit_bscope(b)->nloc,
+			             own, "%s: %s %s", b->id, l->function, l->name);
 		}
 	}
 }
@@ -906,7 +916,7 @@ Test(rules, mcheck_shared_guards_are_the_same_text)
 	size_t i;
 
 	for (i = 0; i < mcinit_nmchecks; i++) {
-		const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+		const struct mcinit_port *m = &mcinit_mchecks[i];
 
 		cr_assert_leq(m->gsame, i, "%s", m->id);
 		cr_expect_str_eq(mcinit_mchecks[m->gsame].guard, m->guard, "%s", m->id);
@@ -973,12 +983,12 @@ Test(rules, kept_bindings_are_the_tables_decisions)
 
 	for (int bit = 0; bit < MCINIT_MV_COUNT; bit++)
 		for (size_t i = 0; i < mcinit_nmchecks; i++) {
-			const struct mcinit_mcheck *m = &mcinit_mchecks[i];
+			const struct mcinit_port *m = &mcinit_mchecks[i];
 
 			w.version = 1u << bit;
-			for (int x = MCINIT_MX_WHEN; x <= MCINIT_MX_MESSAGE; x++) {
+			for (int x = MCINIT_PX_WHEN; x <= MCINIT_PX_MESSAGE; x++) {
 				const struct mcinit_pyexpr *t =
-				    mcinit_mcheck_expr(m, (enum mcinit_mcheck_expr)x);
+				    mcinit_port_expr(MT, m, (enum mcinit_port_expr)x);
 
 				if (t == NULL)
 					continue;
