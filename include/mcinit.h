@@ -474,9 +474,44 @@ struct mcinit_init_options {
 	 * never arrives hangs creation with no deadline of mcinit's.  (Since
 	 * 1.2: took the first reserved word.) */
 	int nccl_blocking;
+	/* Since interface 4.1 (each took reserved words; the size stays).
+	 * MCINIT_INIT_* bits. */
+	unsigned flags;
+	/* The store's port and address instead of the launcher's MASTER_PORT
+	 * and MASTER_ADDR; 0 and NULL: the launcher's (29500 when it names
+	 * none).  Borrowed until mcinit_destroy. */
+	int master_port;
+	const char *master_addr;
+	/* What error messages call the source of desc->world_size when the
+	 * launcher's environment gives no world (a launcher of your own:
+	 * "--nnodes x --nproc-per-node"); NULL: "--world-size".  Borrowed. */
+	const char *world_source;
+	/* Called with callback_arg as each phase begins (mcinit_init_phase's
+	 * name), and with "command" by mcinit_init_handover: a launcher of
+	 * your own can name the phase of a rank that dies without a word.
+	 * Not called with MCINIT_INIT_CHECK_ONLY.  NULL: nobody is told. */
+	void (*on_phase)(void *arg, const char *phase);
+	/* Carries out a fault that MCINIT_FAULT=RANK:PHASE:KIND asks for when
+	 * it is due, MCINIT_FAULT_ACTION_CRASH or _EXIT (the library neither
+	 * raises signals nor exits): it should not return.  NULL: a fault of
+	 * those kinds is refused when the config phase starts (MCINIT_E_USAGE). */
+	void (*on_fault)(void *arg, int action);
+	void *callback_arg;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[7];
+	void *reserved[1];
 };
+
+/* mcinit_init_options.flags */
+#define MCINIT_INIT_NO_WARMUP 0x1u /* skip the kernels phase */
+#define MCINIT_INIT_CHECK_ONLY                                                                     \
+	0x2u /* the config phase only: check the job before any rank                               \
+	        starts (MCINIT_FAULT's syntax is checked, nothing fires) */
+
+/* on_fault's action: die of SIGSEGV leaving no core file; exit at once with
+ * status MCINIT_FAULT_EXIT_CODE, without a word. */
+#define MCINIT_FAULT_ACTION_CRASH 1
+#define MCINIT_FAULT_ACTION_EXIT  2
+#define MCINIT_FAULT_EXIT_CODE    3
 
 /* What mcinit_initialize hands back on the lazy path: call it once, with
  * the init it came with, to run the deferred phases.  0, or -1 with err
@@ -530,6 +565,64 @@ MCINIT_API char *mcinit_init_report_json(const struct mcinit_init *init);
  * not hold the work yet, and a read of the result races the collective.
  * A check that treats anything but ncclSuccess as a failure will fail. */
 MCINIT_API void *mcinit_init_nccl_comm(const struct mcinit_init *init, const char *group);
+
+/* Since interface 4.1.  The index (mcinit_init_phase) of the phase that
+ * failed, mcinit_init_phase_count() if none. */
+MCINIT_API int mcinit_init_failed_phase(const struct mcinit_init *init);
+/* The launcher contract this process was started under, as the env phase
+ * read it: "torchrun" (an mcinit launcher too), "slurm" or "openmpi", or
+ * NULL when the environment names none (a single process) or did not parse; this rank,
+ * the store's address, and torch's error file (TORCHELASTIC_ERROR_FILE, ""
+ * when none was asked for).  Strings borrowed from init; any out pointer
+ * may be NULL. */
+MCINIT_API void mcinit_init_launcher(const struct mcinit_init *init, const char **launcher,
+                                     long *rank, const char **master_addr, const char **error_file);
+/* The report as text, as `mcinit run` prints it on rank 0 (the progress
+ * lines were printed as the phases went). */
+MCINIT_API void mcinit_init_summary(const struct mcinit_init *init, FILE *out);
+/* The job's values that differ from the defaults as Megatron-LM flags, in
+ * the form each flag's argparse kind reads (`mcinit run
+ * --append-megatron-args`): a NULL-terminated array of *n words; the
+ * caller frees each and the array with free(). */
+MCINIT_API char **mcinit_init_megatron_args(const struct mcinit_init *init, size_t *n);
+/* Before exec'ing the training program in this process (a hand-over):
+ * tears down the communicators, closes the store (rank 0 stops serving
+ * once every rank has left the ready barrier, so the program's rank 0 can
+ * bind the port again) and sets the torchrun contract (RANK, WORLD_SIZE,
+ * LOCAL_RANK, MASTER_ADDR, ...) through options.set_env.  0, or -1 with err. */
+MCINIT_API int mcinit_init_handover(struct mcinit_init *init, mcinit_error_t *err);
+/* How many CUDA devices this process sees: what mcinit_initialize's device
+ * phase finds, asked before it (without allow_no_cuda, 0 is its
+ * MCINIT_E_UNAVAILABLE).  0 with why filled (cap bytes at most): no driver,
+ * no device, or a library built without CUDA.  Since interface 4.1. */
+MCINIT_API int mcinit_gpu_count(char *why, size_t cap);
+
+/* Torch's error file (TORCHELASTIC_ERROR_FILE, which torchrun names to
+ * each worker; mcinit_init_launcher says which): writes
+ * {"message": {"message": msg, "extraInfo": {"py_callstack": where,
+ * "timestamp": "<unix seconds>"}}}, so that torchrun's root-cause summary
+ * shows msg.  0, or -1 when it cannot be written.  Since interface 4.1. */
+MCINIT_API int mcinit_write_error_file(const char *path, const char *msg, const char *where);
+/* The message of an error file written as above (or by torch), which the
+ * caller frees with free(); NULL when absent or unreadable.  Since 4.1. */
+MCINIT_API char *mcinit_read_error_file(const char *path);
+
+/* Before serving the store for `world` ranks (a launcher of your own on
+ * the first node): whether this process and machine can hold it, one
+ * descriptor a rank (RLIMIT_NOFILE, whose soft limit is raised as far as
+ * the world needs and the hard limit allows) and a listen backlog for the
+ * ranks that connect at once (net.core.somaxconn).  1 when something still
+ * falls short, with one line per shortfall on out (each starting with
+ * prefix, with the numbers and what to set; out may be NULL), else 0.
+ * Since interface 4.1. */
+MCINIT_API int mcinit_store_capacity_check(long world, const char *prefix, FILE *out);
+
+/* The job configuration's schema as JSON Schema (draft 2020-12): every
+ * section and field a job file may hold, with its type, bounds, choices,
+ * default and aliases, from the same tables the loaders use (what `mcinit
+ * schema` prints).  JSON text the caller frees with free(); NULL when out
+ * of memory.  Since interface 4.1. */
+MCINIT_API char *mcinit_config_schema(void);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,9 @@
  * exit codes here; the launcher is mcinit_launch (launch-spawn.c), the
  * phases are the engine of init.c.
  *
+ * The phases run through the public mcinit_initialize (mcinit.h), with the
+ * one options structure every caller of the library fills.
+ *
  * With --nproc-per-node N and no launcher environment this process becomes
  * the launcher: it checks the job once, then starts N copies of itself as
  * workers (MCINIT_LAUNCHED=1 tells them apart) with the torchrun contract.
@@ -21,8 +24,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "gpu/gpu.h"
-#include "run/init.h"
+#include "run/init.h" /* mcinit_init_report */
 #include "store/store.h"
 #include "launch/contract.h"
 
@@ -216,17 +218,38 @@ const struct argp mcinit_run_argp = {
     options, parse_opt, "[INPUT...] [SECTION.FIELD=VALUE...] [-- COMMAND [ARG...]]", doc, children,
     NULL,    NULL};
 
-/* Phase config from the command line: what follows `--` is the hand-over
- * command here, not Megatron-LM flags. */
+/* The job from the command line and the phases through mcinit_initialize:
+ * what follows `--` is the hand-over command here, not Megatron-LM flags.
+ * *I is set in every case (mcinit_destroy it). */
 static int
-config(struct mcinit_init *I, const struct ropts *o, struct mcinit_err *err)
+initialize(const struct ropts *o, const struct mcinit_init_options *io, struct mcinit_init **I,
+           mcinit_finish_callback *finish, mcinit_error_t *err)
 {
 	struct mcinit_job_desc desc;
 
 	mcinit_cli_desc(&o->cli, &desc);
 	desc.megatron_flags = NULL;
 	desc.nmegatron_flags = 0;
-	return mcinit_init_config(I, &desc, err);
+	return mcinit_initialize(&desc, io, I, finish, err);
+}
+
+/* The name of the phase that failed, "?" if none. */
+static const char *
+failed_phase(const struct mcinit_init *I)
+{
+	const char *name = "?";
+
+	mcinit_init_phase(I, mcinit_init_failed_phase(I), &name, NULL, NULL, NULL);
+	return name;
+}
+
+/* Whether mcinit_initialize failed because the job is invalid (its errors
+ * are in the diagnostics), not for a reason of its own. */
+static bool
+job_invalid(const struct mcinit_init *I, const mcinit_error_t *err)
+{
+	return err->code == MCINIT_E_INVALID && strcmp(failed_phase(I), "config") == 0 &&
+	       mcinit_diags_count(mcinit_init_diagnostics(I), MCINIT_ERROR) > 0;
 }
 
 /* ---- the launcher ---- */
@@ -267,16 +290,17 @@ launched_elsewhere(const char **by)
  * without the per-rank logs.  Read from the environment itself when the
  * launcher's environment did not parse: that failure is reported too. */
 static void
-tell_torchrun(struct mcinit_init *I, const char *phase, const char *msg)
+tell_torchrun(const struct mcinit_init *I, const char *phase, const char *msg)
 {
-	const struct mcinit_env *e = mcinit_init_env(I);
-	const char *file = e->error_file[0] ? e->error_file : getenv("TORCHELASTIC_ERROR_FILE");
+	const char *file, *addr;
 	char *where;
 
+	mcinit_init_launcher(I, NULL, NULL, &addr, &file);
+	if (!file[0])
+		file = getenv("TORCHELASTIC_ERROR_FILE");
 	if (!file || !*file)
 		return;
-	where = mcinit_xasprintf("mcinit run, phase %s, on %s", phase,
-	                         e->master_addr[0] ? e->master_addr : "?");
+	where = mcinit_xasprintf("mcinit run, phase %s, on %s", phase, addr[0] ? addr : "?");
 	mcinit_write_error_file(file, msg, where);
 	free(where);
 }
@@ -284,18 +308,20 @@ tell_torchrun(struct mcinit_init *I, const char *phase, const char *msg)
 /* This rank's number as the launcher gave it: the parsed one, or, when
  * the launcher's environment did not parse, its variable as it is. */
 static void
-rank_label(struct mcinit_init *I, char *buf, size_t size)
+rank_label(const struct mcinit_init *I, char *buf, size_t size)
 {
-	const struct mcinit_env *e = mcinit_init_env(I);
+	const char *launcher;
+	long rank;
 	const char *raw = getenv("RANK")           ? getenv("RANK")
 	                  : getenv("SLURM_PROCID") ? getenv("SLURM_PROCID")
 	                                           : getenv("OMPI_COMM_WORLD_RANK");
 
+	mcinit_init_launcher(I, &launcher, &rank, NULL, NULL);
 	/* as it is: say_failure escapes what it prints (mcinit_fputs_text) */
-	if (e->contract == MCINIT_CONTRACT_NONE && raw && *raw)
+	if (launcher == NULL && raw && *raw)
 		snprintf(buf, size, "%.24s", raw);
 	else
-		snprintf(buf, size, "%ld", e->rank);
+		snprintf(buf, size, "%ld", rank);
 }
 
 /* The one line that says why this process failed, built here only: first
@@ -303,7 +329,7 @@ rank_label(struct mcinit_init *I, char *buf, size_t size)
  * for; srun --label puts the task number in front) and the message of
  * torch's error file.  "rank R: PHASE: REASON"; a launcher has no rank. */
 static void
-say_failure(struct mcinit_init *I, bool is_rank, const char *phase, const char *reason)
+say_failure(const struct mcinit_init *I, bool is_rank, const char *phase, const char *reason)
 {
 	char rank[32];
 	char *msg;
@@ -323,9 +349,9 @@ say_failure(struct mcinit_init *I, bool is_rank, const char *phase, const char *
 /* The job is invalid: the first error, with how many more, in the failure
  * line; then every diagnostic. */
 static int
-print_invalid(struct mcinit_init *I, bool is_rank)
+print_invalid(const struct mcinit_init *I, bool is_rank)
 {
-	struct mcinit_diags *d = mcinit_init_diags(I);
+	const struct mcinit_diags *d = mcinit_init_diagnostics(I);
 	struct mcinit_diagnostic g = {.size = sizeof g};
 	size_t i, n = mcinit_diags_count(d, MCINIT_ERROR);
 	char *msg = NULL;
@@ -348,48 +374,45 @@ print_invalid(struct mcinit_init *I, bool is_rank)
 static void
 check_store_capacity(long world)
 {
-	struct mcinit_buf b = {0};
-
-	if (mcinit_store_capacity_prepare(world, "mcinit run: warning: ", &b))
-		fputs(mcinit_buf_cstr(&b), stderr);
-	mcinit_buf_free(&b);
+	mcinit_store_capacity_check(world, "mcinit run: warning: ", stderr);
 }
 
 static int
-run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
+run_launcher(struct ropts *o, char **orig, const struct mcinit_init_options *io)
 {
 	struct mcinit_launch_opts lo = {0};
 	struct mcinit_err err = {0};
+	mcinit_error_t e;
 	struct mcinit_init *I;
+	mcinit_finish_callback finish;
 	char self[PATH_MAX];
 	ssize_t n;
 	int rc;
 	char why[256];
 
-	struct mcinit_init_opts quiet = *io;
+	struct mcinit_init_options quiet = *io;
 
 	/* the job once, here, before any worker starts (the workers report) */
 	quiet.progress = NULL;
-	quiet.check_only = true;
+	quiet.flags |= MCINIT_INIT_CHECK_ONLY;
 	if (o->cli.check.nnodes == 0)
 		o->cli.check.nnodes = 1;
 	if (o->cli.check.world_size == 0) {
 		o->cli.check.world_size = o->cli.check.nnodes * o->cli.check.nproc_per_node;
 		quiet.world_source = "--nnodes x --nproc-per-node";
 	}
-	I = mcinit_init_new(&quiet);
-	rc = config(I, o, &err);
+	rc = initialize(o, &quiet, &I, &finish, &e);
 	if (rc != 0) {
-		if (rc > 0)
+		if (job_invalid(I, &e))
 			rc = print_invalid(I, false);
 		else {
-			say_failure(I, false, "config", err.msg);
-			rc = mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
+			say_failure(I, false, "config", e.text);
+			rc = mcinit_exit_status(e.code);
 		}
-		mcinit_init_free(I);
+		mcinit_destroy(I);
 		return rc;
 	}
-	mcinit_init_free(I);
+	mcinit_destroy(I);
 	if (!o->allow_no_cuda && mcinit_gpu_count(why, sizeof why) == 0) {
 		fprintf(stderr,
 		        "mcinit run: no CUDA device (%s): pass --allow-no-cuda to run the "
@@ -434,12 +457,14 @@ run_launcher(struct ropts *o, char **orig, struct mcinit_init_opts *io)
 /* ---- a rank ---- */
 
 static int
-write_report(struct mcinit_init *I, const struct ropts *o)
+write_report(const struct mcinit_init *I, const struct ropts *o)
 {
 	json_t *r;
+	long rank;
 	int rc = 0;
 
-	if (mcinit_init_env(I)->rank != 0)
+	mcinit_init_launcher(I, NULL, &rank, NULL, NULL);
+	if (rank != 0)
 		return 0;
 	if (!o->report && o->cli.format != MCINIT_FMT_JSON)
 		return 0;
@@ -458,16 +483,15 @@ write_report(struct mcinit_init *I, const struct ropts *o)
 }
 
 static int
-report_failure(struct mcinit_init *I, const struct ropts *o, const struct mcinit_err *err)
+report_failure(const struct mcinit_init *I, const struct ropts *o, const mcinit_error_t *err)
 {
-	enum mcinit_phase p = mcinit_init_failed_phase(I);
-
-	say_failure(I, true, mcinit_phase_name(p), err->msg);
+	say_failure(I, true, failed_phase(I), err->text);
 	write_report(I, o);
-	return mcinit_exit_status(err->code ? err->code : MCINIT_E_INTERNAL);
+	return mcinit_exit_status(err->code);
 }
 
-/* The library hands environment changes to the program (init.h). */
+/* The library hands environment changes to the program
+ * (mcinit_init_options.set_env). */
 static void
 set_env(const char *name, const char *value, int overwrite)
 {
@@ -480,7 +504,7 @@ set_env(const char *name, const char *value, int overwrite)
 static int
 exec_command(struct mcinit_init *I, const struct ropts *o)
 {
-	struct mcinit_err err = {0};
+	mcinit_error_t err;
 	size_t nm = 0, i;
 	char **margs = o->append_args ? mcinit_init_megatron_args(I, &nm) : NULL;
 	char **argv = mcinit_xcalloc(o->cli.nrest + nm + 1, sizeof *argv);
@@ -508,19 +532,19 @@ exec_command(struct mcinit_init *I, const struct ropts *o)
 }
 
 static int
-run_rank(struct ropts *o, struct mcinit_init_opts *io)
+run_rank(struct ropts *o, const struct mcinit_init_options *io)
 {
-	struct mcinit_err err = {0};
-	struct mcinit_init *I = mcinit_init_new(io);
-	mcinit_finish_fn finish = NULL;
-	int rc = config(I, o, &err);
+	mcinit_error_t err;
+	struct mcinit_init *I;
+	mcinit_finish_callback finish = NULL;
+	long rank;
+	int rc = initialize(o, io, &I, &finish, &err);
 
 	if (rc != 0) {
-		rc = rc > 0 ? print_invalid(I, true) : report_failure(I, o, &err);
+		rc = job_invalid(I, &err) ? print_invalid(I, true) : report_failure(I, o, &err);
 		goto out;
 	}
-	if (mcinit_init_run(I, &finish, &err) != 0 ||
-	    (finish && o->finish_lazy && finish(I, &err) != 0)) {
+	if (finish && o->finish_lazy && finish(I, &err) != 0) {
 		rc = report_failure(I, o, &err);
 		goto out;
 	}
@@ -528,7 +552,8 @@ run_rank(struct ropts *o, struct mcinit_init_opts *io)
 		rc = EX_IOERR;
 		goto out;
 	}
-	if (o->cli.format != MCINIT_FMT_JSON && mcinit_init_env(I)->rank == 0)
+	mcinit_init_launcher(I, NULL, &rank, NULL, NULL);
+	if (o->cli.format != MCINIT_FMT_JSON && rank == 0)
 		mcinit_init_summary(I, stdout);
 	if (o->cli.nrest > 0) {
 		if (finish && !o->finish_lazy)
@@ -538,22 +563,22 @@ run_rank(struct ropts *o, struct mcinit_init_opts *io)
 		rc = exec_command(I, o);
 	}
 out:
-	mcinit_init_free(I);
+	mcinit_destroy(I);
 	return rc;
 }
 
 /* MCINIT_FAULT's crash and exit, which the library leaves to the program
- * (init.h).  A crash leaves no core file in the job's directory and is not
+ * (mcinit_init_options.on_fault).  A crash leaves no core file in the job's directory and is not
  * caught by a sanitizer's handler: the rank dies of the signal. */
 static void
-do_fault(void *arg, enum mcinit_fault_kind kind)
+do_fault(void *arg, int action)
 {
 	struct rlimit none = {0, 0};
 	sigset_t segv;
 
 	(void)arg;
-	if (kind == MCINIT_FAULT_EXIT)
-		_exit(MCINIT_FAULT_EXIT_STATUS); /* without a word, as a script's exit(3) */
+	if (action == MCINIT_FAULT_ACTION_EXIT)
+		_exit(MCINIT_FAULT_EXIT_CODE); /* without a word, as a script's exit(3) */
 	setrlimit(RLIMIT_CORE, &none);
 	signal(SIGSEGV, SIG_DFL);
 	sigemptyset(&segv);
@@ -577,7 +602,7 @@ tell_phase(void *arg, const char *phase)
 }
 
 static void
-phase_pipe(struct mcinit_init_opts *io)
+phase_pipe(struct mcinit_init_options *io)
 {
 	static int fd = -1;
 	const char *v = getenv("MCINIT_PHASE_FD");
@@ -594,14 +619,14 @@ phase_pipe(struct mcinit_init_opts *io)
 		return;
 	fd = (int)n;
 	io->on_phase = tell_phase;
-	io->on_phase_arg = &fd;
+	io->callback_arg = &fd; /* do_fault ignores it */
 }
 
 int
 mcinit_cmd_run(int argc, char **argv, int argi0)
 {
 	struct ropts o = {0};
-	struct mcinit_init_opts io = {.set_env = set_env};
+	struct mcinit_init_options io = {.set_env = set_env};
 	char **orig = copy_argv(argv - argi0, argc + argi0);
 	const char *by;
 	int n, rc;
@@ -610,15 +635,13 @@ mcinit_cmd_run(int argc, char **argv, int argi0)
 	n = mcinit_cli_split(&o.cli, argc, argv);
 	argp_parse(&mcinit_run_argp, n, argv, 0, NULL, &o);
 	io.allow_no_cuda = o.allow_no_cuda;
-	io.finish_lazy = o.finish_lazy;
-	io.lazy = o.lazy;
+	io.lazy_mpu_init = o.lazy;
 	io.no_bind = o.no_bind;
 	io.bandwidth = o.bandwidth;
-	io.no_warmup = o.no_warmup;
-	io.handover = o.cli.nrest > 0;
+	io.flags = o.no_warmup ? MCINIT_INIT_NO_WARMUP : 0;
 	io.timeout = o.timeout;
-	io.env.master_addr = o.master_addr;
-	io.env.master_port = o.master_port;
+	io.master_addr = o.master_addr;
+	io.master_port = o.master_port;
 	io.progress = o.cli.format == MCINIT_FMT_JSON ? NULL : stdout;
 	io.on_fault = do_fault;
 	phase_pipe(&io);

@@ -156,11 +156,8 @@ read_token_file(const char *path)
 static void
 check_capacity(const struct sopts *o)
 {
-	struct mcinit_buf b = {0};
-
-	if (o->world > 0 && mcinit_store_capacity_prepare(o->world, "mcinit store: warning: ", &b))
-		fputs(mcinit_buf_cstr(&b), stderr);
-	mcinit_buf_free(&b);
+	if (o->world > 0)
+		mcinit_store_capacity_check(o->world, "mcinit store: warning: ", stderr);
 }
 
 /* Requests refused since the last report, for the bounds or for a command

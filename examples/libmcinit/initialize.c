@@ -11,6 +11,10 @@
  * `mcinit run --nproc-per-node N -- ./initialize JOB.json`): it reads the
  * launcher's environment, as mcinit run does.
  *
+ * It says which launcher started it and which phase failed, if one did;
+ * when ready, mcinit run's summary (rank 0) and the flags Megatron-LM
+ * would be given for the job's values that differ from its defaults.
+ *
  * Exit status: 0 ready, 1 invalid job, 2 an initialisation error.
  */
 #include <stdio.h>
@@ -44,6 +48,18 @@ print_phases(const struct mcinit_init *init, const char *when)
 	}
 }
 
+/* Which phase failed (mcinit_init_failed_phase), if one did. */
+static void
+print_failed(const struct mcinit_init *init)
+{
+	const char *name;
+	int p = mcinit_init_failed_phase(init);
+
+	if (p < mcinit_init_phase_count() &&
+	    mcinit_init_phase(init, p, &name, NULL, NULL, NULL) == 0)
+		printf("failed phase: %s\n", name);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -53,6 +69,10 @@ main(int argc, char **argv)
 	struct mcinit_init *init = NULL;
 	mcinit_finish_callback finish = NULL;
 	mcinit_error_t err;
+	const char *launcher;
+	char **margs;
+	size_t i, nargs;
+	long rank;
 	int a, rc = 2;
 
 	o.lazy_mpu_init = 1;
@@ -75,8 +95,11 @@ main(int argc, char **argv)
 		if (mcinit_error_code(&err) == MCINIT_E_INVALID)
 			mcinit_diags_print(mcinit_init_diagnostics(init), stdout, 0);
 		rc = mcinit_error_code(&err) == MCINIT_E_INVALID ? 1 : 2;
+		print_failed(init);
 		goto out;
 	}
+	mcinit_init_launcher(init, &launcher, &rank, NULL, NULL);
+	printf("launcher: %s, rank %ld\n", launcher ? launcher : "none", rank);
 	print_phases(init, finish ? "initialized, lazily" : "initialized");
 	if (finish) {
 		/* ... here Megatron builds the model on the CPU (use_cpu_initialization) ... */
@@ -84,11 +107,22 @@ main(int argc, char **argv)
 		if (finish(init, &err) != 0) {
 			printf("error (%s): %s\n", mcinit_code_name(mcinit_error_code(&err)),
 			       err.text);
+			print_failed(init);
 			goto out;
 		}
 		print_phases(init, "finished");
 	}
 	printf("world communicator: %s\n", mcinit_init_nccl_comm(init, "world") ? "yes" : "none");
+	if (rank == 0)
+		mcinit_init_summary(init, stdout);
+	margs = mcinit_init_megatron_args(init, &nargs);
+	printf("megatron flags:");
+	for (i = 0; i < nargs; i++) {
+		printf(" %s", margs[i]);
+		free(margs[i]);
+	}
+	printf("\n");
+	free(margs);
 	rc = 0;
 out:
 	mcinit_destroy(init);

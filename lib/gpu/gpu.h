@@ -25,10 +25,9 @@
 #include "gpu/gpu-plan.h"
 #include "core/util.h"
 
-/* How many CUDA devices this process sees (0 with why filled: no driver
- * (cudaErrorInsufficientDriver), no device (cudaErrorNoDevice), or not
- * compiled in). */
-int mcinit_gpu_count(char *why, size_t cap);
+/* mcinit_gpu_count (how many CUDA devices this process sees; 0 with why
+ * filled: cudaErrorInsufficientDriver, cudaErrorNoDevice, or not compiled
+ * in) is public: mcinit.h. */
 
 /* Versions for the report: 0 when unknown / not compiled in.  The headers'
  * are those mcinit was compiled with (NCCL_VERSION_CODE, CUDART_VERSION);

@@ -87,13 +87,7 @@ struct mcinit_launch_opts {
  * library: a supervisor forks, reaps and ends its children. */
 int mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err);
 
-/* Writes torchelastic's error file (run.md): {"message": {"message": msg,
- * "extraInfo": {"py_callstack": ..., "timestamp": "<unix seconds>"}}}.
- * 0, or -1 when it cannot be written. */
-int mcinit_write_error_file(const char *path, const char *msg, const char *where);
-
-/* The message of an error file written as above (or by torch): malloc'd,
- * NULL when absent or unreadable. */
-char *mcinit_read_error_file(const char *path);
+/* mcinit_write_error_file and mcinit_read_error_file (torchelastic's error
+ * file, run.md) are public: mcinit.h. */
 
 #endif

@@ -1,5 +1,6 @@
 /* api-init.c — mcinit_initialize and its companions (mcinit.h): the phase
  * engine of init.c behind the public types. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,28 @@ finish_public(struct mcinit_init *I, mcinit_error_t *err)
 	return 0;
 }
 
+/* Interface 4.1's members took reserved words: the size is interface 4's
+ * (nccl_blocking, its padding and 7 reserved pointers after it, on LP64). */
+_Static_assert(sizeof(void *) != 8 ||
+                   sizeof(struct mcinit_init_options) ==
+                       offsetof(struct mcinit_init_options, nccl_blocking) + 8 * sizeof(void *),
+               "mcinit_init_options changed size");
+
+/* The engine's CRASH and EXIT faults as the public actions of
+ * mcinit_init_options.on_fault (mcinit.h). */
+static void
+fault_public(void *arg, enum mcinit_fault_kind kind)
+{
+	struct mcinit_init *I = arg;
+
+	I->pub_on_fault(I->pub_arg, kind == MCINIT_FAULT_EXIT ? MCINIT_FAULT_ACTION_EXIT
+	                                                      : MCINIT_FAULT_ACTION_CRASH);
+}
+
+/* The engine's options from the public ones: one structure for every
+ * caller (the program's `mcinit run` included), mapped here only.  The
+ * lazy switch is the config's dist.lazy_mpu_init (mcinit_init_config);
+ * what it implies is repairs.c's rule R4. */
 static void
 opts_of(const struct mcinit_init_options *in, struct mcinit_init_opts *o)
 {
@@ -41,10 +64,19 @@ opts_of(const struct mcinit_init_options *in, struct mcinit_init_opts *o)
 	o->no_bind = in->no_bind != 0;
 	o->bandwidth = in->bandwidth != 0;
 	o->nccl_blocking = in->nccl_blocking != 0;
+	o->no_warmup = (in->flags & MCINIT_INIT_NO_WARMUP) != 0;
+	o->check_only = (in->flags & MCINIT_INIT_CHECK_ONLY) != 0;
 	o->timeout = in->timeout;
 	o->envp = in->envp;
 	o->progress = in->progress;
 	o->set_env = in->set_env;
+	o->env.master_addr = in->master_addr;
+	o->env.master_port = in->master_port;
+	o->world_source = in->world_source;
+	o->on_phase = in->on_phase;
+	o->on_phase_arg = in->callback_arg;
+	if (in->on_fault)
+		o->on_fault = fault_public; /* its argument is the init, set below */
 }
 
 int
@@ -62,11 +94,16 @@ mcinit_initialize(const struct mcinit_job_desc *desc, const struct mcinit_init_o
 	I = mcinit_init_new(&o);
 	I->own_opts = o;
 	I->o = &I->own_opts; /* the engine keeps its options: make them ours */
+	if (opts && opts->on_fault) {
+		I->own_opts.on_fault_arg = I;
+		I->pub_on_fault = opts->on_fault;
+		I->pub_arg = opts->callback_arg;
+	}
 	*init = I;
 	rc = mcinit_init_config(I, desc, &e);
 	if (rc == 1)
 		mcinit_err_set(&e, MCINIT_E_INVALID, "%s", I->ph[MCINIT_PH_CONFIG].detail);
-	if (rc == 0)
+	if (rc == 0 && !o.check_only)
 		rc = mcinit_init_run(I, &f, &e);
 	if (rc != 0) {
 		mcinit_err_export(&e, err);
@@ -123,6 +160,23 @@ mcinit_init_report_json(const struct mcinit_init *init)
 
 	json_decref(j);
 	return s;
+}
+
+void
+mcinit_init_launcher(const struct mcinit_init *init, const char **launcher, long *rank,
+                     const char **master_addr, const char **error_file)
+{
+	const struct mcinit_env *e = mcinit_init_env(init);
+
+	if (launcher)
+		*launcher =
+		    e->contract == MCINIT_CONTRACT_NONE ? NULL : mcinit_contract_name(e->contract);
+	if (rank)
+		*rank = e->rank;
+	if (master_addr)
+		*master_addr = e->master_addr;
+	if (error_file)
+		*error_file = e->error_file;
 }
 
 void *

@@ -49,6 +49,10 @@ struct mcinit_init {
 	/* the public API (api-init.c) */
 	struct mcinit_init_opts own_opts; /* o points here when the library made I */
 	mcinit_finish_fn pending;         /* the lazy finish not yet called */
+	/* mcinit_init_options.on_fault and its argument (api-init.c's
+	 * trampoline maps the engine's fault kinds to the public actions) */
+	void (*pub_on_fault)(void *arg, int action);
+	void *pub_arg;
 };
 
 /* ---- phase.c: the bookkeeping of init.c and init-gpu.c ---- */

@@ -135,10 +135,10 @@ mcinit_init_env(const struct mcinit_init *I)
 	return &I->env;
 }
 
-enum mcinit_phase
+int
 mcinit_init_failed_phase(const struct mcinit_init *I)
 {
-	return I->failed;
+	return (int)I->failed;
 }
 
 /* ---- phase config ---- */
@@ -1143,9 +1143,8 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 	}
 	if (lazy) {
 		/* Megatron records TP size and rank (= global rank) and sets
-		 * use_cpu_initialization; all the rest waits for the finish */
-		mcinit_cfg_set_bool(&I->job->c, MCINIT_F_use_cpu_initialization, true,
-		                    MCINIT_ORIG_REPAIR, NULL);
+		 * use_cpu_initialization (the config has it already: repairs.c
+		 * R4, the rule's one place); all the rest waits for the finish */
 		for (p = MCINIT_PH_RENDEZVOUS; p <= MCINIT_PH_SEEDS; p++)
 			defer(I, p, "lazy MPU init: deferred to the finish");
 		defer(I, MCINIT_PH_KERNELS, "lazy MPU init: deferred to the finish");
@@ -1166,7 +1165,7 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 /* ---- hand-over ---- */
 
 int
-mcinit_init_handover(struct mcinit_init *I, struct mcinit_err *err)
+mcinit_init_handover(struct mcinit_init *I, mcinit_error_t *err)
 {
 	const struct mcinit_env *e = &I->env;
 	char buf[32];

@@ -72,7 +72,7 @@ enum mcinit_fault_kind {
 #undef MCINIT_FAULT_KIND
 	MCINIT_FAULT_NKINDS
 };
-#define MCINIT_FAULT_EXIT_STATUS 3
+#define MCINIT_FAULT_EXIT_STATUS MCINIT_FAULT_EXIT_CODE /* mcinit.h */
 
 struct mcinit_fault {
 	long rank;
@@ -97,11 +97,9 @@ typedef void (*mcinit_setenv_fn)(const char *name, const char *value, int overwr
 
 struct mcinit_init_opts {
 	bool allow_no_cuda;
-	bool finish_lazy; /* the CLI's --finish-lazy: run the finish at once */
-	bool skip_mpu;    /* library flag skip_mpu_initialization */
-	bool lazy;        /* --lazy-mpu-init: sets dist.lazy_mpu_init (mcinit_init_config) */
+	bool skip_mpu; /* library flag skip_mpu_initialization */
+	bool lazy;     /* --lazy-mpu-init: sets dist.lazy_mpu_init (mcinit_init_config) */
 	bool no_bind;
-	bool handover;      /* a command follows the ready barrier */
 	bool bandwidth;     /* --bandwidth: time each communicator (GPU path) */
 	bool nccl_blocking; /* blocking NCCL communicators (library callers' choice) */
 	bool no_warmup;     /* --no-warmup: skip the kernels phase */
@@ -160,22 +158,12 @@ int mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcin
  * whole world, else this rank's own view.  New reference. */
 struct json_t;
 struct json_t *mcinit_init_report(const struct mcinit_init *I);
-/* The report as text (rank 0's view; the progress lines were printed as the
- * phases went). */
-void mcinit_init_summary(const struct mcinit_init *I, FILE *out);
-
+/* The internal view of the launcher's environment (the program's
+ * supervisor; callers outside the library use mcinit_init_launcher). */
 const struct mcinit_env *mcinit_init_env(const struct mcinit_init *I);
-/* The phase that failed, MCINIT_PH_COUNT if none. */
-enum mcinit_phase mcinit_init_failed_phase(const struct mcinit_init *I);
 
-/* The job's values that differ from the defaults as Megatron-LM flags, in
- * the form each flag's argparse kind reads (--append-megatron-args):
- * a NULL-terminated array of *n malloc'd words, all owned by the caller. */
-char **mcinit_init_megatron_args(const struct mcinit_init *I, size_t *n);
-
-/* Before `exec`ing a hand-over command: closes the store (rank 0 stops
- * serving, after every rank has left the barrier) and sets the environment
- * contract for the command.  0, or -1 with err. */
-int mcinit_init_handover(struct mcinit_init *I, struct mcinit_err *err);
+/* mcinit_init_summary, mcinit_init_failed_phase (an enum mcinit_phase as
+ * an int), mcinit_init_megatron_args and mcinit_init_handover are public
+ * (mcinit.h). */
 
 #endif

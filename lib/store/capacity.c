@@ -106,3 +106,15 @@ mcinit_store_capacity_prepare(long world, const char *prefix, struct mcinit_buf 
 	mcinit_store_capacity_text(&cap, prefix, b);
 	return 1;
 }
+
+int
+mcinit_store_capacity_check(long world, const char *prefix, FILE *out)
+{
+	struct mcinit_buf b = {0};
+	int rc = mcinit_store_capacity_prepare(world, prefix, &b);
+
+	if (rc && out)
+		fputs(mcinit_buf_cstr(&b), out);
+	mcinit_buf_free(&b);
+	return rc;
+}

@@ -170,7 +170,8 @@ int mcinit_store_capacity_raise(struct mcinit_store_capacity *cap);
 void mcinit_store_capacity_text(const struct mcinit_store_capacity *cap, const char *prefix,
                                 struct mcinit_buf *b);
 /* The three in turn, before a store for world ranks listens: 1 with the
- * lines in b when something still falls short, else 0. */
+ * lines in b when something still falls short, else 0.  (The same onto a
+ * FILE is public: mcinit_store_capacity_check.) */
 int mcinit_store_capacity_prepare(long world, const char *prefix, struct mcinit_buf *b);
 
 /* Serves in a thread of its own until mcinit_store_server_stop (rank 0

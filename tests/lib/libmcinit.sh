@@ -20,7 +20,15 @@ check no-static-archive test ! -e "$lib/libmcinit.a"
 nm -D --defined-only "$lib/libmcinit.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/versioned"
 sed 's/@.*//' "$tmp/versioned" >"$tmp/exported"
 # Every export carries the version node of its interface (lib/libmcinit.map).
-check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[0-9]*\$' '$tmp/versioned'"
+check exports-versioned sh -c "test -s '$tmp/versioned' && ! grep -v '@@MCINIT_[0-9][0-9.]*\$' '$tmp/versioned'"
+# Interface 4.1's functions carry its node, the older ones stay in MCINIT_4
+# (a program linked against 4.0 still finds them by their old version).
+for f in mcinit_config_schema mcinit_gpu_count mcinit_init_failed_phase mcinit_init_handover \
+	mcinit_init_launcher mcinit_init_megatron_args mcinit_init_summary \
+	mcinit_read_error_file mcinit_store_capacity_check mcinit_write_error_file; do
+	check "export-$f-4.1" grep -qx "$f@@MCINIT_4.1" "$tmp/versioned"
+done
+check export-initialize-stays-4 grep -qx 'mcinit_initialize@@MCINIT_4' "$tmp/versioned"
 check exports-only-mcinit sh -c "! grep -v '^mcinit_' '$tmp/exported'"
 sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
 	sort -u >"$tmp/declared"
@@ -99,12 +107,20 @@ check init-lazy-finish sh -c "'$tmp/initialize' --allow-no-cuda '$job' >'$tmp/la
 	grep -q '^  seeds      ok ' '$tmp/after' && grep -q '^  ready      ok ' '$tmp/after' &&
 	grep -q '^  tp-comm    skipped  lazy MPU init' '$tmp/after'"
 sed 's/^/# /' "$tmp/lazy.out"
+# Interface 4.1: the launcher (none: a single process), mcinit run's
+# summary, and the lazy rule's one place (repairs.c R4) seen through the
+# flags Megatron-LM would get: --lazy-mpu-init and --use-cpu-initialization.
+check init-launcher-none grep -qx 'launcher: none, rank 0' "$tmp/lazy.out"
+check init-summary grep -q '^mcinit run: ready, world 1 (none)$' "$tmp/lazy.out"
+check init-lazy-implies-cpu-init sh -c "grep '^megatron flags:' '$tmp/lazy.out' >'$tmp/mf' &&
+	grep -q ' --lazy-mpu-init' '$tmp/mf' && grep -q ' --use-cpu-initialization' '$tmp/mf'"
 # No GPU and no allow_no_cuda: the lazy path defers the device, so the
 # finish is what fails, with MCINIT_E_UNAVAILABLE; the eager path fails at once.
 check init-lazy-no-gpu sh -c "'$tmp/initialize' '$job' >'$tmp/ng.out'; test \$? = 2 &&
 	grep -q '^finish callback' '$tmp/ng.out' && grep -q '^error (unavailable): ' '$tmp/ng.out'"
 check init-eager-no-gpu sh -c "'$tmp/initialize' --eager '$job' >'$tmp/ne.out'; test \$? = 2 &&
-	grep -q '^error (unavailable): no CUDA device' '$tmp/ne.out' && ! grep -q '^finish' '$tmp/ne.out'"
+	grep -q '^error (unavailable): no CUDA device' '$tmp/ne.out' && ! grep -q '^finish' '$tmp/ne.out' &&
+	grep -qx 'failed phase: device' '$tmp/ne.out'"
 check init-eager-cpu sh -c "'$tmp/initialize' --eager --allow-no-cuda '$job' >'$tmp/ec.out' &&
 	grep -q '^initialized:' '$tmp/ec.out' && grep -q '^  ready      ok ' '$tmp/ec.out' &&
 	grep -q '^world communicator: none' '$tmp/ec.out'"
