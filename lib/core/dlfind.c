@@ -142,3 +142,15 @@ mcinit_dl_find(const char *soname, const char *envvar, const char *const *subs, 
 	         dir && *dir ? " nor in " : "", dir && *dir ? dir : "", envvar ? envvar : "");
 	return NULL;
 }
+
+int
+mcinit_dl_resolve(void *h, const char *path, const char *const *names, size_t n, void **fns,
+                  const char *hint, char *why, size_t cap)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((fns[i] = dlsym(h, names[i])) == NULL) {
+			snprintf(why, cap, "%s has no %s%s", path, names[i], hint);
+			return -1;
+		}
+	return 0;
+}

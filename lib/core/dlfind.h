@@ -20,4 +20,11 @@
 void *mcinit_dl_find(const char *soname, const char *envvar, const char *const *subs,
                      const char *dir, char *path, size_t pcap, char *why, size_t cap);
 
+/* Looks names[0..n) up in the handle h (opened from path) into fns[]: 0, or
+ * -1 with why[cap] naming the first symbol missing and `hint` after it
+ * (e.g. " (too old?)").  The libraries opened at run time (hwloc, libyaml)
+ * share it so that a missing symbol reads the same everywhere. */
+int mcinit_dl_resolve(void *h, const char *path, const char *const *names, size_t n, void **fns,
+                      const char *hint, char *why, size_t cap);
+
 #endif

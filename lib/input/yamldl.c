@@ -41,18 +41,12 @@ open_once(void)
 {
 	char path[PATH_MAX];
 	void *h;
-	size_t i;
 
 	h = mcinit_dl_find(MCINIT_YAML_SONAME, "MCINIT_YAML_LIBRARY", NULL, MCINIT_YAML_LIBDIR,
 	                   path, sizeof path, why, sizeof why);
 	if (h == NULL)
 		return;
-	for (i = 0; i < NSLOTS; i++)
-		if ((fns[i] = dlsym(h, names[i])) == NULL) {
-			snprintf(why, sizeof why, "%s has no %s", path, names[i]);
-			return;
-		}
-	opened = 1;
+	opened = mcinit_dl_resolve(h, path, names, NSLOTS, fns, "", why, sizeof why) == 0;
 }
 
 int

@@ -35,7 +35,6 @@ open_once(void)
 {
 	char path[PATH_MAX];
 	void *h;
-	size_t i;
 
 	h = mcinit_dl_find(MCINIT_HWLOC_SONAME, "MCINIT_HWLOC_LIBRARY", NULL, MCINIT_HWLOC_LIBDIR,
 	                   path, sizeof path, why, sizeof why);
@@ -48,12 +47,8 @@ open_once(void)
 		snprintf(why, sizeof why, "%s", dlerror());
 		return;
 	}
-	for (i = 0; i < NSLOTS; i++)
-		if ((fns[i] = dlsym(h, names[i])) == NULL) {
-			snprintf(why, sizeof why, "%s has no %s (hwloc too old?)", path, names[i]);
-			return;
-		}
-	opened = 1;
+	opened = mcinit_dl_resolve(h, path, names, NSLOTS, fns, " (hwloc too old?)", why,
+	                           sizeof why) == 0;
 }
 
 int
