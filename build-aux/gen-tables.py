@@ -692,6 +692,21 @@ def bridge_releases(bridge, extras):
     return names, have
 
 
+def bridge_core(name, extras):
+    """The Megatron-Core release (a data/megatron-versions.tsv name, "r0.18")
+    that Bridge release `name` pins: the core row of SOURCES.tsv in the
+    directory of its tables; main's is main."""
+    for e in extras:
+        n, path = e.split("=", 1)
+        if n != name:
+            continue
+        for r in read_tsv(os.path.join(os.path.dirname(path), "SOURCES.tsv")):
+            if r["role"] == "core":
+                return "r" + ".".join(r["version"].split(".")[:2])
+        raise SystemExit("%s: no core row in SOURCES.tsv" % os.path.dirname(path))
+    return "main"
+
+
 def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
     vers = versions(vpath)
     vnames = [v["name"] for v in vers]
@@ -1066,6 +1081,12 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
     print("#ifdef MCINIT_BRIDGE_RELEASE")
     for n in bnames:
         print("MCINIT_BRIDGE_RELEASE(%s)" % cstr(n))
+    print("#endif")
+    # the Megatron-Core release each one pins (its directory's SOURCES.tsv),
+    # in the same order: selecting one release selects the other
+    print("#ifdef MCINIT_BRIDGE_CORE")
+    for n in bnames:
+        print("MCINIT_BRIDGE_CORE(%s)" % cstr(bridge_core(n, extras)))
     print("#endif")
     print("#ifdef MCINIT_FIELD_BRIDGE")
     for k in sorted(bhave):

@@ -230,7 +230,8 @@ struct mcinit_job_desc {
 	long long nnodes;
 	long long nproc_per_node;
 	/* "r0.15" ... "r0.19", "main", or a release number ("0.19.2", "0.19":
-	 * the newest 0.19.x known); NULL = main. */
+	 * the newest 0.19.x known); NULL = main, or, when bridge_version is
+	 * given, the Megatron-Core release that Bridge release pins. */
 	const char *megatron_version;
 	/* Megatron-Bridge's defaults where they differ from Megatron-LM's. */
 	int bridge_defaults;
@@ -243,7 +244,9 @@ struct mcinit_job_desc {
 	 * script a launch script runs, else pretrain_gpt. */
 	const char *entry_point;
 	/* The Megatron-Bridge release whose fields a config is checked against:
-	 * "0.6" (or "0.6.2"), "main"; NULL: the newest release mcinit knows. */
+	 * "0.6" (or "0.6.2"), "main"; NULL: the release pinned to
+	 * megatron_version when that is given and one is, else the newest
+	 * release mcinit knows. */
 	const char *bridge_version;
 	/* The arguments a .sh/.bash launch script is read as run with, split as
 	 * bash splits a command line ("a 'b c'" is two); NULL: none, so "$@"

@@ -35,7 +35,8 @@ static const struct argp_option job_options[] = {
     {"nproc-per-node", OPT_NPROC, "N", 0, "Processes (GPUs) per node", 1},
     {"megatron-version", OPT_MVERSION, "VER", 0,
      "Megatron-LM version whose flags and rules apply: " MCINIT_MVERSION_NAMES
-     " (default " MCINIT_MVERSION_DEFAULT_NAME ")",
+     " (default " MCINIT_MVERSION_DEFAULT_NAME
+     "; alone, it also selects the Megatron-Bridge release pinned to it)",
      1},
     {"entry-point", OPT_ENTRY, "NAME", 0,
      "Megatron-LM script the flags are for, whose extra flags and defaults "
@@ -45,7 +46,8 @@ static const struct argp_option job_options[] = {
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
     {"bridge-version", OPT_BVERSION, "VER", 0,
      "Megatron-Bridge release whose config fields apply, e.g. 0.6.2 or main (mcinit --version "
-     "lists those known; default: the newest release)",
+     "lists those known and their pairs; default: the newest release); alone, it also "
+     "selects the Megatron-Core release that release pins and installs",
      1},
     {"bridge-recipe", OPT_RECIPE, "NAME", 0,
      "Start from Megatron-Bridge's recipe NAME (the values it writes as literals: parallel "

@@ -61,6 +61,12 @@ facts(FILE *out)
 	fprintf(out, "  Megatron-Bridge  %s (default %s)\n",
 	        mcinit_bversion_list(names, sizeof names),
 	        mcinit_bversion_name(mcinit_bversion_default()));
+	/* the pairs: naming one release selects the other (issue 43) */
+	fputs("  pairs            ", out);
+	for (unsigned i = 0; mcinit_bversion_core(1u << i) != NULL; i++)
+		fprintf(out, "%sBridge %s with Megatron-Core %s", i ? ", " : "",
+		        mcinit_bversion_name(1u << i), mcinit_bversion_core(1u << i));
+	fputs("\n", out);
 }
 
 int

@@ -14,6 +14,14 @@ static const char *const bridge_releases[] = {
 };
 #define NBRIDGE (sizeof bridge_releases / sizeof bridge_releases[0])
 
+/* The Megatron-Core release each Bridge release pins, in the same order. */
+static const char *const bridge_cores[] = {
+#define MCINIT_BRIDGE_CORE(name) name,
+#include "config/fields.inc"
+#undef MCINIT_BRIDGE_CORE
+};
+_Static_assert(sizeof bridge_cores == sizeof bridge_releases, "a core release per Bridge release");
+
 /* The Bridge fields that some release lacks, with the releases they are in. */
 static const struct {
 	enum mcinit_field f;
@@ -55,6 +63,31 @@ mcinit_bversion_name(unsigned v)
 		if (v == 1u << i)
 			return bridge_releases[i];
 	return "?";
+}
+
+const char *
+mcinit_bversion_core(unsigned v)
+{
+	size_t i;
+
+	for (i = 0; i < NBRIDGE; i++)
+		if (v == 1u << i)
+			return bridge_cores[i];
+	return NULL;
+}
+
+int
+mcinit_bversion_of_core(unsigned mv, unsigned *out)
+{
+	size_t i;
+	unsigned m;
+
+	for (i = NBRIDGE; i-- > 0;) /* the newest Bridge release on that core */
+		if (mcinit_mversion_parse(bridge_cores[i], &m) == 0 && m == mv) {
+			*out = 1u << i;
+			return 0;
+		}
+	return -1;
 }
 
 const char *

@@ -244,6 +244,12 @@ unsigned mcinit_bversion_default(void);
 const char *mcinit_bversion_name(unsigned v);
 /* "0.6, main" into buf. */
 const char *mcinit_bversion_list(char *buf, size_t len);
+/* The Megatron-Core release Bridge release v pins and installs ("r0.18"
+ * for 0.5.1), as mcinit_mversion_parse reads it; NULL if v is none. */
+const char *mcinit_bversion_core(unsigned v);
+/* The newest Bridge release that pins Megatron release mv: 0 with it in
+ * *out, -1 when none does. */
+int mcinit_bversion_of_core(unsigned mv, unsigned *out);
 /* Whether field f exists in Bridge release v (fields that are no Bridge
  * field exist in all). */
 bool mcinit_field_in_bridge(enum mcinit_field f, unsigned v);

@@ -140,6 +140,23 @@ copy_env(const char *const *envp)
 	return v;
 }
 
+/* A Bridge release is judged with the Megatron-Core release it pins and
+ * installs, and a Megatron release with the Bridge release pinned to it:
+ * naming one selects the other, unless both are named (issue 43: Bridge
+ * 0.5.1 with core main's checks refused its own MoE recipes). */
+static void
+pair_releases(const struct mcinit_job_desc *desc, unsigned *mv, unsigned *bv)
+{
+	if (desc->bridge_version != NULL && desc->megatron_version == NULL) {
+		const char *core = mcinit_bversion_core(*bv);
+
+		if (core != NULL)
+			(void)mcinit_mversion_parse(core, mv);
+	} else if (desc->megatron_version != NULL && desc->bridge_version == NULL) {
+		(void)mcinit_bversion_of_core(*mv, bv);
+	}
+}
+
 struct mcinit_job *
 mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_source,
                      struct mcinit_diags *d, struct mcinit_err *err)
@@ -163,6 +180,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 		               desc->bridge_version, mcinit_bversion_list(known, sizeof known));
 		return NULL;
 	}
+	pair_releases(desc, &mv, &bv);
 	if (desc->entry_point != NULL && mcinit_mentry_parse(desc->entry_point, &me) < 0) {
 		char known[512];
 

@@ -71,4 +71,18 @@ golden recipe-unknown 1 $M validate --bridge-recipe llama32_1b_pretrain_confg re
 # check says the lengths (it printed `<unknown name packed_sequence_size>`).
 check packed-message-locals sh -c "$M validate --world-size 4 '$srcdir/tests/bridge/0.6.2/qwen3_8b_sft_4gpu_h100_bf16.yaml' train.micro_batch_size=2 >'$tmp/packed.out' 2>&1;
 	grep -q 'Set packed sequence length to 4096 (currently 2048)' '$tmp/packed.out' && ! grep -q 'unknown name' '$tmp/packed.out'"
+# A Bridge release is judged with the Megatron-Core release it pins, and a
+# Megatron release selects its Bridge release, unless both are named: core
+# 0.18.2 has no check of conflicting deprecated SM-count knobs (r0.19+), and
+# checkpoint.also_save_hf_checkpoint is no field of Bridge 0.5.
+sms="model.moe_deepep_num_sms=20 model.moe_hybridep_num_sms=32"
+llama="$srcdir/examples/bridge/llama32_1b_pretrain.yaml"
+check bridge-05-pins-core-018 sh -c "! $M validate --bridge-version 0.5 --world-size 8 '$llama' $sms 2>&1 | grep -q SM-count &&
+	$M validate --bridge-version 0.6 --world-size 8 '$llama' $sms 2>&1 | grep -q SM-count &&
+	$M validate --bridge-version 0.5 --megatron-version main --world-size 8 '$llama' $sms 2>&1 | grep -q SM-count"
+check core-018-selects-bridge-05 sh -c "printf 'checkpoint:\n  also_save_hf_checkpoint: true\n' >'$tmp/hf.yaml' &&
+	$M validate --megatron-version r0.18 --world-size 8 '$llama' '$tmp/hf.yaml' 2>&1 | grep -q 'not a field of Megatron-Bridge 0.5' &&
+	! $M validate --megatron-version r0.18 --bridge-version 0.6 --world-size 8 '$llama' '$tmp/hf.yaml' 2>&1 | grep -q 'not a field' &&
+	! $M validate --megatron-version r0.19 --world-size 8 '$llama' '$tmp/hf.yaml' 2>&1 | grep -q 'not a field'"
+check version-says-pairs sh -c "$M --version | grep -q 'Bridge 0.5 with Megatron-Core r0.18'"
 finish
