@@ -85,4 +85,10 @@ check core-018-selects-bridge-05 sh -c "printf 'checkpoint:\n  also_save_hf_chec
 	! $M validate --megatron-version r0.18 --bridge-version 0.6 --world-size 8 '$llama' '$tmp/hf.yaml' 2>&1 | grep -q 'not a field' &&
 	! $M validate --megatron-version r0.19 --world-size 8 '$llama' '$tmp/hf.yaml' 2>&1 | grep -q 'not a field'"
 check version-says-pairs sh -c "$M --version | grep -q 'Bridge 0.5 with Megatron-Core r0.18'"
+# A class of another release keeps the fields of the classes it extends,
+# even where one of them moved: Bridge 0.5.1's HFDatasetConfig extends
+# training.config.DataloaderConfig (data.base.DataloaderConfig now), whose
+# num_workers, pin_memory ... were called unknown.
+check hf-dataset-inherits-05 sh -c "$M validate --bridge-version 0.5 --world-size 8 '$srcdir/tests/cli/inputs/yaml/bridge05-hf-dataset.yaml' >'$tmp/hfds.out' 2>&1 &&
+	! grep -q 'no such field' '$tmp/hfds.out'"
 finish
