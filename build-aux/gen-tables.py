@@ -692,6 +692,21 @@ def bridge_releases(bridge, extras):
     return names, have
 
 
+def release_aliases(bnames, bridge, extras):
+    """[((section, field, target), mask)]: the fields each release has as a
+    property of another ("alias: property for X"), bit i for release i."""
+    got = {}
+    tables = {n: read_tsv(p) for n, p in (e.split("=", 1) for e in extras)}
+    tables["main"] = bridge
+    for i, n in enumerate(bnames):
+        for b in tables.get(n, []):
+            m = re.match(r"alias: property for (\w+)", b["note"]) if b["type"] == "property" else None
+            if m:
+                k = (b["section"], b["field"], m.group(1))
+                got[k] = got.get(k, 0) | 1 << i
+    return sorted(got.items())
+
+
 def bridge_core(name, extras):
     """The Megatron-Core release (a data/megatron-versions.tsv name, "r0.18")
     that Bridge release `name` pins: the core row of SOURCES.tsv in the
@@ -1087,6 +1102,15 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
     print("#ifdef MCINIT_BRIDGE_CORE")
     for n in bnames:
         print("MCINIT_BRIDGE_CORE(%s)" % cstr(bridge_core(n, extras)))
+    print("#endif")
+    # a field that is a property of another in some release (0.5.1's
+    # dataset.seq_length reads and writes dataset.sequence_length), with
+    # the releases where it is
+    print("#ifdef MCINIT_BRIDGE_ALIAS")
+    for (sec, name, target), mask in release_aliases(bnames, read_tsv(bpath), extras):
+        a, t = key_of.get((sec, name)), key_of.get((sec, target))
+        if a is not None and t is not None and a is not t:
+            print("MCINIT_BRIDGE_ALIAS(%#x, %s, %s)" % (mask, a["id"], t["id"]))
     print("#endif")
     print("#ifdef MCINIT_FIELD_BRIDGE")
     for k in sorted(bhave):

@@ -126,3 +126,39 @@ mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
 	pthread_once(&bridge_masks_once, fill_bridge_masks);
 	return bridge_masks[f] < 0 || (bridge_masks[f] & v) != 0;
 }
+
+/* The fields that are, in some releases, a property of another field: the
+ * release's dataclass reads and writes the target through them. */
+static const struct {
+	unsigned mask;
+	enum mcinit_field alias, target;
+} bridge_aliases[] = {
+#define MCINIT_BRIDGE_ALIAS(mask, alias, target) {mask, MCINIT_F_##alias, MCINIT_F_##target},
+#include "config/fields.inc"
+#undef MCINIT_BRIDGE_ALIAS
+};
+
+void
+mcinit_config_bridge_aliases(struct mcinit_config *c)
+{
+	for (size_t i = 0; i < sizeof bridge_aliases / sizeof bridge_aliases[0]; i++) {
+		enum mcinit_field a = bridge_aliases[i].alias, t = bridge_aliases[i].target, from,
+		                  to;
+
+		if (!c->bridge || (bridge_aliases[i].mask & c->bversion) == 0)
+			continue;
+		/* the one the config wrote is what both read: the property's
+		 * getter returns the target, its setter writes it */
+		if (c->origin[a] == MCINIT_ORIG_DEFAULT && c->origin[t] != MCINIT_ORIG_DEFAULT)
+			from = t, to = a;
+		else if (c->origin[t] == MCINIT_ORIG_DEFAULT && c->origin[a] != MCINIT_ORIG_DEFAULT)
+			from = a, to = t;
+		else
+			continue;
+		mcinit_value_copy(&c->val[to], &c->val[from]);
+		c->loc[to] = c->loc[from];
+		c->origin[to] = c->origin[from];
+		c->invalid[to] = c->invalid[from];
+		c->runtime[to] = c->runtime[from];
+	}
+}

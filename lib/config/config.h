@@ -250,6 +250,10 @@ const char *mcinit_bversion_core(unsigned v);
 /* The newest Bridge release that pins Megatron release mv: 0 with it in
  * *out, -1 when none does. */
 int mcinit_bversion_of_core(unsigned mv, unsigned *out);
+/* In a Bridge release where a field is a property of another (0.5.1's
+ * dataset.seq_length of dataset.sequence_length), the one the inputs wrote
+ * is the value of both.  After every input, before the checks. */
+void mcinit_config_bridge_aliases(struct mcinit_config *c);
 /* Whether field f exists in Bridge release v (fields that are no Bridge
  * field exist in all). */
 bool mcinit_field_in_bridge(enum mcinit_field f, unsigned v);

@@ -119,6 +119,7 @@ load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcin
 		    desc->override_argv_index ? desc->override_argv_index[i] : 0, job->d);
 	apply_flags(&job->c, desc, job->d);
 	mcinit_config_fill_megatron(&job->c, job->d);
+	mcinit_config_bridge_aliases(&job->c);
 	mcinit_config_finish(&job->c, job->d);
 	mcinit_config_bridge_precision(&job->c, job->d);
 	return 0;

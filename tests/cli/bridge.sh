@@ -91,4 +91,12 @@ check version-says-pairs sh -c "$M --version | grep -q 'Bridge 0.5 with Megatron
 # num_workers, pin_memory ... were called unknown.
 check hf-dataset-inherits-05 sh -c "$M validate --bridge-version 0.5 --world-size 8 '$srcdir/tests/cli/inputs/yaml/bridge05-hf-dataset.yaml' >'$tmp/hfds.out' 2>&1 &&
 	! grep -q 'no such field' '$tmp/hfds.out'"
+# A field that is a property of another in a release reads it: Bridge
+# 0.5.1's dataset.seq_length is dataset.sequence_length (0.6.2's is a field
+# of its own).
+seqf="$srcdir/tests/cli/inputs/yaml/bridge05-sequence-length.yaml"
+check sequence-length-alias-05 sh -c "$M validate --bridge-version 0.5 --print-config '$seqf' 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin)[\"dataset\"]; assert d[\"seq_length\"] == 8192, d' &&
+	$M validate --bridge-version 0.6 --print-config '$seqf' 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin)[\"dataset\"]; assert d[\"seq_length\"] is None, d'"
 finish
