@@ -5,6 +5,7 @@
 #include "input/hydra.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1023,6 +1024,17 @@ cast(struct px *p, size_t off, const char *fn, const val *in, val *out)
 	}
 }
 
+/* _list_to_simple_choice asserts that each argument is an element (None
+ * included), never a sweep. */
+static bool
+all_elements(const struct args *a)
+{
+	for (size_t k = 0; k < a->npos; k++)
+		if (a->pos[k].type == MCINIT_HY_SWEEP)
+			return false;
+	return true;
+}
+
 static void
 simple_choice(val *out, val *items, size_t n)
 {
@@ -1269,6 +1281,8 @@ call(struct px *p, size_t off, const char *name, size_t nlen, struct args *a, va
 		} else if (a->npos == 1) {
 			v = &a->pos[0];
 		} else {
+			if (!all_elements(a))
+				return ffail(p, off, f->name, "AssertionError");
 			simple_choice(&sc, a->pos, a->npos);
 			r = cast(p, off, f->name, &sc, out);
 			mcinit_hy_value_free(&sc);
@@ -1375,6 +1389,8 @@ call(struct px *p, size_t off, const char *name, size_t nlen, struct args *a, va
 			}
 			return 0;
 		}
+		if (!all_elements(a))
+			return ffail(p, off, f->name, "AssertionError");
 		simple_choice(out, a->pos, a->npos);
 		return 0;
 	default:
