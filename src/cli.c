@@ -89,22 +89,27 @@ push(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
-/* `section.field=value`: an identifier, a dot, an identifier, then '='. */
+/* An override: `section.field=value`, or one of Hydra's forms that a
+ * Megatron-Bridge config reads (lib/input/hydra.h): `+key=v`, `++key=v`,
+ * `~key`, `~key=v`, and keys of any depth (`mixed_precision=bf16_mixed`).
+ * The key: an identifier, then identifier characters, dots, '$', '-' or
+ * '@' up to the '='; no '/', so a path is never one. */
 static bool
 is_override(const char *w)
 {
 	const char *p = w;
-	int dots = 0;
+	bool del = *p == '~';
 
-	if (!isalpha((unsigned char)*p) && *p != '_')
+	if (del)
+		p++;
+	else if (*p == '+')
+		p += p[1] == '+' ? 2 : 1;
+	if (!isalpha((unsigned char)*p) && *p != '_' && *p != '$')
 		return false;
-	for (; *p && *p != '='; p++) {
-		if (*p == '.')
-			dots++;
-		else if (!isalnum((unsigned char)*p) && *p != '_')
+	for (; *p && *p != '='; p++)
+		if (!isalnum((unsigned char)*p) && strchr("_.$-@", *p) == NULL)
 			return false;
-	}
-	return *p == '=' && dots == 1;
+	return *p == '=' || (del && *p == '\0');
 }
 
 static void

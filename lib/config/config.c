@@ -364,7 +364,10 @@ const struct mcinit_code_doc mcinit_input_codes[] = {
      "unknown section, key, override or Megatron-LM flag (with a did-you-mean suggestion); "
      "a warning in a Megatron-Bridge ConfigContainer where Bridge's loader drops the key "
      "itself (every class but those whose constructor takes **kwargs, such as "
-     "GPTDatasetConfig)",
+     "GPTDatasetConfig); on a ConfigContainer, an override that Hydra's grammar refuses "
+     "(with its column) or that Bridge's parse_hydra_overrides refuses in struct mode (a "
+     "key that does not exist without +, + on a key that has a value, ~ on a missing key, "
+     "a sweep)",
      "{\"model\": {\"tensor_model_paralel_size\": 2}}",
      "correct the spelling, or check --megatron-version"},
     {"MC004", MCINIT_ERROR,

@@ -11,11 +11,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "shell/shell.h"
+#include "config/bridge.h"
+#include "input/hydra.h"
 #include "input/yamltree.h"
 
 /* ---- overrides ---- */
@@ -82,6 +85,334 @@ override_json(struct mcinit_config *c, const char *text, const struct mcinit_loc
 	return res;
 }
 
+/* ---- Hydra overrides, as Megatron-Bridge applies them ---- */
+
+static bool parse_ll(const char *w, long long *out);
+
+/* A parsed value as JSON (a new reference); NULL with *sweep set when it
+ * holds a sweep or a glob anywhere, which OmegaConf cannot hold. */
+static json_t *
+hydra_json(const struct mcinit_hy_value *v, bool *sweep)
+{
+	json_t *j;
+	char f[40];
+
+	switch (v->type) {
+	case MCINIT_HY_NULL:
+		return json_null();
+	case MCINIT_HY_BOOL:
+		return json_boolean(v->b);
+	case MCINIT_HY_INT: {
+		long long i;
+
+		if (parse_ll(v->text, &i))
+			return json_integer(i);
+		return json_real(strtod(v->text, NULL));
+	}
+	case MCINIT_HY_FLOAT:
+		if (isfinite(v->f))
+			return json_real(v->f);
+		/* JSON has no inf or nan: the text Python's float() reads back */
+		mcinit_hy_float_repr(v->f, f, sizeof f);
+		return json_string(f);
+	case MCINIT_HY_STR:
+		return json_stringn(v->text, v->len);
+	case MCINIT_HY_LIST:
+		j = json_array();
+		for (size_t k = 0; k < v->n; k++) {
+			json_t *e = hydra_json(&v->items[k], sweep);
+
+			if (e == NULL) {
+				json_decref(j);
+				return NULL;
+			}
+			json_array_append_new(j, e);
+		}
+		return j;
+	case MCINIT_HY_DICT:
+		j = json_object();
+		for (size_t k = 0; k < v->n; k++) {
+			const struct mcinit_hy_value *key = &v->keys[k];
+			json_t *e = hydra_json(&v->items[k], sweep);
+			char *ks;
+
+			if (e == NULL) {
+				json_decref(j);
+				return NULL;
+			}
+			/* OmegaConf keeps int, float, bool and None keys; mcinit's
+			 * sections are keyed by name: their str() */
+			if (key->type == MCINIT_HY_STR)
+				ks = mcinit_xstrdup(key->text);
+			else if (key->type == MCINIT_HY_INT)
+				ks = mcinit_xstrdup(key->text);
+			else if (key->type == MCINIT_HY_FLOAT)
+				mcinit_hy_float_repr(key->f, f, sizeof f), ks = mcinit_xstrdup(f);
+			else if (key->type == MCINIT_HY_BOOL)
+				ks = mcinit_xstrdup(key->b ? "True" : "False");
+			else
+				ks = mcinit_xstrdup("None");
+			json_object_set_new(j, ks, e);
+			free(ks);
+		}
+		return j;
+	case MCINIT_HY_SWEEP:
+		*sweep = true;
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Python's == between an override's value and a field's (numbers by value). */
+static bool
+hydra_same(json_t *a, json_t *b)
+{
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (json_is_boolean(a) && json_is_number(b))
+		return (json_is_true(a) ? 1.0 : 0.0) == json_number_value(b);
+	if (json_is_number(a) && json_is_boolean(b))
+		return hydra_same(b, a);
+	return json_equal(a, b) != 0;
+}
+
+/* Whether section sec was written as how ("object", "null", "string"). */
+static bool
+section_is(const struct mcinit_config *c, const char *sec, const char *how)
+{
+	const char *w = json_string_value(json_object_get(c->sections, sec));
+
+	return w != NULL && strcmp(w, how) == 0;
+}
+
+/*
+ * An override word as Bridge's parse_hydra_overrides applies it to the
+ * ConfigContainer's OmegaConf in struct mode (hydra's
+ * ConfigLoaderImpl._apply_overrides_to_config): `k=v` changes a key that
+ * exists, `+k=v` adds one (or merges a list or dict), `++k=v` adds or
+ * changes, `~k` and `~k=v` delete.  What Bridge then applies back to the
+ * dataclasses is read as the same key of a config file would be.  Returns
+ * after reporting; the word's errors are Hydra's (OverridesError in Bridge).
+ * mcinit's own sections (launch, env_vars: no Bridge class) keep their
+ * section.field=JSON reading: false then, the caller reads the word.
+ */
+static bool
+apply_hydra(struct mcinit_config *c, const char *kv, struct mcinit_loc *l, struct mcinit_diags *d)
+{
+	struct mcinit_hy_override o;
+	struct mcinit_hy_error e;
+	const struct mcinit_section_info *si;
+	const char *key, *dot;
+	char sec[64] = "", name[128] = "";
+	bool sweep = false, alias = false, exists, is_null;
+	json_t *j = NULL, *cur = NULL;
+	int f = -1;
+
+	if (mcinit_hydra_parse(kv, strlen(kv), &o, &e) < 0) {
+		l->col = e.col;
+		mcinit_diag_hint(
+		    mcinit_diag_add(d, MCINIT_ERROR, "MC003", l,
+		                    "'%s' is not a Hydra override (column %d: %s); "
+		                    "Bridge's parse_hydra_overrides refuses it",
+		                    kv, e.col, e.msg),
+		    "the grammar: https://hydra.cc/docs/advanced/override_grammar/basic/");
+		return true;
+	}
+	key = o.key;
+	dot = strchr(key, '.');
+	if (dot == NULL ? strlen(key) >= sizeof sec
+	                : (size_t)(dot - key) >= sizeof sec || strlen(dot + 1) >= sizeof name)
+		si = NULL;
+	else {
+		snprintf(sec, sizeof sec, "%.*s", dot ? (int)(dot - key) : (int)strlen(key), key);
+		si = mcinit_section_find(sec);
+	}
+	if (o.package == NULL && si != NULL &&
+	    (si->bridge_ty == NULL || si->kind == MCINIT_SK_MAP)) {
+		/* mcinit's own sections are no part of Bridge's OmegaConf */
+		if (o.kind == MCINIT_HY_CHANGE) {
+			mcinit_hydra_free(&o);
+			return false;
+		}
+		mcinit_diag_add(d, MCINIT_ERROR, "MC003", l,
+		                "'%s': Hydra's +, ++ and ~ apply to Megatron-Bridge's sections; "
+		                "'%s' is mcinit's: write %s.field=value",
+		                kv, sec, sec);
+		mcinit_hydra_free(&o);
+		return true;
+	}
+	if (o.package != NULL) {
+		mcinit_diag_add(
+		    d, MCINIT_ERROR, "MC003", l,
+		    "override '%s' looks like a config group override, but config group "
+		    "'%s' does not exist (Hydra, in Bridge's parse_hydra_overrides)",
+		    kv, key);
+		goto out;
+	}
+	if (o.has_value) {
+		j = hydra_json(&o.value, &sweep);
+		if (j == NULL) {
+			mcinit_diag_add(
+			    d, MCINIT_ERROR, "MC003", l,
+			    "'%s' is a sweep (a,b,c or a sweep function): Bridge applies one "
+			    "run's overrides, and OmegaConf cannot hold a sweep",
+			    kv);
+			goto out;
+		}
+	}
+	if (si != NULL && dot != NULL) {
+		snprintf(name, sizeof name, "%s", dot + 1);
+		if (strchr(name, '.') == NULL)
+			f = mcinit_field_lookup_key(sec, name, &alias);
+	}
+	/* Does the key exist in the ConfigContainer, and is it None there? */
+	if (si == NULL || si->kind == MCINIT_SK_MAP) {
+		exists = false;
+		is_null = true;
+	} else if (dot == NULL) {
+		const char *how = json_string_value(json_object_get(c->sections, sec));
+
+		exists = true;
+		is_null = how != NULL && strcmp(how, "null") == 0;
+	} else if (section_is(c, sec, "string") || section_is(c, sec, "null")) {
+		/* a key under a section that is a preset's name or None: not there */
+		if (o.kind == MCINIT_HY_ADD || o.kind == MCINIT_HY_FORCE_ADD) {
+			/* OmegaConf replaces the name (or None) by {key: value}: Bridge
+			 * then holds a plain dict where its class belongs */
+			mcinit_diag_add(
+			    d, MCINIT_ERROR, "MC003", l,
+			    "'%s' turns section '%s' (%s) into a plain mapping: Bridge's "
+			    "apply_overrides then sets a dict where its class belongs, "
+			    "which Bridge does not expect",
+			    kv, sec, section_is(c, sec, "null") ? "None" : "a preset's name");
+			goto out;
+		}
+		exists = false;
+		is_null = true;
+	} else if (f >= 0 && !alias && !mcinit_field_in_bridge(f, c->bversion)) {
+		/* a field of another Bridge release: the loader says which */
+		mcinit_config_override_key(c, sec, name, j ? j : json_null(), l, d);
+		goto out;
+	} else if (f >= 0 && !alias && mcinit_field_in_bridge(f, c->bversion)) {
+		exists = true;
+		is_null = mcinit_cfg_val(c, f)->kind == MCINIT_V_NULL;
+		cur = is_null ? json_null() : mcinit_value_to_json(mcinit_cfg_val(c, f));
+	} else if (json_object_get(json_object_get(c->extras, sec), name) != NULL ||
+	           mcinit_vclass_with_key(sec, name, NULL) != NULL) {
+		/* a field of the section's class beyond the standard ones (a
+		 * provider's, a dataset config's): its value when the file gave it;
+		 * when not, None is assumed, so that nothing is refused for it */
+		exists = true;
+		cur = json_incref(json_object_get(json_object_get(c->extras, sec), name));
+		is_null = cur != NULL ? json_is_null(cur) : o.kind != MCINIT_HY_DELETE;
+	} else if (f < 0 && strchr(name, '.') != NULL) {
+		/* a key inside a field (model.a.b): there when the field holds a
+		 * mapping, which mcinit does not follow */
+		char head[128];
+		int hf;
+
+		snprintf(head, sizeof head, "%.*s", (int)(strchr(name, '.') - name), name);
+		hf = mcinit_field_lookup_key(sec, head, &alias);
+		if (hf >= 0 && mcinit_cfg_val(c, hf)->kind != MCINIT_V_JSON &&
+		    (o.kind == MCINIT_HY_CHANGE || o.kind == MCINIT_HY_DELETE)) {
+			exists = false;
+			is_null = true;
+		} else {
+			mcinit_diag_add(d, MCINIT_NOTE, "MC009", l,
+			                "'%s' sets a key inside a field; not checked", kv);
+			goto out;
+		}
+	} else {
+		exists = false;
+		is_null = true;
+	}
+
+	switch (o.kind) {
+	case MCINIT_HY_DELETE:
+		if (!exists || is_null) {
+			mcinit_diag_add(
+			    d, MCINIT_ERROR, "MC003", l,
+			    "could not delete from config: '%s' does not exist (Hydra, in "
+			    "Bridge's parse_hydra_overrides)",
+			    key);
+		} else if (j != NULL && cur != NULL && !hydra_same(j, cur)) {
+			char *now = json_dumps(cur, JSON_ENCODE_ANY);
+
+			mcinit_diag_add(
+			    d, MCINIT_ERROR, "MC003", l,
+			    "could not delete from config: the value of '%s' is %s and not "
+			    "the one given (Hydra, in Bridge's parse_hydra_overrides)",
+			    key, now ? now : "?");
+			free(now);
+		}
+		/* Bridge applies back only the keys left: the field keeps its value */
+		goto out;
+	case MCINIT_HY_ADD:
+		if (exists && !is_null && !json_is_array(j) && !json_is_object(j)) {
+			mcinit_diag_hint(
+			    mcinit_diag_add(
+			        d, MCINIT_ERROR, "MC003", l,
+			        "could not append to config: an item is already at '%s' "
+			        "(Hydra, in Bridge's parse_hydra_overrides)",
+			        key),
+			    "remove the + prefix: `%s`, or add a second + to add or override: "
+			    "`+%s`",
+			    kv + 1, kv);
+			goto out;
+		}
+		break;
+	case MCINIT_HY_CHANGE:
+		if (!exists) {
+			mcinit_diag_hint(
+			    mcinit_diag_add(d, MCINIT_ERROR, "MC003", l,
+			                    "could not override '%s': the key does not exist "
+			                    "(Hydra in struct mode, in Bridge's "
+			                    "parse_hydra_overrides)",
+			                    key),
+			    "to append to your config use `+%s`", kv);
+			goto out;
+		}
+		break;
+	case MCINIT_HY_FORCE_ADD:
+		break;
+	}
+	if (!exists && (si == NULL || dot == NULL || strchr(name, '.') != NULL)) {
+		/* added to the OmegaConf, then skipped by Bridge's apply_overrides */
+		mcinit_diag_add(d, MCINIT_WARNING, "MC003", l,
+		                "unknown key '%s': Bridge adds it to its OmegaConf, then its "
+		                "apply_overrides logs \"not found in config object ... Skipping\"",
+		                key);
+		goto out;
+	}
+	if (dot == NULL) {
+		/* a whole section (`mixed_precision=bf16_mixed`, `ddp={...}`): as
+		 * the same section of a config file */
+		json_t *root = json_object();
+
+		json_object_set(root, sec, j);
+		mcinit_config_load_tree(c, *l, root, NULL, d);
+		json_decref(root);
+		goto out;
+	}
+	if (json_is_string(j) && strstr(json_string_value(j), "${") != NULL) {
+		json_t *r = override_json(c, json_string_value(j), l, d);
+
+		json_decref(j);
+		j = r;
+		if (j == NULL)
+			goto out;
+	}
+	/* an added key of a section that its class does not have: as the
+	 * same key in the file, which the loader drops with a warning, or
+	 * refuses for a class whose constructor takes **kwargs */
+	mcinit_config_override_key(c, sec, name, j, l, d);
+out:
+	json_decref(j);
+	json_decref(cur);
+	mcinit_hydra_free(&o);
+	return true;
+}
+
 void
 mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
                              struct mcinit_diags *d)
@@ -94,6 +425,8 @@ mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
 	int f;
 
 	l.line = argi;
+	if (c->bridge && apply_hydra(c, kv, &l, d))
+		return;
 	dot = memchr(kv, '.', eq ? (size_t)(eq - kv) : 0);
 	if (eq == NULL || dot == NULL || dot - kv >= (long)sizeof sec ||
 	    eq - dot - 1 >= (long)sizeof name) {

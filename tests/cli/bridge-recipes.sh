@@ -32,10 +32,13 @@ sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
 	fi
 done <"$tmp/rows"
 
-# One change at a time to those dumps (mutations.tsv, as overrides): what
-# Bridge refuses mcinit refuses, what it accepts mcinit accepts, but where
-# a row says why mcinit differs (the environment Bridge runs in, a key
-# Bridge drops without a word).  Empty cells are "-": read splits on tabs.
+# One change at a time to those dumps (mutations.tsv): what Bridge refuses
+# mcinit refuses, what it accepts mcinit accepts, but where a row says why
+# mcinit differs (the environment Bridge runs in, a key Bridge drops without
+# a word).  The oracle makes each change in the dump's YAML; mcinit gets it
+# as the Hydra override that does the same (as-hydra-edit.py: `++key=value`,
+# which also adds a key the config does not have, as a file's key may).
+# Empty cells are "-": read splits on tabs.
 grep -v '^#' "$dir/mutations.tsv" | tail -n +2 >"$tmp/muts"
 check mutations-listed test "$(wc -l <"$tmp/muts")" -ge 60
 while IFS="$(printf '\t')" read -r name file world overrides verdict _ differs; do
@@ -44,8 +47,15 @@ while IFS="$(printf '\t')" read -r name file world overrides verdict _ differs; 
 		continue
 	fi
 	rc=0
-	# shellcheck disable=SC2086 # one override a word
-	(cd "$dir" && HOME=/nonexistent $MCINIT validate --world-size "$world" "$file" $overrides) \
+	# shellcheck disable=SC2086 # one change a word
+	edits=$(python3 "$srcdir/tests/bridge/as-hydra-edit.py" $overrides)
+	old_ifs=$IFS
+	IFS='
+'
+	# shellcheck disable=SC2086 # one override a line
+	set -- $edits
+	IFS=$old_ifs
+	(cd "$dir" && HOME=/nonexistent $MCINIT validate --world-size "$world" "$file" "$@") \
 		>"$tmp/m.out" 2>&1 || rc=$?
 	if [ "$verdict" = accept ]; then
 		check "mutation-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/m.out'; false; }"
