@@ -46,7 +46,7 @@ struct result {
 static void
 emit_word(struct sx *x, struct result *r, const struct pstr *f)
 {
-	struct mcinit_shword w = {mcinit_sh_ps_text(f), 0, 0, NULL, 0, 0, 0, 0, 0};
+	struct mcinit_shword w = {mcinit_sh_ps_text(f), 0, 0, NULL, 0, 0, 0, 0, 0, 0};
 
 	if (f->n > 0) {
 		w.line = f->v[0].line;
@@ -67,6 +67,7 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 		w.resplit |= (f->v[k].fl & PF_RESPLIT) != 0;
 		w.opaque |= (f->v[k].fl & PF_OPAQUE) != 0;
 		w.unread |= (f->v[k].fl & PF_UNREAD) != 0;
+		w.args |= (f->v[k].fl & PF_ARGS) != 0;
 		if (ev >= 0 && !r->ev_used[ev]) {
 			r->ev_used[ev] = 1;
 			mcinit_sh_note_add(&r->notes, &r->nn, &r->capn, x->ev[ev].line,
@@ -566,6 +567,9 @@ mcinit_shscan_parse_limited(const char *text, size_t len, mcinit_shread_fn *read
 	x.name0 = name0 != NULL ? mcinit_xstrdup(name0) : NULL;
 	if (args != NULL && read_args(&x, args, err) < 0)
 		goto out;
+	/* Without its arguments, the script is not read as run with none: the
+	 * user gives them at launch, so only the run knows them. */
+	x.vars[x.at].runtime = args == NULL;
 	while (x.i < x.len)
 		if (mcinit_sh_parse_command(&x) < 0)
 			goto out;

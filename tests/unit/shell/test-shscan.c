@@ -161,15 +161,56 @@ Test(shscan, megatron_gpt_example)
 	cr_assert_not(S.words[17].opaque);
 	word_is(19, "my vocab.json", 14, 12, "VOCAB_FILE");
 	cr_assert_eq(S.nnotes, 0);
-	/* run with no arguments, as mcinit assumes by default: bash passes
-	 * nothing for $CHECKPOINT_PATH, an empty word for "$VOCAB_FILE" */
+	/* without its arguments (no --script-args): the user gives them at
+	 * launch, so each is a value only the run knows, never an empty word
+	 * that would make --save take the next flag; one note says so */
 	scan_ok(gpt_script);
-	cr_assert_eq(S.nnotes, 3); /* one per $N: bash expands it to nothing */
+	cr_assert_eq(S.nnotes, 1);
 	cr_assert_eq(S.notes[0].line, 13);
 	cr_assert_eq(S.notes[0].col, 17);
-	cr_assert(strstr(S.notes[0].msg, "`$1`") != NULL, "%s", S.notes[0].msg);
-	cr_assert_geq(S.nwords, 17);
+	cr_assert(strstr(S.notes[0].msg, "arguments are known only at run time") != NULL, "%s",
+	          S.notes[0].msg);
+	cr_assert(strstr(S.notes[0].msg, "--script-args") != NULL, "%s", S.notes[0].msg);
+	cr_assert_eq(S.nwords, 22);
 	cr_assert_str_eq(S.words[16].text, "--save");
+	word_is(17, "$1", 13, 17, "CHECKPOINT_PATH");
+	cr_assert(S.words[17].opaque);
+	cr_assert_str_eq(S.words[18].text, "--vocab-file");
+	cr_assert(S.words[19].opaque);
+	cr_assert_str_eq(S.words[20].text, "--data-path");
+	cr_assert(S.words[21].opaque);
+}
+
+/* Issue 39, class 1: the script's arguments, not given to mcinit, are known
+ * only at run time: $N, ${N}, "$@", $*, $#, ${#}, `for a;`, shift; a
+ * default ${N:-WORD} / ${N-WORD} is WORD; one note for all of them. */
+Test(shscan, arguments_not_given_are_known_only_at_run_time)
+{
+	scan_ok("#!/bin/bash\n"
+	        "A=$1; B=${2}; C=${3:-8}; D=${4-x}; E=${5:+y}; F=${6:?usage}\n"
+	        "N=$#; M=${#}; shift 2\n"
+	        "for a; do G=$a; done\n"
+	        "python pretrain_gpt.py --a $A --b $B --c $C --d $D --e $E --f $F --n $N --m $M "
+	        "--g $G --at \"$@\" --st $* --one $1\n");
+	words_are("--a|$1|--b|${2}|--c|8|--d|x|--e|${5:+y}|--f|${6:?usage}|--n|$#|--m|${#}|"
+	          "--g|\"$@\"|--at|$@|--st|$*|--one|$1");
+	for (size_t k = 0; k < S.nwords; k++)
+		cr_assert(S.words[k].opaque == (k % 2 == 1 && k != 5 && k != 7), "word %zu: %s", k,
+		          S.words[k].text);
+	cr_assert_eq(S.nnotes, 1);
+	cr_assert_eq(S.notes[0].line, 2);
+	cr_assert_eq(S.notes[0].col, 3);
+	/* given (--script-args, even none): exactly bash's words */
+	scan_args_ok("#!/bin/bash\n"
+	             "A=$1; C=${3:-8}\n"
+	             "python pretrain_gpt.py --a $A --c $C \"$@\" --n $#\n",
+	             "");
+	words_are("--a|--c|8|--n|0");
+	scan_args_ok("#!/bin/bash\n"
+	             "A=$1; C=${3:-8}\n"
+	             "python pretrain_gpt.py --a $A --c $C \"$@\" --n $#\n",
+	             "1 '' 3");
+	words_are("--a|1|--c|3|1||3|--n|3");
 }
 
 Test(shscan, string_variables_split_with_positions)
