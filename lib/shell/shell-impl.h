@@ -218,6 +218,7 @@ struct sx {
 	size_t ncands, capcands;
 	int ncands_over; /* MAX_CANDS was reached (noted once) */
 	int allexport;   /* set -a */
+	int nobrace;     /* set +B: no brace expansion */
 	struct ifr *ifs; /* open if ... fi, innermost last */
 	size_t nifs, capifs;
 	int dead;         /* inside a branch bash does not take: no effects */

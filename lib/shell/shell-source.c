@@ -304,7 +304,7 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 	else if (mcinit_sh_in_list(name, " unset "))
 		mcinit_sh_do_unset(x, w), x->status = 0;
 	else if (mcinit_sh_in_list(name, " set "))
-		mcinit_sh_do_set(x, w), x->status = 0;
+		mcinit_sh_do_set(x, w);
 	else if (mcinit_sh_in_list(name, " shift "))
 		mcinit_sh_do_shift(x, w);
 	else if (mcinit_sh_in_list(name, " echo printf ")) {

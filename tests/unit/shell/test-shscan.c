@@ -1207,3 +1207,60 @@ Test(shscan, appended_array_and_fallback_are_bounded, .timeout = 30)
 	cr_assert_leq(S.nwords, 65536);
 	free(t);
 }
+
+/* Issue 39, class 2: `set` as bash parses it (tests/shell/set-grammar.sh
+ * compares generated lines with the real bash). */
+static void
+set_gives(const char *line, const char *want)
+{
+	char text[512];
+
+	snprintf(text, sizeof text,
+	         "set -- p1 p2\n%s\nA=1\npython pretrain_gpt.py --n \"$#\" --b {x,y} \"$@\"\n",
+	         line);
+	scan_args_ok(text, "");
+	words_are(want);
+}
+
+Test(shscan, set_parsed_as_bash_parses_it)
+{
+	/* an `o` takes the NEXT word as its option name, even in a cluster */
+	set_gives("set -euo pipefail", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -eo pipefail -u", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -ou nounset w", "--n|1|--b|x|y|w");
+	set_gives("set -oo errexit nounset w", "--n|1|--b|x|y|w");
+	set_gives("set -e -u -o pipefail a b", "--n|2|--b|x|y|a|b");
+	/* -o with no name, or one that is an option: lists the options */
+	set_gives("set -o", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -o -e w", "--n|1|--b|x|y|w");
+	set_gives("set +o - w", "--n|1|--b|x|y|w");
+	/* -- sets them (to none), - ends the options, a word starts them */
+	set_gives("set --", "--n|0|--b|x|y");
+	set_gives("set -e --", "--n|0|--b|x|y");
+	set_gives("set - -e", "--n|1|--b|x|y|-e");
+	set_gives("set -e -", "--n|2|--b|x|y|p1|p2");
+	set_gives("set w -e", "--n|2|--b|x|y|w|-e");
+	/* errors: nothing changes (an unknown letter, -i, an unknown name, a
+	 * letter the getopt pass took for an o's argument, `-o - -Z`) */
+	set_gives("set -Z w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -ei w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -o bogus w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -oZ w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -o - -Z w", "--n|2|--b|x|y|p1|p2");
+	/* +B / +o braceexpand: no brace expansion */
+	set_gives("set +B", "--n|2|--b|{x,y}|p1|p2");
+	set_gives("set -e +o braceexpand", "--n|2|--b|{x,y}|p1|p2");
+	/* -a / allexport: A is in the command's environment */
+	set_gives("set -euao pipefail", "--n|2|--b|x|y|p1|p2");
+	cr_assert_eq(S.nenv, 1);
+	cr_assert_str_eq(S.env[0].name, "A");
+	set_gives("set -a +o allexport", "--n|2|--b|x|y|p1|p2");
+	cr_assert_eq(S.nenv, 0);
+	/* shopt changes no word here and stops nothing */
+	set_gives("shopt -s nullglob extglob; shopt -u nullglob", "--n|2|--b|x|y|p1|p2");
+	/* without the script's arguments, `set -euo pipefail` leaves them
+	 * known only at run time: `pipefail` is not $1 */
+	scan_ok("set -euo pipefail\npython pretrain_gpt.py --micro-batch-size ${1:-1} --n $1\n");
+	words_are("--micro-batch-size|1|--n|$1");
+	cr_assert(S.words[3].opaque);
+}
