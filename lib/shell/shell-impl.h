@@ -270,9 +270,15 @@ struct sx {
 	size_t fn_floor; /* functions before it are the parent shell's */
 	int args_set;    /* `set --` ran (bash then keeps what a sourced file set) */
 	char *name0;     /* $0: the script's path, or a child's FILE; NULL unknown */
-	int args_ev;     /* the one note on the script's arguments known only at
-	                  * run time: its index in x->ev + 1, 0 until one is used */
-	void **owned;    /* eval strings and their maps a function is in */
+	int cwd_known;   /* the script is read from this machine's files: PWD
+	                  * starts as the directory validate runs in */
+	char *cwd0;      /* that directory; NULL when not known */
+	char *dirs[16];  /* pushd's directory stack (NULL: known only at run
+	                  * time), innermost last; the oldest drop out */
+	size_t ndirs;
+	int args_ev;  /* the one note on the script's arguments known only at
+	               * run time: its index in x->ev + 1, 0 until one is used */
+	void **owned; /* eval strings and their maps a function is in */
 	size_t nowned, capowned;
 };
 
@@ -484,5 +490,15 @@ int mcinit_sh_cfor_text(struct sx *x, struct pstr *e, int line, int col);
 
 /* shell-source.c */
 int mcinit_sh_parse_command(struct sx *x);
+
+/* shell-dirs.c */
+void mcinit_sh_dirs_init(struct sx *x, const char *cwd);
+void mcinit_sh_submit_dir(struct sx *x);
+int mcinit_sh_do_dirs(struct sx *x, const struct plist *w);
+char *mcinit_sh_dirs_name(struct sx *x, const char *name);
+void mcinit_sh_source_begin(struct sx *x, const struct pstr *name, struct var *saved);
+void mcinit_sh_source_end(struct sx *x, struct var *saved);
+void mcinit_sh_child_source(struct sx *x, const struct pstr *name);
+void mcinit_sh_dirs_free(struct sx *x);
 
 #endif

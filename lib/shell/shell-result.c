@@ -2,6 +2,8 @@
  * points (mcinit_shscan and the rest of shell.h). */
 #include "shell/shell-impl.h"
 
+#include <unistd.h>
+
 /* ---- result ---- */
 
 struct posset { /* source positions already emitted, for the fallback */
@@ -408,6 +410,8 @@ sx_free(struct sx *x)
 	free(x->fstack);
 	free(x->unread);
 	free(x->name0);
+	free(x->cwd0);
+	mcinit_sh_dirs_free(x);
 	for (size_t k = 0; k < x->nowned; k++)
 		free(x->owned[k]);
 	free(x->owned);
@@ -565,6 +569,10 @@ mcinit_shscan_parse_limited(const char *text, size_t len, mcinit_shread_fn *read
 	set_limits(&x, lim);
 	mcinit_shfiles_init(&x.files, read, ctx, text, len);
 	x.name0 = name0 != NULL ? mcinit_xstrdup(name0) : NULL;
+	/* read from this machine's files: the working directory is this one */
+	if (read == mcinit_shfollow_read_fs)
+		x.cwd0 = getcwd(NULL, 0);
+	mcinit_sh_dirs_init(&x, x.cwd0);
 	if (args != NULL && read_args(&x, args, err) < 0)
 		goto out;
 	/* Without its arguments, the script is not read as run with none: the

@@ -39,7 +39,7 @@ check shell-werror-yaml sh -c "$M validate --werror yaml/traps.yaml >/dev/null 2
 for f in "$srcdir"/tests/shell/scripts/follow/*.sh; do
 	n=$(basename "$f" .sh)
 	want=1
-	case $n in source-config | source-dirname) want=0 ;; esac
+	case $n in source-config | source-dirname | workdir) want=0 ;; esac
 	golden "shell-follow-$n" "$want" $M validate --script-args "$(sed -n 's/^# script-args: //p' "$f")" $S/follow/$n.sh
 done
 # a sourced file that is not there: one warning at its line, its variables

@@ -3,7 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/util.h"
 #include "shell/shell.h"
 
 static struct mcinit_shscan S;
@@ -1262,5 +1265,154 @@ Test(shscan, set_parsed_as_bash_parses_it)
 	 * known only at run time: `pipefail` is not $1 */
 	scan_ok("set -euo pipefail\npython pretrain_gpt.py --micro-batch-size ${1:-1} --n $1\n");
 	words_are("--micro-batch-size|1|--n|$1");
+	cr_assert(S.words[3].opaque);
+}
+
+/* Issue 39, class 3: the working directory and the script's own path. */
+static char wd[4096]; /* the directory the scans below run in */
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Scans the script file path (as given on the command line), in wd. */
+static void
+scan_file_ok(const char *path)
+{
+	struct mcinit_err err = {0};
+	size_t len;
+	char *text = mcinit_read_file(path, &len, &err);
+
+	cr_assert_not_null(text, "%s: %s", path, err.msg);
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse_file(text, len, path, NULL, &S, &err), 0,
+	             "parse failed: %s", err.msg);
+	free(text);
+}
+
+static void
+in_temp_dir(void)
+{
+	char tmpl[] = "/tmp/mcinit-dirs-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_eq(chdir(tmpl), 0);
+	cr_assert_not_null(getcwd(wd, sizeof wd));
+	cr_assert_eq(mkdir("proj", 0755), 0);
+	cr_assert_eq(mkdir("proj/scripts", 0755), 0);
+	cr_assert_eq(mkdir("proj/lib", 0755), 0);
+}
+
+/* Removes what the tests below wrote in wd, and wd. */
+static void
+leave_temp_dir(void)
+{
+	static const char *const paths[] = {"proj/lib/common.sh",
+	                                    "proj/scripts/paths.sh",
+	                                    "proj/scripts/run.sh",
+	                                    "proj/job.sh",
+	                                    "run.sh",
+	                                    "proj/scripts",
+	                                    "proj/lib",
+	                                    "proj"};
+
+	for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
+		remove(paths[k]);
+	cr_assert_eq(chdir("/"), 0);
+	remove(wd);
+}
+
+/* Asserts word k is text, known; a leading "%s" in it stands for wd. */
+static void
+word_at(size_t k, const char *text)
+{
+	char want[8192];
+
+	if (strncmp(text, "%s", 2) == 0)
+		snprintf(want, sizeof want, "%s%s", wd, text + 2);
+	else
+		snprintf(want, sizeof want, "%s", text);
+	cr_assert_lt(k, S.nwords, "word %zu missing", k);
+	cr_assert_str_eq(S.words[k].text, want, "word %zu", k);
+	cr_assert_not(S.words[k].opaque, "word %zu (%s) opaque", k, S.words[k].text);
+}
+
+Test(shscan, working_directory_as_bash_has_it)
+{
+	in_temp_dir();
+	write_file("proj/lib/common.sh", "COMMON=\"--num-layers 4\"\nLIBDIR=$(dirname "
+	                                 "\"${BASH_SOURCE[0]}\")\n");
+	write_file("proj/scripts/paths.sh", "SAVE=$PWD/ckpt\n");
+	write_file("proj/scripts/run.sh",
+	           "#!/bin/bash\n"
+	           "ROOT=$(cd \"$(dirname \"$0\")/..\" && pwd)\n"
+	           "UP=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")/../lib/..\" && pwd -L)\"\n"
+	           "source \"$ROOT/lib/common.sh\"\n"
+	           "WORK=$(pwd)\n"
+	           "cd \"$ROOT/scripts\"\n"
+	           ". ./paths.sh\n"
+	           "pushd /tmp >/dev/null; popd >/dev/null\n"
+	           "python pretrain_gpt.py $COMMON --a \"$ROOT\" --b \"$UP\" --c \"$LIBDIR\" --d "
+	           "\"$WORK\" --e \"${PWD}\" --f \"$OLDPWD\" --g \"$SAVE\" --h \"$0\"\n");
+	scan_file_ok("proj/scripts/run.sh");
+
+	word_at(0, "--num-layers");
+	word_at(1, "4");
+	word_at(3, "%s/proj");
+	word_at(5, "%s/proj");
+	word_at(7, "%s/proj/lib"); /* BASH_SOURCE in the sourced file: its name */
+	word_at(9, "%s");
+	word_at(11, "%s/proj/scripts");
+	word_at(13, "/tmp"); /* popd: back from /tmp, which is OLDPWD */
+	word_at(15, "%s/proj/scripts/ckpt");
+	word_at(17, "proj/scripts/run.sh");
+	cr_assert_eq(S.nfiles, 2); /* common.sh behind $ROOT, paths.sh after cd */
+	leave_temp_dir();
+}
+
+Test(shscan, submission_directory_under_slurm)
+{
+	in_temp_dir();
+	write_file("proj/job.sh",
+	           "#!/bin/bash\n#SBATCH --nodes=1\n"
+	           "python pretrain_gpt.py --a \"$SLURM_SUBMIT_DIR\" --b \"$PWD\"\n");
+	scan_file_ok("proj/job.sh");
+	word_at(1, "%s");
+	word_at(3, "%s");
+	write_file("proj/job.sh",
+	           "#!/bin/bash\n#SBATCH --chdir=proj\n"
+	           "python pretrain_gpt.py --a \"$SLURM_SUBMIT_DIR\" --b \"$PWD\"\n");
+	scan_file_ok("proj/job.sh");
+	word_at(1, "%s");
+	word_at(3, "%s/proj");
+	/* no #SBATCH: not a Slurm job, SLURM_SUBMIT_DIR from the environment */
+	write_file("proj/job.sh", "python pretrain_gpt.py --a \"$SLURM_SUBMIT_DIR\"\n");
+	scan_file_ok("proj/job.sh");
+	cr_assert(S.words[1].opaque);
+	leave_temp_dir();
+}
+
+Test(shscan, directory_only_the_run_has_is_no_error)
+{
+	in_temp_dir();
+	/* a directory of the cluster, not of this machine: cd's status is
+	 * unknown, so the launch after && is still read */
+	write_file("run.sh",
+	           "cd /nonexistent/lustre/project && python pretrain_gpt.py --a \"$PWD\"\n"
+	           "cd \"$UNSET_DIR\"\npython pretrain_gpt.py --b \"$PWD\"\n");
+	scan_file_ok("run.sh");
+	cr_assert_eq(S.nlaunches, 2);
+	cr_assert_str_eq(S.launches[0].words[1].text, "/nonexistent/lustre/project");
+	cr_assert(S.launches[1].words[1].opaque);
+	leave_temp_dir();
+	/* not read from a file of this machine: the directory is unknown */
+	scan_ok("python pretrain_gpt.py --a \"$PWD\" --b \"$(pwd)\"\n");
+	cr_assert(S.words[1].opaque);
 	cr_assert(S.words[3].opaque);
 }
