@@ -487,11 +487,14 @@ slice_range(const struct sx *x, const struct bparam *b, size_t *from, size_t *to
 /* ${1}, ${@:2}, ${1:-WORD}... of the script's arguments known only at run
  * time: ${N:-WORD} and ${N-WORD} are WORD, what bash gives when the script
  * is run without argument N (the user's own default, so that a size or a
- * path the script defaults is still checked); the rest is kept as written. */
+ * path the script defaults is still checked) unless WORD is empty; the rest
+ * is kept as written. */
 static int
 args_bparam(struct sx *x, struct pstr *out, struct bparam *b)
 {
-	if (b->sub == SUB_INDEX && !b->slice && b->op == '-')
+	/* `${1:-}` (what `set -u` scripts write to test for an argument) is
+	 * the argument itself: an empty default says nothing */
+	if (b->sub == SUB_INDEX && !b->slice && b->op == '-' && mcinit_sh_peekc(x, 0) != '}')
 		return use_word(x, out, b);
 	if (b->op != 0) {
 		if (mcinit_sh_lex_word(x, NULL, '}', b->quoted) < 0)

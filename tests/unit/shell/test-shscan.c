@@ -203,6 +203,10 @@ Test(shscan, arguments_not_given_are_known_only_at_run_time)
 	cr_assert_eq(S.nnotes, 1);
 	cr_assert_eq(S.notes[0].line, 2);
 	cr_assert_eq(S.notes[0].col, 3);
+	/* an empty default is no value: the argument, known only at run time */
+	scan_ok("python pretrain_gpt.py --a \"${1:-}\" --b ${2-}\n");
+	words_are("--a|${1:-}|--b|${2-}");
+	cr_assert(S.words[1].opaque && S.words[3].opaque);
 	/* given (--script-args, even none): exactly bash's words */
 	scan_args_ok("#!/bin/bash\n"
 	             "A=$1; C=${3:-8}\n"
