@@ -335,18 +335,19 @@ set_end(const char *t)
 	return t[0] == '-' && (t[1] == '\0' || (t[1] == '-' && t[2] == '\0'));
 }
 
-/* `set`, read as bash's set builtin reads it.  First, as its getopt does,
- * every flag is checked: an unknown letter (or -i) and set changes
+/* `set`, read as bash's set builtin reads it.  First, as its getopt
+ * does, every flag is checked: an unknown letter (or -i) and set changes
  * nothing.  Then each word that starts with - or + is a cluster of flags;
  * an `o` in it takes the NEXT word as its option name, even inside a
- * cluster (`-euo pipefail`, `-ou nounset` is -o nounset and -u), unless
- * there is none or it starts with - or + (then `set -o` lists the options);
- * an unknown option name (or a letter the getopt pass took for an `o`'s
- * argument: `-oZ`) stops set there, the positional parameters untouched.  `--` ends the options and
- * sets the positional parameters to the words after it, none included; `-` ends them (and turns -x
- * and -v off); so does the first other word, which starts the new positional parameters.  A word
- * known only at run time there may be either: the parameters are set from it on, as the words
- * mcinit has. */
+ * cluster (`-euo pipefail`; `-ou nounset` is -o nounset and -u), unless
+ * there is none, it is empty or it starts with - or + (then `set -o` lists
+ * the options).  An unknown option name (or a letter the getopt pass took
+ * for an `o`'s argument: `-oZ`) stops set there, the positional
+ * parameters untouched.  `--` ends the options and sets the positional
+ * parameters to the words after it, none included; `-` ends them (and
+ * turns -x and -v off); so does the first other word, which starts the new
+ * positional parameters.  A word known only at run time there may be
+ * either: the parameters are set from it on, as the words mcinit has. */
 void
 mcinit_sh_do_set(struct sx *x, const struct plist *w)
 {
@@ -408,8 +409,8 @@ mcinit_sh_do_set(struct sx *x, const struct plist *w)
 				set_flag(x, *p, NULL, on);
 				continue;
 			}
-			if (k + 1 >= w->n || w->v[k + 1].n == 0 || w->v[k + 1].v[0].c == '-' ||
-			    w->v[k + 1].v[0].c == '+')
+			if (k + 1 >= w->n || mcinit_sh_ps_nchars(&w->v[k + 1]) == 0 ||
+			    w->v[k + 1].v[0].c == '-' || w->v[k + 1].v[0].c == '+')
 				continue; /* `set -o`: lists the options */
 			o = mcinit_sh_ps_text(&w->v[++k]);
 			if (mcinit_sh_ps_opaque(&w->v[k]) || !mcinit_sh_in_list(o, set_names)) {
