@@ -55,7 +55,8 @@ static const struct argp_option job_options[] = {
      1},
     {"script-args", OPT_SCRIPT_ARGS, "ARGS", 0,
      "The arguments a .sh/.bash launch script is read as run with, split as bash splits a "
-     "command line (\"a 'b c'\" is two; default: none, so \"$@\" is nothing and $1 empty)",
+     "command line (\"a 'b c'\" is two; '' for none); without it, they are known only at run "
+     "time ($1 and \"$@\" not checked, ${1:-W} is W)",
      1},
     {"te-version", OPT_TE_VERSION, "VER", 0,
      "Transformer Engine version of the job's environment (e.g. 2.14.0; none: not installed): "

@@ -255,7 +255,8 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i) || c->runtime[i])
 			continue;
 		c->invalid[i] = true;
-		if (c->flags_unread || c->flags_partial) { /* what was not read may set it */
+		if (c->flags_unread || c->flags_partial ||
+		    c->flags_args) { /* what was not read may set it */
 			mcinit_field_key(i, key, sizeof key);
 			mcinit_buf_printf(&unseen, "%s%s", unseen.len ? ", " : "", key);
 			continue;
@@ -277,6 +278,8 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		                "required fields not checked (%s): %s", mcinit_buf_cstr(&unseen),
 		                c->flags_unread ? "the launch's flags hold words from a sourced "
 		                                  "file mcinit could not read"
+		                : c->flags_args ? "the launch's flags hold the script's arguments, "
+		                                  "known only at run time"
 		                                : "mcinit stopped reading the launch script early, "
 		                                  "so flags may be missing");
 	mcinit_buf_free(&unseen);

@@ -231,6 +231,9 @@ struct mcinit_config {
 	/* A launch script's reading stopped early (its expansion budget or
 	 * command bound): its flags may be incomplete, so the same holds. */
 	bool flags_partial;
+	/* Flags of a launch hold the script's own arguments ("$@"), which
+	 * mcinit was not given: the same holds. */
+	bool flags_args;
 };
 
 /* ---- Megatron-Bridge releases (data/releases/, fields.inc) ---- */
@@ -369,10 +372,12 @@ void mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int a
  * line/col); opaque[i] (may be NULL) holds MCINIT_WORD_* bits: OPAQUE marks
  * words whose value is only known at run time (not type-checked), RESPLIT
  * words bash split out of a quoted string (said in the hint of a stray
- * word), UNREAD opaque words a sourced file mcinit could not read may set. */
+ * word), UNREAD opaque words a sourced file mcinit could not read may set,
+ * ARGS opaque words made from the script's arguments. */
 #define MCINIT_WORD_OPAQUE  1
 #define MCINIT_WORD_RESPLIT 2
 #define MCINIT_WORD_UNREAD  4
+#define MCINIT_WORD_ARGS    8 /* opaque: the script's arguments, not given */
 void mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                                const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
                                struct mcinit_diags *d);

@@ -1055,9 +1055,16 @@ out:
 
 /* A word standing where flags would, whose value only the run knows. */
 static void
-opaque_words(struct mcinit_diags *d, const char *word, const struct mcinit_loc *l, int unread)
+opaque_words(struct mcinit_diags *d, const char *word, const struct mcinit_loc *l, unsigned char fl)
 {
-	if (unread)
+	if (fl & MCINIT_WORD_ARGS)
+		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
+		                                 "flags from `%s` were not checked: the script's "
+		                                 "arguments are known only at run time",
+		                                 word),
+		                 "mcinit validate --script-args ARGS reads the script as run with "
+		                 "ARGS");
+	else if (fl & MCINIT_WORD_UNREAD)
 		mcinit_diag_hint(mcinit_diag_add(d, MCINIT_WARNING, "MC009", l,
 		                                 "flags from `%s` were not checked: a sourced file "
 		                                 "mcinit could not read may set it",
@@ -1100,8 +1107,9 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
 			/* a variable the script never assigns (bash: nothing, unless
 			 * the environment sets it) or a command's output: words mcinit
 			 * cannot see, so never an unexpected word */
-			opaque_words(d, words[x.i], &locs[x.i],
-			             (opaque[x.i] & MCINIT_WORD_UNREAD) != 0);
+			if (opaque[x.i] & MCINIT_WORD_ARGS)
+				c->flags_args = true; /* the user's flags at launch */
+			opaque_words(d, words[x.i], &locs[x.i], opaque[x.i]);
 			x.i++;
 			continue;
 		}
@@ -1382,7 +1390,8 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 		words[i] = s->words[i].text;
 		flags[i] = (s->words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
 		           (s->words[i].resplit ? MCINIT_WORD_RESPLIT : 0) |
-		           (s->words[i].unread ? MCINIT_WORD_UNREAD : 0);
+		           (s->words[i].unread ? MCINIT_WORD_UNREAD : 0) |
+		           (s->words[i].args ? MCINIT_WORD_ARGS : 0);
 		c->flags_unread |= s->words[i].unread != 0;
 		locs[i] = at(base, s->words[i].file, s->words[i].line, s->words[i].col);
 		/* once per place: "${A[@]}" and ${A[@]} of one array are one mistake */

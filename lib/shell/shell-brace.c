@@ -333,7 +333,7 @@ mcinit_sh_lex_words_braced(struct sx *x, struct plist *dst)
 	x->i = a, x->line = line, x->col = col;
 	if (x->err != NULL)
 		*x->err = saved;
-	if (rc < 0 || memchr(s + a, '{', e - a) == NULL) {
+	if (rc < 0 || x->nobrace || memchr(s + a, '{', e - a) == NULL) {
 		struct pstr t = {0};
 
 		rc = mcinit_sh_lex_word(x, &t, 0, 0);

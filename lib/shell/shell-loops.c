@@ -121,6 +121,15 @@ for_items(struct sx *x, struct plist *items)
 	mcinit_sh_skip_blanks(x);
 	c = mcinit_sh_peekc(x, 0);
 	if (c < 0 || c == ';' || c == '\n') {
+		if (mcinit_sh_args_runtime(x)) { /* `for a;` over arguments only the run knows */
+			int ev = mcinit_sh_args_note(x, x->line, x->col);
+
+			for (const char *p = "\"$@\""; *p; p++)
+				mcinit_sh_put(&w, (struct pch){*p, PF_OPAQUE | PF_QUOTED, x->line,
+				                               x->col, -1, ev});
+			mcinit_sh_pl_push(items, &w);
+			return 0;
+		}
 		for (size_t k = 0; k < x->vars[x->at].val.n; k++) {
 			mcinit_sh_ps_copy(&w, &x->vars[x->at].val.v[k]);
 			mcinit_sh_pl_push(items, &w);

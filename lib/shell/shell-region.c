@@ -218,6 +218,7 @@ mcinit_sh_set_positional(struct sx *x, const struct plist *w, size_t from)
 	mcinit_sh_touch_var(x, x->at);
 	v = &x->vars[x->at];
 	mcinit_sh_pl_free(&v->val);
+	v->runtime = 0;
 	for (size_t k = from; k < w->n && mcinit_sh_charge(x, w->v[k].n + EL_COST); k++) {
 		struct pstr p = {0};
 
@@ -266,7 +267,9 @@ mcinit_sh_do_shift(struct sx *x, const struct plist *w)
 	long long n = 1;
 	char *t = w->n > 1 ? mcinit_sh_ps_text(&w->v[1]) : NULL;
 
-	if (t != NULL && (!mcinit_sh_int_word(t, &n) || mcinit_sh_ps_opaque(&w->v[1]) || n < 0)) {
+	if (v->runtime ||
+	    (t != NULL && (!mcinit_sh_int_word(t, &n) || mcinit_sh_ps_opaque(&w->v[1]) || n < 0))) {
+		/* the script's arguments known only at run time stay so */
 		free(t);
 		x->status = -1;
 		return;
@@ -301,7 +304,7 @@ cap_put(struct sx *x, struct pch ch)
 {
 	if (!mcinit_sh_charge(x, 1))
 		return;
-	ch.fl &= PF_OPAQUE | PF_UNREAD;
+	ch.fl &= PF_OPAQUE | PF_UNREAD | PF_ARGS;
 	mcinit_sh_put(&x->cap->out, ch);
 }
 
@@ -475,7 +478,7 @@ put_output(struct pstr *out, const struct pstr *o, const struct bparam *b)
 	for (size_t k = 0; k < n; k++) {
 		struct pch ch = o->v[k];
 
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD)) |
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS)) |
 		                        (b->quoted ? PF_QUOTED : 0));
 		mcinit_sh_put(out, ch);
 	}

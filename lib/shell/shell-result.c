@@ -2,6 +2,8 @@
  * points (mcinit_shscan and the rest of shell.h). */
 #include "shell/shell-impl.h"
 
+#include <unistd.h>
+
 /* ---- result ---- */
 
 struct posset { /* source positions already emitted, for the fallback */
@@ -46,7 +48,7 @@ struct result {
 static void
 emit_word(struct sx *x, struct result *r, const struct pstr *f)
 {
-	struct mcinit_shword w = {mcinit_sh_ps_text(f), 0, 0, NULL, 0, 0, 0, 0, 0};
+	struct mcinit_shword w = {mcinit_sh_ps_text(f), 0, 0, NULL, 0, 0, 0, 0, 0, 0};
 
 	if (f->n > 0) {
 		w.line = f->v[0].line;
@@ -67,6 +69,7 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 		w.resplit |= (f->v[k].fl & PF_RESPLIT) != 0;
 		w.opaque |= (f->v[k].fl & PF_OPAQUE) != 0;
 		w.unread |= (f->v[k].fl & PF_UNREAD) != 0;
+		w.args |= (f->v[k].fl & PF_ARGS) != 0;
 		if (ev >= 0 && !r->ev_used[ev]) {
 			r->ev_used[ev] = 1;
 			mcinit_sh_note_add(&r->notes, &r->nn, &r->capn, x->ev[ev].line,
@@ -407,6 +410,8 @@ sx_free(struct sx *x)
 	free(x->fstack);
 	free(x->unread);
 	free(x->name0);
+	free(x->cwd0);
+	mcinit_sh_dirs_free(x);
 	for (size_t k = 0; k < x->nowned; k++)
 		free(x->owned[k]);
 	free(x->owned);
@@ -564,8 +569,15 @@ mcinit_shscan_parse_limited(const char *text, size_t len, mcinit_shread_fn *read
 	set_limits(&x, lim);
 	mcinit_shfiles_init(&x.files, read, ctx, text, len);
 	x.name0 = name0 != NULL ? mcinit_xstrdup(name0) : NULL;
+	/* read from this machine's files: the working directory is this one */
+	if (read == mcinit_shfollow_read_fs)
+		x.cwd0 = getcwd(NULL, 0);
+	mcinit_sh_dirs_init(&x, x.cwd0);
 	if (args != NULL && read_args(&x, args, err) < 0)
 		goto out;
+	/* Without its arguments, the script is not read as run with none: the
+	 * user gives them at launch, so only the run knows them. */
+	x.vars[x.at].runtime = args == NULL;
 	while (x.i < x.len)
 		if (mcinit_sh_parse_command(&x) < 0)
 			goto out;

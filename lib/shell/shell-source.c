@@ -58,8 +58,12 @@ follow_open(struct sx *x, const struct pstr *w, const char *what, int line, int 
 		why = deep;
 	} else if (x->calls >= MAX_CALLS)
 		why = "not read (function calls and files nested too deeply)";
-	else
-		fi = mcinit_shfiles_open(&x->files, name, &why);
+	else { /* a relative name after `cd`: from the new directory */
+		char *at = mcinit_sh_dirs_name(x, name);
+
+		fi = mcinit_shfiles_open(&x->files, at, &why);
+		free(at);
+	}
 	for (size_t k = 0; fi >= 0 && k < x->nfstack; k++)
 		if (x->fstack[k] == fi) {
 			chain = cycle_text(x, fi);
@@ -123,8 +127,9 @@ do_source(struct sx *x, const struct plist *w)
 	size_t k = w->n > 2 && mcinit_sh_word_is(&w->v[1], " -- ") ? 2 : 1;
 	int line = w->v[0].n ? w->v[0].v[0].line : 0, col = w->v[0].n ? w->v[0].v[0].col : 0;
 	struct saved sv = {x->at, {0}, 0, 0, 0, {0, 0, 0, 0, 0, 0}};
-	int fi, args_set = x->args_set;
+	int fi, args_set = x->args_set, r;
 	unsigned long g0 = x->gen;
+	struct var bs; /* BASH_SOURCE of the caller */
 
 	x->status = -1;
 	if (k >= w->n)
@@ -143,7 +148,10 @@ do_source(struct sx *x, const struct plist *w)
 		mcinit_sh_set_positional(x, w, k + 1);
 		x->args_set = 0;
 	}
-	if (read_file(x, fi, x->prefix, line, col, "sourced file") < 0) {
+	mcinit_sh_source_begin(x, &w->v[k], &bs);
+	r = read_file(x, fi, x->prefix, line, col, "sourced file");
+	mcinit_sh_source_end(x, &bs);
+	if (r < 0) {
 		/* what it set before the place mcinit could not read is not
 		 * all it sets */
 		char *why = mcinit_xasprintf("sourced file `%s`, which mcinit could not read to "
@@ -264,6 +272,7 @@ do_child(struct sx *x, const struct plist *w, size_t k, size_t f, const struct s
 	mcinit_sh_frame_push(x, 1);
 	child_env(x, pre, npre);
 	mcinit_sh_set_positional(x, w, f + 1);
+	mcinit_sh_child_source(x, &w->v[f]);
 	x->allexport = 0;
 	name0 = x->name0;
 	x->name0 = mcinit_sh_ps_text(&w->v[f]);
@@ -289,7 +298,7 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 	int unsure = x->cap != NULL && (guard < 0 || mcinit_sh_uncertain(x)), v;
 	size_t at, file;
 
-	if (unsure && (f != NULL || mcinit_sh_in_list(name, " echo printf ")))
+	if (unsure && (f != NULL || mcinit_sh_in_list(name, " echo printf pwd ")))
 		mcinit_sh_taint(x, "what it prints depends on a test mcinit cannot decide");
 	else if (f != NULL)
 		mcinit_sh_call_function(x, f, w);
@@ -304,7 +313,9 @@ run_simple(struct sx *x, struct plist *w, const struct saved *pre, size_t npre, 
 	else if (mcinit_sh_in_list(name, " unset "))
 		mcinit_sh_do_unset(x, w), x->status = 0;
 	else if (mcinit_sh_in_list(name, " set "))
-		mcinit_sh_do_set(x, w), x->status = 0;
+		mcinit_sh_do_set(x, w);
+	else if (mcinit_sh_in_list(name, " cd pwd pushd popd ") && mcinit_sh_do_dirs(x, w))
+		; /* the working directory: shell-dirs.c */
 	else if (mcinit_sh_in_list(name, " shift "))
 		mcinit_sh_do_shift(x, w);
 	else if (mcinit_sh_in_list(name, " echo printf ")) {
@@ -452,6 +463,8 @@ mcinit_sh_parse_command(struct sx *x)
 		if (!x->seen_cmd) { /* sbatch reads no directive after this */
 			x->seen_cmd = 1;
 			mcinit_sbatch_env(x->sbatch, x->nsbatch, slurm_set, x);
+			if (x->nsbatch > 0)
+				mcinit_sh_submit_dir(x);
 		}
 		if ((r = mcinit_sh_try_redirect(x)) != 0) {
 			if (r < 0)

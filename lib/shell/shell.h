@@ -176,6 +176,8 @@ struct mcinit_shword {
 	int file;      /* where line is: 0 the script, k its files[k - 1] */
 	int unread;    /* 1: opaque, from a variable that a sourced file mcinit
 	                * could not read may set */
+	int args;      /* 1: opaque, from the script's arguments, which mcinit was
+	                * not given (--script-args): only the run knows them */
 };
 
 struct mcinit_shnote {

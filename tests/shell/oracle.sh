@@ -5,11 +5,13 @@
 # (NUL-separated) and their environment.  mcinit must have extracted exactly
 # those words (a word it marks as known only at run time stands for zero or
 # more words: a variable the script never sets is empty here).  The script
-# gets no arguments, as mcinit assumes by default, or those of its line
+# gets no arguments and mcinit reads it as it does by default, without them
+# (known only at run time), or both take those of its line
 # `# script-args: ARGS` (mcinit validate --script-args ARGS),
 # and exactly that environment for the variables it names.  It runs in a
 # copy of its own directory, so the files it sources or runs (`. ./x.sh`,
-# `bash sub/y.sh`, tests/shell/scripts/follow) are those beside it.  A
+# `bash sub/y.sh`, tests/shell/scripts/follow) are those beside it; mcinit
+# reads it from there too (its $PWD).  A
 # script with the line `# oracle: all known` must have no word mcinit
 # marks as known only at run time (which would match anything).
 . "$srcdir/tests/cli/lib.sh"
@@ -111,6 +113,9 @@ print(' '.join('%s=%d' % kv for kv in out.items()))
 PY
 }
 
+# mcinit's reading, in the directory bash runs the script in ($PWD, cd)
+shw() { (cd "$tmp/run" && "$SH_WORDS" "$@"); }
+
 # the launch scripts of the tests (not the test drivers themselves)
 find "$srcdir/tests/cli/inputs" "$srcdir/tests/shell/scripts" "$srcdir/tests/configs" \
 	-name '*.sh' -o -name '*.bash' | sort >"$tmp/scripts"
@@ -118,16 +123,20 @@ while read -r f; do
 	name=shell-oracle-$(basename "$f" .sh)
 	rm -rf "$tmp/rec" && mkdir "$tmp/rec"
 	args=$(sed -n 's/^# script-args: //p' "$f" | head -n 1)
+	# mcinit's reading: without the line, as validate reads by default
+	set -- && grep -q '^# script-args:' "$f" && set -- -a "$args"
 	known=$(grep -c '^# oracle: all known' "$f")
 	slurm=$(slurm_env "$f")
+	# sbatch runs the script in the directory it was run in, and says so
+	! grep -q '^#SBATCH' "$f" || slurm="$slurm SLURM_SUBMIT_DIR=$tmp/run"
 	# in a copy of its directory, where it is run from (the files it
 	# sources or runs are found there)
 	chmod -R u+w "$tmp/run" && rm -rf "$tmp/run" && cp -R "$(dirname "$f")" "$tmp/run"
 	(eval "set -- $args" && cd "$tmp/run" &&
 		env -i PATH="$stub:/usr/bin:/bin" HOME="$tmp/run" ARGV_DIR="$tmp/rec" $slurm \
 			bash "$f" "$@" >/dev/null 2>&1)
-	"$SH_WORDS" -a "$args" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
-	n=$("$SH_WORDS" -c -a "$args" "$f")
+	shw "$@" "$f" >"$tmp/mine" 2>"$tmp/err" || { fail "$name" "sh-words failed" "$tmp/err"; continue; }
+	n=$(shw -c "$@" "$f")
 	if [ "$known" != 0 ]; then # as many launches as bash ran commands with a .py
 		ran=$(for r in "$tmp/rec"/*.argv; do
 			[ -f "$r" ] && tr '\0' '\n' <"$r" | grep -q '\.py$' && echo
@@ -144,7 +153,7 @@ while read -r f; do
 		bad=
 		k=1
 		while [ "$k" -le "$n" ]; do
-			"$SH_WORDS" -n "$k" -a "$args" "$f" >"$tmp/mine"
+			shw -n "$k" "$@" "$f" >"$tmp/mine"
 			[ "$known" = 0 ] || [ "$(tr -cd '\001' <"$tmp/mine" | wc -c)" = 0 ] ||
 				bad="$bad $k(run-time word)"
 			while read -r r && ! compare "$tmp/mine" "$r" >"$tmp/diff" 2>&1; do :; done
@@ -188,12 +197,12 @@ while read -r f; do
 		continue
 	fi
 	if [ "$known" != 0 ] && [ "$(tr -cd '\001' <"$tmp/mine" | wc -c)" != 0 ]; then
-		tr '\0\001' ' ^' <"$tmp/mine" >"$tmp/diff"
+		{ tr '\0\001' ' ^' <"$tmp/mine" && echo; } >"$tmp/diff"
 		fail "$name" "a word is known only at run time (^)" "$tmp/diff"
 		continue
 	fi
 	# the environment mcinit reports is the one the command got
-	"$SH_WORDS" -e -a "$args" "$f" >"$tmp/env"
+	shw -e "$@" "$f" >"$tmp/env"
 	envbad=
 	while read -r kv; do
 		case $kv in

@@ -3,7 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/util.h"
 #include "shell/shell.h"
 
 static struct mcinit_shscan S;
@@ -161,15 +164,60 @@ Test(shscan, megatron_gpt_example)
 	cr_assert_not(S.words[17].opaque);
 	word_is(19, "my vocab.json", 14, 12, "VOCAB_FILE");
 	cr_assert_eq(S.nnotes, 0);
-	/* run with no arguments, as mcinit assumes by default: bash passes
-	 * nothing for $CHECKPOINT_PATH, an empty word for "$VOCAB_FILE" */
+	/* without its arguments (no --script-args): the user gives them at
+	 * launch, so each is a value only the run knows, never an empty word
+	 * that would make --save take the next flag; one note says so */
 	scan_ok(gpt_script);
-	cr_assert_eq(S.nnotes, 3); /* one per $N: bash expands it to nothing */
+	cr_assert_eq(S.nnotes, 1);
 	cr_assert_eq(S.notes[0].line, 13);
 	cr_assert_eq(S.notes[0].col, 17);
-	cr_assert(strstr(S.notes[0].msg, "`$1`") != NULL, "%s", S.notes[0].msg);
-	cr_assert_geq(S.nwords, 17);
+	cr_assert(strstr(S.notes[0].msg, "arguments are known only at run time") != NULL, "%s",
+	          S.notes[0].msg);
+	cr_assert(strstr(S.notes[0].msg, "--script-args") != NULL, "%s", S.notes[0].msg);
+	cr_assert_eq(S.nwords, 22);
 	cr_assert_str_eq(S.words[16].text, "--save");
+	word_is(17, "$1", 13, 17, "CHECKPOINT_PATH");
+	cr_assert(S.words[17].opaque);
+	cr_assert_str_eq(S.words[18].text, "--vocab-file");
+	cr_assert(S.words[19].opaque);
+	cr_assert_str_eq(S.words[20].text, "--data-path");
+	cr_assert(S.words[21].opaque);
+}
+
+/* Issue 39, class 1: the script's arguments, not given to mcinit, are known
+ * only at run time: $N, ${N}, "$@", $*, $#, ${#}, `for a;`, shift; a
+ * default ${N:-WORD} / ${N-WORD} is WORD; one note for all of them. */
+Test(shscan, arguments_not_given_are_known_only_at_run_time)
+{
+	scan_ok("#!/bin/bash\n"
+	        "A=$1; B=${2}; C=${3:-8}; D=${4-x}; E=${5:+y}; F=${6:?usage}\n"
+	        "N=$#; M=${#}; shift 2\n"
+	        "for a; do G=$a; done\n"
+	        "python pretrain_gpt.py --a $A --b $B --c $C --d $D --e $E --f $F --n $N --m $M "
+	        "--g $G --at \"$@\" --st $* --one $1\n");
+	words_are("--a|$1|--b|${2}|--c|8|--d|x|--e|${5:+y}|--f|${6:?usage}|--n|$#|--m|${#}|"
+	          "--g|\"$@\"|--at|$@|--st|$*|--one|$1");
+	for (size_t k = 0; k < S.nwords; k++)
+		cr_assert(S.words[k].opaque == (k % 2 == 1 && k != 5 && k != 7), "word %zu: %s", k,
+		          S.words[k].text);
+	cr_assert_eq(S.nnotes, 1);
+	cr_assert_eq(S.notes[0].line, 2);
+	cr_assert_eq(S.notes[0].col, 3);
+	/* an empty default is no value: the argument, known only at run time */
+	scan_ok("python pretrain_gpt.py --a \"${1:-}\" --b ${2-}\n");
+	words_are("--a|${1:-}|--b|${2-}");
+	cr_assert(S.words[1].opaque && S.words[3].opaque);
+	/* given (--script-args, even none): exactly bash's words */
+	scan_args_ok("#!/bin/bash\n"
+	             "A=$1; C=${3:-8}\n"
+	             "python pretrain_gpt.py --a $A --c $C \"$@\" --n $#\n",
+	             "");
+	words_are("--a|--c|8|--n|0");
+	scan_args_ok("#!/bin/bash\n"
+	             "A=$1; C=${3:-8}\n"
+	             "python pretrain_gpt.py --a $A --c $C \"$@\" --n $#\n",
+	             "1 '' 3");
+	words_are("--a|1|--c|3|1||3|--n|3");
 }
 
 Test(shscan, string_variables_split_with_positions)
@@ -1165,4 +1213,210 @@ Test(shscan, appended_array_and_fallback_are_bounded, .timeout = 30)
 	cr_assert_geq(note_with("the assignments hold more than 65536 words"), 0);
 	cr_assert_leq(S.nwords, 65536);
 	free(t);
+}
+
+/* Issue 39, class 2: `set` as bash parses it (tests/shell/set-grammar.sh
+ * compares generated lines with the real bash). */
+static void
+set_gives(const char *line, const char *want)
+{
+	char text[512];
+
+	snprintf(text, sizeof text,
+	         "set -- p1 p2\n%s\nA=1\npython pretrain_gpt.py --n \"$#\" --b {x,y} \"$@\"\n",
+	         line);
+	scan_args_ok(text, "");
+	words_are(want);
+}
+
+Test(shscan, set_parsed_as_bash_parses_it)
+{
+	/* an `o` takes the NEXT word as its option name, even in a cluster */
+	set_gives("set -euo pipefail", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -eo pipefail -u", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -ou nounset w", "--n|1|--b|x|y|w");
+	set_gives("set -oo errexit nounset w", "--n|1|--b|x|y|w");
+	set_gives("set -e -u -o pipefail a b", "--n|2|--b|x|y|a|b");
+	/* -o with no name, or one that is an option: lists the options */
+	set_gives("set -o", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -o -e w", "--n|1|--b|x|y|w");
+	set_gives("set +o - w", "--n|1|--b|x|y|w");
+	/* -- sets them (to none), - ends the options, a word starts them */
+	set_gives("set --", "--n|0|--b|x|y");
+	set_gives("set -e --", "--n|0|--b|x|y");
+	set_gives("set - -e", "--n|1|--b|x|y|-e");
+	set_gives("set -e -", "--n|2|--b|x|y|p1|p2");
+	set_gives("set w -e", "--n|2|--b|x|y|w|-e");
+	/* errors: nothing changes (an unknown letter, -i, an unknown name, a
+	 * letter the getopt pass took for an o's argument, `-o - -Z`) */
+	set_gives("set -Z w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -ei w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -o bogus w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -oZ w", "--n|2|--b|x|y|p1|p2");
+	set_gives("set -o - -Z w", "--n|2|--b|x|y|p1|p2");
+	/* +B / +o braceexpand: no brace expansion */
+	set_gives("set +B", "--n|2|--b|{x,y}|p1|p2");
+	set_gives("set -e +o braceexpand", "--n|2|--b|{x,y}|p1|p2");
+	/* -a / allexport: A is in the command's environment */
+	set_gives("set -euao pipefail", "--n|2|--b|x|y|p1|p2");
+	cr_assert_eq(S.nenv, 1);
+	cr_assert_str_eq(S.env[0].name, "A");
+	set_gives("set -a +o allexport", "--n|2|--b|x|y|p1|p2");
+	cr_assert_eq(S.nenv, 0);
+	/* shopt changes no word here and stops nothing */
+	set_gives("shopt -s nullglob extglob; shopt -u nullglob", "--n|2|--b|x|y|p1|p2");
+	/* without the script's arguments, `set -euo pipefail` leaves them
+	 * known only at run time: `pipefail` is not $1 */
+	scan_ok("set -euo pipefail\npython pretrain_gpt.py --micro-batch-size ${1:-1} --n $1\n");
+	words_are("--micro-batch-size|1|--n|$1");
+	cr_assert(S.words[3].opaque);
+}
+
+/* Issue 39, class 3: the working directory and the script's own path. */
+static char wd[4096]; /* the directory the scans below run in */
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Scans the script file path (as given on the command line), in wd. */
+static void
+scan_file_ok(const char *path)
+{
+	struct mcinit_err err = {0};
+	size_t len;
+	char *text = mcinit_read_file(path, &len, &err);
+
+	cr_assert_not_null(text, "%s: %s", path, err.msg);
+	mcinit_shscan_destroy(&S);
+	cr_assert_eq(mcinit_shscan_parse_file(text, len, path, NULL, &S, &err), 0,
+	             "parse failed: %s", err.msg);
+	free(text);
+}
+
+static void
+in_temp_dir(void)
+{
+	char tmpl[] = "/tmp/mcinit-dirs-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_eq(chdir(tmpl), 0);
+	cr_assert_not_null(getcwd(wd, sizeof wd));
+	cr_assert_eq(mkdir("proj", 0755), 0);
+	cr_assert_eq(mkdir("proj/scripts", 0755), 0);
+	cr_assert_eq(mkdir("proj/lib", 0755), 0);
+}
+
+/* Removes what the tests below wrote in wd, and wd. */
+static void
+leave_temp_dir(void)
+{
+	static const char *const paths[] = {"proj/lib/common.sh",
+	                                    "proj/scripts/paths.sh",
+	                                    "proj/scripts/run.sh",
+	                                    "proj/job.sh",
+	                                    "run.sh",
+	                                    "proj/scripts",
+	                                    "proj/lib",
+	                                    "proj"};
+
+	for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
+		remove(paths[k]);
+	cr_assert_eq(chdir("/"), 0);
+	remove(wd);
+}
+
+/* Asserts word k is text, known; a leading "%s" in it stands for wd. */
+static void
+word_at(size_t k, const char *text)
+{
+	char want[8192];
+
+	if (strncmp(text, "%s", 2) == 0)
+		snprintf(want, sizeof want, "%s%s", wd, text + 2);
+	else
+		snprintf(want, sizeof want, "%s", text);
+	cr_assert_lt(k, S.nwords, "word %zu missing", k);
+	cr_assert_str_eq(S.words[k].text, want, "word %zu", k);
+	cr_assert_not(S.words[k].opaque, "word %zu (%s) opaque", k, S.words[k].text);
+}
+
+Test(shscan, working_directory_as_bash_has_it)
+{
+	in_temp_dir();
+	write_file("proj/lib/common.sh", "COMMON=\"--num-layers 4\"\nLIBDIR=$(dirname "
+	                                 "\"${BASH_SOURCE[0]}\")\n");
+	write_file("proj/scripts/paths.sh", "SAVE=$PWD/ckpt\n");
+	write_file("proj/scripts/run.sh",
+	           "#!/bin/bash\n"
+	           "ROOT=$(cd \"$(dirname \"$0\")/..\" && pwd)\n"
+	           "UP=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")/../lib/..\" && pwd -L)\"\n"
+	           "source \"$ROOT/lib/common.sh\"\n"
+	           "WORK=$(pwd)\n"
+	           "cd \"$ROOT/scripts\"\n"
+	           ". ./paths.sh\n"
+	           "pushd /tmp >/dev/null; popd >/dev/null\n"
+	           "python pretrain_gpt.py $COMMON --a \"$ROOT\" --b \"$UP\" --c \"$LIBDIR\" --d "
+	           "\"$WORK\" --e \"${PWD}\" --f \"$OLDPWD\" --g \"$SAVE\" --h \"$0\"\n");
+	scan_file_ok("proj/scripts/run.sh");
+
+	word_at(0, "--num-layers");
+	word_at(1, "4");
+	word_at(3, "%s/proj");
+	word_at(5, "%s/proj");
+	word_at(7, "%s/proj/lib"); /* BASH_SOURCE in the sourced file: its name */
+	word_at(9, "%s");
+	word_at(11, "%s/proj/scripts");
+	word_at(13, "/tmp"); /* popd: back from /tmp, which is OLDPWD */
+	word_at(15, "%s/proj/scripts/ckpt");
+	word_at(17, "proj/scripts/run.sh");
+	cr_assert_eq(S.nfiles, 2); /* common.sh behind $ROOT, paths.sh after cd */
+	leave_temp_dir();
+}
+
+Test(shscan, submission_directory_under_slurm)
+{
+	in_temp_dir();
+	write_file("proj/job.sh",
+	           "#!/bin/bash\n#SBATCH --nodes=1\n"
+	           "python pretrain_gpt.py --a \"$SLURM_SUBMIT_DIR\" --b \"$PWD\"\n");
+	scan_file_ok("proj/job.sh");
+	word_at(1, "%s");
+	word_at(3, "%s");
+	write_file("proj/job.sh",
+	           "#!/bin/bash\n#SBATCH --chdir=proj\n"
+	           "python pretrain_gpt.py --a \"$SLURM_SUBMIT_DIR\" --b \"$PWD\"\n");
+	scan_file_ok("proj/job.sh");
+	word_at(1, "%s");
+	word_at(3, "%s/proj");
+	/* no #SBATCH: not a Slurm job, SLURM_SUBMIT_DIR from the environment */
+	write_file("proj/job.sh", "python pretrain_gpt.py --a \"$SLURM_SUBMIT_DIR\"\n");
+	scan_file_ok("proj/job.sh");
+	cr_assert(S.words[1].opaque);
+	leave_temp_dir();
+}
+
+Test(shscan, directory_only_the_run_has_is_no_error)
+{
+	in_temp_dir();
+	/* a directory of the cluster, not of this machine: cd's status is
+	 * unknown, so the launch after && is still read */
+	write_file("run.sh",
+	           "cd /nonexistent/lustre/project && python pretrain_gpt.py --a \"$PWD\"\n"
+	           "cd \"$UNSET_DIR\"\npython pretrain_gpt.py --b \"$PWD\"\n");
+	scan_file_ok("run.sh");
+	cr_assert_eq(S.nlaunches, 2);
+	cr_assert_str_eq(S.launches[0].words[1].text, "/nonexistent/lustre/project");
+	cr_assert(S.launches[1].words[1].opaque);
+	leave_temp_dir();
+	/* not read from a file of this machine: the directory is unknown */
+	scan_ok("python pretrain_gpt.py --a \"$PWD\" --b \"$(pwd)\"\n");
+	cr_assert(S.words[1].opaque);
+	cr_assert(S.words[3].opaque);
 }
