@@ -14,6 +14,9 @@
 struct facts {
 	const struct mcinit_lword *nnodes, *nproc, *ntasks, *per_node, *np, *addr, *port, *endpoint;
 	const struct mcinit_lword *gpus; /* srun/sbatch --gpus-per-node */
+	/* sbatch's other GPU and CPU requests: --gres, -G/--gpus (the job's),
+	 * --gpus-per-task, -c/--cpus-per-task */
+	const struct mcinit_lword *gres, *gpus_job, *gpus_task, *cpus_task;
 	bool standalone, torch;
 	const char *name; /* the launcher, for the notes */
 };
@@ -103,7 +106,11 @@ enum {
 	K_ENDPOINT,
 	K_ENV,
 	K_STANDALONE,
-	K_ENV2
+	K_ENV2,
+	K_GRES,
+	K_GPUS_JOB,
+	K_GPUS_TASK,
+	K_CPUS_TASK
 };
 
 /* Every launcher's options, each row saying whose (launcher-opts.def). */
@@ -175,6 +182,18 @@ record(struct lp *p, struct facts *f, const struct opt *o, const struct mcinit_l
 		break;
 	case K_GPUS:
 		f->gpus = v;
+		break;
+	case K_GRES:
+		f->gres = v;
+		break;
+	case K_GPUS_JOB:
+		f->gpus_job = v;
+		break;
+	case K_GPUS_TASK:
+		f->gpus_task = v;
+		break;
+	case K_CPUS_TASK:
+		f->cpus_task = v;
 		break;
 	case K_NP:
 		f->np = v;
@@ -489,6 +508,87 @@ slurm_var(const char *names, long long v, const struct mcinit_lword *w,
 	}
 }
 
+/* A count of positive integer text s[0..n); 0 when not one. */
+static long long
+count_text(const char *s, size_t n)
+{
+	struct mcinit_lword w = {0};
+	char *t = mcinit_xasprintf("%.*s", (int)n, s);
+	long long v;
+
+	w.text = t;
+	v = count_of(&w);
+	free(t);
+	return v;
+}
+
+/* Slurm's GPU count `[TYPE:]N` (--gpus-per-node, --gpus, --gpus-per-task):
+ * N; 0 when w says none or is not known. */
+static long long
+gpu_count(const struct mcinit_lword *w)
+{
+	const char *c;
+
+	if (w == NULL || w->opaque)
+		return 0;
+	c = strrchr(w->text, ':');
+	return c == NULL ? count_of(w) : count_text(c + 1, strlen(c + 1));
+}
+
+/* The GPUs per node of --gres's comma-separated `NAME[:TYPE][:COUNT]`
+ * (sbatch(1); `gres/gpu` as well): the count of its gpu entry, 1 when it
+ * gives none; 0 when it names no GPU or is not known. */
+static long long
+gres_gpus(const struct mcinit_lword *w)
+{
+	const char *p;
+
+	if (w == NULL || w->opaque)
+		return 0;
+	for (p = w->text; *p; p += *p == ',') {
+		size_t n = strcspn(p, ","), name;
+		const char *e = p, *c;
+
+		if (strncmp(e, "gres/", 5) == 0)
+			e += 5;
+		name = strcspn(e, ":,");
+		if (name == 3 && strncmp(e, "gpu", 3) == 0) {
+			if (e[3] != ':')
+				return 1;
+			/* the count is the last field when it is a number; a
+			 * type alone (gpu:h100) asks for one */
+			for (c = p + n; c > e && c[-1] != ':'; c--)
+				;
+			if (strspn(c, "0123456789") == (size_t)(p + n - c))
+				return count_text(c, (size_t)(p + n - c));
+			return 1;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+/* SLURM_GPUS_ON_NODE as sbatch's options give it: --gpus-per-node, else
+ * the gpu count of --gres, else -G/--gpus spread evenly over -N nodes,
+ * else --gpus-per-task times the tasks on a node; 0 when none says. */
+static long long
+gpus_on_node(const struct facts *f, const struct mcinit_lword **from)
+{
+	long long nodes = count_of(f->nnodes), per = count_of(f->per_node), v;
+
+	if ((v = gpu_count(*from = f->gpus)) > 0 || (v = gres_gpus(*from = f->gres)) > 0)
+		return v;
+	*from = f->gpus_job;
+	if ((v = gpu_count(f->gpus_job)) > 0 && nodes > 0 && v % nodes == 0)
+		return v / nodes;
+	*from = f->gpus_task;
+	if ((v = gpu_count(f->gpus_task)) == 0)
+		return 0;
+	if (per == 0 && nodes > 0 && count_of(f->ntasks) % nodes == 0)
+		per = count_of(f->ntasks) / nodes;
+	return per > 0 ? v * per : 0;
+}
+
 void
 mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
                   void (*set)(void *ctx, const char *name, const char *value, int line, int col),
@@ -498,7 +598,8 @@ mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
 	struct mcinit_shlaunch none = {0};
 	struct lp p = {sbatch, ns, 0, NULL, &none, &sc};
 	struct facts f = {0};
-	long long nodes, per;
+	const struct mcinit_lword *from;
+	long long nodes, per, gpus;
 
 	sbatch_facts(&p, sbatch, ns, &f);
 	nodes = count_of(f.nnodes);
@@ -511,9 +612,19 @@ mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
 		slurm_var("SLURM_NTASKS SLURM_NPROCS", nodes * per, f.nnodes, set, ctx);
 	if (f.per_node != NULL)
 		slurm_var("SLURM_NTASKS_PER_NODE", per, f.per_node, set, ctx);
+	/* sbatch(1), OUTPUT ENVIRONMENT VARIABLES: SLURM_GPUS_PER_NODE, SLURM_GPUS
+	 * and SLURM_GPUS_PER_TASK only with their option; SLURM_GPUS_ON_NODE
+	 * with any GPU on the node, whichever option asked for it */
+	if ((gpus = gpus_on_node(&f, &from)) > 0)
+		slurm_var("SLURM_GPUS_ON_NODE", gpus, from, set, ctx);
 	if (f.gpus != NULL)
-		slurm_var("SLURM_GPUS_ON_NODE SLURM_GPUS_PER_NODE", count_of(f.gpus), f.gpus, set,
-		          ctx);
+		slurm_var("SLURM_GPUS_PER_NODE", count_of(f.gpus), f.gpus, set, ctx);
+	if (f.gpus_job != NULL)
+		slurm_var("SLURM_GPUS", count_of(f.gpus_job), f.gpus_job, set, ctx);
+	if (f.gpus_task != NULL)
+		slurm_var("SLURM_GPUS_PER_TASK", count_of(f.gpus_task), f.gpus_task, set, ctx);
+	if (f.cpus_task != NULL)
+		slurm_var("SLURM_CPUS_PER_TASK", count_of(f.cpus_task), f.cpus_task, set, ctx);
 	for (size_t k = 0; k < sc.n; k++)
 		free((char *)sc.v[k].text);
 	free(sc.v);

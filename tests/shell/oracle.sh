@@ -93,9 +93,19 @@ for line in open(sys.argv[1], errors='replace'):
             i += 1
         else:
             k, v = w, ''
-        opts[{'-N': '--nodes', '-n': '--ntasks'}.get(k, k)] = v
+        opts[{'-N': '--nodes', '-n': '--ntasks', '-G': '--gpus',
+              '-c': '--cpus-per-task'}.get(k, k)] = v
         i += 1
 num = lambda k: int(opts[k]) if opts.get(k, '').isdigit() else None
+def gpus(k):  # sbatch(1): --gpus, --gpus-per-node, --gpus-per-task are [type:]number
+    v = opts.get(k, '').split(':')[-1]
+    return int(v) if v.isdigit() else None
+def gres_gpus():  # --gres=name[[:type]:count],...: a gpu entry without a count is 1
+    for e in opts.get('--gres', '').split(','):
+        f = e.split(':')
+        if f[0] in ('gpu', 'gres/gpu'):
+            return int(f[-1]) if len(f) > 1 and f[-1].isdigit() else 1
+    return None
 out = {}
 if num('--nodes'):
     out['SLURM_NNODES'] = out['SLURM_JOB_NUM_NODES'] = num('--nodes')
@@ -105,8 +115,24 @@ elif num('--nodes') and num('--ntasks-per-node'):
     out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--nodes') * num('--ntasks-per-node')
 if num('--ntasks-per-node'):
     out['SLURM_NTASKS_PER_NODE'] = num('--ntasks-per-node')
-if num('--gpus-per-node'):
-    out['SLURM_GPUS_ON_NODE'] = out['SLURM_GPUS_PER_NODE'] = num('--gpus-per-node')
+# SLURM_GPUS_ON_NODE: the GPUs allocated on the node, however requested
+tasks_on_node = num('--ntasks-per-node')
+if tasks_on_node is None and num('--ntasks') and num('--nodes') and \
+        num('--ntasks') % num('--nodes') == 0:
+    tasks_on_node = num('--ntasks') // num('--nodes')
+if gpus('--gpus-per-node'):
+    out['SLURM_GPUS_ON_NODE'] = gpus('--gpus-per-node')
+elif gres_gpus():
+    out['SLURM_GPUS_ON_NODE'] = gres_gpus()
+elif gpus('--gpus') and num('--nodes') and gpus('--gpus') % num('--nodes') == 0:
+    out['SLURM_GPUS_ON_NODE'] = gpus('--gpus') // num('--nodes')
+elif gpus('--gpus-per-task') and tasks_on_node:
+    out['SLURM_GPUS_ON_NODE'] = gpus('--gpus-per-task') * tasks_on_node
+for opt, var in (('--gpus-per-node', 'SLURM_GPUS_PER_NODE'), ('--gpus', 'SLURM_GPUS'),
+                 ('--gpus-per-task', 'SLURM_GPUS_PER_TASK'),
+                 ('--cpus-per-task', 'SLURM_CPUS_PER_TASK')):
+    if num(opt):
+        out[var] = num(opt)
 print(' '.join('%s=%d' % kv for kv in out.items()))
 PY
 }
