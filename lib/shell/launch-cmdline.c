@@ -17,6 +17,8 @@ struct facts {
 	/* sbatch's other GPU and CPU requests: --gres, -G/--gpus (the job's),
 	 * --gpus-per-task, -c/--cpus-per-task */
 	const struct mcinit_lword *gres, *gpus_job, *gpus_task, *cpus_task;
+	/* deepspeed --hostfile, --include, --exclude */
+	const struct mcinit_lword *hostfile, *include, *exclude;
 	bool standalone, torch;
 	const char *name; /* the launcher, for the notes */
 };
@@ -84,7 +86,7 @@ is_python(const char *t)
 
 /* ---- option tables ---- */
 
-enum launcher { L_TORCH, L_SRUN, L_MPI };
+enum launcher { L_TORCH, L_SRUN, L_MPI, L_DS };
 
 struct opt {
 	const char *names; /* spellings, space-separated; torch ones with '-' */
@@ -110,7 +112,10 @@ enum {
 	K_GRES,
 	K_GPUS_JOB,
 	K_GPUS_TASK,
-	K_CPUS_TASK
+	K_CPUS_TASK,
+	K_HOSTFILE,
+	K_INCLUDE,
+	K_EXCLUDE
 };
 
 /* Every launcher's options, each row saying whose (launcher-opts.def). */
@@ -118,7 +123,9 @@ static const struct opt opts[] = {
 #define TORCH(names, nargs, kind) {names, nargs, kind, L_TORCH},
 #define SRUN(names, nargs, kind)  {names, nargs, kind, L_SRUN},
 #define MPI(names, nargs, kind)   {names, nargs, kind, L_MPI},
+#define DS(names, nargs, kind)    {names, nargs, kind, L_DS},
 #include "shell/launcher-opts.def"
+#undef DS
 #undef TORCH
 #undef SRUN
 #undef MPI
@@ -182,6 +189,15 @@ record(struct lp *p, struct facts *f, const struct opt *o, const struct mcinit_l
 		break;
 	case K_GPUS:
 		f->gpus = v;
+		break;
+	case K_HOSTFILE:
+		f->hostfile = v;
+		break;
+	case K_INCLUDE:
+		f->include = v;
+		break;
+	case K_EXCLUDE:
+		f->exclude = v;
 		break;
 	case K_GRES:
 		f->gres = v;
@@ -478,6 +494,269 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 	                                        per ? per->text : "");
 }
 
+/* ---- deepspeed ---- */
+
+/* DeepSpeed's resource pool: hosts in order with their slots (GPUs), -1
+ * when not known here. */
+struct pool {
+	char **name;
+	long long *slots;
+	size_t n;
+};
+
+static long long *
+pool_find(struct pool *p, const char *name, size_t len)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (strlen(p->name[k]) == len && strncmp(p->name[k], name, len) == 0)
+			return &p->slots[k];
+	return NULL;
+}
+
+static void
+pool_add(struct pool *p, const char *name, size_t len, long long slots)
+{
+	p->name = mcinit_xrealloc(p->name, (p->n + 1) * sizeof *p->name);
+	p->slots = mcinit_xrealloc(p->slots, (p->n + 1) * sizeof *p->slots);
+	p->name[p->n] = mcinit_xasprintf("%.*s", (int)len, name);
+	p->slots[p->n++] = slots;
+}
+
+static void
+pool_free(struct pool *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		free(p->name[k]);
+	free(p->name);
+	free(p->slots);
+	memset(p, 0, sizeof *p);
+}
+
+/* runner.py's _parse_hostfile: each line not blank and not a '#' comment
+ * is `HOST slots=N` (more may follow); NULL, or what is wrong (DeepSpeed
+ * stops there with a ValueError). */
+static const char *
+read_hostfile(const char *text, size_t len, struct pool *pool)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *line = mcinit_xasprintf("%.*s", (int)((nl ? nl : end) - p), p);
+		const char *h = line + strspn(line, " \t\r\f\v"), *s, *wrong = NULL;
+		size_t hn = strcspn(h, " \t\r\f\v");
+		long long slots = 0;
+
+		p = nl ? nl + 1 : end;
+		s = h + hn + strspn(h + hn, " \t\r\f\v");
+		if (*h == '\0' || *h == '#')
+			; /* blank or a comment */
+		else if (s == h + hn || strncmp(s, "slots=", 6) != 0 ||
+		         !(s[6] >= '0' && s[6] <= '9'))
+			wrong = "a line that is not `HOST slots=N`";
+		else if (pool_find(pool, h, hn) != NULL)
+			wrong = "a host named twice";
+		else {
+			for (s += 6; *s >= '0' && *s <= '9' && slots < 1000000; s++)
+				slots = slots * 10 + (*s - '0');
+			pool_add(pool, h, hn, slots);
+		}
+		free(line);
+		if (wrong != NULL)
+			return wrong;
+	}
+	return pool->n == 0 ? "no host" : NULL;
+}
+
+/* runner.py's parse_resource_filter: --include or --exclude's
+ * `NODE_SPEC[@NODE_SPEC ...]`, NODE_SPEC `NAME[:SLOT[,SLOT ...]]`, applied
+ * to *pool (known: whether it lists the hosts; when not, an included host
+ * is taken as written).  NULL, or why the hosts are not known here. */
+static const char *
+filter_pool(struct pool *pool, bool known, const char *spec, bool include)
+{
+	struct pool out = {0};
+	const char *why = NULL;
+
+	for (const char *p = spec; *p && why == NULL; p += *p == '@') {
+		size_t n = strcspn(p, "@"), hn = strcspn(p, ":@");
+		long long *have = pool_find(pool, p, hn), count = 0;
+
+		if (known && have == NULL)
+			why = "names a host that is not in the hostfile";
+		else if (hn < n) /* NAME:SLOT,SLOT */
+			for (const char *q = p + hn; q < p + n; q += strcspn(q + 1, ",@") + 1)
+				count++;
+		else
+			count = have ? *have : -1;
+		if (why == NULL && include)
+			pool_add(&out, p, hn, count);
+		else if (why == NULL && !known)
+			why = "excludes from hosts that are read only when the script runs";
+		else if (why == NULL)
+			*have = hn < n && *have >= 0 ? *have - count : 0;
+		p += n;
+	}
+	if (why == NULL && include) {
+		pool_free(pool);
+		*pool = out;
+	} else {
+		pool_free(&out);
+	}
+	return why;
+}
+
+/* deepspeed's world: the hosts of its hostfile (or this machine alone when
+ * there is none), filtered by --include/--exclude, the first --num_nodes,
+ * each with --num_gpus slots when given (deepspeed/launcher/runner.py). */
+static void
+ds_world(struct lp *p, const struct facts *f)
+{
+	struct mcinit_shlaunch *o = p->out;
+	struct pool pool = {0};
+	struct mcinit_buf src = {0};
+	const struct mcinit_lword *bad = NULL;
+	const char *why = NULL;
+	long long nodes = 0, gpus = 0, world = 0, per = -2;
+	bool known = false;
+	size_t n;
+
+	if ((f->nnodes && (nodes = count_of(f->nnodes)) == 0 && (bad = f->nnodes)) ||
+	    (f->nproc && (gpus = count_of(f->nproc)) == 0 && (bad = f->nproc)) ||
+	    (f->include && f->include->opaque && (bad = f->include)) ||
+	    (f->exclude && f->exclude->opaque && (bad = f->exclude))) {
+		unknown_value(p, "deepspeed",
+		              bad == f->nnodes    ? "--num_nodes"
+		              : bad == f->nproc   ? "--num_gpus"
+		              : bad == f->include ? "--include"
+		                                  : "--exclude",
+		              bad);
+		return;
+	}
+	if (f->include != NULL && f->exclude != NULL) {
+		lnote(p, f->exclude->line, f->exclude->col,
+		      "deepspeed refuses --include and --exclude together");
+		return;
+	}
+	if (f->hostfile != NULL) {
+		size_t len = 0;
+		char *text = NULL;
+
+		if (f->hostfile->opaque)
+			why = "is named by a value known only at run time";
+		else if (p->sink == NULL || p->sink->read == NULL)
+			why = "is not read here";
+		else if ((text = p->sink->read(p->sink->ctx, f->hostfile->text, &len, &why)) ==
+		         NULL)
+			why = why ? why : "cannot be read";
+		if (text != NULL) {
+			const char *wrong = read_hostfile(text, len, &pool);
+
+			free(text);
+			if (wrong != NULL) {
+				lnote(p, f->hostfile->line, f->hostfile->col,
+				      "deepspeed --hostfile `%s` has %s: deepspeed stops there",
+				      f->hostfile->text, wrong);
+				pool_free(&pool);
+				return;
+			}
+			known = true;
+		} else {
+			lnote(p, f->hostfile->line, f->hostfile->col,
+			      "deepspeed --hostfile `%s` %s: its hosts are known only when the "
+			      "script runs; the world size is not taken from the launcher unless "
+			      "--num_nodes and --num_gpus say it",
+			      f->hostfile->text, why);
+		}
+	} else if (f->include == NULL || strncmp(f->include->text, "localhost", 9) == 0) {
+		/* no hostfile (/job/hostfile absent): this machine alone */
+		if (nodes <= 1 && (f->include == NULL || f->include->text[9] != '@')) {
+			pool_add(&pool, "localhost", 9, -1);
+			known = true;
+		}
+	}
+	if (!known && f->include == NULL && f->exclude == NULL && nodes > 0) {
+		/* the hostfile the run reads: taken to have --num_nodes hosts */
+		if (f->hostfile == NULL)
+			lnote(p, f->nnodes->line, f->nnodes->col,
+			      "deepspeed --num_nodes %lld: the hosts are those of its hostfile "
+			      "(/job/hostfile when --hostfile is not given), read only when the "
+			      "script runs; taken to have %lld",
+			      nodes, nodes);
+		for (long long k = 0; k < nodes; k++)
+			pool_add(&pool, "host", 4, -1);
+	} else if (f->include != NULL || f->exclude != NULL) {
+		const struct mcinit_lword *spec = f->include ? f->include : f->exclude;
+
+		if ((why = filter_pool(&pool, known, spec->text, f->include != NULL)) != NULL) {
+			lnote(p, spec->line, spec->col, "deepspeed %s `%s` %s",
+			      f->include ? "--include" : "--exclude", spec->text, why);
+			pool_free(&pool);
+			return;
+		}
+		for (size_t k = 0; k < pool.n; k++) /* hosts left with no slot */
+			if (pool.slots[k] == 0) {
+				free(pool.name[k]);
+				memmove(&pool.name[k], &pool.name[k + 1],
+				        (pool.n - k - 1) * sizeof *pool.name);
+				memmove(&pool.slots[k], &pool.slots[k + 1],
+				        (pool.n - k - 1) * sizeof *pool.slots);
+				pool.n--, k--;
+			}
+	}
+	if (pool.n == 0) {
+		if (f->hostfile == NULL) /* else said above */
+			lnote(p, p->out->line, p->out->col,
+			      "deepspeed: its hosts are known only when the script runs; the world "
+			      "size is "
+			      "not taken from the launcher");
+		pool_free(&pool);
+		return;
+	}
+	n = nodes > 0 && (size_t)nodes < pool.n ? (size_t)nodes : pool.n;
+	for (size_t k = 0; k < n; k++) {
+		long long s = gpus > 0 ? gpus : pool.slots[k];
+
+		if (s < 0) {
+			lnote(p, p->out->line, p->out->col,
+			      "deepspeed without --num_gpus: one process per GPU of each host it "
+			      "runs on, not known here");
+			pool_free(&pool);
+			return;
+		}
+		world += s;
+		per = per == -2 || per == s ? s : -1;
+	}
+	o->nnodes = o->nnodes_min = (long long)n;
+	o->nproc_per_node = per > 0 ? per : 0;
+	if (f->nnodes) {
+		o->nnodes_line = f->nnodes->line;
+		o->nnodes_col = f->nnodes->col;
+	}
+	if (f->nproc) {
+		o->nproc_line = f->nproc->line;
+		o->nproc_col = f->nproc->col;
+	}
+	o->world_size = world;
+	mcinit_buf_adds(&src, "deepspeed");
+	if (f->hostfile && known)
+		mcinit_buf_printf(&src, " --hostfile %s", f->hostfile->text);
+	if (f->include || f->exclude)
+		mcinit_buf_printf(&src, " --%s %s", f->include ? "include" : "exclude",
+		                  (f->include ? f->include : f->exclude)->text);
+	if (f->nnodes)
+		mcinit_buf_printf(&src, " --num_nodes %s", f->nnodes->text);
+	if (f->nproc)
+		mcinit_buf_printf(&src, " --num_gpus %s", f->nproc->text);
+	if (per > 0)
+		mcinit_buf_printf(&src, " (%zu node%s x %lld)", n, n == 1 ? "" : "s", per);
+	else
+		mcinit_buf_printf(&src, " (%zu nodes, %lld slots)", n, world);
+	o->world_size_source = mcinit_xstrdup(mcinit_buf_cstr(&src));
+	mcinit_buf_free(&src);
+	pool_free(&pool);
+}
+
 static void
 sbatch_facts(struct lp *p, const struct mcinit_lword *sb, size_t ns, struct facts *f)
 {
@@ -636,9 +915,9 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 {
 	struct scratch sc = {NULL, 0};
 	struct lp p = {w, n, 0, sink, out, &sc};
-	struct facts sb = {0}, task = {0}, torch = {0};
+	struct facts sb = {0}, task = {0}, torch = {0}, ds = {0};
 	struct mcinit_buf chain = {0};
-	const char *task_name = NULL, *torch_name = NULL;
+	const char *task_name = NULL, *torch_name = NULL, *ds_name = NULL;
 
 	memset(out, 0, sizeof *out);
 	sbatch_facts(&p, sbatch, ns, &sb);
@@ -646,7 +925,8 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 		const struct mcinit_lword *cw = &p.w[p.i];
 		const char *b = base(cw->text);
 
-		if (out->line == 0 && (one_of(b, "torchrun srun mpirun mpiexec") || is_python(b))) {
+		if (out->line == 0 &&
+		    (one_of(b, "torchrun srun mpirun mpiexec deepspeed") || is_python(b))) {
 			out->line = cw->line;
 			out->col = cw->col;
 		}
@@ -679,11 +959,11 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 			}
 			break;
 		} else if (strcmp(b, "deepspeed") == 0) {
-			lnote(&p, cw->line, cw->col,
-			      "deepspeed launcher: mcinit does not read its options; the world "
-			      "size is "
-			      "not taken from it");
-			break;
+			p.i++;
+			read_opts(&p, L_DS, &ds);
+			ds_name = "deepspeed";
+			mcinit_buf_printf(&chain, "%sdeepspeed", chain.len ? " + " : "");
+			break; /* the next word is the script */
 		} else {
 			p.i++; /* a wrapper (env, exec, nohup, uv run, nsys profile ...) */
 			if (strcmp(b, "env") == 0)
@@ -703,8 +983,10 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 	if (chain.len > 0)
 		out->launcher = mcinit_xstrdup(mcinit_buf_cstr(&chain));
 	mcinit_buf_free(&chain);
-	set_addr(&p, &torch);
-	if (torch_name != NULL)
+	set_addr(&p, ds_name != NULL ? &ds : &torch);
+	if (ds_name != NULL)
+		ds_world(&p, &ds);
+	else if (torch_name != NULL)
 		torch_world(&p, &torch, torch_name);
 	else if (task_name != NULL)
 		task_world(&p, &task, &sb, task_name);

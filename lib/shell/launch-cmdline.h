@@ -2,8 +2,10 @@
  * launcher.h — what the launcher of a training command says about the job:
  * `torchrun` / `python -m torch.distributed.run|launch`, `srun`, `mpirun`
  * (and `mpiexec`), possibly nested (`srun torchrun ...`), behind wrappers
- * such as `env V=1`, `exec`, `nohup`, `uv run` or a profiler; and `#SBATCH`
- * directives, which give srun its defaults.  deepspeed is not read.
+ * such as `env V=1`, `exec`, `nohup`, `uv run` or a profiler; `deepspeed`
+ * (its --num_nodes, --num_gpus, --hostfile, --include and --exclude, as
+ * deepspeed/launcher/runner.py reads them); and `#SBATCH` directives, which
+ * give srun its defaults.
  *
  * Options are read as each tool reads them: torchrun's argparse (`--opt v`,
  * `--opt=v`, `_` and `-` alike, the first other word is the script), Slurm's
@@ -36,6 +38,10 @@ struct mcinit_launch_sink {
 	/* an environment variable the job gets: remote 1 when the launcher
 	 * passes it to the processes it starts (mpirun -x), 0 for `env V=1` */
 	void (*env)(void *ctx, const char *name, const char *value, int line, int col, int remote);
+	/* the text of the file name (a deepspeed --hostfile), found as the
+	 * script finds the files it runs (malloc'd, *len its size); NULL with
+	 * *why when it cannot be read.  NULL: no file is read */
+	char *(*read)(void *ctx, const char *name, size_t *len, const char **why);
 };
 
 /*

@@ -30,7 +30,7 @@ if [ "$(basename "$0")" = srun ]; then
 fi
 STUB
 chmod +x "$stub/record"
-for c in torchrun srun mpirun mpiexec python python3; do
+for c in torchrun srun mpirun mpiexec deepspeed python python3; do
 	ln -s record "$stub/$c"
 done
 
@@ -198,7 +198,7 @@ while read -r f; do
 	# of its launchers, the innermost bash ran (srun bash -c "python ...")
 	rec=
 	for want in $(tr '\0' '\n' <"$tmp/mine" | tr -d '\001' | while read -r w; do
-		case ${w##*/} in torchrun | srun | mpirun | mpiexec | python | python3) echo "${w##*/}" ;; *.py) break ;; esac
+		case ${w##*/} in torchrun | srun | mpirun | mpiexec | deepspeed | python | python3) echo "${w##*/}" ;; *.py) break ;; esac
 	done | tac); do
 		for r in $(ls "$tmp/rec"/*.argv 2>/dev/null | sort -t/ -k1 -V); do
 			[ "$(head -c "$((${#want} + 1))" "$r" | tr -d '\0')" = "$want" ] && rec=$r

@@ -115,3 +115,90 @@ Test(launch, slurm_gres_sizes_torchrun)
 	cr_assert_eq(S.launch.world_size, 16);
 	cr_assert_eq(S.launch.nproc_per_node, 8);
 }
+
+/* ---- 6. the DeepSpeed launcher ---- */
+
+/* Files by name, from memory; any other is not found. */
+static const char *const *mem_files;
+
+static char *
+read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why)
+{
+	(void)ctx;
+	for (size_t k = 0; mem_files[k] != NULL; k += 2)
+		if (strcmp(mem_files[k], name) == 0) {
+			*len = strlen(mem_files[k + 1]);
+			*path = strdup(name);
+			return strdup(mem_files[k + 1]);
+		}
+	*why = "not found";
+	return NULL;
+}
+
+static void
+scan_files_ok(const char *text, const char *const *files)
+{
+	struct mcinit_err err = {0};
+
+	mcinit_shscan_destroy(&S);
+	mem_files = files;
+	cr_assert_eq(
+	    mcinit_shscan_parse_with(text, strlen(text), read_mem, NULL, "main.sh", NULL, &S, &err),
+	    0, "parse failed: %s", err.msg);
+}
+
+/* deepspeed/launcher/runner.py: the hosts of the hostfile (this machine
+ * alone without one), --include/--exclude, the first --num_nodes, each
+ * with --num_gpus slots. */
+Test(launch, deepspeed_world_size)
+{
+	static const char *const files[] = {
+	    "hosts", "# the cluster\nw0 slots=8\n\n  w1 slots=8 # big\nw2 slots=4\n", "bad",
+	    "w0 slots=8\nw0 slots=8\n", NULL};
+	static const struct {
+		const char *opts;
+		long long world, nnodes, per;
+		const char *note;
+	} cases[] = {
+	    {"--num_gpus 4 --num_nodes 2 --master_port 29501", 8, 2, 4, "taken to have 2"},
+	    {"--num_gpus=8", 8, 1, 8, NULL},
+	    {"--num_nodes=1 --num_gpus 2", 2, 1, 2, NULL},
+	    {"", 0, 0, 0, "one process per GPU of each host"},
+	    {"--hostfile hosts", 20, 3, 0, NULL},
+	    {"-H hosts --num_nodes 2", 16, 2, 8, NULL},
+	    {"--hostfile=hosts --num_gpus 2", 6, 3, 2, NULL},
+	    {"--hostfile hosts --include w0:0,1@w2", 6, 2, 0, NULL},
+	    {"--hostfile hosts --exclude w1", 12, 2, 0, NULL},
+	    {"--hostfile hosts --exclude w0:0,1,2", 17, 3, 0, NULL},
+	    {"--hostfile hosts --include w9", 0, 0, 0, "not in the hostfile"},
+	    {"--hostfile bad", 0, 0, 0, "a host named twice"},
+	    {"--include localhost:0,1,2,3", 4, 1, 4, NULL},
+	    {"-i w0:0,1@w1:0,1 --num_gpus 4", 8, 2, 4, NULL},
+	    {"--hostfile missing --num_gpus 8", 0, 0, 0, "known only when the script runs"},
+	    {"--hostfile missing --num_gpus 8 --num_nodes 3", 24, 3, 8, "`missing` not found"},
+	    {"--num_gpus $G", 0, 0, 0, "--num_gpus `$G` is known only when the script runs"},
+	    {"--include w0 --exclude w1", 0, 0, 0, "--include and --exclude together"},
+	};
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char *text = malloc(strlen(cases[k].opts) + 64);
+
+		sprintf(text, "deepspeed %s pretrain_gpt.py --x 1\n", cases[k].opts);
+		cr_log_info("case %zu: %s", k, text);
+		scan_files_ok(text, files);
+		free(text);
+		cr_assert_str_eq(S.launch.launcher, "deepspeed");
+		cr_assert_eq(S.launch.world_size, cases[k].world, "case %zu: world %lld", k,
+		             S.launch.world_size);
+		cr_assert_eq(S.launch.nnodes, cases[k].nnodes, "case %zu", k);
+		cr_assert_eq(S.launch.nproc_per_node, cases[k].per, "case %zu", k);
+		if (cases[k].note)
+			cr_assert_geq(note_with(cases[k].note), 0, "case %zu: no note `%s`", k,
+			              cases[k].note);
+		words_are("--x|1");
+	}
+	scan_ok("deepspeed --master_addr h0 --master_port=6000 --num_gpus 1 train.py\n");
+	cr_assert_str_eq(S.launch.master_addr, "h0");
+	cr_assert_eq(S.launch.master_port, 6000);
+	cr_assert_eq(S.launch.world_size, 1);
+}
