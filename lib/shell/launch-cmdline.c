@@ -303,6 +303,61 @@ read_opts(struct lp *p, enum launcher l, struct facts *f)
 	}
 }
 
+/* ---- wrappers ---- */
+
+struct wrapper {
+	const char *name, *opts; /* opts: those that take a value */
+	int positionals, assignments;
+};
+
+/* The commands that run the command in their arguments (wrappers.def). */
+static const struct wrapper wrappers[] = {
+#define WRAP(name, opts, npos, assign) {name, opts, npos, assign},
+#include "shell/wrappers.def"
+#undef WRAP
+    {NULL, NULL, 0, 0},
+};
+
+static const struct wrapper *
+find_wrapper(const char *t)
+{
+	const char *b = base(t);
+
+	for (const struct wrapper *r = wrappers; r->name != NULL; r++)
+		if (strcmp(r->name, b) == 0)
+			return r;
+	return NULL;
+}
+
+size_t
+mcinit_launch_unwrap(const char *const *w, size_t n, size_t k)
+{
+	const struct wrapper *r = k < n ? find_wrapper(w[k]) : NULL;
+	int pos = r ? r->positionals : 0;
+	bool options = true;
+
+	if (r == NULL)
+		return k;
+	for (k++; k < n; k++) {
+		const char *t = w[k];
+
+		if (options && strcmp(t, "--") == 0) {
+			options = false;
+		} else if (options && t[0] == '-' && t[1] != '\0') {
+			/* a value glued on (--opt=v, -ov) or the next word */
+			if (strchr(t, '=') == NULL && one_of(t, r->opts) && k + 1 < n)
+				k++;
+		} else if (pos > 0) {
+			pos--;
+		} else if (!(r->assignments && strchr(t, '=') != NULL &&
+		             strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		                       "0123456789_") == strcspn(t, "="))) {
+			break;
+		}
+	}
+	return k;
+}
+
 /* ---- numbers ---- */
 
 /* A positive integer word; 0 when not one (or not known). */
@@ -918,8 +973,12 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 	struct facts sb = {0}, task = {0}, torch = {0}, ds = {0};
 	struct mcinit_buf chain = {0};
 	const char *task_name = NULL, *torch_name = NULL, *ds_name = NULL;
+	const char **texts = mcinit_xcalloc(n + 1, sizeof *texts);
+	bool assumed = false; /* the note on an unknown command was given */
 
 	memset(out, 0, sizeof *out);
+	for (size_t k = 0; k < n; k++)
+		texts[k] = w[k].text;
 	sbatch_facts(&p, sbatch, ns, &sb);
 	while (p.i < p.n) {
 		const struct mcinit_lword *cw = &p.w[p.i];
@@ -964,8 +1023,22 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 			ds_name = "deepspeed";
 			mcinit_buf_printf(&chain, "%sdeepspeed", chain.len ? " + " : "");
 			break; /* the next word is the script */
+		} else if (find_wrapper(b) != NULL && strcmp(b, "env") != 0) {
+			/* numactl, nsys profile, singularity exec IMAGE ... (wrappers.def):
+			 * the command after their own words */
+			p.i = mcinit_launch_unwrap(texts, p.n, p.i);
 		} else {
-			p.i++; /* a wrapper (env, exec, nohup, uv run, nsys profile ...) */
+			/* env A=B, or a command mcinit does not know (a site's bind.sh)
+			 * and has not read: taken to run the command in its arguments */
+			if (find_wrapper(b) == NULL && !assumed && cw->text[0] != '-') {
+				lnote(&p, cw->line, cw->col,
+				      "`%s` is not a launcher or wrapper mcinit knows and is not "
+				      "read: "
+				      "taken to run the command in its arguments",
+				      cw->text);
+				assumed = true;
+			}
+			p.i++;
 			if (strcmp(b, "env") == 0)
 				while (p.i < p.n && strchr(p.w[p.i].text, '=') != NULL &&
 				       p.w[p.i].text[0] != '-') {
@@ -993,6 +1066,7 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 	for (size_t k = 0; k < sc.n; k++)
 		free((char *)sc.v[k].text);
 	free(sc.v);
+	free(texts);
 }
 
 void

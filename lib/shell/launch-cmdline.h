@@ -54,6 +54,11 @@ void mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mc
                          struct mcinit_shlaunch *out);
 void mcinit_launch_clear(struct mcinit_shlaunch *l);
 
+/* When w[k] names a wrapper (numactl, nsys profile, singularity exec IMAGE,
+ * env A=B ..., lib/shell/wrappers.def): the index of the command it runs
+ * (n when none); k otherwise. */
+size_t mcinit_launch_unwrap(const char *const *w, size_t n, size_t k);
+
 /* The variables Slurm sets in the job's environment that sbatch[0..ns)
  * (the #SBATCH directives) determine: SLURM_NNODES, SLURM_JOB_NUM_NODES,
  * SLURM_NTASKS, SLURM_NPROCS, SLURM_NTASKS_PER_NODE, SLURM_GPUS_ON_NODE,

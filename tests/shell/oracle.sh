@@ -33,6 +33,33 @@ chmod +x "$stub/record"
 for c in torchrun srun mpirun mpiexec deepspeed python python3; do
 	ln -s record "$stub/$c"
 done
+# Wrappers run the command after their own words, each read here as its
+# man page gives its grammar (written for this oracle, not taken from
+# mcinit); bind.sh stands for a site's script that runs its arguments.
+cat >"$stub/wrap" <<'STUB'
+#!/bin/sh
+name=$(basename "$0")
+case $name in nsys | singularity | apptainer | enroot) shift ;; esac # profile, exec, start
+while [ $# -gt 0 ]; do
+	case $name:$1 in
+	*:--) shift && break ;;
+	*:--*=*) shift ;;
+	numactl:-[NmCpi] | numactl:--cpunodebind | numactl:--membind | numactl:--physcpubind | \
+		numactl:--preferred | numactl:--interleave) shift 2 ;;
+	nsys:-*) shift 2 ;; # nsys profile's options take a value
+	singularity:-[BW] | apptainer:-[BW] | *:--bind | *:--env | enroot:-[em] | enroot:--mount) shift 2 ;;
+	*:-*) shift ;;
+	*) break ;;
+	esac
+done
+case $name in singularity | apptainer | enroot | taskset) shift ;; esac # the image, the mask
+[ "${1:-}" = -- ] && shift
+exec "$@"
+STUB
+chmod +x "$stub/wrap"
+for c in numactl nsys taskset singularity apptainer enroot bind.sh; do
+	ln -s wrap "$stub/$c"
+done
 
 compare() { # compare MINE THEIRS: words equal, \001-marked ones match anything
 	python3 - "$1" "$2" <<'PY'

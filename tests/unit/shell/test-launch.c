@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shell/launch-cmdline.h"
 #include "shell/shell.h"
 
 static struct mcinit_shscan S;
@@ -201,4 +202,75 @@ Test(launch, deepspeed_world_size)
 	cr_assert_str_eq(S.launch.master_addr, "h0");
 	cr_assert_eq(S.launch.master_port, 6000);
 	cr_assert_eq(S.launch.world_size, 1);
+}
+
+/* ---- 4. a launch behind a wrapper ---- */
+
+/* Where each wrapper's own words end (wrappers.def): options that take a
+ * value, positionals (subcommand, image, mask), `--`, env's assignments. */
+Test(launch, wrapper_grammar)
+{
+	static const struct {
+		const char *words[16];
+		size_t k, want;
+	} cases[] = {
+	    {{"numactl", "-N", "0", "--membind=0", "-l", "python", "x.py"}, 0, 5},
+	    {{"nsys", "profile", "-o", "torchrun", "--force-overwrite", "true", "torchrun"}, 0, 6},
+	    {{"singularity", "exec", "--nv", "-B", "a:b", "img.sif", "run.sh"}, 0, 6},
+	    {{"/usr/bin/apptainer", "run", "img.sif", "python"}, 0, 3},
+	    {{"taskset", "-c", "0-7", "python"}, 0, 3},
+	    {{"enroot", "start", "--mount", "a:b", "pytorch", "--", "torchrun"}, 0, 6},
+	    {{"enroot", "start", "--", "pytorch", "torchrun"}, 0, 4},
+	    {{"docker", "run", "--rm", "-v", "a:b", "-e", "X=1", "img", "torchrun"}, 0, 8},
+	    {{"env", "-u", "X", "A=1", "B=2", "python"}, 0, 5},
+	    {{"srun", "numactl", "-m", "1", "python"}, 1, 4},
+	    {{"bind.sh", "python"}, 0, 0},
+	    {{"python", "x.py"}, 0, 0},
+	    {{"numactl", "-N"}, 0, 2},
+	};
+
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		size_t n = 0;
+
+		while (cases[c].words[n] != NULL)
+			n++;
+		cr_assert_eq(mcinit_launch_unwrap(cases[c].words, n, cases[c].k), cases[c].want,
+		             "case %zu: %zu", c,
+		             mcinit_launch_unwrap(cases[c].words, n, cases[c].k));
+	}
+}
+
+/* A wrapper script of the repository behind singularity or numactl is
+ * followed with its arguments; a command mcinit cannot read is taken to
+ * run its arguments, with a note. */
+Test(launch, wrapper_script_followed_or_assumed)
+{
+	static const char *const files[] = {
+	    "tools/w.sh", "#!/bin/bash\nexport NCCL_DEBUG=WARN\nexec python3 -u \"$@\"\n", NULL};
+	static const char *const pre[] = {"singularity exec --nv -B a:b img.sif",
+	                                  "numactl -N 0 -m 0", "nsys profile -o x",
+	                                  "taskset -c 0-7", "srun apptainer exec img.sif"};
+
+	for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++) {
+		char text[256];
+
+		snprintf(text, sizeof text, "W=tools/w.sh\n%s \"$W\" pretrain_gpt.py --x 1\n",
+		         pre[k]);
+		scan_files_ok(text, files);
+		words_are("--x|1");
+		/* python3 -u of the wrapper runs the script, in the wrapper's file */
+		cr_assert_eq(S.launch.file, pre[k][0] == 's' && pre[k][1] == 'r' ? 0 : 1,
+		             "%s: the launch (srun's, or python's) is in the wrapper", pre[k]);
+		cr_assert(S.argc > 2 && strcmp(S.argv[S.argc - 5], "python3") == 0 &&
+		              strcmp(S.argv[S.argc - 4], "-u") == 0,
+		          "%s", pre[k]);
+		cr_assert(S.nenv > 0 && strcmp(S.env[S.nenv - 1].name, "NCCL_DEBUG") == 0, "%s",
+		          pre[k]);
+		cr_assert_lt(note_with("taken to run"), 0);
+	}
+	scan_ok("srun sh -c \"bind.sh --cpu=node python -u pretrain_gpt.py --x 1\"\n");
+	words_are("--x|1");
+	cr_assert_geq(note_with("`bind.sh` is not a launcher or wrapper mcinit knows and is not "
+	                        "read: taken to run the command in its arguments"),
+	              0);
 }
