@@ -274,3 +274,21 @@ Test(launch, wrapper_script_followed_or_assumed)
 	                        "read: taken to run the command in its arguments"),
 	              0);
 }
+
+/* ---- 7. one judgment per script ---- */
+
+/* Each launch is kept, in the order bash runs them, with its own words and
+ * launcher (validate judges each, and the script by the worst). */
+Test(launch, each_launch_kept_in_bash_order)
+{
+	scan_ok("for g in 16 12; do\n"
+	        "  torchrun --nproc_per_node 8 pretrain_gpt.py --global-batch-size $g\n"
+	        "done\n"
+	        "deepspeed --num_gpus 4 pretrain_gpt.py --global-batch-size 4\n");
+	cr_assert_eq(S.nlaunches, 3);
+	cr_assert_str_eq(S.launches[0].words[1].text, "16");
+	cr_assert_str_eq(S.launches[1].words[1].text, "12");
+	cr_assert_eq(S.launches[1].launch.world_size, 8);
+	cr_assert_str_eq(S.launches[2].launch.launcher, "deepspeed");
+	cr_assert_eq(S.launches[2].launch.world_size, 4);
+}
