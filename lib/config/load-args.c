@@ -884,6 +884,7 @@ take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la,
 		free(c->launch_source);
 		c->launch_source = mcinit_xstrdup(la->world_size_source);
 		c->launch_source_loc = l;
+		c->launch_assumed = la->world_assumed != 0;
 	}
 	if (la->nnodes > 0 && la->nnodes_line > 0)
 		set_launch_int(c, MCINIT_F_nnodes, la->nnodes,

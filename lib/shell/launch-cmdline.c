@@ -444,6 +444,28 @@ set_addr(struct lp *p, const struct facts *f)
 	}
 }
 
+/* The world size rests on used[0..n) (the words it was worked out from):
+ * when one is the default a script takes for a Slurm variable that the
+ * allocation sets (NNODES=${SLURM_NNODES:-1} with no #SBATCH line), the
+ * run's world is not known here: said once, and marked so that what
+ * depends on it is not judged. */
+static void
+assumed_world(struct lp *p, const char *name, const struct mcinit_lword *const *used, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (used[k] != NULL && used[k]->assumed && p->out->world_size > 0) {
+			p->out->world_assumed = 1;
+			lnote(
+			    p, used[k]->line, used[k]->col,
+			    "%s gets `%s` from the default the script takes for a Slurm variable, "
+			    "which the job's allocation sets when it runs (no #SBATCH line says "
+			    "it): the world size %lld is known only then, and the checks that "
+			    "depend on it are not made",
+			    name, used[k]->text, p->out->world_size);
+			return;
+		}
+}
+
 static void
 torch_world(struct lp *p, const struct facts *f, const char *name)
 {
@@ -496,6 +518,7 @@ torch_world(struct lp *p, const struct facts *f, const char *name)
 		      "elastic job: %s --nnodes %s starts with %lld to %lld nodes; checked at the "
 		      "largest world size, %lld",
 		      name, f->nnodes->text, mn, mx, o->world_size);
+	assumed_world(p, name, (const struct mcinit_lword *const[]){f->nnodes, f->nproc}, 2);
 }
 
 /* srun or mpirun running the program itself: one rank per task. */
@@ -515,6 +538,7 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 		}
 		o->world_size_source = mcinit_xasprintf(
 		    "%s --ntasks %s", ntasks == sb->ntasks ? "#SBATCH" : name, ntasks->text);
+		assumed_world(p, name, &ntasks, 1);
 		return;
 	}
 	if (nodes != NULL && !range_of(nodes, '-', &mn, &mx)) {
@@ -547,6 +571,7 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 	                                        : per == sb->per_node ? "#SBATCH --ntasks-per-node "
 	                                                              : "--ntasks-per-node ",
 	                                        per ? per->text : "");
+	assumed_world(p, name, (const struct mcinit_lword *const[]){nodes, per}, 2);
 }
 
 /* ---- deepspeed ---- */
@@ -810,6 +835,7 @@ ds_world(struct lp *p, const struct facts *f)
 	o->world_size_source = mcinit_xstrdup(mcinit_buf_cstr(&src));
 	mcinit_buf_free(&src);
 	pool_free(&pool);
+	assumed_world(p, "deepspeed", (const struct mcinit_lword *const[]){f->nnodes, f->nproc}, 2);
 }
 
 static void

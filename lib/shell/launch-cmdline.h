@@ -28,7 +28,9 @@
 struct mcinit_lword {
 	const char *text;
 	int line, col;
-	int opaque; /* only known at run time */
+	int opaque;  /* only known at run time */
+	int assumed; /* a default taken for a Slurm variable the job's
+	              * allocation sets (${SLURM_NNODES:-1}, no #SBATCH) */
 };
 
 struct mcinit_launch_sink {

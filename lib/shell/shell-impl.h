@@ -65,6 +65,9 @@ enum {
 	PF_SRCQ = 16,    /* in a variable's value: was quoted where assigned */
 	PF_RESPLIT = 32, /* a field bash split out of such a quoted string */
 	PF_UNREAD = 64,  /* opaque: a sourced file mcinit could not read may set it */
+	/* the default of ${SLURM_X:-w} in a script with no #SBATCH: Slurm sets
+	 * SLURM_X when the job runs (launch-cmdline.c's assumed_world) */
+	PF_ASSUMED = 128,
 };
 #define PF_MARK (PF_EMPTYQ | PF_BREAK)
 

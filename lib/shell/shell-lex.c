@@ -233,7 +233,7 @@ append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted, int
 			continue;
 		if (ch.line == 0)
 			ch.line = line, ch.col = col;
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_SRCQ)) |
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ASSUMED | PF_SRCQ)) |
 		                        (quoted ? PF_QUOTED : 0));
 		mcinit_sh_put(out, ch);
 	}
@@ -386,6 +386,12 @@ use_word(struct sx *x, struct pstr *out, struct bparam *b)
 		                     raw, b->vi >= 0 ? x->vars[b->vi].name : "the parameter"));
 		free(raw);
 	}
+	/* a script with no #SBATCH is sized by the allocation it runs in: a
+	 * Slurm variable's default is an assumption (launch-cmdline.c says so) */
+	if (!b->known && b->vi >= 0 && x->nsbatch == 0 &&
+	    strncmp(x->vars[b->vi].name, "SLURM_", 6) == 0)
+		for (size_t k = 0; k < w.n; k++)
+			w.v[k].fl |= PF_ASSUMED;
 	if (b->op == '=' && b->vi >= 0 && !x->dead) {
 		struct pstr val = {0};
 

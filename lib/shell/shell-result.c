@@ -224,6 +224,8 @@ read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shs
 		lw[i].line = p->n ? p->v[0].line : 0;
 		lw[i].col = p->n ? p->v[0].col : 0;
 		lw[i].opaque = mcinit_sh_ps_opaque(p);
+		for (size_t c = 0; c < p->n; c++)
+			lw[i].assumed |= (p->v[c].fl & PF_ASSUMED) != 0;
 	}
 	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
 	free(lw);

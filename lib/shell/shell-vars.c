@@ -190,7 +190,7 @@ mcinit_sh_assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int 
 			continue;
 		if (ch.fl & PF_BREAK) /* "${a[@]}" in an assignment joins with spaces */
 			ch.c = ' ';
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_SRCQ)) |
+		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ASSUMED | PF_SRCQ)) |
 		                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0));
 		mcinit_sh_put(&s, ch);
 	}

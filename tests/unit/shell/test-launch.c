@@ -292,3 +292,31 @@ Test(launch, each_launch_kept_in_bash_order)
 	cr_assert_str_eq(S.launches[2].launch.launcher, "deepspeed");
 	cr_assert_eq(S.launches[2].launch.world_size, 4);
 }
+
+/* With no #SBATCH line, a Slurm variable is the allocation's when the job
+ * runs: a world size from its default is marked (and said once); with
+ * #SBATCH, or from a variable of the script's own, it is not. */
+Test(launch, slurm_default_is_an_assumption)
+{
+	scan_ok("NNODES=${SLURM_NNODES:-\"1\"}\nA=(--nnodes $NNODES --nproc_per_node 8)\n"
+	        "torchrun ${A[@]} pretrain_gpt.py --x 1\n");
+	cr_assert_eq(S.launch.world_size, 8);
+	cr_assert(S.launch.world_assumed);
+	cr_assert_geq(note_with("torchrun gets `1` from the default the script takes for a Slurm "
+	                        "variable"),
+	              0);
+	scan_ok("srun -N $(echo ${SLURM_JOB_NUM_NODES-2}) python pretrain_gpt.py --x 1\n");
+	cr_assert_eq(S.launch.world_size, 2);
+	cr_assert(S.launch.world_assumed);
+	scan_ok("#SBATCH --ntasks-per-node=1\nNNODES=${SLURM_NNODES:-1}\n"
+	        "torchrun --nnodes $NNODES --nproc_per_node 8 pretrain_gpt.py --x 1\n");
+	cr_assert_eq(S.launch.world_size, 8);
+	cr_assert_not(S.launch.world_assumed, "#SBATCH says what the job is");
+	scan_ok(
+	    "NNODES=${NODES:-2}\ntorchrun --nnodes $NNODES --nproc_per_node 8 pretrain_gpt.py\n");
+	cr_assert_eq(S.launch.world_size, 16);
+	cr_assert_not(S.launch.world_assumed, "the script's own default");
+	scan_ok(
+	    "NNODES=${SLURM_NNODES:-1}\ntorchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n");
+	cr_assert_not(S.launch.world_assumed, "not used by the launcher");
+}
