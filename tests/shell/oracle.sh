@@ -241,7 +241,7 @@ while read -r f; do
 		continue
 	fi
 	if [ "$known" != 0 ] && [ "$(tr -cd '\001' <"$tmp/mine" | wc -c)" != 0 ]; then
-		tr '\0\001' ' ^' <"$tmp/mine" >"$tmp/diff"
+		{ tr '\0\001' ' ^' <"$tmp/mine" && echo; } >"$tmp/diff" # a line of its own in the log
 		fail "$name" "a word is known only at run time (^)" "$tmp/diff"
 		continue
 	fi
