@@ -78,7 +78,10 @@ static const char doc[] =
     "Diagnostics go to stderr as FILE:LINE:COL: severity[CODE]: message (argv:N for "
     "command-line words); with --format=json stdout gets {\"valid\", \"diagnostics\", "
     "\"derived\"} (with --each and several inputs, or a launch script that launches several "
-    "times, each launch checked on its own: {\"valid\", \"results\": [...]}); an input that cannot "
+    "times, each launch checked on its own: {\"valid\", \"results\": [...]}, one result per "
+    "launch in the order bash runs them, each with its own \"derived\"; the top-level "
+    "\"valid\" is the worst launch's, false when any fails, as the exit status is, and no "
+    "\"derived\" is at the top level); an input that cannot "
     "be used gives {\"valid\": false, \"error\": {\"code\", "
     "\"message\", \"source\", \"line\", \"column\", \"argv_index\"}, \"diagnostics\"}, "
     "and a command-line word is located by \"argv_index\".\n\n" MCINIT_EXIT_CODES_DOC;

@@ -65,6 +65,7 @@ mcinit_config_destroy(struct mcinit_config *c)
 	c->job_env = NULL;
 	c->njob_env = 0;
 	c->launch_source = NULL;
+	c->launch_assumed = false;
 	c->script_args = NULL;
 }
 

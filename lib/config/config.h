@@ -216,6 +216,9 @@ struct mcinit_config {
 	 * --nproc_per_node 8"), for launch.world_size written at its loc. */
 	char *launch_source;
 	struct mcinit_loc launch_source_loc;
+	/* That world size rests on a Slurm variable's default (the script has
+	 * no #SBATCH): the run's is known only then, so nothing is judged by it. */
+	bool launch_assumed;
 	/* The arguments launch scripts are read as run with (NULL: none). */
 	char *script_args;
 	/* Which launch of a script that launches several times is checked (1

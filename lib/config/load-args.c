@@ -525,8 +525,28 @@ struct fctx {
 	const struct mcinit_loc *locs;
 	const unsigned char *opaque; /* per word: kept as written, value unknown */
 	size_t n, i;
-	int suggested; /* did-you-means looked for so far (MAX_SUGGESTIONS) */
+	int suggested;  /* did-you-means looked for so far (MAX_SUGGESTIONS) */
+	int fork_noted; /* the Megatron-DeepSpeed note was given */
 };
+
+/* The flags that the Megatron-DeepSpeed fork (github.com/microsoft/
+ * Megatron-DeepSpeed) adds to Megatron's parser: DeepSpeed's own
+ * (deepspeed.add_config_arguments) and those of its arguments.py
+ * _add_zero_args, _add_memoryopt_args, _add_activation_checkpoint_args
+ * and the like.  A script that passes them runs that fork, whose flags
+ * mcinit does not check: a note, not one unknown-flag error each. */
+static const char deepspeed_fork_flags[] =
+    " --deepspeed --deepspeed_config --deepspeed-config --deepscale --deepscale_config "
+    "--deepspeed_mpi --zero-stage --zero-reduce-scatter --zero-contigious-gradients "
+    "--zero-reduce-bucket-size --zero-allgather-bucket-size --remote-device --use-pin-memory "
+    "--scattered-embeddings --split-transformers --memory-centric-tiled-linear --tile-factor "
+    "--deepspeed-activation-checkpointing --partition-activations --contigious-checkpointing "
+    "--checkpoint-in-cpu --synchronize-each-layer --profile-backward --no-pipeline-parallel "
+    "--ds-inference --cpu-optimizer --cpu_torch_adam --ds_fused_adam "
+    "--ds-sequence-parallel-size --ds-pipeline-enabled --no-pipeline-enabled "
+    "--enable-expert-tensor-parallelism --moe-expert-parallel-size --mlp-type "
+    "--topk --expert-interval --hidden-size-teacher --num-layers-teacher "
+    "--num-experts-teacher --curriculum-learning-legacy --random-ltd ";
 
 /* A command line's unknown flags get a did-you-mean each up to this many:
  * each compares the word with every flag, and a line of dozens of unknown
@@ -867,6 +887,24 @@ unknown_flag(struct fctx *x, const char *name, const struct mcinit_loc *l)
 	const char *pick;
 	char vers[96], entries[256];
 
+	if (here == NULL && any == NULL && strlen(name) < 64) {
+		char spaced[68];
+
+		snprintf(spaced, sizeof spaced, " %s ", name);
+		if (strstr(deepspeed_fork_flags, spaced) != NULL) {
+			if (!x->fork_noted++)
+				mcinit_diag_hint(
+				    mcinit_diag_add(x->d, MCINIT_NOTE, "MC003", l,
+				                    "%s is a flag of the Megatron-DeepSpeed fork "
+				                    "(github.com/microsoft/Megatron-DeepSpeed), "
+				                    "not of Megatron-LM: "
+				                    "the flags that fork adds are not checked",
+				                    name),
+				    "mcinit checks Megatron-LM's own flags and rules");
+			x->i += take_values(x, -1);
+			return;
+		}
+	}
 	if (here != NULL) {
 		/* a flag another entry point's extra_args_provider adds */
 		mcinit_mentry_list(entries_with(name, x->c->mversion), entries, sizeof entries);
@@ -1093,7 +1131,7 @@ mcinit_config_apply_flags(struct mcinit_config *c, char *const *words,
                           const struct mcinit_loc *locs, const unsigned char *opaque, size_t n,
                           struct mcinit_diags *d)
 {
-	struct fctx x = {c, d, words, locs, opaque, n, 0, 0};
+	struct fctx x = {c, d, words, locs, opaque, n, 0, 0, 0};
 
 	if (n > 0)
 		c->megatron_argv = true;
@@ -1187,6 +1225,7 @@ take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la,
 		free(c->launch_source);
 		c->launch_source = mcinit_xstrdup(la->world_size_source);
 		c->launch_source_loc = l;
+		c->launch_assumed = la->world_assumed != 0;
 	}
 	if (la->nnodes > 0 && la->nnodes_line > 0)
 		set_launch_int(c, MCINIT_F_nnodes, la->nnodes,

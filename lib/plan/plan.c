@@ -352,6 +352,10 @@ lay_out(struct mcinit_job *job, struct mcinit_err *ierr)
 
 	if ((!job->dv.world_ok || !job->dv.etp_ok) && runtime_sizes(job))
 		return 1;
+	/* the world size rests on a Slurm variable's default, which the launch
+	 * note names: the run's groups are not known here */
+	if (!job->dv.world_ok && c->launch_assumed)
+		return 1;
 	if (!job->dv.world_ok || !job->dv.etp_ok)
 		return mcinit_err_set(ierr, MCINIT_E_INTERNAL,
 		                      "no error reported, yet the world size or the expert "

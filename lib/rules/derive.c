@@ -64,8 +64,13 @@ derive_world(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 		    c->origin[MCINIT_F_world_size] == MCINIT_ORIG_FILE &&
 		    c->loc[MCINIT_F_world_size].source == c->launch_source_loc.source &&
 		    c->loc[MCINIT_F_world_size].line == c->launch_source_loc.line &&
-		    c->loc[MCINIT_F_world_size].col == c->launch_source_loc.col)
+		    c->loc[MCINIT_F_world_size].col == c->launch_source_loc.col) {
 			dv->world_size_source = c->launch_source;
+			/* from a Slurm variable's default: the run's is not known
+			 * (the launch note says so), so nothing is judged by it */
+			if (c->launch_assumed)
+				dv->world_ok = false;
+		}
 		return;
 	}
 	for (i = 0; i < sizeof envs / sizeof envs[0]; i++) {

@@ -14,6 +14,11 @@
 struct facts {
 	const struct mcinit_lword *nnodes, *nproc, *ntasks, *per_node, *np, *addr, *port, *endpoint;
 	const struct mcinit_lword *gpus; /* srun/sbatch --gpus-per-node */
+	/* sbatch's other GPU and CPU requests: --gres, -G/--gpus (the job's),
+	 * --gpus-per-task, -c/--cpus-per-task */
+	const struct mcinit_lword *gres, *gpus_job, *gpus_task, *cpus_task;
+	/* deepspeed --hostfile, --include, --exclude */
+	const struct mcinit_lword *hostfile, *include, *exclude;
 	bool standalone, torch;
 	const char *name; /* the launcher, for the notes */
 };
@@ -81,7 +86,7 @@ is_python(const char *t)
 
 /* ---- option tables ---- */
 
-enum launcher { L_TORCH, L_SRUN, L_MPI };
+enum launcher { L_TORCH, L_SRUN, L_MPI, L_DS };
 
 struct opt {
 	const char *names; /* spellings, space-separated; torch ones with '-' */
@@ -103,7 +108,14 @@ enum {
 	K_ENDPOINT,
 	K_ENV,
 	K_STANDALONE,
-	K_ENV2
+	K_ENV2,
+	K_GRES,
+	K_GPUS_JOB,
+	K_GPUS_TASK,
+	K_CPUS_TASK,
+	K_HOSTFILE,
+	K_INCLUDE,
+	K_EXCLUDE
 };
 
 /* Every launcher's options, each row saying whose (launcher-opts.def). */
@@ -111,7 +123,9 @@ static const struct opt opts[] = {
 #define TORCH(names, nargs, kind) {names, nargs, kind, L_TORCH},
 #define SRUN(names, nargs, kind)  {names, nargs, kind, L_SRUN},
 #define MPI(names, nargs, kind)   {names, nargs, kind, L_MPI},
+#define DS(names, nargs, kind)    {names, nargs, kind, L_DS},
 #include "shell/launcher-opts.def"
+#undef DS
 #undef TORCH
 #undef SRUN
 #undef MPI
@@ -175,6 +189,27 @@ record(struct lp *p, struct facts *f, const struct opt *o, const struct mcinit_l
 		break;
 	case K_GPUS:
 		f->gpus = v;
+		break;
+	case K_HOSTFILE:
+		f->hostfile = v;
+		break;
+	case K_INCLUDE:
+		f->include = v;
+		break;
+	case K_EXCLUDE:
+		f->exclude = v;
+		break;
+	case K_GRES:
+		f->gres = v;
+		break;
+	case K_GPUS_JOB:
+		f->gpus_job = v;
+		break;
+	case K_GPUS_TASK:
+		f->gpus_task = v;
+		break;
+	case K_CPUS_TASK:
+		f->cpus_task = v;
 		break;
 	case K_NP:
 		f->np = v;
@@ -268,6 +303,61 @@ read_opts(struct lp *p, enum launcher l, struct facts *f)
 	}
 }
 
+/* ---- wrappers ---- */
+
+struct wrapper {
+	const char *name, *opts; /* opts: those that take a value */
+	int positionals, assignments;
+};
+
+/* The commands that run the command in their arguments (wrappers.def). */
+static const struct wrapper wrappers[] = {
+#define WRAP(name, opts, npos, assign) {name, opts, npos, assign},
+#include "shell/wrappers.def"
+#undef WRAP
+    {NULL, NULL, 0, 0},
+};
+
+static const struct wrapper *
+find_wrapper(const char *t)
+{
+	const char *b = base(t);
+
+	for (const struct wrapper *r = wrappers; r->name != NULL; r++)
+		if (strcmp(r->name, b) == 0)
+			return r;
+	return NULL;
+}
+
+size_t
+mcinit_launch_unwrap(const char *const *w, size_t n, size_t k)
+{
+	const struct wrapper *r = k < n ? find_wrapper(w[k]) : NULL;
+	int pos = r ? r->positionals : 0;
+	bool options = true;
+
+	if (r == NULL)
+		return k;
+	for (k++; k < n; k++) {
+		const char *t = w[k];
+
+		if (options && strcmp(t, "--") == 0) {
+			options = false;
+		} else if (options && t[0] == '-' && t[1] != '\0') {
+			/* a value glued on (--opt=v, -ov) or the next word */
+			if (strchr(t, '=') == NULL && one_of(t, r->opts) && k + 1 < n)
+				k++;
+		} else if (pos > 0) {
+			pos--;
+		} else if (!(r->assignments && strchr(t, '=') != NULL &&
+		             strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		                       "0123456789_") == strcspn(t, "="))) {
+			break;
+		}
+	}
+	return k;
+}
+
 /* ---- numbers ---- */
 
 /* A positive integer word; 0 when not one (or not known). */
@@ -354,6 +444,28 @@ set_addr(struct lp *p, const struct facts *f)
 	}
 }
 
+/* The world size rests on used[0..n) (the words it was worked out from):
+ * when one is the default a script takes for a Slurm variable that the
+ * allocation sets (NNODES=${SLURM_NNODES:-1} with no #SBATCH line), the
+ * run's world is not known here: said once, and marked so that what
+ * depends on it is not judged. */
+static void
+assumed_world(struct lp *p, const char *name, const struct mcinit_lword *const *used, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (used[k] != NULL && used[k]->assumed && p->out->world_size > 0) {
+			p->out->world_assumed = 1;
+			lnote(
+			    p, used[k]->line, used[k]->col,
+			    "%s gets `%s` from the default the script takes for a Slurm variable, "
+			    "which the job's allocation sets when it runs (no #SBATCH line says "
+			    "it): the world size %lld is known only then, and the checks that "
+			    "depend on it are not made",
+			    name, used[k]->text, p->out->world_size);
+			return;
+		}
+}
+
 static void
 torch_world(struct lp *p, const struct facts *f, const char *name)
 {
@@ -406,6 +518,7 @@ torch_world(struct lp *p, const struct facts *f, const char *name)
 		      "elastic job: %s --nnodes %s starts with %lld to %lld nodes; checked at the "
 		      "largest world size, %lld",
 		      name, f->nnodes->text, mn, mx, o->world_size);
+	assumed_world(p, name, (const struct mcinit_lword *const[]){f->nnodes, f->nproc}, 2);
 }
 
 /* srun or mpirun running the program itself: one rank per task. */
@@ -425,6 +538,7 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 		}
 		o->world_size_source = mcinit_xasprintf(
 		    "%s --ntasks %s", ntasks == sb->ntasks ? "#SBATCH" : name, ntasks->text);
+		assumed_world(p, name, &ntasks, 1);
 		return;
 	}
 	if (nodes != NULL && !range_of(nodes, '-', &mn, &mx)) {
@@ -457,6 +571,271 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 	                                        : per == sb->per_node ? "#SBATCH --ntasks-per-node "
 	                                                              : "--ntasks-per-node ",
 	                                        per ? per->text : "");
+	assumed_world(p, name, (const struct mcinit_lword *const[]){nodes, per}, 2);
+}
+
+/* ---- deepspeed ---- */
+
+/* DeepSpeed's resource pool: hosts in order with their slots (GPUs), -1
+ * when not known here. */
+struct pool {
+	char **name;
+	long long *slots;
+	size_t n;
+};
+
+static long long *
+pool_find(struct pool *p, const char *name, size_t len)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (strlen(p->name[k]) == len && strncmp(p->name[k], name, len) == 0)
+			return &p->slots[k];
+	return NULL;
+}
+
+static void
+pool_add(struct pool *p, const char *name, size_t len, long long slots)
+{
+	p->name = mcinit_xrealloc(p->name, (p->n + 1) * sizeof *p->name);
+	p->slots = mcinit_xrealloc(p->slots, (p->n + 1) * sizeof *p->slots);
+	p->name[p->n] = mcinit_xasprintf("%.*s", (int)len, name);
+	p->slots[p->n++] = slots;
+}
+
+static void
+pool_free(struct pool *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		free(p->name[k]);
+	free(p->name);
+	free(p->slots);
+	memset(p, 0, sizeof *p);
+}
+
+/* runner.py's _parse_hostfile: each line not blank and not a '#' comment
+ * is `HOST slots=N` (more may follow); NULL, or what is wrong (DeepSpeed
+ * stops there with a ValueError). */
+static const char *
+read_hostfile(const char *text, size_t len, struct pool *pool)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *line = mcinit_xasprintf("%.*s", (int)((nl ? nl : end) - p), p);
+		const char *h = line + strspn(line, " \t\r\f\v"), *s, *wrong = NULL;
+		size_t hn = strcspn(h, " \t\r\f\v");
+		long long slots = 0;
+
+		p = nl ? nl + 1 : end;
+		s = h + hn + strspn(h + hn, " \t\r\f\v");
+		if (*h == '\0' || *h == '#')
+			; /* blank or a comment */
+		else if (s == h + hn || strncmp(s, "slots=", 6) != 0 ||
+		         !(s[6] >= '0' && s[6] <= '9'))
+			wrong = "a line that is not `HOST slots=N`";
+		else if (pool_find(pool, h, hn) != NULL)
+			wrong = "a host named twice";
+		else {
+			for (s += 6; *s >= '0' && *s <= '9' && slots < 1000000; s++)
+				slots = slots * 10 + (*s - '0');
+			pool_add(pool, h, hn, slots);
+		}
+		free(line);
+		if (wrong != NULL)
+			return wrong;
+	}
+	return pool->n == 0 ? "no host" : NULL;
+}
+
+/* runner.py's parse_resource_filter: --include or --exclude's
+ * `NODE_SPEC[@NODE_SPEC ...]`, NODE_SPEC `NAME[:SLOT[,SLOT ...]]`, applied
+ * to *pool (known: whether it lists the hosts; when not, an included host
+ * is taken as written).  NULL, or why the hosts are not known here. */
+static const char *
+filter_pool(struct pool *pool, bool known, const char *spec, bool include)
+{
+	struct pool out = {0};
+	const char *why = NULL;
+
+	for (const char *p = spec; *p && why == NULL; p += *p == '@') {
+		size_t n = strcspn(p, "@"), hn = strcspn(p, ":@");
+		long long *have = pool_find(pool, p, hn), count = 0;
+
+		if (known && have == NULL)
+			why = "names a host that is not in the hostfile";
+		else if (hn < n) /* NAME:SLOT,SLOT */
+			for (const char *q = p + hn; q < p + n; q += strcspn(q + 1, ",@") + 1)
+				count++;
+		else
+			count = have ? *have : -1;
+		if (why == NULL && include)
+			pool_add(&out, p, hn, count);
+		else if (why == NULL && !known)
+			why = "excludes from hosts that are read only when the script runs";
+		else if (why == NULL)
+			*have = hn < n && *have >= 0 ? *have - count : 0;
+		p += n;
+	}
+	if (why == NULL && include) {
+		pool_free(pool);
+		*pool = out;
+	} else {
+		pool_free(&out);
+	}
+	return why;
+}
+
+/* deepspeed's world: the hosts of its hostfile (or this machine alone when
+ * there is none), filtered by --include/--exclude, the first --num_nodes,
+ * each with --num_gpus slots when given (deepspeed/launcher/runner.py). */
+static void
+ds_world(struct lp *p, const struct facts *f)
+{
+	struct mcinit_shlaunch *o = p->out;
+	struct pool pool = {0};
+	struct mcinit_buf src = {0};
+	const struct mcinit_lword *bad = NULL;
+	const char *why = NULL;
+	long long nodes = 0, gpus = 0, world = 0, per = -2;
+	bool known = false;
+	size_t n;
+
+	if ((f->nnodes && (nodes = count_of(f->nnodes)) == 0 && (bad = f->nnodes)) ||
+	    (f->nproc && (gpus = count_of(f->nproc)) == 0 && (bad = f->nproc)) ||
+	    (f->include && f->include->opaque && (bad = f->include)) ||
+	    (f->exclude && f->exclude->opaque && (bad = f->exclude))) {
+		unknown_value(p, "deepspeed",
+		              bad == f->nnodes    ? "--num_nodes"
+		              : bad == f->nproc   ? "--num_gpus"
+		              : bad == f->include ? "--include"
+		                                  : "--exclude",
+		              bad);
+		return;
+	}
+	if (f->include != NULL && f->exclude != NULL) {
+		lnote(p, f->exclude->line, f->exclude->col,
+		      "deepspeed refuses --include and --exclude together");
+		return;
+	}
+	if (f->hostfile != NULL) {
+		size_t len = 0;
+		char *text = NULL;
+
+		if (f->hostfile->opaque)
+			why = "is named by a value known only at run time";
+		else if (p->sink == NULL || p->sink->read == NULL)
+			why = "is not read here";
+		else if ((text = p->sink->read(p->sink->ctx, f->hostfile->text, &len, &why)) ==
+		         NULL)
+			why = why ? why : "cannot be read";
+		if (text != NULL) {
+			const char *wrong = read_hostfile(text, len, &pool);
+
+			free(text);
+			if (wrong != NULL) {
+				lnote(p, f->hostfile->line, f->hostfile->col,
+				      "deepspeed --hostfile `%s` has %s: deepspeed stops there",
+				      f->hostfile->text, wrong);
+				pool_free(&pool);
+				return;
+			}
+			known = true;
+		} else {
+			lnote(p, f->hostfile->line, f->hostfile->col,
+			      "deepspeed --hostfile `%s` %s: its hosts are known only when the "
+			      "script runs; the world size is not taken from the launcher unless "
+			      "--num_nodes and --num_gpus say it",
+			      f->hostfile->text, why);
+		}
+	} else if (f->include == NULL || strncmp(f->include->text, "localhost", 9) == 0) {
+		/* no hostfile (/job/hostfile absent): this machine alone */
+		if (nodes <= 1 && (f->include == NULL || f->include->text[9] != '@')) {
+			pool_add(&pool, "localhost", 9, -1);
+			known = true;
+		}
+	}
+	if (!known && f->include == NULL && f->exclude == NULL && nodes > 0) {
+		/* the hostfile the run reads: taken to have --num_nodes hosts */
+		if (f->hostfile == NULL)
+			lnote(p, f->nnodes->line, f->nnodes->col,
+			      "deepspeed --num_nodes %lld: the hosts are those of its hostfile "
+			      "(/job/hostfile when --hostfile is not given), read only when the "
+			      "script runs; taken to have %lld",
+			      nodes, nodes);
+		for (long long k = 0; k < nodes; k++)
+			pool_add(&pool, "host", 4, -1);
+	} else if (f->include != NULL || f->exclude != NULL) {
+		const struct mcinit_lword *spec = f->include ? f->include : f->exclude;
+
+		if ((why = filter_pool(&pool, known, spec->text, f->include != NULL)) != NULL) {
+			lnote(p, spec->line, spec->col, "deepspeed %s `%s` %s",
+			      f->include ? "--include" : "--exclude", spec->text, why);
+			pool_free(&pool);
+			return;
+		}
+		for (size_t k = 0; k < pool.n; k++) /* hosts left with no slot */
+			if (pool.slots[k] == 0) {
+				free(pool.name[k]);
+				memmove(&pool.name[k], &pool.name[k + 1],
+				        (pool.n - k - 1) * sizeof *pool.name);
+				memmove(&pool.slots[k], &pool.slots[k + 1],
+				        (pool.n - k - 1) * sizeof *pool.slots);
+				pool.n--, k--;
+			}
+	}
+	if (pool.n == 0) {
+		if (f->hostfile == NULL) /* else said above */
+			lnote(p, p->out->line, p->out->col,
+			      "deepspeed: its hosts are known only when the script runs; the world "
+			      "size is "
+			      "not taken from the launcher");
+		pool_free(&pool);
+		return;
+	}
+	n = nodes > 0 && (size_t)nodes < pool.n ? (size_t)nodes : pool.n;
+	for (size_t k = 0; k < n; k++) {
+		long long s = gpus > 0 ? gpus : pool.slots[k];
+
+		if (s < 0) {
+			lnote(p, p->out->line, p->out->col,
+			      "deepspeed without --num_gpus: one process per GPU of each host it "
+			      "runs on, not known here");
+			pool_free(&pool);
+			return;
+		}
+		world += s;
+		per = per == -2 || per == s ? s : -1;
+	}
+	o->nnodes = o->nnodes_min = (long long)n;
+	o->nproc_per_node = per > 0 ? per : 0;
+	if (f->nnodes) {
+		o->nnodes_line = f->nnodes->line;
+		o->nnodes_col = f->nnodes->col;
+	}
+	if (f->nproc) {
+		o->nproc_line = f->nproc->line;
+		o->nproc_col = f->nproc->col;
+	}
+	o->world_size = world;
+	mcinit_buf_adds(&src, "deepspeed");
+	if (f->hostfile && known)
+		mcinit_buf_printf(&src, " --hostfile %s", f->hostfile->text);
+	if (f->include || f->exclude)
+		mcinit_buf_printf(&src, " --%s %s", f->include ? "include" : "exclude",
+		                  (f->include ? f->include : f->exclude)->text);
+	if (f->nnodes)
+		mcinit_buf_printf(&src, " --num_nodes %s", f->nnodes->text);
+	if (f->nproc)
+		mcinit_buf_printf(&src, " --num_gpus %s", f->nproc->text);
+	if (per > 0)
+		mcinit_buf_printf(&src, " (%zu node%s x %lld)", n, n == 1 ? "" : "s", per);
+	else
+		mcinit_buf_printf(&src, " (%zu nodes, %lld slots)", n, world);
+	o->world_size_source = mcinit_xstrdup(mcinit_buf_cstr(&src));
+	mcinit_buf_free(&src);
+	pool_free(&pool);
+	assumed_world(p, "deepspeed", (const struct mcinit_lword *const[]){f->nnodes, f->nproc}, 2);
 }
 
 static void
@@ -489,6 +868,87 @@ slurm_var(const char *names, long long v, const struct mcinit_lword *w,
 	}
 }
 
+/* A count of positive integer text s[0..n); 0 when not one. */
+static long long
+count_text(const char *s, size_t n)
+{
+	struct mcinit_lword w = {0};
+	char *t = mcinit_xasprintf("%.*s", (int)n, s);
+	long long v;
+
+	w.text = t;
+	v = count_of(&w);
+	free(t);
+	return v;
+}
+
+/* Slurm's GPU count `[TYPE:]N` (--gpus-per-node, --gpus, --gpus-per-task):
+ * N; 0 when w says none or is not known. */
+static long long
+gpu_count(const struct mcinit_lword *w)
+{
+	const char *c;
+
+	if (w == NULL || w->opaque)
+		return 0;
+	c = strrchr(w->text, ':');
+	return c == NULL ? count_of(w) : count_text(c + 1, strlen(c + 1));
+}
+
+/* The GPUs per node of --gres's comma-separated `NAME[:TYPE][:COUNT]`
+ * (sbatch(1); `gres/gpu` as well): the count of its gpu entry, 1 when it
+ * gives none; 0 when it names no GPU or is not known. */
+static long long
+gres_gpus(const struct mcinit_lword *w)
+{
+	const char *p;
+
+	if (w == NULL || w->opaque)
+		return 0;
+	for (p = w->text; *p; p += *p == ',') {
+		size_t n = strcspn(p, ","), name;
+		const char *e = p, *c;
+
+		if (strncmp(e, "gres/", 5) == 0)
+			e += 5;
+		name = strcspn(e, ":,");
+		if (name == 3 && strncmp(e, "gpu", 3) == 0) {
+			if (e[3] != ':')
+				return 1;
+			/* the count is the last field when it is a number; a
+			 * type alone (gpu:h100) asks for one */
+			for (c = p + n; c > e && c[-1] != ':'; c--)
+				;
+			if (strspn(c, "0123456789") == (size_t)(p + n - c))
+				return count_text(c, (size_t)(p + n - c));
+			return 1;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+/* SLURM_GPUS_ON_NODE as sbatch's options give it: --gpus-per-node, else
+ * the gpu count of --gres, else -G/--gpus spread evenly over -N nodes,
+ * else --gpus-per-task times the tasks on a node; 0 when none says. */
+static long long
+gpus_on_node(const struct facts *f, const struct mcinit_lword **from)
+{
+	long long nodes = count_of(f->nnodes), per = count_of(f->per_node), v;
+
+	if ((v = gpu_count(*from = f->gpus)) > 0 || (v = gres_gpus(*from = f->gres)) > 0)
+		return v;
+	*from = f->gpus_job;
+	if ((v = gpu_count(f->gpus_job)) > 0 && nodes > 0 && v % nodes == 0)
+		return v / nodes;
+	*from = f->gpus_task;
+	if ((v = gpu_count(f->gpus_task)) == 0)
+		return 0;
+	if (per == 0 && nodes > 0 && count_of(f->ntasks) % nodes == 0)
+		per = count_of(f->ntasks) / nodes;
+	return per > 0 ? v * per : 0;
+}
+
 void
 mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
                   void (*set)(void *ctx, const char *name, const char *value, int line, int col),
@@ -498,7 +958,8 @@ mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
 	struct mcinit_shlaunch none = {0};
 	struct lp p = {sbatch, ns, 0, NULL, &none, &sc};
 	struct facts f = {0};
-	long long nodes, per;
+	const struct mcinit_lword *from;
+	long long nodes, per, gpus;
 
 	sbatch_facts(&p, sbatch, ns, &f);
 	nodes = count_of(f.nnodes);
@@ -511,9 +972,19 @@ mcinit_sbatch_env(const struct mcinit_lword *sbatch, size_t ns,
 		slurm_var("SLURM_NTASKS SLURM_NPROCS", nodes * per, f.nnodes, set, ctx);
 	if (f.per_node != NULL)
 		slurm_var("SLURM_NTASKS_PER_NODE", per, f.per_node, set, ctx);
+	/* sbatch(1), OUTPUT ENVIRONMENT VARIABLES: SLURM_GPUS_PER_NODE, SLURM_GPUS
+	 * and SLURM_GPUS_PER_TASK only with their option; SLURM_GPUS_ON_NODE
+	 * with any GPU on the node, whichever option asked for it */
+	if ((gpus = gpus_on_node(&f, &from)) > 0)
+		slurm_var("SLURM_GPUS_ON_NODE", gpus, from, set, ctx);
 	if (f.gpus != NULL)
-		slurm_var("SLURM_GPUS_ON_NODE SLURM_GPUS_PER_NODE", count_of(f.gpus), f.gpus, set,
-		          ctx);
+		slurm_var("SLURM_GPUS_PER_NODE", count_of(f.gpus), f.gpus, set, ctx);
+	if (f.gpus_job != NULL)
+		slurm_var("SLURM_GPUS", count_of(f.gpus_job), f.gpus_job, set, ctx);
+	if (f.gpus_task != NULL)
+		slurm_var("SLURM_GPUS_PER_TASK", count_of(f.gpus_task), f.gpus_task, set, ctx);
+	if (f.cpus_task != NULL)
+		slurm_var("SLURM_CPUS_PER_TASK", count_of(f.cpus_task), f.cpus_task, set, ctx);
 	for (size_t k = 0; k < sc.n; k++)
 		free((char *)sc.v[k].text);
 	free(sc.v);
@@ -525,17 +996,22 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 {
 	struct scratch sc = {NULL, 0};
 	struct lp p = {w, n, 0, sink, out, &sc};
-	struct facts sb = {0}, task = {0}, torch = {0};
+	struct facts sb = {0}, task = {0}, torch = {0}, ds = {0};
 	struct mcinit_buf chain = {0};
-	const char *task_name = NULL, *torch_name = NULL;
+	const char *task_name = NULL, *torch_name = NULL, *ds_name = NULL;
+	const char **texts = mcinit_xcalloc(n + 1, sizeof *texts);
+	bool assumed = false; /* the note on an unknown command was given */
 
 	memset(out, 0, sizeof *out);
+	for (size_t k = 0; k < n; k++)
+		texts[k] = w[k].text;
 	sbatch_facts(&p, sbatch, ns, &sb);
 	while (p.i < p.n) {
 		const struct mcinit_lword *cw = &p.w[p.i];
 		const char *b = base(cw->text);
 
-		if (out->line == 0 && (one_of(b, "torchrun srun mpirun mpiexec") || is_python(b))) {
+		if (out->line == 0 &&
+		    (one_of(b, "torchrun srun mpirun mpiexec deepspeed") || is_python(b))) {
 			out->line = cw->line;
 			out->col = cw->col;
 		}
@@ -568,13 +1044,27 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 			}
 			break;
 		} else if (strcmp(b, "deepspeed") == 0) {
-			lnote(&p, cw->line, cw->col,
-			      "deepspeed launcher: mcinit does not read its options; the world "
-			      "size is "
-			      "not taken from it");
-			break;
+			p.i++;
+			read_opts(&p, L_DS, &ds);
+			ds_name = "deepspeed";
+			mcinit_buf_printf(&chain, "%sdeepspeed", chain.len ? " + " : "");
+			break; /* the next word is the script */
+		} else if (find_wrapper(b) != NULL && strcmp(b, "env") != 0) {
+			/* numactl, nsys profile, singularity exec IMAGE ... (wrappers.def):
+			 * the command after their own words */
+			p.i = mcinit_launch_unwrap(texts, p.n, p.i);
 		} else {
-			p.i++; /* a wrapper (env, exec, nohup, uv run, nsys profile ...) */
+			/* env A=B, or a command mcinit does not know (a site's bind.sh)
+			 * and has not read: taken to run the command in its arguments */
+			if (find_wrapper(b) == NULL && !assumed && cw->text[0] != '-') {
+				lnote(&p, cw->line, cw->col,
+				      "`%s` is not a launcher or wrapper mcinit knows and is not "
+				      "read: "
+				      "taken to run the command in its arguments",
+				      cw->text);
+				assumed = true;
+			}
+			p.i++;
 			if (strcmp(b, "env") == 0)
 				while (p.i < p.n && strchr(p.w[p.i].text, '=') != NULL &&
 				       p.w[p.i].text[0] != '-') {
@@ -592,14 +1082,17 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 	if (chain.len > 0)
 		out->launcher = mcinit_xstrdup(mcinit_buf_cstr(&chain));
 	mcinit_buf_free(&chain);
-	set_addr(&p, &torch);
-	if (torch_name != NULL)
+	set_addr(&p, ds_name != NULL ? &ds : &torch);
+	if (ds_name != NULL)
+		ds_world(&p, &ds);
+	else if (torch_name != NULL)
 		torch_world(&p, &torch, torch_name);
 	else if (task_name != NULL)
 		task_world(&p, &task, &sb, task_name);
 	for (size_t k = 0; k < sc.n; k++)
 		free((char *)sc.v[k].text);
 	free(sc.v);
+	free(texts);
 }
 
 void

@@ -2,8 +2,10 @@
  * launcher.h — what the launcher of a training command says about the job:
  * `torchrun` / `python -m torch.distributed.run|launch`, `srun`, `mpirun`
  * (and `mpiexec`), possibly nested (`srun torchrun ...`), behind wrappers
- * such as `env V=1`, `exec`, `nohup`, `uv run` or a profiler; and `#SBATCH`
- * directives, which give srun its defaults.  deepspeed is not read.
+ * such as `env V=1`, `exec`, `nohup`, `uv run` or a profiler; `deepspeed`
+ * (its --num_nodes, --num_gpus, --hostfile, --include and --exclude, as
+ * deepspeed/launcher/runner.py reads them); and `#SBATCH` directives, which
+ * give srun its defaults.
  *
  * Options are read as each tool reads them: torchrun's argparse (`--opt v`,
  * `--opt=v`, `_` and `-` alike, the first other word is the script), Slurm's
@@ -26,7 +28,9 @@
 struct mcinit_lword {
 	const char *text;
 	int line, col;
-	int opaque; /* only known at run time */
+	int opaque;  /* only known at run time */
+	int assumed; /* a default taken for a Slurm variable the job's
+	              * allocation sets (${SLURM_NNODES:-1}, no #SBATCH) */
 };
 
 struct mcinit_launch_sink {
@@ -36,6 +40,10 @@ struct mcinit_launch_sink {
 	/* an environment variable the job gets: remote 1 when the launcher
 	 * passes it to the processes it starts (mpirun -x), 0 for `env V=1` */
 	void (*env)(void *ctx, const char *name, const char *value, int line, int col, int remote);
+	/* the text of the file name (a deepspeed --hostfile), found as the
+	 * script finds the files it runs (malloc'd, *len its size); NULL with
+	 * *why when it cannot be read.  NULL: no file is read */
+	char *(*read)(void *ctx, const char *name, size_t *len, const char **why);
 };
 
 /*
@@ -47,6 +55,11 @@ void mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mc
                          size_t ns, const struct mcinit_launch_sink *sink,
                          struct mcinit_shlaunch *out);
 void mcinit_launch_clear(struct mcinit_shlaunch *l);
+
+/* When w[k] names a wrapper (numactl, nsys profile, singularity exec IMAGE,
+ * env A=B ..., lib/shell/wrappers.def): the index of the command it runs
+ * (n when none); k otherwise. */
+size_t mcinit_launch_unwrap(const char *const *w, size_t n, size_t k);
 
 /* The variables Slurm sets in the job's environment that sbatch[0..ns)
  * (the #SBATCH directives) determine: SLURM_NNODES, SLURM_JOB_NUM_NODES,

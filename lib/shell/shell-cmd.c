@@ -268,7 +268,7 @@ mcinit_sh_read_sbatch(struct sx *x)
 			break;
 		x->sbatch = mcinit_xrealloc(x->sbatch, (x->nsbatch + 1) * sizeof *x->sbatch);
 		x->sbatch[x->nsbatch++] = (struct mcinit_lword){
-		    mcinit_xasprintf("%.*s", (int)(i - a), x->s + a), line, col, 0};
+		    mcinit_xasprintf("%.*s", (int)(i - a), x->s + a), line, col, 0, 0};
 		for (size_t k = a; k < i; k++)
 			col += ((unsigned char)x->s[k] & 0xC0) != 0x80;
 	}

@@ -66,12 +66,15 @@ enum {
 	PF_RESPLIT = 32, /* a field bash split out of such a quoted string */
 	PF_UNREAD = 64,  /* opaque: a sourced file mcinit could not read may set it */
 	PF_ARGS = 128,   /* opaque: the script's arguments, known only at run time */
+	/* the default of ${SLURM_X:-w} in a script with no #SBATCH: Slurm sets
+	 * SLURM_X when the job runs (launch-cmdline.c's assumed_world) */
+	PF_ASSUMED = 256,
 };
 #define PF_MARK (PF_EMPTYQ | PF_BREAK)
 
 struct pch {
 	char c;
-	unsigned char fl;
+	unsigned short fl; /* PF_* (nine flags) */
 	int line, col;
 	int var; /* index into sx.vars, -1 = written in the command */
 	int ev;  /* index into sx.ev (a note to attach), -1 = none */
@@ -351,7 +354,7 @@ mcinit_sh_put(struct pstr *p, struct pch ch)
 static inline void
 mcinit_sh_putc_at(struct pstr *p, int c, unsigned fl, int line, int col)
 {
-	mcinit_sh_put(p, (struct pch){(char)c, (unsigned char)fl, line, col, -1, -1});
+	mcinit_sh_put(p, (struct pch){(char)c, (unsigned short)fl, line, col, -1, -1});
 }
 
 /* shell-util.c */

@@ -13,7 +13,7 @@ put_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, unsigned
 	for (size_t k = a; k < x->i; k++) {
 		unsigned char c = (unsigned char)x->s[k];
 
-		mcinit_sh_put(out, (struct pch){(char)c, (unsigned char)fl, line, col, -1, ev});
+		mcinit_sh_put(out, (struct pch){(char)c, (unsigned short)fl, line, col, -1, ev});
 		if (c == '\n') {
 			line++;
 			col = 1;
@@ -275,8 +275,9 @@ append_el(struct sx *x, struct pstr *out, const struct pstr *el, int quoted, int
 			continue;
 		if (ch.line == 0)
 			ch.line = line, ch.col = col;
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_SRCQ)) |
-		                        (quoted ? PF_QUOTED : 0));
+		ch.fl = (unsigned short)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_ASSUMED |
+		                                   PF_SRCQ)) |
+		                         (quoted ? PF_QUOTED : 0));
 		mcinit_sh_put(out, ch);
 	}
 }
@@ -441,6 +442,12 @@ use_word(struct sx *x, struct pstr *out, struct bparam *b)
 	} else if (b->vi == x->at && mcinit_sh_args_runtime(x)) {
 		attach_event(&w, mcinit_sh_args_note(x, b->line, b->col));
 	}
+	/* a script with no #SBATCH is sized by the allocation it runs in: a
+	 * Slurm variable's default is an assumption (launch-cmdline.c says so) */
+	if (!b->known && b->vi >= 0 && x->nsbatch == 0 &&
+	    strncmp(x->vars[b->vi].name, "SLURM_", 6) == 0)
+		for (size_t k = 0; k < w.n; k++)
+			w.v[k].fl |= PF_ASSUMED;
 	if (b->op == '=' && b->vi >= 0 && !x->dead) {
 		struct pstr val = {0};
 
@@ -648,7 +655,7 @@ put_indices(struct sx *x, struct pstr *out, size_t n, const struct bparam *b)
 	for (size_t k = 0; k < n; k++) {
 		if (k > 0)
 			mcinit_sh_put(out, (struct pch){b->quoted ? 0 : ' ',
-			                                (unsigned char)(b->quoted ? PF_BREAK : 0),
+			                                (unsigned short)(b->quoted ? PF_BREAK : 0),
 			                                b->line, b->col, -1, -1});
 		mcinit_sh_put_number(out, (long long)k, b->quoted, b->line, b->col);
 	}

@@ -304,7 +304,7 @@ cap_put(struct sx *x, struct pch ch)
 {
 	if (!mcinit_sh_charge(x, 1))
 		return;
-	ch.fl &= PF_OPAQUE | PF_UNREAD | PF_ARGS;
+	ch.fl &= PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_ASSUMED;
 	mcinit_sh_put(&x->cap->out, ch);
 }
 
@@ -478,8 +478,8 @@ put_output(struct pstr *out, const struct pstr *o, const struct bparam *b)
 	for (size_t k = 0; k < n; k++) {
 		struct pch ch = o->v[k];
 
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS)) |
-		                        (b->quoted ? PF_QUOTED : 0));
+		ch.fl = (unsigned short)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_ASSUMED)) |
+		                         (b->quoted ? PF_QUOTED : 0));
 		mcinit_sh_put(out, ch);
 	}
 	if (b->quoted && n == 0)

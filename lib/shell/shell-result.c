@@ -192,13 +192,29 @@ lsink_env(void *ctx, const char *name, const char *value, int line, int col, int
 	k->cd->env[k->cd->nenv - 1].remote = remote;
 }
 
+/* A deepspeed --hostfile, found as the files the script runs are. */
+static char *
+lsink_read(void *ctx, const char *name, size_t *len, const char **why)
+{
+	struct lsink *k = ctx;
+	char *path = NULL, *text;
+
+	if (k->x->files.read == NULL) {
+		*why = "is not read (no file is read for a script given as text)";
+		return NULL;
+	}
+	text = k->x->files.read(k->x->files.ctx, name, len, &path, why);
+	free(path);
+	return text;
+}
+
 /* The chosen command's argv, launcher and environment. */
 static void
 read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shscan *out)
 {
 	struct mcinit_lword *lw = mcinit_xcalloc(cd->py + 1, sizeof *lw);
 	struct lsink k = {x, r, cd};
-	struct mcinit_launch_sink sink = {&k, lsink_note, lsink_env};
+	struct mcinit_launch_sink sink = {&k, lsink_note, lsink_env, lsink_read};
 
 	out->argc = cd->w.n;
 	out->argv = mcinit_xcalloc(cd->w.n + 1, sizeof *out->argv);
@@ -211,6 +227,8 @@ read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shs
 		lw[i].line = p->n ? p->v[0].line : 0;
 		lw[i].col = p->n ? p->v[0].col : 0;
 		lw[i].opaque = mcinit_sh_ps_opaque(p);
+		for (size_t c = 0; c < p->n; c++)
+			lw[i].assumed |= (p->v[c].fl & PF_ASSUMED) != 0;
 	}
 	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
 	free(lw);

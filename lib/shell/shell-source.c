@@ -181,8 +181,20 @@ static const char run_wrappers[] = " srun exec nohup env time ";
 static int
 child_script(const struct plist *w, size_t *at, size_t *file)
 {
-	char *t0 = mcinit_sh_ps_text(&w->v[0]);
+	char *t0 = mcinit_sh_ps_text(&w->v[0]), **texts = mcinit_xcalloc(w->n + 1, sizeof *texts);
 	int wrapped = mcinit_sh_in_list(mcinit_sh_base_name(t0), run_wrappers), hit = 0;
+	size_t run = 0, next;
+
+	/* the command behind wrappers (numactl ..., singularity exec IMAGE ...:
+	 * wrappers.def) is run as if written first */
+	for (size_t k = 0; k < w->n; k++)
+		texts[k] = mcinit_sh_ps_text(&w->v[k]);
+	while ((next = mcinit_launch_unwrap((const char *const *)texts, w->n, run)) != run &&
+	       next < w->n)
+		run = next;
+	for (size_t k = 0; k < w->n; k++)
+		free(texts[k]);
+	free(texts);
 
 	if (mcinit_sh_in_list(mcinit_sh_base_name(t0),
 	                      mcinit_sh_not_runner)) { /* echo bash x.sh, grep bash x.sh */
@@ -196,7 +208,7 @@ child_script(const struct plist *w, size_t *at, size_t *file)
 		int script = (n > 3 && strcmp(t + n - 3, ".sh") == 0) ||
 		             (n > 5 && strcmp(t + n - 5, ".bash") == 0);
 
-		if (script && strchr(t, '/') != NULL && (k == 0 || wrapped))
+		if (script && strchr(t, '/') != NULL && (k == 0 || k == run || wrapped))
 			*at = *file = k, hit = 1;
 		else if (mcinit_sh_in_list(mcinit_sh_base_name(t), " bash sh ")) {
 			for (; j < w->n; j++) { /* its options: -x, -e, -o pipefail, -- */

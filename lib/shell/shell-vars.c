@@ -190,8 +190,9 @@ mcinit_sh_assign_scalar(struct sx *x, int vi, struct pstr *val, int append, int 
 			continue;
 		if (ch.fl & PF_BREAK) /* "${a[@]}" in an assignment joins with spaces */
 			ch.c = ' ';
-		ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_SRCQ)) |
-		                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0));
+		ch.fl = (unsigned short)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS | PF_ASSUMED |
+		                                   PF_SRCQ)) |
+		                         ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0));
 		mcinit_sh_put(&s, ch);
 	}
 	mcinit_sh_ps_free(val);

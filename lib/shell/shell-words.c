@@ -65,10 +65,10 @@ mcinit_sh_split_word(const struct pstr *w, struct plist *dst)
 		} else {
 			sp.exists |= (ch.fl & PF_QUOTED) != 0;
 			/* quoted here: remembered, for when it is stored in a variable */
-			ch.fl = (unsigned char)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS |
-			                                  PF_SRCQ | PF_RESPLIT)) |
-			                        ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0) |
-			                        (sp.resplit ? PF_RESPLIT : 0));
+			ch.fl = (unsigned short)((ch.fl & (PF_OPAQUE | PF_UNREAD | PF_ARGS |
+			                                   PF_ASSUMED | PF_SRCQ | PF_RESPLIT)) |
+			                         ((ch.fl & PF_QUOTED) ? PF_SRCQ : 0) |
+			                         (sp.resplit ? PF_RESPLIT : 0));
 			mcinit_sh_put(&sp.cur, ch);
 		}
 	}

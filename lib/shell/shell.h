@@ -221,6 +221,10 @@ struct mcinit_shlaunch {
 	int addr_line, addr_col, port_line, port_col;
 	/* the files of line, nnodes_line, ... as for mcinit_shword */
 	int file, nnodes_file, nproc_file, addr_file, port_file;
+	/* world_size rests on a default the script takes for a variable the
+	 * Slurm allocation sets (NNODES=${SLURM_NNODES:-1} in a script with no
+	 * #SBATCH): the run's world is not known here (a note says which) */
+	int world_assumed;
 };
 
 struct mcinit_shscan {

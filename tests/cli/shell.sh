@@ -10,7 +10,7 @@ S=../../shell/scripts
 for f in "$srcdir"/tests/shell/scripts/*.sh; do
 	n=$(basename "$f" .sh)
 	want=1 # the scripts are fragments of jobs: required fields are missing
-	case $n in gpt-complete | args-forwarded | args-unknown | set-options | functions | script-args | loops | sbatch-vars | wrappers | arith) want=0 ;; esac
+	case $n in gpt-complete | args-forwarded | args-unknown | set-options | functions | script-args | loops | sbatch-vars | wrappers | arith | slurm-gres | slurm-gpus | slurm-gpus-per-task | deepspeed | wrappers-followed | wrappers-table | slurm-unsized) want=0 ;; esac
 	args=$(sed -n 's/^# script-args: //p' "$f")
 	if [ -n "$args" ]; then
 		golden "shell-$n" "$want" $M validate --script-args "$args" $S/$n.sh
@@ -28,6 +28,11 @@ check shell-gpt-complete-world-8 sh -c "$M validate --format=json $S/gpt-complet
 check shell-world-size-source-json sh -c "$M validate --format=json $S/srun-torchrun.sh | python3 -c 'import json,sys; d=json.load(sys.stdin)[\"derived\"]; assert d[\"world_size\"] == 32 and d[\"world_size_source\"].startswith(\"torchrun --nnodes 4\"), d'"
 check shell-export-satisfies-mc044 sh -c "! $M validate $S/gpt.sh 2>&1 | grep -q MC044"
 check shell-unset-counts sh -c "printf '#!/bin/bash\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\nunset CUDA_DEVICE_MAX_CONNECTIONS\ntorchrun --nproc_per_node 2 pretrain_gpt.py --tensor-model-parallel-size 2\n' >$tmp/u.sh && $M validate $tmp/u.sh 2>&1 | grep -q 'MC044.*not set'"
+# one judgment per script of several launches: its worst launch's, the same
+# in text (exit status) and JSON (top-level "valid"); each launch's derived
+# values in its own result, in bash's order, none at the top level
+check shell-launches-judged-worst sh -c "$M validate $S/launches-judged.sh >/dev/null 2>&1; t=\$?; $M validate --format=json $S/launches-judged.sh 2>/dev/null >$tmp/lj.json; j=\$?; test \$t -eq 1 && test \$j -eq 1 && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d[\"results\"]; assert d[\"valid\"] is False and \"derived\" not in d and [x[\"valid\"] for x in r] == [True, False] and [x[\"derived\"][\"global_batch_size\"] for x in r] == [16, 12], d' $tmp/lj.json"
+check shell-launches-judged-all-valid sh -c "$M validate --format=json $S/wrappers-table.sh 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"valid\"] is True and len(d[\"results\"]) == 4 and all(x[\"valid\"] for x in d[\"results\"]), d'"
 check shell-world-size-option-wins sh -c "$M validate --world-size 4 --format=json $S/mpirun.sh | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"derived\"][\"world_size\"] == 4'"
 check shell-py-alone-is-lint sh -c "$M validate args.py >$tmp/o 2>&1 && ! grep -q MC008 $tmp/o && grep -q MC002 $tmp/o"
 check shell-py-werror sh -c "$M validate --werror args.py >/dev/null 2>&1; test \$? -eq 1"

@@ -32,8 +32,35 @@ if [ "$(basename "$0")" = srun ]; then
 fi
 STUB
 chmod +x "$stub/record"
-for c in torchrun srun mpirun mpiexec python python3; do
+for c in torchrun srun mpirun mpiexec deepspeed python python3; do
 	ln -s record "$stub/$c"
+done
+# Wrappers run the command after their own words, each read here as its
+# man page gives its grammar (written for this oracle, not taken from
+# mcinit); bind.sh stands for a site's script that runs its arguments.
+cat >"$stub/wrap" <<'STUB'
+#!/bin/sh
+name=$(basename "$0")
+case $name in nsys | singularity | apptainer | enroot) shift ;; esac # profile, exec, start
+while [ $# -gt 0 ]; do
+	case $name:$1 in
+	*:--) shift && break ;;
+	*:--*=*) shift ;;
+	numactl:-[NmCpi] | numactl:--cpunodebind | numactl:--membind | numactl:--physcpubind | \
+		numactl:--preferred | numactl:--interleave) shift 2 ;;
+	nsys:-*) shift 2 ;; # nsys profile's options take a value
+	singularity:-[BW] | apptainer:-[BW] | *:--bind | *:--env | enroot:-[em] | enroot:--mount) shift 2 ;;
+	*:-*) shift ;;
+	*) break ;;
+	esac
+done
+case $name in singularity | apptainer | enroot | taskset) shift ;; esac # the image, the mask
+[ "${1:-}" = -- ] && shift
+exec "$@"
+STUB
+chmod +x "$stub/wrap"
+for c in numactl nsys taskset singularity apptainer enroot bind.sh; do
+	ln -s wrap "$stub/$c"
 done
 
 compare() { # compare MINE THEIRS: words equal, \001-marked ones match anything
@@ -95,9 +122,19 @@ for line in open(sys.argv[1], errors='replace'):
             i += 1
         else:
             k, v = w, ''
-        opts[{'-N': '--nodes', '-n': '--ntasks'}.get(k, k)] = v
+        opts[{'-N': '--nodes', '-n': '--ntasks', '-G': '--gpus',
+              '-c': '--cpus-per-task'}.get(k, k)] = v
         i += 1
 num = lambda k: int(opts[k]) if opts.get(k, '').isdigit() else None
+def gpus(k):  # sbatch(1): --gpus, --gpus-per-node, --gpus-per-task are [type:]number
+    v = opts.get(k, '').split(':')[-1]
+    return int(v) if v.isdigit() else None
+def gres_gpus():  # --gres=name[[:type]:count],...: a gpu entry without a count is 1
+    for e in opts.get('--gres', '').split(','):
+        f = e.split(':')
+        if f[0] in ('gpu', 'gres/gpu'):
+            return int(f[-1]) if len(f) > 1 and f[-1].isdigit() else 1
+    return None
 out = {}
 if num('--nodes'):
     out['SLURM_NNODES'] = out['SLURM_JOB_NUM_NODES'] = num('--nodes')
@@ -107,8 +144,24 @@ elif num('--nodes') and num('--ntasks-per-node'):
     out['SLURM_NTASKS'] = out['SLURM_NPROCS'] = num('--nodes') * num('--ntasks-per-node')
 if num('--ntasks-per-node'):
     out['SLURM_NTASKS_PER_NODE'] = num('--ntasks-per-node')
-if num('--gpus-per-node'):
-    out['SLURM_GPUS_ON_NODE'] = out['SLURM_GPUS_PER_NODE'] = num('--gpus-per-node')
+# SLURM_GPUS_ON_NODE: the GPUs allocated on the node, however requested
+tasks_on_node = num('--ntasks-per-node')
+if tasks_on_node is None and num('--ntasks') and num('--nodes') and \
+        num('--ntasks') % num('--nodes') == 0:
+    tasks_on_node = num('--ntasks') // num('--nodes')
+if gpus('--gpus-per-node'):
+    out['SLURM_GPUS_ON_NODE'] = gpus('--gpus-per-node')
+elif gres_gpus():
+    out['SLURM_GPUS_ON_NODE'] = gres_gpus()
+elif gpus('--gpus') and num('--nodes') and gpus('--gpus') % num('--nodes') == 0:
+    out['SLURM_GPUS_ON_NODE'] = gpus('--gpus') // num('--nodes')
+elif gpus('--gpus-per-task') and tasks_on_node:
+    out['SLURM_GPUS_ON_NODE'] = gpus('--gpus-per-task') * tasks_on_node
+for opt, var in (('--gpus-per-node', 'SLURM_GPUS_PER_NODE'), ('--gpus', 'SLURM_GPUS'),
+                 ('--gpus-per-task', 'SLURM_GPUS_PER_TASK'),
+                 ('--cpus-per-task', 'SLURM_CPUS_PER_TASK')):
+    if num(opt):
+        out[var] = num(opt)
 print(' '.join('%s=%d' % kv for kv in out.items()))
 PY
 }
@@ -181,7 +234,7 @@ while read -r f; do
 	# of its launchers, the innermost bash ran (srun bash -c "python ...")
 	rec=
 	for want in $(tr '\0' '\n' <"$tmp/mine" | tr -d '\001' | while read -r w; do
-		case ${w##*/} in torchrun | srun | mpirun | mpiexec | python | python3) echo "${w##*/}" ;; *.py) break ;; esac
+		case ${w##*/} in torchrun | srun | mpirun | mpiexec | deepspeed | python | python3) echo "${w##*/}" ;; *.py) break ;; esac
 	done | tac); do
 		for r in $(ls "$tmp/rec"/*.argv 2>/dev/null | sort -t/ -k1 -V); do
 			[ "$(head -c "$((${#want} + 1))" "$r" | tr -d '\0')" = "$want" ] && rec=$r
@@ -197,7 +250,7 @@ while read -r f; do
 		continue
 	fi
 	if [ "$known" != 0 ] && [ "$(tr -cd '\001' <"$tmp/mine" | wc -c)" != 0 ]; then
-		{ tr '\0\001' ' ^' <"$tmp/mine" && echo; } >"$tmp/diff"
+		{ tr '\0\001' ' ^' <"$tmp/mine" && echo; } >"$tmp/diff" # a line of its own in the log
 		fail "$name" "a word is known only at run time (^)" "$tmp/diff"
 		continue
 	fi
