@@ -490,10 +490,13 @@ merge_over_value(struct jctx *x, const char *sec, json_t *obj, const char *befor
 	struct mcinit_diag *g;
 	size_t i, n;
 
-	/* "Optional[CommOverlapConfig]": the class alone */
+	/* "Optional[Union[MixedPrecisionConfig, str]]", "TensorInspectConfig |
+	 * None": the class alone */
 	if (ty != NULL && strncmp(ty, "Optional[", 9) == 0)
 		ty += 9;
-	n = ty != NULL ? strcspn(ty, "]") : 0;
+	if (ty != NULL && strncmp(ty, "Union[", 6) == 0)
+		ty += 6;
+	n = ty != NULL ? strcspn(ty, "],| ") : 0;
 
 	if (json_is_string(json_object_get(obj, "_target_"))) {
 		mcinit_config_reset_section(x->c, sec);
@@ -518,13 +521,12 @@ merge_over_value(struct jctx *x, const char *sec, json_t *obj, const char *befor
 		    "over it as OmegaConf merges, replaces it by a plain dict, which "
 		    "Bridge's apply_overrides sets where its class belongs",
 		    sec, strcmp(before, "null") == 0 ? "None" : "a preset's name");
-	if (strcmp(before, "null") == 0)
-		mcinit_diag_hint(g,
-		                 "give the mapping the `_target_` of its class (%.*s), as Bridge's "
-		                 "to_yaml writes it: apply_overrides then makes the object",
-		                 ty != NULL ? (int)n : (int)strlen(sec), ty != NULL ? ty : sec);
-	else
-		mcinit_diag_hint(g, "write the preset's fields in full, or a new preset's name");
+	/* with a _target_, apply_overrides instantiates the class */
+	mcinit_diag_hint(g,
+	                 "give the mapping the `_target_` of its class (%.*s), as Bridge's "
+	                 "to_yaml writes it: apply_overrides then makes a new object of it%s",
+	                 ty != NULL ? (int)n : (int)strlen(sec), ty != NULL ? ty : sec,
+	                 strcmp(before, "null") == 0 ? "" : "; or name a preset");
 	return false;
 }
 
@@ -723,13 +725,16 @@ load_root(struct jctx *x, json_t *root)
 			for (i = 0; i < mcinit_nsections && i < 64; i++)
 				names[i] = mcinit_sections[i].name;
 			pick = mcinit_suggest(k, names, i);
-			/* a ConfigContainer's from_yaml drops it without a word */
-			g = mcinit_diag_add(x->d, x->c->bridge ? MCINIT_WARNING : MCINIT_ERROR,
-			                    "MC003", &l, "unknown section '%s'%s", k,
-			                    x->c->bridge
-			                        ? "; Megatron-Bridge's ConfigContainer drops "
-			                          "it without a word, so it never applies"
-			                        : "");
+			/* a ConfigContainer's from_yaml drops it without a word;
+			 * apply_overrides, merging a file over one, with a warning */
+			g = mcinit_diag_add(
+			    x->d, x->c->bridge ? MCINIT_WARNING : MCINIT_ERROR, "MC003", &l,
+			    "unknown section '%s'%s", k,
+			    x->merged      ? "; Megatron-Bridge's apply_overrides skips it "
+			                     "with a log warning, so it never applies"
+			    : x->c->bridge ? "; Megatron-Bridge's ConfigContainer drops "
+			                     "it without a word, so it never applies"
+			                   : "");
 			if (pick != NULL)
 				mcinit_diag_hint(g, "did you mean `%s`?", pick);
 			else if (mcinit_field_lookup(NULL, k) >= 0)
