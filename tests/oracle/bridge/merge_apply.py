@@ -130,6 +130,8 @@ def cmp(mc, rows, gendir):
                 re.search(r"error\[(MC\d+)\]", e).group(1) in LATER or any(w in e for w in LATER_WHERE)
                 for e in errs):
             cnt["later_reject"] += 1
+            if "-v" in sys.argv:
+                print("later_reject %s ws=%s %s\n   mcinit=%s" % (name, ws, r["over"], " | ".join(errs)[:300]))
             continue
         cls = "agree" if got == want else ("FALSE_ERROR" if got == "reject" else
                                             ("MISSED" if got == "accept" else "OTHER"))
