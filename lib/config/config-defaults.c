@@ -240,3 +240,30 @@ mcinit_config_bridge_container(struct mcinit_config *c)
 		}
 	}
 }
+
+void
+mcinit_config_reset_section(struct mcinit_config *c, const char *sec)
+{
+	const struct mcinit_value *d = mcinit_config_defaults(c->mversion);
+	size_t i;
+	int f;
+
+	if (c->bridge)
+		pthread_once(&bridge_values_once, convert_bridge_defaults);
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		if (strcmp(mcinit_fields[f].section, sec) != 0)
+			continue;
+		mcinit_value_clear(&c->val[f]);
+		mcinit_value_copy(&c->val[f], &d[f]);
+		for (i = 0; c->bridge && i < NBRIDGE_DEFAULTS; i++)
+			if (bridge_defaults[i].f == (enum mcinit_field)f && bridge_values[i].ok) {
+				mcinit_value_clear(&c->val[f]);
+				mcinit_value_copy(&c->val[f], &bridge_values[i].v);
+			}
+		c->origin[f] = MCINIT_ORIG_DEFAULT;
+		c->invalid[f] = false;
+		c->runtime[f] = false;
+		memset(&c->loc[f], 0, sizeof c->loc[f]);
+	}
+	json_object_del(c->extras, sec);
+}

@@ -268,6 +268,11 @@ bool mcinit_field_in_bridge(enum mcinit_field f, unsigned v);
  * Megatron-Bridge's dataclass default where it differs (gen-tables.py
  * MCINIT_FIELD_BDEF), and c->bridge is set. */
 void mcinit_config_bridge_container(struct mcinit_config *c);
+/* Every field of section sec back to its default (Bridge's in a
+ * ConfigContainer), what it holds beyond them dropped: the section is
+ * replaced, not merged into (a preset's name or a `_target_` mapping merged
+ * over it, which Bridge's apply_overrides sets as a new object). */
+void mcinit_config_reset_section(struct mcinit_config *c, const char *sec);
 /* Whether section sec holds a value in a ConfigContainer: written as an
  * object or a string (a mixed-precision preset), or not written and not
  * None by default (Bridge's Optional sections are None). */

@@ -27,6 +27,12 @@ struct jctx {
 	struct mcinit_loc base;  /* source name and order */
 	const char *target;      /* the class Bridge builds for the section read */
 	enum mcinit_origin orig; /* what the values read are */
+	/* A file merged over a ConfigContainer an earlier input loaded, as
+	 * Bridge's example scripts merge `--config-file`
+	 * (process_config_with_overrides): OmegaConf merges it, then
+	 * apply_overrides sets back each key the dataclass has and skips the
+	 * others with a log warning, whatever the class's constructor takes. */
+	bool merged;
 	/* {section: {key: true}}: a _target_ Bridge refuses is under it, so
 	 * its value is not read (the rules skip it).  Owned. */
 	json_t *refused;
@@ -146,6 +152,8 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 static enum mcinit_severity
 unknown_sev(const struct jctx *x)
 {
+	if (x->merged)
+		return MCINIT_WARNING;
 	if (!x->c->bridge || x->target == NULL ||
 	    mcinit_bridge_keeps_unknown_keys(x->target, x->c->bversion))
 		return MCINIT_ERROR;
@@ -449,9 +457,84 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 	mcinit_config_set_json(x->c, f, v, x->orig, &l, x->d);
 }
 
+/* Where Bridge 0.6.2 first uses a section that a merge left a plain dict,
+ * and what it asks of it there: the AttributeError it then raises. */
+static const struct {
+	const char *sec, *attr, *where;
+} dict_use[] = {
+    {"mixed_precision", "finalize", "runtime_config_update (training/config.py:1876)"},
+    {"comm_overlap", "data_parallel_size",
+     "ConfigContainer.set_data_parallel_size (training/config.py:1041)"},
+    {"profiling", "finalize", "ConfigContainer.validate (training/config.py:1269)"},
+    {"nvrx_straggler", "finalize", "ConfigContainer.validate (training/config.py:1271)"},
+    {"tensor_inspect", "finalize", "ConfigContainer.validate (training/config.py:1273)"},
+    {"inprocess_restart", "enabled", "pretrain (training/pretrain.py:83)"},
+    {"ft", "enable_ft_package", "setup (training/setup.py:271)"},
+    {"straggler", "log_straggler", "train (training/train.py:217)"},
+};
+
+/*
+ * A later input's mapping merged over a section an earlier one wrote as a
+ * preset's name or None.  Bridge's example scripts merge the file with
+ * OmegaConf (process_config_with_overrides): the mapping replaces the name
+ * or None, and apply_overrides, finding no dataclass there to recurse into,
+ * sets the plain dict itself, unless it names a `_target_` (instantiated:
+ * a new object of that class).  True when the mapping is to be read (as a
+ * new object: the section starts from its defaults), false when refused.
+ */
+static bool
+merge_over_value(struct jctx *x, const char *sec, json_t *obj, const char *before)
+{
+	struct mcinit_loc l = where(x, sec, NULL, true);
+	const char *ty = mcinit_section_find(sec)->bridge_ty;
+	struct mcinit_diag *g;
+	size_t i, n;
+
+	/* "Optional[Union[MixedPrecisionConfig, str]]", "TensorInspectConfig |
+	 * None": the class alone */
+	if (ty != NULL && strncmp(ty, "Optional[", 9) == 0)
+		ty += 9;
+	if (ty != NULL && strncmp(ty, "Union[", 6) == 0)
+		ty += 6;
+	n = ty != NULL ? strcspn(ty, "],| ") : 0;
+
+	if (json_is_string(json_object_get(obj, "_target_"))) {
+		mcinit_config_reset_section(x->c, sec);
+		return true;
+	}
+	for (i = 0; i < sizeof dict_use / sizeof dict_use[0]; i++)
+		if (strcmp(dict_use[i].sec, sec) == 0)
+			break;
+	if (i < sizeof dict_use / sizeof dict_use[0])
+		g = mcinit_diag_add(
+		    x->d, MCINIT_ERROR, "MC004", &l,
+		    "section '%s' is %s in an earlier input: this mapping, merged "
+		    "over it as OmegaConf merges, replaces it by a plain dict, which "
+		    "Bridge's apply_overrides sets as it is; Bridge then fails in %s: "
+		    "AttributeError: 'dict' object has no attribute '%s'",
+		    sec, strcmp(before, "null") == 0 ? "None" : "a preset's name",
+		    dict_use[i].where, dict_use[i].attr);
+	else
+		g = mcinit_diag_add(
+		    x->d, MCINIT_ERROR, "MC004", &l,
+		    "section '%s' is %s in an earlier input: this mapping, merged "
+		    "over it as OmegaConf merges, replaces it by a plain dict, which "
+		    "Bridge's apply_overrides sets where its class belongs",
+		    sec, strcmp(before, "null") == 0 ? "None" : "a preset's name");
+	/* with a _target_, apply_overrides instantiates the class */
+	mcinit_diag_hint(g,
+	                 "give the mapping the `_target_` of its class (%.*s), as Bridge's "
+	                 "to_yaml writes it: apply_overrides then makes a new object of it%s",
+	                 ty != NULL ? (int)n : (int)strlen(sec), ty != NULL ? ty : sec,
+	                 strcmp(before, "null") == 0 ? "" : "; or name a preset");
+	return false;
+}
+
 static void
 load_section(struct jctx *x, const char *sec, json_t *obj)
 {
+	/* how an earlier input wrote the section: this one merges over it */
+	const char *before = json_string_value(json_object_get(x->c->sections, sec));
 	const struct mcinit_vclass *cls;
 	bool chosen;
 	const char *k;
@@ -463,11 +546,21 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 
 		/* Bridge's optional sections are None by default, and
 		 * mixed_precision may name a preset ("bf16_mixed"). */
-		if (json_is_null(obj) && si->kind == MCINIT_SK_OPTIONAL) {
+		/* profiling is annotated ProfilingConfig, yet every use of it in
+		 * Bridge 0.6.2 allows None (config.py:1268 and 1933,
+		 * initialize.py:101, train.py's profiler hooks): null, which a
+		 * merge sets as it is, turns profiling off */
+		if (json_is_null(obj) && (si->kind == MCINIT_SK_OPTIONAL ||
+		                          (x->c->bridge && strcmp(sec, "profiling") == 0))) {
 			json_object_set_new(x->c->sections, sec, json_string("null"));
 			return;
 		}
 		if (json_is_string(obj) && si->str_ok) {
+			/* the name replaces the object an earlier input wrote:
+			 * Bridge makes a new MixedPrecisionConfig of the preset
+			 * (get_mixed_precision_config), nothing of the old kept */
+			if (before != NULL)
+				mcinit_config_reset_section(x->c, sec);
 			json_object_set(x->c->extras, sec, obj);
 			json_object_set_new(x->c->sections, sec, json_string("string"));
 			x->c->preset_loc = l;
@@ -480,6 +573,10 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 		                                               : "");
 		return;
 	}
+	if (x->c->bridge && before != NULL &&
+	    (strcmp(before, "string") == 0 || strcmp(before, "null") == 0) &&
+	    !merge_over_value(x, sec, obj, before))
+		return;
 	json_object_set_new(x->c->sections, sec, json_string("object"));
 	cls = section_class(x, sec, obj, &chosen);
 	x->target = json_string_value(json_object_get(obj, "_target_"));
@@ -628,13 +725,16 @@ load_root(struct jctx *x, json_t *root)
 			for (i = 0; i < mcinit_nsections && i < 64; i++)
 				names[i] = mcinit_sections[i].name;
 			pick = mcinit_suggest(k, names, i);
-			/* a ConfigContainer's from_yaml drops it without a word */
-			g = mcinit_diag_add(x->d, x->c->bridge ? MCINIT_WARNING : MCINIT_ERROR,
-			                    "MC003", &l, "unknown section '%s'%s", k,
-			                    x->c->bridge
-			                        ? "; Megatron-Bridge's ConfigContainer drops "
-			                          "it without a word, so it never applies"
-			                        : "");
+			/* a ConfigContainer's from_yaml drops it without a word;
+			 * apply_overrides, merging a file over one, with a warning */
+			g = mcinit_diag_add(
+			    x->d, x->c->bridge ? MCINIT_WARNING : MCINIT_ERROR, "MC003", &l,
+			    "unknown section '%s'%s", k,
+			    x->merged      ? "; Megatron-Bridge's apply_overrides skips it "
+			                     "with a log warning, so it never applies"
+			    : x->c->bridge ? "; Megatron-Bridge's ConfigContainer drops "
+			                     "it without a word, so it never applies"
+			                   : "");
 			if (pick != NULL)
 				mcinit_diag_hint(g, "did you mean `%s`?", pick);
 			else if (mcinit_field_lookup(NULL, k) >= 0)
@@ -678,7 +778,7 @@ void
 mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char *key, json_t *v,
                            const struct mcinit_loc *l, struct mcinit_diags *d)
 {
-	struct jctx x = {c, d, NULL, *l, NULL, MCINIT_ORIG_OVERRIDE, NULL, {{0}}};
+	struct jctx x = {c, d, NULL, *l, NULL, MCINIT_ORIG_OVERRIDE, false, NULL, {{0}}};
 	json_t *t = json_object_get(json_object_get(c->extras, sec), "_target_");
 	const struct mcinit_vclass *cls = mcinit_vclass_default(sec), *k = NULL;
 	struct tpath p = {{0}, {0}, 0, NULL, NULL};
@@ -702,8 +802,12 @@ void
 mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
                         struct mcinit_jpos *jp, struct mcinit_diags *d)
 {
-	struct jctx x = {c, d, jp, base, NULL, MCINIT_ORIG_FILE, json_object(), {{0}}};
+	struct jctx x = {c, d, jp, base, NULL, MCINIT_ORIG_FILE, false, json_object(), {{0}}};
 
+	/* a file (an override word's section has no position index: Hydra
+	 * merges it in struct mode, which refuses a key the class lacks) after
+	 * an input that was a ConfigContainer */
+	x.merged = c->bridge && jp != NULL;
 	load_root(&x, root);
 	jctx_free(&x);
 }
@@ -725,8 +829,8 @@ int
 mcinit_config_load_json_text(struct mcinit_config *c, const char *name, const char *text,
                              size_t len, struct mcinit_diags *d, struct mcinit_err *err)
 {
-	struct jctx x = {c,    d,    NULL, mcinit_config_source(c, name), NULL, MCINIT_ORIG_FILE,
-	                 NULL, {{0}}};
+	struct jctx x = {c,     d,    NULL, mcinit_config_source(c, name), NULL, MCINIT_ORIG_FILE,
+	                 false, NULL, {{0}}};
 	json_error_t je;
 	json_t *root;
 	int rc = -1;
