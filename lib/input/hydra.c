@@ -1,8 +1,9 @@
 /*
- * hydra.c — Hydra's override grammar: the two-mode lexer, the parser of the
- * productions, the typing of primitives and the functions (hydra.h).
+ * hydra.c — Hydra's override grammar: the two-mode lexer, the typing of
+ * primitives and the values, and the parser of the productions (hydra.h);
+ * the grammar's functions are in hydra-funcs.c.
  */
-#include "input/hydra.h"
+#include "input/hydra-impl.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -11,57 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Token types: the lexer's rules, in each mode in the order the grammar
- * lists them (a tie in length goes to the earlier one). */
-enum tt {
-	T_EOF,
-	T_ERR, /* no rule matches here */
-	/* key mode */
-	T_EQUAL,
-	T_TILDE,
-	T_PLUS,
-	T_AT,
-	T_COLON,
-	T_SLASH,
-	T_ID,
-	T_KEY_SPECIAL,
-	T_DOT_PATH,
-	/* value mode (COLON, EQUAL and ID shared) */
-	T_POPEN,
-	T_COMMA,
-	T_PCLOSE,
-	T_BOPEN,
-	T_BCLOSE,
-	T_COPEN,
-	T_CCLOSE,
-	T_FLOAT,
-	T_INT,
-	T_BOOL,
-	T_NULL,
-	T_UCHAR,
-	T_ESC,
-	T_WS,
-	T_QUOTED,
-	T_INTERP,
-};
-
-struct tok {
-	enum tt type;
-	size_t off, len;
-};
-
-struct px {
-	const char *s;
-	size_t len;
-	struct tok *t;
-	size_t nt, cap, i;
-	int depth;
-	struct mcinit_hy_error *e;
-	int failed;
-};
-
-typedef struct mcinit_hy_value val;
 
 static int
 col_of(const char *s, size_t off)
@@ -74,8 +24,8 @@ col_of(const char *s, size_t off)
 	return col;
 }
 
-static int
-fail_at(struct px *p, size_t off, const char *what, const char *fmt, ...)
+int
+mcinit_hy_fail_at(struct px *p, size_t off, const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -133,8 +83,8 @@ m_uint(const char *s, size_t n, size_t i)
 }
 
 /* DIGIT ('_'? DIGIT)* */
-static size_t
-m_digits(const char *s, size_t n, size_t i)
+size_t
+mcinit_hy_m_digits(const char *s, size_t n, size_t i)
 {
 	size_t k = i;
 
@@ -204,7 +154,7 @@ m_float(const char *s, size_t n, size_t i)
 		return k + 3 - i;
 	il = m_uint(s, n, k);
 	if (k + il < n && s[k + il] == '.') {
-		size_t fl = m_digits(s, n, k + il + 1);
+		size_t fl = mcinit_hy_m_digits(s, n, k + il + 1);
 
 		if (il > 0 || fl > 0)
 			pf = il + 1 + fl;
@@ -217,7 +167,7 @@ m_float(const char *s, size_t n, size_t i)
 
 		if (j < n && (s[j] == '+' || s[j] == '-'))
 			j++;
-		el = m_digits(s, n, j);
+		el = mcinit_hy_m_digits(s, n, j);
 		if (el > 0)
 			return j + el - i;
 	}
@@ -423,16 +373,16 @@ lex(struct px *p)
 
 /* ---- values ---- */
 
-static val *
-vnew_list(val *v, enum mcinit_hy_type type)
+val *
+mcinit_hy_vnew_list(val *v, enum mcinit_hy_type type)
 {
 	memset(v, 0, sizeof *v);
 	v->type = type;
 	return v;
 }
 
-static void
-vstr(val *v, const char *s, size_t n, int quoted)
+void
+mcinit_hy_vstr(val *v, const char *s, size_t n, int quoted)
 {
 	memset(v, 0, sizeof *v);
 	v->type = MCINIT_HY_STR;
@@ -460,8 +410,8 @@ mcinit_hy_value_free(val *v)
 	memset(v, 0, sizeof *v);
 }
 
-static void
-vcopy(val *dst, const val *src)
+void
+mcinit_hy_vcopy(val *dst, const val *src)
 {
 	*dst = *src;
 	if (src->text) {
@@ -471,17 +421,17 @@ vcopy(val *dst, const val *src)
 	if (src->items) {
 		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
 		for (size_t k = 0; k < src->n; k++)
-			vcopy(&dst->items[k], &src->items[k]);
+			mcinit_hy_vcopy(&dst->items[k], &src->items[k]);
 	}
 	if (src->keys) {
 		dst->keys = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->keys);
 		for (size_t k = 0; k < src->n; k++)
-			vcopy(&dst->keys[k], &src->keys[k]);
+			mcinit_hy_vcopy(&dst->keys[k], &src->keys[k]);
 	}
 }
 
-static void
-vappend(val *v, val *item, size_t *cap)
+void
+mcinit_hy_vappend(val *v, val *item, size_t *cap)
 {
 	MCINIT_GROW(v->items, *cap, v->n + 1);
 	v->items[v->n++] = *item;
@@ -489,8 +439,8 @@ vappend(val *v, val *item, size_t *cap)
 
 /* An int's text from Python-style digits: sign, digits and '_' (checked by
  * the caller); no leading zeros, no "-0". */
-static void
-vint(val *v, const char *s, size_t n)
+void
+mcinit_hy_vint(val *v, const char *s, size_t n)
 {
 	struct mcinit_buf b = {0};
 	int neg = 0;
@@ -514,16 +464,16 @@ vint(val *v, const char *s, size_t n)
 	mcinit_buf_free(&b);
 }
 
-static void
-vfloat(val *v, double f)
+void
+mcinit_hy_vfloat(val *v, double f)
 {
 	memset(v, 0, sizeof *v);
 	v->type = MCINIT_HY_FLOAT;
 	v->f = f;
 }
 
-static void
-vbool(val *v, int b)
+void
+mcinit_hy_vbool(val *v, int b)
 {
 	memset(v, 0, sizeof *v);
 	v->type = MCINIT_HY_BOOL;
@@ -531,8 +481,8 @@ vbool(val *v, int b)
 }
 
 /* strtod of text without its '_' (the lexer or the caller checked it). */
-static double
-py_float(const char *s, size_t n)
+double
+mcinit_hy_py_float(const char *s, size_t n)
 {
 	char *t = mcinit_xmalloc(n + 1);
 	size_t m = 0;
@@ -618,8 +568,9 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 
 	if (p->t[a].type == T_WS) {
 		if (b - a == 1)
-			return fail_at(p, p->t[a].off, "whitespace",
-			               "Trying to parse a primitive that is all whitespaces");
+			return mcinit_hy_fail_at(
+			    p, p->t[a].off, "whitespace",
+			    "Trying to parse a primitive that is all whitespaces");
 		a++;
 	}
 	if (p->t[b - 1].type == T_WS)
@@ -635,7 +586,7 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 			else
 				mcinit_buf_add(&buf, s + t->off, t->len);
 		}
-		vstr(out, buf.data ? buf.data : "", buf.len, 0);
+		mcinit_hy_vstr(out, buf.data ? buf.data : "", buf.len, 0);
 		mcinit_buf_free(&buf);
 		return 0;
 	}
@@ -672,7 +623,7 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 			mcinit_buf_addc(&buf, q[k]);
 			k++;
 		}
-		vstr(out, buf.data ? buf.data : "", buf.len, 1);
+		mcinit_hy_vstr(out, buf.data ? buf.data : "", buf.len, 1);
 		mcinit_buf_free(&buf);
 		return 0;
 	}
@@ -680,723 +631,33 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 	case T_INTERP:
 	case T_UCHAR:
 	case T_COLON:
-		vstr(out, s + t->off, t->len, 0);
+		mcinit_hy_vstr(out, s + t->off, t->len, 0);
 		return 0;
 	case T_INT:
-		vint(out, s + t->off, t->len);
+		mcinit_hy_vint(out, s + t->off, t->len);
 		return 0;
 	case T_FLOAT:
-		vfloat(out, py_float(s + t->off, t->len));
+		mcinit_hy_vfloat(out, mcinit_hy_py_float(s + t->off, t->len));
 		return 0;
 	case T_NULL:
-		vnew_list(out, MCINIT_HY_NULL);
+		mcinit_hy_vnew_list(out, MCINIT_HY_NULL);
 		return 0;
 	case T_BOOL:
-		vbool(out, s[t->off] == 't' || s[t->off] == 'T');
+		mcinit_hy_vbool(out, s[t->off] == 't' || s[t->off] == 'T');
 		return 0;
 	case T_ESC: {
 		struct mcinit_buf buf = {0};
 
 		for (size_t j = 1; j < t->len; j += 2)
 			mcinit_buf_addc(&buf, s[t->off + j]);
-		vstr(out, buf.data, buf.len, 0);
+		mcinit_hy_vstr(out, buf.data, buf.len, 0);
 		mcinit_buf_free(&buf);
 		return 0;
 	}
 	default:
-		vstr(out, s + t->off, t->len, 0);
+		mcinit_hy_vstr(out, s + t->off, t->len, 0);
 		return 0;
 	}
-}
-
-/* ---- the functions ---- */
-
-/* What a value is, as a bit, for the type checks of the functions' signatures
- * (Hydra's is_type_matching: a Union is isinstance, so a bool is an int). */
-enum {
-	K_NONE = 1,
-	K_BOOL = 2,
-	K_INT = 4,
-	K_FLOAT = 8,
-	K_STR = 16,
-	K_LIST = 32,
-	K_DICT = 64,
-	K_CHOICE = 128,
-	K_RANGE = 256,
-	K_INTERVAL = 512,
-	K_GLOB = 1024,
-	K_PRIM = K_BOOL | K_INT | K_FLOAT | K_STR,
-	K_ELEM = K_PRIM | K_LIST | K_DICT,
-	K_NUM = K_BOOL | K_INT | K_FLOAT,
-	K_SWEEP = K_CHOICE | K_RANGE | K_INTERVAL,
-};
-
-static int
-kind(const val *v)
-{
-	switch (v->type) {
-	case MCINIT_HY_NULL:
-		return K_NONE;
-	case MCINIT_HY_BOOL:
-		return K_BOOL;
-	case MCINIT_HY_INT:
-		return K_INT;
-	case MCINIT_HY_FLOAT:
-		return K_FLOAT;
-	case MCINIT_HY_STR:
-		return K_STR;
-	case MCINIT_HY_LIST:
-		return K_LIST;
-	case MCINIT_HY_DICT:
-		return K_DICT;
-	case MCINIT_HY_SWEEP:
-		return v->sweep == MCINIT_HY_CHOICE     ? K_CHOICE
-		       : v->sweep == MCINIT_HY_RANGE    ? K_RANGE
-		       : v->sweep == MCINIT_HY_INTERVAL ? K_INTERVAL
-		                                        : K_GLOB;
-	}
-	return 0;
-}
-
-/* Matches a Union: a bool is also an int. */
-static int
-is(const val *v, int mask)
-{
-	int k = kind(v);
-
-	return (k & mask) != 0 || (k == K_BOOL && (mask & K_INT));
-}
-
-struct fn {
-	const char *name;
-	int varargs; /* *args, whose type is vmask */
-	int vmask;
-	const char *params[4]; /* named parameters, keyword-only after *args */
-	int masks[4];
-	int required; /* how many of the first params are required */
-};
-
-static const struct fn fns[] = {
-    {"int", 1, K_ELEM | K_NONE | K_SWEEP, {"value"}, {K_ELEM | K_NONE | K_SWEEP}, 0},
-    {"float", 1, K_ELEM | K_NONE | K_SWEEP, {"value"}, {K_ELEM | K_NONE | K_SWEEP}, 0},
-    {"str", 1, K_ELEM | K_NONE | K_SWEEP, {"value"}, {K_ELEM | K_NONE | K_SWEEP}, 0},
-    {"bool", 1, K_ELEM | K_NONE | K_SWEEP, {"value"}, {K_ELEM | K_NONE | K_SWEEP}, 0},
-    {"choice", 1, K_ELEM | K_CHOICE, {NULL}, {0}, 0},
-    {"range", 0, 0, {"start", "stop", "step"}, {K_NUM, K_NUM | K_NONE, K_NUM}, 1},
-    {"interval", 0, 0, {"start", "end"}, {K_NUM, K_NUM}, 2},
-    {"tag", 1, K_STR | K_SWEEP, {"sweep"}, {K_NONE | K_SWEEP}, 0},
-    {"sort",
-     1,
-     K_ELEM | K_CHOICE | K_RANGE,
-     {"sweep", "list", "reverse"},
-     {K_NONE | K_CHOICE | K_RANGE, K_NONE | K_LIST, -1},
-     0},
-    {"shuffle",
-     1,
-     K_ELEM | K_CHOICE | K_RANGE,
-     {"sweep", "list"},
-     {K_NONE | K_CHOICE | K_RANGE, K_NONE | K_LIST},
-     0},
-    {"glob", 0, 0, {"include", "exclude"}, {K_LIST | K_STR, K_NONE | K_LIST | K_STR}, 1},
-};
-
-struct args {
-	val *pos;
-	size_t npos, cappos;
-	char **names;
-	val *kw;
-	size_t nkw, capkw, capnames;
-};
-
-static void
-args_free(struct args *a)
-{
-	for (size_t k = 0; k < a->npos; k++)
-		mcinit_hy_value_free(&a->pos[k]);
-	for (size_t k = 0; k < a->nkw; k++) {
-		mcinit_hy_value_free(&a->kw[k]);
-		free(a->names[k]);
-	}
-	free(a->pos);
-	free(a->kw);
-	free(a->names);
-}
-
-static int
-ffail(struct px *p, size_t off, const char *fname, const char *msg)
-{
-	return fail_at(p, off, "function", "while evaluating '%s(...)': %s", fname, msg);
-}
-
-/* Python's float(text) on a string: whitespace around, a sign, digits with
- * single '_' between them, a point, an exponent, or inf/infinity/nan. */
-static int
-str_to_float(const char *s, size_t n, double *f)
-{
-	size_t a = 0, b = n, k;
-
-	while (a < b && isspace((unsigned char)s[a]))
-		a++;
-	while (b > a && isspace((unsigned char)s[b - 1]))
-		b--;
-	k = a;
-	if (k < b && (s[k] == '+' || s[k] == '-'))
-		k++;
-	if ((b - k == 3 &&
-	     (strncasecmp(s + k, "inf", 3) == 0 || strncasecmp(s + k, "nan", 3) == 0)) ||
-	    (b - k == 8 && strncasecmp(s + k, "infinity", 8) == 0)) {
-		int neg = s[a] == '-';
-
-		*f = tolower((unsigned char)s[k]) == 'n' ? NAN : neg ? -INFINITY : INFINITY;
-		return 0;
-	}
-	{
-		size_t il = m_digits(s, b, k), fl = 0;
-		size_t j = k + il;
-
-		if (j < b && s[j] == '.') {
-			fl = m_digits(s, b, j + 1);
-			j += 1 + fl;
-		}
-		if (il == 0 && fl == 0)
-			return -1;
-		if (j < b && (s[j] == 'e' || s[j] == 'E')) {
-			size_t e = j + 1, el;
-
-			if (e < b && (s[e] == '+' || s[e] == '-'))
-				e++;
-			el = m_digits(s, b, e);
-			if (el == 0)
-				return -1;
-			j = e + el;
-		}
-		if (j != b)
-			return -1;
-	}
-	*f = py_float(s + a, b - a);
-	return 0;
-}
-
-/* Python's int(text) on a string. */
-static int
-str_to_int(const char *s, size_t n, val *out)
-{
-	size_t a = 0, b = n, k;
-
-	while (a < b && isspace((unsigned char)s[a]))
-		a++;
-	while (b > a && isspace((unsigned char)s[b - 1]))
-		b--;
-	k = a;
-	if (k < b && (s[k] == '+' || s[k] == '-'))
-		k++;
-	if (m_digits(s, b, k) != b - k || b == k)
-		return -1;
-	vint(out, s + a, b - a);
-	return 0;
-}
-
-static int cast(struct px *p, size_t off, const char *fn, const val *in, val *out);
-
-static int
-cast_items(struct px *p, size_t off, const char *fn, const val *in, val *out)
-{
-	vcopy(out, in);
-	for (size_t k = 0; k < out->n; k++) {
-		val r;
-
-		if (cast(p, off, fn, &in->items[k], &r) < 0) {
-			mcinit_hy_value_free(out);
-			return -1;
-		}
-		mcinit_hy_value_free(&out->items[k]);
-		out->items[k] = r;
-		/* cast_choice asserts that each choice cast is an element */
-		if (in->type == MCINIT_HY_SWEEP && in->sweep == MCINIT_HY_CHOICE &&
-		    r.type == MCINIT_HY_SWEEP) {
-			mcinit_hy_value_free(out);
-			return ffail(p, off, fn, "AssertionError");
-		}
-	}
-	return 0;
-}
-
-/* cast_int, cast_float, cast_str, cast_bool on one value. */
-static int
-cast(struct px *p, size_t off, const char *fn, const val *in, val *out)
-{
-	char c = fn[0];
-	char buf[40];
-
-	switch (in->type) {
-	case MCINIT_HY_LIST:
-	case MCINIT_HY_DICT:
-		return cast_items(p, off, fn, in, out);
-	case MCINIT_HY_SWEEP:
-		if (in->sweep == MCINIT_HY_RANGE && c != 'i' && c != 'f')
-			return ffail(p, off, fn, "Range can only be cast to int or float");
-		if (in->sweep == MCINIT_HY_INTERVAL && (c == 's' || c == 'b'))
-			return ffail(p, off, fn, "Intervals cannot be cast");
-		return cast_items(p, off, fn, in, out);
-	case MCINIT_HY_NULL:
-		if (c == 'b') {
-			vbool(out, 0);
-			return 0;
-		}
-		return ffail(p, off, fn, "AssertionError");
-	default:
-		break;
-	}
-	switch (c) {
-	case 'i': /* int */
-		if (in->type == MCINIT_HY_INT) {
-			vcopy(out, in);
-		} else if (in->type == MCINIT_HY_BOOL) {
-			vint(out, in->b ? "1" : "0", 1);
-		} else if (in->type == MCINIT_HY_FLOAT) {
-			char *t;
-
-			if (isnan(in->f))
-				return ffail(p, off, fn,
-				             "ValueError: cannot convert float NaN to integer");
-			if (isinf(in->f))
-				return ffail(
-				    p, off, fn,
-				    "OverflowError: cannot convert float infinity to integer");
-			/* glibc prints a double's exact value: Python's int() of it */
-			t = mcinit_xasprintf("%.0f", trunc(in->f));
-			vint(out, t, strlen(t));
-			free(t);
-		} else if (str_to_int(in->text, in->len, out) < 0) {
-			return ffail(p, off, fn,
-			             "ValueError: invalid literal for int() with base 10");
-		}
-		return 0;
-	case 'f': /* float */
-		if (in->type == MCINIT_HY_FLOAT) {
-			vcopy(out, in);
-		} else if (in->type == MCINIT_HY_BOOL) {
-			vfloat(out, in->b);
-		} else if (in->type == MCINIT_HY_INT) {
-			double f = strtod(in->text, NULL);
-
-			if (isinf(f))
-				return ffail(p, off, fn,
-				             "OverflowError: int too large to convert to float");
-			vfloat(out, f);
-		} else {
-			double f;
-
-			if (str_to_float(in->text, in->len, &f) < 0)
-				return ffail(p, off, fn,
-				             "ValueError: could not convert string to float");
-			vfloat(out, f);
-		}
-		return 0;
-	case 's': /* str */
-		if (in->type == MCINIT_HY_STR)
-			vstr(out, in->text, in->len, 0);
-		else if (in->type == MCINIT_HY_BOOL)
-			vstr(out, in->b ? "true" : "false", in->b ? 4 : 5, 0);
-		else if (in->type == MCINIT_HY_INT)
-			vstr(out, in->text, strlen(in->text), 0);
-		else {
-			mcinit_hy_float_repr(in->f, buf, sizeof buf);
-			vstr(out, buf, strlen(buf), 0);
-		}
-		return 0;
-	default: /* bool */
-		if (in->type == MCINIT_HY_STR) {
-			if (in->len == 4 && strncasecmp(in->text, "true", 4) == 0)
-				vbool(out, 1);
-			else if (in->len == 5 && strncasecmp(in->text, "false", 5) == 0)
-				vbool(out, 0);
-			else
-				return ffail(p, off, fn, "ValueError: Cannot cast to bool");
-		} else if (in->type == MCINIT_HY_BOOL) {
-			vbool(out, in->b);
-		} else if (in->type == MCINIT_HY_INT) {
-			vbool(out, strcmp(in->text, "0") != 0);
-		} else {
-			vbool(out, in->f != 0 || isnan(in->f));
-		}
-		return 0;
-	}
-}
-
-/* _list_to_simple_choice asserts that each argument is an element (None
- * included), never a sweep. */
-static bool
-all_elements(const struct args *a)
-{
-	for (size_t k = 0; k < a->npos; k++)
-		if (a->pos[k].type == MCINIT_HY_SWEEP)
-			return false;
-	return true;
-}
-
-static void
-simple_choice(val *out, val *items, size_t n)
-{
-	memset(out, 0, sizeof *out);
-	out->type = MCINIT_HY_SWEEP;
-	out->sweep = MCINIT_HY_CHOICE;
-	out->simple = 1;
-	out->n = n;
-	out->items = mcinit_xcalloc(n ? n : 1, sizeof *out->items);
-	for (size_t k = 0; k < n; k++)
-		vcopy(&out->items[k], &items[k]);
-}
-
-/* Python's a < b for the values sort() compares: 1, 0, or -1 with a TypeError. */
-static int
-lt(const val *a, const val *b)
-{
-	int ka = kind(a), kb = kind(b);
-
-	if ((ka & K_NUM) && (kb & K_NUM)) {
-		if (ka == K_INT && kb == K_INT) {
-			int na = a->text[0] == '-', nb = b->text[0] == '-';
-			size_t la = strlen(a->text), lb = strlen(b->text);
-			int c;
-
-			if (na != nb)
-				return na;
-			c = la != lb ? (la < lb ? -1 : 1) : strcmp(a->text, b->text);
-			return na ? c > 0 : c < 0;
-		}
-		{
-			double x = ka == K_BOOL ? a->b : ka == K_INT ? strtod(a->text, NULL) : a->f;
-			double y = kb == K_BOOL ? b->b : kb == K_INT ? strtod(b->text, NULL) : b->f;
-
-			return x < y;
-		}
-	}
-	if (ka == K_STR && kb == K_STR) {
-		size_t m = a->len < b->len ? a->len : b->len;
-		int c = memcmp(a->text, b->text, m);
-
-		return c != 0 ? c < 0 : a->len < b->len;
-	}
-	if (ka == K_LIST && kb == K_LIST) {
-		for (size_t k = 0; k < a->n && k < b->n; k++) {
-			int x = lt(&a->items[k], &b->items[k]), y;
-
-			if (x != 0)
-				return x;
-			y = lt(&b->items[k], &a->items[k]);
-			if (y != 0)
-				return y < 0 ? -1 : 0;
-		}
-		return a->n < b->n;
-	}
-	return -1;
-}
-
-/* sorted(): CPython's binary insertion sort after its first run (what its
- * timsort does for short lists), so that the comparisons it makes, and the
- * TypeError of an incomparable pair, are the same; reverse as CPython does. */
-static int
-py_sort(val *a, size_t n, int reverse)
-{
-	size_t i;
-
-	if (reverse)
-		for (size_t k = 0; k < n / 2; k++) {
-			val t = a[k];
-			a[k] = a[n - 1 - k];
-			a[n - 1 - k] = t;
-		}
-	if (n >= 2) {
-		int c = lt(&a[1], &a[0]);
-
-		if (c < 0)
-			return -1;
-		if (c) {
-			for (i = 2; i < n; i++) {
-				c = lt(&a[i], &a[i - 1]);
-				if (c < 0)
-					return -1;
-				if (!c)
-					break;
-			}
-			for (size_t k = 0; k < i / 2; k++) {
-				val t = a[k];
-				a[k] = a[i - 1 - k];
-				a[i - 1 - k] = t;
-			}
-		} else {
-			for (i = 2; i < n; i++) {
-				c = lt(&a[i], &a[i - 1]);
-				if (c < 0)
-					return -1;
-				if (c)
-					break;
-			}
-		}
-		for (; i < n; i++) {
-			val pivot = a[i];
-			size_t l = 0, r = i;
-
-			while (l < r) {
-				size_t m = (l + r) / 2;
-
-				c = lt(&pivot, &a[m]);
-				if (c < 0)
-					return -1;
-				if (c)
-					r = m;
-				else
-					l = m + 1;
-			}
-			memmove(a + l + 1, a + l, (i - l) * sizeof *a);
-			a[l] = pivot;
-		}
-	}
-	if (reverse)
-		for (size_t k = 0; k < n / 2; k++) {
-			val t = a[k];
-			a[k] = a[n - 1 - k];
-			a[n - 1 - k] = t;
-		}
-	return 0;
-}
-
-static int
-sort_sweep(struct px *p, size_t off, const val *in, int reverse, val *out)
-{
-	vcopy(out, in);
-	if (in->sweep == MCINIT_HY_CHOICE && py_sort(out->items, out->n, reverse) < 0) {
-		mcinit_hy_value_free(out);
-		return ffail(p, off, "sort",
-		             "TypeError: '<' not supported between these instances");
-	}
-	return 0;
-}
-
-/* Functions.eval: binds the arguments as Python would, checks their types,
- * then runs the function. */
-static int
-call(struct px *p, size_t off, const char *name, size_t nlen, struct args *a, val *out)
-{
-	const struct fn *f = NULL;
-	const val *bound[4] = {NULL};
-	size_t nparams = 0;
-
-	for (size_t k = 0; k < sizeof fns / sizeof *fns; k++)
-		if (strlen(fns[k].name) == nlen && strncmp(fns[k].name, name, nlen) == 0)
-			f = &fns[k];
-	if (f == NULL)
-		return fail_at(p, off, "function", "Unknown function '%.*s'", (int)nlen, name);
-	while (nparams < 4 && f->params[nparams])
-		nparams++;
-	if (!f->varargs) {
-		if (a->npos > nparams)
-			return ffail(p, off, f->name, "TypeError: too many positional arguments");
-		for (size_t k = 0; k < a->npos; k++)
-			bound[k] = &a->pos[k];
-	}
-	for (size_t k = 0; k < a->nkw; k++) {
-		size_t j;
-
-		for (j = 0; j < nparams; j++)
-			if (strcmp(f->params[j], a->names[k]) == 0)
-				break;
-		if (j == nparams)
-			return ffail(p, off, f->name,
-			             "TypeError: got an unexpected keyword argument");
-		if (bound[j] != NULL && !f->varargs && j < a->npos)
-			return ffail(p, off, f->name, "TypeError: multiple values for argument");
-		bound[j] = &a->kw[k];
-	}
-	for (int k = 0; k < f->required; k++)
-		if (bound[k] == NULL)
-			return ffail(p, off, f->name, "TypeError: missing a required argument");
-	if (f->varargs)
-		for (size_t k = 0; k < a->npos; k++)
-			if (!is(&a->pos[k], f->vmask))
-				return ffail(p, off, f->name, "TypeError: mismatch type argument");
-	for (size_t k = 0; k < nparams; k++)
-		if (bound[k] != NULL && (f->masks[k] < 0 ? bound[k]->type != MCINIT_HY_BOOL
-		                                         : !is(bound[k], f->masks[k])))
-			return ffail(p, off, f->name, "TypeError: mismatch type argument");
-
-	switch (f->name[0] == 's' ? f->name[1] : f->name[0]) {
-	case 'n': /* int */
-	case 'i':
-		if (strcmp(f->name, "interval") == 0) {
-			memset(out, 0, sizeof *out);
-			out->type = MCINIT_HY_SWEEP;
-			out->sweep = MCINIT_HY_INTERVAL;
-			out->n = 2;
-			out->items = mcinit_xcalloc(2, sizeof *out->items);
-			for (int k = 0; k < 2; k++)
-				if (cast(p, off, "float", bound[k], &out->items[k]) < 0) {
-					mcinit_hy_value_free(out);
-					return -1;
-				}
-			return 0;
-		}
-		/* fallthrough */
-	case 'f':
-	case 't':
-	case 'b': {
-		const val *v;
-		val sc;
-		int r;
-
-		if (f->name[0] == 's' && f->name[1] == 't' && f->name[2] == 'r') {
-			/* str: below */
-		} else if (strcmp(f->name, "tag") == 0) {
-			const val *last;
-
-			if (a->npos < 1 && bound[0] == NULL)
-				return ffail(p, off, f->name,
-				             "ValueError: Not enough arguments to tag");
-			last = bound[0] && bound[0]->type != MCINIT_HY_NULL ? bound[0]
-			       : a->npos                                    ? &a->pos[a->npos - 1]
-			                                                    : bound[0];
-			if (a->npos < 1)
-				return ffail(p, off, f->name,
-				             "ValueError: Not enough arguments to tag");
-			if (!is(last, K_SWEEP))
-				return ffail(p, off, f->name,
-				             "ValueError: Last argument to tag() must be a sweep");
-			for (size_t k = 0; k + (last == &a->pos[a->npos - 1]) < a->npos; k++)
-				if (a->pos[k].type != MCINIT_HY_STR)
-					return ffail(
-					    p, off, f->name,
-					    "ValueError: tag arguments type must be string");
-			vcopy(out, last);
-			return 0;
-		}
-		if (a->npos > 0 && bound[0] != NULL && bound[0]->type != MCINIT_HY_NULL)
-			return ffail(p, off, f->name,
-			             "TypeError: cannot use both position and named arguments");
-		if (bound[0] != NULL && bound[0]->type != MCINIT_HY_NULL) {
-			v = bound[0];
-		} else if (a->npos == 0) {
-			return ffail(p, off, f->name,
-			             "TypeError: No positional args or value specified");
-		} else if (a->npos == 1) {
-			v = &a->pos[0];
-		} else {
-			if (!all_elements(a))
-				return ffail(p, off, f->name, "AssertionError");
-			simple_choice(&sc, a->pos, a->npos);
-			r = cast(p, off, f->name, &sc, out);
-			mcinit_hy_value_free(&sc);
-			return r;
-		}
-		return cast(p, off, f->name, v, out);
-	}
-	case 'c': /* choice */
-		if (a->npos == 0)
-			return ffail(p, off, f->name, "ValueError: empty choice is not legal");
-		if (a->npos == 1 && a->pos[0].type == MCINIT_HY_SWEEP) {
-			if (!a->pos[0].simple)
-				return ffail(p, off, f->name,
-				             "ValueError: nesting choices is not supported");
-			vcopy(out, &a->pos[0]);
-			out->simple = 0;
-			return 0;
-		}
-		simple_choice(out, a->pos, a->npos);
-		out->simple = 0;
-		return 0;
-	case 'r': /* range */
-		memset(out, 0, sizeof *out);
-		out->type = MCINIT_HY_SWEEP;
-		out->sweep = MCINIT_HY_RANGE;
-		out->n = 3;
-		out->items = mcinit_xcalloc(3, sizeof *out->items);
-		if (bound[1] == NULL || bound[1]->type == MCINIT_HY_NULL) {
-			vint(&out->items[0], "0", 1);
-			vcopy(&out->items[1], bound[0]);
-		} else {
-			vcopy(&out->items[0], bound[0]);
-			vcopy(&out->items[1], bound[1]);
-		}
-		if (bound[2])
-			vcopy(&out->items[2], bound[2]);
-		else
-			vint(&out->items[2], "1", 1);
-		return 0;
-	case 'g': /* glob */
-		memset(out, 0, sizeof *out);
-		out->type = MCINIT_HY_SWEEP;
-		out->sweep = MCINIT_HY_GLOB;
-		return 0;
-	case 'o': /* sort */ {
-		int reverse = bound[2] != NULL && bound[2]->b;
-
-		if (bound[1] != NULL && bound[1]->type != MCINIT_HY_NULL) {
-			vcopy(out, bound[1]);
-			if (py_sort(out->items, out->n, reverse) < 0) {
-				mcinit_hy_value_free(out);
-				return ffail(p, off, f->name, "TypeError: '<' not supported");
-			}
-			return 0;
-		}
-		if (bound[0] != NULL && bound[0]->type != MCINIT_HY_NULL)
-			return sort_sweep(p, off, bound[0], reverse, out);
-		if (a->npos == 1) {
-			const val *v = &a->pos[0];
-
-			if (v->type == MCINIT_HY_SWEEP)
-				return sort_sweep(p, off, v, reverse, out);
-			vcopy(out, v);
-			if (v->type == MCINIT_HY_LIST && py_sort(out->items, out->n, reverse) < 0) {
-				mcinit_hy_value_free(out);
-				return ffail(p, off, f->name, "TypeError: '<' not supported");
-			}
-			return 0;
-		}
-		for (size_t k = 0; k < a->npos; k++)
-			if (!is(&a->pos[k], K_PRIM))
-				return ffail(p, off, f->name, "TypeError: Invalid arguments");
-		if (a->npos == 0)
-			return ffail(p, off, f->name, "ValueError: empty sort input");
-		{
-			val sc;
-			int r;
-
-			simple_choice(&sc, a->pos, a->npos);
-			r = sort_sweep(p, off, &sc, reverse, out);
-			mcinit_hy_value_free(&sc);
-			return r;
-		}
-	}
-	case 'h': /* shuffle: the order is random in Hydra; mcinit keeps it */
-		if (bound[1] != NULL && bound[1]->type != MCINIT_HY_NULL) {
-			vcopy(out, bound[1]);
-			return 0;
-		}
-		if (bound[0] != NULL && bound[0]->type != MCINIT_HY_NULL) {
-			vcopy(out, bound[0]);
-			return 0;
-		}
-		if (a->npos == 1) {
-			if (a->pos[0].type == MCINIT_HY_SWEEP || a->pos[0].type == MCINIT_HY_LIST) {
-				vcopy(out, &a->pos[0]);
-			} else {
-				size_t cap = 0;
-
-				vnew_list(out, MCINIT_HY_LIST);
-				val c;
-				vcopy(&c, &a->pos[0]);
-				vappend(out, &c, &cap);
-			}
-			return 0;
-		}
-		if (!all_elements(a))
-			return ffail(p, off, f->name, "AssertionError");
-		simple_choice(out, a->pos, a->npos);
-		return 0;
-	default:
-		break;
-	}
-	return fail_at(p, off, "function", "Unknown function '%.*s'", (int)nlen, name);
 }
 
 /* ---- the parser ---- */
@@ -1415,12 +676,12 @@ unexpected(struct px *p)
 	struct tok *t = &p->t[p->i];
 
 	if (t->type == T_ERR)
-		return fail_at(p, t->off, "lex", "token recognition error at: '%.1s'",
-		               p->s + t->off);
+		return mcinit_hy_fail_at(p, t->off, "lex", "token recognition error at: '%.1s'",
+		                         p->s + t->off);
 	if (t->type == T_EOF)
-		return fail_at(p, t->off, "syntax", "mismatched input '<EOF>'");
-	return fail_at(p, t->off, "syntax", "mismatched input '%.*s'",
-	               (int)(t->len > 40 ? 40 : t->len), p->s + t->off);
+		return mcinit_hy_fail_at(p, t->off, "syntax", "mismatched input '<EOF>'");
+	return mcinit_hy_fail_at(p, t->off, "syntax", "mismatched input '%.*s'",
+	                         (int)(t->len > 40 ? 40 : t->len), p->s + t->off);
 }
 
 static int
@@ -1468,7 +729,7 @@ function(struct px *p, val *out)
 			}
 			if (element(p, &v) < 0) {
 				free(kw);
-				args_free(&a);
+				mcinit_hy_args_free(&a);
 				return -1;
 			}
 			if (kw != NULL) {
@@ -1492,8 +753,8 @@ function(struct px *p, val *out)
 			} else {
 				if (in_kw) {
 					mcinit_hy_value_free(&v);
-					args_free(&a);
-					return fail_at(
+					mcinit_hy_args_free(&a);
+					return mcinit_hy_fail_at(
 					    p, at, "function",
 					    "positional argument follows keyword argument");
 				}
@@ -1506,12 +767,12 @@ function(struct px *p, val *out)
 		}
 	}
 	if (peek(p, 0) != T_PCLOSE) {
-		args_free(&a);
+		mcinit_hy_args_free(&a);
 		return unexpected(p);
 	}
 	p->i++;
-	r = call(p, name->off, p->s + name->off, name->len, &a, out);
-	args_free(&a);
+	r = mcinit_hy_call(p, name->off, p->s + name->off, name->len, &a, out);
+	mcinit_hy_args_free(&a);
 	return r;
 }
 
@@ -1520,7 +781,7 @@ function(struct px *p, val *out)
 static int
 key_eq(const val *a, const val *b)
 {
-	int ka = kind(a), kb = kind(b);
+	int ka = mcinit_hy_kind(a), kb = mcinit_hy_kind(b);
 
 	if ((ka & K_NUM) && (kb & K_NUM)) {
 		if (ka == K_INT && kb == K_INT)
@@ -1543,7 +804,7 @@ container(struct px *p, val *out, int dict)
 	size_t cap = 0;
 	enum tt close = dict ? T_CCLOSE : T_BCLOSE;
 
-	vnew_list(out, dict ? MCINIT_HY_DICT : MCINIT_HY_LIST);
+	mcinit_hy_vnew_list(out, dict ? MCINIT_HY_DICT : MCINIT_HY_LIST);
 	p->i++;
 	if (peek(p, 0) != close) {
 		for (;;) {
@@ -1580,7 +841,7 @@ container(struct px *p, val *out, int dict)
 			} else {
 				size_t c2 = cap;
 
-				vappend(out, &v, &cap);
+				mcinit_hy_vappend(out, &v, &cap);
 				if (dict) {
 					if (c2 != cap || out->keys == NULL)
 						out->keys = mcinit_xrealloc(
@@ -1620,8 +881,8 @@ element(struct px *p, val *out)
 
 	memset(out, 0, sizeof *out);
 	if (p->depth + cost > MCINIT_HYDRA_MAX_NEST)
-		return fail_at(p, p->t[p->i].off, "depth",
-		               "nested too deeply (Hydra: RecursionError)");
+		return mcinit_hy_fail_at(p, p->t[p->i].off, "depth",
+		                         "nested too deeply (Hydra: RecursionError)");
 	p->depth += cost;
 	if (t == T_ID && peek(p, 1) == T_POPEN) {
 		r = function(p, out);
@@ -1660,7 +921,7 @@ value(struct px *p, val *out)
 	out->type = MCINIT_HY_SWEEP;
 	out->sweep = MCINIT_HY_CHOICE;
 	out->simple = 1;
-	vappend(out, &first, &cap);
+	mcinit_hy_vappend(out, &first, &cap);
 	while (peek(p, 0) == T_COMMA) {
 		val v;
 
@@ -1669,7 +930,7 @@ value(struct px *p, val *out)
 			mcinit_hy_value_free(out);
 			return -1;
 		}
-		vappend(out, &v, &cap);
+		mcinit_hy_vappend(out, &v, &cap);
 	}
 	return 0;
 }
@@ -1737,7 +998,7 @@ mcinit_hydra_parse(const char *word, size_t len, struct mcinit_hy_override *out,
 		p.i++;
 		o.has_value = 1;
 		if (peek(&p, 0) == T_EOF)
-			vstr(&o.value, "", 0, 0);
+			mcinit_hy_vstr(&o.value, "", 0, 0);
 		else if (value(&p, &o.value) < 0)
 			goto done;
 	} else if (o.kind != MCINIT_HY_DELETE) {
