@@ -1,66 +1,71 @@
 #!/bin/sh
-# bridge-recipes.sh — Megatron-Bridge 0.6.2's own recipes, as its
-# ConfigContainer.to_yaml() writes them (tests/bridge/0.6.2/), against the
-# released Bridge's verdict on each (verdicts.tsv, written by the oracle):
-# what Bridge accepts validates with no error and no unknown key, what it
-# refuses is refused, and the derived values are Bridge's.
+# bridge-recipes.sh — each Megatron-Bridge release's own recipes, as its
+# ConfigContainer.to_yaml() writes them (tests/bridge/RELEASE/), against that
+# released Bridge's verdict on each (verdicts.tsv, written by the oracle with
+# that release installed): what Bridge accepts validates with no error and no
+# unknown key, what it refuses is refused, and the derived values are
+# Bridge's.  --bridge-version RELEASE alone: the Megatron-Core release it pins
+# comes with it.
 . "$srcdir/tests/cli/lib.sh"
 
-dir="$srcdir/tests/bridge/0.6.2"
-grep -v '^#' "$dir/verdicts.tsv" | tail -n +2 >"$tmp/rows"
-check verdicts-listed test "$(wc -l <"$tmp/rows")" -ge 16
-while IFS="$(printf '\t')" read -r file world verdict dp nmb _; do
-	n=${file%.yaml}
-	rc=0
-	$MCINIT validate --bridge-version 0.6.2 --megatron-version 0.19.2 --world-size "$world" \
-		--format json "$dir/$file" >"$tmp/$n.json" 2>"$tmp/$n.err" || rc=$?
-	if [ "$verdict" = accept ]; then
-		check "$n-accepted" test "$rc" -eq 0
-		check "$n-no-unknown-key" python3 -c "
+for dir in "$srcdir"/tests/bridge/*/; do
+	dir=${dir%/}
+	rel=${dir##*/}
+	grep -v '^#' "$dir/verdicts.tsv" | tail -n +2 >"$tmp/rows"
+	check "$rel-verdicts-listed" test "$(wc -l <"$tmp/rows")" -ge 16
+	while IFS="$(printf '\t')" read -r file world verdict dp nmb _; do
+		n=$rel-${file%.yaml}
+		rc=0
+		$MCINIT validate --bridge-version "$rel" --world-size "$world" \
+			--format json "$dir/$file" >"$tmp/$n.json" 2>"$tmp/$n.err" || rc=$?
+		if [ "$verdict" = accept ]; then
+			check "$n-accepted" test "$rc" -eq 0
+			check "$n-no-unknown-key" python3 -c "
 import json, sys
 d = json.load(open('$tmp/$n.json'))
 bad = [g['message'] for g in d['diagnostics'] if g['severity'] == 'error' or g['code'] == 'MC003']
 sys.exit('\n'.join(bad) if bad else 0)"
-		check "$n-derived" python3 -c "
+			check "$n-derived" python3 -c "
 import json, sys
 d = json.load(open('$tmp/$n.json'))['derived']
 want = {'data_parallel_size': $dp, 'num_micro_batches': $nmb}
 got = {k: d.get(k) for k in want}
 sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
-	else
-		check "$n-refused" test "$rc" -eq 1
-	fi
-done <"$tmp/rows"
+		else
+			check "$n-refused" test "$rc" -eq 1
+		fi
+	done <"$tmp/rows"
 
-# One change at a time to those dumps (mutations.tsv): what Bridge refuses
-# mcinit refuses, what it accepts mcinit accepts, but where a row says why
-# mcinit differs (the environment Bridge runs in, a key Bridge drops without
-# a word).  The oracle makes each change in the dump's YAML; mcinit gets it
-# as the Hydra override that does the same (as-hydra-edit.py: `++key=value`,
-# which also adds a key the config does not have, as a file's key may).
-# Empty cells are "-": read splits on tabs.
-grep -v '^#' "$dir/mutations.tsv" | tail -n +2 >"$tmp/muts"
-check mutations-listed test "$(wc -l <"$tmp/muts")" -ge 60
-while IFS="$(printf '\t')" read -r name file world overrides verdict _ differs; do
-	if [ "$differs" != - ]; then
-		skip "mutation-$name" "$differs"
-		continue
-	fi
-	rc=0
-	# shellcheck disable=SC2086 # one change a word
-	edits=$(python3 "$srcdir/tests/bridge/as-hydra-edit.py" $overrides)
-	old_ifs=$IFS
-	IFS='
-'
-	# shellcheck disable=SC2086 # one override a line
-	set -- $edits
-	IFS=$old_ifs
-	(cd "$dir" && HOME=/nonexistent $MCINIT validate --world-size "$world" "$file" "$@") \
-		>"$tmp/m.out" 2>&1 || rc=$?
-	if [ "$verdict" = accept ]; then
-		check "mutation-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/m.out'; false; }"
-	else
-		check "mutation-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/m.out'"
-	fi
-done <"$tmp/muts"
+	# One change at a time to those dumps (mutations.tsv): what Bridge refuses
+	# mcinit refuses, what it accepts mcinit accepts, but where a row says why
+	# mcinit differs (the environment Bridge runs in, a key Bridge drops without
+	# a word).  The oracle makes each change in the dump's YAML; mcinit gets it
+	# as the Hydra override that does the same (as-hydra-edit.py: `++key=value`,
+	# which also adds a key the config does not have, as a file's key may).
+	# Empty cells are "-": read splits on tabs.
+	grep -v '^#' "$dir/mutations.tsv" | tail -n +2 >"$tmp/muts"
+	check "$rel-mutations-listed" test "$(wc -l <"$tmp/muts")" -ge 60
+	while IFS="$(printf '\t')" read -r name file world overrides verdict _ differs; do
+		if [ "$differs" != - ]; then
+			skip "$rel-mutation-$name" "$differs"
+			continue
+		fi
+		rc=0
+		# shellcheck disable=SC2086 # one change a word
+		edits=$(python3 "$srcdir/tests/bridge/as-hydra-edit.py" $overrides)
+		old_ifs=$IFS
+		IFS='
+	'
+		# shellcheck disable=SC2086 # one override a line
+		set -- $edits
+		IFS=$old_ifs
+		(cd "$dir" && HOME=/nonexistent $MCINIT validate --bridge-version "$rel" --world-size "$world" "$file" "$@") \
+			>"$tmp/m.out" 2>&1 || rc=$?
+		if [ "$verdict" = accept ]; then
+			check "$rel-mutation-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/m.out'; false; }"
+		else
+			check "$rel-mutation-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/m.out'"
+		fi
+	done <"$tmp/muts"
+done
 finish

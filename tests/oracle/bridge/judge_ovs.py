@@ -1,8 +1,10 @@
-"""judge_ovs.py < LINES — each line: NAME FILE WS OVERRIDE...; Bridge 0.6.2's verdict on the
-recipe dump FILE (tests/bridge/0.6.2) changed by the overrides, as mutations.tsv rows."""
+"""judge_ovs.py [DIR] < LINES — each line: NAME FILE WS OVERRIDE...; the installed Bridge's
+verdict on the recipe dump FILE (in DIR, default tests/bridge/0.6.2; tests/bridge/0.5.1 with the
+0.5.1 venv) changed by the overrides, as mutations.tsv rows."""
 import sys, os, io, contextlib, warnings, yaml, json
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", "0.6.2")
+DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", "0.6.2")
 with contextlib.redirect_stdout(io.StringIO()):
     import oraclelib
 def val(v):
@@ -19,7 +21,7 @@ for line in sys.stdin:
     for kv in ovs:
         k, v = kv.split("=", 1)
         s, key = k.split(".", 1)
-        d[s][key] = val(v)
+        d.setdefault(s, {})[key] = val(v)
     path = "/tmp/camp/%s.yaml" % name
     os.makedirs("/tmp/camp", exist_ok=True)
     yaml.safe_dump(d, open(path, "w"), default_flow_style=False, sort_keys=False)
