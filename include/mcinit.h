@@ -627,6 +627,44 @@ MCINIT_API int mcinit_store_capacity_check(long world, const char *prefix, FILE 
  * of memory.  Since interface 4.1. */
 MCINIT_API char *mcinit_config_schema(void);
 
+/* ---- JSON in, JSON out: for bindings in other languages ---- */
+
+/*
+ * Since interface 4.2 (mcinit 0.2: #if MCINIT_VERSION_HEX >= 0x000200).
+ * One call each, a JSON request object in and a JSON result object out, so
+ * that a caller without this header's structs (Python's ctypes, the mcinit
+ * package) gets the library's diagnostics and errors as data.  The request:
+ *
+ *   {"inputs": ["job.yaml", ...],          paths, as mcinit_job_desc.inputs
+ *    "overrides": ["model.x=1", ...],      "megatron_flags": ["--foo", "1"],
+ *    "world_size": 8, "nnodes": 1, "nproc_per_node": 8,
+ *    "megatron_version": "r0.15", "bridge_version": "0.2",
+ *    "bridge_defaults": false, "entry_point": "pretrain_gpt",
+ *    "script_args": "a 'b c'", "hwloc_xml": null,
+ *    "env": ["WORLD_SIZE=8", ...]          (absent: this process's)
+ *    "werror": false,                      (warnings fail "valid")
+ *    "rank": 3}                            (topology: that rank only)
+ *
+ * Every member but "inputs" may be absent or null; an unknown member is an
+ * error.  The result of mcinit_json_validate:
+ *
+ *   {"valid": bool, "diagnostics": [...], "derived": {...} or null,
+ *    "launches": N}
+ *
+ * diagnostics as mcinit_diags_json; derived as mcinit_job_derived_json
+ * (null for a lint request, .py inputs only).  mcinit_json_topology adds
+ * "sizes", "order", "groups" ({kind: [[ranks]...]}, hcp a list per level),
+ * "ranks" (each rank's coordinates, place and seeds; all of them up to
+ * 4096, else only "rank") to the same.  A request or input that cannot be
+ * used gives {"valid": false, "error": {"code": "usage"|"noinput"|"parse"|
+ * ..., "message", "source", "line", "column", "argv_index"},
+ * "diagnostics": [...]}.  The caller frees the text with free(); NULL only
+ * when out of memory.  Thread-safe as mcinit_job_new is: each call has its
+ * own job.
+ */
+MCINIT_API char *mcinit_json_validate(const char *request);
+MCINIT_API char *mcinit_json_topology(const char *request);
+
 #ifdef __cplusplus
 }
 #endif
