@@ -665,6 +665,21 @@ MCINIT_API char *mcinit_config_schema(void);
 MCINIT_API char *mcinit_json_validate(const char *request);
 MCINIT_API char *mcinit_json_topology(const char *request);
 
+/* Since interface 4.2 (mcinit 0.2).  A repository's settings for mcinit:
+ * the nearest mcinit.toml, or pyproject.toml with a [tool.mcinit] table,
+ * in the directory of path (a file or a directory) or above it (64 levels
+ * at most; mcinit.toml first in each).  Keys (TOML, '-' or '_'):
+ * world-size, nnodes, nproc-per-node (positive integers), megatron-version,
+ * bridge-version, entry-point (strings), overrides (array of
+ * "section.field=value"), werror (boolean).  Returns a JSON object text the
+ * caller frees with free(): {"file": PATH or null when none was found,
+ * "world_size", "nnodes", "nproc_per_node", "megatron_version",
+ * "bridge_version", "entry_point", "werror": the value or null when unset,
+ * "overrides": [...]}; NULL with err (MCINIT_E_PARSE, FILE:LINE:COL) for a
+ * malformed file or an unknown key, MCINIT_E_NOINPUT when it cannot be read.
+ * `mcinit validate` applies them under its own options (--no-config: not). */
+MCINIT_API char *mcinit_settings_json(const char *path, mcinit_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
