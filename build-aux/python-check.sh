@@ -72,5 +72,51 @@ done
 # the tests of this checkout against the installed package (not the tree's python/)
 cd "$work/src/python/tests"
 run python -m pytest -p no:cacheprovider -rs . || st=1
+
+# pre-commit, the real one, on a throw-away repository of configs whose
+# hooks come from this checkout (pre-commit clones it and pip-installs it
+# into its own environment, as it would from GitHub).
+say "pre-commit on a throw-away repository"
+"$work/tools/bin/pip" install -q pre-commit
+rev=$(git -C "$work/src" rev-parse HEAD)
+repo=$work/configs
+mkdir -p "$repo/configs"
+git -C "$repo" init -q
+git -C "$repo" config user.email ci@example.invalid
+git -C "$repo" config user.name ci
+cat >"$repo/.pre-commit-config.yaml" <<YAML
+repos:
+  - repo: $work/src
+    rev: $rev
+    hooks:
+      - id: mcinit-validate
+        files: ^configs/
+YAML
+printf '[tool.mcinit]\nworld-size = 8\n' >"$repo/pyproject.toml"
+cp "$ex" "$repo/configs/good.json"
+sed 's/"tensor_model_parallel_size": 2/"tensor_model_parallel_size": 3/' "$ex" >"$repo/configs/bad.json"
+pc() { (cd "$repo" && env PRE_COMMIT_HOME="$work/pre-commit-home" PATH="$work/tools/bin:$PATH" NO_COLOR=1 "$@"); }
+pc git add .pre-commit-config.yaml pyproject.toml configs/good.json
+pc pre-commit install -q >/dev/null
+if pc git commit -qm good >"$work/pc-good.log" 2>&1; then
+	say "pre-commit: a good config commits"
+else
+	cat "$work/pc-good.log"
+	say "FAIL: pre-commit refused a good config"
+	st=1
+fi
+pc git add configs/bad.json
+if pc git commit -qm bad >"$work/pc-bad.log" 2>&1; then
+	cat "$work/pc-bad.log"
+	say "FAIL: pre-commit let a bad config in"
+	st=1
+elif grep -q 'configs/bad.json:[0-9]*:[0-9]*: error\[MC010\]' "$work/pc-bad.log"; then
+	grep 'error\[MC010\]' "$work/pc-bad.log"
+	say "pre-commit: a bad config is refused with mcinit's message"
+else
+	cat "$work/pc-bad.log"
+	say "FAIL: pre-commit refused the bad config without mcinit's MC010"
+	st=1
+fi
 say "took $(($(date +%s) - t0)) s"
 exit "$st"
