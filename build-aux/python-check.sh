@@ -97,7 +97,7 @@ cp "$ex" "$repo/configs/good.json"
 sed 's/"tensor_model_parallel_size": 2/"tensor_model_parallel_size": 3/' "$ex" >"$repo/configs/bad.json"
 pc() { (cd "$repo" && env PRE_COMMIT_HOME="$work/pre-commit-home" PATH="$work/tools/bin:$PATH" NO_COLOR=1 "$@"); }
 pc git add .pre-commit-config.yaml pyproject.toml configs/good.json
-pc pre-commit install -q >/dev/null
+pc pre-commit install >/dev/null
 if pc git commit -qm good >"$work/pc-good.log" 2>&1; then
 	say "pre-commit: a good config commits"
 else
