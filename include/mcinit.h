@@ -66,7 +66,7 @@ extern "C" {
 /* The version of this header; mcinit_version() says which library runs.
  * MCINIT_VERSION_HEX is 0xMMmmpp, for compile-time comparisons. */
 #define MCINIT_VERSION_MAJOR 0
-#define MCINIT_VERSION_MINOR 1
+#define MCINIT_VERSION_MINOR 2
 #define MCINIT_VERSION_PATCH 0
 #define MCINIT_VERSION_HEX                                                                         \
 	((MCINIT_VERSION_MAJOR << 16) | (MCINIT_VERSION_MINOR << 8) | MCINIT_VERSION_PATCH)
@@ -137,7 +137,7 @@ MCINIT_API const char *mcinit_code_name(enum mcinit_code code);
 typedef void (*mcinit_alloc_failure_fn)(size_t size);
 MCINIT_API void mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn);
 
-/* "0.1.0": the running library's package version (static); compare with
+/* "0.2.0": the running library's package version (static); compare with
  * MCINIT_VERSION_* to tell a header from the library it runs with. */
 MCINIT_API const char *mcinit_version(void);
 
