@@ -22,8 +22,8 @@ if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
 	say "SKIP: $py has no venv/ensurepip (Debian: python3-venv, build-aux/setup-debian.sh)"
 	exit 77
 fi
-# pip's own index: the one pip is configured with, else PyPI.
-index=$("$py" -m pip config get global.index-url 2>/dev/null || true)
+# pip's own index: $PIP_INDEX_URL, the one pip is configured with, else PyPI.
+index=${PIP_INDEX_URL:-$("$py" -m pip config get global.index-url 2>/dev/null || true)}
 index=${index:-https://pypi.org/simple}
 if ! "$py" - "$index" <<'PYEOF' 2>/dev/null; then
 import sys, urllib.request
