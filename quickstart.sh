@@ -5,11 +5,14 @@
 #                            configure, build, and validate a bundled example
 #   ./quickstart.sh check    the same, then the whole test suite (make check), and
 #                            the suite again in a second build with ASan + UBSan
-#                            (--enable-sanitizers), so memory errors fail it too
+#                            (--enable-sanitizers), so memory errors fail it too,
+#                            then the Python wheel from a clean clone in a fresh
+#                            venv with its pytest tests (build-aux/python-check.sh)
 #   ./quickstart.sh bench    the same, then run the benchmarks (make bench)
 #
 # Environment: BUILD_DIR (default: _build; the sanitizer build is BUILD_DIR-asan),
 # CONFIGURE_FLAGS (extra flags), SANITIZE=no (check: skip the sanitizer pass),
+# PYTHON_CHECK=no (check: skip the Python package),
 # MAKEFLAGS as usual.
 set -eu
 
@@ -86,6 +89,19 @@ check)
 			echo "quickstart: the sanitizer build failed"
 			status=1 fail=$((fail + 1))
 		fi
+	fi
+	# The Python package from a clean clone (build-aux/python-check.sh): its
+	# own build, so it neither uses nor slows the suites; counted as one
+	# test, and skipped with its reason when the package index is unreachable.
+	if [ "${PYTHON_CHECK:-yes}" != no ]; then
+		pst=0
+		sh "$here/build-aux/python-check.sh" "$here" || pst=$?
+		case $pst in
+		0) pass=$((pass + 1)) r=passed ;;
+		77) skip=$((skip + 1)) r=skipped ;;
+		*) fail=$((fail + 1)) status=1 r=failed ;;
+		esac
+		echo "quickstart: python package: $r ($(since) since the start)"
 	fi
 	# One closing line that any reader can count, whatever the drivers printed.
 	echo "tests: $pass passed, $fail failed, $skip skipped"

@@ -24,6 +24,8 @@ pkgs="$pkgs groff-base man-db zsh fish"
 # mcinit run's tests: pgrep (procps) finds what a launcher left behind,
 # ip netns (iproute2) plays two hosts.
 pkgs="$pkgs procps iproute2"
+# build-aux/python-check.sh: a venv with pip for the wheel; git clones the tree.
+pkgs="$pkgs python3-venv git"
 # tests/lib/format.sh: the sources as clang-format 14 writes them.
 pkgs="$pkgs clang-format"
 # make check-valgrind and tests/cli/run-valgrind.sh (the CPU run path).

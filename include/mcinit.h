@@ -66,7 +66,7 @@ extern "C" {
 /* The version of this header; mcinit_version() says which library runs.
  * MCINIT_VERSION_HEX is 0xMMmmpp, for compile-time comparisons. */
 #define MCINIT_VERSION_MAJOR 0
-#define MCINIT_VERSION_MINOR 1
+#define MCINIT_VERSION_MINOR 2
 #define MCINIT_VERSION_PATCH 0
 #define MCINIT_VERSION_HEX                                                                         \
 	((MCINIT_VERSION_MAJOR << 16) | (MCINIT_VERSION_MINOR << 8) | MCINIT_VERSION_PATCH)
@@ -137,7 +137,7 @@ MCINIT_API const char *mcinit_code_name(enum mcinit_code code);
 typedef void (*mcinit_alloc_failure_fn)(size_t size);
 MCINIT_API void mcinit_set_alloc_failure(mcinit_alloc_failure_fn fn);
 
-/* "0.1.0": the running library's package version (static); compare with
+/* "0.2.0": the running library's package version (static); compare with
  * MCINIT_VERSION_* to tell a header from the library it runs with. */
 MCINIT_API const char *mcinit_version(void);
 
@@ -626,6 +626,59 @@ MCINIT_API int mcinit_store_capacity_check(long world, const char *prefix, FILE 
  * schema` prints).  JSON text the caller frees with free(); NULL when out
  * of memory.  Since interface 4.1. */
 MCINIT_API char *mcinit_config_schema(void);
+
+/* ---- JSON in, JSON out: for bindings in other languages ---- */
+
+/*
+ * Since interface 4.2 (mcinit 0.2: #if MCINIT_VERSION_HEX >= 0x000200).
+ * One call each, a JSON request object in and a JSON result object out, so
+ * that a caller without this header's structs (Python's ctypes, the mcinit
+ * package) gets the library's diagnostics and errors as data.  The request:
+ *
+ *   {"inputs": ["job.yaml", ...],          paths, as mcinit_job_desc.inputs
+ *    "overrides": ["model.x=1", ...],      "megatron_flags": ["--foo", "1"],
+ *    "world_size": 8, "nnodes": 1, "nproc_per_node": 8,
+ *    "megatron_version": "r0.15", "bridge_version": "0.2",
+ *    "bridge_defaults": false, "entry_point": "pretrain_gpt",
+ *    "script_args": "a 'b c'", "hwloc_xml": null,
+ *    "env": ["WORLD_SIZE=8", ...]          (absent: this process's)
+ *    "werror": false,                      (warnings fail "valid")
+ *    "rank": 3}                            (topology: that rank only)
+ *
+ * Every member but "inputs" may be absent or null; an unknown member is an
+ * error.  The result of mcinit_json_validate:
+ *
+ *   {"valid": bool, "diagnostics": [...], "derived": {...} or null,
+ *    "launches": N}
+ *
+ * diagnostics as mcinit_diags_json; derived as mcinit_job_derived_json
+ * (null for a lint request, .py inputs only).  mcinit_json_topology adds
+ * "sizes", "order", "groups" ({kind: [[ranks]...]}, hcp a list per level),
+ * "ranks" (each rank's coordinates, place and seeds; all of them up to
+ * 4096, else only "rank") to the same.  A request or input that cannot be
+ * used gives {"valid": false, "error": {"code": "usage"|"noinput"|"parse"|
+ * ..., "message", "source", "line", "column", "argv_index"},
+ * "diagnostics": [...]}.  The caller frees the text with free(); NULL only
+ * when out of memory.  Thread-safe as mcinit_job_new is: each call has its
+ * own job.
+ */
+MCINIT_API char *mcinit_json_validate(const char *request);
+MCINIT_API char *mcinit_json_topology(const char *request);
+
+/* Since interface 4.2 (mcinit 0.2).  A repository's settings for mcinit:
+ * the nearest mcinit.toml, or pyproject.toml with a [tool.mcinit] table,
+ * in the directory of path (a file or a directory) or above it (64 levels
+ * at most; mcinit.toml first in each).  Keys (TOML, '-' or '_'):
+ * world-size, nnodes, nproc-per-node (positive integers), megatron-version,
+ * bridge-version, entry-point (strings), overrides (array of
+ * "section.field=value"), werror (boolean).  Returns a JSON object text the
+ * caller frees with free(): {"file": PATH or null when none was found,
+ * "world_size", "nnodes", "nproc_per_node", "megatron_version",
+ * "bridge_version", "entry_point", "werror": the value or null when unset,
+ * "overrides": [...]}; NULL with err (MCINIT_E_PARSE, FILE:LINE:COL) for a
+ * malformed file or an unknown key, MCINIT_E_NOINPUT when it cannot be read.
+ * `mcinit validate` applies them under its own options (--no-config: not). */
+MCINIT_API char *mcinit_settings_json(const char *path, mcinit_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -6,13 +6,14 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { OPT_PRINT_CONFIG = 0x200, OPT_EACH, OPT_WERROR };
+enum { OPT_PRINT_CONFIG = 0x200, OPT_EACH, OPT_WERROR, OPT_NO_CONFIG };
 
 struct vopts {
 	struct mcinit_cli cli;
 	bool print_config;
 	bool each;
 	bool werror;
+	bool no_config;
 };
 
 static const struct argp_option options[] = {
@@ -25,6 +26,10 @@ static const struct argp_option options[] = {
     {"werror", OPT_WERROR, NULL, 0,
      "Warnings count as errors: exit 1 (and \"valid\": false) when there is any, whatever the "
      "input",
+     2},
+    {"no-config", OPT_NO_CONFIG, NULL, 0,
+     "Ignore the repository's settings (the nearest mcinit.toml, or pyproject.toml's "
+     "[tool.mcinit], upward from the first INPUT)",
      2},
     {NULL, 0, NULL, 0, NULL, 0},
 };
@@ -47,6 +52,9 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_WERROR:
 		o->werror = true;
+		break;
+	case OPT_NO_CONFIG:
+		o->no_config = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -138,6 +146,74 @@ emit_text(const struct vopts *o, const struct mcinit_job *job, const struct mcin
 	return rc;
 }
 
+/* The repository's settings (mcinit_settings_json) under the command
+ * line's: what an option or the command line gives wins; the file's
+ * overrides come before the command line's.  *werror and the arrays it
+ * makes (freed by the caller) are set.  0, or -1 with err. */
+struct settings_use {
+	json_t *j;
+	const char **ov;
+	int *ovi;
+};
+
+static int
+apply_settings(const struct vopts *o, const struct mcinit_cli *cli, struct mcinit_job_desc *desc,
+               bool *werror, struct settings_use *u, mcinit_error_t *err)
+{
+	char *text;
+	json_t *v, *ov;
+	size_t i, n;
+
+	if (o->no_config)
+		return 0;
+	text = mcinit_settings_json(cli->ninputs ? cli->inputs[0] : ".", err);
+	if (text == NULL)
+		return -1;
+	u->j = json_loads(text, 0, NULL);
+	free(text);
+	if (u->j == NULL || json_is_null(json_object_get(u->j, "file")))
+		return 0;
+	if (desc->world_size == 0 && json_is_integer(v = json_object_get(u->j, "world_size")))
+		desc->world_size = json_integer_value(v);
+	if (desc->nnodes == 0 && json_is_integer(v = json_object_get(u->j, "nnodes")))
+		desc->nnodes = json_integer_value(v);
+	if (desc->nproc_per_node == 0 &&
+	    json_is_integer(v = json_object_get(u->j, "nproc_per_node")))
+		desc->nproc_per_node = json_integer_value(v);
+	if (!desc->megatron_version &&
+	    json_is_string(v = json_object_get(u->j, "megatron_version")))
+		desc->megatron_version = json_string_value(v);
+	if (!desc->bridge_version && json_is_string(v = json_object_get(u->j, "bridge_version")))
+		desc->bridge_version = json_string_value(v);
+	if (!desc->entry_point && json_is_string(v = json_object_get(u->j, "entry_point")))
+		desc->entry_point = json_string_value(v);
+	if (json_is_true(json_object_get(u->j, "werror")))
+		*werror = true;
+	ov = json_object_get(u->j, "overrides");
+	n = json_array_size(ov);
+	if (n > 0) {
+		u->ov = calloc(n + desc->noverrides, sizeof *u->ov);
+		u->ovi = calloc(n + desc->noverrides, sizeof *u->ovi);
+		if (u->ov == NULL || u->ovi == NULL) {
+			mcinit_error_t e = {.code = MCINIT_E_NOMEM, .argv_index = -1};
+
+			*err = e;
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			u->ov[i] = json_string_value(json_array_get(ov, i)); /* ovi 0: no word */
+		for (i = 0; i < desc->noverrides; i++) {
+			u->ov[n + i] = desc->overrides[i];
+			u->ovi[n + i] =
+			    desc->override_argv_index ? desc->override_argv_index[i] : 0;
+		}
+		desc->overrides = u->ov;
+		desc->override_argv_index = u->ovi;
+		desc->noverrides += n;
+	}
+	return 0;
+}
+
 /*
  * Validates one job made of cli->inputs (all of them, merged) plus the
  * overrides and flags, with launch `launch` of its launch scripts (0: the
@@ -151,13 +227,17 @@ validate_one(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 {
 	struct mcinit_job_desc desc;
 	struct mcinit_diags *d = mcinit_diags_new();
-	struct mcinit_job *job;
+	struct mcinit_job *job = NULL;
+	struct settings_use use = {0};
+	struct vopts eff = *o; /* o with the settings' werror */
 	mcinit_error_t err;
 	int status;
 
 	mcinit_cli_desc(cli, &desc);
 	desc.script_launch = launch;
-	job = mcinit_job_new(&desc, d, &err);
+	if (apply_settings(o, cli, &desc, &eff.werror, &use, &err) == 0)
+		job = mcinit_job_new(&desc, d, &err);
+	o = &eff;
 	if (job == NULL && results != NULL) {
 		/* --format=json always prints JSON: the error, with its place. */
 		json_t *r = json_object();
@@ -194,6 +274,9 @@ validate_one(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 out:
 	mcinit_job_free(job);
 	mcinit_diags_free(d);
+	free(use.ov);
+	free(use.ovi);
+	json_decref(use.j);
 	return status;
 }
 
