@@ -4,9 +4,10 @@
 # wheel's metadata and mcinit_version() take it), MCINIT_VERSION_* in
 # include/mcinit.h, and a new entry at the top of debian/changelog (a
 # native package: the version is upstream's, no Debian revision).
-# tests/lib/versions.sh fails when these disagree.  NEWS and the
-# library's -version-info (Makefile.am, libtool's rules: HACKING
-# "Releases") are written by hand: they say what changed.
+# and a new release heading at the top of NEWS.  tests/lib/versions.sh
+# fails when these disagree.  What NEWS says and the library's
+# -version-info (Makefile.am, libtool's rules: HACKING "Releases") are
+# written by hand: they say what changed.
 set -eu
 new=${1:?usage: bump-version.sh X.Y.Z}
 case $new in
@@ -32,6 +33,12 @@ if [ -f debian/changelog ] && ! head -n 1 debian/changelog | grep -q "($new)"; t
 		cat debian/changelog
 	} >debian/changelog.new
 	mv debian/changelog.new debian/changelog
+fi
+if ! grep -q "^\* Noteworthy changes in release $new " NEWS; then
+	awk -v new="$new" '!done && /^\* Noteworthy changes in release / {
+		print "* Noteworthy changes in release " new " (unreleased)\n"; done = 1 } { print }' \
+		NEWS >NEWS.new
+	mv NEWS.new NEWS
 fi
 grep -n "^AC_INIT" configure.ac
 grep -n "^#define MCINIT_VERSION_[MP]" include/mcinit.h

@@ -3,7 +3,7 @@
 # (mcinit --version), the header's MCINIT_VERSION_* (MAJOR.MINOR.PATCH and
 # the HEX the header computes from them), the Python wheel's (pyproject.toml
 # reads it from configure.ac with its regex, checked here with the same
-# regex), the newest entry of debian/changelog, and the newest version in
+# regex), NEWS's newest release, the newest entry of debian/changelog, and the newest version in
 # the symbols file.  build-aux/bump-version.sh moves them together.
 set -u
 : "${srcdir:?}" "${MCINIT:?}"
@@ -30,6 +30,8 @@ PY
 else
 	skip wheel-version "no python3"
 fi
+n=$(sed -n 's/^\* Noteworthy changes in release \([0-9.]*\).*/\1/p' "$srcdir/NEWS" | head -n 1)
+check news-version sh -c "test '$n' = '$v'"
 d=$(sed -n '1s/^mcinit (\([^)]*\)).*/\1/p' "$srcdir/debian/changelog")
 check debian-changelog-version sh -c "test '$d' = '$v'"
 s=$(awk 'NR > 2 {print $2}' "$srcdir/debian/libmcinit4.symbols" | sort -V | tail -n 1)
