@@ -256,8 +256,16 @@ struct mcinit_job_desc {
 	 * several launcher lines): 1 ... mcinit_job_script_launches() checks
 	 * that launch alone; 0: the first, with a note that there are more. */
 	int script_launch;
+	/* Since 0.1 (interface 4.2): the memory model validate reports the most
+	 * loaded rank's bytes per GPU with ("megatron": Megatron-LM's own
+	 * estimate, r0.18 and later; "none" or NULL: none), and the GPU's
+	 * memory in GiB as a positive integer ("80"; NULL: unknown), against
+	 * which the estimate is checked (MC063; the model is then "megatron"
+	 * unless memory_model says). */
+	const char *memory_model;
+	const char *gpu_memory;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[5];
+	void *reserved[3];
 };
 
 /* ---- the job ---- */

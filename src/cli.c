@@ -23,6 +23,8 @@ enum {
 	OPT_SCRIPT_ARGS,
 	OPT_TE_VERSION,
 	OPT_TORCH_VERSION,
+	OPT_MEMORY_MODEL,
+	OPT_GPU_MEMORY,
 };
 
 static const struct argp_option job_options[] = {
@@ -65,6 +67,14 @@ static const struct argp_option job_options[] = {
     {"torch-version", OPT_TORCH_VERSION, "VER", 0,
      "PyTorch version of the job's environment (e.g. 2.9.1): decides Megatron's checks gated on "
      "it (launch.torch_version; undeclared, they are noted)",
+     1},
+    {"memory-model", OPT_MEMORY_MODEL, "MODEL", 0,
+     "Estimate the most loaded rank's memory per GPU (derived.memory): megatron (Megatron-LM's "
+     "own theoretical_memory_usage.py, r0.18 and later, Megatron-LM flags), or none (default)",
+     1},
+    {"gpu-memory", OPT_GPU_MEMORY, "GIB", 0,
+     "The GPU's memory in GiB (e.g. 80): a rank the estimate does not fit is an error (MC063), "
+     "one above 90% of it a warning; the model is megatron unless --memory-model says",
      1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
     {NULL, 0, NULL, 0, NULL, 0},
@@ -185,6 +195,12 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BRIDGE:
 		cli->check.bridge_defaults = true;
 		break;
+	case OPT_MEMORY_MODEL:
+		cli->memory_model = arg;
+		break;
+	case OPT_GPU_MEMORY:
+		cli->gpu_memory = arg;
+		break;
 	case OPT_BVERSION: {
 		unsigned v;
 		char names[128];
@@ -294,6 +310,8 @@ mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
 	desc->entry_point = cli->entry_point;
 	desc->script_args = cli->script_args;
 	desc->bridge_defaults = cli->check.bridge_defaults;
+	desc->memory_model = cli->memory_model;
+	desc->gpu_memory = cli->gpu_memory;
 }
 
 int

@@ -37,6 +37,8 @@ struct mcinit_cli {
 	const char *bversion_name; /* --bridge-version as given, NULL = the newest release */
 	const char *entry_point;   /* --entry-point as given, NULL = from the script */
 	const char *script_args;   /* --script-args as given, NULL = none */
+	const char *memory_model;  /* --memory-model as given, NULL = none */
+	const char *gpu_memory;    /* --gpu-memory as given (GiB), NULL = unknown */
 	enum mcinit_format format;
 	unsigned formats; /* formats this command accepts */
 	char *prog;       /* "mcinit COMMAND", owned: argp's name in messages */

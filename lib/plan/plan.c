@@ -3,6 +3,7 @@
 
 #include "config/bridge.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,12 +159,45 @@ pair_releases(const struct mcinit_job_desc *desc, unsigned *mv, unsigned *bv)
 	}
 }
 
+/* desc's memory_model and gpu_memory (GiB) as the checks take them. */
+static int
+memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, long long *gpu,
+            struct mcinit_err *err)
+{
+	const char *m = desc->memory_model, *g = desc->gpu_memory;
+	char *end;
+	long long gib = 0;
+
+	*mem = MCINIT_MEM_NONE;
+	if (m != NULL && strcmp(m, "megatron") == 0)
+		*mem = MCINIT_MEM_MEGATRON;
+	else if (m != NULL && strcmp(m, "none") != 0) {
+		mcinit_err_set(err, MCINIT_E_USAGE, "memory model '%s' is not one of megatron, none",
+		               m);
+		return -1;
+	}
+	if (g != NULL) {
+		errno = 0;
+		gib = strtoll(g, &end, 10);
+		if (*g < '0' || *g > '9' || *end != '\0' || errno != 0 || gib < 1 ||
+		    gib > 1LL << 20) {
+			mcinit_err_set(err, MCINIT_E_USAGE,
+			               "GPU memory '%s' is not a number of GiB from 1 to 1048576", g);
+			return -1;
+		}
+	}
+	*gpu = gib * 1073741824LL;
+	return 0;
+}
+
 struct mcinit_job *
 mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_source,
                      struct mcinit_diags *d, struct mcinit_err *err)
 {
 	struct mcinit_job *job;
 	unsigned mv = MCINIT_MV_MAIN, me = mcinit_mentry_default(), bv = mcinit_bversion_default();
+	enum mcinit_memory_model mem;
+	long long gpu;
 
 	if (desc->megatron_version != NULL &&
 	    mcinit_mversion_parse(desc->megatron_version, &mv) < 0) {
@@ -182,6 +216,8 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 		return NULL;
 	}
 	pair_releases(desc, &mv, &bv);
+	if (memory_opts(desc, &mem, &gpu, err) < 0)
+		return NULL;
 	if (desc->entry_point != NULL && mcinit_mentry_parse(desc->entry_point, &me) < 0) {
 		char known[512];
 
@@ -204,6 +240,8 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 	job->opts.nnodes = desc->nnodes;
 	job->opts.nproc_per_node = desc->nproc_per_node;
 	job->opts.bridge_defaults = desc->bridge_defaults != 0;
+	job->opts.memory_model = mem;
+	job->opts.gpu_memory = gpu;
 	job->opts.envp = job->env;
 	job->c.mentry = me;
 	job->c.bversion = bv;

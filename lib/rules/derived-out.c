@@ -201,6 +201,39 @@ seeds_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 	return dv->seeds_ok;
 }
 
+/* Left out unless asked for (--memory-model, --gpu-memory). */
+static json_t *
+memory_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+
+	if (m->model == NULL)
+		return NULL;
+	if (!m->ok)
+		return json_pack("{s:s, s:s}", "model", m->model, "not_estimated", m->why);
+	return json_pack("{s:s, s:f, s:f, s:f}", "model", m->model, "weights_and_optimizer_bytes",
+	                 m->weights_and_optimizer, "activation_bytes", m->activations,
+	                 "total_bytes", m->total);
+}
+
+static bool
+memory_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	const double gib = 1024.0 * 1024.0 * 1024.0;
+
+	if (m->model == NULL)
+		return false;
+	if (!m->ok)
+		mcinit_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
+	else
+		mcinit_buf_printf(b,
+		                  "%.2f GiB (%s: weights and optimizer %.2f, activations %.2f)",
+		                  m->total / gib, m->model, m->weights_and_optimizer / gib,
+		                  m->activations / gib);
+	return true;
+}
+
 /* ---- the table ---- */
 
 static const struct drow rows[] = {

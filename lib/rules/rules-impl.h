@@ -163,6 +163,11 @@ int mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *
 void mcinit_rules_derive_sizes(struct mcinit_rule_ctx *x);
 /* D4-D11, after repair R7. */
 void mcinit_rules_derive_rest(struct mcinit_rule_ctx *x);
+
+/* ---- memory.c ---- */
+
+/* dv->mem, when o asks for an estimate (--memory-model, --gpu-memory). */
+void mcinit_rules_memory(struct mcinit_rule_ctx *x);
 /* D2 from the Megatron-LM inputs alone (MC023 compares it with a VPP written
  * directly); *src: the field it came from, or NULL. */
 long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src);

@@ -123,6 +123,7 @@ extern const struct mcinit_rule mcinit_rule_mc051;
 extern const struct mcinit_rule mcinit_rule_mc060;
 extern const struct mcinit_rule mcinit_rule_mc061;
 extern const struct mcinit_rule mcinit_rule_mc062;
+extern const struct mcinit_rule mcinit_rule_mc063;
 extern const struct mcinit_rule mcinit_rule_mc200;
 extern const struct mcinit_rule mcinit_rule_mc201;
 extern const struct mcinit_rule mcinit_rule_mc202;

@@ -31,7 +31,7 @@ const struct mcinit_rule *const mcinit_rules[] = {
     &mcinit_rule_mc042, &mcinit_rule_mc043, &mcinit_rule_mc044, &mcinit_rule_mc045,
     &mcinit_rule_mc046, &mcinit_rule_mc047, &mcinit_rule_mc048, &mcinit_rule_mc049,
     &mcinit_rule_mc050, &mcinit_rule_mc051, &mcinit_rule_mc060, &mcinit_rule_mc061,
-    &mcinit_rule_mc062, &mcinit_rule_mc200, &mcinit_rule_mc201, &mcinit_rule_mc202,
+    &mcinit_rule_mc062, &mcinit_rule_mc063, &mcinit_rule_mc200, &mcinit_rule_mc201, &mcinit_rule_mc202,
     &mcinit_rule_mc203, &mcinit_rule_mc204, &mcinit_rule_mc205, &mcinit_rule_mc206,
     &mcinit_rule_mc250, &mcinit_rule_mc251, &mcinit_rule_mc252, &mcinit_rule_mc253,
     &mcinit_rule_mc254, &mcinit_rule_mc255, &mcinit_rule_mc256, &mcinit_rule_mc300,
@@ -63,6 +63,7 @@ mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 	mcinit_rules_derive_sizes(&x);
 	mcinit_rules_repair_p2p(&x);
 	mcinit_rules_derive_rest(&x);
+	mcinit_rules_memory(&x);
 	for (i = 0; i < mcinit_nrules; i++) {
 		x.rule = mcinit_rules[i];
 		/* A rule whose inputs were rejected would only repeat that error. */

@@ -45,6 +45,21 @@ struct mcinit_check_opts {
 	int gpu_arch;       /* compute capability x10 of the local GPU, 0 = unknown */
 	bool run_mode;      /* MC045 is an error (not a warning) ... */
 	bool allow_no_cuda; /* ... unless --allow-no-cuda */
+	/* --memory-model (memory.c): none, or Megatron-LM's own estimate;
+	 * --gpu-memory: the GPU's bytes, 0 = unknown (MC063 then says
+	 * nothing; given without a model, Megatron's is used) */
+	enum mcinit_memory_model { MCINIT_MEM_NONE, MCINIT_MEM_MEGATRON } memory_model;
+	long long gpu_memory;
+};
+
+/* Memory per GPU of the most loaded rank, in bytes, as the model named
+ * estimates it (memory.c).  ok: estimated; else why (static) says why
+ * not, or is NULL when no estimate was asked for. */
+struct mcinit_memory {
+	double weights_and_optimizer, activations, total;
+	const char *model;
+	bool ok;
+	const char *why;
 };
 
 /* Most (pipeline stage x virtual stage) chunks whose layer counts are kept. */
@@ -115,6 +130,8 @@ struct mcinit_derived {
 	long long vocab_size;
 	bool vocab_from_tokenizer;
 	bool vocab_ok;
+	/* issue 42: with --memory-model or --gpu-memory */
+	struct mcinit_memory mem;
 };
 
 struct mcinit_rule_ctx;

@@ -1,0 +1,422 @@
+/*
+ * memory.c — memory per GPU before launch (issue 42), in the model
+ * Megatron-LM itself prints once training runs:
+ * megatron/training/theoretical_memory_usage.py's
+ * compute_weight_and_optimizer_memory and compute_activation_memory (or
+ * compute_activation_memory_without_sp, as report_theoretical_memory picks),
+ * reproduced operation for operation in double precision, so that the
+ * figures are Megatron's to the byte (tests/oracle/memory-diff.py runs
+ * Megatron's own functions beside this on a generated corpus).
+ *
+ * The model is r0.18's, r0.19's and main's (identical but for latent MoE,
+ * which is None before r0.19); earlier releases count differently, and are
+ * not estimated.  A Megatron-Bridge ConfigContainer is not estimated here:
+ * Bridge has its own estimator.  Hybrid (Mamba) models are not, as
+ * Megatron's report skips them.
+ */
+#include "rules/rules-table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/mflags.h"
+
+/* More layers than any model has: the bound keeps a per-layer table small. */
+#define MAX_LAYERS 100000
+
+/* The inputs Megatron's functions read from args, after validate_args. */
+struct mem_in {
+	long long h, heads, kv, groups, layers, ffn, moe_ffn, experts, topk, shared, latent, vocab;
+	long long seq, mbs, tp, pp, vpp, ep, etp, dp, world, nmb, mtp;
+	long long q_lora, qk_head, qk_pos, kv_lora, v_head;
+	bool has_experts, has_latent, has_mtp, has_q_lora, has_nmb, swiglu, rms, mla, untie, bias,
+	    gate, dist_opt, sp_selective;
+	const int *moe_pattern; /* num_layers entries, 0/1 */
+};
+
+/* compute_weight_and_optimizer_memory (bytes on the most loaded shard). */
+static double
+weights_and_optimizer(const struct mem_in *a)
+{
+	double ratio = (double)(a->kv * a->heads) / (double)a->h;
+	double glm = a->swiglu ? 1.5 : 1.0, self_attn, attention, dense_mlp, shared_expert, routed,
+	       latent_proj, layernorm, router, gate, final_ln, tp_block, rep_block, exp_block, tp_mtp,
+	       rep_mtp, exp_mtp, tp_most, rep_most, exp_most, embedding, b_dp, b_edp;
+	long long num_experts = a->has_experts ? a->experts : 1, moe_ffn = a->moe_ffn;
+	long long num_dense = a->layers, num_moe = 0, mtp_moe = 0, mtp_dense = 0, i, rh, edp;
+	int norm = a->rms ? 1 : 2;
+
+	if (a->has_experts) {
+		for (i = 0; i < a->layers; i++)
+			num_moe += a->moe_pattern[i];
+		num_dense = a->layers - num_moe;
+	} else
+		moe_ffn = 0;
+	if (a->has_mtp) {
+		int last = a->has_experts ? a->moe_pattern[a->layers - 1] : 0;
+
+		mtp_moe = last * a->mtp;
+		mtp_dense = (1 - last) * a->mtp;
+	}
+	if (a->mla) {
+		double q_term =
+		    a->has_q_lora ? (double)(a->q_lora * (a->h + a->heads * (a->qk_head + a->qk_pos) +
+		                                          norm))
+		                  : (double)(a->h * a->heads * (a->qk_head + a->qk_pos));
+
+		self_attn = q_term + (double)(a->kv_lora * (a->h + a->heads * (a->qk_head + a->v_head) +
+		                                            norm)) +
+		            (double)(a->h * a->qk_pos) + (double)(a->heads * a->v_head * a->h);
+	} else
+		self_attn = (double)(2 * a->h * a->h) *
+		            ((1 + (double)a->groups / (double)a->heads) * ratio);
+	embedding = (double)(a->h * a->vocab);
+	final_ln = (double)(norm * a->h);
+	attention = self_attn;
+	dense_mlp = (double)(2 * a->h * a->ffn) * glm;
+	shared_expert = (double)(2 * a->h * a->shared) * glm;
+	rh = a->has_latent ? a->latent : a->h;
+	routed = (double)(2 * rh * moe_ffn * num_experts) * glm;
+	latent_proj = a->has_experts && a->has_latent ? (double)(2 * a->h * a->latent) : 0;
+	layernorm = (double)(2 * a->h * norm);
+	router = a->has_experts ? (double)(a->h * num_experts + (a->bias ? num_experts : 0)) : 0;
+	gate = a->shared > 0 && a->gate ? (double)a->h : 0;
+
+	edp = a->world / (a->etp * a->ep * a->pp);
+	tp_block = (attention + dense_mlp) * (double)num_dense +
+	           (attention + shared_expert) * (double)num_moe;
+	rep_block = layernorm * (double)num_dense +
+	            (layernorm + latent_proj + router + gate) * (double)num_moe + final_ln;
+	exp_block = routed * (double)num_moe;
+	tp_mtp = (attention + dense_mlp) * (double)mtp_dense +
+	         (attention + shared_expert) * (double)mtp_moe;
+	rep_mtp = layernorm * (double)mtp_dense +
+	          (layernorm + latent_proj + router + gate) * (double)mtp_moe;
+	exp_mtp = routed * (double)mtp_moe;
+
+	tp_most = ((tp_block / (double)a->pp) + tp_mtp + embedding) / (double)a->tp;
+	rep_most = (rep_block / (double)a->pp) + rep_mtp;
+	exp_most = ((exp_block / (double)a->pp) + exp_mtp) / (double)(a->etp * a->ep);
+	if (a->untie && a->pp == 1)
+		tp_most += embedding / (double)a->tp;
+	b_dp = a->dist_opt ? 6 + (12 / (double)a->dp) : 18;
+	b_edp = a->dist_opt ? 6 + (12 / (double)edp) : 18;
+	return (tp_most + rep_most) * b_dp + exp_most * b_edp;
+}
+
+/* The pipeline schedule's factor, shared by both activation formulas. */
+static double
+schedule(const struct mem_in *a, double act)
+{
+	if (a->vpp > 0)
+		act *= 1 + ((double)(a->pp - 1) / (double)(a->pp * a->vpp));
+	if (a->vpp == 0 && a->pp > 1 && a->has_nmb)
+		act *= fmin(1, (double)a->nmb / (double)a->pp);
+	return act;
+}
+
+/* compute_activation_memory (sequence parallelism and selective recompute). */
+static double
+activations_sp(const struct mem_in *a)
+{
+	double sbh = (double)(a->seq * a->mbs * a->h);
+	double act = sbh * (18 + (4 * ((double)a->ffn / (double)a->h)));
+
+	act *= (double)a->layers;
+	act += (double)(8 * a->seq * a->mbs * a->pp);
+	act += (double)(a->seq * a->mbs * a->h * a->pp);
+	act = schedule(a, act);
+	if (a->pp == 1)
+		act += (double)(a->seq * a->mbs * a->h * 4) * (1 + ((double)a->vocab / (double)a->h));
+	return act / (double)a->tp;
+}
+
+/* compute_activation_memory_without_sp. */
+static double
+activations_no_sp(const struct mem_in *a)
+{
+	double per_layer =
+	    (double)(a->seq * a->mbs * a->h) * (10 + (24 / (double)a->tp)), total;
+
+	total = per_layer * (double)a->layers;
+	total += (double)(8 * a->seq * a->mbs * a->pp);
+	total += (double)(a->seq * a->mbs * a->h * a->pp);
+	total = schedule(a, total);
+	if (a->pp == 1) {
+		double logits = (double)(a->seq * a->mbs * a->vocab);
+
+		logits /= (double)a->tp;
+		total += (logits + (double)(a->seq * a->mbs * a->h)) * 2;
+	}
+	return total * 1.05;
+}
+
+static void
+estimate(const struct mem_in *a, struct mcinit_memory *m)
+{
+	m->weights_and_optimizer = weights_and_optimizer(a);
+	m->activations = a->sp_selective ? activations_sp(a) : activations_no_sp(a);
+	m->total = m->weights_and_optimizer + m->activations;
+	m->model = "megatron";
+	m->ok = true;
+	m->why = NULL;
+}
+
+/* A nullable int field: its value, and whether it is set. */
+static bool
+opt_int(struct mcinit_rule_ctx *x, enum mcinit_field f, long long *v)
+{
+	*v = mcinit_cfg_null(x->c, f) ? 0 : mcinit_cfg_int(x->c, f);
+	return !mcinit_cfg_null(x->c, f);
+}
+
+/* moe_layer_freq as Megatron's count reads it: an int (every freq-th
+ * layer) or a list of 0/1 per layer; NULL when neither. */
+static const char *
+moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
+{
+	const struct mcinit_value *v = mcinit_cfg_val(x->c, MCINIT_F_moe_layer_freq);
+	long long i;
+
+	if (v->kind == MCINIT_V_INT && v->i > 0) {
+		for (i = 0; i < layers; i++)
+			pat[i] = i % v->i == 0;
+		return NULL;
+	}
+	if (v->kind != MCINIT_V_LIST || (long long)v->n != layers)
+		return "moe_layer_freq is neither a positive int nor a list of one 0/1 per layer";
+	for (i = 0; i < layers; i++) {
+		if (v->items[i].kind != MCINIT_V_INT || (v->items[i].i != 0 && v->items[i].i != 1))
+			return "moe_layer_freq is neither a positive int nor a list of one 0/1 per layer";
+		pat[i] = (int)v->items[i].i;
+	}
+	return NULL;
+}
+
+/* The estimate's inputs, or why there is none. */
+static const char *
+inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
+{
+	const struct mcinit_derived *dv = x->dv;
+	const char *norm = mcinit_cfg_str(x->c, MCINIT_F_normalization);
+	const char *rg = mcinit_cfg_str(x->c, MCINIT_F_recompute_granularity);
+
+	if (x->c->bridge)
+		return "Megatron-LM's estimate reads Megatron-LM's arguments, not a Megatron-Bridge "
+		       "ConfigContainer";
+	if (x->c->mversion < MCINIT_MV_R018)
+		return "Megatron-LM before r0.18 counts differently; not reproduced";
+	if (!mcinit_cfg_null(x->c, MCINIT_F_hybrid_layer_pattern) ||
+	    !mcinit_cfg_null(x->c, MCINIT_F_hybrid_override_pattern))
+		return "a hybrid (Mamba) model: Megatron-LM does not estimate it";
+	if (!dv->world_ok || !dv->dp_ok || !dv->etp_ok || !dv->vpp_ok || !dv->ffn_ok ||
+	    !dv->kv_ok || !dv->vocab_ok ||
+	    (!mcinit_cfg_null(x->c, MCINIT_F_num_moe_experts) && !dv->moe_ffn_ok))
+		return "its inputs are not all known";
+	memset(a, 0, sizeof *a);
+	a->h = I(hidden_size);
+	a->heads = I(num_attention_heads);
+	a->kv = dv->kv_channels;
+	a->groups = gqa_on(x->c) ? I(num_query_groups) : a->heads;
+	a->layers = I(num_layers);
+	a->ffn = dv->ffn_hidden_size;
+	a->moe_ffn = dv->moe_ffn_hidden_size;
+	a->has_experts = opt_int(x, MCINIT_F_num_moe_experts, &a->experts);
+	a->topk = I(moe_router_topk);
+	opt_int(x, MCINIT_F_moe_shared_expert_intermediate_size, &a->shared);
+	a->has_latent = opt_int(x, MCINIT_F_moe_latent_size, &a->latent);
+	a->vocab = dv->padded_vocab_size;
+	a->seq = I(seq_length);
+	a->mbs = I(micro_batch_size);
+	a->tp = I(tensor_model_parallel_size);
+	a->pp = I(pipeline_model_parallel_size);
+	a->vpp = dv->vpp;
+	a->ep = I(expert_model_parallel_size);
+	a->etp = dv->etp;
+	a->dp = dv->dp;
+	a->world = dv->world_size;
+	a->has_nmb = dv->nmb_ok;
+	a->nmb = dv->num_micro_batches;
+	a->has_mtp = opt_int(x, MCINIT_F_mtp_num_layers, &a->mtp);
+	a->mla = B(multi_latent_attention);
+	a->has_q_lora = opt_int(x, MCINIT_F_q_lora_rank, &a->q_lora);
+	a->qk_head = I(qk_head_dim);
+	a->qk_pos = I(qk_pos_emb_head_dim);
+	a->kv_lora = I(kv_lora_rank);
+	a->v_head = I(v_head_dim);
+	a->swiglu = B(swiglu);
+	a->rms = norm != NULL && strcmp(norm, "RMSNorm") == 0;
+	a->untie = B(untie_embeddings_and_output_weights);
+	a->bias = B(add_bias_linear);
+	a->gate = B(moe_shared_expert_gate);
+	a->dist_opt = B(use_distributed_optimizer);
+	a->sp_selective = dv->sequence_parallel && rg != NULL && strcmp(rg, "selective") == 0;
+	if (a->h <= 0 || a->heads <= 0 || a->layers <= 0 || a->layers > MAX_LAYERS ||
+	    a->tp <= 0 || a->pp <= 0 || a->ep <= 0 || a->etp <= 0 || a->dp <= 0 ||
+	    a->world / (a->etp * a->ep * a->pp) <= 0)
+		return "its inputs are out of range";
+	return NULL;
+}
+
+void
+mcinit_rules_memory(struct mcinit_rule_ctx *x)
+{
+	struct mem_in a;
+	int *pat = NULL;
+
+	if (x->o->memory_model == MCINIT_MEM_NONE && x->o->gpu_memory == 0)
+		return;
+	x->dv->mem.model = "megatron";
+	x->dv->mem.why = inputs(x, &a);
+	if (x->dv->mem.why == NULL && a.has_experts) {
+		pat = mcinit_xcalloc((size_t)a.layers, sizeof *pat);
+		x->dv->mem.why = moe_pattern(x, pat, a.layers);
+		a.moe_pattern = pat;
+	}
+	if (x->dv->mem.why == NULL)
+		estimate(&a, &x->dv->mem);
+	free(pat);
+}
+
+/* ---- MC063: the estimate against the GPU ---- */
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+/* Above this share of the GPU, what the estimate leaves out (the CUDA
+ * context, NCCL's buffers, the allocator's fragmentation) may not fit. */
+#define WARN_SHARE 0.9
+
+/* a with one change Megatron would take, re-derived where the change moves
+ * the data-parallel size; false when Megatron would refuse it. */
+static bool
+changed(const struct mem_in *a, int what, long long gbs, struct mem_in *b)
+{
+	long long tp = a->tp, pp = a->pp, dp;
+
+	*b = *a;
+	switch (what) {
+	case 0:
+		b->dist_opt = true;
+		return !a->dist_opt && a->dp > 1;
+	case 1:
+		b->mbs = a->mbs / 2;
+		b->nmb = a->nmb * 2;
+		return a->mbs > 1 && a->mbs % 2 == 0;
+	case 2:
+		if (gbs <= 0)
+			return false;
+		tp *= 2;
+		if (a->heads % tp != 0 || (a->groups % tp != 0 && tp % a->groups != 0))
+			return false;
+		if (a->etp == a->tp)
+			b->etp = tp;
+		break;
+	default:
+		if (gbs <= 0)
+			return false;
+		pp *= 2;
+		if (a->layers % (pp * (a->vpp ? a->vpp : 1)) != 0)
+			return false;
+		break;
+	}
+	if ((a->dp * a->tp * a->pp) % (tp * pp) != 0)
+		return false;
+	dp = a->dp * a->tp * a->pp / (tp * pp);
+	if (dp < 1 || gbs % (a->mbs * dp) != 0 || a->world % (b->etp * b->ep * pp) != 0)
+		return false;
+	b->tp = tp;
+	b->pp = pp;
+	b->dp = dp;
+	b->nmb = gbs / (a->mbs * dp);
+	return true;
+}
+
+/* What change i made of a into b, in words. */
+static void
+change_name(char *buf, size_t n, int i, const struct mem_in *b)
+{
+	switch (i) {
+	case 0:
+		snprintf(buf, n, "the distributed optimizer (--use-distributed-optimizer)");
+		break;
+	case 1:
+		snprintf(buf, n, "half the micro-batch size (--micro-batch-size %lld)", b->mbs);
+		break;
+	case 2:
+		snprintf(buf, n, "twice the tensor-parallel size (--tensor-model-parallel-size %lld)",
+		         b->tp);
+		break;
+	default:
+		snprintf(buf, n,
+		         "twice the pipeline-parallel size (--pipeline-model-parallel-size %lld)",
+		         b->pp);
+	}
+}
+
+/* The first change, cheapest first, whose estimate fits in cap bytes. */
+static void
+hint_fit(struct mcinit_diag *g, const struct mem_in *a, long long gbs, double cap)
+{
+	struct mcinit_memory m;
+	struct mem_in b;
+	char what[128];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!changed(a, i, gbs, &b))
+			continue;
+		estimate(&b, &m);
+		if (m.total > cap * WARN_SHARE)
+			continue;
+		change_name(what, sizeof what, i, &b);
+		mcinit_diag_hint(g, "with %s it needs %.1f GiB by the same estimate", what,
+		                 m.total / GIB);
+		return;
+	}
+	mcinit_diag_hint(g, "no single change (distributed optimizer, half the micro-batch size, "
+	                    "twice TP or PP) fits by the same estimate: combine them, or recompute "
+	                    "activations");
+}
+
+static void
+mc063(struct mcinit_rule_ctx *x)
+{
+	const struct mcinit_memory *m = &x->dv->mem;
+	double cap = (double)x->o->gpu_memory;
+	struct mcinit_diag *g;
+	struct mem_in a;
+	int *pat = NULL;
+
+	if (x->o->gpu_memory == 0 || !m->ok || m->total <= cap * WARN_SHARE)
+		return;
+	g = mcinit_rule_report_sev(
+	    x, m->total > cap ? MCINIT_ERROR : MCINIT_WARNING, F(micro_batch_size),
+	    "the most loaded rank needs %.1f GiB by Megatron-LM's own estimate (weights and "
+	    "optimizer %.1f, activations %.1f), %s the GPU's %.1f GiB",
+	    m->total / GIB, m->weights_and_optimizer / GIB, m->activations / GIB,
+	    m->total > cap ? "more than" : "over 90% of", cap / GIB);
+	if (inputs(x, &a) != NULL)
+		return;
+	if (a.has_experts) {
+		pat = mcinit_xcalloc((size_t)a.layers, sizeof *pat);
+		a.moe_pattern = pat;
+		if (moe_pattern(x, pat, a.layers) != NULL) {
+			free(pat);
+			return;
+		}
+	}
+	hint_fit(g, &a, x->dv->gbs_ok ? x->dv->gbs : 0, cap);
+	free(pat);
+}
+
+const struct mcinit_rule mcinit_rule_mc063 = {
+    "MC063",
+    MCINIT_ERROR,
+    "with --gpu-memory: the most loaded rank fits in the GPU by Megatron-LM's own estimate "
+    "(theoretical_memory_usage.py: weights, gradients and Adam states, activations of the "
+    "first pipeline stage), a warning above 90% of it; the hint names the cheapest single "
+    "change that fits, each checked by the same estimate",
+    "--gpu-memory 80 --world-size 8 -- --num-layers 96 --hidden-size 12288 ...",
+    "use the change the hint names: it was estimated to fit",
+    READS(F(micro_batch_size), F(hidden_size), F(num_layers), TP, PP),
+    mc063};
