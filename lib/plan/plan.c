@@ -172,8 +172,8 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 	if (m != NULL && strcmp(m, "megatron") == 0)
 		*mem = MCINIT_MEM_MEGATRON;
 	else if (m != NULL && strcmp(m, "none") != 0) {
-		mcinit_err_set(err, MCINIT_E_USAGE, "memory model '%s' is not one of megatron, none",
-		               m);
+		mcinit_err_set(err, MCINIT_E_USAGE,
+		               "memory model '%s' is not one of megatron, none", m);
 		return -1;
 	}
 	if (g != NULL) {
@@ -182,7 +182,8 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 		if (*g < '0' || *g > '9' || *end != '\0' || errno != 0 || gib < 1 ||
 		    gib > 1LL << 20) {
 			mcinit_err_set(err, MCINIT_E_USAGE,
-			               "GPU memory '%s' is not a number of GiB from 1 to 1048576", g);
+			               "GPU memory '%s' is not a number of GiB from 1 to 1048576",
+			               g);
 			return -1;
 		}
 	}

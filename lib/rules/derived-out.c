@@ -227,8 +227,7 @@ memory_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 	if (!m->ok)
 		mcinit_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
 	else
-		mcinit_buf_printf(b,
-		                  "%.2f GiB (%s: weights and optimizer %.2f, activations %.2f)",
+		mcinit_buf_printf(b, "%.2f GiB (%s: weights and optimizer %.2f, activations %.2f)",
 		                  m->total / gib, m->model, m->weights_and_optimizer / gib,
 		                  m->activations / gib);
 	return true;

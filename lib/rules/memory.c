@@ -41,8 +41,8 @@ weights_and_optimizer(const struct mem_in *a)
 {
 	double ratio = (double)(a->kv * a->heads) / (double)a->h;
 	double glm = a->swiglu ? 1.5 : 1.0, self_attn, attention, dense_mlp, shared_expert, routed,
-	       latent_proj, layernorm, router, gate, final_ln, tp_block, rep_block, exp_block, tp_mtp,
-	       rep_mtp, exp_mtp, tp_most, rep_most, exp_most, embedding, b_dp, b_edp;
+	       latent_proj, layernorm, router, gate, final_ln, tp_block, rep_block, exp_block,
+	       tp_mtp, rep_mtp, exp_mtp, tp_most, rep_most, exp_most, embedding, b_dp, b_edp;
 	long long num_experts = a->has_experts ? a->experts : 1, moe_ffn = a->moe_ffn;
 	long long num_dense = a->layers, num_moe = 0, mtp_moe = 0, mtp_dense = 0, i, rh, edp;
 	int norm = a->rms ? 1 : 2;
@@ -61,13 +61,14 @@ weights_and_optimizer(const struct mem_in *a)
 	}
 	if (a->mla) {
 		double q_term =
-		    a->has_q_lora ? (double)(a->q_lora * (a->h + a->heads * (a->qk_head + a->qk_pos) +
-		                                          norm))
-		                  : (double)(a->h * a->heads * (a->qk_head + a->qk_pos));
+		    a->has_q_lora
+		        ? (double)(a->q_lora * (a->h + a->heads * (a->qk_head + a->qk_pos) + norm))
+		        : (double)(a->h * a->heads * (a->qk_head + a->qk_pos));
 
-		self_attn = q_term + (double)(a->kv_lora * (a->h + a->heads * (a->qk_head + a->v_head) +
-		                                            norm)) +
-		            (double)(a->h * a->qk_pos) + (double)(a->heads * a->v_head * a->h);
+		self_attn =
+		    q_term +
+		    (double)(a->kv_lora * (a->h + a->heads * (a->qk_head + a->v_head) + norm)) +
+		    (double)(a->h * a->qk_pos) + (double)(a->heads * a->v_head * a->h);
 	} else
 		self_attn = (double)(2 * a->h * a->h) *
 		            ((1 + (double)a->groups / (double)a->heads) * ratio);
@@ -128,7 +129,8 @@ activations_sp(const struct mem_in *a)
 	act += (double)(a->seq * a->mbs * a->h * a->pp);
 	act = schedule(a, act);
 	if (a->pp == 1)
-		act += (double)(a->seq * a->mbs * a->h * 4) * (1 + ((double)a->vocab / (double)a->h));
+		act +=
+		    (double)(a->seq * a->mbs * a->h * 4) * (1 + ((double)a->vocab / (double)a->h));
 	return act / (double)a->tp;
 }
 
@@ -136,8 +138,7 @@ activations_sp(const struct mem_in *a)
 static double
 activations_no_sp(const struct mem_in *a)
 {
-	double per_layer =
-	    (double)(a->seq * a->mbs * a->h) * (10 + (24 / (double)a->tp)), total;
+	double per_layer = (double)(a->seq * a->mbs * a->h) * (10 + (24 / (double)a->tp)), total;
 
 	total = per_layer * (double)a->layers;
 	total += (double)(8 * a->seq * a->mbs * a->pp);
@@ -188,7 +189,8 @@ moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
 		return "moe_layer_freq is neither a positive int nor a list of one 0/1 per layer";
 	for (i = 0; i < layers; i++) {
 		if (v->items[i].kind != MCINIT_V_INT || (v->items[i].i != 0 && v->items[i].i != 1))
-			return "moe_layer_freq is neither a positive int nor a list of one 0/1 per layer";
+			return "moe_layer_freq is neither a positive int nor a list of one 0/1 per "
+			       "layer";
 		pat[i] = (int)v->items[i].i;
 	}
 	return NULL;
@@ -203,7 +205,8 @@ inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
 	const char *rg = mcinit_cfg_str(x->c, MCINIT_F_recompute_granularity);
 
 	if (x->c->bridge)
-		return "Megatron-LM's estimate reads Megatron-LM's arguments, not a Megatron-Bridge "
+		return "Megatron-LM's estimate reads Megatron-LM's arguments, not a "
+		       "Megatron-Bridge "
 		       "ConfigContainer";
 	if (x->c->mversion < MCINIT_MV_R018)
 		return "Megatron-LM before r0.18 counts differently; not reproduced";
@@ -252,8 +255,8 @@ inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
 	a->gate = B(moe_shared_expert_gate);
 	a->dist_opt = B(use_distributed_optimizer);
 	a->sp_selective = dv->sequence_parallel && rg != NULL && strcmp(rg, "selective") == 0;
-	if (a->h <= 0 || a->heads <= 0 || a->layers <= 0 || a->layers > MAX_LAYERS ||
-	    a->tp <= 0 || a->pp <= 0 || a->ep <= 0 || a->etp <= 0 || a->dp <= 0 ||
+	if (a->h <= 0 || a->heads <= 0 || a->layers <= 0 || a->layers > MAX_LAYERS || a->tp <= 0 ||
+	    a->pp <= 0 || a->ep <= 0 || a->etp <= 0 || a->dp <= 0 ||
 	    a->world / (a->etp * a->ep * a->pp) <= 0)
 		return "its inputs are out of range";
 	return NULL;
@@ -343,7 +346,8 @@ change_name(char *buf, size_t n, int i, const struct mem_in *b)
 		snprintf(buf, n, "half the micro-batch size (--micro-batch-size %lld)", b->mbs);
 		break;
 	case 2:
-		snprintf(buf, n, "twice the tensor-parallel size (--tensor-model-parallel-size %lld)",
+		snprintf(buf, n,
+		         "twice the tensor-parallel size (--tensor-model-parallel-size %lld)",
 		         b->tp);
 		break;
 	default:

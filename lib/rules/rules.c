@@ -31,11 +31,11 @@ const struct mcinit_rule *const mcinit_rules[] = {
     &mcinit_rule_mc042, &mcinit_rule_mc043, &mcinit_rule_mc044, &mcinit_rule_mc045,
     &mcinit_rule_mc046, &mcinit_rule_mc047, &mcinit_rule_mc048, &mcinit_rule_mc049,
     &mcinit_rule_mc050, &mcinit_rule_mc051, &mcinit_rule_mc060, &mcinit_rule_mc061,
-    &mcinit_rule_mc062, &mcinit_rule_mc063, &mcinit_rule_mc200, &mcinit_rule_mc201, &mcinit_rule_mc202,
-    &mcinit_rule_mc203, &mcinit_rule_mc204, &mcinit_rule_mc205, &mcinit_rule_mc206,
-    &mcinit_rule_mc250, &mcinit_rule_mc251, &mcinit_rule_mc252, &mcinit_rule_mc253,
-    &mcinit_rule_mc254, &mcinit_rule_mc255, &mcinit_rule_mc256, &mcinit_rule_mc300,
-    &mcinit_rule_mc301, &mcinit_rule_mc350, &mcinit_rule_mc351,
+    &mcinit_rule_mc062, &mcinit_rule_mc063, &mcinit_rule_mc200, &mcinit_rule_mc201,
+    &mcinit_rule_mc202, &mcinit_rule_mc203, &mcinit_rule_mc204, &mcinit_rule_mc205,
+    &mcinit_rule_mc206, &mcinit_rule_mc250, &mcinit_rule_mc251, &mcinit_rule_mc252,
+    &mcinit_rule_mc253, &mcinit_rule_mc254, &mcinit_rule_mc255, &mcinit_rule_mc256,
+    &mcinit_rule_mc300, &mcinit_rule_mc301, &mcinit_rule_mc350, &mcinit_rule_mc351,
 };
 const size_t mcinit_nrules = sizeof mcinit_rules / sizeof mcinit_rules[0];
 

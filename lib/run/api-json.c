@@ -144,6 +144,8 @@ static const char *const known[] = {
     "env",
     "rank",
     "werror",
+    "memory_model",
+    "gpu_memory",
     NULL,
 };
 
@@ -154,6 +156,7 @@ struct request {
 	struct mcinit_job_desc desc;
 	long long rank; /* topology: -1 = every rank */
 	bool werror;
+	char gpu_gib[24]; /* desc.gpu_memory's text */
 };
 
 static void
@@ -236,6 +239,16 @@ request_parse(const char *text, struct request *q)
 		return bad_request("script_args", "not a string");
 	if (string(q->j, "hwloc_xml", &q->desc.hwloc_xml) < 0)
 		return bad_request("hwloc_xml", "not a string");
+	if (string(q->j, "memory_model", &q->desc.memory_model) < 0)
+		return bad_request("memory_model", "not a string");
+	v = json_object_get(q->j, "gpu_memory");
+	if (v != NULL && !json_is_null(v)) {
+		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
+		    json_integer_value(v) > 1 << 20)
+			return bad_request("gpu_memory", "not a number of GiB from 1 to 1048576");
+		snprintf(q->gpu_gib, sizeof q->gpu_gib, "%lld", (long long)json_integer_value(v));
+		q->desc.gpu_memory = q->gpu_gib;
+	}
 	v = json_object_get(q->j, "bridge_defaults");
 	if (v != NULL && !json_is_null(v)) {
 		if (!json_is_boolean(v))

@@ -426,6 +426,8 @@ def validate(
     megatron_flags: Sequence[str] = (),
     bridge_defaults: Optional[bool] = None,
     werror: bool = False,
+    memory_model: Optional[str] = None,
+    gpu_memory: Optional[int] = None,
 ) -> Result:
     """Check a job as ``mcinit validate`` does and return every finding.
 
@@ -435,7 +437,10 @@ def validate(
     ``bridge_version`` a Megatron-Bridge release whose fields the config is
     checked against; ``overrides`` ``"section.field=value"`` strings or a
     dict of them; ``script_args`` the arguments a launch script is read as
-    run with; ``megatron_flags`` Megatron-LM words (``["--foo", "1"]``).
+    run with; ``megatron_flags`` Megatron-LM words (``["--foo", "1"]``);
+    ``memory_model`` ``"megatron"`` puts the most loaded rank's memory per
+    GPU in ``derived["memory"]`` (Megatron-LM's own estimate), and
+    ``gpu_memory`` (GiB) checks it against the GPU (MC063).
 
     Raises :class:`TypeError` for a config of the wrong type,
     :class:`NoInputError` (a :class:`FileNotFoundError`) for a missing file,
@@ -452,7 +457,12 @@ def validate(
             overrides,
             script_args,
             megatron_flags,
-            {"bridge_defaults": bridge_defaults, "werror": werror or None},
+            {
+                "bridge_defaults": bridge_defaults,
+                "werror": werror or None,
+                "memory_model": memory_model,
+                "gpu_memory": gpu_memory,
+            },
         )
         raw = _native.call("mcinit_json_validate", req)
         diags = _check(raw, inputs)

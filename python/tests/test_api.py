@@ -151,6 +151,25 @@ def test_overrides_and_versions(good):
         mcinit.validate(good, world_size=8, megatron_version="r9.99")
 
 
+def test_memory_is_the_command_s(good, tmp_path):
+    r = mcinit.validate(good, world_size=8, memory_model="megatron")
+    m = r.derived["memory"]
+    assert m["model"] == "megatron"
+    assert m["total_bytes"] == m["weights_and_optimizer_bytes"] + m["activation_bytes"]
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(good), encoding="utf-8")
+    out = subprocess.run(
+        ["mcinit", "validate", str(plain), "--world-size", "8", "--memory-model", "megatron",
+         "--format", "json"],
+        capture_output=True, text=True, check=False,
+    ).stdout
+    assert json.loads(out)["derived"]["memory"]["total_bytes"] == m["total_bytes"]
+    small = mcinit.validate(good, world_size=8, gpu_memory=1)
+    assert any(d.code == "MC063" and d.severity == "error" for d in small.errors)
+    with pytest.raises(mcinit.UsageError, match="memory"):
+        mcinit.validate(good, world_size=8, memory_model="guess")
+
+
 def test_bad_world_size(good):
     with pytest.raises(TypeError):
         mcinit.validate(good, world_size="8")

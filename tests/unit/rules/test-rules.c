@@ -124,24 +124,24 @@ Test(rules, table_has_every_rule_once_in_order)
 	size_t i;
 	int n;
 
-	/* MC010-MC051, the topology-level and per-release rules MC060-MC062,
-	 * then Megatron's own checks MC200-MC206 and MC250-MC256, then
-	 * Megatron-Bridge's MC300, MC301, MC350 and MC351 */
+	/* MC010-MC051, the topology-level, per-release and memory rules
+	 * MC060-MC063, then Megatron's own checks MC200-MC206 and MC250-MC256,
+	 * then Megatron-Bridge's MC300, MC301, MC350 and MC351 */
 	static const char *const bridge[] = {"MC300", "MC301", "MC350", "MC351"};
 
-	cr_assert_eq(mcinit_nrules, 42 + 3 + 14 + 4);
+	cr_assert_eq(mcinit_nrules, 42 + 4 + 14 + 4);
 	for (i = 0; i < mcinit_nrules; i++) {
 		const struct mcinit_rule *r = mcinit_rules[i];
 		char want[8];
 
-		if (i >= 59)
-			snprintf(want, sizeof want, "%s", bridge[i - 59]);
+		if (i >= 60)
+			snprintf(want, sizeof want, "%s", bridge[i - 60]);
 		else
 			snprintf(want, sizeof want, "MC%03zu",
 			         i < 42   ? i + 10
-			         : i < 45 ? i - 42 + 60
-			         : i < 52 ? i - 45 + 200
-			                  : i - 52 + 250);
+			         : i < 46 ? i - 42 + 60
+			         : i < 53 ? i - 46 + 200
+			                  : i - 53 + 250);
 		cr_assert_str_eq(r->code, want);
 		cr_assert(r->doc && *r->doc && r->example && *r->example && r->fix && *r->fix,
 		          "%s documented", r->code);

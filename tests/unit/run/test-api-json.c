@@ -92,7 +92,10 @@ Test(api_json, errors_of_the_request_and_the_input)
 	                     "{\"inputs\": []}",
 	                     "{\"inputs\": [\"a\"], \"world_size\": 0}",
 	                     "{\"inputs\": [\"a\"], \"wrold_size\": 8}",
-	                     "{\"inputs\": [\"a\"], \"inputs\": [\"b\"]}"};
+	                     "{\"inputs\": [\"a\"], \"inputs\": [\"b\"]}",
+	                     "{\"inputs\": [\"a\"], \"gpu_memory\": \"80\"}",
+	                     "{\"inputs\": [\"a\"], \"gpu_memory\": 0}",
+	                     "{\"inputs\": [\"a\"], \"memory_model\": 1}"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		r = call(mcinit_json_validate, bad[i]);
 		e = json_object_get(r, "error");
