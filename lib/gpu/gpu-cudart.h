@@ -35,7 +35,6 @@
 	X(cudaStreamCreateWithPriority)                                                            \
 	X(cudaStreamQuery)                                                                         \
 	X(cudaStreamDestroy)                                                                       \
-	X(cudaLaunchHostFunc)                                                                      \
 	X(cudaMalloc)                                                                              \
 	X(cudaFree)                                                                                \
 	X(cudaMemcpy)                                                                              \
@@ -73,7 +72,6 @@ const char *mcinit_cudart_path(void);
 #define cudaStreamCreateWithPriority     (*mcinit_cudart.dl_cudaStreamCreateWithPriority)
 #define cudaStreamQuery                  (*mcinit_cudart.dl_cudaStreamQuery)
 #define cudaStreamDestroy                (*mcinit_cudart.dl_cudaStreamDestroy)
-#define cudaLaunchHostFunc               (*mcinit_cudart.dl_cudaLaunchHostFunc)
 #define cudaMalloc                       (*mcinit_cudart.dl_cudaMalloc)
 #define cudaFree                         (*mcinit_cudart.dl_cudaFree)
 #define cudaMemcpy                       (*mcinit_cudart.dl_cudaMemcpy)

@@ -163,6 +163,7 @@ struct ncomm {
 	int64_t *word;  /* verify's all-reduce buffer, allocated once */
 	float *sb, *rb; /* the bandwidth sweep's buffers, grown to the largest size */
 	size_t nb;      /* their size in bytes */
+	int ended;      /* ncclCommAbort was called on c */
 };
 
 static int
@@ -274,6 +275,9 @@ nccl_split_start(void *parent, int color, int key, const struct mcinit_nccl_opts
 	ncclResult_t r = ncclCommSplit(p->c, color, key, &n->c, &cfg);
 
 	if (r != ncclSuccess && r != ncclInProgress) {
+		/* NCCL may have written the failed child: ncclCommAbort it */
+		if (n->c)
+			ncclCommAbort(n->c);
 		free(n);
 		*child = NULL;
 		return nccl_fail(err, "ncclCommSplit", r, p->c);
@@ -479,31 +483,19 @@ group_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double 
 	return wait_comm(n->c, deadline, mcinit_coll_name(c), err);
 }
 
-/* A gate on the stream: the events and the runs queue up behind it while
- * NCCL's thread is still putting the group on the stream, so that the
- * first event is stamped when the runs can start, not before (the host's
- * issuing is not timed).  The host opens it; it gives up at its deadline. */
-struct gate {
-	int open; /* atomic */
-	double deadline;
-};
-
-static void CUDART_CB
-gate_wait(void *p)
-{
-	struct gate *g = p;
-
-	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE) && mcinit_now() < g->deadline)
-		usleep(50);
-}
-
 /* nccl-tests' method: one warm-up run, then `iters` runs in one group
- * between two CUDA events on the communicator's stream. */
+ * between two CUDA events on the communicator's stream.  Events only:
+ * nothing holds the stream back while NCCL's thread puts the group on it.
+ * A host function that gated the stream until the group was issued (so
+ * that the host's issuing went untimed) deadlocked until the deadline on
+ * large groups, because NCCL's launch thread waits for the device to drain
+ * its work FIFO before it writes more (issue 40, defect 4).  The first
+ * event may be stamped before the group reaches the stream: the launch is
+ * timed, once per `iters` runs, as nccl-tests times it. */
 static int
 time_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double deadline,
           double *seconds, struct mcinit_err *err)
 {
-	struct gate *g;
 	cudaEvent_t e0, e1;
 	float ms = 0;
 	int rc = -1;
@@ -517,32 +509,19 @@ time_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double d
 		cudaEventDestroy(e0);
 		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
 	}
-	/* the stream holds a pointer to it until it runs: leaked on a failure
-	 * to launch, never freed while queued */
-	g = mcinit_xcalloc(1, sizeof *g);
-	g->deadline = deadline;
-	if (cudaLaunchHostFunc(n->s, gate_wait, g) != cudaSuccess) {
-		free(g);
-		g = NULL;
-	}
 	if (cudaEventRecord(e0, n->s) == cudaSuccess &&
 	    group_runs(n, c, count, iters, deadline, err) == 0 &&
-	    cudaEventRecord(e1, n->s) == cudaSuccess) {
-		if (g)
-			__atomic_store_n(&g->open, 1, __ATOMIC_RELEASE);
-		if (sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
-		    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
-			*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
-			rc = 0;
-		}
-	}
-	if (g) {
-		__atomic_store_n(&g->open, 1, __ATOMIC_RELEASE);
-		if (rc == 0)
-			free(g); /* the stream is done with it */
+	    cudaEventRecord(e1, n->s) == cudaSuccess &&
+	    sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
+	    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
+		*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
+		rc = 0;
 	}
 	if (rc != 0 && err && !err->msg[0])
 		mcinit_err_set(err, MCINIT_E_OS, "%s: CUDA events failed", mcinit_coll_name(c));
+	/* after a timeout the stream may still hold a stuck run: destroying
+	 * an event waits for nothing (cudaEventDestroy returns at once, the
+	 * event is released once it completes) */
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
 	return rc;
@@ -619,7 +598,15 @@ nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 	(void)ctx;
 	if (!n)
 		return 0;
-	if (n->c && !hard) {
+	if (hard == MCINIT_END_ABORT || (hard && n->c)) {
+		/* a split child's c appears once its parent's job is done: after
+		 * the parent's ncclCommAbort at the latest */
+		if (n->c && !n->ended)
+			ncclCommAbort(n->c);
+		n->ended = n->c != NULL;
+		if (hard == MCINIT_END_ABORT)
+			return 0;
+	} else if (n->c && !n->ended) {
 		/* finalize needs every peer: bounded, then ncclCommAbort */
 		ncclResult_t r = ncclCommFinalize(n->c);
 
@@ -632,8 +619,6 @@ nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 			ncclCommAbort(n->c);
 			rc = -1;
 		}
-	} else if (n->c) {
-		ncclCommAbort(n->c);
 	}
 	free_buffers(n);
 	if (n->s)

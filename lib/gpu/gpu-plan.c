@@ -520,8 +520,14 @@ mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, do
                       int hard, void *ctx)
 {
 	size_t i;
-	int bad = 0;
+	int bad = 0, pass;
 
+	/* ncclCommAbort on every one before anything is freed: the stuck
+	 * first (their kernels end), then parents before children */
+	for (pass = 0; hard && pass < 2; pass++)
+		for (i = 0; i < l->n; i++)
+			if (l->v[i].handle && (pass == 1 || l->v[i].stuck))
+				destroy(l->v[i].handle, deadline, MCINIT_END_ABORT, ctx);
 	/* children before their parent: the world is l->v[0] */
 	for (i = l->n; i-- > 0;) {
 		struct mcinit_comm *c = &l->v[i];

@@ -200,6 +200,7 @@ struct mcinit_comm {
 	int size;       /* ranks in the communicator (0 when outside) */
 	void *handle;   /* the backend's ncclComm_t, NULL when none */
 	enum mcinit_comm_state state;
+	int stuck;           /* a call on it passed its deadline: aborted first */
 	double algbw, busbw; /* GB/s, 0 when not measured */
 	enum mcinit_coll coll;
 	char detail[160];
@@ -215,7 +216,16 @@ struct mcinit_comm *mcinit_comms_add(struct mcinit_comms *l);
  * creation order, then the world (run.md "Teardown").  destroy is the
  * backend's (ncclCommFinalize with a deadline and ncclCommAbort after
  * it, or ncclCommAbort at once when `hard`); handles are cleared.
+ *
+ * When `hard`, nothing is freed before every communicator is aborted:
+ * first those marked stuck, then the rest in creation order (a parent
+ * before its children: an aborted split job writes the child it made, even
+ * a failed one), each with hard = MCINIT_END_ABORT; then the pass above
+ * frees.  Device memory is freed with cudaFree, and ncclCommAbort frees
+ * NCCL's: both synchronize the device, so either would wait for ever for a
+ * collective stuck on a communicator not yet aborted (issue 40, defects 1-3).
  * Returns the number destroy failed on. */
+#define MCINIT_END_ABORT 2 /* destroy's `hard`: ncclCommAbort only, free nothing */
 typedef int (*mcinit_comm_destroy_fn)(void *handle, double deadline, int hard, void *ctx);
 int mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, double deadline,
                           int hard, void *ctx);

@@ -98,7 +98,8 @@ int mcinit_nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit
 /* Finalizes comm within the deadline then destroys it; ncclCommAbort when
  * the deadline passes, or at once when `hard` (peers may be blocked).  A
  * mcinit_comm_destroy_fn (ctx unused).  0, or -1 when ncclCommAbort ended it
- * after a failed finalize. */
+ * after a failed finalize.  hard = MCINIT_END_ABORT only aborts (once) and
+ * keeps comm and its memory for a later call, which frees them. */
 int mcinit_nccl_destroy(void *comm, double deadline, int hard, void *ctx);
 
 /* ---- the backend as a table ----

@@ -322,6 +322,7 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	c->state = MCINIT_CS_PENDING;
 	if (wait_named(I, MCINIT_PH_WORLD, comm, "world", err) != 0) {
 		c->state = MCINIT_CS_FAILED;
+		c->stuck = 1;
 		return -1;
 	}
 	c->size = (int)W;
@@ -374,20 +375,27 @@ split_one(struct mcinit_init *I, const struct mcinit_split *sp, struct mcinit_er
 		                      e.msg);
 	c->handle = child;
 	c->state = MCINIT_CS_FAILED; /* until it is made */
-	/* non-blocking parent: the child exists once the parent is done */
-	if (wait_named(I, MCINIT_PH_GROUPS, I->comms.v[0].handle, label, err) != 0)
+	/* non-blocking parent: the child exists once the parent is done.  On a
+	 * failure the parent's split job may still write the child into
+	 * c->handle's struct: the teardown ends the parent first, then the
+	 * child, and frees only after (defect 3 of issue 40) */
+	if (wait_named(I, MCINIT_PH_GROUPS, I->comms.v[0].handle, label, err) != 0) {
+		I->comms.v[0].stuck = 1;
 		return -1;
+	}
 	if (color == MCINIT_NCCL_NOCOLOR) {
 		mcinit_nccl_destroy(child, 0, 1, NULL);
 		c->handle = NULL;
 		c->state = MCINIT_CS_NONE;
 		return 0;
 	}
-	if (!mcinit_nccl_handle(child) || wait_named(I, MCINIT_PH_GROUPS, child, label, err) != 0)
+	if (!mcinit_nccl_handle(child) || wait_named(I, MCINIT_PH_GROUPS, child, label, err) != 0) {
+		c->stuck = 1;
 		return I->failed == MCINIT_PH_COUNT
 		           ? mcinit_ph_fail(I, MCINIT_PH_GROUPS, err, MCINIT_E_INTERNAL,
 		                            "%s groups: ncclCommSplit gave no communicator", name)
 		           : -1;
+	}
 	if (mcinit_nccl_info(child, &size, &r, &e) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_GROUPS, err, e.code, "%s: %s", name, e.msg);
 	c->size = size;
@@ -464,6 +472,7 @@ verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcinit_buf *bad)
 		rc = MCINIT_E_UNAVAILABLE;
 	}
 	c->state = rc ? MCINIT_CS_FAILED : MCINIT_CS_VERIFIED;
+	c->stuck = rc == MCINIT_E_TIMEOUT;
 	if (rc)
 		mcinit_buf_printf(bad, "%s%s group %d (ranks %s): %s", bad->len ? "; " : "",
 		                  c->name, c->color, mcinit_buf_cstr(&mem), c->detail);
@@ -487,6 +496,7 @@ sweep_one(struct mcinit_init *I, struct mcinit_comm *c)
 		if (mcinit_nccl_time(c->handle, c->coll, sizes[i], 20, mcinit_now() + I->timeout,
 		                     &sec, &e) != 0) {
 			snprintf(c->detail, sizeof c->detail, "bandwidth: %.140s", e.msg);
+			c->stuck = e.code == MCINIT_E_TIMEOUT;
 			return e.code;
 		}
 		mcinit_bandwidth(c->coll, c->size, (double)sizes[i], sec, &c->algbw, &c->busbw);

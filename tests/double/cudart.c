@@ -459,10 +459,11 @@ mcd_announce(void *st, mcd_fn fn, void *arg, void *dst, size_t len, const char *
 	return op;
 }
 
-API void
+API unsigned long
 mcd_queue(struct mcd_op *op)
 {
 	struct mcd_stream *s = op->s;
+	unsigned long seq;
 
 	/* the legacy stream waits for the blocking streams, and they for it:
 	 * the host waits here instead (coarser, never looser) */
@@ -471,7 +472,7 @@ mcd_queue(struct mcd_op *op)
 	else if (!s->nonblocking)
 		drain(stream_of(NULL), 0);
 	pthread_mutex_lock(&s->mu);
-	op->seq = ++s->seq;
+	seq = op->seq = ++s->seq;
 	if (s->tail)
 		s->tail->qnext = op;
 	else
@@ -479,6 +480,19 @@ mcd_queue(struct mcd_op *op)
 	s->tail = op;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+	return seq;
+}
+
+API int
+mcd_done(void *st, unsigned long seq)
+{
+	struct mcd_stream *s = stream_of(st);
+	int r;
+
+	pthread_mutex_lock(&s->mu);
+	r = s->done >= seq;
+	pthread_mutex_unlock(&s->mu);
+	return r;
 }
 
 /* ---- memory ---- */
@@ -718,8 +732,7 @@ cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
 
 	e->s = op->s;
 	e->t = 0;
-	mcd_queue(op);
-	e->seq = op->seq;
+	e->seq = mcd_queue(op);
 	return cudaSuccess;
 }
 
@@ -769,8 +782,10 @@ cudaEventDestroy(cudaEvent_t ev)
 {
 	struct mcd_event *e = (struct mcd_event *)ev;
 
-	if (e && e->s)
-		drain(e->s, e->seq); /* the stamp may still be queued */
+	/* as CUDA: returns at once; an event still queued (behind a stuck
+	 * kernel) is released when it completes; here, never (it is small) */
+	if (e && e->s && !mcd_done(e->s, e->seq))
+		return cudaSuccess;
 	free(e);
 	return cudaSuccess;
 }

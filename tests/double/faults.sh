@@ -37,4 +37,42 @@ on_double env MCDOUBLE_FAULT=destroy@1 timeout $((60 * S)) $MCINIT run --nproc-p
 rc=$?
 comment "$tmp/destroy"
 check "failed ncclCommDestroy: no abort after it" sh -c "test $rc = 0 && ! grep -q mcdouble: '$tmp/destroy'"
+# Issue 40, defect 1: a timeout in --bandwidth on a later communicator.
+# Rank 1's 85th collective hangs: 21 verify all-reduces and the world's
+# three sizes (21 runs each) are done, the next communicator's warm-up is
+# not.  Teardown freed the later communicators' buffers (cudaFree
+# synchronizes the device) before aborting the stuck one: rank 0 hung for
+# ever.  Now every communicator is aborted, the stuck one first, before any
+# free: exit 75 soon after the timeout.
+T=$((S > 1 ? 6 : 2))
+start=$(date +%s)
+on_double env MCDOUBLE_FAULT=hang@1:85 timeout $((60 * S)) $MCINIT run --nproc-per-node 2 --no-warmup \
+	--bandwidth --timeout $T "$J" >"$tmp/bwhang" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+grep -v '^#\|slowest' "$tmp/bwhang" | comment /dev/stdin
+echo "# exit $rc after $took s"
+check "bandwidth timeout on a later communicator: exit 75, soon after the timeout" \
+	sh -c "test $rc = 75 && test $took -le $((S > 1 ? 40 : 15))"
+check "bandwidth timeout: the world's 64 MiB line, then the next communicator stopped" sh -c "
+	grep -q 'bandwidth world .* 65536 KiB' '$tmp/bwhang' &&
+	grep -q 'verify .*failed.*bandwidth of the [a-z_-]* communicator: bandwidth: .*not finished at the deadline.*stopped at the first timeout' '$tmp/bwhang'"
+check "bandwidth timeout: no misuse" sh -c "! grep -q mcdouble: '$tmp/bwhang'"
+
+# Issue 40, defect 3: a split that times out (rank 1's never completes).
+# NCCL writes the failed child even so (the double does, as 2.28.9's
+# init.cc): the parent is aborted, then the child, and only then freed.
+# Before, the child's struct was freed with its handle still NULL, the
+# parent's abort let the split job write into freed memory, and the child
+# was never aborted (the double reports that at exit: 88).
+start=$(date +%s)
+on_double env MCDOUBLE_FAULT=splithang@1 timeout $((60 * S)) $MCINIT run --nproc-per-node 2 --no-warmup \
+	--timeout $T "$J" >"$tmp/splithang" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+grep -v '^#\|slowest' "$tmp/splithang" | comment /dev/stdin
+echo "# exit $rc after $took s"
+check "split timeout: exit 75, the groups phase names it" sh -c "test $rc = 75 &&
+	grep -q 'groups .*failed.*communicator not created within $T s (ncclCommAbort)' '$tmp/splithang'"
+check "split timeout: the child the failed split wrote is aborted" sh -c "! grep -q mcdouble: '$tmp/splithang'"
 finish

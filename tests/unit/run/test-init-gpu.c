@@ -32,6 +32,7 @@ static struct {
 	int blocking;   /* creations asked blocking (o->blocking) */
 	int creations;  /* init_start and split_start calls */
 	int destroyed[64], aborted[64], nd;
+	int abort_first[64], na; /* MCINIT_END_ABORT calls, before any free */
 	int timed;
 } F;
 
@@ -163,6 +164,12 @@ f_destroy(void *comm, double deadline, int hard, void *ctx)
 	struct fcomm *c = comm;
 
 	(void)deadline, (void)ctx;
+	if (hard == MCINIT_END_ABORT) {
+		cr_expect_eq(F.nd, 0, "an abort after a free (it would wait for a stuck kernel)");
+		if (F.na < 64)
+			F.abort_first[F.na++] = c->id;
+		return 0;
+	}
 	if (F.nd < 64) {
 		F.aborted[F.nd] = hard;
 		F.destroyed[F.nd++] = c->id;
@@ -327,6 +334,13 @@ Test(init_gpu, split_timeout_aborts_everything)
 	cr_expect_eq(F.destroyed[0], 3);
 	cr_expect_eq(F.destroyed[3], 0);
 	cr_expect_eq(F.aborted[0] && F.aborted[1] && F.aborted[2] && F.aborted[3], 1);
+	/* every one aborted before any is freed: the stuck split first, then
+	 * parents before children (issue 40, defects 1-3) */
+	cr_assert_eq(F.na, 5);
+	cr_expect_eq(F.abort_first[0], 3);
+	cr_expect_eq(F.abort_first[1], 0);
+	cr_expect_eq(F.abort_first[2], 1);
+	cr_expect_eq(F.abort_first[4], 3);
 	cr_expect_eq(I->comms.v[3].state, MCINIT_CS_FAILED);
 	cr_expect_eq(I->comms.v[2].state, MCINIT_CS_READY);
 }
