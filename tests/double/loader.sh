@@ -25,4 +25,10 @@ rc=$?
 comment "$tmp/nonccl"
 check run-without-nccl-exits-69 sh -c "test $rc = 69 &&
 	grep -q 'device.*failed.*no NCCL library: libnccl.so.2 not loadable from MCINIT_NCCL_LIBRARY=/nonexistent' '$tmp/nonccl'"
+# Issue 40, defect 5: the kernels module does not load over the double
+# (it lacks cudaOccupancy...): the reason names the build tree's module and
+# its missing symbol, not only the last place looked (pkglibdir)
+on_double timeout $((30 * S)) $MCINIT run "$J" >"$tmp/kern" 2>&1
+comment "$tmp/kern"
+check kernels-module-every-reason sh -c "grep -q 'kernels .*failed.*lib/\.libs/mcinit-cuda-kernels\.so: undefined symbol: cuda' '$tmp/kern'"
 finish
