@@ -20,10 +20,10 @@
 
 struct mcinit_cudart mcinit_cudart;
 static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
-static char cudart_why[512] = "not loaded"; /* empty once loaded */
-static char cudart_file[512];
+static char cudart_why[1024] = "not loaded"; /* empty once loaded */
+static struct mcinit_dl_found cudart_found;
 
-/* The wheels that carry libcudart.so.13: nvidia-cuda-runtime (CUDA 13:
+/* The wheels that carry libcudart: nvidia-cuda-runtime (CUDA 13:
  * nvidia/cu13/lib; CUDA 12: nvidia/cuda_runtime/lib). */
 static const char *const cudart_subs[] = {"cu13", "cuda_runtime", NULL};
 
@@ -34,18 +34,19 @@ cudart_open(void)
 	void *h;
 
 	snprintf(soname, sizeof soname, "libcudart.so.%d", CUDART_VERSION / 1000);
-	h = mcinit_dl_find(soname, "MCINIT_CUDA_LIBRARY", cudart_subs,
-	                   MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
-	                   cudart_file, sizeof cudart_file, why, sizeof why);
+	h = mcinit_dl_find_py(soname, "MCINIT_CUDA_LIBRARY", cudart_subs,
+	                      MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                      &cudart_found, why, sizeof why);
 	if (h == NULL) {
-		snprintf(cudart_why, sizeof cudart_why, "%s", why);
-		cudart_file[0] = '\0';
+		snprintf(cudart_why, sizeof cudart_why, "%s", why[0] ? why : "nowhere to look");
+		memset(&cudart_found, 0, sizeof cudart_found);
 		return;
 	}
 	cudart_why[0] = '\0';
 #define CUDART_FIND(f)                                                                             \
 	if ((*(void **)&mcinit_cudart.dl_##f = dlsym(h, #f)) == NULL && cudart_why[0] == '\0')     \
-		snprintf(cudart_why, sizeof cudart_why, "%.300s: no %s", cudart_file, #f);
+		snprintf(cudart_why, sizeof cudart_why, "%.300s: no %s", cudart_found.used.file,   \
+		         #f);
 	MCINIT_CUDART_CALLS(CUDART_FIND)
 #undef CUDART_FIND
 }
@@ -64,7 +65,14 @@ mcinit_cudart_load(char *why, size_t cap)
 const char *
 mcinit_cudart_path(void)
 {
-	return mcinit_cudart_load(NULL, 0) == 0 ? cudart_file : "";
+	return mcinit_cudart_load(NULL, 0) == 0 ? cudart_found.used.file : "";
+}
+
+const struct mcinit_dl_found *
+mcinit_cudart_found(void)
+{
+	pthread_once(&cudart_once, cudart_open);
+	return &cudart_found;
 }
 
 int
@@ -101,12 +109,20 @@ mcinit_cuda_versions(struct mcinit_gpu_versions *v)
 	int x = 0;
 
 	memset(v, 0, sizeof *v);
+	/* libcudart first, as mcinit run opens them: a libnccl that needs
+	 * libcudart.so.N by soname then finds the one chosen here */
+	(void)mcinit_cudart_load(NULL, 0);
 	v->nccl_header = NCCL_VERSION_CODE;
 	v->cuda_header = CUDART_VERSION;
 	v->nccl_runtime = mcinit_nccl_runtime_version();
 	v->nccl_library = mcinit_nccl_path();
 	v->nccl_missing = mcinit_nccl_missing();
 	v->cuda_library = mcinit_cudart_path();
+	/* why those files, and a different libnccl the trainer may load */
+	v->nccl_how = mcinit_nccl_found()->used.how;
+	v->cuda_how = mcinit_cudart_found()->used.how;
+	v->nccl_other = mcinit_nccl_found()->other.file;
+	v->nccl_other_how = mcinit_nccl_found()->other.how;
 	if (mcinit_cudart_load(NULL, 0) != 0)
 		return;
 	if (cudaRuntimeGetVersion(&x) == cudaSuccess)

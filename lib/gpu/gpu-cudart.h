@@ -1,6 +1,7 @@
 /* gpu-cudart.h — CUDA's runtime as a table of functions, filled from the
- * libcudart that gpu-cuda.c finds at run time (core/dlfind.h: $MCINIT_CUDA_
- * LIBRARY, the loader's path, a Python environment's nvidia/cu13/lib).
+ * libcudart that gpu-cuda.c finds at run time where the trainer's Python
+ * would (core/dlfind.h, mcinit_dl_places: $MCINIT_CUDA_LIBRARY, the Python
+ * environments' nvidia/cu13/lib, CUDA_HOME, the loader's path).
  *
  * Why a table over dlopen rather than a loadable backend module: these two
  * files call ~25 runtime functions and need much of the library (errors,

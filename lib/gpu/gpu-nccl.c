@@ -66,33 +66,37 @@
 NCCL_CALLS(NCCL_POINTER)
 #undef NCCL_POINTER
 
-/* The library as the headers name it (libnccl.so.2 for NCCL 2), found as
- * libcudart is (core/dlfind.h): $MCINIT_NCCL_LIBRARY, the loader's path, a
- * Python environment's nvidia/nccl/lib (the nvidia-nccl wheel), the CUDA
- * toolkit configure found. */
+/* The library as the headers name it (libnccl.so.2 for NCCL 2), found
+ * where the trainer's Python finds it (core/dlfind.h, mcinit_dl_places):
+ * $MCINIT_NCCL_LIBRARY, the active environment's nvidia/nccl/lib (torch's
+ * nvidia-nccl wheel), conda's lib, the python3 on PATH, $CUDA_HOME, the
+ * CUDA toolkit configure found, the loader. */
 #define NCCL_STR(x)  #x
 #define NCCL_XSTR(x) NCCL_STR(x)
 #define NCCL_SONAME  "libnccl.so." NCCL_XSTR(NCCL_MAJOR)
 static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
-static char nccl_why[512]; /* empty once loaded */
-static char nccl_file[512];
+static char nccl_why[1024]; /* empty once loaded */
+static struct mcinit_dl_found nccl_found;
 static const char *const nccl_subs[] = {"nccl", NULL};
 
 static void
 nccl_open(void)
 {
-	void *h = mcinit_dl_find(NCCL_SONAME, "MCINIT_NCCL_LIBRARY", nccl_subs,
-	                         MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
-	                         nccl_file, sizeof nccl_file, nccl_why, sizeof nccl_why);
+	void *h =
+	    mcinit_dl_find_py(NCCL_SONAME, "MCINIT_NCCL_LIBRARY", nccl_subs,
+	                      MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                      &nccl_found, nccl_why, sizeof nccl_why);
 
 	if (h == NULL) {
-		nccl_file[0] = '\0';
+		if (!nccl_why[0])
+			snprintf(nccl_why, sizeof nccl_why, "%s: nowhere to look", NCCL_SONAME);
+		memset(&nccl_found, 0, sizeof nccl_found);
 		return;
 	}
 	nccl_why[0] = '\0';
 #define NCCL_FIND(f)                                                                               \
 	if ((*(void **)&dl_##f = dlsym(h, #f)) == NULL && nccl_why[0] == '\0')                     \
-		snprintf(nccl_why, sizeof nccl_why, "%.300s: no %s", nccl_file, #f);
+		snprintf(nccl_why, sizeof nccl_why, "%.300s: no %s", nccl_found.used.file, #f);
 	NCCL_CALLS(NCCL_FIND)
 #undef NCCL_FIND
 }
@@ -147,7 +151,14 @@ mcinit_nccl_runtime_version(void)
 const char *
 mcinit_nccl_path(void)
 {
-	return nccl_load(NULL) == 0 ? nccl_file : "";
+	return nccl_load(NULL) == 0 ? nccl_found.used.file : "";
+}
+
+const struct mcinit_dl_found *
+mcinit_nccl_found(void)
+{
+	pthread_once(&nccl_once, nccl_open);
+	return &nccl_found;
 }
 
 const char *

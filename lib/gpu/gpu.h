@@ -40,6 +40,10 @@ struct mcinit_gpu_versions {
 	const char *nccl_library, *cuda_library;
 	/* why libnccl did not load (NULL when it did, or nobody tried) */
 	const char *nccl_missing;
+	/* why each was taken from there ("VIRTUAL_ENV=...: ...", "the dynamic
+	 * loader ..."), and another libnccl, a different file, visible too
+	 * (the trainer may load that one); "" or NULL when none (static) */
+	const char *nccl_how, *cuda_how, *nccl_other, *nccl_other_how;
 };
 void mcinit_gpu_versions(struct mcinit_gpu_versions *v);
 

@@ -87,14 +87,16 @@ static void
 load(void)
 {
 	static const char *const subs[] = {"cu13", "cuda_runtime", NULL};
-	char soname[32], path[512], w[512], tried[sizeof why - 16];
+	char soname[32], w[1024], tried[sizeof why - 16];
+	struct mcinit_dl_found found;
 	const struct mcinit_kb *(*entry)(void);
 	void *h;
 
 	snprintf(soname, sizeof soname, "libcudart.so.%d", CUDART_VERSION / 1000);
-	if (!mcinit_dl_find(soname, "MCINIT_CUDA_LIBRARY", subs,
-	                    MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL, path,
-	                    sizeof path, w, sizeof w)) {
+	/* found as the GPU backend finds it (gpu-cuda.c), so the same file */
+	if (!mcinit_dl_find_py(soname, "MCINIT_CUDA_LIBRARY", subs,
+	                       MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                       &found, w, sizeof w)) {
 		snprintf(why, sizeof why, "kernels: no CUDA runtime: %s", w);
 		return;
 	}

@@ -119,6 +119,17 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	default:
 		break;
 	}
+	/* the trainer may load the other one: say which is checked, and why */
+	if (v.nccl_other && *v.nccl_other) {
+		char *t = mcinit_xasprintf(
+		    "warning: two different NCCL libraries are visible: %s (%s) is the one "
+		    "checked, %s (%s) is there too; MCINIT_NCCL_LIBRARY names the trainer's",
+		    v.nccl_library, v.nccl_how ? v.nccl_how : "", v.nccl_other,
+		    v.nccl_other_how ? v.nccl_other_how : "");
+
+		mcinit_ph_note(I, t);
+		free(t);
+	}
 	/* (a local rank beyond the devices was refused by init.c already) */
 	if (mcinit_gpu_select(dev, I->busid, sizeof I->busid, I->gpu_name, sizeof I->gpu_name,
 	                      &e) != 0)

@@ -1335,6 +1335,19 @@ phase_summary(const struct mcinit_init *I)
 	return out;
 }
 
+/* Why each library was taken from where it was, and another libnccl also
+ * visible (the trainer may load that one), beside the versions. */
+static void
+library_reasons(json_t *versions, const struct mcinit_gpu_versions *v)
+{
+#define LIB(x) ((x) && *(x) ? json_string(x) : json_null())
+	json_object_set_new(versions, "nccl_library_why", LIB(v->nccl_how));
+	json_object_set_new(versions, "cuda_library_why", LIB(v->cuda_how));
+	json_object_set_new(versions, "nccl_other_library", LIB(v->nccl_other));
+	json_object_set_new(versions, "nccl_other_library_why", LIB(v->nccl_other_how));
+#undef LIB
+}
+
 json_t *
 mcinit_init_report(const struct mcinit_init *I)
 {
@@ -1349,7 +1362,7 @@ mcinit_init_report(const struct mcinit_init *I)
 		                mcinit_phase_names[I->failed], "message", I->ph[I->failed].detail);
 #define VER(x) ((x) ? json_integer(x) : json_null())
 #define LIB(x) ((x) && *(x) ? json_string(x) : json_null())
-	return json_pack(
+	json_t *r = json_pack(
 	    "{s:b, s:I, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, "
 	    "s:o}, s:o}",
 	    "ok", ok, "world_size", (json_int_t)I->env.world, "contract",
@@ -1361,6 +1374,9 @@ mcinit_init_report(const struct mcinit_init *I)
 	    LIB(v.cuda_library), "communicators", mcinit_gpu_comms_json(I));
 #undef VER
 #undef LIB
+	if (r)
+		library_reasons(json_object_get(r, "versions"), &v);
+	return r;
 }
 
 void
