@@ -150,6 +150,7 @@ struct places {
 	struct mcinit_dl_place *v;
 	size_t n, max;
 	const char *soname;
+	int tier; /* of the places added now */
 };
 
 static void place(struct places *p, const char *file, const char *fmt, ...)
@@ -167,6 +168,7 @@ place(struct places *p, const char *file, const char *fmt, ...)
 		if (strcmp(p->v[i].file, file) == 0)
 			return;
 	snprintf(p->v[p->n].file, sizeof p->v[p->n].file, "%s", file);
+	p->v[p->n].tier = p->tier;
 	va_start(ap, fmt);
 	vsnprintf(p->v[p->n].how, sizeof p->v[p->n].how, fmt, ap);
 	va_end(ap);
@@ -237,7 +239,7 @@ size_t
 mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs, const char *dir,
                  struct mcinit_dl_place *v, size_t max)
 {
-	struct places p = {v, 0, max, soname};
+	struct places p = {v, 0, max, soname, 1};
 	const char *e = envvar ? getenv(envvar) : NULL, *ve = getenv("VIRTUAL_ENV"),
 	           *co = getenv("CONDA_PREFIX"), *ch = getenv("CUDA_HOME"), *home = getenv("HOME"),
 	           *ld = getenv("LD_LIBRARY_PATH");
@@ -250,6 +252,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 		free(f);
 		return p.n;
 	}
+	p.tier = 2;
 	if (ve && *ve) {
 		who = mcinit_xasprintf("VIRTUAL_ENV=%s", ve);
 		place_site(&p, ve, "lib/python3*/site-packages", subs, who);
@@ -263,6 +266,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 		free(f);
 		free(who);
 	}
+	p.tier = 3;
 	if (python_on_path(pre, sizeof pre, exe, sizeof exe) == 0 &&
 	    !(ve && strcmp(pre, ve) == 0) && !(co && strcmp(pre, co) == 0)) {
 		who = mcinit_xasprintf("the python3 on PATH (%s)", exe);
@@ -289,6 +293,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 	/* Debian's pip, as root, installs there whichever python3 is first */
 	place_site(&p, "/usr/local", "lib/python3*/dist-packages", subs,
 	           "the system's Python (/usr/local)");
+	p.tier = 4;
 	if (ch && *ch) {
 		who = mcinit_xasprintf("CUDA_HOME=%s", ch);
 		f = mcinit_xasprintf("%s/lib64/%s", ch, soname);
@@ -299,6 +304,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 		free(f);
 		free(who);
 	}
+	p.tier = 5;
 	while (ld && *ld) {
 		size_t n = strcspn(ld, ":");
 
@@ -310,6 +316,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 	}
 	place(&p, soname, "the dynamic loader (ld.so.cache)");
 	/* the last resort, as the loader may not know the toolkit's folder */
+	p.tier = 6;
 	if (dir && *dir) {
 		f = mcinit_xasprintf("%s/%s", dir, soname);
 		if (access(f, F_OK) == 0)

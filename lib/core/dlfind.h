@@ -31,6 +31,7 @@ void *mcinit_dl_find(const char *soname, const char *envvar, const char *const *
 struct mcinit_dl_place {
 	char file[512]; /* a path; the bare soname for the dynamic loader */
 	char how[256];  /* e.g. "VIRTUAL_ENV=/v: its nvidia/nccl/lib" */
+	int tier;       /* the step of the order below (1-6): lower comes first */
 };
 
 /* The places, in order:

@@ -31,7 +31,6 @@
 	X(cudaDriverGetVersion)                                                                    \
 	X(cudaDeviceGetPCIBusId)                                                                   \
 	X(cudaSetDevice)                                                                           \
-	X(cudaGetDeviceProperties)                                                                 \
 	X(cudaDeviceGetStreamPriorityRange)                                                        \
 	X(cudaStreamCreateWithPriority)                                                            \
 	X(cudaStreamQuery)                                                                         \
@@ -68,7 +67,6 @@ const char *mcinit_cudart_path(void);
 #define cudaDriverGetVersion             (*mcinit_cudart.dl_cudaDriverGetVersion)
 #define cudaDeviceGetPCIBusId            (*mcinit_cudart.dl_cudaDeviceGetPCIBusId)
 #define cudaSetDevice                    (*mcinit_cudart.dl_cudaSetDevice)
-#define cudaGetDeviceProperties          (*mcinit_cudart.dl_cudaGetDeviceProperties)
 #define cudaDeviceGetStreamPriorityRange (*mcinit_cudart.dl_cudaDeviceGetStreamPriorityRange)
 #define cudaStreamCreateWithPriority     (*mcinit_cudart.dl_cudaStreamCreateWithPriority)
 #define cudaStreamQuery                  (*mcinit_cudart.dl_cudaStreamQuery)

@@ -41,7 +41,6 @@
 	X(ncclGetLastError)                                                                        \
 	X(ncclGetUniqueId)                                                                         \
 	X(ncclCommInitRankConfig)                                                                  \
-	X(ncclCommInitRankScalable)                                                                \
 	X(ncclCommSplit)                                                                           \
 	X(ncclCommGetAsyncError)                                                                   \
 	X(ncclCommCount)                                                                           \
@@ -62,8 +61,15 @@
 	X(ncclSend)                                                                                \
 	X(ncclRecv)
 
+/* The calls of later releases than the floor (MCINIT_NCCL_MIN, 2.19):
+ * NULL when the library lacks them, and the caller falls back (the
+ * single-id ncclCommInitRankConfig where ncclCommInitRankScalable, 2.23,
+ * is absent: mcinit_nccl_nids asks for one id below 2.23). */
+#define NCCL_OPTIONAL(X) X(ncclCommInitRankScalable)
+
 #define NCCL_POINTER(f) static __typeof__(f) *dl_##f;
 NCCL_CALLS(NCCL_POINTER)
+NCCL_OPTIONAL(NCCL_POINTER)
 #undef NCCL_POINTER
 
 /* The library as the headers name it (libnccl.so.2 for NCCL 2), found
@@ -99,6 +105,9 @@ nccl_open(void)
 		snprintf(nccl_why, sizeof nccl_why, "%.300s: no %s", nccl_found.used.file, #f);
 	NCCL_CALLS(NCCL_FIND)
 #undef NCCL_FIND
+#define NCCL_FIND_OPTIONAL(f) *(void **)&dl_##f = dlsym(h, #f);
+	NCCL_OPTIONAL(NCCL_FIND_OPTIONAL)
+#undef NCCL_FIND_OPTIONAL
 }
 
 /* 0 once libnccl is open with every call found; else -1 with why in err
@@ -255,6 +264,11 @@ nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char 
 
 		memcpy(id.internal, ids, sizeof id.internal);
 		r = ncclCommInitRankConfig(&n->c, nranks, id, rank, &cfg);
+	} else if (!dl_ncclCommInitRankScalable) {
+		free(n);
+		return mcinit_err_set(err, MCINIT_E_INTERNAL,
+		                      "%d NCCL ids, but this NCCL has no ncclCommInitRankScalable",
+		                      nid);
 	} else {
 		ncclUniqueId *v = mcinit_xcalloc((size_t)nid, sizeof *v);
 		int i;

@@ -169,16 +169,18 @@ size_t mcinit_tp_comm_bytes(long long seq_length, long long micro_batch_size, lo
 void mcinit_nccl_version_text(int code, char *out, size_t cap);
 void mcinit_cuda_version_text(int code, char *out, size_t cap);
 /* Whether the libraries found at run time can serve mcinit run: NCCL older
- * than MCINIT_NCCL_MIN is refused (ncclCommInitRankScalable, ncclCommSplit
- * with a config, ncclMemAlloc and ncclCommRegister are what run calls),
+ * than MCINIT_NCCL_MIN is refused (ncclCommSplit with a config,
+ * ncclMemAlloc and ncclCommRegister are what run needs; the later
+ * ncclCommInitRankScalable is optional, mcinit_nccl_nids),
  * an NCCL other than the headers' passes with a warning (NCCL keeps its
  * ABI within 2.x; an NGC container's 2.27 serves headers of 2.28); a CUDA
- * runtime older than its header is refused, and so is a driver of an older
- * CUDA major than the runtime (the runtime then reports
+ * runtime older than 12.0 is refused (12 and 13 are bound, gpu-cuda.c),
+ * and so is a driver of an older CUDA major than the runtime (the runtime then reports
  * cudaErrorInsufficientDriver; CUDA's minor-version compatibility covers
  * an older minor).  0 is unknown and passes.  0; 1 with a warning in why;
  * -1 with why. */
-#define MCINIT_NCCL_MIN 22300 /* 2.23.0: ncclCommInitRankScalable */
+#define MCINIT_NCCL_MIN   21900 /* 2.19.0: ncclMemAlloc, ncclCommRegister */
+#define MCINIT_CUDART_MIN 12000 /* the oldest runtime gpu-cuda.c binds */
 int mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, int cuda_header,
                              int cuda_driver, char *why, size_t cap);
 

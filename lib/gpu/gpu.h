@@ -44,6 +44,10 @@ struct mcinit_gpu_versions {
 	 * loader ..."), and another libnccl, a different file, visible too
 	 * (the trainer may load that one); "" or NULL when none (static) */
 	const char *nccl_how, *cuda_how, *nccl_other, *nccl_other_how;
+	/* an NVIDIA driver is on this node (it answers, or its kernel module
+	 * is loaded): "no CUDA device" is then something to fix, not a CPU
+	 * node to run --allow-no-cuda on */
+	int gpu_node;
 };
 void mcinit_gpu_versions(struct mcinit_gpu_versions *v);
 

@@ -735,10 +735,26 @@ phase_rendezvous(struct mcinit_init *I, struct mcinit_err *err)
 
 /* ---- phase device (and the GPU phases of the CPU path) ---- */
 
+/* No CUDA device: on a GPU node (a driver is there) what is wrong is the
+ * runtime or the driver, and why says which; --allow-no-cuda is the advice
+ * only where there is no GPU at all. */
+static int
+no_device(struct mcinit_init *I, const char *why, struct mcinit_err *err)
+{
+	struct mcinit_gpu_versions v;
+
+	mcinit_gpu_versions(&v);
+	if (v.gpu_node)
+		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
+		                      "no CUDA device usable on this GPU node: %s", why);
+	return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
+	                      "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
+}
+
 static int
 phase_device(struct mcinit_init *I, struct mcinit_err *err)
 {
-	char why[256] = "";
+	char why[1024] = "";
 	int n;
 
 	mcinit_ph_begin(I, MCINIT_PH_DEVICE);
@@ -751,9 +767,7 @@ phase_device(struct mcinit_init *I, struct mcinit_err *err)
 	if (n > 0)
 		return mcinit_gpu_phase_device(I, n, err);
 	if (!I->o->allow_no_cuda)
-		return mcinit_ph_fail(
-		    I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
-		    "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
+		return no_device(I, why, err);
 	mcinit_ph_end(I, MCINIT_PH_DEVICE, MCINIT_PS_SKIPPED, "no CUDA device (%s): CPU path", why);
 	return 0;
 }
@@ -1132,13 +1146,11 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 	}
 	if (!lazy && !I->o->allow_no_cuda) {
 		/* no GPU and no CPU path asked for: say so before any network */
-		char why[256] = "";
+		char why[1024] = "";
 
 		if (mcinit_gpu_count(why, sizeof why) == 0) {
 			mcinit_ph_begin(I, MCINIT_PH_DEVICE);
-			return mcinit_ph_fail(
-			    I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
-			    "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
+			return no_device(I, why, err);
 		}
 	}
 	if (lazy) {

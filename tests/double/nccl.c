@@ -54,7 +54,15 @@
 
 #include "double.h"
 
-#define API    __attribute__((visibility("default")))
+#define API __attribute__((visibility("default")))
+
+/* The release this build plays (Makefile.am's personalities): what
+ * ncclGetVersion says, and which calls of later releases exist.  Only the
+ * calls mcinit may look up differ: ncclCommInitRankScalable came in 2.23,
+ * ncclCommShrink and ncclCommWindowRegister in 2.27. */
+#ifndef MCD_NCCL_VERSION
+#define MCD_NCCL_VERSION NCCL_VERSION_CODE
+#endif
 #define MAXR   64
 #define SLOT   (64 * 1024)
 #define MAGIC  "MCDOUBLE"
@@ -805,7 +813,7 @@ ncclGetVersion(int *v)
 {
 	const char *e = getenv("MCDOUBLE_NCCL_VERSION");
 
-	*v = e && *e ? atoi(e) : NCCL_VERSION_CODE;
+	*v = e && *e ? atoi(e) : MCD_NCCL_VERSION;
 	return ncclSuccess;
 }
 
@@ -884,6 +892,7 @@ ncclCommInitRank(ncclComm_t *c, int nranks, ncclUniqueId id, int rank)
 	return init(c, nranks, &id, rank, NULL);
 }
 
+#if MCD_NCCL_VERSION >= 22300
 API ncclResult_t
 ncclCommInitRankScalable(ncclComm_t *c, int nranks, int rank, int nid, ncclUniqueId *ids,
                          ncclConfig_t *cfg)
@@ -892,6 +901,24 @@ ncclCommInitRankScalable(ncclComm_t *c, int nranks, int rank, int nid, ncclUniqu
 		return ncclInvalidArgument;
 	return init(c, nranks, &ids[0], rank, cfg);
 }
+#endif
+
+#if MCD_NCCL_VERSION >= 22700
+/* present, as in 2.27 and later; mcinit does not call them */
+API ncclResult_t
+ncclCommShrink(ncclComm_t c, int *exclude, int n, ncclComm_t *out, ncclConfig_t *cfg, int flags)
+{
+	(void)c, (void)exclude, (void)n, (void)out, (void)cfg, (void)flags;
+	return ncclInvalidUsage;
+}
+
+API ncclResult_t
+ncclCommWindowRegister(ncclComm_t c, void *p, size_t n, ncclWindow_t *w, int flags)
+{
+	(void)c, (void)p, (void)n, (void)w, (void)flags;
+	return ncclInvalidUsage;
+}
+#endif
 
 struct split {
 	int color, key, nonblocking;

@@ -370,15 +370,23 @@ Test(versions, refusals_and_warnings)
 	             1);
 	cr_expect_eq(mcinit_gpu_version_check(22300, 22809, 13000, 13000, 13000, why, sizeof why),
 	             1);
-	/* older than what run calls: ncclCommInitRankScalable came in 2.23 */
+	/* issue 40: from 2.19 (ncclMemAlloc, ncclCommRegister); 2.21 (torch
+	 * 2.6's wheel) and 2.22 serve, ncclCommInitRankScalable being optional */
 	cr_expect_eq(mcinit_gpu_version_check(22204, 22809, 13000, 13000, 13000, why, sizeof why),
+	             1);
+	cr_expect_eq(mcinit_gpu_version_check(21903, 22809, 13000, 13000, 13000, why, sizeof why),
+	             1);
+	cr_expect_eq(mcinit_gpu_version_check(21805, 22809, 13000, 13000, 13000, why, sizeof why),
 	             -1);
-	cr_expect(strstr(why, "NCCL library loaded is 2.22.4; mcinit run needs 2.23.0 or newer"),
+	cr_expect(strstr(why, "NCCL library loaded is 2.18.5; mcinit run needs 2.19.0 or newer"),
 	          "%s", why);
-	/* a CUDA runtime older than the headers */
-	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 12080, 13000, 13000, why, sizeof why),
+	cr_expect(!strstr(why, "LD_LIBRARY_PATH"), "%s", why);
+	/* issue 40: a CUDA 12 runtime under 13's headers is bound; 11 is not */
+	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 12080, 13000, 12080, why, sizeof why),
+	             0);
+	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 11080, 13000, 13000, why, sizeof why),
 	             -1);
-	cr_expect(strstr(why, "CUDA runtime loaded is 12.8, older than the 13.0 headers"), "%s",
+	cr_expect(strstr(why, "CUDA runtime loaded is 11.8; mcinit run needs 12.0 or newer"), "%s",
 	          why);
 	/* an older driver minor is fine (minor-version compatibility), an older major is not */
 	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 13010, 13000, 13000, why, sizeof why),
@@ -387,6 +395,7 @@ Test(versions, refusals_and_warnings)
 	             -1);
 	cr_expect(strstr(why, "driver supports CUDA 12.8, older than the CUDA 13.0 runtime"), "%s",
 	          why);
+	cr_expect(strstr(why, "use a CUDA 12 runtime"), "%s", why);
 	/* unknown (0: no driver, not compiled in) passes */
 	cr_expect_eq(mcinit_gpu_version_check(0, 22809, 13000, 13000, 0, why, sizeof why), 0);
 	cr_expect_eq(mcinit_gpu_version_check(0, 0, 0, 0, 0, why, sizeof why), 0);
