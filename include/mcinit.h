@@ -627,6 +627,20 @@ MCINIT_API int mcinit_store_capacity_check(long world, const char *prefix, FILE 
  * of memory.  Since interface 4.1. */
 MCINIT_API char *mcinit_config_schema(void);
 
+/* ---- the node's readiness: mcinit doctor (since interface 4.2) ---- */
+
+/* This node's readiness for a GPU job, what `mcinit doctor` prints: the
+ * NVIDIA driver and the CUDA runtime, which libcudart and libnccl load,
+ * from where and why (as the trainer's Python would find them), whether
+ * the torch found there would load the same NCCL, each GPU (compute mode,
+ * ECC), the open-file and locked-memory limits and net.core.somaxconn
+ * against `world` ranks (0: no world to check against), /dev/shm's size,
+ * and each problem found with its fix.  Works without a GPU: it says so and
+ * reports the rest.  The report as text on out (may be NULL) and as JSON
+ * text in *json (json may be NULL; the caller frees it with free()).  The
+ * number of problems, or -1 when out of memory.  Since interface 4.2. */
+MCINIT_API int mcinit_doctor(long world, FILE *out, char **json);
+
 #ifdef __cplusplus
 }
 #endif

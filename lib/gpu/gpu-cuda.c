@@ -235,6 +235,30 @@ mcinit_cuda_busid(int device, char *busid, size_t cap)
 }
 
 int
+mcinit_cuda_props(int device, struct mcinit_gpu_props *p)
+{
+	union {
+		char name[256];
+		unsigned char any[8192]; /* any runtime's cudaDeviceProp: see select */
+	} u;
+	int v = 0;
+
+	if (mcinit_cudart_load(NULL, 0) != 0 || props_fn(&u, device) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return -1;
+	}
+	u.name[sizeof u.name - 1] = '\0';
+	snprintf(p->name, sizeof p->name, "%s", u.name);
+	mcinit_cuda_busid(device, p->busid, sizeof p->busid);
+	if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, device) == cudaSuccess)
+		p->compute_mode = v;
+	if (cudaDeviceGetAttribute(&v, cudaDevAttrEccEnabled, device) == cudaSuccess)
+		p->ecc = v != 0;
+	(void)cudaGetLastError();
+	return 0;
+}
+
+int
 mcinit_cuda_select(int device, char *busid, size_t cap, char *name, size_t ncap,
                    struct mcinit_err *err)
 {

@@ -12,6 +12,7 @@ void mcinit_cuda_versions(struct mcinit_gpu_versions *v);
 int mcinit_cuda_select(int device, char *busid, size_t cap, char *name, size_t ncap,
                        struct mcinit_err *err);
 int mcinit_cuda_busid(int device, char *busid, size_t cap);
+int mcinit_cuda_props(int device, struct mcinit_gpu_props *p);
 /* ncclGetVersion of the libnccl gpu-nccl.c opens (opening it), 0 when it
  * does not open. */
 int mcinit_nccl_runtime_version(void);

@@ -30,6 +30,7 @@
 	X(cudaRuntimeGetVersion)                                                                   \
 	X(cudaDriverGetVersion)                                                                    \
 	X(cudaDeviceGetPCIBusId)                                                                   \
+	X(cudaDeviceGetAttribute)                                                                  \
 	X(cudaSetDevice)                                                                           \
 	X(cudaDeviceGetStreamPriorityRange)                                                        \
 	X(cudaStreamCreateWithPriority)                                                            \
@@ -66,6 +67,7 @@ const char *mcinit_cudart_path(void);
 #define cudaRuntimeGetVersion            (*mcinit_cudart.dl_cudaRuntimeGetVersion)
 #define cudaDriverGetVersion             (*mcinit_cudart.dl_cudaDriverGetVersion)
 #define cudaDeviceGetPCIBusId            (*mcinit_cudart.dl_cudaDeviceGetPCIBusId)
+#define cudaDeviceGetAttribute           (*mcinit_cudart.dl_cudaDeviceGetAttribute)
 #define cudaSetDevice                    (*mcinit_cudart.dl_cudaSetDevice)
 #define cudaDeviceGetStreamPriorityRange (*mcinit_cudart.dl_cudaDeviceGetStreamPriorityRange)
 #define cudaStreamCreateWithPriority     (*mcinit_cudart.dl_cudaStreamCreateWithPriority)

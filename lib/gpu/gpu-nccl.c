@@ -658,6 +658,7 @@ const struct mcinit_gpu_ops mcinit_gpu_builtin = {
     .versions = mcinit_cuda_versions,
     .select = mcinit_cuda_select,
     .busid = mcinit_cuda_busid,
+    .props = mcinit_cuda_props,
     .unique_id = nccl_unique_id,
     .init_start = nccl_init_start,
     .split_start = nccl_split_start,

@@ -60,6 +60,16 @@ int mcinit_gpu_select(int device, char *busid, size_t cap, char *name, size_t nc
 /* The PCI bus id of a device without selecting it (for the rendezvous). */
 int mcinit_gpu_busid(int device, char *busid, size_t cap);
 
+/* What `mcinit doctor` reports of a device (cudaDeviceGetAttribute): -1
+ * where unknown. */
+struct mcinit_gpu_props {
+	char name[256], busid[32];
+	int compute_mode; /* cudaComputeMode: 0 default, 2 prohibited, 3 exclusive process */
+	int ecc;          /* ECC enabled: 1, 0 */
+};
+/* 0, or -1 (no such device, no runtime, a backend without it). */
+int mcinit_gpu_props(int device, struct mcinit_gpu_props *p);
+
 /* ---- NCCL ---- */
 
 #define MCINIT_NCCL_ID_BYTES 128 /* NCCL_UNIQUE_ID_BYTES */
@@ -120,6 +130,7 @@ struct mcinit_gpu_ops {
 	int (*select)(int device, char *busid, size_t cap, char *name, size_t ncap,
 	              struct mcinit_err *err);
 	int (*busid)(int device, char *busid, size_t cap);
+	int (*props)(int device, struct mcinit_gpu_props *p); /* may be NULL */
 	int (*unique_id)(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err);
 	int (*init_start)(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
 	                  const struct mcinit_nccl_opts *o, struct mcinit_err *err);

@@ -278,6 +278,32 @@ cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
 }
 #endif
 
+/* The attributes mcinit doctor reads: the compute mode
+ * (MCDOUBLE_COMPUTE_MODE: default, exclusive_process, prohibited) and ECC
+ * (on). */
+API cudaError_t
+cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int dev)
+{
+	const char *m = getenv("MCDOUBLE_COMPUTE_MODE");
+
+	if (dev < 0 || dev >= visible())
+		return ret(cudaErrorInvalidDevice);
+	switch (a) {
+	case cudaDevAttrComputeMode:
+		*v = !m || !*m                             ? cudaComputeModeDefault
+		     : strcmp(m, "exclusive_process") == 0 ? cudaComputeModeExclusiveProcess
+		     : strcmp(m, "prohibited") == 0        ? cudaComputeModeProhibited
+		                                           : cudaComputeModeDefault;
+		return cudaSuccess;
+	case cudaDevAttrEccEnabled:
+		*v = 1;
+		return cudaSuccess;
+	default:
+		*v = 0;
+		return ret(cudaErrorInvalidValue);
+	}
+}
+
 API cudaError_t
 cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 {

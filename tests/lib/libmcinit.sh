@@ -28,6 +28,8 @@ for f in mcinit_config_schema mcinit_gpu_count mcinit_init_failed_phase mcinit_i
 	mcinit_read_error_file mcinit_store_capacity_check mcinit_write_error_file; do
 	check "export-$f-4.1" grep -qx "$f@@MCINIT_4.1" "$tmp/versioned"
 done
+# Interface 4.2 (issue 40): mcinit_doctor
+check export-mcinit_doctor-4.2 grep -qx 'mcinit_doctor@@MCINIT_4.2' "$tmp/versioned"
 check export-initialize-stays-4 grep -qx 'mcinit_initialize@@MCINIT_4' "$tmp/versioned"
 check exports-only-mcinit sh -c "! grep -v '^mcinit_' '$tmp/exported'"
 sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
