@@ -581,6 +581,18 @@ nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadli
 	return time_runs(n, c, count, iters, deadline, seconds, err);
 }
 
+static void
+nccl_time_done(void *comm)
+{
+	struct ncomm *n = comm;
+
+	/* after a sweep that succeeded: the stream is idle, no cudaFree waits */
+	cudaFree(n->sb);
+	cudaFree(n->rb);
+	n->sb = n->rb = NULL;
+	n->nb = 0;
+}
+
 static int
 nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err)
 {
@@ -668,5 +680,6 @@ const struct mcinit_gpu_ops mcinit_gpu_builtin = {
     .allreduce = nccl_allreduce,
     .time = nccl_time,
     .buffers = nccl_buffers,
+    .time_done = nccl_time_done,
     .destroy = nccl_destroy,
 };

@@ -186,6 +186,10 @@ int mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime
 
 /* ---- communicators and their teardown ---- */
 
+/* --bandwidth's sizes: 1, 8, 64, 256 MiB and 1 GiB (NVLink's busbw peaks
+ * past 64 MiB, as nccl-tests shows up to its -e 1G or more) */
+#define MCINIT_BW_SIZES 5
+
 enum mcinit_comm_state {
 	MCINIT_CS_NONE,     /* not created (or NOCOLOR: this rank is outside) */
 	MCINIT_CS_PENDING,  /* non-blocking creation in progress */
@@ -203,7 +207,12 @@ struct mcinit_comm {
 	void *handle;   /* the backend's ncclComm_t, NULL when none */
 	enum mcinit_comm_state state;
 	int stuck;           /* a call on it passed its deadline: aborted first */
-	double algbw, busbw; /* GB/s, 0 when not measured */
+	double algbw, busbw; /* GB/s at the size of the best busbw, 0 when not measured */
+	/* --bandwidth: every size measured (nccl-tests' rows) */
+	struct mcinit_bw {
+		double bytes, seconds, algbw, busbw;
+	} bw[MCINIT_BW_SIZES];
+	int nbw;
 	enum mcinit_coll coll;
 	char detail[160];
 };

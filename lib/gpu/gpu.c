@@ -98,6 +98,13 @@ mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double
 	return cur->time(comm, c, bytes, iters, deadline, seconds, err);
 }
 
+void
+mcinit_nccl_time_done(void *comm)
+{
+	if (cur->time_done)
+		cur->time_done(comm);
+}
+
 int
 mcinit_nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit_err *err)
 {

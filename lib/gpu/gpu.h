@@ -108,6 +108,10 @@ int mcinit_nccl_allreduce(void *comm, long long value, long long *sum, double de
  * see mcinit_bandwidth) after one warm-up; the mean seconds per run. */
 int mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
                      double *seconds, struct mcinit_err *err);
+/* Frees what mcinit_nccl_time grew for comm (its two buffers, up to 1 GiB
+ * each), once comm's sweep is done and its stream idle, so that a sweep of
+ * many communicators holds one communicator's buffers at a time. */
+void mcinit_nccl_time_done(void *comm);
 /* tp-comm: allocates `bytes` with ncclMemAlloc, registers it with comm
  * (ncclCommRegister, waited for until the deadline), deregisters and
  * frees it. */
@@ -144,6 +148,7 @@ struct mcinit_gpu_ops {
 	int (*time)(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
 	            double *seconds, struct mcinit_err *err);
 	int (*buffers)(void *comm, size_t bytes, double deadline, struct mcinit_err *err);
+	void (*time_done)(void *comm); /* may be NULL */
 	int (*destroy)(void *comm, double deadline, int hard, void *ctx);
 };
 extern const struct mcinit_gpu_ops mcinit_gpu_builtin;

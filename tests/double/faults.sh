@@ -39,15 +39,15 @@ rc=$?
 comment "$tmp/destroy"
 check "failed ncclCommDestroy: no abort after it" sh -c "test $rc = 0 && ! grep -q mcdouble: '$tmp/destroy'"
 # Issue 40, defect 1: a timeout in --bandwidth on a later communicator.
-# Rank 1's 85th collective hangs: 21 verify all-reduces and the world's
-# three sizes (21 runs each) are done, the next communicator's warm-up is
-# not.  Teardown freed the later communicators' buffers (cudaFree
+# Rank 1's 102nd collective hangs: 21 verify all-reduces and the world's
+# five sizes are done (each a barrier, a warm-up and 20 runs, 5 above
+# 64 MiB: 80), the next communicator's barrier is not.  Teardown freed the later communicators' buffers (cudaFree
 # synchronizes the device) before aborting the stuck one: rank 0 hung for
 # ever.  Now every communicator is aborted, the stuck one first, before any
 # free: exit 75 soon after the timeout.
 T=$((S > 1 ? 6 : 2))
 start=$(date +%s)
-on_double env MCDOUBLE_FAULT=hang@1:85 timeout $((60 * S)) $MCINIT run --nproc-per-node 2 --no-warmup \
+on_double env MCDOUBLE_FAULT=hang@1:102 timeout $((60 * S)) $MCINIT run --nproc-per-node 2 --no-warmup \
 	--bandwidth --timeout $T "$J" >"$tmp/bwhang" 2>&1
 rc=$?
 took=$(($(date +%s) - start))
@@ -55,9 +55,9 @@ grep -v '^#\|slowest' "$tmp/bwhang" | comment /dev/stdin
 echo "# exit $rc after $took s"
 check "bandwidth timeout on a later communicator: exit 75, soon after the timeout" \
 	sh -c "test $rc = 75 && test $took -le $((S > 1 ? 40 : 15))"
-check "bandwidth timeout: the world's 64 MiB line, then the next communicator stopped" sh -c "
-	grep -q 'bandwidth world .* 65536 KiB' '$tmp/bwhang' &&
-	grep -q 'verify .*failed.*bandwidth of the [a-z_-]* communicator: bandwidth: .*\\(not finished\\|still in progress\\) at the deadline.*stopped at the first timeout' '$tmp/bwhang'"
+check "bandwidth timeout: the world's 1 GiB line, then the next communicator stopped" sh -c "
+	grep -q 'bandwidth world .* 1048576 KiB' '$tmp/bwhang' &&
+	grep -q 'verify .*failed.*bandwidth of the [a-z_-]* communicator: bandwidth at [0-9]* MiB: .*\\(not finished\\|still in progress\\) at the deadline.*stopped at the first timeout' '$tmp/bwhang'"
 check "bandwidth timeout: no misuse" sh -c "! grep -q mcdouble: '$tmp/bwhang'"
 
 # Issue 40, defect 3: a split that times out (rank 1's never completes).

@@ -281,7 +281,10 @@ Test(init_gpu, one_rank_world_every_split_verified)
 		cr_expect_eq(I->comms.v[i].state, MCINIT_CS_VERIFIED, "%s", I->comms.v[i].name);
 		cr_expect_float_eq(I->comms.v[i].algbw, 100.0, 1e-6);
 	}
-	cr_expect_eq(F.timed, 3 * (n + 1), "three sizes per communicator");
+	/* issue 40, defect 6: five sizes, 1 MiB to 1 GiB, each kept */
+	cr_expect_eq(F.timed, MCINIT_BW_SIZES * (n + 1), "five sizes per communicator");
+	cr_expect_eq(I->comms.v[0].nbw, MCINIT_BW_SIZES);
+	cr_expect_float_eq(I->comms.v[0].bw[MCINIT_BW_SIZES - 1].bytes, 1073741824.0, 0.5);
 	{
 		json_t *r = mcinit_init_report(I);
 		json_t *c = json_object_get(r, "communicators");
@@ -289,6 +292,8 @@ Test(init_gpu, one_rank_world_every_split_verified)
 		cr_expect_eq(json_array_size(c), (size_t)n + 1);
 		cr_expect_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "state")),
 		                 "verified");
+		cr_expect_eq(json_array_size(json_object_get(json_array_get(c, 0), "bandwidth")),
+		             (size_t)MCINIT_BW_SIZES);
 		cr_expect_eq(
 		    json_integer_value(json_object_get(json_object_get(r, "versions"), "nccl")),
 		    22809);
