@@ -390,8 +390,15 @@ sync_comm(struct ncomm *n, double deadline, const char *what, struct mcinit_err 
 		cudaError_t q = cudaStreamQuery(n->s);
 		ncclResult_t st = ncclSuccess;
 
-		if (q == cudaSuccess)
+		if (q == cudaSuccess) {
+			/* done, but done how: a peer that died (ncclRemoteError)
+			 * ends the kernel without a result; the buffer then holds
+			 * nothing to read */
+			if (ncclCommGetAsyncError(n->c, &st) == ncclSuccess && st != ncclSuccess &&
+			    st != ncclInProgress)
+				return nccl_fail(err, what, st, n->c);
 			return 0;
+		}
 		if (q != cudaErrorNotReady)
 			return cuda_fail(err, what, q);
 		/* a failure NCCL reports while the kernel waits (a peer's ncclCommAbort) */

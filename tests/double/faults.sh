@@ -76,4 +76,27 @@ echo "# exit $rc after $took s"
 check "split timeout: exit 75, the groups phase names it" sh -c "test $rc = 75 &&
 	grep -q 'groups .*failed.*communicator not created within $T s (ncclCommAbort)' '$tmp/splithang'"
 check "split timeout: the child the failed split wrote is aborted" sh -c "! grep -q mcdouble: '$tmp/splithang'"
+# Issue 40: a peer that dies is ncclRemoteError (the double models it).
+# Two ranks started as torchrun would (no supervisor to end rank 0): rank 1
+# exits as verify starts; rank 0's all-reduce ends without a result.
+# Before, the stream said done and rank 0 read the buffer: "all-reduce gave
+# 0, expected 1".  Now the communicator's error is checked once the stream
+# is done: rank 0 fails at once, naming the peer, well before --timeout.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + $$ % 10000)))
+start=$(date +%s)
+for r in 0 1; do
+	env MCINIT_CUDA_LIBRARY="$D" MCINIT_NCCL_LIBRARY="$D" MCINIT_FAULT=1:verify:exit WORLD_SIZE=2 RANK=$r \
+		LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+		timeout $((60 * S)) $MCINIT run --no-warmup --timeout $((30 * S)) "$J" >"$tmp/dead-$r" 2>&1 &
+	eval p$r=\$!
+done
+wait $p0
+rc=$?
+wait $p1
+took=$(($(date +%s) - start))
+grep -v ' ok \|slowest' "$tmp/dead-0" | comment /dev/stdin
+echo "# rank 0: exit $rc after $took s"
+check "dead peer: rank 0 fails at once with ncclRemoteError, naming it" sh -c "test $rc != 0 && test $took -le $((10 * S)) &&
+	grep -q 'verify .*failed.*world group 0 (ranks 0, 1): ncclAllReduce: remote process exited or there was a network error: peer rank 1 ' '$tmp/dead-0' &&
+	! grep -q 'all-reduce gave' '$tmp/dead-0'"
 finish
