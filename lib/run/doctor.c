@@ -21,6 +21,7 @@
 #include "gpu/gpu.h"
 #include "run/init-impl.h"
 #include "store/store.h"
+#include "topo/affinity.h"
 
 /* /dev/shm below this is too small for NCCL's shared-memory transport in
  * a container (Docker gives 64 MiB): NCCL's own advice is 1 GiB or more,
@@ -191,6 +192,63 @@ gpu_part(json_t *problems, json_t *root)
 	return root;
 }
 
+/* NVLink and NIC affinity from hwloc (topo/affinity.h), the devices in
+ * CUDA's order when there are some: each GPU's NUMA nodes, CPUs and nearby
+ * NICs, and the link matrix as `mcinit topology` prints it.  hwloc that
+ * cannot read the node, or a device it does not know, is said, not a
+ * problem of the node. */
+static void
+affinity_part(json_t *root)
+{
+	json_t *devs = json_object_get(root, "devices"), *d, *gpus, *a;
+	struct mcinit_affinity_opts o = {0};
+	struct mcinit_affinity *aff;
+	struct mcinit_err e = {0};
+	struct mcinit_buf m = {0};
+	const char **ids = NULL;
+	size_t i, n = json_array_size(devs), k;
+
+	if (n) {
+		ids = mcinit_xcalloc(n, sizeof *ids);
+		json_array_foreach(devs, i, d)
+		{
+			ids[i] = json_string_value(json_object_get(d, "bus_id"));
+			if (!ids[i])
+				ids[i] = "";
+		}
+		o.gpu_busids = ids;
+		o.ngpu_busids = n;
+	}
+	aff = mcinit_affinity_load(&o, &e);
+	free(ids);
+	if (!aff) {
+		json_object_set_new(
+		    root, "affinity",
+		    json_pack("{s:n, s:s}", "source", "why", e.msg[0] ? e.msg : "hwloc failed"));
+		return;
+	}
+	gpus = json_array();
+	for (i = 0; i < mcinit_affinity_ngpus(aff); i++) {
+		const struct mcinit_affinity_gpu *g = mcinit_affinity_gpu(aff, i);
+		json_t *numa = json_array(), *nics = json_array();
+
+		for (k = 0; k < g->nnuma; k++)
+			json_array_append_new(numa, json_integer(g->numa[k]));
+		for (k = 0; k < g->nnics; k++)
+			json_array_append_new(nics, json_string(g->nics[k]));
+		json_array_append_new(gpus, json_pack("{s:s, s:o, s:o, s:o}", "bus_id", g->busid,
+		                                      "numa", numa, "cpus", str_or_null(g->cpuset),
+		                                      "nics", nics));
+	}
+	mcinit_affinity_matrix_text(aff, &m);
+	a = json_pack("{s:s, s:b, s:o, s:s}", "source", mcinit_affinity_source(aff), "nvlink_known",
+	              mcinit_affinity_nvlink_known(aff), "gpus", gpus, "matrix",
+	              mcinit_buf_cstr(&m));
+	json_object_set_new(root, "affinity", a);
+	mcinit_buf_free(&m);
+	mcinit_affinity_free(aff);
+}
+
 /* The limits, the backlog, /dev/shm. */
 static void
 machine_part(long world, json_t *problems, json_t *root)
@@ -299,6 +357,23 @@ text(const json_t *r, FILE *out)
 		        : json_is_true(e)     ? "on"
 		                              : "off");
 	}
+	p = json_object_get(r, "affinity");
+	if (json_string_value(json_object_get(p, "matrix"))) {
+		const char *l = json_string_value(json_object_get(p, "matrix")), *e;
+
+		fprintf(out, "  affinity:      hwloc, %s%s\n",
+		        json_string_value(json_object_get(p, "source")),
+		        json_is_true(json_object_get(p, "nvlink_known"))
+		            ? ""
+		            : "; NVLinks unknown without NVML");
+		for (; *l; l = *e ? e + 1 : e) {
+			e = l + strcspn(l, "\n");
+			fprintf(out, "    %.*s\n", (int)(e - l), l);
+		}
+	} else {
+		fprintf(out, "  affinity:      unknown (%s)\n",
+		        json_string_value(json_object_get(p, "why")) ?: "hwloc");
+	}
 	fprintf(out, "  limits:        open files %lld, locked memory %s, somaxconn %lld",
 	        (long long)json_integer_value(json_object_get(lim, "nofile")),
 	        json_is_string(json_object_get(lim, "memlock")) ? "unlimited" : "limited",
@@ -331,6 +406,7 @@ mcinit_doctor(long world, FILE *out, char **json)
 	int n;
 
 	gpu_part(problems, r);
+	affinity_part(r);
 	machine_part(world, problems, r);
 	json_object_set_new(r, "problems", problems);
 	n = (int)json_array_size(problems);

@@ -25,6 +25,8 @@ assert r["devices"] == [] and r["limits"]["world"] == 1000000000, r
 assert r["limits"]["nofile_needed"] == 1000000064, r
 assert any("a store for 1000000000 ranks needs" in p["what"] for p in r["problems"]), r["problems"]
 assert all(p["fix"] for p in r["problems"])
+a = r["affinity"]
+assert (a["source"] and "matrix" in a and isinstance(a["gpus"], list)) or a["why"], a
 ' "$tmp/json"
 check "JSON: exit 69, nothing on stderr" sh -c "test $rc = 69 && test ! -s '$tmp/json.err'"
 check "bad --format: usage (64)" sh -c "$MCINIT doctor --format=xml >/dev/null 2>&1; test \$? = 64"

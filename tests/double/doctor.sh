@@ -17,6 +17,9 @@ assert d["bus_id"] == "0000:11:00.0" and d["compute_mode"] == "default" and d["e
 assert r["nccl"]["version"] and r["nccl"]["why"].startswith("MCINIT_NCCL_LIBRARY="), r["nccl"]
 assert r["cuda_runtime"]["library"].endswith("libcudart.so.13"), r["cuda_runtime"]
 assert not any("compute mode" in p["what"] for p in r["problems"]), r["problems"]
+# hwloc does not know the bus ids of the double: said, not a problem
+assert "0000:10:00.0" in r["affinity"]["why"], r["affinity"]
+assert not any("hwloc" in p["what"] or "topology" in p["what"] for p in r["problems"]), r["problems"]
 ' "$tmp/ok.json"
 
 on_double env MCDOUBLE_DEVICES=2 MCDOUBLE_COMPUTE_MODE=exclusive_process $MCINIT doctor >"$tmp/excl" 2>&1
