@@ -6,7 +6,7 @@
 . "$srcdir/tests/cli/lib.sh"
 . "$srcdir/tests/double/lib.sh"
 
-on_double env MCDOUBLE_DEVICES=2 $MCINIT doctor --format=json >"$tmp/ok.json" 2>&1
+on_double env MCDOUBLE_DEVICES=2 $MCINIT doctor --format=json >"$tmp/ok.json" 2>"$tmp/ok.err"
 comment "$tmp/ok.json"
 check "two GPUs: compute mode default, ECC on" python3 -c '
 import json, sys
@@ -45,7 +45,7 @@ check "torch's NCCL differs from the one loaded: a problem" sh -c "
 	grep -q '^  torch.s NCCL: *$V/nvidia/nccl/lib/libnccl.so.2 (a different file)' '$tmp/torch' &&
 	grep -q '^  - torch would load $V/nvidia/nccl/lib/libnccl.so.2, mcinit loads $D/libnccl.so.2' '$tmp/torch'"
 env -u MCINIT_NCCL_LIBRARY -u CONDA_PREFIX MCINIT_CUDA_LIBRARY="$D" VIRTUAL_ENV="$tmp/venv" \
-	$MCINIT doctor --format=json >"$tmp/same.json" 2>&1
+	$MCINIT doctor --format=json >"$tmp/same.json" 2>"$tmp/same.err"
 check "torch's NCCL is the one found first: the same" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
