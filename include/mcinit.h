@@ -651,6 +651,8 @@ MCINIT_API char *mcinit_config_schema(void);
  *    "script_args": "a 'b c'", "hwloc_xml": null,
  *    "env": ["WORLD_SIZE=8", ...]          (absent: this process's)
  *    "werror": false,                      (warnings fail "valid")
+ *    "memory_model": "megatron",           (derived.memory; with
+ *    "gpu_memory": 80,                      GiB: MC063)
  *    "rank": 3}                            (topology: that rank only)
  *
  * Every member but "inputs" may be absent or null; an unknown member is an
@@ -687,6 +689,20 @@ MCINIT_API char *mcinit_json_topology(const char *request);
  * malformed file or an unknown key, MCINIT_E_NOINPUT when it cannot be read.
  * `mcinit validate` applies them under its own options (--no-config: not). */
 MCINIT_API char *mcinit_settings_json(const char *path, mcinit_error_t *err);
+
+/* ---- the node's readiness: mcinit doctor (since interface 4.2) ---- */
+
+/* This node's readiness for a GPU job, what `mcinit doctor` prints: the
+ * NVIDIA driver and the CUDA runtime, which libcudart and libnccl load,
+ * from where and why (as the trainer's Python would find them), whether
+ * the torch found there would load the same NCCL, each GPU (compute mode,
+ * ECC), the open-file and locked-memory limits and net.core.somaxconn
+ * against `world` ranks (0: no world to check against), /dev/shm's size,
+ * and each problem found with its fix.  Works without a GPU: it says so and
+ * reports the rest.  The report as text on out (may be NULL) and as JSON
+ * text in *json (json may be NULL; the caller frees it with free()).  The
+ * number of problems, or -1 when out of memory.  Since interface 4.2. */
+MCINIT_API int mcinit_doctor(long world, FILE *out, char **json);
 
 #ifdef __cplusplus
 }

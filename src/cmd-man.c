@@ -118,14 +118,19 @@ static const char *const environ_doc[][2] = {
      "when it ends, by its watchdog when it is killed."},
     {"MCINIT_CUDA_LIBRARY",
      "mcinit run: CUDA's runtime (libcudart.so.13), a file or the folder holding it; only it "
-     "is tried.  Unset, the runtime is looked for on the loader's path (LD_LIBRARY_PATH, "
-     "ld.so.cache), then in the Python environments' nvidia/cu13/lib and "
-     "nvidia/cuda_runtime/lib (VIRTUAL_ENV, CONDA_PREFIX, the python3 on PATH, "
-     "~/.local), then in the CUDA toolkit mcinit was built with.  Nothing links it: without "
-     "it every command but run's GPU phases works, and run exits 69 naming what is missing."},
+     "is tried.  Unset, the runtime is looked for where the training job's Python would find "
+     "it: the active VIRTUAL_ENV's, then CONDA_PREFIX's site-packages/nvidia/cu13/lib and "
+     "nvidia/cuda_runtime/lib (and CONDA_PREFIX/lib), then the python3 on PATH's "
+     "site-packages (~/.local's first when it is not a venv, and dist-packages, "
+     "/usr/local/lib/python3*/dist-packages included), then CUDA_HOME, then the loader's "
+     "path (LD_LIBRARY_PATH, ld.so.cache), then the CUDA toolkit mcinit was built with.  "
+     "mcinit --version and the run report name the file and why it was taken.  Nothing "
+     "links it: without it every command but run's GPU phases works, and run exits 69 "
+     "naming what is missing."},
     {"MCINIT_NCCL_LIBRARY",
      "mcinit run: NCCL (libnccl.so.2), a file or the folder holding it, found as "
-     "MCINIT_CUDA_LIBRARY says (the wheels' nvidia/nccl/lib)."},
+     "MCINIT_CUDA_LIBRARY says (the wheels' nvidia/nccl/lib).  When another, different "
+     "libnccl is visible too, run warns naming both."},
     {"MCINIT_KERNELS_MODULE",
      "mcinit run: the CUDA kernels module (mcinit-cuda-kernels.so), else it is looked for "
      "beside the program, in the build tree and in the installed library folder."},
@@ -136,6 +141,10 @@ static const char *const environ_doc[][2] = {
     {"PATH", "mcinit run: the first python3 on it names a Python environment, searched as "
              "VIRTUAL_ENV is."},
     {"HOME", "mcinit run: ~/.local's site-packages is searched as VIRTUAL_ENV is."},
+    {"CUDA_HOME", "mcinit run: its lib64 and lib are searched for CUDA's runtime and NCCL, "
+                  "after the Python environments (see MCINIT_CUDA_LIBRARY)."},
+    {"LD_LIBRARY_PATH", "mcinit run: its folders are searched for CUDA's runtime and NCCL "
+                        "after CUDA_HOME, as the loader would (see MCINIT_CUDA_LIBRARY)."},
     {"OMP_NUM_THREADS",
      "mcinit run: left alone when set; else a launcher with several workers sets it to 1, as "
      "torchrun does."},

@@ -20,11 +20,12 @@ int mcinit_cmd_complete(int argc, char **argv, int argi0);
 int mcinit_cmd_man(int argc, char **argv, int argi0);
 int mcinit_cmd_store(int argc, char **argv, int argi0);
 int mcinit_cmd_run(int argc, char **argv, int argi0);
+int mcinit_cmd_doctor(int argc, char **argv, int argi0);
 
 /* Each command's options (argp), for --help and for shell completion. */
 extern const struct argp mcinit_validate_argp, mcinit_topology_argp, mcinit_schema_argp,
     mcinit_explain_argp, mcinit_complete_argp;
-extern const struct argp mcinit_man_argp, mcinit_store_argp, mcinit_run_argp;
+extern const struct argp mcinit_man_argp, mcinit_store_argp, mcinit_run_argp, mcinit_doctor_argp;
 
 /* An option's integer value in [lo, hi], or argp_error naming opt. */
 long mcinit_opt_long(struct argp_state *state, const char *opt, const char *arg, long lo, long hi);

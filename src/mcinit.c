@@ -50,6 +50,9 @@ const struct mcinit_command mcinit_commands[] = {
      &mcinit_run_argp},
     {"store", mcinit_cmd_store, "serve the rendezvous store (PyTorch TCPStore protocol) alone",
      &mcinit_store_argp},
+    {"doctor", mcinit_cmd_doctor,
+     "report this node's readiness for a GPU job (driver, CUDA, NCCL, limits) and the fixes",
+     &mcinit_doctor_argp},
 };
 const size_t mcinit_ncommands = sizeof mcinit_commands / sizeof mcinit_commands[0];
 

@@ -46,6 +46,16 @@ gpu_backend(FILE *out)
 		        v.cuda_driver ? d : "none");
 	}
 	fputc('\n', out);
+	/* which files, and why those: the trainer's Python finds them so */
+	if (v.nccl_library && *v.nccl_library)
+		fprintf(out, "    libnccl   %s (%s)\n", v.nccl_library,
+		        v.nccl_how ? v.nccl_how : "");
+	if (v.cuda_library && *v.cuda_library)
+		fprintf(out, "    libcudart %s (%s)\n", v.cuda_library,
+		        v.cuda_how ? v.cuda_how : "");
+	if (v.nccl_other && *v.nccl_other)
+		fprintf(out, "    warning: another libnccl is visible: %s (%s)\n", v.nccl_other,
+		        v.nccl_other_how);
 }
 
 /* The releases whose facts are built in (data/), and which apply unless

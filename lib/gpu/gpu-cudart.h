@@ -1,6 +1,7 @@
 /* gpu-cudart.h — CUDA's runtime as a table of functions, filled from the
- * libcudart that gpu-cuda.c finds at run time (core/dlfind.h: $MCINIT_CUDA_
- * LIBRARY, the loader's path, a Python environment's nvidia/cu13/lib).
+ * libcudart that gpu-cuda.c finds at run time where the trainer's Python
+ * would (core/dlfind.h, mcinit_dl_places: $MCINIT_CUDA_LIBRARY, the Python
+ * environments' nvidia/cu13/lib, CUDA_HOME, the loader's path).
  *
  * Why a table over dlopen rather than a loadable backend module: these two
  * files call ~25 runtime functions and need much of the library (errors,
@@ -29,13 +30,12 @@
 	X(cudaRuntimeGetVersion)                                                                   \
 	X(cudaDriverGetVersion)                                                                    \
 	X(cudaDeviceGetPCIBusId)                                                                   \
+	X(cudaDeviceGetAttribute)                                                                  \
 	X(cudaSetDevice)                                                                           \
-	X(cudaGetDeviceProperties)                                                                 \
 	X(cudaDeviceGetStreamPriorityRange)                                                        \
 	X(cudaStreamCreateWithPriority)                                                            \
 	X(cudaStreamQuery)                                                                         \
 	X(cudaStreamDestroy)                                                                       \
-	X(cudaLaunchHostFunc)                                                                      \
 	X(cudaMalloc)                                                                              \
 	X(cudaFree)                                                                                \
 	X(cudaMemcpy)                                                                              \
@@ -67,13 +67,12 @@ const char *mcinit_cudart_path(void);
 #define cudaRuntimeGetVersion            (*mcinit_cudart.dl_cudaRuntimeGetVersion)
 #define cudaDriverGetVersion             (*mcinit_cudart.dl_cudaDriverGetVersion)
 #define cudaDeviceGetPCIBusId            (*mcinit_cudart.dl_cudaDeviceGetPCIBusId)
+#define cudaDeviceGetAttribute           (*mcinit_cudart.dl_cudaDeviceGetAttribute)
 #define cudaSetDevice                    (*mcinit_cudart.dl_cudaSetDevice)
-#define cudaGetDeviceProperties          (*mcinit_cudart.dl_cudaGetDeviceProperties)
 #define cudaDeviceGetStreamPriorityRange (*mcinit_cudart.dl_cudaDeviceGetStreamPriorityRange)
 #define cudaStreamCreateWithPriority     (*mcinit_cudart.dl_cudaStreamCreateWithPriority)
 #define cudaStreamQuery                  (*mcinit_cudart.dl_cudaStreamQuery)
 #define cudaStreamDestroy                (*mcinit_cudart.dl_cudaStreamDestroy)
-#define cudaLaunchHostFunc               (*mcinit_cudart.dl_cudaLaunchHostFunc)
 #define cudaMalloc                       (*mcinit_cudart.dl_cudaMalloc)
 #define cudaFree                         (*mcinit_cudart.dl_cudaFree)
 #define cudaMemcpy                       (*mcinit_cudart.dl_cudaMemcpy)

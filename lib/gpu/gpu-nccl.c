@@ -41,7 +41,6 @@
 	X(ncclGetLastError)                                                                        \
 	X(ncclGetUniqueId)                                                                         \
 	X(ncclCommInitRankConfig)                                                                  \
-	X(ncclCommInitRankScalable)                                                                \
 	X(ncclCommSplit)                                                                           \
 	X(ncclCommGetAsyncError)                                                                   \
 	X(ncclCommCount)                                                                           \
@@ -62,39 +61,53 @@
 	X(ncclSend)                                                                                \
 	X(ncclRecv)
 
+/* The calls of later releases than the floor (MCINIT_NCCL_MIN, 2.19):
+ * NULL when the library lacks them, and the caller falls back (the
+ * single-id ncclCommInitRankConfig where ncclCommInitRankScalable, 2.23,
+ * is absent: mcinit_nccl_nids asks for one id below 2.23). */
+#define NCCL_OPTIONAL(X) X(ncclCommInitRankScalable)
+
 #define NCCL_POINTER(f) static __typeof__(f) *dl_##f;
 NCCL_CALLS(NCCL_POINTER)
+NCCL_OPTIONAL(NCCL_POINTER)
 #undef NCCL_POINTER
 
-/* The library as the headers name it (libnccl.so.2 for NCCL 2), found as
- * libcudart is (core/dlfind.h): $MCINIT_NCCL_LIBRARY, the loader's path, a
- * Python environment's nvidia/nccl/lib (the nvidia-nccl wheel), the CUDA
- * toolkit configure found. */
+/* The library as the headers name it (libnccl.so.2 for NCCL 2), found
+ * where the trainer's Python finds it (core/dlfind.h, mcinit_dl_places):
+ * $MCINIT_NCCL_LIBRARY, the active environment's nvidia/nccl/lib (torch's
+ * nvidia-nccl wheel), conda's lib, the python3 on PATH, $CUDA_HOME, the
+ * CUDA toolkit configure found, the loader. */
 #define NCCL_STR(x)  #x
 #define NCCL_XSTR(x) NCCL_STR(x)
 #define NCCL_SONAME  "libnccl.so." NCCL_XSTR(NCCL_MAJOR)
 static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
-static char nccl_why[512]; /* empty once loaded */
-static char nccl_file[512];
+static char nccl_why[1024]; /* empty once loaded */
+static struct mcinit_dl_found nccl_found;
 static const char *const nccl_subs[] = {"nccl", NULL};
 
 static void
 nccl_open(void)
 {
-	void *h = mcinit_dl_find(NCCL_SONAME, "MCINIT_NCCL_LIBRARY", nccl_subs,
-	                         MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
-	                         nccl_file, sizeof nccl_file, nccl_why, sizeof nccl_why);
+	void *h =
+	    mcinit_dl_find_py(NCCL_SONAME, "MCINIT_NCCL_LIBRARY", nccl_subs,
+	                      MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                      &nccl_found, nccl_why, sizeof nccl_why);
 
 	if (h == NULL) {
-		nccl_file[0] = '\0';
+		if (!nccl_why[0])
+			snprintf(nccl_why, sizeof nccl_why, "%s: nowhere to look", NCCL_SONAME);
+		memset(&nccl_found, 0, sizeof nccl_found);
 		return;
 	}
 	nccl_why[0] = '\0';
 #define NCCL_FIND(f)                                                                               \
 	if ((*(void **)&dl_##f = dlsym(h, #f)) == NULL && nccl_why[0] == '\0')                     \
-		snprintf(nccl_why, sizeof nccl_why, "%.300s: no %s", nccl_file, #f);
+		snprintf(nccl_why, sizeof nccl_why, "%.300s: no %s", nccl_found.used.file, #f);
 	NCCL_CALLS(NCCL_FIND)
 #undef NCCL_FIND
+#define NCCL_FIND_OPTIONAL(f) *(void **)&dl_##f = dlsym(h, #f);
+	NCCL_OPTIONAL(NCCL_FIND_OPTIONAL)
+#undef NCCL_FIND_OPTIONAL
 }
 
 /* 0 once libnccl is open with every call found; else -1 with why in err
@@ -147,7 +160,14 @@ mcinit_nccl_runtime_version(void)
 const char *
 mcinit_nccl_path(void)
 {
-	return nccl_load(NULL) == 0 ? nccl_file : "";
+	return nccl_load(NULL) == 0 ? nccl_found.used.file : "";
+}
+
+const struct mcinit_dl_found *
+mcinit_nccl_found(void)
+{
+	pthread_once(&nccl_once, nccl_open);
+	return &nccl_found;
 }
 
 const char *
@@ -163,6 +183,7 @@ struct ncomm {
 	int64_t *word;  /* verify's all-reduce buffer, allocated once */
 	float *sb, *rb; /* the bandwidth sweep's buffers, grown to the largest size */
 	size_t nb;      /* their size in bytes */
+	int ended;      /* ncclCommAbort was called on c */
 };
 
 static int
@@ -243,6 +264,11 @@ nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char 
 
 		memcpy(id.internal, ids, sizeof id.internal);
 		r = ncclCommInitRankConfig(&n->c, nranks, id, rank, &cfg);
+	} else if (!dl_ncclCommInitRankScalable) {
+		free(n);
+		return mcinit_err_set(err, MCINIT_E_INTERNAL,
+		                      "%d NCCL ids, but this NCCL has no ncclCommInitRankScalable",
+		                      nid);
 	} else {
 		ncclUniqueId *v = mcinit_xcalloc((size_t)nid, sizeof *v);
 		int i;
@@ -274,6 +300,9 @@ nccl_split_start(void *parent, int color, int key, const struct mcinit_nccl_opts
 	ncclResult_t r = ncclCommSplit(p->c, color, key, &n->c, &cfg);
 
 	if (r != ncclSuccess && r != ncclInProgress) {
+		/* NCCL may have written the failed child: ncclCommAbort it */
+		if (n->c)
+			ncclCommAbort(n->c);
 		free(n);
 		*child = NULL;
 		return nccl_fail(err, "ncclCommSplit", r, p->c);
@@ -361,8 +390,15 @@ sync_comm(struct ncomm *n, double deadline, const char *what, struct mcinit_err 
 		cudaError_t q = cudaStreamQuery(n->s);
 		ncclResult_t st = ncclSuccess;
 
-		if (q == cudaSuccess)
+		if (q == cudaSuccess) {
+			/* done, but done how: a peer that died (ncclRemoteError)
+			 * ends the kernel without a result; the buffer then holds
+			 * nothing to read */
+			if (ncclCommGetAsyncError(n->c, &st) == ncclSuccess && st != ncclSuccess &&
+			    st != ncclInProgress)
+				return nccl_fail(err, what, st, n->c);
 			return 0;
+		}
 		if (q != cudaErrorNotReady)
 			return cuda_fail(err, what, q);
 		/* a failure NCCL reports while the kernel waits (a peer's ncclCommAbort) */
@@ -479,31 +515,19 @@ group_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double 
 	return wait_comm(n->c, deadline, mcinit_coll_name(c), err);
 }
 
-/* A gate on the stream: the events and the runs queue up behind it while
- * NCCL's thread is still putting the group on the stream, so that the
- * first event is stamped when the runs can start, not before (the host's
- * issuing is not timed).  The host opens it; it gives up at its deadline. */
-struct gate {
-	int open; /* atomic */
-	double deadline;
-};
-
-static void CUDART_CB
-gate_wait(void *p)
-{
-	struct gate *g = p;
-
-	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE) && mcinit_now() < g->deadline)
-		usleep(50);
-}
-
 /* nccl-tests' method: one warm-up run, then `iters` runs in one group
- * between two CUDA events on the communicator's stream. */
+ * between two CUDA events on the communicator's stream.  Events only:
+ * nothing holds the stream back while NCCL's thread puts the group on it.
+ * A host function that gated the stream until the group was issued (so
+ * that the host's issuing went untimed) deadlocked until the deadline on
+ * large groups, because NCCL's launch thread waits for the device to drain
+ * its work FIFO before it writes more (issue 40, defect 4).  The first
+ * event may be stamped before the group reaches the stream: the launch is
+ * timed, once per `iters` runs, as nccl-tests times it. */
 static int
 time_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double deadline,
           double *seconds, struct mcinit_err *err)
 {
-	struct gate *g;
 	cudaEvent_t e0, e1;
 	float ms = 0;
 	int rc = -1;
@@ -517,32 +541,19 @@ time_runs(struct ncomm *n, enum mcinit_coll c, size_t count, int iters, double d
 		cudaEventDestroy(e0);
 		return mcinit_err_set(err, MCINIT_E_OS, "cudaEventCreate failed");
 	}
-	/* the stream holds a pointer to it until it runs: leaked on a failure
-	 * to launch, never freed while queued */
-	g = mcinit_xcalloc(1, sizeof *g);
-	g->deadline = deadline;
-	if (cudaLaunchHostFunc(n->s, gate_wait, g) != cudaSuccess) {
-		free(g);
-		g = NULL;
-	}
 	if (cudaEventRecord(e0, n->s) == cudaSuccess &&
 	    group_runs(n, c, count, iters, deadline, err) == 0 &&
-	    cudaEventRecord(e1, n->s) == cudaSuccess) {
-		if (g)
-			__atomic_store_n(&g->open, 1, __ATOMIC_RELEASE);
-		if (sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
-		    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
-			*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
-			rc = 0;
-		}
-	}
-	if (g) {
-		__atomic_store_n(&g->open, 1, __ATOMIC_RELEASE);
-		if (rc == 0)
-			free(g); /* the stream is done with it */
+	    cudaEventRecord(e1, n->s) == cudaSuccess &&
+	    sync_comm(n, deadline, mcinit_coll_name(c), err) == 0 &&
+	    cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess) {
+		*seconds = (double)ms / 1e3 / (iters > 0 ? iters : 1);
+		rc = 0;
 	}
 	if (rc != 0 && err && !err->msg[0])
 		mcinit_err_set(err, MCINIT_E_OS, "%s: CUDA events failed", mcinit_coll_name(c));
+	/* after a timeout the stream may still hold a stuck run: destroying
+	 * an event waits for nothing (cudaEventDestroy returns at once, the
+	 * event is released once it completes) */
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
 	return rc;
@@ -575,6 +586,18 @@ nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadli
 		cudaMemsetAsync(n->sb, 0, n->nb, n->s);
 	}
 	return time_runs(n, c, count, iters, deadline, seconds, err);
+}
+
+static void
+nccl_time_done(void *comm)
+{
+	struct ncomm *n = comm;
+
+	/* after a sweep that succeeded: the stream is idle, no cudaFree waits */
+	cudaFree(n->sb);
+	cudaFree(n->rb);
+	n->sb = n->rb = NULL;
+	n->nb = 0;
 }
 
 static int
@@ -619,7 +642,15 @@ nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 	(void)ctx;
 	if (!n)
 		return 0;
-	if (n->c && !hard) {
+	if (hard == MCINIT_END_ABORT || (hard && n->c)) {
+		/* a split child's c appears once its parent's job is done: after
+		 * the parent's ncclCommAbort at the latest */
+		if (n->c && !n->ended)
+			ncclCommAbort(n->c);
+		n->ended = n->c != NULL;
+		if (hard == MCINIT_END_ABORT)
+			return 0;
+	} else if (n->c && !n->ended) {
 		/* finalize needs every peer: bounded, then ncclCommAbort */
 		ncclResult_t r = ncclCommFinalize(n->c);
 
@@ -632,8 +663,6 @@ nccl_destroy(void *comm, double deadline, int hard, void *ctx)
 			ncclCommAbort(n->c);
 			rc = -1;
 		}
-	} else if (n->c) {
-		ncclCommAbort(n->c);
 	}
 	free_buffers(n);
 	if (n->s)
@@ -648,6 +677,7 @@ const struct mcinit_gpu_ops mcinit_gpu_builtin = {
     .versions = mcinit_cuda_versions,
     .select = mcinit_cuda_select,
     .busid = mcinit_cuda_busid,
+    .props = mcinit_cuda_props,
     .unique_id = nccl_unique_id,
     .init_start = nccl_init_start,
     .split_start = nccl_split_start,
@@ -657,5 +687,6 @@ const struct mcinit_gpu_ops mcinit_gpu_builtin = {
     .allreduce = nccl_allreduce,
     .time = nccl_time,
     .buffers = nccl_buffers,
+    .time_done = nccl_time_done,
     .destroy = nccl_destroy,
 };

@@ -466,8 +466,9 @@ mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, in
 		mcinit_nccl_version_text(MCINIT_NCCL_MIN, b, sizeof b);
 		snprintf(why, cap,
 		         "the NCCL library loaded is %s; mcinit run needs %s or newer "
-		         "(ncclCommInitRankScalable): put a newer libnccl.so.2 first on "
-		         "LD_LIBRARY_PATH, or name it in MCINIT_NCCL_LIBRARY",
+		         "(ncclMemAlloc, ncclCommRegister), as Megatron does: name a newer "
+		         "libnccl.so.2 in MCINIT_NCCL_LIBRARY (a wheel's: pip install "
+		         "nvidia-nccl-cu12)",
 		         a, b);
 		return -1;
 	}
@@ -479,12 +480,13 @@ mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, in
 		         b);
 		warn = 1;
 	}
-	if (cuda_runtime && cuda_header && cuda_runtime < cuda_header) {
+	(void)cuda_header; /* 12 and 13 are bound whatever the headers */
+	if (cuda_runtime && cuda_runtime < MCINIT_CUDART_MIN) {
 		mcinit_cuda_version_text(cuda_runtime, a, sizeof a);
-		mcinit_cuda_version_text(cuda_header, b, sizeof b);
+		mcinit_cuda_version_text(MCINIT_CUDART_MIN, b, sizeof b);
 		snprintf(why, cap,
-		         "the CUDA runtime loaded is %s, older than the %s headers mcinit was "
-		         "built with",
+		         "the CUDA runtime loaded is %s; mcinit run needs %s or newer: name one in "
+		         "MCINIT_CUDA_LIBRARY",
 		         a, b);
 		return -1;
 	}
@@ -493,8 +495,10 @@ mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, in
 		mcinit_cuda_version_text(cuda_runtime, b, sizeof b);
 		snprintf(why, cap,
 		         "the NVIDIA driver supports CUDA %s, older than the CUDA %s runtime "
-		         "(cudaErrorInsufficientDriver): update the driver",
-		         a, b);
+		         "loaded (cudaErrorInsufficientDriver): use a CUDA %d runtime (the "
+		         "nvidia-cuda-runtime-cu%d wheel, or MCINIT_CUDA_LIBRARY), or update the "
+		         "driver",
+		         a, b, cuda_driver / 1000, cuda_driver / 1000);
 		return -1;
 	}
 	return warn;
@@ -520,8 +524,14 @@ mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, do
                       int hard, void *ctx)
 {
 	size_t i;
-	int bad = 0;
+	int bad = 0, pass;
 
+	/* ncclCommAbort on every one before anything is freed: the stuck
+	 * first (their kernels end), then parents before children */
+	for (pass = 0; hard && pass < 2; pass++)
+		for (i = 0; i < l->n; i++)
+			if (l->v[i].handle && (pass == 1 || l->v[i].stuck))
+				destroy(l->v[i].handle, deadline, MCINIT_END_ABORT, ctx);
 	/* children before their parent: the world is l->v[0] */
 	for (i = l->n; i-- > 0;) {
 		struct mcinit_comm *c = &l->v[i];

@@ -169,20 +169,26 @@ size_t mcinit_tp_comm_bytes(long long seq_length, long long micro_batch_size, lo
 void mcinit_nccl_version_text(int code, char *out, size_t cap);
 void mcinit_cuda_version_text(int code, char *out, size_t cap);
 /* Whether the libraries found at run time can serve mcinit run: NCCL older
- * than MCINIT_NCCL_MIN is refused (ncclCommInitRankScalable, ncclCommSplit
- * with a config, ncclMemAlloc and ncclCommRegister are what run calls),
+ * than MCINIT_NCCL_MIN is refused (ncclCommSplit with a config,
+ * ncclMemAlloc and ncclCommRegister are what run needs; the later
+ * ncclCommInitRankScalable is optional, mcinit_nccl_nids),
  * an NCCL other than the headers' passes with a warning (NCCL keeps its
  * ABI within 2.x; an NGC container's 2.27 serves headers of 2.28); a CUDA
- * runtime older than its header is refused, and so is a driver of an older
- * CUDA major than the runtime (the runtime then reports
+ * runtime older than 12.0 is refused (12 and 13 are bound, gpu-cuda.c),
+ * and so is a driver of an older CUDA major than the runtime (the runtime then reports
  * cudaErrorInsufficientDriver; CUDA's minor-version compatibility covers
  * an older minor).  0 is unknown and passes.  0; 1 with a warning in why;
  * -1 with why. */
-#define MCINIT_NCCL_MIN 22300 /* 2.23.0: ncclCommInitRankScalable */
+#define MCINIT_NCCL_MIN   21900 /* 2.19.0: ncclMemAlloc, ncclCommRegister */
+#define MCINIT_CUDART_MIN 12000 /* the oldest runtime gpu-cuda.c binds */
 int mcinit_gpu_version_check(int nccl_runtime, int nccl_header, int cuda_runtime, int cuda_header,
                              int cuda_driver, char *why, size_t cap);
 
 /* ---- communicators and their teardown ---- */
+
+/* --bandwidth's sizes: 1, 8, 64, 256 MiB and 1 GiB (NVLink's busbw peaks
+ * past 64 MiB, as nccl-tests shows up to its -e 1G or more) */
+#define MCINIT_BW_SIZES 5
 
 enum mcinit_comm_state {
 	MCINIT_CS_NONE,     /* not created (or NOCOLOR: this rank is outside) */
@@ -200,7 +206,13 @@ struct mcinit_comm {
 	int size;       /* ranks in the communicator (0 when outside) */
 	void *handle;   /* the backend's ncclComm_t, NULL when none */
 	enum mcinit_comm_state state;
-	double algbw, busbw; /* GB/s, 0 when not measured */
+	int stuck;           /* a call on it passed its deadline: aborted first */
+	double algbw, busbw; /* GB/s at the size of the best busbw, 0 when not measured */
+	/* --bandwidth: every size measured (nccl-tests' rows) */
+	struct mcinit_bw {
+		double bytes, seconds, algbw, busbw;
+	} bw[MCINIT_BW_SIZES];
+	int nbw;
 	enum mcinit_coll coll;
 	char detail[160];
 };
@@ -215,7 +227,16 @@ struct mcinit_comm *mcinit_comms_add(struct mcinit_comms *l);
  * creation order, then the world (run.md "Teardown").  destroy is the
  * backend's (ncclCommFinalize with a deadline and ncclCommAbort after
  * it, or ncclCommAbort at once when `hard`); handles are cleared.
+ *
+ * When `hard`, nothing is freed before every communicator is aborted:
+ * first those marked stuck, then the rest in creation order (a parent
+ * before its children: an aborted split job writes the child it made, even
+ * a failed one), each with hard = MCINIT_END_ABORT; then the pass above
+ * frees.  Device memory is freed with cudaFree, and ncclCommAbort frees
+ * NCCL's: both synchronize the device, so either would wait for ever for a
+ * collective stuck on a communicator not yet aborted (issue 40, defects 1-3).
  * Returns the number destroy failed on. */
+#define MCINIT_END_ABORT 2 /* destroy's `hard`: ncclCommAbort only, free nothing */
 typedef int (*mcinit_comm_destroy_fn)(void *handle, double deadline, int hard, void *ctx);
 int mcinit_comms_teardown(struct mcinit_comms *l, mcinit_comm_destroy_fn destroy, double deadline,
                           int hard, void *ctx);

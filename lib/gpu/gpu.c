@@ -39,6 +39,14 @@ mcinit_gpu_busid(int device, char *busid, size_t cap)
 }
 
 int
+mcinit_gpu_props(int device, struct mcinit_gpu_props *p)
+{
+	memset(p, 0, sizeof *p);
+	p->compute_mode = p->ecc = -1;
+	return cur->props ? cur->props(device, p) : -1;
+}
+
+int
 mcinit_nccl_unique_id(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err)
 {
 	return cur->unique_id(id, err);
@@ -88,6 +96,13 @@ mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double
                  double *seconds, struct mcinit_err *err)
 {
 	return cur->time(comm, c, bytes, iters, deadline, seconds, err);
+}
+
+void
+mcinit_nccl_time_done(void *comm)
+{
+	if (cur->time_done)
+		cur->time_done(comm);
 }
 
 int

@@ -40,6 +40,14 @@ struct mcinit_gpu_versions {
 	const char *nccl_library, *cuda_library;
 	/* why libnccl did not load (NULL when it did, or nobody tried) */
 	const char *nccl_missing;
+	/* why each was taken from there ("VIRTUAL_ENV=...: ...", "the dynamic
+	 * loader ..."), and another libnccl, a different file, visible too
+	 * (the trainer may load that one); "" or NULL when none (static) */
+	const char *nccl_how, *cuda_how, *nccl_other, *nccl_other_how;
+	/* an NVIDIA driver is on this node (it answers, or its kernel module
+	 * is loaded): "no CUDA device" is then something to fix, not a CPU
+	 * node to run --allow-no-cuda on */
+	int gpu_node;
 };
 void mcinit_gpu_versions(struct mcinit_gpu_versions *v);
 
@@ -51,6 +59,16 @@ int mcinit_gpu_select(int device, char *busid, size_t cap, char *name, size_t nc
                       struct mcinit_err *err);
 /* The PCI bus id of a device without selecting it (for the rendezvous). */
 int mcinit_gpu_busid(int device, char *busid, size_t cap);
+
+/* What `mcinit doctor` reports of a device (cudaDeviceGetAttribute): -1
+ * where unknown. */
+struct mcinit_gpu_props {
+	char name[256], busid[32];
+	int compute_mode; /* cudaComputeMode: 0 default, 2 prohibited, 3 exclusive process */
+	int ecc;          /* ECC enabled: 1, 0 */
+};
+/* 0, or -1 (no such device, no runtime, a backend without it). */
+int mcinit_gpu_props(int device, struct mcinit_gpu_props *p);
 
 /* ---- NCCL ---- */
 
@@ -90,6 +108,10 @@ int mcinit_nccl_allreduce(void *comm, long long value, long long *sum, double de
  * see mcinit_bandwidth) after one warm-up; the mean seconds per run. */
 int mcinit_nccl_time(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
                      double *seconds, struct mcinit_err *err);
+/* Frees what mcinit_nccl_time grew for comm (its two buffers, up to 1 GiB
+ * each), once comm's sweep is done and its stream idle, so that a sweep of
+ * many communicators holds one communicator's buffers at a time. */
+void mcinit_nccl_time_done(void *comm);
 /* tp-comm: allocates `bytes` with ncclMemAlloc, registers it with comm
  * (ncclCommRegister, waited for until the deadline), deregisters and
  * frees it. */
@@ -98,7 +120,8 @@ int mcinit_nccl_buffers(void *comm, size_t bytes, double deadline, struct mcinit
 /* Finalizes comm within the deadline then destroys it; ncclCommAbort when
  * the deadline passes, or at once when `hard` (peers may be blocked).  A
  * mcinit_comm_destroy_fn (ctx unused).  0, or -1 when ncclCommAbort ended it
- * after a failed finalize. */
+ * after a failed finalize.  hard = MCINIT_END_ABORT only aborts (once) and
+ * keeps comm and its memory for a later call, which frees them. */
 int mcinit_nccl_destroy(void *comm, double deadline, int hard, void *ctx);
 
 /* ---- the backend as a table ----
@@ -111,6 +134,7 @@ struct mcinit_gpu_ops {
 	int (*select)(int device, char *busid, size_t cap, char *name, size_t ncap,
 	              struct mcinit_err *err);
 	int (*busid)(int device, char *busid, size_t cap);
+	int (*props)(int device, struct mcinit_gpu_props *p); /* may be NULL */
 	int (*unique_id)(unsigned char id[MCINIT_NCCL_ID_BYTES], struct mcinit_err *err);
 	int (*init_start)(void **comm, int nranks, int rank, int nid, const unsigned char *ids,
 	                  const struct mcinit_nccl_opts *o, struct mcinit_err *err);
@@ -124,6 +148,7 @@ struct mcinit_gpu_ops {
 	int (*time)(void *comm, enum mcinit_coll c, size_t bytes, int iters, double deadline,
 	            double *seconds, struct mcinit_err *err);
 	int (*buffers)(void *comm, size_t bytes, double deadline, struct mcinit_err *err);
+	void (*time_done)(void *comm); /* may be NULL */
 	int (*destroy)(void *comm, double deadline, int hard, void *ctx);
 };
 extern const struct mcinit_gpu_ops mcinit_gpu_builtin;

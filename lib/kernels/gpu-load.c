@@ -34,50 +34,74 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const struct mcinit_kb *kb;
-static char why[768] = "the CUDA kernels module was not looked for";
+static char why[2048] = "the CUDA kernels module was not looked for";
+
+/* dlopen of f, or NULL with its reason appended to tried[cap] ("; "
+ * between): every place's reason is kept, since the one that matters (the
+ * build tree's module missing a symbol) is seldom the last (issue 40,
+ * defect 5). */
+static void *
+try_open(const char *f, char *tried, size_t cap)
+{
+	void *h = dlopen(f, RTLD_NOW | RTLD_LOCAL);
+	const char *e;
+	size_t n = strlen(tried);
+
+	if (h)
+		return h;
+	e = dlerror();
+	/* dlerror names the file in most cases; say it when it does not */
+	if (n < cap)
+		snprintf(tried + n, cap - n, "%s%s%s%s", n ? "; " : "", e && strstr(e, f) ? "" : f,
+		         e && strstr(e, f) ? "" : ": ", e ? e : "not loadable");
+	return NULL;
+}
 
 static void *
-open_module(void)
+open_module(char *tried, size_t cap)
 {
 	char exe[PATH_MAX], f[PATH_MAX + 64], *s;
 	const char *e = getenv("MCINIT_KERNELS_MODULE");
 	ssize_t n;
 	void *h;
 
+	tried[0] = '\0';
 	if (e && *e)
-		return dlopen(e, RTLD_NOW | RTLD_LOCAL);
+		return try_open(e, tried, cap);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		if ((s = strrchr(exe, '/')) != NULL)
 			*s = '\0';
 		snprintf(f, sizeof f, "%s/" MODULE, exe);
-		if ((h = dlopen(f, RTLD_NOW | RTLD_LOCAL)) != NULL)
+		if ((h = try_open(f, tried, cap)) != NULL)
 			return h;
 		snprintf(f, sizeof f, "%s/../lib/.libs/" MODULE, exe);
-		if ((h = dlopen(f, RTLD_NOW | RTLD_LOCAL)) != NULL)
+		if ((h = try_open(f, tried, cap)) != NULL)
 			return h;
 	}
-	return dlopen(MCINIT_PKGLIBDIR "/" MODULE, RTLD_NOW | RTLD_LOCAL);
+	return try_open(MCINIT_PKGLIBDIR "/" MODULE, tried, cap);
 }
 
 static void
 load(void)
 {
 	static const char *const subs[] = {"cu13", "cuda_runtime", NULL};
-	char soname[32], path[512], w[512];
+	char soname[32], w[1024], tried[sizeof why - 16];
+	struct mcinit_dl_found found;
 	const struct mcinit_kb *(*entry)(void);
 	void *h;
 
 	snprintf(soname, sizeof soname, "libcudart.so.%d", CUDART_VERSION / 1000);
-	if (!mcinit_dl_find(soname, "MCINIT_CUDA_LIBRARY", subs,
-	                    MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL, path,
-	                    sizeof path, w, sizeof w)) {
+	/* found as the GPU backend finds it (gpu-cuda.c), so the same file */
+	if (!mcinit_dl_find_py(soname, "MCINIT_CUDA_LIBRARY", subs,
+	                       MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
+	                       &found, w, sizeof w)) {
 		snprintf(why, sizeof why, "kernels: no CUDA runtime: %s", w);
 		return;
 	}
-	if ((h = open_module()) == NULL) {
-		snprintf(why, sizeof why, "kernels: %s", dlerror());
+	if ((h = open_module(tried, sizeof tried)) == NULL) {
+		snprintf(why, sizeof why, "kernels: %s", tried);
 		return;
 	}
 	*(void **)&entry = dlsym(h, "mcinit_kb_gpu_module");

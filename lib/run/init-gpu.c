@@ -119,6 +119,17 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	default:
 		break;
 	}
+	/* the trainer may load the other one: say which is checked, and why */
+	if (v.nccl_other && *v.nccl_other) {
+		char *t = mcinit_xasprintf(
+		    "warning: two different NCCL libraries are visible: %s (%s) is the one "
+		    "checked, %s (%s) is there too; MCINIT_NCCL_LIBRARY names the trainer's",
+		    v.nccl_library, v.nccl_how ? v.nccl_how : "", v.nccl_other,
+		    v.nccl_other_how ? v.nccl_other_how : "");
+
+		mcinit_ph_note(I, t);
+		free(t);
+	}
 	/* (a local rank beyond the devices was refused by init.c already) */
 	if (mcinit_gpu_select(dev, I->busid, sizeof I->busid, I->gpu_name, sizeof I->gpu_name,
 	                      &e) != 0)
@@ -322,6 +333,7 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	c->state = MCINIT_CS_PENDING;
 	if (wait_named(I, MCINIT_PH_WORLD, comm, "world", err) != 0) {
 		c->state = MCINIT_CS_FAILED;
+		c->stuck = 1;
 		return -1;
 	}
 	c->size = (int)W;
@@ -374,20 +386,27 @@ split_one(struct mcinit_init *I, const struct mcinit_split *sp, struct mcinit_er
 		                      e.msg);
 	c->handle = child;
 	c->state = MCINIT_CS_FAILED; /* until it is made */
-	/* non-blocking parent: the child exists once the parent is done */
-	if (wait_named(I, MCINIT_PH_GROUPS, I->comms.v[0].handle, label, err) != 0)
+	/* non-blocking parent: the child exists once the parent is done.  On a
+	 * failure the parent's split job may still write the child into
+	 * c->handle's struct: the teardown ends the parent first, then the
+	 * child, and frees only after (defect 3 of issue 40) */
+	if (wait_named(I, MCINIT_PH_GROUPS, I->comms.v[0].handle, label, err) != 0) {
+		I->comms.v[0].stuck = 1;
 		return -1;
+	}
 	if (color == MCINIT_NCCL_NOCOLOR) {
 		mcinit_nccl_destroy(child, 0, 1, NULL);
 		c->handle = NULL;
 		c->state = MCINIT_CS_NONE;
 		return 0;
 	}
-	if (!mcinit_nccl_handle(child) || wait_named(I, MCINIT_PH_GROUPS, child, label, err) != 0)
+	if (!mcinit_nccl_handle(child) || wait_named(I, MCINIT_PH_GROUPS, child, label, err) != 0) {
+		c->stuck = 1;
 		return I->failed == MCINIT_PH_COUNT
 		           ? mcinit_ph_fail(I, MCINIT_PH_GROUPS, err, MCINIT_E_INTERNAL,
 		                            "%s groups: ncclCommSplit gave no communicator", name)
 		           : -1;
+	}
 	if (mcinit_nccl_info(child, &size, &r, &e) != 0)
 		return mcinit_ph_fail(I, MCINIT_PH_GROUPS, err, e.code, "%s: %s", name, e.msg);
 	c->size = size;
@@ -464,6 +483,7 @@ verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcinit_buf *bad)
 		rc = MCINIT_E_UNAVAILABLE;
 	}
 	c->state = rc ? MCINIT_CS_FAILED : MCINIT_CS_VERIFIED;
+	c->stuck = rc == MCINIT_E_TIMEOUT;
 	if (rc)
 		mcinit_buf_printf(bad, "%s%s group %d (ranks %s): %s", bad->len ? "; " : "",
 		                  c->name, c->color, mcinit_buf_cstr(&mem), c->detail);
@@ -471,32 +491,53 @@ verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcinit_buf *bad)
 	return rc;
 }
 
-/* --bandwidth: nccl-tests' way, one line per communicator and size.  0,
- * or the error's code (the detail says it). */
+/* --bandwidth: nccl-tests' way, one line per communicator and size, every
+ * size kept for the report (defect 6 of issue 40): sizes up to 1 GiB, each
+ * after a barrier (a one-word all-reduce, so that no rank's timing starts
+ * while another is still on the previous size), 20 runs up to 64 MiB and 5
+ * above.  The best busbw is the communicator's.  0, or the error's code
+ * (the detail says it). */
 static int
 sweep_one(struct mcinit_init *I, struct mcinit_comm *c)
 {
-	static const size_t sizes[] = {1u << 20, 1u << 23, 1u << 26};
+	static const size_t sizes[MCINIT_BW_SIZES] = {1u << 20, 1u << 23, 1u << 26, 1u << 28,
+	                                              1u << 30};
 	size_t i;
 
-	for (i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+	c->nbw = 0;
+	for (i = 0; i < MCINIT_BW_SIZES; i++) {
 		struct mcinit_err e = {0};
+		struct mcinit_bw *b = &c->bw[c->nbw];
+		int iters = sizes[i] > (1u << 26) ? 5 : 20;
+		long long sum = 0;
 		double sec = 0;
 		char line[256];
 
-		if (mcinit_nccl_time(c->handle, c->coll, sizes[i], 20, mcinit_now() + I->timeout,
+		if (mcinit_nccl_allreduce(c->handle, 0, &sum, mcinit_now() + I->timeout, &e) != 0 ||
+		    mcinit_nccl_time(c->handle, c->coll, sizes[i], iters, mcinit_now() + I->timeout,
 		                     &sec, &e) != 0) {
-			snprintf(c->detail, sizeof c->detail, "bandwidth: %.140s", e.msg);
+			snprintf(c->detail, sizeof c->detail, "bandwidth at %zu MiB: %.120s",
+			         sizes[i] >> 20, e.msg);
+			c->stuck = e.code == MCINIT_E_TIMEOUT;
 			return e.code;
 		}
-		mcinit_bandwidth(c->coll, c->size, (double)sizes[i], sec, &c->algbw, &c->busbw);
+		b->bytes = (double)sizes[i];
+		b->seconds = sec;
+		mcinit_bandwidth(c->coll, c->size, b->bytes, sec, &b->algbw, &b->busbw);
+		if (c->nbw == 0 || b->busbw > c->busbw || (c->busbw == 0 && b->algbw > c->algbw)) {
+			c->algbw = b->algbw;
+			c->busbw = b->busbw;
+		}
+		c->nbw++;
 		snprintf(
 		    line, sizeof line,
 		    "bandwidth %-10s %-14s %8zu KiB  %8.2f us  algbw %7.2f GB/s  busbw %7.2f GB/s",
-		    c->name, mcinit_coll_name(c->coll), sizes[i] >> 10, sec * 1e6, c->algbw,
-		    c->busbw);
+		    c->name, mcinit_coll_name(c->coll), sizes[i] >> 10, sec * 1e6, b->algbw,
+		    b->busbw);
 		mcinit_ph_note(I, line);
 	}
+	/* one communicator's buffers at a time: 2 GiB each at the top size */
+	mcinit_nccl_time_done(c->handle);
 	return 0;
 }
 
@@ -540,10 +581,11 @@ phase_verify_gpu(struct mcinit_init *I, struct mcinit_err *err)
 	              "%d communicator(s): every all-reduce of the global ranks gave its group's "
 	              "sum%s",
 	              n,
-	              I->o->bandwidth ? "; bandwidth measured as nccl-tests does (one warm-up, "
-	                                "then 20 runs per size in one ncclGroupStart/End "
-	                                "between two CUDA events on the stream; busbw in the "
-	                                "report)"
+	              I->o->bandwidth ? "; bandwidth measured as nccl-tests does (1 MiB to 1 GiB, "
+	                                "each size after a barrier, one warm-up, then 20 runs "
+	                                "(5 above 64 MiB) in one ncclGroupStart/End "
+	                                "between two CUDA events on the stream; every size in "
+	                                "the report)"
 	                              : "");
 	return 0;
 }
@@ -702,6 +744,18 @@ mcinit_gpu_comms_json(const struct mcinit_init *I)
 
 		json_object_set_new(o, "algbw", c->algbw > 0 ? json_real(c->algbw) : json_null());
 		json_object_set_new(o, "busbw", c->algbw > 0 ? json_real(c->busbw) : json_null());
+		if (c->nbw > 0) {
+			json_t *sz = json_array();
+			int k;
+
+			for (k = 0; k < c->nbw; k++)
+				json_array_append_new(sz, json_pack("{s:I, s:f, s:f, s:f}", "bytes",
+				                                    (json_int_t)c->bw[k].bytes,
+				                                    "seconds", c->bw[k].seconds,
+				                                    "algbw", c->bw[k].algbw,
+				                                    "busbw", c->bw[k].busbw));
+			json_object_set_new(o, "bandwidth", sz);
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

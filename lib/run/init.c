@@ -735,10 +735,26 @@ phase_rendezvous(struct mcinit_init *I, struct mcinit_err *err)
 
 /* ---- phase device (and the GPU phases of the CPU path) ---- */
 
+/* No CUDA device: on a GPU node (a driver is there) what is wrong is the
+ * runtime or the driver, and why says which; --allow-no-cuda is the advice
+ * only where there is no GPU at all. */
+static int
+no_device(struct mcinit_init *I, const char *why, struct mcinit_err *err)
+{
+	struct mcinit_gpu_versions v;
+
+	mcinit_gpu_versions(&v);
+	if (v.gpu_node)
+		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
+		                      "no CUDA device usable on this GPU node: %s", why);
+	return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
+	                      "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
+}
+
 static int
 phase_device(struct mcinit_init *I, struct mcinit_err *err)
 {
-	char why[256] = "";
+	char why[1024] = "";
 	int n;
 
 	mcinit_ph_begin(I, MCINIT_PH_DEVICE);
@@ -751,9 +767,7 @@ phase_device(struct mcinit_init *I, struct mcinit_err *err)
 	if (n > 0)
 		return mcinit_gpu_phase_device(I, n, err);
 	if (!I->o->allow_no_cuda)
-		return mcinit_ph_fail(
-		    I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
-		    "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
+		return no_device(I, why, err);
 	mcinit_ph_end(I, MCINIT_PH_DEVICE, MCINIT_PS_SKIPPED, "no CUDA device (%s): CPU path", why);
 	return 0;
 }
@@ -1132,13 +1146,11 @@ mcinit_init_run(struct mcinit_init *I, mcinit_finish_fn *finish, struct mcinit_e
 	}
 	if (!lazy && !I->o->allow_no_cuda) {
 		/* no GPU and no CPU path asked for: say so before any network */
-		char why[256] = "";
+		char why[1024] = "";
 
 		if (mcinit_gpu_count(why, sizeof why) == 0) {
 			mcinit_ph_begin(I, MCINIT_PH_DEVICE);
-			return mcinit_ph_fail(
-			    I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE,
-			    "no CUDA device (%s): pass --allow-no-cuda to run the CPU path", why);
+			return no_device(I, why, err);
 		}
 	}
 	if (lazy) {
@@ -1335,6 +1347,19 @@ phase_summary(const struct mcinit_init *I)
 	return out;
 }
 
+/* Why each library was taken from where it was, and another libnccl also
+ * visible (the trainer may load that one), beside the versions. */
+static void
+library_reasons(json_t *versions, const struct mcinit_gpu_versions *v)
+{
+#define LIB(x) ((x) && *(x) ? json_string(x) : json_null())
+	json_object_set_new(versions, "nccl_library_why", LIB(v->nccl_how));
+	json_object_set_new(versions, "cuda_library_why", LIB(v->cuda_how));
+	json_object_set_new(versions, "nccl_other_library", LIB(v->nccl_other));
+	json_object_set_new(versions, "nccl_other_library_why", LIB(v->nccl_other_how));
+#undef LIB
+}
+
 json_t *
 mcinit_init_report(const struct mcinit_init *I)
 {
@@ -1349,7 +1374,7 @@ mcinit_init_report(const struct mcinit_init *I)
 		                mcinit_phase_names[I->failed], "message", I->ph[I->failed].detail);
 #define VER(x) ((x) ? json_integer(x) : json_null())
 #define LIB(x) ((x) && *(x) ? json_string(x) : json_null())
-	return json_pack(
+	json_t *r = json_pack(
 	    "{s:b, s:I, s:s, s:s, s:I, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, "
 	    "s:o}, s:o}",
 	    "ok", ok, "world_size", (json_int_t)I->env.world, "contract",
@@ -1361,6 +1386,9 @@ mcinit_init_report(const struct mcinit_init *I)
 	    LIB(v.cuda_library), "communicators", mcinit_gpu_comms_json(I));
 #undef VER
 #undef LIB
+	if (r)
+		library_reasons(json_object_get(r, "versions"), &v);
+	return r;
 }
 
 void

@@ -20,6 +20,23 @@
 
 #define API __attribute__((visibility("default")))
 
+/* The runtime this build plays (Makefile.am's personalities): 13's, or
+ * 12's (libcudart.so.12: cudaGetDeviceProperties_v2 beside the plain one,
+ * whose struct is CUDA 11's). */
+#ifndef MCD_CUDART_VERSION
+#define MCD_CUDART_VERSION CUDART_VERSION
+#endif
+
+/* The CUDA version the "driver" supports: MCDOUBLE_DRIVER_VERSION, else
+ * the runtime's. */
+static int
+driver_version(void)
+{
+	const char *d = getenv("MCDOUBLE_DRIVER_VERSION");
+
+	return d && *d ? atoi(d) : MCD_CUDART_VERSION;
+}
+
 struct mcd_stream {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -137,6 +154,11 @@ ret(cudaError_t e)
 API cudaError_t
 cudaGetDeviceCount(int *n)
 {
+	/* as the runtime: a driver of an older CUDA major cannot serve it */
+	if (driver_version() / 1000 < MCD_CUDART_VERSION / 1000) {
+		*n = 0;
+		return ret(cudaErrorInsufficientDriver);
+	}
 	*n = visible();
 	return *n ? cudaSuccess : ret(cudaErrorNoDevice);
 }
@@ -153,6 +175,8 @@ cudaGetErrorName(cudaError_t e)
 		return "cudaErrorMemoryAllocation";
 	case cudaErrorNoDevice:
 		return "cudaErrorNoDevice";
+	case cudaErrorInsufficientDriver:
+		return "cudaErrorInsufficientDriver";
 	case cudaErrorInvalidDevice:
 		return "cudaErrorInvalidDevice";
 	case cudaErrorNotReady:
@@ -182,16 +206,14 @@ cudaGetLastError(void)
 API cudaError_t
 cudaRuntimeGetVersion(int *v)
 {
-	*v = CUDART_VERSION;
+	*v = MCD_CUDART_VERSION;
 	return cudaSuccess;
 }
 
 API cudaError_t
 cudaDriverGetVersion(int *v)
 {
-	const char *d = getenv("MCDOUBLE_DRIVER_VERSION");
-
-	*v = d && *d ? atoi(d) : CUDART_VERSION;
+	*v = driver_version();
 	return cudaSuccess;
 }
 
@@ -220,17 +242,66 @@ cudaGetDevice(int *dev)
 	return cudaSuccess;
 }
 
-API cudaError_t
-cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
+/* Fills `len` bytes of a struct cudaDeviceProp of some runtime: only the
+ * name, which opens every layout (11's, 12's, 13's), is set; the rest is
+ * zero.  len is what that runtime's struct takes: writing more than the
+ * caller's struct would hide an overflow a real runtime makes. */
+static cudaError_t
+props(void *p, size_t len, int dev)
 {
 	if (dev < 0 || dev >= visible())
 		return ret(cudaErrorInvalidDevice);
-	memset(p, 0, sizeof *p);
-	snprintf(p->name, sizeof p->name, "mcinit test double GPU %d", dev);
-	p->totalGlobalMem = (size_t)80 << 30;
-	p->major = 9;
-	p->pciBusID = 0x10 + dev;
+	memset(p, 0, len);
+	snprintf((char *)p, 256, "mcinit test double GPU %d", dev);
 	return cudaSuccess;
+}
+
+#if MCD_CUDART_VERSION >= 13000
+API cudaError_t
+cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
+{
+	return props(p, sizeof *p, dev);
+}
+#else
+/* CUDA 12: the _v2 call (what 12's headers name) fills 12's struct,
+ * 1,032 bytes on x86-64; the plain call CUDA 11's, written here as large */
+API cudaError_t
+cudaGetDeviceProperties_v2(void *p, int dev)
+{
+	return props(p, 1032, dev);
+}
+
+API cudaError_t
+cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
+{
+	return props(p, 1032, dev);
+}
+#endif
+
+/* The attributes mcinit doctor reads: the compute mode
+ * (MCDOUBLE_COMPUTE_MODE: default, exclusive_process, prohibited) and ECC
+ * (on). */
+API cudaError_t
+cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int dev)
+{
+	const char *m = getenv("MCDOUBLE_COMPUTE_MODE");
+
+	if (dev < 0 || dev >= visible())
+		return ret(cudaErrorInvalidDevice);
+	switch (a) {
+	case cudaDevAttrComputeMode:
+		*v = !m || !*m                             ? cudaComputeModeDefault
+		     : strcmp(m, "exclusive_process") == 0 ? cudaComputeModeExclusiveProcess
+		     : strcmp(m, "prohibited") == 0        ? cudaComputeModeProhibited
+		                                           : cudaComputeModeDefault;
+		return cudaSuccess;
+	case cudaDevAttrEccEnabled:
+		*v = 1;
+		return cudaSuccess;
+	default:
+		*v = 0;
+		return ret(cudaErrorInvalidValue);
+	}
 }
 
 API cudaError_t
@@ -459,10 +530,11 @@ mcd_announce(void *st, mcd_fn fn, void *arg, void *dst, size_t len, const char *
 	return op;
 }
 
-API void
+API unsigned long
 mcd_queue(struct mcd_op *op)
 {
 	struct mcd_stream *s = op->s;
+	unsigned long seq;
 
 	/* the legacy stream waits for the blocking streams, and they for it:
 	 * the host waits here instead (coarser, never looser) */
@@ -471,7 +543,7 @@ mcd_queue(struct mcd_op *op)
 	else if (!s->nonblocking)
 		drain(stream_of(NULL), 0);
 	pthread_mutex_lock(&s->mu);
-	op->seq = ++s->seq;
+	seq = op->seq = ++s->seq;
 	if (s->tail)
 		s->tail->qnext = op;
 	else
@@ -479,6 +551,19 @@ mcd_queue(struct mcd_op *op)
 	s->tail = op;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+	return seq;
+}
+
+API int
+mcd_done(void *st, unsigned long seq)
+{
+	struct mcd_stream *s = stream_of(st);
+	int r;
+
+	pthread_mutex_lock(&s->mu);
+	r = s->done >= seq;
+	pthread_mutex_unlock(&s->mu);
+	return r;
 }
 
 /* ---- memory ---- */
@@ -718,8 +803,7 @@ cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
 
 	e->s = op->s;
 	e->t = 0;
-	mcd_queue(op);
-	e->seq = op->seq;
+	e->seq = mcd_queue(op);
 	return cudaSuccess;
 }
 
@@ -769,8 +853,10 @@ cudaEventDestroy(cudaEvent_t ev)
 {
 	struct mcd_event *e = (struct mcd_event *)ev;
 
-	if (e && e->s)
-		drain(e->s, e->seq); /* the stamp may still be queued */
+	/* as CUDA: returns at once; an event still queued (behind a stuck
+	 * kernel) is released when it completes; here, never (it is small) */
+	if (e && e->s && !mcd_done(e->s, e->seq))
+		return cudaSuccess;
 	free(e);
 	return cudaSuccess;
 }

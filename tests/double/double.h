@@ -25,8 +25,12 @@ typedef int (*mcd_fn)(void *arg);
  * callsite.  It does nothing until mcd_queue. */
 struct mcd_op *mcd_announce(void *s, mcd_fn fn, void *arg, void *dst, size_t len, const char *api,
                             void *callsite);
-/* Puts an announced operation on its stream. */
-void mcd_queue(struct mcd_op *op);
+/* Puts an announced operation on its stream; its place there (for
+ * mcd_done).  The operation may be gone once it has run. */
+unsigned long mcd_queue(struct mcd_op *op);
+/* Whether stream s (NULL: the legacy stream) has run everything up to
+ * place seq. */
+int mcd_done(void *s, unsigned long seq);
 /* Reports a misuse of the API (with the caller's site) and fails the
  * process: what the real library would do something undefined for. */
 void mcd_misuse(void *callsite, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

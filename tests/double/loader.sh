@@ -14,8 +14,9 @@ check report-names-libraries sh -c "grep -q '\"cuda_library\": \"$D/libcudart.so
 	grep -q '\"nccl_library\": \"$D/libnccl.so.2\"' '$tmp/one.json' && grep -q '\"nccl\": [0-9]' '$tmp/one.json'"
 check report-names-versions sh -c "grep -q '\"nccl_header\": [0-9]' '$tmp/one.json' && grep -q '\"cuda_runtime\": 1[0-9]*' '$tmp/one.json'"
 
-# the loader's own path finds them too
-env -u MCINIT_CUDA_LIBRARY LD_LIBRARY_PATH="$D" timeout $((30 * S)) $MCINIT run --no-warmup --format=json "$J" \
+# the loader's own path finds them too (nothing before it: no Python
+# environment, no CUDA_HOME)
+env -u MCINIT_CUDA_LIBRARY -u VIRTUAL_ENV -u CONDA_PREFIX -u CUDA_HOME LD_LIBRARY_PATH="$D" timeout $((30 * S)) $MCINIT run --no-warmup --format=json "$J" \
 	>"$tmp/ld.json" 2>"$tmp/ld.err"
 check found-on-LD_LIBRARY_PATH sh -c "test $? = 0 && grep -q '\"cuda_library\": \"$D/libcudart' '$tmp/ld.json'"
 
@@ -25,4 +26,36 @@ rc=$?
 comment "$tmp/nonccl"
 check run-without-nccl-exits-69 sh -c "test $rc = 69 &&
 	grep -q 'device.*failed.*no NCCL library: libnccl.so.2 not loadable from MCINIT_NCCL_LIBRARY=/nonexistent' '$tmp/nonccl'"
+# Issue 40: the libraries the trainer's Python would load.  torch's wheel
+# layout in a venv (nvidia/nccl/lib, nvidia/cu13/lib) is found before the
+# loader's, and CUDA_HOME's NCCL, a different file, is named as a warning.
+V=$tmp/venv/lib/python3.12/site-packages/nvidia
+mkdir -p "$V/nccl/lib" "$V/cu13/lib" "$tmp/cuda/lib64" "$tmp/nopy"
+cp "$D/libnccl.so.2" "$V/nccl/lib/" && cp "$D/libcudart.so.13" "$V/cu13/lib/" &&
+	cp "$D/libnccl.so.2" "$tmp/cuda/lib64/"
+env -u MCINIT_CUDA_LIBRARY -u MCINIT_NCCL_LIBRARY -u CONDA_PREFIX VIRTUAL_ENV="$tmp/venv" \
+	CUDA_HOME="$tmp/cuda" timeout $((30 * S)) $MCINIT run --no-warmup "$J" >"$tmp/venv.out" 2>&1
+rc=$?
+comment "$tmp/venv.out"
+check venv-wheels-every-phase-ok sh -c "test $rc = 0 && grep -q '^mcinit run: verify *ok' '$tmp/venv.out' &&
+	grep -q '^mcinit run: ready *ok' '$tmp/venv.out'"
+check venv-two-ncclS-warned sh -c "grep -q 'warning: two different NCCL libraries are visible: $V/nccl/lib/libnccl.so.2 (VIRTUAL_ENV=$tmp/venv: .*) is the one checked, $tmp/cuda/lib64/libnccl.so.2 (CUDA_HOME=$tmp/cuda: lib64) is there too' '$tmp/venv.out'"
+env -u MCINIT_CUDA_LIBRARY -u MCINIT_NCCL_LIBRARY -u CONDA_PREFIX VIRTUAL_ENV="$tmp/venv" \
+	CUDA_HOME="$tmp/cuda" timeout $((30 * S)) $MCINIT run --no-warmup --format=json "$J" >"$tmp/venv.json" 2>/dev/null
+check venv-report-says-why sh -c "grep -q '\"nccl_library\": \"$V/nccl/lib/libnccl.so.2\"' '$tmp/venv.json' &&
+	grep -q '\"nccl_library_why\": \"VIRTUAL_ENV=$tmp/venv: ' '$tmp/venv.json' &&
+	grep -q '\"cuda_library\": \"$V/cu13/lib/libcudart.so.13\"' '$tmp/venv.json' &&
+	grep -q '\"nccl_other_library\": \"$tmp/cuda/lib64/libnccl.so.2\"' '$tmp/venv.json'"
+env -u MCINIT_CUDA_LIBRARY -u MCINIT_NCCL_LIBRARY -u CONDA_PREFIX VIRTUAL_ENV="$tmp/venv" \
+	CUDA_HOME="$tmp/cuda" $MCINIT --version >"$tmp/version" 2>&1
+comment "$tmp/version"
+check version-names-files-and-why sh -c "grep -q '^    libnccl   $V/nccl/lib/libnccl.so.2 (VIRTUAL_ENV=' '$tmp/version' &&
+	grep -q '^    warning: another libnccl is visible: $tmp/cuda/lib64/libnccl.so.2 (CUDA_HOME=' '$tmp/version'"
+
+# Issue 40, defect 5: the kernels module does not load over the double
+# (it lacks cudaOccupancy...): the reason names the build tree's module and
+# its missing symbol, not only the last place looked (pkglibdir)
+on_double timeout $((30 * S)) $MCINIT run "$J" >"$tmp/kern" 2>&1
+comment "$tmp/kern"
+check kernels-module-every-reason sh -c "grep -q 'kernels .*failed.*lib/\.libs/mcinit-cuda-kernels\.so: undefined symbol: cuda' '$tmp/kern'"
 finish

@@ -16,8 +16,17 @@
  *   - two ranks of one communicator on one GPU of one host (NCCL_HOSTID, or
  *     the host name) fail with ncclInvalidUsage, as NCCL's duplicate-GPU
  *     check does;
- *   - ncclCommSplit with NCCL_SPLIT_NOCOLOR gives NULL;
- *   - ncclCommAbort ends what waits for peers.
+ *   - ncclCommSplit with NCCL_SPLIT_NOCOLOR gives NULL; a split that fails
+ *     still writes its child (NCCL 2.28.9's init.cc does), which the caller
+ *     must abort, and a child never ended is reported at exit;
+ *   - ncclCommAbort ends what waits for peers; it and ncclCommDestroy free
+ *     the communicator's device memory, so they synchronize the device
+ *     (cudaFree): they wait for a collective stuck on another communicator;
+ *   - a peer that has exited makes the communicator fail with
+ *     ncclRemoteError;
+ *   - NCCL's launch thread waits for the device to drain its work FIFO: a
+ *     group of more than MCDOUBLE_FIFO (8) operations reaches the stream
+ *     only as the stream runs the earlier ones.
  * Not faithful: at most 64 KiB of each rank's buffer is exchanged (larger
  * collectives move their first 64 KiB: enough for mcinit's checks, cheap
  * for its bandwidth sweep); send/receive pairs in a group exchange as one
@@ -26,6 +35,7 @@
  * Faults (MCDOUBLE_FAULT, for the process whose $RANK is R):
  *   nojoin@R      its ncclCommInitRank* never joins (stays in progress);
  *   hang@R:N      its N-th collective never completes (until abort);
+ *   splithang@R   its ncclCommSplit never completes (until abort);
  *   destroy@R     ncclCommDestroy fails (after freeing, as NCCL may). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -43,7 +54,15 @@
 
 #include "double.h"
 
-#define API    __attribute__((visibility("default")))
+#define API __attribute__((visibility("default")))
+
+/* The release this build plays (Makefile.am's personalities): what
+ * ncclGetVersion says, and which calls of later releases exist.  Only the
+ * calls mcinit may look up differ: ncclCommInitRankScalable came in 2.23,
+ * ncclCommShrink and ncclCommWindowRegister in 2.27. */
+#ifndef MCD_NCCL_VERSION
+#define MCD_NCCL_VERSION NCCL_VERSION_CODE
+#endif
 #define MAXR   64
 #define SLOT   (64 * 1024)
 #define MAGIC  "MCDOUBLE"
@@ -53,6 +72,7 @@ struct slot {
 	uint64_t joined, posted, done;
 	uint64_t nbytes[2];
 	int dev;
+	int pid; /* for peer death: ncclRemoteError */
 	char host[64];
 	char data[2][SLOT];
 };
@@ -71,6 +91,8 @@ struct ncclComm {
 	int state;     /* ncclResult_t, atomic */
 	int abort;     /* atomic */
 	int has_worker;
+	int failed_split; /* written by a failed split: must be aborted */
+	void *devmem;     /* NCCL's own device memory: freed by abort/destroy */
 	pthread_t worker;
 	struct ncclComm *next; /* every communicator ever made */
 };
@@ -144,6 +166,9 @@ comm_new(const char *name, int rank, int nranks, int nonblocking)
 	c->dev = mcd_device(); /* the caller's: a worker thread has none */
 	c->state = ncclInProgress;
 	c->magic = JOINED;
+	/* as NCCL's: ncclCommAbort and ncclCommDestroy free it (a cudaFree,
+	 * which synchronizes the device) */
+	cudaMalloc(&c->devmem, 256);
 	pthread_mutex_lock(&G);
 	c->next = comms;
 	comms = c;
@@ -151,13 +176,43 @@ comm_new(const char *name, int rank, int nranks, int nonblocking)
 	return c;
 }
 
-/* Waits for cond(c, arg) until it holds (0) or c is aborted (-1). */
+/* A joined peer of c whose process has exited: its rank, else -1. */
+static int
+dead_peer(struct ncclComm *c)
+{
+	int r;
+
+	if (!c->seg)
+		return -1;
+	for (r = 0; r < c->nranks; r++) {
+		int pid = __atomic_load_n(&c->seg->s[r].pid, __ATOMIC_ACQUIRE);
+
+		if (r != c->rank && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
+			return r;
+	}
+	return -1;
+}
+
+/* Waits for cond(c, arg) until it holds (0), c is aborted (-1), or a peer
+ * has exited (-1, and c fails with ncclRemoteError, as NCCL's proxy
+ * reports a closed connection). */
 static int
 wait_for(struct ncclComm *c, int (*cond)(struct ncclComm *, uint64_t), uint64_t arg)
 {
+	unsigned n = 0;
+	int r;
+
 	while (!cond(c, arg)) {
-		if (__atomic_load_n(&c->abort, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&c->abort, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == ncclRemoteError)
 			return -1;
+		if (++n % 2000 == 0 && (r = dead_peer(c)) >= 0) {
+			snprintf(last_err, sizeof last_err,
+			         "peer rank %d of %s (pid %d) exited: connection closed", r,
+			         c->name, c->seg->s[r].pid);
+			__atomic_store_n(&c->state, (int)ncclRemoteError, __ATOMIC_RELEASE);
+			return -1;
+		}
 		usleep(50);
 	}
 	return 0;
@@ -205,6 +260,7 @@ join(struct ncclComm *c)
 	}
 	me = &c->seg->s[c->rank];
 	me->dev = c->dev;
+	__atomic_store_n(&me->pid, (int)getpid(), __ATOMIC_RELEASE);
 	if (hid && *hid)
 		snprintf(me->host, sizeof me->host, "%s", hid);
 	else
@@ -241,6 +297,9 @@ work_main(void *p)
 	struct work *w = p;
 	ncclResult_t r = w->fn(w->c, w->arg);
 
+	/* a peer's death seen meanwhile stays the communicator's error */
+	if (r == ncclSuccess && __atomic_load_n(&w->c->state, __ATOMIC_ACQUIRE) == ncclRemoteError)
+		r = ncclRemoteError;
 	__atomic_store_n(&w->c->state, (int)r, __ATOMIC_RELEASE);
 	free(w);
 	return NULL;
@@ -560,16 +619,21 @@ writes(const struct coll *x)
 
 struct launch {
 	struct mcd_op **ops;
+	cudaStream_t *st;
+	unsigned long *seq;
 	int n, cap;
 };
 
 static void
-add_op(struct launch *l, struct mcd_op *op)
+add_op(struct launch *l, struct mcd_op *op, cudaStream_t s)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 16;
 		l->ops = realloc(l->ops, (size_t)l->cap * sizeof *l->ops);
+		l->st = realloc(l->st, (size_t)l->cap * sizeof *l->st);
+		l->seq = realloc(l->seq, (size_t)l->cap * sizeof *l->seq);
 	}
+	l->st[l->n] = s;
 	l->ops[l->n++] = op;
 }
 
@@ -577,15 +641,25 @@ static ncclResult_t
 do_launch(struct ncclComm *c, void *arg)
 {
 	struct launch *l = arg;
-	int i;
+	const char *f = getenv("MCDOUBLE_FIFO");
+	int i, fifo = f && *f ? atoi(f) : 8;
 
-	(void)c;
 	/* NCCL's group thread: the stream gets the work later */
 	usleep(getenv("MCDOUBLE_LAUNCH_US") ? (useconds_t)atoi(getenv("MCDOUBLE_LAUNCH_US"))
 	                                    : 2000);
-	for (i = 0; i < l->n; i++)
-		mcd_queue(l->ops[i]);
+	for (i = 0; i < l->n; i++) {
+		/* the work FIFO holds `fifo` operations: the thread waits for
+		 * the device to run the oldest before it writes another (until
+		 * an abort, after which what is left fails at once) */
+		if (fifo > 0 && i >= fifo)
+			while (!mcd_done(l->st[i - fifo], l->seq[i - fifo]) &&
+			       !__atomic_load_n(&c->abort, __ATOMIC_ACQUIRE))
+				usleep(50);
+		l->seq[i] = mcd_queue(l->ops[i]);
+	}
 	free(l->ops);
+	free(l->st);
+	free(l->seq);
 	free(l);
 	return ncclSuccess;
 }
@@ -621,15 +695,19 @@ launch_group(void)
 					t = t->more;
 				t->more = x;
 				if (writes(x))
-					add_op(l, mcd_announce(x->s, NULL, NULL, x->rb, writes(x),
-					                       kind_name(x->kind), x->site));
+					add_op(l,
+					       mcd_announce(x->s, NULL, NULL, x->rb, writes(x),
+					                    kind_name(x->kind), x->site),
+					       x->s);
 				continue;
 			}
 			p2p = x;
 		}
 		x->k = ++x->c->cseq;
-		add_op(l, mcd_announce(x->s, run_coll, x, writes(x) ? x->rb : NULL, writes(x),
-		                       kind_name(x->kind), x->site));
+		add_op(l,
+		       mcd_announce(x->s, run_coll, x, writes(x) ? x->rb : NULL, writes(x),
+		                    kind_name(x->kind), x->site),
+		       x->s);
 	}
 	if (!c) {
 		free(l);
@@ -735,7 +813,7 @@ ncclGetVersion(int *v)
 {
 	const char *e = getenv("MCDOUBLE_NCCL_VERSION");
 
-	*v = e && *e ? atoi(e) : NCCL_VERSION_CODE;
+	*v = e && *e ? atoi(e) : MCD_NCCL_VERSION;
 	return ncclSuccess;
 }
 
@@ -814,6 +892,7 @@ ncclCommInitRank(ncclComm_t *c, int nranks, ncclUniqueId id, int rank)
 	return init(c, nranks, &id, rank, NULL);
 }
 
+#if MCD_NCCL_VERSION >= 22300
 API ncclResult_t
 ncclCommInitRankScalable(ncclComm_t *c, int nranks, int rank, int nid, ncclUniqueId *ids,
                          ncclConfig_t *cfg)
@@ -822,6 +901,24 @@ ncclCommInitRankScalable(ncclComm_t *c, int nranks, int rank, int nid, ncclUniqu
 		return ncclInvalidArgument;
 	return init(c, nranks, &ids[0], rank, cfg);
 }
+#endif
+
+#if MCD_NCCL_VERSION >= 22700
+/* present, as in 2.27 and later; mcinit does not call them */
+API ncclResult_t
+ncclCommShrink(ncclComm_t c, int *exclude, int n, ncclComm_t *out, ncclConfig_t *cfg, int flags)
+{
+	(void)c, (void)exclude, (void)n, (void)out, (void)cfg, (void)flags;
+	return ncclInvalidUsage;
+}
+
+API ncclResult_t
+ncclCommWindowRegister(ncclComm_t c, void *p, size_t n, ncclWindow_t *w, int flags)
+{
+	(void)c, (void)p, (void)n, (void)w, (void)flags;
+	return ncclInvalidUsage;
+}
+#endif
 
 struct split {
 	int color, key, nonblocking;
@@ -848,7 +945,18 @@ do_split(struct ncclComm *p, void *arg)
 	char name[256];
 	struct ncclComm *c;
 
-	if (exchange(p, k, mine, sizeof mine, use_split, sp) != 0) {
+	if (fault("splithang", NULL))
+		wait_for(p, never, 0);
+	if (__atomic_load_n(&p->abort, __ATOMIC_ACQUIRE) ||
+	    exchange(p, k, mine, sizeof mine, use_split, sp) != 0) {
+		/* NCCL 2.28.9 (init.cc, ncclCommSplit's job) has allocated the
+		 * child and writes it out even when the split fails: the
+		 * caller must abort it */
+		snprintf(name, sizeof name, "%.150s-s%d-failed", p->name, p->nsplit);
+		c = comm_new(name, 0, 1, sp->nonblocking);
+		c->state = ncclInternalError;
+		c->failed_split = 1;
+		*sp->out = c;
 		free(sp);
 		return ncclInternalError;
 	}
@@ -939,6 +1047,12 @@ retire(struct ncclComm *c)
 {
 	char path[256];
 
+	/* NCCL frees the communicator's device memory: cudaFree synchronizes
+	 * the device, so this waits for any kernel still running on it, a
+	 * collective stuck on another communicator too */
+	cudaFree(c->devmem);
+	c->devmem = NULL;
+
 	/* a rank that never joined leaves the name behind: gone with the end */
 	snprintf(path, sizeof path, "/%s", c->name);
 	shm_unlink(path);
@@ -971,6 +1085,25 @@ ncclCommAbort(ncclComm_t c)
 	join_worker(c);
 	retire(c);
 	return ncclSuccess;
+}
+
+/* A failed split's child that the program never aborted nor destroyed:
+ * its resources leak (and a program that freed its own copy of the handle
+ * before the parent's abort let the job write it there). */
+__attribute__((destructor)) static void
+unended(void)
+{
+	struct ncclComm *c;
+
+	for (c = comms; c; c = c->next)
+		if (c->failed_split && __atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) == JOINED) {
+			fprintf(stderr,
+			        "mcdouble: %s, the child a failed ncclCommSplit wrote out, was "
+			        "never aborted\n",
+			        c->name);
+			fflush(stderr);
+			_exit(88);
+		}
 }
 
 /* ---- memory ---- */

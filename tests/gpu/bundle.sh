@@ -19,12 +19,20 @@ check "bundle: no CUDA library, no double" sh -c "! grep -q 'libcudart\\|libnccl
 check "bundle: mcinit starts on its own lib/" sh -c "LD_LIBRARY_PATH='$B/lib' ldd '$B/bin/mcinit' | grep -v 'not found' >/dev/null &&
 	! LD_LIBRARY_PATH='$B/lib' ldd '$B/bin/mcinit' | grep 'not found'"
 # the dry run: the double as CUDA and NCCL, no nvidia-smi needed
-on_double env MCINIT_GPU_DRY_RUN=1 MCDOUBLE_LAUNCH_US=100 MCINIT_GPU_TIMEOUT=$((S > 1 ? 6 : 2)) \
-	timeout $((120 * S)) sh "$B/run.sh" >"$tmp/dry" 2>&1
+start=$(date +%s)
+on_double env MCINIT_GPU_DRY_RUN=1 MCDOUBLE_LAUNCH_US=100 MCINIT_GPU_TIMEOUT=$((S > 1 ? 6 : 3)) \
+	OUT="$tmp/out" timeout $((300 * S)) sh "$B/run.sh" >"$tmp/dry" 2>&1
 rc=$?
-comment "$tmp/dry"
+took=$(($(date +%s) - start))
+grep -v ' bandwidth ' "$tmp/dry" | comment /dev/stdin
+echo "# the dry run took $took s"
 check "bundle dry run on the double: every check but the kernels passes" sh -c "test $rc = 0 &&
-	grep -q '^SUMMARY: 6 passed, 0 failed, 1 skipped' '$tmp/dry'"
-check "bundle dry run: the summary has the figures" sh -c "grep -q '^bandwidth world ' '$tmp/dry' &&
-	grep -q '^versions: ' '$tmp/dry' && grep -q '^forced timeout: exit 75' '$tmp/dry'"
+	grep -q '^SUMMARY: 10 passed, 0 failed, 1 skipped' '$tmp/dry'"
+check "bundle dry run: within its time budget (540 s; here well under 120 s)" test $took -le $((120 * S))
+check "bundle dry run: the summary has the figures" sh -c "grep -q '^one rank: bandwidth world .* 1024 MiB' '$tmp/dry' &&
+	grep -q '^2 ranks: bandwidth ' '$tmp/dry' &&
+	grep -q '^versions: ' '$tmp/dry' && grep -q '^forced timeout: exit 75' '$tmp/dry' &&
+	grep -q '^sweep-stop: rank 0 exit 75' '$tmp/dry' && grep -q '^verify-stop: rank 0 exit 75' '$tmp/dry'"
+check "bundle dry run: one folder with the figures, the steps, the reports" sh -c "
+	test -s '$tmp/out/figures' && test -s '$tmp/out/steps.tsv' && test -s '$tmp/out/one.json'"
 finish

@@ -3,7 +3,7 @@
 # its output as TAP comments.
 . "$srcdir/tests/cli/lib.sh"
 rc=0
-sh "$srcdir/tests/gpu/run.sh" >"$tmp/out" 2>&1 || rc=$?
+OUT="$tmp/gpu-out" sh "$srcdir/tests/gpu/run.sh" >"$tmp/out" 2>&1 || rc=$?
 comment "$tmp/out"
 case $rc in
 0) pass "GPU checks: kernels, NCCL phases (tests/gpu/run.sh)" ;;

@@ -28,8 +28,8 @@ for f in mcinit_config_schema mcinit_gpu_count mcinit_init_failed_phase mcinit_i
 	mcinit_read_error_file mcinit_store_capacity_check mcinit_write_error_file; do
 	check "export-$f-4.1" grep -qx "$f@@MCINIT_4.1" "$tmp/versioned"
 done
-# Interface 4.2's JSON surface carries its own node.
-for f in mcinit_json_validate mcinit_json_topology mcinit_settings_json; do
+# Interface 4.2: the JSON surface, and mcinit_doctor (issue 40).
+for f in mcinit_json_validate mcinit_json_topology mcinit_settings_json mcinit_doctor; do
 	check "export-$f-4.2" grep -qx "$f@@MCINIT_4.2" "$tmp/versioned"
 done
 check export-initialize-stays-4 grep -qx 'mcinit_initialize@@MCINIT_4' "$tmp/versioned"

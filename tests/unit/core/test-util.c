@@ -375,3 +375,187 @@ Test(dlfind, env_var_then_python_environments_then_dir)
 	cr_expect_eq(system(d), 0);
 	free(d);
 }
+
+/* ---- mcinit_dl_places: the trainer's Python's order (issue 40) ---- */
+
+static void
+touch(const char *root, const char *rel)
+{
+	char *cmd =
+	    mcinit_xasprintf("mkdir -p \"$(dirname '%s/%s')\" && : >'%s/%s'", root, rel, root, rel);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+}
+
+/* The index of the place whose file ends with tail, or -1. */
+static int
+at(const struct mcinit_dl_place *v, size_t n, const char *tail)
+{
+	size_t i, k = strlen(tail);
+
+	for (i = 0; i < n; i++)
+		if (strlen(v[i].file) >= k && strcmp(v[i].file + strlen(v[i].file) - k, tail) == 0)
+			return (int)i;
+	return -1;
+}
+
+Test(dlfind, places_in_the_order_python_finds_them)
+{
+	static const char *const subs[] = {"nccl", NULL};
+	char tmp[] = "/tmp/mcinit-places-XXXXXX", *s;
+	struct mcinit_dl_place v[32];
+	char *old = mcinit_xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	size_t n;
+
+	cr_assert(mkdtemp(tmp));
+	touch(tmp, "venv/lib/python3.12/site-packages/nvidia/nccl/lib/libx.so.2");
+	touch(tmp, "venv/lib/python3.12/site-packages/nvidia/cu13/lib/libx.so.2"); /* not a sub */
+	touch(tmp, "conda/lib/python3.11/site-packages/nvidia/nccl/lib/libx.so.2");
+	touch(tmp, "conda/lib/libx.so.2");
+	touch(tmp, "py/lib/python3.10/site-packages/nvidia/nccl/lib/libx.so.2");
+	touch(tmp, "py/lib/python3.10/dist-packages/nvidia/nccl/lib/libx.so.2");
+	touch(tmp, "py/local/lib/python3.10/dist-packages/nvidia/nccl/lib/libx.so.2");
+	touch(tmp, "home/.local/lib/python3.10/site-packages/nvidia/nccl/lib/libx.so.2");
+	touch(tmp, "cuda/lib64/libx.so.2");
+	touch(tmp, "ld/libx.so.2");
+	touch(tmp, "kit/libx.so.2");
+	s = mcinit_xasprintf("mkdir -p %s/py/bin && ln -s /bin/true %s/py/bin/python3", tmp, tmp);
+	cr_assert_eq(system(s), 0);
+	free(s);
+	unsetenv("MCINIT_PROBE_LIBRARY");
+#define SETP(var, fmt)                                                                             \
+	do {                                                                                       \
+		char *x_ = mcinit_xasprintf(fmt, tmp);                                             \
+		setenv(var, x_, 1);                                                                \
+		free(x_);                                                                          \
+	} while (0)
+	SETP("VIRTUAL_ENV", "%s/venv");
+	SETP("CONDA_PREFIX", "%s/conda");
+	SETP("CUDA_HOME", "%s/cuda");
+	SETP("LD_LIBRARY_PATH", "%s/ld");
+	SETP("HOME", "%s/home");
+	{
+		/* the fake python3 first; the tools system() runs after it */
+		char *pp = mcinit_xasprintf("%s/py/bin:%s", tmp, old);
+
+		setenv("PATH", pp, 1);
+		free(pp);
+	}
+	s = mcinit_xasprintf("%s/kit", tmp);
+	n = mcinit_dl_places("libx.so.2", "MCINIT_PROBE_LIBRARY", subs, s, v, 32);
+	/* the active venv, conda's wheel then its lib, the python3 on PATH (the
+	 * user's site first: not a venv), CUDA_HOME, LD_LIBRARY_PATH, the
+	 * loader, the toolkit */
+	cr_expect_eq(at(v, n, "venv/lib/python3.12/site-packages/nvidia/nccl/lib/libx.so.2"), 0);
+	cr_expect_eq(at(v, n, "cu13/lib/libx.so.2"), -1);
+	cr_expect_eq(at(v, n, "conda/lib/python3.11/site-packages/nvidia/nccl/lib/libx.so.2"), 1);
+	cr_expect_eq(at(v, n, "conda/lib/libx.so.2"), 2);
+	cr_expect_eq(at(v, n, "home/.local/lib/python3.10/site-packages/nvidia/nccl/lib/libx.so.2"),
+	             3);
+	cr_expect_eq(at(v, n, "py/lib/python3.10/site-packages/nvidia/nccl/lib/libx.so.2"), 4);
+	cr_expect_eq(at(v, n, "py/local/lib/python3.10/dist-packages/nvidia/nccl/lib/libx.so.2"),
+	             5);
+	cr_expect_eq(at(v, n, "py/lib/python3.10/dist-packages/nvidia/nccl/lib/libx.so.2"), 6);
+	cr_expect_eq(at(v, n, "cuda/lib64/libx.so.2"), 7);
+	cr_expect_eq(at(v, n, "ld/libx.so.2"), 8);
+	cr_expect_str_eq(v[9].file, "libx.so.2");
+	cr_expect_eq(at(v, n, "kit/libx.so.2"), 10);
+	cr_expect_eq(n, 11);
+	cr_expect(strstr(v[0].how, "VIRTUAL_ENV=") && strstr(v[0].how, "nvidia/nccl/lib"), "%s",
+	          v[0].how);
+	cr_expect(strstr(v[3].how, "the python3 on PATH"), "%s", v[3].how);
+	cr_expect(strstr(v[7].how, "CUDA_HOME="), "%s", v[7].how);
+	cr_expect(strstr(v[9].how, "dynamic loader"), "%s", v[9].how);
+	/* a venv's python3 (pyvenv.cfg): its own site-packages only */
+	touch(tmp, "py/pyvenv.cfg");
+	unsetenv("VIRTUAL_ENV");
+	unsetenv("CONDA_PREFIX");
+	n = mcinit_dl_places("libx.so.2", "MCINIT_PROBE_LIBRARY", subs, NULL, v, 32);
+	cr_expect_eq(at(v, n, "py/lib/python3.10/site-packages/nvidia/nccl/lib/libx.so.2"), 0);
+	cr_expect_eq(at(v, n, "home/.local/lib/python3.10/site-packages/nvidia/nccl/lib/libx.so.2"),
+	             -1);
+	cr_expect_eq(at(v, n, "py/lib/python3.10/dist-packages/nvidia/nccl/lib/libx.so.2"), -1);
+	/* the variable alone */
+	SETP("MCINIT_PROBE_LIBRARY", "%s/ld");
+	n = mcinit_dl_places("libx.so.2", "MCINIT_PROBE_LIBRARY", subs, NULL, v, 32);
+	cr_expect_eq(n, 1);
+	cr_expect_eq(at(v, n, "ld/libx.so.2"), 0);
+	cr_expect(strstr(v[0].how, "MCINIT_PROBE_LIBRARY="), "%s", v[0].how);
+#undef SETP
+	unsetenv("MCINIT_PROBE_LIBRARY");
+	unsetenv("CUDA_HOME");
+	unsetenv("LD_LIBRARY_PATH");
+	setenv("PATH", old, 1);
+	free(old);
+	free(s);
+	s = mcinit_xasprintf("rm -rf '%s'", tmp);
+	cr_expect_eq(system(s), 0);
+	free(s);
+}
+
+/* mcinit_dl_find_py opens the first that loads and names a different file
+ * seen after it; a link to the same file is not another library */
+Test(dlfind, find_py_names_another_copy)
+{
+	static const char *const subs[] = {"nccl", NULL};
+	char tmp[] = "/tmp/mcinit-findpy-XXXXXX", why[2048], *d;
+	struct mcinit_dl_found f;
+	void *h;
+
+	cr_assert(mkdtemp(tmp));
+	unsetenv("MCINIT_PROBE_LIBRARY");
+	unsetenv("CONDA_PREFIX");
+	unsetenv("LD_LIBRARY_PATH");
+	d = mcinit_xasprintf("%s/venv/lib/python3.12/site-packages/nvidia/nccl/lib", tmp);
+	plant(d, "libmcprobe.so.7");
+	free(d);
+	d = mcinit_xasprintf("mkdir -p %s/cuda/lib64 && ln -s "
+	                     "%s/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libmcprobe.so.7 "
+	                     "%s/cuda/lib64/libmcprobe.so.7",
+	                     tmp, tmp, tmp);
+	cr_assert_eq(system(d), 0);
+	free(d);
+	d = mcinit_xasprintf("%s/venv", tmp);
+	setenv("VIRTUAL_ENV", d, 1);
+	free(d);
+	d = mcinit_xasprintf("%s/cuda", tmp);
+	setenv("CUDA_HOME", d, 1);
+	free(d);
+	h = mcinit_dl_find_py("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, &f, why,
+	                      sizeof why);
+	cr_assert_not_null(h, "%s", why);
+	cr_expect(strstr(f.used.file, "/venv/lib/python3.12/site-packages/nvidia/nccl/lib/"), "%s",
+	          f.used.file);
+	cr_expect(strstr(f.used.how, "VIRTUAL_ENV="), "%s", f.used.how);
+	cr_expect_str_eq(f.other.file, "", "the same file through a link: %s", f.other.file);
+	dlclose(h);
+	/* a real second copy */
+	d = mcinit_xasprintf("%s/cuda/lib64", tmp);
+	{
+		char *l = mcinit_xasprintf("%s/libmcprobe.so.7", d);
+
+		cr_assert_eq(unlink(l), 0);
+		free(l);
+	}
+	plant(d, "libmcprobe.so.7");
+	free(d);
+	h = mcinit_dl_find_py("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, &f, why,
+	                      sizeof why);
+	cr_assert_not_null(h, "%s", why);
+	cr_expect(strstr(f.other.file, "/cuda/lib64/libmcprobe.so.7"), "%s", f.other.file);
+	cr_expect(strstr(f.other.how, "CUDA_HOME="), "%s", f.other.how);
+	dlclose(h);
+	/* nothing loads: every place and its reason */
+	unsetenv("VIRTUAL_ENV");
+	unsetenv("CUDA_HOME");
+	h = mcinit_dl_find_py("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, &f, why,
+	                      sizeof why);
+	cr_expect_null(h);
+	cr_expect(strstr(why, "libmcprobe.so.7 (the dynamic loader") &&
+	              strstr(why, "MCINIT_PROBE_LIBRARY names the file"),
+	          "%s", why);
+	d = mcinit_xasprintf("rm -rf '%s'", tmp);
+	cr_expect_eq(system(d), 0);
+	free(d);
+}

@@ -370,15 +370,23 @@ Test(versions, refusals_and_warnings)
 	             1);
 	cr_expect_eq(mcinit_gpu_version_check(22300, 22809, 13000, 13000, 13000, why, sizeof why),
 	             1);
-	/* older than what run calls: ncclCommInitRankScalable came in 2.23 */
+	/* issue 40: from 2.19 (ncclMemAlloc, ncclCommRegister); 2.21 (torch
+	 * 2.6's wheel) and 2.22 serve, ncclCommInitRankScalable being optional */
 	cr_expect_eq(mcinit_gpu_version_check(22204, 22809, 13000, 13000, 13000, why, sizeof why),
+	             1);
+	cr_expect_eq(mcinit_gpu_version_check(21903, 22809, 13000, 13000, 13000, why, sizeof why),
+	             1);
+	cr_expect_eq(mcinit_gpu_version_check(21805, 22809, 13000, 13000, 13000, why, sizeof why),
 	             -1);
-	cr_expect(strstr(why, "NCCL library loaded is 2.22.4; mcinit run needs 2.23.0 or newer"),
+	cr_expect(strstr(why, "NCCL library loaded is 2.18.5; mcinit run needs 2.19.0 or newer"),
 	          "%s", why);
-	/* a CUDA runtime older than the headers */
-	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 12080, 13000, 13000, why, sizeof why),
+	cr_expect(!strstr(why, "LD_LIBRARY_PATH"), "%s", why);
+	/* issue 40: a CUDA 12 runtime under 13's headers is bound; 11 is not */
+	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 12080, 13000, 12080, why, sizeof why),
+	             0);
+	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 11080, 13000, 13000, why, sizeof why),
 	             -1);
-	cr_expect(strstr(why, "CUDA runtime loaded is 12.8, older than the 13.0 headers"), "%s",
+	cr_expect(strstr(why, "CUDA runtime loaded is 11.8; mcinit run needs 12.0 or newer"), "%s",
 	          why);
 	/* an older driver minor is fine (minor-version compatibility), an older major is not */
 	cr_expect_eq(mcinit_gpu_version_check(22809, 22809, 13010, 13000, 13000, why, sizeof why),
@@ -387,6 +395,7 @@ Test(versions, refusals_and_warnings)
 	             -1);
 	cr_expect(strstr(why, "driver supports CUDA 12.8, older than the CUDA 13.0 runtime"), "%s",
 	          why);
+	cr_expect(strstr(why, "use a CUDA 12 runtime"), "%s", why);
 	/* unknown (0: no driver, not compiled in) passes */
 	cr_expect_eq(mcinit_gpu_version_check(0, 22809, 13000, 13000, 0, why, sizeof why), 0);
 	cr_expect_eq(mcinit_gpu_version_check(0, 0, 0, 0, 0, why, sizeof why), 0);
@@ -405,7 +414,7 @@ Test(tp_comm, buffer_bytes)
 /* ---- teardown: groups in reverse creation order, then the world ---- */
 
 struct rec {
-	int order[8], abort[8], n;
+	int order[16], abort[16], n;
 	int fail_on;
 };
 
@@ -442,6 +451,38 @@ Test(teardown, reverse_creation_order_world_last)
 	mcinit_comms_destroy(&l);
 }
 
+/* issue 40, defects 1-3: ncclCommAbort and cudaFree synchronize the device,
+ * so when hard, every communicator is aborted before anything is freed:
+ * the stuck one first, then in creation order (a parent before the child
+ * its aborted split job writes), then the frees in reverse */
+Test(teardown, hard_aborts_the_stuck_first_then_every_one_before_a_free)
+{
+	struct mcinit_comms l = {0};
+	struct rec r = {.fail_on = -1};
+	static const int order[] = {3, 1, 2, 3, 4, 4, 3, 2, 1};
+	static const int how[] = {MCINIT_END_ABORT,
+	                          MCINIT_END_ABORT,
+	                          MCINIT_END_ABORT,
+	                          MCINIT_END_ABORT,
+	                          MCINIT_END_ABORT,
+	                          1,
+	                          1,
+	                          1,
+	                          1};
+	int i;
+
+	for (i = 1; i <= 4; i++)
+		mcinit_comms_add(&l)->handle = (void *)(long)i;
+	l.v[2].stuck = 1;
+	cr_expect_eq(mcinit_comms_teardown(&l, record, 0, 1, &r), 0);
+	cr_assert_eq(r.n, 9);
+	for (i = 0; i < 9; i++) {
+		cr_expect_eq(r.order[i], order[i], "call %d", i);
+		cr_expect_eq(r.abort[i], how[i], "call %d", i);
+	}
+	mcinit_comms_destroy(&l);
+}
+
 Test(teardown, abort_is_passed_on)
 {
 	struct mcinit_comms l = {0};
@@ -450,8 +491,11 @@ Test(teardown, abort_is_passed_on)
 	mcinit_comms_add(&l)->handle = (void *)1L;
 	mcinit_comms_add(&l)->handle = (void *)2L;
 	cr_expect_eq(mcinit_comms_teardown(&l, record, 0, 1, &r), 0);
-	cr_expect_eq(r.abort[0], 1);
-	cr_expect_eq(r.abort[1], 1);
+	cr_assert_eq(r.n, 4);
+	cr_expect_eq(r.abort[0], MCINIT_END_ABORT);
+	cr_expect_eq(r.abort[1], MCINIT_END_ABORT);
+	cr_expect_eq(r.abort[2], 1);
+	cr_expect_eq(r.abort[3], 1);
 	cr_expect_eq(l.v[1].color, MCINIT_NCCL_NOCOLOR); /* a new entry is outside until split */
 	mcinit_comms_destroy(&l);
 }

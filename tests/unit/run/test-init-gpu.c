@@ -32,6 +32,7 @@ static struct {
 	int blocking;   /* creations asked blocking (o->blocking) */
 	int creations;  /* init_start and split_start calls */
 	int destroyed[64], aborted[64], nd;
+	int abort_first[64], na; /* MCINIT_END_ABORT calls, before any free */
 	int timed;
 } F;
 
@@ -163,6 +164,12 @@ f_destroy(void *comm, double deadline, int hard, void *ctx)
 	struct fcomm *c = comm;
 
 	(void)deadline, (void)ctx;
+	if (hard == MCINIT_END_ABORT) {
+		cr_expect_eq(F.nd, 0, "an abort after a free (it would wait for a stuck kernel)");
+		if (F.na < 64)
+			F.abort_first[F.na++] = c->id;
+		return 0;
+	}
 	if (F.nd < 64) {
 		F.aborted[F.nd] = hard;
 		F.destroyed[F.nd++] = c->id;
@@ -274,7 +281,10 @@ Test(init_gpu, one_rank_world_every_split_verified)
 		cr_expect_eq(I->comms.v[i].state, MCINIT_CS_VERIFIED, "%s", I->comms.v[i].name);
 		cr_expect_float_eq(I->comms.v[i].algbw, 100.0, 1e-6);
 	}
-	cr_expect_eq(F.timed, 3 * (n + 1), "three sizes per communicator");
+	/* issue 40, defect 6: five sizes, 1 MiB to 1 GiB, each kept */
+	cr_expect_eq(F.timed, MCINIT_BW_SIZES * (n + 1), "five sizes per communicator");
+	cr_expect_eq(I->comms.v[0].nbw, MCINIT_BW_SIZES);
+	cr_expect_float_eq(I->comms.v[0].bw[MCINIT_BW_SIZES - 1].bytes, 1073741824.0, 0.5);
 	{
 		json_t *r = mcinit_init_report(I);
 		json_t *c = json_object_get(r, "communicators");
@@ -282,6 +292,8 @@ Test(init_gpu, one_rank_world_every_split_verified)
 		cr_expect_eq(json_array_size(c), (size_t)n + 1);
 		cr_expect_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "state")),
 		                 "verified");
+		cr_expect_eq(json_array_size(json_object_get(json_array_get(c, 0), "bandwidth")),
+		             (size_t)MCINIT_BW_SIZES);
 		cr_expect_eq(
 		    json_integer_value(json_object_get(json_object_get(r, "versions"), "nccl")),
 		    22809);
@@ -327,6 +339,13 @@ Test(init_gpu, split_timeout_aborts_everything)
 	cr_expect_eq(F.destroyed[0], 3);
 	cr_expect_eq(F.destroyed[3], 0);
 	cr_expect_eq(F.aborted[0] && F.aborted[1] && F.aborted[2] && F.aborted[3], 1);
+	/* every one aborted before any is freed: the stuck split first, then
+	 * parents before children (issue 40, defects 1-3) */
+	cr_assert_eq(F.na, 5);
+	cr_expect_eq(F.abort_first[0], 3);
+	cr_expect_eq(F.abort_first[1], 0);
+	cr_expect_eq(F.abort_first[2], 1);
+	cr_expect_eq(F.abort_first[4], 3);
 	cr_expect_eq(I->comms.v[3].state, MCINIT_CS_FAILED);
 	cr_expect_eq(I->comms.v[2].state, MCINIT_CS_READY);
 }
@@ -346,13 +365,13 @@ Test(init_gpu, wrong_sum_is_named)
 
 Test(init_gpu, nccl_older_than_run_needs_is_refused)
 {
-	F.nccl = 22204;
+	F.nccl = 21805; /* issue 40: the floor is 2.19 (it was 2.23) */
 	run();
 	cr_expect_eq(run_rc, -1);
 	cr_expect_eq(err.code, MCINIT_E_UNAVAILABLE);
 	cr_expect_str_eq(status(MCINIT_PH_DEVICE), "failed");
 	cr_expect(
-	    strstr(err.msg, "NCCL library loaded is 2.22.4; mcinit run needs 2.23.0 or newer"),
+	    strstr(err.msg, "NCCL library loaded is 2.18.5; mcinit run needs 2.19.0 or newer"),
 	    "%s", err.msg);
 	cr_expect_eq(F.created, 0);
 }

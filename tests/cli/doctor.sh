@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/cli/doctor.sh — issue 40: `mcinit doctor` without a GPU (no CUDA
+# runtime to load): it says so and reports the rest, as text and as JSON;
+# a world too large for the open-file limit is a problem with its fix.
+. "$srcdir/tests/cli/lib.sh"
+
+env MCINIT_CUDA_LIBRARY=/nonexistent MCINIT_NCCL_LIBRARY=/nonexistent $MCINIT doctor >"$tmp/text" 2>&1
+rc=$?
+comment "$tmp/text"
+check "no GPU: said, with why" grep -q '^  GPUs: *none (no CUDA runtime: libcudart.so.1[0-9] not loadable from MCINIT_CUDA_LIBRARY=/nonexistent' "$tmp/text"
+check "no GPU: the rest is reported" sh -c "grep -q '^  limits: *open files [0-9]*, locked memory' '$tmp/text' &&
+	grep -q '^  /dev/shm: ' '$tmp/text'"
+check "no NCCL: a problem with its fix" sh -c "grep -q '^  - no NCCL library: ' '$tmp/text' &&
+	grep -q '^    fix: pip install nvidia-nccl-cu12' '$tmp/text'"
+check "problems: exit 69" test $rc = 69
+
+env MCINIT_CUDA_LIBRARY=/nonexistent MCINIT_NCCL_LIBRARY=/nonexistent $MCINIT doctor --format=json \
+	--world 1000000000 >"$tmp/json" 2>"$tmp/json.err"
+rc=$?
+check "JSON: parses, no GPU, the limits against the world" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gpu"] is False and r["no_gpu_why"].startswith("no CUDA runtime"), r
+assert r["devices"] == [] and r["limits"]["world"] == 1000000000, r
+assert r["limits"]["nofile_needed"] == 1000000064, r
+assert any("a store for 1000000000 ranks needs" in p["what"] for p in r["problems"]), r["problems"]
+assert all(p["fix"] for p in r["problems"])
+a = r["affinity"]
+assert (a["source"] and "matrix" in a and isinstance(a["gpus"], list)) or a["why"], a
+' "$tmp/json"
+# (LeakSanitizer may list its hwloc suppressions there in ASan builds)
+check "JSON: exit 69, no message of mcinit's on stderr" sh -c "test $rc = 69 && ! grep -q mcinit '$tmp/json.err'"
+check "bad --format: usage (64)" sh -c "$MCINIT doctor --format=xml >/dev/null 2>&1; test \$? = 64"
+finish

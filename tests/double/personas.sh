@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/double/personas.sh — issue 40: mcinit run over the double's
+# personalities: CUDA 12's runtime (libcudart.so.12) with NCCL 2.21 (torch
+# 2.6's wheel) and 2.27 (torch 2.9's), NCCL 2.19 to 2.27 with their own
+# symbol sets (no ncclCommInitRankScalable before 2.23), the NCCL floor, a
+# driver older than the runtime (named as such, no --allow-no-cuda advice),
+# and both runtimes visible under a CUDA 12 driver.
+. "$srcdir/tests/cli/lib.sh"
+. "$srcdir/tests/double/lib.sh"
+
+phases_ok() { # FILE: rank 0 (or the one process) reports every phase ok
+	for p in device world groups verify ready; do
+		grep -q "^\(\[rank 0\] \)\{0,1\}mcinit run: $p *ok " "$1" || return 1
+	done
+}
+
+# on NAME CUDADIR NCCLDIR ARGS...: mcinit run over those, output in $tmp/NAME
+on() {
+	name=$1 cu=$2 nc=$3
+	shift 3
+	env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u MASTER_ADDR -u MASTER_PORT \
+		MCINIT_CUDA_LIBRARY="$cu" MCINIT_NCCL_LIBRARY="$nc" timeout $((60 * S)) \
+		$MCINIT run --no-warmup --timeout $((20 * S)) "$@" "$J" >"$tmp/$name" 2>&1
+	echo $? >"$tmp/$name.rc"
+	grep -v 'slowest' "$tmp/$name" | comment /dev/stdin
+}
+
+for n in 2.21 2.27; do
+	on cu12-$n "$D/cu12" "$D/cu12-nccl-$n" --nproc-per-node 4
+	check "CUDA 12 runtime + NCCL $n, 4 ranks: every phase ok" sh -c "test \$(cat '$tmp/cu12-$n.rc') = 0 &&
+		! grep -q mcdouble: '$tmp/cu12-$n'"
+	check "CUDA 12 runtime + NCCL $n: phases" phases_ok "$tmp/cu12-$n"
+	check "CUDA 12 runtime + NCCL $n: the versions said" grep -q "device *ok .*NCCL $n\.[0-9]* (headers [0-9.]*), CUDA runtime 12\.8, driver 12\.8" "$tmp/cu12-$n"
+done
+for n in 2.19 2.23 2.27; do
+	on nccl-$n "$D" "$D/nccl-$n" --nproc-per-node 2
+	check "NCCL $n's symbol set, 2 ranks: every phase ok" sh -c "test \$(cat '$tmp/nccl-$n.rc') = 0 && ! grep -q mcdouble: '$tmp/nccl-$n'"
+done
+check "the 2.21 personality has no ncclCommInitRankScalable" sh -c "! nm -D --defined-only '$D/nccl-2.21/libnccl.so.2' | grep -q ncclCommInitRankScalable"
+
+# the floor: 2.19 (ncclMemAlloc, ncclCommRegister); 2.18 is refused
+MCDOUBLE_NCCL_VERSION=21805 on nccl-2.18 "$D" "$D/nccl-2.19"
+check "NCCL 2.18.5: refused (69), the floor named" sh -c "test \$(cat '$tmp/nccl-2.18.rc') = 69 &&
+	grep -q 'NCCL library loaded is 2.18.5; mcinit run needs 2.19.0 or newer (ncclMemAlloc, ncclCommRegister)' '$tmp/nccl-2.18'"
+
+# a driver older than the runtime (R535's CUDA 12.2 under a 13 runtime): not
+# "no NVIDIA driver", and no --allow-no-cuda advice on a GPU node
+MCDOUBLE_DRIVER_VERSION=12020 on olddrv "$D" "$D"
+check "driver 12.2 under runtime 13: 69, named as an old driver" sh -c "test \$(cat '$tmp/olddrv.rc') = 69 &&
+	grep -q 'the NVIDIA driver supports CUDA 12.2, older than the CUDA 13.0 runtime loaded' '$tmp/olddrv'"
+check "driver 12.2: no 'no NVIDIA driver', no --allow-no-cuda advice" sh -c "! grep -q 'no NVIDIA driver\\|allow-no-cuda' '$tmp/olddrv'"
+
+# both runtimes in one venv (nvidia/cu13/lib and nvidia/cuda_runtime/lib)
+# under a CUDA 12 driver: the 12 runtime is bound, every phase ok
+V=$tmp/venv/lib/python3.12/site-packages/nvidia
+mkdir -p "$V/cu13/lib" "$V/cuda_runtime/lib" "$V/nccl/lib"
+cp "$D/libcudart.so.13" "$V/cu13/lib/" && cp "$D/cu12/libcudart.so.12" "$V/cuda_runtime/lib/" &&
+	cp "$D/cu12-nccl-2.27/libnccl.so.2" "$V/nccl/lib/"
+env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u MASTER_ADDR -u MASTER_PORT -u MCINIT_CUDA_LIBRARY \
+	-u MCINIT_NCCL_LIBRARY -u CONDA_PREFIX VIRTUAL_ENV="$tmp/venv" MCDOUBLE_DRIVER_VERSION=12040 \
+	timeout $((60 * S)) $MCINIT run --no-warmup --timeout $((20 * S)) --format=json "$J" >"$tmp/both.json" 2>"$tmp/both.err"
+rc=$?
+comment "$tmp/both.err"
+check "both runtimes, driver 12.4: the 12 runtime bound, ok" sh -c "test $rc = 0 && grep -q '\"ok\": true' '$tmp/both.json' &&
+	grep -q '\"cuda_library\": \"$V/cuda_runtime/lib/libcudart.so.12\"' '$tmp/both.json' && grep -q '\"cuda_runtime\": 12080' '$tmp/both.json'"
+finish
