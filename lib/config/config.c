@@ -208,8 +208,11 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		mcinit_diag_key(g, key);
 		return -1;
 	}
-	if (mcinit_value_from_json_py(f, j, o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE, &v,
-	                              &code, &why, &note) == 0) {
+	if ((c->bridge && (o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE)
+	         ? mcinit_value_from_json_bridge(f, j, &v, &code, &why, &note)
+	         : mcinit_value_from_json_py(f, j,
+	                                     o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE, &v,
+	                                     &code, &why, &note)) == 0) {
 		mcinit_value_clear(&c->val[f]);
 		c->val[f] = v;
 		set_where(c, f, o, loc);

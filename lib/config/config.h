@@ -327,6 +327,11 @@ int mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mc
                               const char **code, char **why, char **note);
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                            const char **code, char **why);
+/* As mcinit_value_from_json_py (py), for a field of a Megatron-Bridge
+ * ConfigContainer: what Bridge's reading of it takes beyond the annotation
+ * (None for a string setting, a range that is Megatron-LM's use alone). */
+int mcinit_value_from_json_bridge(enum mcinit_field f, json_t *j, struct mcinit_value *out,
+                                  const char **code, char **why, char **note);
 /* Checks JSON value j against a type in the notation of schema.def (and
  * choices, `|`-separated, or NULL): 0, or -1 with *why (caller frees). */
 int mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why);
