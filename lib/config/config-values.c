@@ -698,7 +698,13 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
 		char *words = type_words(f);
 
 		cv.code = "MC004";
-		cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
+		/* Hydra's `key=` sets the empty string, which "a string" does not
+		 * make plain */
+		if (py && json_is_string(j) && *json_string_value(j) == '\0')
+			cv.why = mcinit_xasprintf(
+			    "expected %s, got the empty string ('key=' sets '')", words);
+		else
+			cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
 		free(words);
 	}
 	*code = cv.code;
