@@ -264,6 +264,36 @@ recipe_target(struct mcinit_config *c, const char *sec, const char *cls)
 	json_object_set_new(s, "_target_", json_string(cls));
 }
 
+/*
+ * The model's shape, which the recipe supplies and the facts do not hold
+ * as literals: read from the Hugging Face config of r->hf_model when the
+ * recipe runs (AutoBridge), or set by the recipe's code.  The model's
+ * required fields no input has set are known only at run time: set, not
+ * checked (never "required field not set"), until a later input gives a
+ * value (mcinit_config_set_json clears the mark); mcinit_config_finish
+ * names those left.
+ */
+static void
+recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcinit_loc *l)
+{
+	const char *hf = rstr(r->hf_model);
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		if (mcinit_fields[f].def != NULL ||
+		    strcmp(mcinit_fields[f].section, "model") != 0 || !mcinit_cfg_null(c, f) ||
+		    c->runtime[f])
+			continue;
+		c->runtime[f] = c->invalid[f] = true;
+		c->origin[f] = MCINIT_ORIG_FILE;
+		c->loc[f] = *l;
+	}
+	c->recipe_shape = true;
+	c->recipe_hf = hf != NULL && *hf != '\0' ? hf : NULL;
+	c->recipe_provider = rstr(r->provider);
+	c->recipe_loc = *l;
+}
+
 int
 mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mcinit_diags *d)
 {
@@ -292,6 +322,9 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 		free(names);
 		return -1;
 	}
+	/* A recipe function returns a ConfigContainer: what follows merges over
+	 * it as Bridge's example scripts merge --config-file and overrides */
+	mcinit_config_bridge_container(c);
 	recipe_int(c, MCINIT_F_tensor_model_parallel_size, r->tp, &l, d);
 	recipe_int(c, MCINIT_F_pipeline_model_parallel_size, r->pp, &l, d);
 	recipe_int(c, MCINIT_F_context_parallel_size, r->cp, &l, d);
@@ -303,6 +336,7 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	recipe_target(c, "model", rstr(r->provider));
 	recipe_target(c, "dataset", rstr(r->dataset));
 	recipe_target(c, "peft", rstr(r->peft));
+	recipe_shape(c, r, &l);
 	return 0;
 }
 

@@ -192,6 +192,13 @@ struct mcinit_config {
 	 * preset's). */
 	struct mcinit_loc preset_loc;
 	bool preset_known;
+	/* --bridge-recipe: where the model's shape comes from when the recipe
+	 * runs (its HF model, or NULL: its provider's code, recipe_provider),
+	 * for the note on the required fields still known only then; static
+	 * storage.  recipe_loc: the recipe's source. */
+	bool recipe_shape;
+	const char *recipe_hf, *recipe_provider;
+	struct mcinit_loc recipe_loc;
 	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
 	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
 	 * (--entry-point), so a launch script's `python pretrain_X.py` does not
