@@ -36,7 +36,6 @@ mc020(struct mcinit_rule_ctx *x)
 	          extra = l - I(num_layers), parts, f, la, m;
 	struct mcinit_buf b = {0}, c = {0};
 	struct mcinit_diag *g;
-	enum mcinit_severity sev;
 
 	if (!dv->vpp_ok || !NUL(num_layers_in_first_pipeline_stage) ||
 	    !NUL(num_layers_in_last_pipeline_stage) || !NUL(pipeline_model_parallel_layout) ||
@@ -45,28 +44,18 @@ mc020(struct mcinit_rule_ctx *x)
 	parts = pp * (dv->vpp ? dv->vpp : 1);
 	if (l % parts == 0)
 		return;
-	/* Megatron-LM's validate_args asserts it (arguments.py, "Number of layers
-	 * should be divisible by the pipeline-model-parallel size"); a
-	 * ConfigContainer never runs validate_args, and Megatron-Core's
-	 * TransformerConfig checks the split only when it is uneven or accounts
-	 * for the embedding/loss: Bridge trains with num_layers // PP layers
-	 * per stage, the rest dropped.  A warning there (with the embedding/loss
-	 * in the split TransformerConfig refuses it: an error). */
-	sev = x->c->bridge && extra == 0 ? MCINIT_WARNING : MCINIT_ERROR;
 	if (dv->vpp)
-		g = mcinit_rule_report_sev(
-		    x, sev, mcinit_rule_written(x, F(num_layers), F(pipeline_model_parallel_size)),
+		g = mcinit_rule_report(
+		    x, mcinit_rule_written(x, F(num_layers), F(pipeline_model_parallel_size)),
 		    "%lld layers%s do not split evenly into PP x VPP = %lld x %lld = %lld "
-		    "chunks: Megatron would silently drop %lld layers%s",
-		    l, extra ? " (with embedding/loss)" : "", pp, dv->vpp, parts, l % parts,
-		    sev == MCINIT_WARNING ? " (Megatron-Bridge does not check it)" : "");
+		    "chunks: Megatron would silently drop %lld layers",
+		    l, extra ? " (with embedding/loss)" : "", pp, dv->vpp, parts, l % parts);
 	else
-		g = mcinit_rule_report_sev(
-		    x, sev, mcinit_rule_written(x, F(num_layers), F(pipeline_model_parallel_size)),
+		g = mcinit_rule_report(
+		    x, mcinit_rule_written(x, F(num_layers), F(pipeline_model_parallel_size)),
 		    "%lld layers%s are not divisible by pipeline_model_parallel_size %lld "
-		    "(Megatron-LM PR #823: layers would be dropped%s)",
-		    l, extra ? " (with embedding/loss)" : "", pp,
-		    sev == MCINIT_WARNING ? "; Megatron-Bridge does not check it" : "");
+		    "(Megatron-LM PR #823: layers would be dropped)",
+		    l, extra ? " (with embedding/loss)" : "", pp);
 	if (!dv->vpp && suggest_uneven(I(num_layers), pp, &f, &la, &m) && extra == 0)
 		mcinit_diag_hint(g,
 		                 "nearest valid num_layers: %s; a pipeline size that divides %lld: "
