@@ -235,35 +235,32 @@ in_bar_list(const char *list, const char *word)
 }
 
 /*
- * The fields whose range in schema.def is Megatron-LM's use of the value,
- * which a ConfigContainer's reader never applies: Bridge reads them only
- * behind a truth test, where 0 means "off" and any other int works.
+ * The fields whose minimum in schema.def is Megatron-LM's use of the value,
+ * with the minimum a ConfigContainer's reader needs instead: Bridge reads
+ * them behind a truth test, where 0 means "off".
  */
-static const enum mcinit_field bridge_unranged[] = {
+static const struct {
+	enum mcinit_field f;
+	long long lo;
+} bridge_lo[] = {
     /* data/loaders.py:129 and train.py:659 (0.6.2): `if eval_interval:`
-     * before dividing; Megatron-LM's training.py divides unguarded */
-    MCINIT_F_eval_interval,
+     * before dividing (Megatron-LM's training.py divides unguarded); a
+     * negative one still counts negative evaluation samples */
+    {MCINIT_F_eval_interval, 0},
 };
-
-static bool
-is_bridge_unranged(enum mcinit_field f)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof bridge_unranged / sizeof bridge_unranged[0]; i++)
-		if (bridge_unranged[i] == f)
-			return true;
-	return false;
-}
 
 static int
 check_range(enum mcinit_field f, long long v, struct conv *cv)
 {
-	if (cv->bridge && is_bridge_unranged(f))
-		return 0;
-	if (cv->lo != MCINIT_NOLIM && v < cv->lo)
+	long long lo = cv->lo;
+	size_t i;
+
+	for (i = 0; cv->bridge && i < sizeof bridge_lo / sizeof bridge_lo[0]; i++)
+		if (bridge_lo[i].f == f)
+			lo = bridge_lo[i].lo;
+	if (lo != MCINIT_NOLIM && v < lo)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is below the minimum %lld", v, cv->lo));
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, lo));
 	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
 		return conv_fail(cv, "MC005",
 		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
