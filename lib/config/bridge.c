@@ -262,16 +262,24 @@ recipe_target(struct mcinit_config *c, const char *sec, const char *cls)
 		json_object_set_new(c->extras, sec, s);
 	}
 	json_object_set_new(s, "_target_", json_string(cls));
+	/* An optional section the recipe constructs (a PEFT recipe's LoRA) is
+	 * no longer None: Bridge's checks on its presence apply.  A required
+	 * section stays unwritten: the recipe's code sets values the facts do
+	 * not hold, so its checks are not run on mcinit's defaults. */
+	if (c->sections != NULL && mcinit_section_find(sec) != NULL &&
+	    mcinit_section_find(sec)->kind == MCINIT_SK_OPTIONAL)
+		json_object_set_new(c->sections, sec, json_string("object"));
 }
 
 /*
  * The model's shape, which the recipe supplies and the facts do not hold
  * as literals: read from the Hugging Face config of r->hf_model when the
  * recipe runs (AutoBridge), or set by the recipe's code.  The model's
- * required fields no input has set are known only at run time: set, not
- * checked (never "required field not set"), until a later input gives a
- * value (mcinit_config_set_json clears the mark); mcinit_config_finish
- * names those left.
+ * fields no literal or input has set (num_layers, num_moe_experts, ...)
+ * are known only at run time: set, not checked (never "required field not
+ * set", nor a rule on a default the recipe replaces), until a later input
+ * gives a value (mcinit_config_set_json clears the mark);
+ * mcinit_config_finish names the required ones left.
  */
 static void
 recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcinit_loc *l)
@@ -280,9 +288,10 @@ recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcini
 	int f;
 
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		if (mcinit_fields[f].def != NULL ||
-		    strcmp(mcinit_fields[f].section, "model") != 0 || !mcinit_cfg_null(c, f) ||
-		    c->runtime[f])
+		/* ETP and VPP among them: the rank groups wait for the run too
+		 * (plan.c, runtime_sizes) */
+		if (strcmp(mcinit_fields[f].section, "model") != 0 ||
+		    c->origin[f] != MCINIT_ORIG_DEFAULT || c->runtime[f])
 			continue;
 		c->runtime[f] = c->invalid[f] = true;
 		c->origin[f] = MCINIT_ORIG_FILE;
