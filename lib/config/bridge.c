@@ -262,6 +262,45 @@ recipe_target(struct mcinit_config *c, const char *sec, const char *cls)
 		json_object_set_new(c->extras, sec, s);
 	}
 	json_object_set_new(s, "_target_", json_string(cls));
+	/* An optional section the recipe constructs (a PEFT recipe's LoRA) is
+	 * no longer None: Bridge's checks on its presence apply.  A required
+	 * section stays unwritten: the recipe's code sets values the facts do
+	 * not hold, so its checks are not run on mcinit's defaults. */
+	if (c->sections != NULL && mcinit_section_find(sec) != NULL &&
+	    mcinit_section_find(sec)->kind == MCINIT_SK_OPTIONAL)
+		json_object_set_new(c->sections, sec, json_string("object"));
+}
+
+/*
+ * The model's shape, which the recipe supplies and the facts do not hold
+ * as literals: read from the Hugging Face config of r->hf_model when the
+ * recipe runs (AutoBridge), or set by the recipe's code.  The model's
+ * fields no literal or input has set (num_layers, num_moe_experts, ...)
+ * are known only at run time: set, not checked (never "required field not
+ * set", nor a rule on a default the recipe replaces), until a later input
+ * gives a value (mcinit_config_set_json clears the mark);
+ * mcinit_config_finish names the required ones left.
+ */
+static void
+recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcinit_loc *l)
+{
+	const char *hf = rstr(r->hf_model);
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		/* ETP and VPP among them: the rank groups wait for the run too
+		 * (plan.c, runtime_sizes) */
+		if (strcmp(mcinit_fields[f].section, "model") != 0 ||
+		    c->origin[f] != MCINIT_ORIG_DEFAULT || c->runtime[f])
+			continue;
+		c->runtime[f] = c->invalid[f] = true;
+		c->origin[f] = MCINIT_ORIG_FILE;
+		c->loc[f] = *l;
+	}
+	c->recipe_shape = true;
+	c->recipe_hf = hf != NULL && *hf != '\0' ? hf : NULL;
+	c->recipe_provider = rstr(r->provider);
+	c->recipe_loc = *l;
 }
 
 int
@@ -292,6 +331,9 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 		free(names);
 		return -1;
 	}
+	/* A recipe function returns a ConfigContainer: what follows merges over
+	 * it as Bridge's example scripts merge --config-file and overrides */
+	mcinit_config_bridge_container(c);
 	recipe_int(c, MCINIT_F_tensor_model_parallel_size, r->tp, &l, d);
 	recipe_int(c, MCINIT_F_pipeline_model_parallel_size, r->pp, &l, d);
 	recipe_int(c, MCINIT_F_context_parallel_size, r->cp, &l, d);
@@ -303,6 +345,7 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	recipe_target(c, "model", rstr(r->provider));
 	recipe_target(c, "dataset", rstr(r->dataset));
 	recipe_target(c, "peft", rstr(r->peft));
+	recipe_shape(c, r, &l);
 	return 0;
 }
 

@@ -200,6 +200,7 @@ struct conv {
 	const char *choices; /* the field's choices, or NULL */
 	char *note;          /* py: a warning about a value Python takes as it is */
 	bool py;             /* read by Python (a config file, an override) */
+	bool bridge;         /* into a Megatron-Bridge ConfigContainer (py too) */
 };
 
 static int
@@ -233,13 +234,33 @@ in_bar_list(const char *list, const char *word)
 	return false;
 }
 
+/*
+ * The fields whose minimum in schema.def is Megatron-LM's use of the value,
+ * with the minimum a ConfigContainer's reader needs instead: Bridge reads
+ * them behind a truth test, where 0 means "off".
+ */
+static const struct {
+	enum mcinit_field f;
+	long long lo;
+} bridge_lo[] = {
+    /* data/loaders.py:129 and train.py:659 (0.6.2): `if eval_interval:`
+     * before dividing (Megatron-LM's training.py divides unguarded); a
+     * negative one still counts negative evaluation samples */
+    {MCINIT_F_eval_interval, 0},
+};
+
 static int
 check_range(enum mcinit_field f, long long v, struct conv *cv)
 {
-	(void)f;
-	if (cv->lo != MCINIT_NOLIM && v < cv->lo)
+	long long lo = cv->lo;
+	size_t i;
+
+	for (i = 0; cv->bridge && i < sizeof bridge_lo / sizeof bridge_lo[0]; i++)
+		if (bridge_lo[i].f == f)
+			lo = bridge_lo[i].lo;
+	if (lo != MCINIT_NOLIM && v < lo)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is below the minimum %lld", v, cv->lo));
+		                 mcinit_xasprintf("%lld is below the minimum %lld", v, lo));
 	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
 		return conv_fail(cv, "MC005",
 		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
@@ -512,6 +533,31 @@ instantiated(json_t *j)
 static int try_alts(enum mcinit_field f, const struct mcinit_type *t, json_t *j,
                     struct mcinit_value *out, struct conv *cv);
 
+/* A list with a boolean among integers (Python's bool is an int: a
+ * List[int] annotation takes [True, False]) as the integers Python reads;
+ * NULL when j has no boolean or an item that is neither. */
+static json_t *
+bools_as_ints(json_t *j)
+{
+	json_t *k, *it;
+	size_t i;
+	bool any = false;
+
+	json_array_foreach(j, i, it)
+	{
+		if (json_is_boolean(it))
+			any = true;
+		else if (!json_is_integer(it))
+			return NULL;
+	}
+	if (!any)
+		return NULL;
+	k = json_array();
+	json_array_foreach(j, i, it) json_array_append_new(
+	    k, json_is_boolean(it) ? json_integer(json_is_true(it)) : json_incref(it));
+	return k;
+}
+
 /*
  * Python's reading of a config file's value (py): Megatron-Bridge hands it
  * to the dataclass unchecked, so what Python then does with it decides, not
@@ -565,6 +611,34 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		}
 		return rc;
 	}
+	if (json_is_array(j) && has_base(t, MCINIT_B_INT, true) && (k = bools_as_ints(j)) != NULL) {
+		rc = try_alts(f, t, k, out, cv);
+		json_decref(k);
+		if (rc == 0) {
+			free(cv->note);
+			cv->note =
+			    mcinit_xasprintf("%s has booleans where Megatron expects integers: "
+			                     "Python reads them as 1 and 0",
+			                     mcinit_fields[f].name);
+		}
+		return rc;
+	}
+	if (json_is_null(j) && cv->bridge && mcinit_fields[f].origin == MCINIT_FO_BRIDGE &&
+	    (has_base(t, MCINIT_B_STR, false) || has_base(t, MCINIT_B_ENUM, false))) {
+		/* A ConfigContainer's dataclass takes None unchecked, and a string
+		 * setting is read by comparing it (== 'flex', in (...)), which
+		 * None fails quietly: what refuses it is a check that reads it
+		 * (the ported checks), as in Bridge, not its annotation.  As
+		 * check_choice: a field of schema.def's own keeps its choices,
+		 * null being one more value outside them. */
+		memset(out, 0, sizeof *out);
+		out->kind = MCINIT_V_NULL;
+		free(cv->note);
+		cv->note = mcinit_xasprintf("%s is null where Megatron-Bridge declares a string; "
+		                            "Bridge does not check it",
+		                            mcinit_fields[f].name);
+		return 0;
+	}
 	if (!json_is_array(j) && !json_is_object(j))
 		for (i = 0; i < t->nalt; i++)
 			if (t->alt[i].list && conv_scalar(f, t->alt[i].base, j, out, cv) == 0)
@@ -584,14 +658,31 @@ try_alts(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mci
 	return -1;
 }
 
+static int value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge,
+                           struct mcinit_value *out, const char **code, char **why, char **note);
+
 int
 mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit_value *out,
                           const char **code, char **why, char **note)
 {
+	return value_from_json(f, j, py, false, out, code, why, note);
+}
+
+int
+mcinit_value_from_json_bridge(enum mcinit_field f, json_t *j, struct mcinit_value *out,
+                              const char **code, char **why, char **note)
+{
+	return value_from_json(f, j, true, true, out, code, why, note);
+}
+
+static int
+value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mcinit_value *out,
+                const char **code, char **why, char **note)
+{
 	const struct mcinit_type *t = mcinit_field_type(f);
 	struct conv cv = {
-	    NULL, NULL, mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices,
-	    NULL, py};
+	    NULL, NULL,  mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices, NULL,
+	    py,   bridge};
 
 	*note = NULL;
 	if (try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0)) {
@@ -604,7 +695,13 @@ mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mcinit
 		char *words = type_words(f);
 
 		cv.code = "MC004";
-		cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
+		/* Hydra's `key=` sets the empty string, which "a string" does not
+		 * make plain */
+		if (py && json_is_string(j) && *json_string_value(j) == '\0')
+			cv.why = mcinit_xasprintf(
+			    "expected %s, got the empty string ('key=' sets '')", words);
+		else
+			cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
 		free(words);
 	}
 	*code = cv.code;
@@ -626,7 +723,7 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
 int
 mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
 {
-	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL, false};
+	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL, false, false};
 	struct mcinit_value v;
 	struct mcinit_type t;
 	int i;

@@ -208,12 +208,16 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		mcinit_diag_key(g, key);
 		return -1;
 	}
-	if (mcinit_value_from_json_py(f, j, o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE, &v,
-	                              &code, &why, &note) == 0) {
+	if ((c->bridge && (o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE)
+	         ? mcinit_value_from_json_bridge(f, j, &v, &code, &why, &note)
+	         : mcinit_value_from_json_py(f, j,
+	                                     o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE, &v,
+	                                     &code, &why, &note)) == 0) {
 		mcinit_value_clear(&c->val[f]);
 		c->val[f] = v;
 		set_where(c, f, o, loc);
 		c->invalid[f] = false;
+		c->runtime[f] = false; /* a value replaces one known only at run time */
 		if (note != NULL) {
 			mcinit_field_key(f, key, sizeof key);
 			mcinit_diag_key(
@@ -273,6 +277,30 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		else
 			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section",
 			                 mcinit_fields[i].name, mcinit_fields[i].section);
+	}
+	if (c->recipe_shape) {
+		struct mcinit_buf names = {0};
+
+		for (i = 0; i < MCINIT_F_COUNT; i++)
+			if (c->runtime[i] && mcinit_fields[i].def == NULL &&
+			    strcmp(mcinit_fields[i].section, "model") == 0) {
+				mcinit_field_key(i, key, sizeof key);
+				mcinit_buf_printf(&names, "%s%s", names.len ? ", " : "", key);
+			}
+		if (names.len > 0 && c->recipe_hf != NULL)
+			mcinit_diag_add(d, MCINIT_WARNING, "MC009", &c->recipe_loc,
+			                "required fields not checked (%s): the recipe reads them "
+			                "from the Hugging Face config of %s when it runs, known "
+			                "only at run time",
+			                mcinit_buf_cstr(&names), c->recipe_hf);
+		else if (names.len > 0)
+			mcinit_diag_add(d, MCINIT_WARNING, "MC009", &c->recipe_loc,
+			                "required fields not checked (%s): the recipe's code sets "
+			                "them (%s), which mcinit's facts do not hold as values",
+			                mcinit_buf_cstr(&names),
+			                c->recipe_provider != NULL ? c->recipe_provider
+			                                           : "its model provider");
+		mcinit_buf_free(&names);
 	}
 	if (unseen.len > 0)
 		mcinit_diag_add(d, MCINIT_WARNING, "MC009", NULL,

@@ -192,6 +192,13 @@ struct mcinit_config {
 	 * preset's). */
 	struct mcinit_loc preset_loc;
 	bool preset_known;
+	/* --bridge-recipe: where the model's shape comes from when the recipe
+	 * runs (its HF model, or NULL: its provider's code, recipe_provider),
+	 * for the note on the required fields still known only then; static
+	 * storage.  recipe_loc: the recipe's source. */
+	bool recipe_shape;
+	const char *recipe_hf, *recipe_provider;
+	struct mcinit_loc recipe_loc;
 	/* The Megatron-LM entry point (enum mcinit_mentry bit): its extra flags
 	 * parse, its args_defaults apply.  mentry_fixed: given by the caller
 	 * (--entry-point), so a launch script's `python pretrain_X.py` does not
@@ -327,6 +334,11 @@ int mcinit_value_from_json_py(enum mcinit_field f, json_t *j, bool py, struct mc
                               const char **code, char **why, char **note);
 int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                            const char **code, char **why);
+/* As mcinit_value_from_json_py (py), for a field of a Megatron-Bridge
+ * ConfigContainer: what Bridge's reading of it takes beyond the annotation
+ * (None for a string setting, a range that is Megatron-LM's use alone). */
+int mcinit_value_from_json_bridge(enum mcinit_field f, json_t *j, struct mcinit_value *out,
+                                  const char **code, char **why, char **note);
 /* Checks JSON value j against a type in the notation of schema.def (and
  * choices, `|`-separated, or NULL): 0, or -1 with *why (caller frees). */
 int mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why);

@@ -41,7 +41,11 @@ mcinit_config_load_yaml_text(struct mcinit_config *c, const char *name, const ch
 	struct mcinit_loc base;
 	size_t i;
 
-	if (mcinit_yaml_parse(text, len, mcinit_config_ref, c, &y, err) < 0) {
+	/* A file over a ConfigContainer an earlier input made is merged as
+	 * Bridge's example scripts merge --config-file, read by OmegaConf's
+	 * loader; any other (the container itself: from_yaml) by
+	 * yaml.safe_load. */
+	if (mcinit_yaml_parse_as(text, len, !c->bridge, mcinit_config_ref, c, &y, err) < 0) {
 		mcinit_err_locate(err, name);
 		return -1;
 	}

@@ -82,6 +82,7 @@ struct ytree {
 	struct mcinit_err *err;
 	mcinit_yaml_lookup lookup;
 	void *ctx;
+	bool pyyaml; /* read as PyYAML's safe_load reads it (no OmegaConf resolver) */
 };
 
 /* ---- notes ---- */
@@ -287,6 +288,16 @@ omegaconf_float(const char *s)
 	return exp_tail(e, false);
 }
 
+/* "write S" for s, an OmegaConf float without a dot (`3e-4`, `-1E5`),
+ * with PyYAML's float: a ".0" before the exponent. */
+static void
+dotted_hint(const char *s, char *buf, size_t len)
+{
+	size_t m = strcspn(s, "eE");
+
+	snprintf(buf, len, "write %.*s.0%.40s", (int)(m < 40 ? m : 40), s, s + m);
+}
+
 /* Python's int() of the cleaned text in base b, with overflow check. */
 static bool
 to_ll(const char *digits, int base, bool neg, long long *out)
@@ -457,6 +468,24 @@ type_plain(struct ytree *t, const char *s, struct mcinit_pos p, bool quiet)
 		if (!quiet)
 			warn_plain(t, s, p, NF_NONE);
 		return json_false();
+	}
+	if (t->pyyaml && !pyyaml_float(s) && omegaconf_float(s)) {
+		/* yaml.safe_load's YAML 1.1 float needs a dot: `3e-4` is a string
+		 * there, and stays one through OmegaConf.create; a float field then
+		 * holds '3e-4', which the optimizer's arithmetic fails on */
+		if (!quiet) {
+			char hint[128];
+
+			dotted_hint(s, hint, sizeof hint);
+			note(
+			    t, MCINIT_WARNING, "MC004", p, hint,
+			    "`%s` is the string \"%s\" to PyYAML, which reads this file "
+			    "(Megatron-Bridge's ConfigContainer.from_yaml: yaml.safe_load): a "
+			    "YAML 1.1 float needs a dot; OmegaConf's loader, which a --config-file "
+			    "merge uses, would read a float",
+			    s, s);
+		}
+		return json_string(s);
 	}
 	if (pyyaml_float(s) || omegaconf_float(s)) {
 		json_t *j = build_float(s);
@@ -1387,12 +1416,20 @@ int
 mcinit_yaml_parse(const char *text, size_t len, mcinit_yaml_lookup lookup, void *ctx,
                   struct mcinit_yaml *out, struct mcinit_err *err)
 {
+	return mcinit_yaml_parse_as(text, len, false, lookup, ctx, out, err);
+}
+
+int
+mcinit_yaml_parse_as(const char *text, size_t len, bool pyyaml, mcinit_yaml_lookup lookup,
+                     void *ctx, struct mcinit_yaml *out, struct mcinit_err *err)
+{
 	struct ytree t = {0};
 	struct ynode *root = NULL;
 	struct mcinit_pos top = {1, 1, 0};
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
+	t.pyyaml = pyyaml;
 	t.out = out;
 	t.err = err;
 	t.lookup = lookup;

@@ -40,6 +40,7 @@
 #ifndef MCINIT_YAMLTREE_H
 #define MCINIT_YAMLTREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -76,6 +77,13 @@ typedef json_t *(*mcinit_yaml_lookup)(void *ctx, const char *ref, const char **w
  */
 int mcinit_yaml_parse(const char *text, size_t len, mcinit_yaml_lookup lookup, void *ctx,
                       struct mcinit_yaml *out, struct mcinit_err *err);
+
+/* As mcinit_yaml_parse, typed as yaml.safe_load types it when pyyaml (the
+ * file a ConfigContainer's from_yaml, or Megatron-LM's --yaml-cfg, reads):
+ * `3e-4`, a float to OmegaConf's loader, is the string it is to PyYAML,
+ * with a note. */
+int mcinit_yaml_parse_as(const char *text, size_t len, bool pyyaml, mcinit_yaml_lookup lookup,
+                         void *ctx, struct mcinit_yaml *out, struct mcinit_err *err);
 
 /* The OmegaConf interpolations of one string s that no file holds (an
  * override's value), every reference resolved by lookup: 1 with *out (a new

@@ -372,7 +372,9 @@ train_iters_from_samples(struct mcinit_rule_ctx *x, long long samples, long long
 	const struct mcinit_value *r = mcinit_cfg_val(x->c, F(rampup_batch_size));
 	long long gbs = x->dv->gbs, start, inc, rs, consumed = 0, it = 0;
 
-	if (r->kind != MCINIT_V_LIST) {
+	/* Bridge's TrainingConfig.finalize: train_samples // global_batch_size
+	 * (it refuses a ramp-up beside train_samples) */
+	if (r->kind != MCINIT_V_LIST || x->c->bridge) {
 		*iters = samples / gbs;
 		return true;
 	}
@@ -502,6 +504,11 @@ mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, 
 static bool
 start_batch(struct mcinit_rule_ctx *x, long long step, long long *nmb)
 {
+	/* A ConfigContainer: Bridge calls init_num_microbatches_calculator with
+	 * the ramp-up (which core 0.18 on ignores) and no step schedule, so the
+	 * calculator is the constant one. */
+	if (x->c->bridge)
+		return false;
 	if (x->c->mversion >= MCINIT_MV_R018) {
 		long long thr[64], bs[64];
 		char *why;

@@ -50,6 +50,13 @@ mc041(struct mcinit_rule_ctx *x)
 	long long start, inc, samples, gbs, diff, step;
 	struct mcinit_buf b = {0};
 
+	/* A ConfigContainer: Bridge hands the ramp-up to Megatron-Core's
+	 * init_num_microbatches_calculator, which (core 0.19) logs a deprecation
+	 * and ignores it (MC255 says so); Bridge's own TrainingConfig.finalize
+	 * refuses it with train_samples or num_epochs (its ported checks).
+	 * Megatron-LM's ramp-up arithmetic does not apply. */
+	if (x->c->bridge)
+		return;
 	if (r->kind != MCINIT_V_LIST || r->n != 3 || !x->dv->gbs_ok)
 		return;
 	start = r->items[0].i;
@@ -203,7 +210,9 @@ mc051(struct mcinit_rule_ctx *x)
 	char *why = NULL;
 	int n, i;
 
-	if (x->c->mversion < MCINIT_MV_R018 || NUL(step_batch_size_schedule))
+	/* A ConfigContainer: Bridge (0.5.1, 0.6.2, main) never hands
+	 * step_batch_size_schedule to the calculator; the value is unused. */
+	if (x->c->bridge || x->c->mversion < MCINIT_MV_R018 || NUL(step_batch_size_schedule))
 		return;
 	n = mcinit_rules_schedule(x, thr, bs, 64, &why);
 	if (n < 0) {

@@ -67,6 +67,21 @@ check recipe-values sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-
 check recipe-files-win sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --print-config --bridge-recipe llama32_1b_pretrain_config recipe-model.json model.seq_length=4096 2>/dev/null |
 	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"model\"][\"seq_length\"] == 4096'"
 golden recipe-unknown 1 $M validate --bridge-recipe llama32_1b_pretrain_confg recipe-model.json
+# The model's shape: a recipe that reads it from a Hugging Face config when
+# it runs leaves it known only at run time (not "required field not set"),
+# until an input sets it; a recipe whose code sets it, likewise.
+check recipe-hf-shape-runtime sh -c "$M validate --world-size 2 --bridge-recipe llama3_8b_pretrain_config >'$tmp/r.out' 2>&1 &&
+	grep -q 'warning\[MC009\]: required fields not checked (model.num_layers, model.hidden_size, model.num_attention_heads): the recipe reads them from the Hugging Face config of meta-llama/Meta-Llama-3-8B' '$tmp/r.out' && ! grep -q MC008 '$tmp/r.out'"
+check recipe-shape-set-later sh -c "$M validate --world-size 2 --bridge-recipe llama3_8b_pretrain_config model.num_layers=32 2>&1 | grep -q 'not checked (model.hidden_size, model.num_attention_heads)'"
+# ... every model field the recipe's literals leave: an MoE recipe's experts
+# (num_moe_experts, from the HF config) are no "EP needs experts" error
+check recipe-moe-shape-runtime sh -c "$M validate --world-size 8 --bridge-recipe qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config >'$tmp/q.out' 2>&1 || { cat '$tmp/q.out'; false; }"
+check recipe-code-shape-runtime sh -c "$M validate --world-size 1 --bridge-recipe vanilla_gpt_pretrain_config 2>&1 | grep -q 'the recipe.s code sets them (megatron.bridge.models.gpt_provider.GPTModelProvider)'"
+# A YAML over a recipe merges as --config-file does: a section or key the
+# ConfigContainer lacks is dropped with Bridge's log warning, not refused.
+check recipe-unknown-section-dropped sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --world-size 2 --bridge-recipe llama3_8b_pretrain_config recipe-unknown-section.yaml >'$tmp/u.out' 2>&1 &&
+	grep -q \"warning\[MC003\]: unknown section 'wandb'; Megatron-Bridge's apply_overrides skips it\" '$tmp/u.out' &&
+	grep -q \"warning\[MC003\]: unknown key 'not_a_field' in section 'train'\" '$tmp/u.out'"
 # A Bridge message names the locals of its function: the packed-sequence
 # check says the lengths (it printed `<unknown name packed_sequence_size>`).
 check packed-message-locals sh -c "$M validate --world-size 4 '$srcdir/tests/bridge/0.6.2/qwen3_8b_sft_4gpu_h100_bf16.yaml' train.micro_batch_size=2 >'$tmp/packed.out' 2>&1;

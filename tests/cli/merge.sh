@@ -29,6 +29,12 @@ check merge-name-over-object-fp16 value_is "$OBJ" merge/name-over-object.yaml op
 golden merge-null-over-object 0 $M validate --world-size 32 "$OBJ" merge/null-over-object.yaml
 golden merge-profiling-null 0 $M validate --world-size 2 "$NAME" merge/profiling-null.yaml
 
+# a file merged over a dump is read by OmegaConf's loader (OmegaConf.load),
+# whose float resolver takes `3e-4` (the dump itself, read by PyYAML in
+# from_yaml, would hold the string: yaml.sh)
+golden merge-float-no-dot 0 $M validate --world-size 2 "$NAME" merge/float-no-dot.yaml
+check merge-float-no-dot-value value_is "$NAME" merge/float-no-dot.yaml optimizer lr 0.0003
+
 # a mapping over a preset's name or None stays a plain dict in Bridge
 golden merge-map-over-name 1 $M validate --world-size 2 "$NAME" merge/map-over-name.yaml
 golden merge-map-over-null 1 $M validate --world-size 2 "$NAME" merge/map-over-null.yaml

@@ -22,6 +22,10 @@ golden yaml-list 1 $M validate yaml/list.yaml
 golden yaml-empty-plus-flags 0 $M validate yaml/empty.yaml -- --num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 128 --micro-batch-size 1 --train-iters 10
 golden yaml-bridge-example 0 $M validate ../../../examples/bridge/llama32_1b_pretrain.yaml
 golden yaml-missing 66 $M validate yaml/no-such.yml
+# The file a ConfigContainer is read from goes through yaml.safe_load
+# (from_yaml): `3e-4` has no dot, so PyYAML reads the string '3e-4'
+# (a float field refuses it, with the fix); `3.0e-5` is a float.
+golden yaml-pyyaml-floats 1 $M validate yaml/pyyaml-floats.yaml
 
 # A YAML file and its JSON twin are the same job.
 check yaml-json-same-config sh -c "$M validate --print-config yaml/bridge-job.yaml >$tmp/y 2>/dev/null; $M validate --print-config yaml/bridge-job.json >$tmp/j 2>/dev/null; cmp $tmp/y $tmp/j"

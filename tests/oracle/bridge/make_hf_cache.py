@@ -98,6 +98,37 @@ def qwen25_vl(hidden, inter, layers, heads, kv, tie, vocab, out_hidden, max_wind
     }
 
 
+def gemma2(hidden, inter, layers, heads, kv, head_dim, qpas):
+    return {
+        "architectures": ["Gemma2ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+        "attn_logit_softcapping": 50.0, "bos_token_id": 2, "cache_implementation": "hybrid",
+        "eos_token_id": 1, "final_logit_softcapping": 30.0, "head_dim": head_dim,
+        "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+        "hidden_size": hidden, "initializer_range": 0.02, "intermediate_size": inter,
+        "max_position_embeddings": 8192, "model_type": "gemma2", "num_attention_heads": heads,
+        "num_hidden_layers": layers, "num_key_value_heads": kv, "pad_token_id": 0,
+        "query_pre_attn_scalar": qpas, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+        "sliding_window": 4096, "torch_dtype": "float32", "use_cache": True, "vocab_size": 256000,
+    }
+
+
+def glm4_moe(hidden, inter, layers, experts, moe_inter, first_dense):
+    return {
+        "architectures": ["Glm4MoeForCausalLM"], "attention_bias": True, "attention_dropout": 0.0,
+        "eos_token_id": [151329, 151336, 151338], "first_k_dense_replace": first_dense,
+        "head_dim": 128, "hidden_act": "silu", "hidden_size": hidden, "initializer_range": 0.02,
+        "intermediate_size": inter, "max_position_embeddings": 131072, "model_type": "glm4_moe",
+        "moe_intermediate_size": moe_inter, "n_group": 1, "n_routed_experts": experts,
+        "n_shared_experts": 1, "norm_topk_prob": True, "num_attention_heads": 96,
+        "num_experts_per_tok": 8, "num_hidden_layers": layers, "num_key_value_heads": 8,
+        "num_nextn_predict_layers": 1, "pad_token_id": 151329, "partial_rotary_factor": 0.5,
+        "rms_norm_eps": 1e-05, "rope_scaling": None, "rope_theta": 1000000,
+        "routed_scaling_factor": 2.5, "tie_word_embeddings": False, "topk_group": 1,
+        "torch_dtype": "bfloat16", "use_cache": True, "use_qk_norm": hidden == 5120,
+        "vocab_size": 151552,
+    }
+
+
 MODELS = {
     "meta-llama/Meta-Llama-3-8B": llama(4096, 14336, 32, 32),
     "meta-llama/Meta-Llama-3-70B": llama(8192, 28672, 64, 80),
@@ -106,6 +137,33 @@ MODELS = {
     "meta-llama/Meta-Llama-3.1-405B": llama(16384, 53248, 128, 126, max_pos=131072, rope_scaling=l31_rope()),
     "meta-llama/Llama-3.2-1B": llama(2048, 8192, 32, 16, max_pos=131072, rope_scaling=l31_rope(32.0), tie=True, head_dim=64),
     "meta-llama/Llama-3.2-3B": llama(3072, 8192, 24, 28, max_pos=131072, rope_scaling=l31_rope(32.0), tie=True, head_dim=128),
+    # The rest of the dense and MoE families the 0.6.2 recipes name (written from the published
+    # config.json files; the differential compares two readings of the same dump, so a value
+    # that differs from the hub changes the case, not what the comparison measures).
+    "Qwen/Qwen3-1.7B": qwen3(2048, 6144, 28, 16, 8, True),
+    "Qwen/Qwen3-4B": qwen3(2560, 9728, 36, 32, 8, True),
+    "Qwen/Qwen3-14B": qwen3(5120, 17408, 40, 40, 8, False),
+    "Qwen/Qwen3-32B": qwen3(5120, 25600, 64, 64, 8, False),
+    "Qwen/Qwen3-235B-A22B": dict(qwen3(4096, 12288, 94, 64, 4, False), architectures=["Qwen3MoeForCausalLM"],
+                                 model_type="qwen3_moe", decoder_sparse_step=1, mlp_only_layers=[],
+                                 moe_intermediate_size=1536, norm_topk_prob=True, num_experts=128,
+                                 num_experts_per_tok=8, output_router_logits=False,
+                                 router_aux_loss_coef=0.001),
+    "Qwen/Qwen2.5-0.5B": qwen2(896, 4864, 24, 14, 2, True, 151936, max_pos=32768),
+    "Qwen/Qwen2.5-1.5B": qwen2(1536, 8960, 28, 12, 2, True, 151936, max_pos=32768),
+    "Qwen/Qwen2.5-14B": qwen2(5120, 13824, 48, 40, 8, False, 152064),
+    "Qwen/Qwen2.5-32B": qwen2(5120, 27648, 64, 40, 8, False, 152064),
+    "Qwen/Qwen2.5-72B": qwen2(8192, 29568, 80, 64, 8, False, 152064),
+    "Qwen/Qwen2-0.5B": qwen2(896, 4864, 24, 14, 2, True, 151936),
+    "Qwen/Qwen2-1.5B": qwen2(1536, 8960, 28, 12, 2, True, 151936),
+    "Qwen/Qwen2-7B": qwen2(3584, 18944, 28, 28, 4, False, 152064),
+    "Qwen/Qwen2-72B": qwen2(8192, 29568, 80, 64, 8, False, 152064),
+    "google/gemma-2-9b": gemma2(3584, 14336, 42, 16, 8, 256, 256),
+    "google/gemma-2-27b": gemma2(4608, 36864, 46, 32, 16, 128, 144),
+    "meta-llama/Llama-2-7b-hf": dict(llama(4096, 11008, 32, 32, kv=32, max_pos=4096, vocab=32000),
+                                     bos_token_id=1, eos_token_id=2, rope_theta=10000.0, rms_norm_eps=1e-05),
+    "zai-org/GLM-4.5": glm4_moe(5120, 12288, 92, 160, 1536, 3),
+    "zai-org/GLM-4.5-Air": glm4_moe(4096, 10944, 46, 128, 1408, 1),
     "Qwen/Qwen3-0.6B": qwen3(1024, 3072, 28, 16, 8, True),
     "Qwen/Qwen3-8B": qwen3(4096, 12288, 36, 32, 8, False),
     "Qwen/Qwen3-30B-A3B": {
@@ -230,6 +288,13 @@ MODELS = {
         "vocab_size": 131072,
     },
 }
+
+MODELS["openai/gpt-oss-120b"] = dict(MODELS["openai/gpt-oss-20b"], num_hidden_layers=36, num_local_experts=128,
+                                     layer_types=["sliding_attention", "full_attention"] * 18)
+MODELS["deepseek-ai/DeepSeek-V2"] = dict(
+    MODELS["deepseek-ai/DeepSeek-V2-Lite"], hidden_size=5120, intermediate_size=12288, moe_intermediate_size=1536,
+    n_group=8, n_routed_experts=160, num_attention_heads=128, num_hidden_layers=60, num_key_value_heads=128,
+    q_lora_rank=1536, routed_scaling_factor=16.0, topk_group=3, topk_method="group_limited_greedy")
 
 
 # Revisions the recipes pin (from_hf_pretrained(..., revision=...)): the same config.json is

@@ -227,13 +227,15 @@ def _post_checks(cfg, world_size: int, derived: dict) -> dict:
 
         if dp is None:
             raise RuntimeError("data_parallel_size unknown")
+        # Bridge 0.6.2 (training/initialize.py) hands rampup_batch_size to core 0.19's
+        # init_num_microbatches_calculator, which logs a deprecation and ignores it: the
+        # calculator is the constant one either way (no step_batch_size_schedule is passed).
+        calc = nmc._build_num_microbatches_calculator(
+            0, t.global_batch_size, t.micro_batch_size, dp, _g(t, "decrease_batch_size_if_needed", False))
+        derived["num_microbatches"] = calc.get()
+        res["microbatches"] = {"ok": True, "num_microbatches": calc.get()}
         if _g(t, "rampup_batch_size"):
-            res["microbatches"] = {"ok": None, "note": "rampup_batch_size set; not evaluated"}
-        else:
-            calc = nmc._build_num_microbatches_calculator(
-                0, t.global_batch_size, t.micro_batch_size, dp, _g(t, "decrease_batch_size_if_needed", False))
-            derived["num_microbatches"] = calc.get()
-            res["microbatches"] = {"ok": True, "num_microbatches": calc.get()}
+            res["microbatches"]["note"] = "rampup_batch_size ignored by core 0.19 (deprecated)"
     except Exception as e:
         res["microbatches"] = {"ok": False, "error": _short(e)}
     # initialize_model_parallel arithmetic
