@@ -13,6 +13,20 @@ base=${1:-/var/tmp/mcinit-fresh/base}
 say() { echo "deb-check: $*"; }
 [ "$(id -u)" -eq 0 ] || { say "SKIP: needs root (chroot)"; exit 77; }
 [ -d "$base/usr" ] || { say "SKIP: no fresh root at $base (sudo build-aux/fresh-check.sh makes one)"; exit 77; }
+# the host's tools (not in build-aux/setup-debian.sh: only this script
+# needs them); debian/control's Build-Depends as dpkg-checkbuilddeps reads
+# them (nothing else: no dh-exec, the .install files use debhelper 13's own
+# ${DEB_HOST_MULTIARCH})
+for t in dpkg-buildpackage dpkg-checkbuilddeps dh lintian git; do
+	command -v "$t" >/dev/null 2>&1 || {
+		say "SKIP: no $t here (apt-get install dpkg-dev debhelper lintian git)"
+		exit 77
+	}
+done
+missing=$(cd "$src" && dpkg-checkbuilddeps 2>&1) || {
+	say "SKIP: build dependencies missing: $missing"
+	exit 77
+}
 work=$(mktemp -d /var/tmp/mcinit-deb.XXXXXX)
 cleanup() {
 	for m in dev proc sys; do umount "$work/root/$m" 2>/dev/null || true; done

@@ -195,15 +195,17 @@ def megatron_checks(case, ddp):
     return True, ""
 
 
-def judge_forked(case, ddp):
+def run_forked(fn, failed, *args):
+    """fn(*args) in a forked child (Megatron's state stays out of this
+    process), its JSON result as a tuple; failed(why) when the child fails."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            out = megatron_judge(case, ddp)
+            out = fn(*args)
         except BaseException as e:  # noqa: BLE001
-            out = (False, "harness: %r" % e, [])
+            out = failed("harness: %r" % e)
         os.write(w, json.dumps(out).encode())
         os._exit(0)
     os.close(w)
@@ -215,9 +217,11 @@ def judge_forked(case, ddp):
         data += chunk
     os.close(r)
     os.waitpid(pid, 0)
-    if not data:
-        return False, "harness: child died", []
-    return tuple(json.loads(data))
+    return tuple(json.loads(data)) if data else tuple(failed("harness: child died"))
+
+
+def judge_forked(case, ddp):
+    return run_forked(megatron_judge, lambda why: (False, why, []), case, ddp)
 
 
 def mcinit_judge(mcinit, release, case, extra):

@@ -149,26 +149,7 @@ def megatron_memory(case):
 
 
 def forked(case):
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            out = megatron_memory(case)
-        except BaseException as e:  # noqa: BLE001
-            out = (None, "harness: %r" % e)
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    data = b""
-    while True:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        data += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
-    return tuple(json.loads(data)) if data else (None, "harness: child died")
+    return mdiff.run_forked(megatron_memory, lambda why: (None, why), case)
 
 
 def mcinit_memory(mcinit, release, case):
