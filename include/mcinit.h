@@ -264,8 +264,12 @@ struct mcinit_job_desc {
 	 * unless memory_model says). */
 	const char *memory_model;
 	const char *gpu_memory;
+	/* Since interface 4.2: what messages call the source of world_size
+	 * when it is given ("world_size of ./mcinit.toml", as mcinit validate
+	 * says of a settings file's); NULL: "--world-size".  Copied. */
+	const char *world_source;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[3];
+	void *reserved[2];
 };
 
 /* ---- the job ---- */

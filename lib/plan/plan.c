@@ -237,6 +237,8 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 	job->env = copy_env(desc->envp);
 	job->hwloc_xml = desc->hwloc_xml ? mcinit_xstrdup(desc->hwloc_xml) : NULL;
 	job->opts.world_size = desc->world_size;
+	if (world_source == NULL && desc->world_source != NULL)
+		world_source = job->world_source = mcinit_xstrdup(desc->world_source);
 	job->opts.world_size_source = world_source;
 	job->opts.nnodes = desc->nnodes;
 	job->opts.nproc_per_node = desc->nproc_per_node;
@@ -494,6 +496,7 @@ mcinit_job_free(struct mcinit_job *job)
 		free(job->env[i]);
 	free(job->env);
 	free(job->hwloc_xml);
+	free(job->world_source);
 	free(job);
 }
 
