@@ -70,8 +70,9 @@ def gen_case(rng):
     """One case: its base, the overrides over the base (section.key -> value), a world size."""
     kind = rng.choice(["dense", "dense", "moe", "mla", "gptoss"])
     ov = {}
-    # heads of 12, 24 or 40 over power-of-two groups make per-layer counts that are not
-    # integers: where Python's compensated sum() differs from a plain one
+    # heads of 12, 24 or 40 over power-of-two groups: per-layer counts that are not
+    # integers, which Bridge sums with Python's compensated sum() (on this corpus's sizes
+    # it rounds as a plain sum would; memory-bridge.c's py_sum is Python's algorithm)
     heads = rng.choice([8, 12, 16, 24, 32, 40])
     kv = rng.choice([64, 128])
     h = heads * rng.choice([64, 128])
