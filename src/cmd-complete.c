@@ -122,6 +122,9 @@ offer_values(const char *cmd, const char *opt, const char *prefix, const char *c
 	if (strcmp(opt, "format") == 0) {
 		offer_words(prefix, strcmp(cmd, "topology") == 0 ? "text|json|svg" : "text|json",
 		            '|', cur);
+	} else if (strcmp(opt, "memory-model") == 0) {
+		/* the names plan.c's memory_opts accepts */
+		offer_words(prefix, "megatron|bridge|none", '|', cur);
 	} else if (strcmp(opt, "megatron-version") == 0) {
 		offer_versions(prefix, cur);
 	} else if (strcmp(opt, "entry-point") == 0) {

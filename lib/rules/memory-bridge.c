@@ -253,7 +253,11 @@ estimate(const struct bmem_in *a, struct mcinit_memory *m)
 	m->total_params = dense_total + routed_total + (double)(a->share ? emb : 2 * emb);
 	m->expert.params = routed_total;
 	m->experts = routed_total > 0;
-	if (uneven) {
+	/* Bridge raises for so many stages (one would have no layer); say so
+	 * before a table of pp stages is allocated */
+	if (uneven && pp > L + 2)
+		why = "Model layers must divide evenly over the remaining pipeline stages";
+	else if (uneven) {
 		double *stage = mcinit_xcalloc((size_t)pp, sizeof *stage);
 
 		counts = mcinit_xcalloc((size_t)pp, sizeof *counts);

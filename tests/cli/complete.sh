@@ -15,6 +15,7 @@ check options-of-child-and-own has --hwloc-xml $M complete -- topology --hw
 check no-foreign-option sh -c "! $M complete -- validate --hw | grep -q ."
 check format-values-topology has svg $M complete -- topology --format ''
 check format-values-validate sh -c "! $M complete -- validate --format '' | grep -qx svg"
+check memory-model-values has bridge $M complete -- validate --memory-model b
 check group-kinds has tp_ep_pp $M complete -- topology --group tp_e
 check version-values has r0.16 $M complete -- validate --megatron-version r
 check override-keys has model.tensor_model_parallel_size= $M complete -- validate model.tensor_m
