@@ -1120,6 +1120,19 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
         mask = sum(1 << i for i, n in enumerate(bnames) if n in bhave[k])
         print("MCINIT_FIELD_BRIDGE(%s, %#x)" % (f["id"], mask))
     print("#endif")
+    # schema.def's rows whose type has no null where Bridge's annotation
+    # allows None (validation.eval_iters: int | None): a ConfigContainer
+    # takes null there as a value of its type
+    print("#ifdef MCINIT_FIELD_BRIDGE_NULL")
+    for f in fields:
+        if "bridge" not in f:
+            continue
+        stype = f["schema"]["type"] or ""
+        if "null" in stype.split("|"):
+            continue
+        if "null" in annotation_type(f["bridge"]["type"]).alts:
+            print("MCINIT_FIELD_BRIDGE_NULL(%s)" % f["id"])
+    print("#endif")
 
     # Bridge's own default of every Bridge field: what a ConfigContainer
     # leaves a field it does not write at, where a field's default is a
