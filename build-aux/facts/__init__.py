@@ -35,7 +35,7 @@ Subcommands (the first six write TSV on stdout, or to -o FILE):
   bridge-variants   data/bridge-variant-fields.tsv
   checks            data/megatron-checks.tsv
   bridge-checks     the same columns for Megatron-Bridge's config validation
-  bridge-recipes    data/bridge-recipes.tsv (Megatron-Bridge main's recipes)
+  bridge-recipes    data/bridge-recipes.tsv (main's recipes; a release's: `release`)
   flags             one release's rows of data/megatron-flags.tsv
   merge             fold one release's flag rows into the multi-release table
   release           all of the above for one megatron-core + Bridge release,

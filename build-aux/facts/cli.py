@@ -217,6 +217,9 @@ def cmd_release(a):
     write("bridge-checks.tsv", CHECKS_HEAD, bck)
     write("bridge-mixed-precision.tsv", MIXED_PRECISION_HEAD, bridge_mixed_precision(code))
     write("bridge-loader.tsv", LOADER_HEAD, bridge_loader(code, loader_classes(bf, vrows)))
+    # the release's own recipes (--bridge-recipe NAME with --bridge-version
+    # NAME): from Bridge alone, as `bridge-recipes` reads them
+    write("bridge-recipes.tsv", RECIPES_HEAD, bridge_recipes(Code([bsrc])))
     info = [dict(source_info(a.bridge, bsrc), role="bridge"),
             dict(source_info(a.core, csrc), role="core")]
     if a.training:
@@ -417,7 +420,8 @@ COMMANDS = [
      "Read one release (the megatron-core and megatron-bridge wheels or sdists, or checkouts) "
      "and write all its tables into DIR: megatron-flags.tsv (its rows, refs NAME), "
      "bridge-config-fields.tsv, bridge-variant-fields.tsv, megatron-checks.tsv, "
-     "bridge-checks.tsv, bridge-mixed-precision.tsv, bridge-loader.tsv and SOURCES.tsv (what was"
+     "bridge-checks.tsv, bridge-mixed-precision.tsv, bridge-loader.tsv, bridge-recipes.tsv and "
+     "SOURCES.tsv (what was"
      " read, with digests); the hand-written notes of --previous-dir's tables are carried over, "
      "and each table is compared with --previous-dir's.",
      [A("--core", metavar="SRC", required=True, help="megatron-core"),

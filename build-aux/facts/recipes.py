@@ -1,12 +1,15 @@
 # build-aux/facts/recipes.py -- part of build-aux/extract-facts.py (standard
 # library only; Megatron-Bridge's sources are parsed, never imported).
-"""Megatron-Bridge's recipe functions (data/bridge-recipes.tsv): for each,
-the model it builds and the parallelism, sequence and batch sizes it sets.
+"""Megatron-Bridge's recipe functions (data/bridge-recipes.tsv, and each
+release's data/releases/*/bridge-recipes.tsv): for each, the model it builds,
+the parallelism, sequence and batch sizes it sets, and the
+checkpoint.pretrained_checkpoint it leaves (what ConfigContainer.validate
+asks of a PEFT recipe).
 
 A recipe is a public top-level function of a module below
 megatron.bridge.recipes (but recipes.utils) annotated `-> ConfigContainer`;
-a legacy name is an `import RECIPE as NAME` in such a module (an alias row,
-with its target's values).  Each recipe is run by a small abstract
+a legacy name is an `import RECIPE as NAME` or a `NAME = RECIPE` in such a
+module (an alias row, with its target's values).  Each recipe is run by a small abstract
 interpreter over the AST: literals, names (module constants too), the
 arithmetic of known numbers, attribute assignments into the config objects,
 and calls -- a function of megatron.bridge.recipes (the shared helpers of
@@ -39,7 +42,7 @@ from .source import Ref
 RECIPES_HEAD = ["function", "file", "provider", "model_source", "hf_model", "tensor_parallel",
                 "pipeline_parallel", "context_parallel", "expert_parallel", "seq_length",
                 "dataset_seq_length", "global_batch_size", "micro_batch_size", "dataset_class",
-                "peft_class", "note"]
+                "peft_class", "pretrained_checkpoint", "note"]
 
 PKG = "megatron.bridge.recipes"
 
@@ -415,7 +418,8 @@ def recipe_row(interp, name, fnode, mod):
     if not isinstance(cfg, Obj):
         row["note"] = "returns no ConfigContainer this reader can follow"
         return row
-    sec = {s: cfg.attrs.get(s, V(UNK, name)).v for s in ("model", "dataset", "train", "peft")}
+    sec = {s: cfg.attrs.get(s, V(UNK, name)).v
+           for s in ("model", "dataset", "train", "peft", "checkpoint")}
     model = sec["model"] if isinstance(sec["model"], Obj) else None
     notes = []
     if model is not None:
@@ -453,6 +457,15 @@ def recipe_row(interp, name, fnode, mod):
             row["peft_class"] = "none"
         elif isinstance(p, Obj) and p.cls:
             row["peft_class"] = p.cls
+    # checkpoint.pretrained_checkpoint as the recipe leaves it: what
+    # ConfigContainer.validate asks of a PEFT recipe ("None" when the recipe
+    # writes None, a path as written, empty when not known)
+    ck = sec["checkpoint"]
+    v = ck.attrs.get("pretrained_checkpoint") if isinstance(ck, Obj) else None
+    if v is not None and v.v is None:
+        row["pretrained_checkpoint"] = "None"
+    elif v is not None and isinstance(v.v, str):
+        row["pretrained_checkpoint"] = v.v
     notes.extend("%s from %s" % (", ".join(cols), o) for o, cols in groups)
     row["note"] = "; ".join(notes)
     return row
@@ -481,6 +494,21 @@ def bridge_recipes(code):
             if isinstance(st, ast.FunctionDef) and not st.name.startswith("_") and \
                     st.returns is not None and _is_container(st.returns):
                 r = dict(row_of(m + "." + st.name, st, mod), function=st.name, file=f)
+                entries.append((f, st.lineno, r))
+            elif isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                    isinstance(st.targets[0], ast.Name) and isinstance(st.value, ast.Name) and \
+                    not st.targets[0].id.startswith("_"):
+                # NAME = RECIPE: a legacy name bound in the module itself
+                # (nemotron_3_nano_gb200_pretrain_config in 0.6.2)
+                target = code.lookup(m, st.value.id)
+                if target is None or target.kind != "func" or \
+                        target.node.returns is None or not _is_container(target.node.returns):
+                    continue
+                tmod = target.qual.rpartition(".")[0]
+                tr = row_of(target.qual, target.node, target.module)
+                r = dict(tr, function=st.targets[0].id, file=f)
+                r["note"] = "alias of %s (%s)" % (st.value.id, _file(tmod, target.module)) + \
+                    ("; " + tr["note"] if tr["note"] else "")
                 entries.append((f, st.lineno, r))
             elif isinstance(st, ast.ImportFrom) and st.level == 0 and st.module and \
                     st.module.startswith(PKG + "."):

@@ -224,13 +224,18 @@ rstr(uint32_t off)
 	return off == MCINIT_NOSTR ? NULL : rstrs + off;
 }
 
+/* One recipe as the releases of `releases` (bits of mcinit_bversion_*)
+ * have it: a recipe whose values changed between releases has a row each. */
 static const struct recipe {
 	uint32_t name, provider, hf_model;       /* rstr */
 	int tp, pp, cp, ep, seq, dseq, gbs, mbs; /* -1: not a literal */
 	uint32_t dataset, peft;                  /* rstr */
+	int ckpt; /* checkpoint.pretrained_checkpoint: -1 not known, 0 None, 1 ckpt_path */
+	uint32_t ckpt_path; /* rstr */
+	unsigned releases;
 } recipes[] = {
-#define MCINIT_RECIPE(name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft)               \
-	{name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft},
+#define MCINIT_RECIPE(name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft, ck, ckp, rel) \
+	{name, prov, hf, tp, pp, cp, ep, seq, dseq, gbs, mbs, ds, peft, ck, ckp, rel},
 #include "config/recipes.inc"
 #undef MCINIT_RECIPE
 };
@@ -256,6 +261,14 @@ recipe_target(struct mcinit_config *c, const char *sec, const char *cls)
 
 	if (cls == NULL)
 		return;
+	/* "none": the recipe writes None there (an SFT recipe's peft), which
+	 * is no class: an optional section stays None */
+	if (strcmp(cls, "none") == 0) {
+		if (c->sections != NULL && mcinit_section_find(sec) != NULL &&
+		    mcinit_section_find(sec)->kind == MCINIT_SK_OPTIONAL)
+			json_object_set_new(c->sections, sec, json_string("null"));
+		return;
+	}
 	s = json_object_get(c->extras, sec);
 	if (s == NULL) {
 		s = json_object();
@@ -269,6 +282,23 @@ recipe_target(struct mcinit_config *c, const char *sec, const char *cls)
 	if (c->sections != NULL && mcinit_section_find(sec) != NULL &&
 	    mcinit_section_find(sec)->kind == MCINIT_SK_OPTIONAL)
 		json_object_set_new(c->sections, sec, json_string("object"));
+}
+
+/* checkpoint.pretrained_checkpoint as the recipe leaves it (a PEFT recipe
+ * writes None: ConfigContainer.validate then asks for a path).  A value the
+ * recipe writes is known even though the rest of its checkpoint section is
+ * not (rules-bcheck.c reads a field an input set). */
+static void
+recipe_checkpoint(struct mcinit_config *c, const struct recipe *r, const struct mcinit_loc *l,
+                  struct mcinit_diags *d)
+{
+	json_t *j;
+
+	if (r->ckpt < 0)
+		return;
+	j = r->ckpt == 0 ? json_null() : json_string(rstr(r->ckpt_path));
+	mcinit_config_set_json(c, MCINIT_F_pretrained_checkpoint, j, MCINIT_ORIG_FILE, l, d);
+	json_decref(j);
 }
 
 /*
@@ -313,9 +343,24 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 
 	snprintf(src, sizeof src, "bridge-recipe %s", name);
 	l = mcinit_config_source(c, src);
+	/* the config's Bridge release's own recipe of that name */
 	for (i = 0; i < nrecipes && r == NULL; i++)
-		if (strcmp(rstr(recipes[i].name), name) == 0)
+		if ((recipes[i].releases & c->bversion) != 0 &&
+		    strcmp(rstr(recipes[i].name), name) == 0)
 			r = &recipes[i];
+	if (r == NULL) {
+		for (i = 0; i < nrecipes; i++)
+			if (strcmp(rstr(recipes[i].name), name) == 0)
+				break;
+		if (i < nrecipes) {
+			mcinit_diag_hint(
+			    mcinit_diag_add(d, MCINIT_ERROR, "MC003", &l,
+			                    "Megatron-Bridge %s has no recipe named '%s'",
+			                    mcinit_bversion_name(c->bversion), name),
+			    "another release has it: name that release with --bridge-version");
+			return -1;
+		}
+	}
 	if (r == NULL) {
 		const char **names = mcinit_xcalloc(nrecipes, sizeof *names);
 		const char *pick;
@@ -345,6 +390,7 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 	recipe_target(c, "model", rstr(r->provider));
 	recipe_target(c, "dataset", rstr(r->dataset));
 	recipe_target(c, "peft", rstr(r->peft));
+	recipe_checkpoint(c, r, &l, d);
 	recipe_shape(c, r, &l);
 	return 0;
 }

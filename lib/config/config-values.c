@@ -267,6 +267,46 @@ check_range(enum mcinit_field f, long long v, struct conv *cv)
 	return 0;
 }
 
+/*
+ * Whether f is a field of one of a Megatron-Bridge ConfigContainer's
+ * sections: the facts' fields, and schema.def's rows in those sections
+ * (which model a Bridge field too: dist.distributed_backend is
+ * DistributedInitConfig's), not mcinit's own launch section nor the
+ * Megatron-LM arguments with no Bridge field.  Bridge's loader hands such a
+ * field's value to the dataclass unchecked.
+ */
+static bool
+bridge_dataclass_field(enum mcinit_field f)
+{
+	const struct mcinit_section_info *si;
+
+	if (mcinit_fields[f].origin == MCINIT_FO_BRIDGE)
+		return true;
+	if (mcinit_fields[f].origin != MCINIT_FO_SCHEMA)
+		return false;
+	si = mcinit_section_find(mcinit_fields[f].section);
+	return si != NULL && si->kind != MCINIT_SK_MCINIT && si->kind != MCINIT_SK_MEGATRON;
+}
+
+/* schema.def's rows whose Bridge annotation allows None where the row's
+ * type does not (validation.eval_iters: int | None): fields.inc. */
+static const enum mcinit_field bridge_null[] = {
+#define MCINIT_FIELD_BRIDGE_NULL(id) MCINIT_F_##id,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_BRIDGE_NULL
+};
+
+static bool
+bridge_null_ok(enum mcinit_field f)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof bridge_null / sizeof bridge_null[0]; i++)
+		if (bridge_null[i] == f)
+			return true;
+	return false;
+}
+
 static int
 check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 {
@@ -274,8 +314,11 @@ check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 		return 0;
 	/* A Megatron-Bridge field's choices are its Literal[...] annotation,
 	 * which nothing checks when Bridge reads a config: a warning (a value
-	 * Bridge rejects is its checks' to refuse, MC300-MC351) */
-	if (cv->py && mcinit_fields[f].origin == MCINIT_FO_BRIDGE) {
+	 * Bridge rejects is its checks' to refuse, MC300-MC351).  The same for
+	 * a field of schema.def's own in a ConfigContainer: its choices model
+	 * the annotation, which Bridge does not check either. */
+	if (cv->py && (mcinit_fields[f].origin == MCINIT_FO_BRIDGE ||
+	               (cv->bridge && bridge_dataclass_field(f)))) {
 		free(cv->note);
 		cv->note = mcinit_xasprintf("%s: '%s' is not one of the values Megatron-Bridge "
 		                            "declares (%s); Bridge does not check it",
@@ -623,26 +666,63 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		}
 		return rc;
 	}
-	if (json_is_null(j) && cv->bridge && mcinit_fields[f].origin == MCINIT_FO_BRIDGE &&
-	    (has_base(t, MCINIT_B_STR, false) || has_base(t, MCINIT_B_ENUM, false))) {
+	if (json_is_null(j) && cv->bridge && bridge_null_ok(f)) {
+		/* None is a value of the field's annotation: what refuses it is
+		 * a check that reads it (train.micro_batch_size's), as in Bridge */
+		memset(out, 0, sizeof *out);
+		out->kind = MCINIT_V_NULL;
+		return 0;
+	}
+	if (json_is_null(j) && cv->bridge && bridge_dataclass_field(f) &&
+	    (has_base(t, MCINIT_B_STR, false) || has_base(t, MCINIT_B_ENUM, false) ||
+	     cv->choices != NULL)) {
 		/* A ConfigContainer's dataclass takes None unchecked, and a string
-		 * setting is read by comparing it (== 'flex', in (...)), which
-		 * None fails quietly: what refuses it is a check that reads it
-		 * (the ported checks), as in Bridge, not its annotation.  As
-		 * check_choice: a field of schema.def's own keeps its choices,
-		 * null being one more value outside them. */
+		 * or Literal setting is read by comparing it (== 'flex', in (...),
+		 * > 0 for empty_unused_memory_level's Literal[0, 1, 2]), which None
+		 * fails quietly or a check refuses: what refuses it is a check
+		 * that reads it (the ported checks), as in Bridge, not its
+		 * annotation.  As check_choice: schema.def's own rows in a
+		 * ConfigContainer section too (dist.distributed_backend). */
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_NULL;
 		free(cv->note);
-		cv->note = mcinit_xasprintf("%s is null where Megatron-Bridge declares a string; "
+		cv->note = mcinit_xasprintf("%s is null where Megatron-Bridge declares %s; "
 		                            "Bridge does not check it",
-		                            mcinit_fields[f].name);
+		                            mcinit_fields[f].name,
+		                            cv->choices != NULL ? "one of its values" : "a string");
 		return 0;
 	}
 	if (!json_is_array(j) && !json_is_object(j))
 		for (i = 0; i < t->nalt; i++)
 			if (t->alt[i].list && conv_scalar(f, t->alt[i].base, j, out, cv) == 0)
 				return 0;
+	if (cv->bridge && cv->choices != NULL && bridge_dataclass_field(f) && !json_is_array(j) &&
+	    !json_is_object(j)) {
+		/* A scalar of another type where Bridge's annotation is a Literal
+		 * ('2' for Literal[0, 1, 2]): the dataclass keeps it as Python
+		 * reads it, and only a check that compares it refuses it
+		 * (flash_attention_version's `in (2, 3, 4)`).  Kept as that
+		 * scalar, for the ported checks to see as Bridge's do. */
+		memset(out, 0, sizeof *out);
+		if (json_is_string(j)) {
+			out->kind = MCINIT_V_STR;
+			out->s = mcinit_xstrdup(json_string_value(j));
+		} else if (json_is_boolean(j)) {
+			out->kind = MCINIT_V_BOOL;
+			out->i = json_is_true(j);
+		} else if (json_is_integer(j)) {
+			out->kind = MCINIT_V_INT;
+			out->i = json_integer_value(j);
+		} else {
+			out->kind = MCINIT_V_FLOAT;
+			out->d = json_number_value(j);
+		}
+		free(cv->note);
+		cv->note = mcinit_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
+		                            "Bridge does not check it",
+		                            mcinit_fields[f].name, json_kind_name(j), cv->choices);
+		return 0;
+	}
 	return -1;
 }
 

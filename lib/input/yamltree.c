@@ -402,6 +402,10 @@ build_float(const char *s)
 	/* jansson has no infinity or NaN: those stay strings (the words) */
 	if (isfinite(v))
 		j = json_real(sign * v);
+	else if (isinf(v))
+		/* a number past the double range (`1.0e309`) is Python's
+		 * float('inf'): the word float() reads back, as `.inf` is read */
+		j = json_string(sign < 0 ? "-inf" : "inf");
 out:
 	free(c);
 	return j;

@@ -174,6 +174,12 @@ module_words(struct mcinit_rule_ctx *x, const char **w, size_t max)
 				return -1;
 		return (int)n;
 	}
+	/* one name: Union[str, ...] (a Bridge dump's `cuda_graph_modules: full`,
+	 * JSON in a field of type any) */
+	if (v->kind == MCINIT_V_JSON && json_is_string(v->j) && max > 0) {
+		w[0] = json_string_value(v->j);
+		return 1;
+	}
 	return v->kind == MCINIT_V_STR && (w[0] = v->s) != NULL ? 1 : -1;
 }
 
@@ -186,7 +192,11 @@ cuda_graph(struct mcinit_rule_ctx *x, struct cuda_graph *g)
 	int i, n = module_words(x, w, MAX_MODULES);
 
 	given = text_of(x, F(cuda_graph_impl));
-	if (n < 0 || given == NULL || BAD(inference_cuda_graph_scope))
+	/* None (a Bridge config's null, which its dataclass takes unchecked)
+	 * is a value: given and impl NULL, compared as Python compares None */
+	if (n < 0 || x->c->invalid[F(cuda_graph_impl)] ||
+	    (given == NULL && !mcinit_cfg_null(x->c, F(cuda_graph_impl))) ||
+	    BAD(inference_cuda_graph_scope))
 		return -1;
 	*g = (struct cuda_graph){.given = given, .impl = given};
 	if (B(enable_cuda_graph))
@@ -207,7 +217,7 @@ cuda_graph(struct mcinit_rule_ctx *x, struct cuda_graph *g)
 	if (g->deprecated != NULL && strcmp(g->deprecated, "full_iteration") == 0) {
 		g->migration_attr = "cuda_graph_impl";
 		g->migration_value = g->impl = "full_iteration";
-	} else if (g->deprecated != NULL && strcmp(g->impl, "none") != 0) {
+	} else if (g->deprecated != NULL && (g->impl == NULL || strcmp(g->impl, "none") != 0)) {
 		g->migration_attr = "inference_cuda_graph_scope";
 		g->migration_value = "block";
 	}
@@ -215,8 +225,8 @@ cuda_graph(struct mcinit_rule_ctx *x, struct cuda_graph *g)
 	    g->migration_value && strcmp(g->migration_attr, "inference_cuda_graph_scope") == 0
 	        ? g->migration_value
 	    : !NUL(inference_cuda_graph_scope) ? text_of(x, F(inference_cuda_graph_scope))
-	    : strcmp(g->impl, "local") == 0    ? "layer"
-	                                       : "none";
+	    : g->impl != NULL && strcmp(g->impl, "local") == 0 ? "layer"
+	                                                       : "none";
 	return 0;
 }
 

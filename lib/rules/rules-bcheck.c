@@ -161,8 +161,14 @@ field_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *sec,
 	json_t *j = NULL, *own = NULL;
 	int f = std_field(sec, key, r->v);
 
-	if (!mcinit_config_section_set(c, sec) || unknown_section(c, sec))
+	if (!mcinit_config_section_set(c, sec))
 		return -1; /* None has no attributes */
+	/* A section the config leaves out (a recipe's, a partial config's) is
+	 * not known, but a field of it an input set is: the recipe's literal
+	 * (checkpoint.pretrained_checkpoint = None), an override after it. */
+	if (unknown_section(c, sec) && (f < 0 || json_is_string(json_object_get(c->extras, sec)) ||
+	                                c->origin[f] == MCINIT_ORIG_DEFAULT || c->runtime[f]))
+		return -1;
 	if (f >= 0 && (k == NULL || mcinit_vclass_has_std(k, f))) {
 		if (c->invalid[f])
 			return -1;

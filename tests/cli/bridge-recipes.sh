@@ -67,5 +67,44 @@ sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
 			check "$rel-mutation-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/m.out'"
 		fi
 	done <"$tmp/muts"
+	# Override words as Bridge's example scripts take them (override-words.tsv:
+	# Hydra's literals, judged through process_config_with_overrides)
+	if [ -f "$dir/override-words.tsv" ]; then
+		grep -v '^#' "$dir/override-words.tsv" | tail -n +2 >"$tmp/words"
+		while IFS="$(printf '\t')" read -r name file world word verdict _ differs; do
+			if [ "$differs" != - ]; then
+				skip "$rel-word-$name" "$differs"
+				continue
+			fi
+			rc=0
+			(cd "$dir" && HOME=/nonexistent $MCINIT validate --bridge-version "$rel" --world-size "$world" "$file" "$word") \
+				>"$tmp/w.out" 2>&1 || rc=$?
+			if [ "$verdict" = accept ]; then
+				check "$rel-word-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/w.out'; false; }"
+			else
+				check "$rel-word-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/w.out'"
+			fi
+		done <"$tmp/words"
+	fi
+	# --bridge-recipe NAME: every recipe function the oracle built offline,
+	# beside Bridge's verdict on the function's own ConfigContainer
+	# (recipe-functions.tsv; the release's own recipe table answers)
+	[ -f "$dir/recipe-functions.tsv" ] || continue
+	grep -v '^#' "$dir/recipe-functions.tsv" | tail -n +2 >"$tmp/fns"
+	check "$rel-recipe-functions-listed" test "$(wc -l <"$tmp/fns")" -ge 300
+	while IFS="$(printf '\t')" read -r name world verdict _ differs; do
+		if [ "$differs" != - ]; then
+			skip "$rel-recipe-$name" "$differs"
+			continue
+		fi
+		rc=0
+		HOME=/nonexistent $MCINIT validate --bridge-version "$rel" --world-size "$world" \
+			--bridge-recipe "$name" >"$tmp/r.out" 2>&1 || rc=$?
+		if [ "$verdict" = accept ]; then
+			check "$rel-recipe-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/r.out'; false; }"
+		else
+			check "$rel-recipe-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/r.out'"
+		fi
+	done <"$tmp/fns"
 done
 finish

@@ -77,6 +77,26 @@ check recipe-shape-set-later sh -c "$M validate --world-size 2 --bridge-recipe l
 # (num_moe_experts, from the HF config) are no "EP needs experts" error
 check recipe-moe-shape-runtime sh -c "$M validate --world-size 8 --bridge-recipe qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config >'$tmp/q.out' 2>&1 || { cat '$tmp/q.out'; false; }"
 check recipe-code-shape-runtime sh -c "$M validate --world-size 1 --bridge-recipe vanilla_gpt_pretrain_config 2>&1 | grep -q 'the recipe.s code sets them (megatron.bridge.models.gpt_provider.GPTModelProvider)'"
+# A PEFT recipe leaves checkpoint.pretrained_checkpoint None, which Bridge's
+# ConfigContainer.validate refuses ("PEFT requires a pretrained checkpoint
+# path"); an SFT recipe's peft is None (no LoRA to ask it for); a path set
+# after the recipe is read as set.
+check recipe-peft-needs-checkpoint sh -c "$M validate --bridge-version 0.6.2 --world-size 1 --bridge-recipe llama3_8b_peft_config >'$tmp/p.out' 2>&1;
+	test \$? -eq 1 && grep -q 'error\[MC300\]: .*PEFT requires a pretrained checkpoint path' '$tmp/p.out'"
+check recipe-peft-checkpoint-given sh -c "$M validate --bridge-version 0.6.2 --world-size 1 --bridge-recipe llama3_8b_peft_config checkpoint.pretrained_checkpoint=/ckpt/llama3 2>&1 | grep -v -q 'PEFT requires'"
+check recipe-sft-no-peft sh -c "$M validate --bridge-version 0.6.2 --world-size 2 --bridge-recipe llama3_8b_sft_config --print-config 2>/dev/null |
+	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"peft\"] is None'"
+# Each Bridge release answers with its own recipes (its wheel's, through
+# build-aux/extract-facts.py): 0.6.2's qwen35_vl_35b_a3b_sft_config has
+# micro-batch 4, main's 1; a recipe only main has is no 0.6.2 recipe; a
+# legacy name bound by assignment (NAME = RECIPE) is one.
+check recipe-release-values sh -c "$M validate --bridge-version 0.6.2 --world-size 16 --bridge-recipe qwen35_vl_35b_a3b_sft_config --print-config 2>/dev/null |
+	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"train\"][\"micro_batch_size\"] == 4'"
+check recipe-release-values-main sh -c "$M validate --bridge-version main --world-size 16 --bridge-recipe qwen35_vl_35b_a3b_sft_config --print-config 2>/dev/null |
+	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"train\"][\"micro_batch_size\"] == 1'"
+check recipe-other-release sh -c "$M validate --bridge-version 0.6.2 --world-size 8 --bridge-recipe gpt_oss_20b_sft_32k_config 2>&1 |
+	grep -q \"error\[MC003\]: Megatron-Bridge 0.6 has no recipe named 'gpt_oss_20b_sft_32k_config'\""
+check recipe-assigned-alias sh -c "$M validate --bridge-version 0.6.2 --world-size 8 --bridge-recipe nemotron_3_nano_gb200_pretrain_config >/dev/null 2>&1"
 # A YAML over a recipe merges as --config-file does: a section or key the
 # ConfigContainer lacks is dropped with Bridge's log warning, not refused.
 check recipe-unknown-section-dropped sh -c "cd '$srcdir/tests/cli/inputs' && $M validate --world-size 2 --bridge-recipe llama3_8b_pretrain_config recipe-unknown-section.yaml >'$tmp/u.out' 2>&1 &&

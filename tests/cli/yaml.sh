@@ -26,6 +26,11 @@ golden yaml-missing 66 $M validate yaml/no-such.yml
 # (from_yaml): `3e-4` has no dot, so PyYAML reads the string '3e-4'
 # (a float field refuses it, with the fix); `3.0e-5` is a float.
 golden yaml-pyyaml-floats 1 $M validate yaml/pyyaml-floats.yaml
+# ... and a YAML 1.1 float past the double range (`1.0e+309`) is PyYAML's
+# inf, as `.inf` is: a float field holds it (it was "got a string")
+sed 's/^  lr: 0.0003$/  lr: 1.0e+309/' "$srcdir/tests/bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml" >"$tmp/big.yaml"
+check yaml-float-overflow-is-inf sh -c "$M validate --world-size 2 --print-config '$tmp/big.yaml' 2>/dev/null |
+	python3 -c 'import json,sys; v=json.load(sys.stdin)[\"optimizer\"][\"lr\"]; sys.exit(0 if v in (\"inf\", float(\"inf\")) else \"got %r\" % (v,))'"
 
 # A YAML file and its JSON twin are the same job.
 check yaml-json-same-config sh -c "$M validate --print-config yaml/bridge-job.yaml >$tmp/y 2>/dev/null; $M validate --print-config yaml/bridge-job.json >$tmp/j 2>/dev/null; cmp $tmp/y $tmp/j"
