@@ -268,7 +268,9 @@ mcinit_rules_memory(struct mcinit_rule_ctx *x)
 	struct mem_in a;
 	int *pat = NULL;
 
-	if (x->o->memory_model == MCINIT_MEM_NONE && x->o->gpu_memory == 0)
+	/* mcinit's own model is memory-params.c's */
+	if ((x->o->memory_model == MCINIT_MEM_NONE && x->o->gpu_memory == 0) ||
+	    x->o->memory_model == MCINIT_MEM_MCINIT)
 		return;
 	x->dv->mem.model = "megatron";
 	x->dv->mem.why = inputs(x, &a);

@@ -168,6 +168,9 @@ void mcinit_rules_derive_rest(struct mcinit_rule_ctx *x);
 
 /* dv->mem, when o asks for an estimate (--memory-model, --gpu-memory). */
 void mcinit_rules_memory(struct mcinit_rule_ctx *x);
+/* memory-params.c: dv->mem's parameters per kind of rank, under
+ * --memory-model mcinit. */
+void mcinit_rules_memory_params(struct mcinit_rule_ctx *x);
 /* D2 from the Megatron-LM inputs alone (MC023 compares it with a VPP written
  * directly); *src: the field it came from, or NULL. */
 long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src);
