@@ -34,6 +34,7 @@ import traceback
 import warnings
 
 KINDS = ["embedding", "attention", "mlp", "experts", "norms", "output", "mtp"]
+TSV_KEYS = ["total"] + KINDS + ["expert"]
 
 
 def gen_case(rng, i):
@@ -121,6 +122,17 @@ def gen_case(rng, i):
         c["first"], c["last"] = first, last
         layers = first + last + mid * (pp - 2)
     c["layers"] = layers
+    c["layout"] = None
+    if pp > 1 and c["first"] is None and rng.random() < 0.3:
+        # a pipeline layout: the layers dealt unevenly over the chunks, the
+        # embedding first, the MTP layers and the loss last
+        per = [0] * chunks
+        for _ in range(layers):
+            per[rng.randrange(chunks)] += 1
+        parts = ["t" * n for n in per]
+        parts[0] = "E" + parts[0]
+        parts[-1] += "m" * (c["mtp"] or 0) + "L"
+        c["layout"] = "|".join(parts)
     if c["moe"] and rng.random() < 0.5:
         if rng.random() < 0.5:
             c["moe"]["freq"] = rng.choice([1, 2, 3])
@@ -137,7 +149,7 @@ def flags(c):
          "--max-position-embeddings", c["maxpos"], "--micro-batch-size", 1,
          "--global-batch-size", 8 * c["dp"], "--train-iters", 10, "--lr", "1e-4",
          "--vocab-size", c["vocab"], "--make-vocab-size-divisible-by", c["div"],
-         "--tokenizer-type", "NullTokenizer", "--transformer-impl", "local",
+         "--tokenizer-type", "NullTokenizer",
          "--tensor-model-parallel-size", c["tp"],
          "--pipeline-model-parallel-size", c["pp"],
          "--position-embedding-type", c["pos"]]
@@ -161,8 +173,10 @@ def flags(c):
         f += ["--normalization", "RMSNorm"]
     if c["untie"]:
         f += ["--untie-embeddings-and-output-weights"]
-    if c["vpp"]:
+    if c["vpp"] and not c["layout"]:  # a layout implies it
         f += ["--num-virtual-stages-per-pipeline-rank", c["vpp"]]
+    if c["layout"]:
+        f += ["--pipeline-model-parallel-layout", c["layout"]]
     if c["first"] is not None:
         f += ["--decoder-first-pipeline-num-layers", c["first"],
               "--decoder-last-pipeline-num-layers", c["last"]]
@@ -296,6 +310,8 @@ def rank_main(c, rank, port, q):
             kw["kv_channels"] = c["kv"]
         if c["groups"]:
             kw["num_query_groups"] = c["groups"]
+        if c["layout"]:
+            kw["pipeline_model_parallel_layout"] = c["layout"]
         if c["first"] is not None:
             kw["num_layers_in_first_pipeline_stage"] = c["first"]
             kw["num_layers_in_last_pipeline_stage"] = c["last"]
@@ -390,7 +406,7 @@ DTNAME = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 def as_mcinit(counts):
     """A rank's counts in the names of mcinit's JSON."""
     r = {k: counts.get(k, 0) for k in KINDS}
-    r.update(total=counts["total"], dense=counts.get("dense", 0),
+    r.update(total=counts.get("total", 0), dense=counts.get("dense", 0),
              expert=counts.get("expert", 0))
     r["by_dtype"] = {DTNAME[k[3:]]: v for k, v in counts.items() if k.startswith("dt:")}
     return r
@@ -411,7 +427,8 @@ def mcinit_ranks(mcinit, c):
     out = {}
     for k in par["ranks"]:
         fig = {x: k[x] for x in KINDS + ["total", "dense", "expert"]}
-        fig["by_dtype"] = k["by_dtype"]
+        # (a stage with no parameter has no dtype in Megatron-Core's count)
+        fig["by_dtype"] = {d: n for d, n in k["by_dtype"].items() if n}
         for s in k["stages"]:
             out[s] = (fig, k["layers"])
     return out, None
@@ -458,8 +475,9 @@ def main():
             equal += 1
             stages = {}
             for stage, counts, _ in core.values():
-                stages[stage] = counts["total"]
-            rows.append((i, c, [stages[s] for s in sorted(stages)]))
+                r = as_mcinit(counts)
+                stages[stage] = ":".join(str(r[k]) for k in TSV_KEYS)
+            rows.append((i, c, ["%d:%s" % (s, stages[s]) for s in sorted(stages)]))
         else:
             print("case %d: %s\n  flags: --world-size %d %s" % (
                 i, why, c["world"], " ".join(flags(c))), flush=True)
@@ -467,13 +485,16 @@ def main():
     print("%d equal / %d total" % (equal, total))
     if a.tsv:
         with open(a.tsv, "w") as f:
-            f.write("# Megatron-Core 0.19.2's parameters per pipeline stage (GPTModel on the "
-                    "CPU, local spec,\n# Float16Module), one row per case of "
-                    "tests/oracle/params-diff.py --seed %d;\n# written by the oracle, read by "
-                    "tests/cli/params.sh.\ncase\tworld\tflags\tper_stage_totals\n" % a.seed)
-            for i, c, totals in rows:
-                f.write("%d\t%d\t%s\t%s\n" % (i, c["world"], " ".join(flags(c)),
-                                               ",".join(map(str, totals))))
+            f.write("# Megatron-Core 0.19.2's parameters per pipeline stage (GPTModel built "
+                    "on the CPU with the\n# local spec, MLA's down-projections duplicated as "
+                    "Transformer Engine's spec has them,\n# in Float16Module), every case "
+                    "of tests/oracle/params-diff.py --seed %d on which mcinit\n# agreed; "
+                    "written by the oracle, read by tests/cli/params.sh.  stages: one\n# "
+                    "STAGE:%s per pipeline stage, every rank of a stage the same.\n"
+                    "case\tworld\tdtype\tflags\tstages\n" % (a.seed, ":".join(TSV_KEYS)))
+            for i, c, stages in rows:
+                f.write("%d\t%d\t%s\t%s\t%s\n" % (i, c["world"], c["dtype"],
+                                                   " ".join(flags(c)), " ".join(stages)))
     sys.exit(0 if equal == total else 1)
 
 
