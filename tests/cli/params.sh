@@ -56,6 +56,24 @@ MOE="--num-layers 8 --hidden-size 64 --num-attention-heads 4 --seq-length 32 \
 # shellcheck disable=SC2086
 golden params-text 0 $M validate --world-size 16 --memory-model mcinit -- $MOE
 
+GPT="--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 32 \
+--max-position-embeddings 64 --micro-batch-size 1 --global-batch-size 8 --train-iters 10 \
+--vocab-size 250"
+# A layer pattern written as Megatron-LM's list expression counts as the
+# list it makes.
+PAT="--num-experts 4 --disable-bias-linear --pipeline-model-parallel-size 2"
+# shellcheck disable=SC2086
+$M validate --world-size 2 --memory-model mcinit --format json -- $GPT $PAT \
+	--moe-layer-freq "([1]*2+[0])+[1]" >"$tmp/expr.json" 2>/dev/null
+# shellcheck disable=SC2086
+$M validate --world-size 2 --memory-model mcinit --format json -- $GPT $PAT \
+	--moe-layer-freq "[1,1,0,1]" >"$tmp/list.json" 2>/dev/null
+check pattern-expression python3 -c '
+import json, sys
+p = [json.load(open(f))["derived"]["memory"].get("parameters") for f in sys.argv[1:]]
+sys.exit(0 if p[0] and p[0] == p[1] and p[0]["ranks"][0]["experts"] > 0 else p)' \
+	"$tmp/expr.json" "$tmp/list.json"
+
 # Not counted, with the reason, never a number.
 # not_counted NAME WHY-PART ARGS...: parameters_not_estimated names WHY-PART
 not_counted() {
@@ -68,9 +86,6 @@ m = json.load(open(sys.argv[1]))["derived"]["memory"]
 sys.exit(0 if "parameters" not in m and sys.argv[2] in m.get("parameters_not_estimated", "")
          else "not refused as %r: %s" % (sys.argv[2], m))' "$tmp/n.json" "$why"
 }
-GPT="--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 32 \
---max-position-embeddings 64 --micro-batch-size 1 --global-batch-size 8 --train-iters 10 \
---vocab-size 250"
 # shellcheck disable=SC2086
 {
 not_counted not-bridge "Megatron-Bridge" --world-size 2 \
