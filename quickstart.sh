@@ -63,6 +63,12 @@ suite() {
 			grep -Eq '^:test-result: (FAIL|ERROR|XPASS)' "${log%.log}.trs" 2>/dev/null || continue
 			echo "==== $log"
 			tail -n 60 "$log"
+			# the digest repeated at the very end, where a reader of only
+			# the output's last lines still sees why
+			{
+				echo "== $2: $log"
+				grep -E '^not ok|^# .*(FAIL|[Ee]rror|exit [1-9])' "$log" | head -n 12
+			} >>"$digest"
 		done
 	fi
 	p=$(count PASS "$1") f=$(count 'FAIL|ERROR|XPASS' "$1") s=$(count SKIP "$1")
@@ -80,6 +86,8 @@ run)
 	;;
 check)
 	status=0 pass=0 fail=0 skip=0
+	digest=$(mktemp)
+	trap 'rm -f "$digest"' EXIT
 	suite "$build" "tests"
 	if [ "${SANITIZE:-yes}" != no ]; then
 		if (configure_build "$build-asan" --enable-sanitizers); then
@@ -102,6 +110,10 @@ check)
 		*) fail=$((fail + 1)) status=1 r=failed ;;
 		esac
 		echo "quickstart: python package: $r ($(since) since the start)"
+	fi
+	if [ -s "$digest" ]; then
+		echo "quickstart: what failed (the logs are printed above in full)"
+		cat "$digest"
 	fi
 	# One closing line that any reader can count, whatever the drivers printed.
 	echo "tests: $pass passed, $fail failed, $skip skipped"

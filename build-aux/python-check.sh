@@ -53,6 +53,22 @@ whl=$(ls "$work"/dist/mcinit-*.whl)
 PATH="$work/tools/bin:$PATH" "$work/tools/bin/auditwheel" repair --plat manylinux_2_34_x86_64 -w "$work/wheelhouse" "$whl" 2>&1 | tail -n 1
 whl=$(ls "$work"/wheelhouse/mcinit-*.whl)
 say "wheel: $(basename "$whl")"
+# the extras name NVIDIA's wheels, the CUDA major each is for (read from
+# the wheel's metadata: installing them is 200 MB)
+"$work/tools/bin/python" - "$whl" <<'PYEOF' || { say "FAIL: the wheel's extras cu12 and cu13"; exit 1; }
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+extras = {l.split(":", 1)[1].strip() for l in meta.splitlines() if l.startswith("Provides-Extra:")}
+req = [l.split(":", 1)[1].strip() for l in meta.splitlines() if l.startswith("Requires-Dist:")]
+want = {"cu12": ("nvidia-cuda-runtime-cu12", "nvidia-nccl-cu12"), "cu13": ("nvidia-cuda-runtime", "nvidia-nccl-cu13")}
+name = lambda r: re.match(r"[A-Za-z0-9._-]+", r).group(0)
+for extra, names in want.items():
+    assert extra in extras, (extra, extras)
+    got = {name(r) for r in req if 'extra == "%s"' % extra in r}
+    assert got == set(names), (extra, got)
+print("python-check: extras:", ", ".join(sorted(extras)))
+PYEOF
 
 say "a fresh venv with the wheel and pytest"
 "$py" -m venv "$work/venv"

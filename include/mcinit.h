@@ -258,15 +258,21 @@ struct mcinit_job_desc {
 	int script_launch;
 	/* Since 0.1 (interface 4.2): the memory model validate reports the most
 	 * loaded rank's bytes per GPU with ("megatron": Megatron-LM's own
-	 * estimate, r0.18 and later; "mcinit": mcinit's own, so far the
-	 * parameters of each kind of rank; "none" or NULL: none), and the GPU's
-	 * memory in GiB as a positive integer ("80"; NULL: unknown), against
-	 * which the estimate is checked (MC063; the model is then "megatron"
+	 * estimate, r0.18 and later; "bridge": Megatron-Bridge 0.6.2's
+	 * estimate_training_memory, for a ConfigContainer; "mcinit": mcinit's
+	 * own, so far the parameters of each kind of rank; "none" or NULL:
+	 * none), and the GPU's memory in GiB as a positive integer ("80";
+	 * NULL: unknown), against which the estimate is checked (MC063; the
+	 * model is then "bridge" for a ConfigContainer, else "megatron",
 	 * unless memory_model says). */
 	const char *memory_model;
 	const char *gpu_memory;
+	/* Since interface 4.2: what messages call the source of world_size
+	 * when it is given ("world_size of ./mcinit.toml", as mcinit validate
+	 * says of a settings file's); NULL: "--world-size".  Copied. */
+	const char *world_source;
 	/* Room to grow without changing the size: zero-initialise, never set. */
-	void *reserved[3];
+	void *reserved[2];
 };
 
 /* ---- the job ---- */
@@ -652,7 +658,7 @@ MCINIT_API char *mcinit_config_schema(void);
  *    "script_args": "a 'b c'", "hwloc_xml": null,
  *    "env": ["WORLD_SIZE=8", ...]          (absent: this process's)
  *    "werror": false,                      (warnings fail "valid")
- *    "memory_model": "megatron",           (derived.memory; with
+ *    "memory_model": "megatron"|"bridge",  (derived.memory; with
  *    "gpu_memory": 80,                      GiB: MC063)
  *    "rank": 3}                            (topology: that rank only)
  *

@@ -154,6 +154,7 @@ struct settings_use {
 	json_t *j;
 	const char **ov;
 	int *ovi;
+	char *world_source; /* "world_size of FILE" */
 };
 
 static int
@@ -173,8 +174,15 @@ apply_settings(const struct vopts *o, const struct mcinit_cli *cli, struct mcini
 	free(text);
 	if (u->j == NULL || json_is_null(json_object_get(u->j, "file")))
 		return 0;
-	if (desc->world_size == 0 && json_is_integer(v = json_object_get(u->j, "world_size")))
+	if (desc->world_size == 0 && json_is_integer(v = json_object_get(u->j, "world_size"))) {
 		desc->world_size = json_integer_value(v);
+		/* messages name the file, not an option nobody gave */
+		if (asprintf(&u->world_source, "world_size of %s",
+		             json_string_value(json_object_get(u->j, "file"))) >= 0)
+			desc->world_source = u->world_source;
+		else
+			u->world_source = NULL;
+	}
 	if (desc->nnodes == 0 && json_is_integer(v = json_object_get(u->j, "nnodes")))
 		desc->nnodes = json_integer_value(v);
 	if (desc->nproc_per_node == 0 &&
@@ -276,6 +284,7 @@ out:
 	mcinit_diags_free(d);
 	free(use.ov);
 	free(use.ovi);
+	free(use.world_source);
 	json_decref(use.j);
 	return status;
 }

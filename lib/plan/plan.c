@@ -171,11 +171,13 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 	*mem = MCINIT_MEM_NONE;
 	if (m != NULL && strcmp(m, "megatron") == 0)
 		*mem = MCINIT_MEM_MEGATRON;
+	else if (m != NULL && strcmp(m, "bridge") == 0)
+		*mem = MCINIT_MEM_BRIDGE;
 	else if (m != NULL && strcmp(m, "mcinit") == 0)
 		*mem = MCINIT_MEM_MCINIT;
 	else if (m != NULL && strcmp(m, "none") != 0) {
 		mcinit_err_set(err, MCINIT_E_USAGE,
-		               "memory model '%s' is not one of megatron, mcinit, none", m);
+		               "memory model '%s' is not one of megatron, bridge, mcinit, none", m);
 		return -1;
 	}
 	if (g != NULL) {
@@ -239,6 +241,8 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 	job->env = copy_env(desc->envp);
 	job->hwloc_xml = desc->hwloc_xml ? mcinit_xstrdup(desc->hwloc_xml) : NULL;
 	job->opts.world_size = desc->world_size;
+	if (world_source == NULL && desc->world_source != NULL)
+		world_source = job->world_source = mcinit_xstrdup(desc->world_source);
 	job->opts.world_size_source = world_source;
 	job->opts.nnodes = desc->nnodes;
 	job->opts.nproc_per_node = desc->nproc_per_node;
@@ -496,6 +500,7 @@ mcinit_job_free(struct mcinit_job *job)
 		free(job->env[i]);
 	free(job->env);
 	free(job->hwloc_xml);
+	free(job->world_source);
 	free(job);
 }
 

@@ -81,6 +81,7 @@ struct mcinit_job {
 	struct mcinit_diags *d; /* borrowed */
 	char **env;             /* owned copy of desc->envp (NULL-terminated), or NULL */
 	char *hwloc_xml;        /* owned copy, or NULL */
+	char *world_source;     /* owned copy of desc->world_source, or NULL */
 	bool laid_out;          /* topo is valid */
 	bool lint_only;         /* only .py inputs, nothing else: linted, no job checked */
 	struct mcinit_topology topo;

@@ -239,11 +239,24 @@ params_json(const struct mcinit_derived *dv)
 	return json_pack("{s:s, s:o}", "dtype", m->params_dtype, "ranks", ranks);
 }
 
-/* Left out unless asked for (--memory-model, --gpu-memory). */
+/* One of Bridge's MemoryComponentEstimate, with its name. */
+static json_t *
+component_json(const char *name, const struct mcinit_memory_component *c)
+{
+	return json_pack("{s:s, s:f, s:f, s:f, s:f}", "name", name, "parameter_count", c->params,
+	                 "parameter_count_per_gpu", c->params_per_gpu, "bytes_per_parameter",
+	                 c->bytes_per_param, "memory_bytes", c->bytes);
+}
+
+/* Left out unless asked for (--memory-model, --gpu-memory).  Bridge's
+ * estimate adds its components, the model's parameters and the
+ * assumptions it states, as estimate_training_memory returns them. */
 static json_t *
 memory_json(const struct mcinit_derived *dv)
 {
 	const struct mcinit_memory *m = &dv->mem;
+	json_t *o, *parts, *as;
+	int i;
 
 	if (m->model == NULL)
 		return NULL;
@@ -255,9 +268,24 @@ memory_json(const struct mcinit_derived *dv)
 		                       m->why, "parameters_not_estimated", m->params_why);
 	if (!m->ok)
 		return json_pack("{s:s, s:s}", "model", m->model, "not_estimated", m->why);
-	return json_pack("{s:s, s:f, s:f, s:f}", "model", m->model, "weights_and_optimizer_bytes",
-	                 m->weights_and_optimizer, "activation_bytes", m->activations,
-	                 "total_bytes", m->total);
+	o = json_pack("{s:s, s:f, s:f, s:f}", "model", m->model, "weights_and_optimizer_bytes",
+	              m->weights_and_optimizer, "activation_bytes", m->activations, "total_bytes",
+	              m->total);
+	if (strncmp(m->model, "bridge", 6) != 0)
+		return o;
+	parts = json_array();
+	json_array_append_new(parts, component_json("dense parameters and optimizer", &m->dense));
+	if (m->experts)
+		json_array_append_new(
+		    parts, component_json("routed expert parameters and optimizer", &m->expert));
+	as = json_array();
+	for (i = 0; i < MCINIT_MEM_A_COUNT; i++)
+		if (m->assumptions & (1u << i))
+			json_array_append_new(as, json_string(mcinit_memory_assumption(i)));
+	json_object_set_new(o, "components", parts);
+	json_object_set_new(o, "total_parameters", json_real(m->total_params));
+	json_object_set_new(o, "assumptions", as);
+	return o;
 }
 
 /* One line per kind of rank, under the derived table's label. */

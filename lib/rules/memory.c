@@ -11,8 +11,12 @@
  * The model is r0.18's, r0.19's and main's (identical but for latent MoE,
  * which is None before r0.19); earlier releases count differently, and are
  * not estimated.  A Megatron-Bridge ConfigContainer is not estimated here:
- * Bridge has its own estimator.  Hybrid (Mamba) models are not, as
- * Megatron's report skips them.
+ * Bridge has its own estimator (memory-bridge.c, --memory-model bridge).
+ * Hybrid (Mamba) models are not, as Megatron's report skips them.
+ *
+ * MC063 is here for both models: the finding, and the hint's changes
+ * (mcinit_rules_memory_change), each estimated again by the model that
+ * made the figure.
  */
 #include "rules/rules-table.h"
 
@@ -27,11 +31,12 @@
 
 /* The inputs Megatron's functions read from args, after validate_args. */
 struct mem_in {
-	long long h, heads, kv, groups, layers, ffn, moe_ffn, experts, topk, shared, latent, vocab;
-	long long seq, mbs, tp, pp, vpp, ep, etp, dp, world, nmb, mtp;
+	struct mcinit_mem_par p; /* what MC063's hint changes */
+	long long h, kv, ffn, moe_ffn, experts, topk, shared, latent, vocab;
+	long long seq, mtp;
 	long long q_lora, qk_head, qk_pos, kv_lora, v_head;
-	bool has_experts, has_latent, has_mtp, has_q_lora, has_nmb, swiglu, rms, mla, untie, bias,
-	    gate, dist_opt, sp_selective;
+	bool has_experts, has_latent, has_mtp, has_q_lora, swiglu, rms, mla, untie, bias, gate,
+	    sp_selective;
 	const int *moe_pattern; /* num_layers entries, 0/1 */
 };
 
@@ -39,39 +44,39 @@ struct mem_in {
 static double
 weights_and_optimizer(const struct mem_in *a)
 {
-	double ratio = (double)(a->kv * a->heads) / (double)a->h;
+	double ratio = (double)(a->kv * a->p.heads) / (double)a->h;
 	double glm = a->swiglu ? 1.5 : 1.0, self_attn, attention, dense_mlp, shared_expert, routed,
 	       latent_proj, layernorm, router, gate, final_ln, tp_block, rep_block, exp_block,
 	       tp_mtp, rep_mtp, exp_mtp, tp_most, rep_most, exp_most, embedding, b_dp, b_edp;
 	long long num_experts = a->has_experts ? a->experts : 1, moe_ffn = a->moe_ffn;
-	long long num_dense = a->layers, num_moe = 0, mtp_moe = 0, mtp_dense = 0, i, rh, edp;
+	long long num_dense = a->p.layers, num_moe = 0, mtp_moe = 0, mtp_dense = 0, i, rh, edp;
 	int norm = a->rms ? 1 : 2;
 
 	if (a->has_experts) {
-		for (i = 0; i < a->layers; i++)
+		for (i = 0; i < a->p.layers; i++)
 			num_moe += a->moe_pattern[i];
-		num_dense = a->layers - num_moe;
+		num_dense = a->p.layers - num_moe;
 	} else
 		moe_ffn = 0;
 	if (a->has_mtp) {
-		int last = a->has_experts ? a->moe_pattern[a->layers - 1] : 0;
+		int last = a->has_experts ? a->moe_pattern[a->p.layers - 1] : 0;
 
 		mtp_moe = last * a->mtp;
 		mtp_dense = (1 - last) * a->mtp;
 	}
 	if (a->mla) {
 		double q_term =
-		    a->has_q_lora
-		        ? (double)(a->q_lora * (a->h + a->heads * (a->qk_head + a->qk_pos) + norm))
-		        : (double)(a->h * a->heads * (a->qk_head + a->qk_pos));
+		    a->has_q_lora ? (double)(a->q_lora *
+		                             (a->h + a->p.heads * (a->qk_head + a->qk_pos) + norm))
+		                  : (double)(a->h * a->p.heads * (a->qk_head + a->qk_pos));
 
 		self_attn =
 		    q_term +
-		    (double)(a->kv_lora * (a->h + a->heads * (a->qk_head + a->v_head) + norm)) +
-		    (double)(a->h * a->qk_pos) + (double)(a->heads * a->v_head * a->h);
+		    (double)(a->kv_lora * (a->h + a->p.heads * (a->qk_head + a->v_head) + norm)) +
+		    (double)(a->h * a->qk_pos) + (double)(a->p.heads * a->v_head * a->h);
 	} else
 		self_attn = (double)(2 * a->h * a->h) *
-		            ((1 + (double)a->groups / (double)a->heads) * ratio);
+		            ((1 + (double)a->p.groups / (double)a->p.heads) * ratio);
 	embedding = (double)(a->h * a->vocab);
 	final_ln = (double)(norm * a->h);
 	attention = self_attn;
@@ -84,7 +89,7 @@ weights_and_optimizer(const struct mem_in *a)
 	router = a->has_experts ? (double)(a->h * num_experts + (a->bias ? num_experts : 0)) : 0;
 	gate = a->shared > 0 && a->gate ? (double)a->h : 0;
 
-	edp = a->world / (a->etp * a->ep * a->pp);
+	edp = a->p.world / (a->p.etp * a->p.ep * a->p.pp);
 	tp_block = (attention + dense_mlp) * (double)num_dense +
 	           (attention + shared_expert) * (double)num_moe;
 	rep_block = layernorm * (double)num_dense +
@@ -96,13 +101,13 @@ weights_and_optimizer(const struct mem_in *a)
 	          (layernorm + latent_proj + router + gate) * (double)mtp_moe;
 	exp_mtp = routed * (double)mtp_moe;
 
-	tp_most = ((tp_block / (double)a->pp) + tp_mtp + embedding) / (double)a->tp;
-	rep_most = (rep_block / (double)a->pp) + rep_mtp;
-	exp_most = ((exp_block / (double)a->pp) + exp_mtp) / (double)(a->etp * a->ep);
-	if (a->untie && a->pp == 1)
-		tp_most += embedding / (double)a->tp;
-	b_dp = a->dist_opt ? 6 + (12 / (double)a->dp) : 18;
-	b_edp = a->dist_opt ? 6 + (12 / (double)edp) : 18;
+	tp_most = ((tp_block / (double)a->p.pp) + tp_mtp + embedding) / (double)a->p.tp;
+	rep_most = (rep_block / (double)a->p.pp) + rep_mtp;
+	exp_most = ((exp_block / (double)a->p.pp) + exp_mtp) / (double)(a->p.etp * a->p.ep);
+	if (a->untie && a->p.pp == 1)
+		tp_most += embedding / (double)a->p.tp;
+	b_dp = a->p.dist_opt ? 6 + (12 / (double)a->p.dp) : 18;
+	b_edp = a->p.dist_opt ? 6 + (12 / (double)edp) : 18;
 	return (tp_most + rep_most) * b_dp + exp_most * b_edp;
 }
 
@@ -110,10 +115,10 @@ weights_and_optimizer(const struct mem_in *a)
 static double
 schedule(const struct mem_in *a, double act)
 {
-	if (a->vpp > 0)
-		act *= 1 + ((double)(a->pp - 1) / (double)(a->pp * a->vpp));
-	if (a->vpp == 0 && a->pp > 1 && a->has_nmb)
-		act *= fmin(1, (double)a->nmb / (double)a->pp);
+	if (a->p.vpp > 0)
+		act *= 1 + ((double)(a->p.pp - 1) / (double)(a->p.pp * a->p.vpp));
+	if (a->p.vpp == 0 && a->p.pp > 1 && a->p.has_nmb)
+		act *= fmin(1, (double)a->p.nmb / (double)a->p.pp);
 	return act;
 }
 
@@ -121,34 +126,35 @@ schedule(const struct mem_in *a, double act)
 static double
 activations_sp(const struct mem_in *a)
 {
-	double sbh = (double)(a->seq * a->mbs * a->h);
+	double sbh = (double)(a->seq * a->p.mbs * a->h);
 	double act = sbh * (18 + (4 * ((double)a->ffn / (double)a->h)));
 
-	act *= (double)a->layers;
-	act += (double)(8 * a->seq * a->mbs * a->pp);
-	act += (double)(a->seq * a->mbs * a->h * a->pp);
+	act *= (double)a->p.layers;
+	act += (double)(8 * a->seq * a->p.mbs * a->p.pp);
+	act += (double)(a->seq * a->p.mbs * a->h * a->p.pp);
 	act = schedule(a, act);
-	if (a->pp == 1)
-		act +=
-		    (double)(a->seq * a->mbs * a->h * 4) * (1 + ((double)a->vocab / (double)a->h));
-	return act / (double)a->tp;
+	if (a->p.pp == 1)
+		act += (double)(a->seq * a->p.mbs * a->h * 4) *
+		       (1 + ((double)a->vocab / (double)a->h));
+	return act / (double)a->p.tp;
 }
 
 /* compute_activation_memory_without_sp. */
 static double
 activations_no_sp(const struct mem_in *a)
 {
-	double per_layer = (double)(a->seq * a->mbs * a->h) * (10 + (24 / (double)a->tp)), total;
+	double per_layer = (double)(a->seq * a->p.mbs * a->h) * (10 + (24 / (double)a->p.tp)),
+	       total;
 
-	total = per_layer * (double)a->layers;
-	total += (double)(8 * a->seq * a->mbs * a->pp);
-	total += (double)(a->seq * a->mbs * a->h * a->pp);
+	total = per_layer * (double)a->p.layers;
+	total += (double)(8 * a->seq * a->p.mbs * a->p.pp);
+	total += (double)(a->seq * a->p.mbs * a->h * a->p.pp);
 	total = schedule(a, total);
-	if (a->pp == 1) {
-		double logits = (double)(a->seq * a->mbs * a->vocab);
+	if (a->p.pp == 1) {
+		double logits = (double)(a->seq * a->p.mbs * a->vocab);
 
-		logits /= (double)a->tp;
-		total += (logits + (double)(a->seq * a->mbs * a->h)) * 2;
+		logits /= (double)a->p.tp;
+		total += (logits + (double)(a->seq * a->p.mbs * a->h)) * 2;
 	}
 	return total * 1.05;
 }
@@ -219,10 +225,10 @@ inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
 		return "its inputs are not all known";
 	memset(a, 0, sizeof *a);
 	a->h = I(hidden_size);
-	a->heads = I(num_attention_heads);
+	a->p.heads = I(num_attention_heads);
 	a->kv = dv->kv_channels;
-	a->groups = gqa_on(x->c) ? I(num_query_groups) : a->heads;
-	a->layers = I(num_layers);
+	a->p.groups = gqa_on(x->c) ? I(num_query_groups) : a->p.heads;
+	a->p.layers = I(num_layers);
 	a->ffn = dv->ffn_hidden_size;
 	a->moe_ffn = dv->moe_ffn_hidden_size;
 	a->has_experts = opt_int(x, MCINIT_F_num_moe_experts, &a->experts);
@@ -231,16 +237,17 @@ inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
 	a->has_latent = opt_int(x, MCINIT_F_moe_latent_size, &a->latent);
 	a->vocab = dv->padded_vocab_size;
 	a->seq = I(seq_length);
-	a->mbs = I(micro_batch_size);
-	a->tp = I(tensor_model_parallel_size);
-	a->pp = I(pipeline_model_parallel_size);
-	a->vpp = dv->vpp;
-	a->ep = I(expert_model_parallel_size);
-	a->etp = dv->etp;
-	a->dp = dv->dp;
-	a->world = dv->world_size;
-	a->has_nmb = dv->nmb_ok;
-	a->nmb = dv->num_micro_batches;
+	a->p.mbs = I(micro_batch_size);
+	a->p.tp = I(tensor_model_parallel_size);
+	a->p.pp = I(pipeline_model_parallel_size);
+	a->p.vpp = dv->vpp;
+	a->p.ep = I(expert_model_parallel_size);
+	a->p.etp = dv->etp;
+	a->p.etp_follows = a->p.etp == a->p.tp;
+	a->p.dp = dv->dp;
+	a->p.world = dv->world_size;
+	a->p.has_nmb = dv->nmb_ok;
+	a->p.nmb = dv->num_micro_batches;
 	a->has_mtp = opt_int(x, MCINIT_F_mtp_num_layers, &a->mtp);
 	a->mla = B(multi_latent_attention);
 	a->has_q_lora = opt_int(x, MCINIT_F_q_lora_rank, &a->q_lora);
@@ -253,11 +260,11 @@ inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
 	a->untie = B(untie_embeddings_and_output_weights);
 	a->bias = B(add_bias_linear);
 	a->gate = B(moe_shared_expert_gate);
-	a->dist_opt = B(use_distributed_optimizer);
+	a->p.dist_opt = B(use_distributed_optimizer);
 	a->sp_selective = dv->sequence_parallel && rg != NULL && strcmp(rg, "selective") == 0;
-	if (a->h <= 0 || a->heads <= 0 || a->layers <= 0 || a->layers > MAX_LAYERS || a->tp <= 0 ||
-	    a->pp <= 0 || a->ep <= 0 || a->etp <= 0 || a->dp <= 0 ||
-	    a->world / (a->etp * a->ep * a->pp) <= 0)
+	if (a->h <= 0 || a->p.heads <= 0 || a->p.layers <= 0 || a->p.layers > MAX_LAYERS ||
+	    a->p.tp <= 0 || a->p.pp <= 0 || a->p.ep <= 0 || a->p.etp <= 0 || a->p.dp <= 0 ||
+	    a->p.world / (a->p.etp * a->p.ep * a->p.pp) <= 0)
 		return "its inputs are out of range";
 	return NULL;
 }
@@ -272,11 +279,17 @@ mcinit_rules_memory(struct mcinit_rule_ctx *x)
 	if ((x->o->memory_model == MCINIT_MEM_NONE && x->o->gpu_memory == 0) ||
 	    x->o->memory_model == MCINIT_MEM_MCINIT)
 		return;
+	/* --gpu-memory alone: the estimate of the config's own kind */
+	if (x->o->memory_model == MCINIT_MEM_BRIDGE ||
+	    (x->o->memory_model == MCINIT_MEM_NONE && x->c->bridge)) {
+		mcinit_rules_memory_bridge(x);
+		return;
+	}
 	x->dv->mem.model = "megatron";
 	x->dv->mem.why = inputs(x, &a);
 	if (x->dv->mem.why == NULL && a.has_experts) {
-		pat = mcinit_xcalloc((size_t)a.layers, sizeof *pat);
-		x->dv->mem.why = moe_pattern(x, pat, a.layers);
+		pat = mcinit_xcalloc((size_t)a.p.layers, sizeof *pat);
+		x->dv->mem.why = moe_pattern(x, pat, a.p.layers);
 		a.moe_pattern = pat;
 	}
 	if (x->dv->mem.why == NULL)
@@ -291,10 +304,9 @@ mcinit_rules_memory(struct mcinit_rule_ctx *x)
  * context, NCCL's buffers, the allocator's fragmentation) may not fit. */
 #define WARN_SHARE 0.9
 
-/* a with one change Megatron would take, re-derived where the change moves
- * the data-parallel size; false when Megatron would refuse it. */
-static bool
-changed(const struct mem_in *a, int what, long long gbs, struct mem_in *b)
+bool
+mcinit_rules_memory_change(const struct mcinit_mem_par *a, int what, long long gbs,
+                           struct mcinit_mem_par *b)
 {
 	long long tp = a->tp, pp = a->pp, dp;
 
@@ -313,7 +325,7 @@ changed(const struct mem_in *a, int what, long long gbs, struct mem_in *b)
 		tp *= 2;
 		if (a->heads % tp != 0 || (a->groups % tp != 0 && tp % a->groups != 0))
 			return false;
-		if (a->etp == a->tp)
+		if (a->etp_follows)
 			b->etp = tp;
 		break;
 	default:
@@ -336,52 +348,62 @@ changed(const struct mem_in *a, int what, long long gbs, struct mem_in *b)
 	return true;
 }
 
-/* What change i made of a into b, in words. */
+/* What change i made, in words: Megatron-LM's flag, or the Bridge field
+ * as an override (key=value). */
 static void
-change_name(char *buf, size_t n, int i, const struct mem_in *b)
+change_name(char *buf, size_t n, int i, const struct mcinit_mem_par *b, bool bridge)
 {
-	switch (i) {
-	case 0:
-		snprintf(buf, n, "the distributed optimizer (--use-distributed-optimizer)");
-		break;
-	case 1:
-		snprintf(buf, n, "half the micro-batch size (--micro-batch-size %lld)", b->mbs);
-		break;
-	case 2:
-		snprintf(buf, n,
-		         "twice the tensor-parallel size (--tensor-model-parallel-size %lld)",
-		         b->tp);
-		break;
-	default:
-		snprintf(buf, n,
-		         "twice the pipeline-parallel size (--pipeline-model-parallel-size %lld)",
-		         b->pp);
-	}
+	static const char *const what[] = {"the distributed optimizer", "half the micro-batch size",
+	                                   "twice the tensor-parallel size",
+	                                   "twice the pipeline-parallel size"};
+	static const char *const flag[][2] = {
+	    {"--use-distributed-optimizer", "optimizer.use_distributed_optimizer=true"},
+	    {"--micro-batch-size ", "train.micro_batch_size="},
+	    {"--tensor-model-parallel-size ", "model.tensor_model_parallel_size="},
+	    {"--pipeline-model-parallel-size ", "model.pipeline_model_parallel_size="}};
+	long long v[] = {0, b->mbs, b->tp, b->pp};
+
+	if (i == 0)
+		snprintf(buf, n, "%s (%s)", what[i], flag[i][bridge]);
+	else
+		snprintf(buf, n, "%s (%s%lld)", what[i], flag[i][bridge], v[i]);
 }
 
-/* The first change, cheapest first, whose estimate fits in cap bytes. */
-static void
-hint_fit(struct mcinit_diag *g, const struct mem_in *a, long long gbs, double cap)
+void
+mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r, long long gbs,
+                         double cap)
 {
-	struct mcinit_memory m;
-	struct mem_in b;
+	struct mcinit_mem_par b;
 	char what[128];
+	double total;
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		if (!changed(a, i, gbs, &b))
+		if (!mcinit_rules_memory_change(r->par, i, gbs, &b))
 			continue;
-		estimate(&b, &m);
-		if (m.total > cap * WARN_SHARE)
+		total = r->estimate(r->in, &b);
+		if (total < 0 || total > cap * WARN_SHARE)
 			continue;
-		change_name(what, sizeof what, i, &b);
+		change_name(what, sizeof what, i, &b, r->bridge);
 		mcinit_diag_hint(g, "with %s it needs %.1f GiB by the same estimate", what,
-		                 m.total / GIB);
+		                 total / GIB);
 		return;
 	}
 	mcinit_diag_hint(g, "no single change (distributed optimizer, half the micro-batch size, "
 	                    "twice TP or PP) fits by the same estimate: combine them, or recompute "
 	                    "activations");
+}
+
+/* Megatron's estimate of in with the parallel layout b: its total. */
+static double
+retry(const void *in, const struct mcinit_mem_par *b)
+{
+	struct mem_in a = *(const struct mem_in *)in;
+	struct mcinit_memory m;
+
+	a.p = *b;
+	estimate(&a, &m);
+	return m.total;
 }
 
 static void
@@ -392,36 +414,46 @@ mc063(struct mcinit_rule_ctx *x)
 	struct mcinit_diag *g;
 	struct mem_in a;
 	int *pat = NULL;
+	bool bridge;
 
 	if (x->o->gpu_memory == 0 || !m->ok || m->total <= cap * WARN_SHARE)
 		return;
+	bridge = strcmp(m->model, "megatron") != 0;
 	g = mcinit_rule_report_sev(
 	    x, m->total > cap ? MCINIT_ERROR : MCINIT_WARNING, F(micro_batch_size),
-	    "the most loaded rank needs %.1f GiB by Megatron-LM's own estimate (weights and "
+	    "the most loaded rank needs %.1f GiB by %s own estimate (weights and "
 	    "optimizer %.1f, activations %.1f), %s the GPU's %.1f GiB",
-	    m->total / GIB, m->weights_and_optimizer / GIB, m->activations / GIB,
+	    m->total / GIB, bridge ? "Megatron-Bridge's" : "Megatron-LM's",
+	    m->weights_and_optimizer / GIB, m->activations / GIB,
 	    m->total > cap ? "more than" : "over 90% of", cap / GIB);
+	if (bridge) {
+		mcinit_rules_memory_bridge_hint(x, g, cap);
+		return;
+	}
 	if (inputs(x, &a) != NULL)
 		return;
 	if (a.has_experts) {
-		pat = mcinit_xcalloc((size_t)a.layers, sizeof *pat);
+		pat = mcinit_xcalloc((size_t)a.p.layers, sizeof *pat);
 		a.moe_pattern = pat;
-		if (moe_pattern(x, pat, a.layers) != NULL) {
+		if (moe_pattern(x, pat, a.p.layers) != NULL) {
 			free(pat);
 			return;
 		}
 	}
-	hint_fit(g, &a, x->dv->gbs_ok ? x->dv->gbs : 0, cap);
+	mcinit_rules_memory_hint(g, &(struct mcinit_mem_retry){&a, &a.p, retry, false},
+	                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 	free(pat);
 }
 
 const struct mcinit_rule mcinit_rule_mc063 = {
     "MC063",
     MCINIT_ERROR,
-    "with --gpu-memory: the most loaded rank fits in the GPU by Megatron-LM's own estimate "
-    "(theoretical_memory_usage.py: weights, gradients and Adam states, activations of the "
-    "first pipeline stage), a warning above 90% of it; the hint names the cheapest single "
-    "change that fits, each checked by the same estimate",
+    "with --gpu-memory: the most loaded rank fits in the GPU by the estimate --memory-model "
+    "names (megatron: Megatron-LM's theoretical_memory_usage.py; bridge: Megatron-Bridge "
+    "0.6.2's estimate_training_memory; without it, the one of the config's kind): weights, "
+    "gradients and Adam states, activations of the first pipeline stage; a warning above 90% "
+    "of it; the hint names the cheapest single change that fits, each checked by the same "
+    "estimate",
     "--gpu-memory 80 --world-size 8 -- --num-layers 96 --hidden-size 12288 ...",
     "use the change the hint names: it was estimated to fit",
     READS(F(micro_batch_size), F(hidden_size), F(num_layers), TP, PP),

@@ -171,6 +171,38 @@ void mcinit_rules_memory(struct mcinit_rule_ctx *x);
 /* memory-params.c: dv->mem's parameters per kind of rank, under
  * --memory-model mcinit. */
 void mcinit_rules_memory_params(struct mcinit_rule_ctx *x);
+
+/* The parallel layout and batch an estimate reads, as MC063's hint changes
+ * them (etp_follows: the expert TP is the TP's, and doubles with it). */
+struct mcinit_mem_par {
+	long long heads, groups, layers, mbs, nmb, tp, pp, vpp, ep, etp, dp, world;
+	bool dist_opt, has_nmb, etp_follows;
+};
+/* a with change i (0: the distributed optimizer, 1: half the micro-batch
+ * size, 2: twice TP, 3: twice PP) in b, DP and the number of micro-batches
+ * derived again for global batch gbs (0: unknown); false where the trainer
+ * would refuse it. */
+bool mcinit_rules_memory_change(const struct mcinit_mem_par *a, int i, long long gbs,
+                                struct mcinit_mem_par *b);
+/* An estimate to run again: its inputs, their layout, and the total it
+ * gives with another layout (negative: the estimator refuses it). */
+struct mcinit_mem_retry {
+	const void *in;
+	const struct mcinit_mem_par *par;
+	double (*estimate)(const void *in, const struct mcinit_mem_par *b);
+	bool bridge; /* name the changes as Bridge overrides, not flags */
+};
+/* MC063's hint on g: the first change, cheapest first, whose estimate
+ * fits under 90% of cap bytes. */
+void mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r,
+                              long long gbs, double cap);
+
+/* ---- memory-bridge.c ---- */
+
+/* dv->mem by Megatron-Bridge's estimate_training_memory. */
+void mcinit_rules_memory_bridge(struct mcinit_rule_ctx *x);
+/* MC063's hint for it. */
+void mcinit_rules_memory_bridge_hint(struct mcinit_rule_ctx *x, struct mcinit_diag *g, double cap);
 /* D2 from the Megatron-LM inputs alone (MC023 compares it with a VPP written
  * directly); *src: the field it came from, or NULL. */
 long long mcinit_rules_vpp_from_inputs(struct mcinit_rule_ctx *x, const char **src);

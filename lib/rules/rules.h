@@ -45,21 +45,21 @@ struct mcinit_check_opts {
 	int gpu_arch;       /* compute capability x10 of the local GPU, 0 = unknown */
 	bool run_mode;      /* MC045 is an error (not a warning) ... */
 	bool allow_no_cuda; /* ... unless --allow-no-cuda */
-	/* --memory-model (memory.c): none, Megatron-LM's own estimate, or
-	 * mcinit's own (memory-params.c: so far the parameters per rank);
-	 * --gpu-memory: the GPU's bytes, 0 = unknown (MC063 then says
-	 * nothing; given without a model, Megatron's is used) */
+	/* --memory-model: none, Megatron-LM's own estimate (memory.c),
+	 * Megatron-Bridge's (memory-bridge.c) or mcinit's own
+	 * (memory-params.c: so far the parameters per rank); --gpu-memory:
+	 * the GPU's bytes, 0 = unknown (MC063 then says nothing; given
+	 * without a model, the estimate of the config's kind is used:
+	 * Bridge's for a ConfigContainer, else Megatron's) */
 	enum mcinit_memory_model {
 		MCINIT_MEM_NONE,
 		MCINIT_MEM_MEGATRON,
-		MCINIT_MEM_MCINIT
+		MCINIT_MEM_BRIDGE,
+		MCINIT_MEM_MCINIT,
 	} memory_model;
 	long long gpu_memory;
 };
 
-/* Memory per GPU of the most loaded rank, in bytes, as the model named
- * estimates it (memory.c).  ok: estimated; else why (static) says why
- * not, or is NULL when no estimate was asked for. */
 /* Most (pipeline stage x virtual stage) chunks whose layer counts are kept. */
 #define MCINIT_MAX_CHUNKS 1024
 
@@ -90,11 +90,26 @@ struct mcinit_rank_params {
 	long long nstages;
 };
 
+/* Memory per GPU of the most loaded rank, in bytes, as the model named
+ * estimates it (memory.c).  ok: estimated; else why (static) says why
+ * not, or is NULL when no estimate was asked for. */
 struct mcinit_memory {
 	double weights_and_optimizer, activations, total;
 	const char *model;
 	bool ok;
 	const char *why;
+	/* bridge (memory-bridge.c): estimate_training_memory's components,
+	 * dense (with the embeddings) and routed experts (experts: whether
+	 * Bridge lists that component), each as its MemoryComponentEstimate:
+	 * the global parameter count, the count on the most loaded shard, the
+	 * bytes per parameter and the bytes; the model's parameters; the
+	 * assumptions Bridge states, one bit each (MCINIT_MEM_A_*). */
+	struct mcinit_memory_component {
+		double params, params_per_gpu, bytes_per_param, bytes;
+	} dense, expert;
+	bool experts;
+	double total_params;
+	unsigned assumptions;
 	/* --memory-model mcinit (memory-params.c): the exact parameters of each
 	 * distinct kind of rank, as Megatron-Core allocates them; params_ok,
 	 * else params_why (static) says why not */
@@ -105,6 +120,20 @@ struct mcinit_memory {
 	struct mcinit_rank_params kinds[MCINIT_MAX_RANK_KINDS];
 	short stage_kind[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in kinds */
 };
+
+/* Bridge's assumption lines (memory-bridge.c mcinit_memory_assumption). */
+enum {
+	MCINIT_MEM_A_SHARD = 1u << 0,
+	MCINIT_MEM_A_ADAM = 1u << 1,
+	MCINIT_MEM_A_EMBEDDING = 1u << 2,
+	MCINIT_MEM_A_EXPERTS = 1u << 3,
+	MCINIT_MEM_A_CP = 1u << 4,
+	MCINIT_MEM_A_ACTIVATION = 1u << 5,
+	MCINIT_MEM_A_COUNT = 6,
+};
+/* The text of assumption bit i (0 .. MCINIT_MEM_A_COUNT-1), as Bridge
+ * words it. */
+const char *mcinit_memory_assumption(int i);
 
 /* Values Megatron derives (rules.md D1-D12).  A value is meaningful only
  * when its *_ok flag is set: a derived value whose inputs are invalid is not

@@ -219,6 +219,8 @@ request_parse(const char *text, struct request *q)
 	}
 	if (integer(q->j, "world_size", &q->desc.world_size) < 0)
 		return bad_request("world_size", "not a positive integer");
+	if (q->desc.world_size > 0)
+		q->desc.world_source = "world_size"; /* the request's, not an option */
 	if (integer(q->j, "nnodes", &q->desc.nnodes) < 0)
 		return bad_request("nnodes", "not a positive integer");
 	if (integer(q->j, "nproc_per_node", &q->desc.nproc_per_node) < 0)

@@ -439,8 +439,10 @@ def validate(
     dict of them; ``script_args`` the arguments a launch script is read as
     run with; ``megatron_flags`` Megatron-LM words (``["--foo", "1"]``);
     ``memory_model`` ``"megatron"`` puts the most loaded rank's memory per
-    GPU in ``derived["memory"]`` (Megatron-LM's own estimate), and
-    ``gpu_memory`` (GiB) checks it against the GPU (MC063).
+    GPU in ``derived["memory"]`` (Megatron-LM's own estimate), ``"bridge"``
+    Megatron-Bridge 0.6.2's (estimate_training_memory, for a
+    ConfigContainer), and ``gpu_memory`` (GiB) checks it against the GPU
+    (MC063).
 
     Raises :class:`TypeError` for a config of the wrong type,
     :class:`NoInputError` (a :class:`FileNotFoundError`) for a missing file,

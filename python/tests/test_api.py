@@ -42,6 +42,8 @@ def test_dict_valid(good):
     assert r.ok and bool(r)
     assert r.errors == ()
     assert r.derived["world_size"] == 8
+    # the keyword the caller gave, not a command-line option they never saw
+    assert r.derived["world_size_source"] == "world_size"
     assert r.derived["data_parallel_size"] == 4  # TP 2 of 8 ranks
     assert r.raise_for_errors() is r
 

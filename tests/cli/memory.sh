@@ -4,6 +4,9 @@
 # tests/memory/megatron-main.tsv (written by tests/oracle/memory-diff.py
 # from Megatron's own functions); --gpu-memory turns it into MC063, whose
 # hint names a change that fits, checked here by estimating it again.
+# --memory-model bridge is Megatron-Bridge 0.6.2's estimate_training_memory,
+# to the byte, on the configs of tests/memory/bridge-0.6.2.tsv (written by
+# tests/oracle/bridge/memory_diff.py from Bridge's own function).
 . "$srcdir/tests/cli/lib.sh"
 M=$MCINIT
 rows="$srcdir/tests/memory/megatron-main.tsv"
@@ -61,12 +64,76 @@ codes = [g['severity'] for g in d['diagnostics'] if g['code'] == 'MC063']
 want = ['warning'] if 72 < t <= 80 else ['error'] if t > 80 else []
 sys.exit(0 if codes == want else 'total %.1f GiB: %s' % (t, codes))"
 
+# Bridge: each row's overrides merged over its recipe dump (a later input
+# merges over an earlier one, as Bridge's --config-file does), every figure
+# estimate_training_memory returns equal to Bridge's as mcinit writes reals.
+bridge_same() {
+	python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["derived"].get("memory") or {}
+want = json.loads(sys.argv[2])
+r = lambda v: float("%.15g" % v)
+bad = [k for k in ("weights_and_optimizer_bytes", "activation_bytes", "total_bytes",
+                   "total_parameters") if m.get(k) != r(want[k])]
+got = m.get("components") or []
+bad += ["components"] if len(got) != len(want["components"]) else []
+bad += ["%s.%s" % (w["name"], k) for w, g in zip(want["components"], got)
+        for k, v in w.items() if g.get(k) != (v if k == "name" else r(v))]
+lines = open(sys.argv[3]).read().splitlines()
+bad += ["assumptions"] if m.get("assumptions") != [lines[i] for i in want["assumptions"]] else []
+sys.exit("mcinit %s differs from Bridge in %s" % (json.dumps(m)[:400], bad) if bad else 0)' "$@"
+}
+# the overrides {"model.x": v, ...} as a file of sections
+nest() {
+	python3 -c '
+import json, sys
+d = {}
+for k, v in json.loads(sys.argv[1]).items():
+    s, n = k.split(".", 1)
+    d.setdefault(s, {})[n] = v
+print(json.dumps(d, indent=1))' "$1"
+}
+grep -v '^#' "$srcdir/tests/memory/bridge-0.6.2.tsv" | tail -n +2 >"$tmp/brows"
+check bridge-rows-listed test "$(wc -l <"$tmp/brows")" -ge 20
+i=0
+while IFS="$(printf '\t')" read -r base world ov want; do
+	i=$((i + 1))
+	nest "$ov" >"$tmp/b$i.yaml"
+	$M validate --world-size "$world" --memory-model bridge --format json \
+		"$srcdir/tests/bridge/0.6.2/$base" "$tmp/b$i.yaml" >"$tmp/b$i.json" 2>/dev/null
+	check "bridge-$i-${base%%_pretrain*}" bridge_same "$tmp/b$i.json" "$want" \
+		"$srcdir/tests/memory/bridge-0.6.2-assumptions.txt"
+done <"$tmp/brows"
+
+# --gpu-memory alone estimates a ConfigContainer by Bridge's model; too big,
+# an error whose hint names a Bridge override, and with it the same estimate fits.
+B8=../../bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml
+golden memory-bridge-too-big 1 $M validate --world-size 8 --gpu-memory 48 "$B8"
+(cd "$srcdir/tests/cli/inputs" && $M validate --world-size 8 --gpu-memory 48 "$B8") >"$tmp/bbig.out" 2>&1
+bchange=$(sed -n 's/.*hint: with .*(\([a-z_]*\.[a-z_]*=[a-z0-9]*\)).*/\1/p' "$tmp/bbig.out")
+check bridge-hint-names-an-override test -n "$bchange"
+(cd "$srcdir/tests/cli/inputs" && $M validate --world-size 8 --gpu-memory 48 "$B8" "$bchange") \
+	>"$tmp/bfixed.out" 2>&1
+check bridge-hint-change-fits sh -c "! grep -q 'MC063' '$tmp/bfixed.out'"
+
 # What is not estimated says why; bad option values are usage errors.
 golden memory-bridge-not-estimated 0 $M validate --memory-model megatron --world-size 2 \
 	../../bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml
 # shellcheck disable=SC2086
 golden memory-old-release 0 $M validate --megatron-version r0.17 --memory-model megatron \
 	--world-size 8 -- $GPT --micro-batch-size 1
+# Bridge's estimate: not for Megatron-LM's flags, Bridge 0.5.1 (its estimator
+# counts otherwise), a hybrid (Mamba) model, or a vocabulary known only
+# once the tokenizer loads; each says why.
+# shellcheck disable=SC2086
+golden memory-bridge-flags 0 $M validate --memory-model bridge --world-size 8 -- $GPT \
+	--micro-batch-size 1
+golden memory-bridge-051 0 $M validate --bridge-version 0.5 --memory-model bridge --world-size 2 \
+	../../bridge/0.5.1/llama3_8b_pretrain.yaml
+golden memory-bridge-hybrid 0 $M validate --memory-model bridge --world-size 2 \
+	../../bridge/0.6.2/nemotronh_8b_pretrain_2gpu_h100_bf16.yaml
+golden memory-bridge-tokenizer 0 $M validate --memory-model bridge --world-size 8 \
+	../../bridge/0.6.2/qwen3_30b_a3b_pretrain_8gpu_h100_bf16.yaml
 golden memory-bad-model 64 $M validate --memory-model guess --world-size 8
 golden memory-bad-gpu 64 $M validate --gpu-memory 80GB --world-size 8
 finish

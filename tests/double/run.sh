@@ -39,9 +39,13 @@ rc=$?
 grep '^\[rank 0\] mcinit run: bandwidth ' "$tmp/bw" | sed 's/^\[rank 0\] mcinit run: //' >"$tmp/bwl"
 comment "$tmp/bwl"
 check "bandwidth: a line per communicator and size" sh -c "test $rc = 0 && test \$(wc -l <'$tmp/bwl') -ge 9"
-# (one launch a group, not one a run: under the 10 ms launch even at 5 runs)
-check "bandwidth: runs timed back to back (under the 10 ms launch each)" \
-	awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "us" && $i + 0 >= 10000) { print; bad = 1 } } END { exit bad }' "$tmp/bwl"
+# (one launch a group, not one a run: under the 10 ms launch even at 5
+# runs).  Sizes up to 64 MiB only: there the double's copy takes about 1 ms
+# even under ASan on a loaded machine, where its 1 GiB took 40 ms a run,
+# which is the copy and not the launch.
+check "bandwidth: runs timed back to back (under the 10 ms launch each, up to 64 MiB)" \
+	awk '{ for (i = 2; i < NF; i++) if ($i == "KiB" && $(i - 1) + 0 <= 65536 && $(i + 2) == "us" && $(i + 1) + 0 >= 10000) { print; bad = 1 } }
+	END { exit bad }' "$tmp/bwl"
 check "bandwidth: the method is stated" grep -q 'measured as nccl-tests does (1 MiB to 1 GiB, each size after a barrier, one warm-up, then 20 runs (5 above 64 MiB) in one ncclGroupStart/End between two CUDA events' "$tmp/bw"
 
 # Issue 40, defect 6: sizes up to 1 GiB (NVLink's busbw peaks past 64 MiB),

@@ -34,6 +34,10 @@
 # MCINIT_GPU_DRY_RUN=1 with MCINIT_CUDA_LIBRARY and MCINIT_NCCL_LIBRARY
 # naming tests/double/ runs it here, on the CPU double (no kernels: step 1
 # and the kernels phase are skipped); tests/gpu/bundle.sh does.
+# MCINIT_GPU_SLOW=N multiplies every limit, the budget included: a
+# sanitizer build on a loaded CI machine is that many times slower, and a
+# step its budget skipped, or a limit it ran past, was a failure there
+# that a GPU run never has.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dry=${MCINIT_GPU_DRY_RUN:-}
@@ -50,7 +54,9 @@ nskip=0
 : >"$tmp/steps.tsv"
 now() { date +%s; }
 T_START=$(now)
-BUDGET=${MCINIT_GPU_BUDGET:-540}
+slow=${MCINIT_GPU_SLOW:-1}
+BUDGET=${MCINIT_GPU_BUDGET:-$((540 * slow))}
+lim() { echo $(($1 * slow)); } # LIMIT: LIMIT seconds, scaled
 result() { # NAME RC [WHY]
 	case $2 in
 	0) npass=$((npass + 1)) && echo "PASS: $1" ;;
@@ -169,7 +175,7 @@ figure "step 1 (kernels): $(($(now) - t0)) s"
 
 # ---- 2. one rank, --bandwidth ----
 t0=$(now)
-NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$tmp/nccl-one.%p.log timeout 120 $M run $warm --bandwidth --format=json "$J" \
+NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$tmp/nccl-one.%p.log timeout $(lim 120) $M run $warm --bandwidth --format=json "$J" \
 	>"$tmp/one.json" 2>"$tmp/one.err"
 rc=$?
 grep '^mcinit run: ' "$tmp/one.err" | sed 's/^/# /'
@@ -220,10 +226,10 @@ else
 fi
 if [ "${ngpu:-0}" -lt 2 ]; then
 	result "every GPU with --bandwidth" 77 "one GPU here: the two ranks of step 4 measure instead"
-elif ! fits 120; then
+elif ! fits $(lim 120); then
 	result "every GPU with --bandwidth" 77 "no time left in the budget"
 else
-	timeout 120 $M run $warm --nproc-per-node "$ngpu" --bandwidth --timeout 60 --format=json "$J" \
+	timeout $(lim 120) $M run $warm --nproc-per-node "$ngpu" --bandwidth --timeout $(lim 60) --format=json "$J" \
 		>"$tmp/all.json" 2>"$tmp/all.err"
 	rc=$?
 	grep '^\[rank 0\] mcinit run: ' "$tmp/all.err" | grep -v ' bandwidth ' | sed 's/^/# /'
@@ -269,12 +275,12 @@ two_wait() {
 t0=$(now)
 if [ -z "$ns" ]; then
 	result "two ranks on one GPU" 77 "neither unshare -u nor unshare -Ur -u is allowed here"
-elif ! fits 150; then
+elif ! fits $(lim 150); then
 	result "two ranks on one GPU" 77 "no time left in the budget"
 else
 	ok=0
 	for run in 1 2; do
-		two_start two-$run 60 --timeout 40 model.pipeline_model_parallel_size=2
+		two_start two-$run $(lim 60) --timeout $(lim 40) model.pipeline_model_parallel_size=2
 		two_wait
 		rc=$?
 		sed 's/^/# rank 0: /' "$tmp/two-$run-0.err" | grep -v ' ok ' | tail -n 3
@@ -289,7 +295,7 @@ else
 	result "two ranks: rank 1 splits with NCCL_SPLIT_NOCOLOR (no position-embedding group)" $?
 	figure "two ranks on one GPU: world $(json_get "$tmp/two-1-0.json" '[p["seconds"] for p in d["phases"] if p["name"] == "world"][0]') s, groups $(json_get "$tmp/two-1-0.json" '[p["seconds"] for p in d["phases"] if p["name"] == "groups"][0]') s, verify $(json_get "$tmp/two-1-0.json" '[p["seconds"] for p in d["phases"] if p["name"] == "verify"][0]') s"
 	figure "two ranks: transport $(cat "$tmp"/nccl-two-1-0.*.log 2>/dev/null | grep -o 'via NET/[A-Za-z]*\|via P2P[^ ]*\|via SHM[^ ]*' | sort | uniq -c | tr '\n' ' ')"
-	two_start two-bw 120 --timeout 60 --bandwidth model.pipeline_model_parallel_size=2
+	two_start two-bw $(lim 120) --timeout $(lim 60) --bandwidth model.pipeline_model_parallel_size=2
 	two_wait
 	rc=$?
 	[ $rc = 0 ] && json_check "$tmp/two-bw-0.json" \
