@@ -259,7 +259,8 @@ struct mcinit_job_desc {
 	/* Since 0.1 (interface 4.2): the memory model validate reports the most
 	 * loaded rank's bytes per GPU with ("megatron": Megatron-LM's own
 	 * estimate, r0.18 and later; "bridge": Megatron-Bridge 0.6.2's
-	 * estimate_training_memory, for a ConfigContainer; "none" or NULL:
+	 * estimate_training_memory, for a ConfigContainer; "mcinit": mcinit's
+	 * own, so far the parameters of each kind of rank; "none" or NULL:
 	 * none), and the GPU's memory in GiB as a positive integer ("80";
 	 * NULL: unknown), against which the estimate is checked (MC063; the
 	 * model is then "bridge" for a ConfigContainer, else "megatron",

@@ -71,7 +71,8 @@ static const struct argp_option job_options[] = {
     {"memory-model", OPT_MEMORY_MODEL, "MODEL", 0,
      "Estimate the most loaded rank's memory per GPU (derived.memory): megatron (Megatron-LM's "
      "own theoretical_memory_usage.py, r0.18 and later, Megatron-LM flags), bridge "
-     "(Megatron-Bridge 0.6.2's estimate_training_memory, a ConfigContainer), or none (default)",
+     "(Megatron-Bridge 0.6.2's estimate_training_memory, a ConfigContainer), mcinit (mcinit's "
+     "own: so far the exact parameters of each kind of rank, r0.19 and main), or none (default)",
      1},
     {"gpu-memory", OPT_GPU_MEMORY, "GIB", 0,
      "The GPU's memory in GiB (e.g. 80): a rank the estimate does not fit is an error (MC063), "

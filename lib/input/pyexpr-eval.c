@@ -27,6 +27,9 @@ static struct mcinit_pv eval(struct mcinit_pyexpr *e, const struct node *n);
 			return (v);                                                                \
 	} while (0)
 
+/* The most items a list repetition makes. */
+#define LIST_MAX (1 << 20)
+
 static struct mcinit_pv
 arith_op(struct mcinit_pyexpr *e, const char *op, struct mcinit_pv a, struct mcinit_pv b)
 {
@@ -45,6 +48,23 @@ arith_op(struct mcinit_pyexpr *e, const char *op, struct mcinit_pv a, struct mci
 		memcpy(l, a.items, a.n * sizeof *l);
 		memcpy(l + a.n, b.items, b.n * sizeof *l);
 		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = l, .n = a.n + b.n};
+	}
+	/* list * int, int * list: the list repeated (Megatron-LM's layer
+	 * patterns, "([1]*3+[0])*2"), bounded so that a pattern cannot eat
+	 * memory */
+	if (strcmp(op, "*") == 0 && ((a.kind == MCINIT_PV_LIST && b.kind == MCINIT_PV_INT) ||
+	                             (a.kind == MCINIT_PV_INT && b.kind == MCINIT_PV_LIST))) {
+		struct mcinit_pv l = a.kind == MCINIT_PV_LIST ? a : b, *r;
+		long long k = a.kind == MCINIT_PV_LIST ? b.i : a.i, i;
+
+		if (k < 0)
+			k = 0;
+		if (l.n > 0 && (unsigned long long)k > LIST_MAX / l.n)
+			return mcinit_pyx_err(e, "list repeated past %d items", LIST_MAX);
+		r = mcinit_pyexpr_alloc_list(e, l.n * (size_t)k);
+		for (i = 0; i < k; i++)
+			memcpy(r + (size_t)i * l.n, l.items, l.n * sizeof *r);
+		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = r, .n = l.n * (size_t)k};
 	}
 	if (!mcinit_pyx_is_num(&a) || !mcinit_pyx_is_num(&b))
 		return mcinit_pyx_err(e, "unsupported operand types for %s", op);

@@ -173,9 +173,11 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 		*mem = MCINIT_MEM_MEGATRON;
 	else if (m != NULL && strcmp(m, "bridge") == 0)
 		*mem = MCINIT_MEM_BRIDGE;
+	else if (m != NULL && strcmp(m, "mcinit") == 0)
+		*mem = MCINIT_MEM_MCINIT;
 	else if (m != NULL && strcmp(m, "none") != 0) {
 		mcinit_err_set(err, MCINIT_E_USAGE,
-		               "memory model '%s' is not one of megatron, bridge, none", m);
+		               "memory model '%s' is not one of megatron, bridge, mcinit, none", m);
 		return -1;
 	}
 	if (g != NULL) {

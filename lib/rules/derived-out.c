@@ -201,6 +201,44 @@ seeds_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 	return dv->seeds_ok;
 }
 
+/* The names of enum mcinit_param_kind, in JSON and text. */
+static const char *const param_kinds[MCINIT_PK_COUNT] = {"embedding", "attention", "mlp", "experts",
+                                                         "norms",     "output",    "mtp"};
+
+/* --memory-model mcinit: {"dtype", "ranks": [one per kind of rank]}; each
+ * names its pipeline stages and the decoder layers of each of its chunks. */
+static json_t *
+params_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	json_t *ranks = json_array(), *r, *stages, *layers;
+	long long p, v;
+	size_t k;
+	int i;
+
+	for (k = 0; k < m->nkinds; k++) {
+		const struct mcinit_rank_params *q = &m->kinds[k];
+
+		stages = json_array();
+		layers = json_array();
+		for (p = 0; p < dv->pp; p++)
+			if (m->stage_kind[p] == (short)k)
+				json_array_append_new(stages, json_integer(p));
+		for (v = 0; v < dv->chunks_per_stage; v++)
+			json_array_append_new(
+			    layers,
+			    json_integer(dv->layers[q->first_stage * dv->chunks_per_stage + v]));
+		r = json_pack("{s:o, s:o, s:I, s:I, s:I, s:{s:I}}", "stages", stages, "layers",
+		              layers, "total", (json_int_t)q->total, "dense", (json_int_t)q->dense,
+		              "expert", (json_int_t)q->expert, "by_dtype", m->params_dtype,
+		              (json_int_t)q->total);
+		for (i = 0; i < MCINIT_PK_COUNT; i++)
+			json_object_set_new(r, param_kinds[i], json_integer(q->by_kind[i]));
+		json_array_append_new(ranks, r);
+	}
+	return json_pack("{s:s, s:o}", "dtype", m->params_dtype, "ranks", ranks);
+}
+
 /* One of Bridge's MemoryComponentEstimate, with its name. */
 static json_t *
 component_json(const char *name, const struct mcinit_memory_component *c)
@@ -222,6 +260,12 @@ memory_json(const struct mcinit_derived *dv)
 
 	if (m->model == NULL)
 		return NULL;
+	if (strcmp(m->model, "mcinit") == 0)
+		return m->params_ok
+		           ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
+		                       m->why, "parameters", params_json(dv))
+		           : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
+		                       m->why, "parameters_not_estimated", m->params_why);
 	if (!m->ok)
 		return json_pack("{s:s, s:s}", "model", m->model, "not_estimated", m->why);
 	o = json_pack("{s:s, s:f, s:f, s:f}", "model", m->model, "weights_and_optimizer_bytes",
@@ -244,6 +288,54 @@ memory_json(const struct mcinit_derived *dv)
 	return o;
 }
 
+/* One line per kind of rank, under the derived table's label. */
+static bool
+params_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	long long p, first, last;
+	const char *sep;
+	size_t k;
+	int i;
+
+	if (!m->params_ok) {
+		mcinit_buf_printf(b, "parameters not counted (mcinit): %s", m->params_why);
+		return true;
+	}
+	mcinit_buf_printf(b, "parameters per rank, %s (mcinit; the rest not estimated yet)",
+	                  m->params_dtype);
+	for (k = 0; k < m->nkinds; k++) {
+		const struct mcinit_rank_params *q = &m->kinds[k];
+
+		mcinit_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
+		/* its stages as ranges: 0, 2-5 */
+		for (p = 0, first = -1; p <= dv->pp; p++) {
+			bool in = p < dv->pp && m->stage_kind[p] == (short)k;
+
+			if (in && first < 0)
+				first = p;
+			if (!in && first >= 0) {
+				last = p - 1;
+				mcinit_buf_printf(b, first == q->first_stage ? " %lld" : ", %lld",
+				                  first);
+				if (last > first)
+					mcinit_buf_printf(b, "-%lld", last);
+				first = -1;
+			}
+		}
+		mcinit_buf_printf(b, ": %lld", q->total);
+		if (q->expert > 0)
+			mcinit_buf_printf(b, " (%lld dense, %lld expert)", q->dense, q->expert);
+		for (i = 0, sep = ";"; i < MCINIT_PK_COUNT; i++)
+			if (q->by_kind[i] > 0) {
+				mcinit_buf_printf(b, "%s %s %lld", sep, param_kinds[i],
+				                  q->by_kind[i]);
+				sep = ",";
+			}
+	}
+	return true;
+}
+
 static bool
 memory_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 {
@@ -252,6 +344,8 @@ memory_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 
 	if (m->model == NULL)
 		return false;
+	if (strcmp(m->model, "mcinit") == 0)
+		return params_text(dv, b);
 	if (!m->ok)
 		mcinit_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
 	else

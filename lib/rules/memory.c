@@ -275,7 +275,9 @@ mcinit_rules_memory(struct mcinit_rule_ctx *x)
 	struct mem_in a;
 	int *pat = NULL;
 
-	if (x->o->memory_model == MCINIT_MEM_NONE && x->o->gpu_memory == 0)
+	/* mcinit's own model is memory-params.c's */
+	if ((x->o->memory_model == MCINIT_MEM_NONE && x->o->gpu_memory == 0) ||
+	    x->o->memory_model == MCINIT_MEM_MCINIT)
 		return;
 	/* --gpu-memory alone: the estimate of the config's own kind */
 	if (x->o->memory_model == MCINIT_MEM_BRIDGE ||

@@ -168,6 +168,9 @@ void mcinit_rules_derive_rest(struct mcinit_rule_ctx *x);
 
 /* dv->mem, when o asks for an estimate (--memory-model, --gpu-memory). */
 void mcinit_rules_memory(struct mcinit_rule_ctx *x);
+/* memory-params.c: dv->mem's parameters per kind of rank, under
+ * --memory-model mcinit. */
+void mcinit_rules_memory_params(struct mcinit_rule_ctx *x);
 
 /* The parallel layout and batch an estimate reads, as MC063's hint changes
  * them (etp_follows: the expert TP is the TP's, and doubles with it). */

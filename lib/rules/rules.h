@@ -45,17 +45,49 @@ struct mcinit_check_opts {
 	int gpu_arch;       /* compute capability x10 of the local GPU, 0 = unknown */
 	bool run_mode;      /* MC045 is an error (not a warning) ... */
 	bool allow_no_cuda; /* ... unless --allow-no-cuda */
-	/* --memory-model: none, Megatron-LM's own estimate (memory.c) or
-	 * Megatron-Bridge's (memory-bridge.c); --gpu-memory: the GPU's bytes,
-	 * 0 = unknown (MC063 then says nothing; given without a model, the
-	 * estimate of the config's kind is used: Bridge's for a
-	 * ConfigContainer, else Megatron's) */
+	/* --memory-model: none, Megatron-LM's own estimate (memory.c),
+	 * Megatron-Bridge's (memory-bridge.c) or mcinit's own
+	 * (memory-params.c: so far the parameters per rank); --gpu-memory:
+	 * the GPU's bytes, 0 = unknown (MC063 then says nothing; given
+	 * without a model, the estimate of the config's kind is used:
+	 * Bridge's for a ConfigContainer, else Megatron's) */
 	enum mcinit_memory_model {
 		MCINIT_MEM_NONE,
 		MCINIT_MEM_MEGATRON,
 		MCINIT_MEM_BRIDGE,
+		MCINIT_MEM_MCINIT,
 	} memory_model;
 	long long gpu_memory;
+};
+
+/* Most (pipeline stage x virtual stage) chunks whose layer counts are kept. */
+#define MCINIT_MAX_CHUNKS 1024
+
+/* The kinds a rank's parameters are counted by (memory-params.c). */
+enum mcinit_param_kind {
+	MCINIT_PK_EMBEDDING, /* word and learned position embeddings */
+	MCINIT_PK_ATTENTION, /* attention projections and their biases */
+	MCINIT_PK_MLP,       /* dense MLP; in MoE layers the router and shared experts */
+	MCINIT_PK_EXPERTS,   /* the routed experts this rank holds */
+	MCINIT_PK_NORMS,     /* layer norms (input, pre-MLP, q/k, final) */
+	MCINIT_PK_OUTPUT,    /* the output layer (untied, or the tied copy past stage 0) */
+	MCINIT_PK_MTP,       /* multi-token prediction layers, whole */
+	MCINIT_PK_COUNT
+};
+
+/* Most distinct kinds of rank whose parameters are kept. */
+#define MCINIT_MAX_RANK_KINDS 32
+
+/* The parameters of one kind of rank: every rank of the pipeline stages
+ * whose rank_kind is its index (all TP, CP, DP, EP ranks of a stage hold the
+ * same counts).  dense: replicated over DP; expert: over expert DP. */
+struct mcinit_rank_params {
+	long long by_kind[MCINIT_PK_COUNT];
+	/* expert: what Megatron-Core reduces over expert DP (the routed
+	 * experts when EP > 1 or ETP != TP), dense the rest */
+	long long total, dense, expert;
+	long long first_stage; /* its lowest stage: dv->layers of that stage */
+	long long nstages;
 };
 
 /* Memory per GPU of the most loaded rank, in bytes, as the model named
@@ -78,6 +110,15 @@ struct mcinit_memory {
 	bool experts;
 	double total_params;
 	unsigned assumptions;
+	/* --memory-model mcinit (memory-params.c): the exact parameters of each
+	 * distinct kind of rank, as Megatron-Core allocates them; params_ok,
+	 * else params_why (static) says why not */
+	bool params_ok;
+	const char *params_why;
+	const char *params_dtype; /* "bf16", "fp16" or "fp32": every parameter's */
+	size_t nkinds;
+	struct mcinit_rank_params kinds[MCINIT_MAX_RANK_KINDS];
+	short stage_kind[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in kinds */
 };
 
 /* Bridge's assumption lines (memory-bridge.c mcinit_memory_assumption). */
@@ -93,9 +134,6 @@ enum {
 /* The text of assumption bit i (0 .. MCINIT_MEM_A_COUNT-1), as Bridge
  * words it. */
 const char *mcinit_memory_assumption(int i);
-
-/* Most (pipeline stage x virtual stage) chunks whose layer counts are kept. */
-#define MCINIT_MAX_CHUNKS 1024
 
 /* Values Megatron derives (rules.md D1-D12).  A value is meaningful only
  * when its *_ok flag is set: a derived value whose inputs are invalid is not

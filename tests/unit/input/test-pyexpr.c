@@ -103,6 +103,11 @@ static const struct {
     {"os.environ.get('UNSET') is None", "True"},
     {"'x,y'.split(',')", "['x', 'y']"},
     {"[1] + [2]", "[1, 2]"},
+    /* list repetition, as Megatron-LM's --moe-layer-freq patterns use it */
+    {"([1]*3+[0])*2", "[1, 1, 1, 0, 1, 1, 1, 0]"},
+    {"2 * [0]", "[0, 0]"},
+    {"[1] * -1", "[]"},
+    {"[1] * 2000000", "ERR"},
     {"True + 1", "2"},
     {"1 == 1.0", "True"},
     {"undefined_local", "ERR"},
