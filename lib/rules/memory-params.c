@@ -312,10 +312,8 @@ pattern_expr(const char *src, int *pat, long long layers)
 	return why;
 }
 
-/* moe_layer_freq as Megatron-Core reads it (memory.c's moe_pattern, and a
- * list expression). */
-static const char *
-pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
+const char *
+mcinit_rules_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
 {
 	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(moe_layer_freq));
 	long long i;
@@ -548,7 +546,7 @@ mcinit_rules_memory_params(struct mcinit_rule_ctx *x)
 	m->params_why = read_shape(x, &s);
 	if (m->params_why == NULL && s.moe) {
 		pat = mcinit_xcalloc((size_t)s.layers, sizeof *pat);
-		m->params_why = pattern(x, pat, s.layers);
+		m->params_why = mcinit_rules_moe_pattern(x, pat, s.layers);
 		s.moe_pattern = pat;
 	}
 	if (m->params_why == NULL && !NUL(pipeline_model_parallel_layout)) {

@@ -178,30 +178,6 @@ opt_int(struct mcinit_rule_ctx *x, enum mcinit_field f, long long *v)
 	return !mcinit_cfg_null(x->c, f);
 }
 
-/* moe_layer_freq as Megatron's count reads it: an int (every freq-th
- * layer) or a list of 0/1 per layer; NULL when neither. */
-static const char *
-moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
-{
-	const struct mcinit_value *v = mcinit_cfg_val(x->c, MCINIT_F_moe_layer_freq);
-	long long i;
-
-	if (v->kind == MCINIT_V_INT && v->i > 0) {
-		for (i = 0; i < layers; i++)
-			pat[i] = i % v->i == 0;
-		return NULL;
-	}
-	if (v->kind != MCINIT_V_LIST || (long long)v->n != layers)
-		return "moe_layer_freq is neither a positive int nor a list of one 0/1 per layer";
-	for (i = 0; i < layers; i++) {
-		if (v->items[i].kind != MCINIT_V_INT || (v->items[i].i != 0 && v->items[i].i != 1))
-			return "moe_layer_freq is neither a positive int nor a list of one 0/1 per "
-			       "layer";
-		pat[i] = (int)v->items[i].i;
-	}
-	return NULL;
-}
-
 /* The estimate's inputs, or why there is none. */
 static const char *
 inputs(struct mcinit_rule_ctx *x, struct mem_in *a)
@@ -289,7 +265,7 @@ mcinit_rules_memory(struct mcinit_rule_ctx *x)
 	x->dv->mem.why = inputs(x, &a);
 	if (x->dv->mem.why == NULL && a.has_experts) {
 		pat = mcinit_xcalloc((size_t)a.p.layers, sizeof *pat);
-		x->dv->mem.why = moe_pattern(x, pat, a.p.layers);
+		x->dv->mem.why = mcinit_rules_moe_pattern(x, pat, a.p.layers);
 		a.moe_pattern = pat;
 	}
 	if (x->dv->mem.why == NULL)
@@ -435,7 +411,7 @@ mc063(struct mcinit_rule_ctx *x)
 	if (a.has_experts) {
 		pat = mcinit_xcalloc((size_t)a.p.layers, sizeof *pat);
 		a.moe_pattern = pat;
-		if (moe_pattern(x, pat, a.p.layers) != NULL) {
+		if (mcinit_rules_moe_pattern(x, pat, a.p.layers) != NULL) {
 			free(pat);
 			return;
 		}

@@ -171,6 +171,11 @@ void mcinit_rules_memory(struct mcinit_rule_ctx *x);
 /* memory-params.c: dv->mem's parameters per kind of rank, under
  * --memory-model mcinit. */
 void mcinit_rules_memory_params(struct mcinit_rule_ctx *x);
+/* moe_layer_freq as Megatron-LM reads it: an int (every freq-th layer), a
+ * list of one 0/1 per layer, or a string of a list expression
+ * ("([1]*3+[0])*2"), into pat[layers]; NULL, or why it is none of those
+ * (memory.c's estimate reads it too). */
+const char *mcinit_rules_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers);
 
 /* The parallel layout and batch an estimate reads, as MC063's hint changes
  * them (etp_follows: the expert TP is the TP's, and doubles with it). */

@@ -42,6 +42,22 @@ check no-estimate-unasked python3 -c "
 import json; import sys
 sys.exit('memory' in json.load(open('$tmp/plain.json'))['derived'])"
 
+# --moe-layer-freq as a list expression, as Megatron-LM's parser evals it:
+# the estimate of its list (it was "not estimated").
+MOE="--num-layers 8 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 \
+--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 128 --train-iters 10 \
+--vocab-size 32000 --tensor-model-parallel-size 4 --bf16 --num-experts 4 \
+--expert-model-parallel-size 4 --moe-router-topk 2 --moe-ffn-hidden-size 128 --moe-grouped-gemm"
+for f in '([1]*3+[0])*2' '[1,1,1,0,1,1,1,0]'; do
+	# shellcheck disable=SC2086
+	$M validate --world-size 16 --memory-model megatron --format json -- $MOE --moe-layer-freq "$f" \
+		>"$tmp/freq-$(echo "$f" | cut -c1-2).json" 2>/dev/null
+done
+check moe-freq-expression python3 -c "
+import json
+a, b = (json.load(open('$tmp/freq-' + k + '.json'))['derived']['memory'] for k in ('([', '[1'))
+assert 'total_bytes' in a and a == b, (a, b)"
+
 # Too big for a 96 GiB GPU: an error, and the hint's change estimated again fits.
 # shellcheck disable=SC2086
 golden memory-too-big 1 $M validate --world-size 8 --gpu-memory 96 -- $GPT --micro-batch-size 4
