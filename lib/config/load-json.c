@@ -543,6 +543,20 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 		                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
 	}
 	if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
+		if (nest >= 0 && !alias && mcinit_field_in_nested(f, nest)) {
+			/* the name is right, the level is not */
+			struct mcinit_loc kl = where(x, sec, k, true);
+
+			mcinit_diag_hint(
+			    mcinit_diag_add(x->d, unknown_sev(x), "MC003", &kl,
+			                    "unknown key '%s' in section '%s': %s has no "
+			                    "such field%s",
+			                    k, sec, mcinit_vclass_short(cls), dropped(x)),
+			    "`%s` is a field of its TransformerConfig: write it under "
+			    "\"%s.transformer\"",
+			    k, sec);
+			return;
+		}
 		unknown_class_key(x, sec, k, cls);
 		return;
 	}
