@@ -31,6 +31,15 @@ check bridge-main-field sh -c "cd '$srcdir/tests/cli/inputs' && printf 'model:\n
 	$M validate --bridge-version main '$tmp/m.yaml' -- $base 2>&1 | grep -v MC003 >/dev/null &&
 	! $M validate --bridge-version main '$tmp/m.yaml' -- $base 2>&1 | grep -q MC003 &&
 	$M validate --bridge-version 0.6.2 '$tmp/m.yaml' -- $base 2>&1 | grep -q 'MC003.*only of main'"
+# A builder-style model config (Bridge main's llama recipes; a class Bridge
+# 0.6.2 accepts too): the transformer's fields read under model.transformer
+# and located there, what instantiate drops said so.
+golden bridge-builder 1 $M validate --bridge-version main --world-size 4 yaml/bridge-builder.yaml
+check bridge-builder-062 sh -c "sed -e 's/megatron[.]bridge[.]models[.]gpt[.]model_config[.]BridgeGPTModelConfig/megatron.training.models.gpt.GPTModelConfig/' \
+	-e '/^  _builder_:/d' '$srcdir/tests/cli/inputs/yaml/bridge-builder.yaml' >'$tmp/b062.yaml' &&
+	$M validate --bridge-version 0.6.2 --world-size 4 '$tmp/b062.yaml' >'$tmp/b062.out' 2>&1;
+	{ grep -q 'b062.yaml:17:33: error.MC014.: num_attention_heads 6 is not divisible by tensor_model_parallel_size 4' '$tmp/b062.out' &&
+	! grep -q 'MC008' '$tmp/b062.out' || { cat '$tmp/b062.out'; false; }; }"
 check bridge-version-unknown sh -c "$M validate --bridge-version 0.9 -- $base >/dev/null 2>&1; test \$? -eq 64"
 check megatron-release-number sh -c "$M validate --megatron-version 0.19.2 -- $base >/dev/null 2>&1 &&
 	$M validate --megatron-version core_v0.17.0 -- $base >/dev/null 2>&1"
