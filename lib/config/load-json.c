@@ -390,6 +390,18 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 	int f, nest;
 
 	*chosen = false;
+	if (dflt != NULL && !json_is_string(t) && x->merged) {
+		/* a file merged over a builder-style model config: OmegaConf
+		 * merges into the mapping that names its class, so the keys are
+		 * that class's (model.transformer.X) */
+		json_t *was = json_object_get(json_object_get(x->c->extras, sec), "_target_");
+
+		k = json_is_string(was) ? mcinit_vclass_find(sec, json_string_value(was)) : NULL;
+		if (k != NULL && mcinit_vclass_nested(k, "transformer") >= 0) {
+			*chosen = true;
+			return k;
+		}
+	}
 	if (dflt == NULL || !json_is_string(t))
 		return dflt;
 	k = mcinit_vclass_find(sec, json_string_value(t));
@@ -472,13 +484,15 @@ load_nested(struct jctx *x, const char *sec, const char *nest, int pos, json_t *
 		if (f < 0 || alias || !mcinit_field_in_nested(f, pos)) {
 			struct mcinit_loc kl = where3(x, sec, nest, k, true);
 			char *in = mcinit_xasprintf("%s.%s", sec, nest);
-			const char *cls = x->target ? strrchr(x->target, '.') : NULL;
+			/* (without a `_target_` of its own, as in a merged file: the
+			 * class its field is annotated with) */
+			const char *cls =
+			    json_is_string(t) ? strrchr(x->target, '.') : ".TransformerConfig";
 			struct mcinit_diag *g;
 
 			g = mcinit_diag_add(x->d, unknown_sev(x), "MC003", &kl,
 			                    "unknown key '%s' in '%s': %s has no such field%s", k,
-			                    in, cls ? cls + 1 : (x->target ? x->target : nest),
-			                    dropped(x));
+			                    in, cls ? cls + 1 : x->target, dropped(x));
 			if (f >= 0 && !alias && mcinit_field_in_bridge(f, x->c->bversion))
 				mcinit_diag_hint(g, "`%s` belongs directly under \"%s\"", k, sec);
 			free(in);

@@ -40,6 +40,13 @@ check bridge-builder-062 sh -c "sed -e 's/megatron[.]bridge[.]models[.]gpt[.]mod
 	$M validate --bridge-version 0.6.2 --world-size 4 '$tmp/b062.yaml' >'$tmp/b062.out' 2>&1;
 	{ grep -q 'b062.yaml:17:33: error.MC014.: num_attention_heads 6 is not divisible by tensor_model_parallel_size 4' '$tmp/b062.out' &&
 	! grep -q 'MC008' '$tmp/b062.out' || { cat '$tmp/b062.out'; false; }; }"
+# A file merged over a builder-style dump (Bridge's --config-file): OmegaConf
+# merges into the model's mapping, whose class stays the dump's; Bridge main
+# (merge_apply.py) refuses TP 4 at world size 2, skips transformer.foo.
+check bridge-builder-merge sh -c "printf 'model:\n  transformer:\n    tensor_model_parallel_size: 4\n    foo: 1\n' >'$tmp/mm.yaml' &&
+	{ $M validate --bridge-version main --world-size 2 '$srcdir/tests/bridge/main/llama2_7b_pretrain.yaml' '$tmp/mm.yaml' >'$tmp/mm.out' 2>&1; test \$? -eq 1; } &&
+	grep -q 'mm.yaml:3:33: error.MC010.: world size 2' '$tmp/mm.out' &&
+	grep -q \"mm.yaml:4:5: warning.MC003.: unknown key 'foo' in 'model.transformer': TransformerConfig\" '$tmp/mm.out' || { cat '$tmp/mm.out'; false; }"
 check bridge-version-unknown sh -c "$M validate --bridge-version 0.9 -- $base >/dev/null 2>&1; test \$? -eq 64"
 check megatron-release-number sh -c "$M validate --megatron-version 0.19.2 -- $base >/dev/null 2>&1 &&
 	$M validate --megatron-version core_v0.17.0 -- $base >/dev/null 2>&1"
