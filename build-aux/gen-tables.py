@@ -1266,9 +1266,41 @@ def gen_variants(vpath, bpath, extras=()):
     for b in bridge:
         if b["section"] in ("model", "dataset", "peft") and b["field"] and \
                 b["type"] != "property" and b["class"] in mro[b["section"]]:
-            vmro.append("MCINIT_VMRO(%s, %s, %d)%s" % (
-                off(b["section"]), off(b["field"]), mro[b["section"]].index(b["class"]),
+            chain = mro[b["section"]]
+            pos = chain.index(b["class"])
+            # A field a subclass redeclares is still a field of the ancestor
+            # that declared it first (the extractor's "redeclared (same
+            # default as X)"): a nested config of that ancestor's class
+            # (a builder-style model's `transformer`) holds it.
+            # ("overrides X default V": redeclared with another default,
+            # V the one a config of X's class starts from)
+            m = re.search(r"(?:redeclared \([^)]*?\b|overrides )(megatron\.[\w.]+)",
+                          b["note"] or "")
+            origin = chain.index(m.group(1)) if m and m.group(1) in chain else pos
+            od = re.search(r"overrides megatron\.[\w.]+ default (\S+?)(?:;|$)", b["note"] or "")
+            odj = None
+            if od and origin != pos:
+                try:
+                    odj = json_text(bridge_default(od.group(1), annotation_type(b["type"])))
+                except (KeyError, ValueError):
+                    odj = None
+            vmro.append("MCINIT_VMRO(%s, %s, %d, %d, %s)%s" % (
+                off(b["section"]), off(b["field"]), pos, origin, off(odj),
                 ccomment("%s.%s" % (b["section"], b["field"]))))
+    # A class's field whose annotation names a class of its section's MRO
+    # (a builder-style model config's `transformer: TransformerConfig`)
+    # holds a config of that class: the fields declared there and further
+    # down the chain.  The most derived class of that name (Bridge's
+    # TransformerConfig, which extends Megatron-Core's).
+    for r in rows:
+        chain = mro.get(r["section"], [])
+        words = set(re.findall(r"[A-Za-z_][\w.]*", r["type"] or ""))
+        for i, c in enumerate(chain):
+            if i > 0 and (c in words or c.rsplit(".", 1)[-1] in words):
+                vmro.append("MCINIT_VNEST(%d, %s, %d)%s" % (
+                    classes.index((r["section"], r["class"])), off(r["field"]), i,
+                    ccomment("%s.%s" % (r["class"].rsplit(".", 1)[-1], r["field"]))))
+                break
     blob.print("MCINIT_VSTR")
     print("#ifdef MCINIT_VFIELD")
     for v in vfields:
@@ -1276,7 +1308,13 @@ def gen_variants(vpath, bpath, extras=()):
     print("#endif")
     print("#ifdef MCINIT_VMRO")
     for v in vmro:
-        print(v)
+        if v.startswith("MCINIT_VMRO("):
+            print(v)
+    print("#endif")
+    print("#ifdef MCINIT_VNEST")
+    for v in vmro:
+        if v.startswith("MCINIT_VNEST("):
+            print(v)
     print("#endif")
 
 

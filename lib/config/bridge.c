@@ -36,15 +36,32 @@ static const struct mcinit_vfield vfields[] = {
 static const size_t nvfields = sizeof vfields / sizeof vfields[0];
 _Static_assert(sizeof classes / sizeof classes[0] <= 0xffff, "a class's index fits vfields");
 
+/* origin: where the class that first declared it sits (a subclass's
+ * redeclaration keeps it a field of that ancestor). */
 static const struct {
 	uint32_t section, name; /* in vstrs */
-	int pos;
+	int pos, origin;
+	uint32_t origin_def; /* JSON, in vstrs: the origin's default, when the
+	                        class at pos overrides it; NOSTR otherwise */
 } mro[] = {
-#define MCINIT_VMRO(sec, name, pos) {sec, name, pos},
+#define MCINIT_VMRO(sec, name, pos, origin, odef) {sec, name, pos, origin, odef},
 #include "config/variants.inc"
 #undef MCINIT_VMRO
 };
 static const size_t nmro = sizeof mro / sizeof mro[0];
+
+/* A class's field that holds a config of a class of the section's MRO
+ * (gen-tables.py: its annotation names it), and that class's position. */
+static const struct {
+	unsigned short cls;
+	uint32_t name; /* in vstrs */
+	int pos;
+} nests[] = {
+#define MCINIT_VNEST(cls, name, pos) {cls, name, pos},
+#include "config/variants.inc"
+#undef MCINIT_VNEST
+    {0xffff, MCINIT_NOSTR, -1}, /* (none in a snapshot without builder classes) */
+};
 
 const char *
 mcinit_vclass_short(const struct mcinit_vclass *k)
@@ -179,6 +196,62 @@ mcinit_vclass_has_std(const struct mcinit_vclass *k, enum mcinit_field f)
 	if (p < 0)
 		return k->base_pos >= 0;
 	return k->base_pos >= 0 && p >= k->base_pos;
+}
+
+int
+mcinit_vclass_nested(const struct mcinit_vclass *k, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof nests / sizeof nests[0]; i++)
+		if (nests[i].cls == (unsigned short)(k - classes) &&
+		    strcmp(vstrs + nests[i].name, key) == 0)
+			return nests[i].pos;
+	return -1;
+}
+
+/* Each standard field's origin (the mro rows' origin), found once per
+ * process: a nested config's keys ask it one by one. */
+static signed char *origin_of;
+static uint32_t *origin_def;
+static pthread_once_t origins_once = PTHREAD_ONCE_INIT;
+
+static void
+find_origins(void)
+{
+	size_t i;
+
+	origin_of = mcinit_xcalloc(MCINIT_F_COUNT, 1);
+	memset(origin_of, -1, MCINIT_F_COUNT);
+	origin_def = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *origin_def);
+	for (i = 0; i < MCINIT_F_COUNT; i++)
+		origin_def[i] = MCINIT_NOSTR;
+	for (i = 0; i < nmro; i++) {
+		int g = mcinit_field_lookup_key(vstrs + mro[i].section, vstrs + mro[i].name, NULL);
+
+		if (g >= 0) {
+			origin_of[g] = (signed char)mro[i].origin;
+			origin_def[g] = mro[i].origin_def;
+		}
+	}
+}
+
+const char *
+mcinit_field_nested_default(enum mcinit_field f, int pos)
+{
+	if (pos < 0)
+		return NULL;
+	pthread_once(&origins_once, find_origins);
+	return origin_of[f] >= pos ? mcinit_vstr(origin_def[f]) : NULL;
+}
+
+bool
+mcinit_field_in_nested(enum mcinit_field f, int pos)
+{
+	if (pos < 0)
+		return false;
+	pthread_once(&origins_once, find_origins);
+	return origin_of[f] >= pos;
 }
 
 const struct mcinit_vclass *

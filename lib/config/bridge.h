@@ -52,6 +52,20 @@ bool mcinit_vclass_has_std(const struct mcinit_vclass *k, enum mcinit_field f);
  * field has); NULL when no class has it. */
 const struct mcinit_vclass *mcinit_vclass_with_key(const char *section, const char *key,
                                                    const struct mcinit_vfield **vf);
+/* A builder-style model config (Megatron-LM's GPTModelConfig and Bridge's
+ * subclasses) holds the transformer's fields in a field of its own,
+ * `transformer: TransformerConfig`.  For class k's field `key`: the
+ * position in the section's default MRO of the class its type names, or
+ * -1 when it names none (the key holds no nested config of that chain). */
+int mcinit_vclass_nested(const struct mcinit_vclass *k, const char *key);
+/* Whether standard field f is a field of the class at MRO position pos
+ * (mcinit_vclass_nested): declared there or further down the chain. */
+bool mcinit_field_in_nested(enum mcinit_field f, int pos);
+/* The default (JSON text) of standard field f in the nested class at MRO
+ * position pos when the section's default class overrides it there
+ * (attention_softmax_in_fp32: GPTModelProvider False, TransformerConfig
+ * True); NULL when the standard default is the nested class's too. */
+const char *mcinit_field_nested_default(enum mcinit_field f, int pos);
 /* True when section has classes besides its default (model, dataset, peft). */
 bool mcinit_section_has_classes(const char *section);
 /* Calls fn(name, arg) for every variant field name of section. */

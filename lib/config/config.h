@@ -383,6 +383,10 @@ json_t *mcinit_config_ref(void *ctx, const char *ref, const char **what);
  * drops), located at l.  v is borrowed. */
 void mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char *key,
                                 json_t *v, const struct mcinit_loc *l, struct mcinit_diags *d);
+/* When section sec holds a builder-style model config (its `_target_`
+ * names one), the MRO position of the class of its nested `transformer`
+ * (mcinit_vclass_nested); -1 otherwise. */
+int mcinit_config_builder_nest(const struct mcinit_config *c, const char *sec);
 void mcinit_config_load_tree(struct mcinit_config *c, struct mcinit_loc base, json_t *root,
                              struct mcinit_jpos *jp, struct mcinit_diags *d);
 /* `section.field=value`; argi = index of the word in mcinit's argv. */

@@ -206,7 +206,7 @@ apply_hydra(struct mcinit_config *c, const char *kv, struct mcinit_loc *l, struc
 	char sec[64] = "", name[128] = "";
 	bool sweep = false, alias = false, exists, is_null;
 	json_t *j = NULL, *cur = NULL;
-	int f = -1;
+	int f = -1, nest = -1;
 
 	if (mcinit_hydra_parse(kv, strlen(kv), &o, &e) < 0) {
 		l->col = e.col;
@@ -287,6 +287,37 @@ apply_hydra(struct mcinit_config *c, const char *kv, struct mcinit_loc *l, struc
 			    kv, sec, section_is(c, sec, "null") ? "None" : "a preset's name");
 			goto out;
 		}
+		exists = false;
+		is_null = true;
+	} else if ((nest = mcinit_config_builder_nest(c, sec)) >= 0 &&
+	           strncmp(name, "transformer.", 12) == 0 && strchr(name + 12, '.') == NULL) {
+		/* model.transformer.X of a builder-style model config: in the
+		 * OmegaConf when the nested TransformerConfig has the field */
+		int g = mcinit_field_lookup_key(sec, name + 12, &alias);
+
+		exists = g >= 0 && !alias && mcinit_field_in_nested(g, nest) &&
+		         mcinit_field_in_bridge(g, c->bversion);
+		is_null = !exists || mcinit_cfg_val(c, g)->kind == MCINIT_V_NULL;
+		cur = exists && !is_null ? mcinit_value_to_json(mcinit_cfg_val(c, g)) : NULL;
+		if (!exists && o.kind != MCINIT_HY_CHANGE && o.kind != MCINIT_HY_DELETE) {
+			/* added to the OmegaConf; apply_overrides skips what the
+			 * TransformerConfig lacks, with a log warning */
+			mcinit_diag_add(
+			    d, MCINIT_WARNING, "MC003", l,
+			    "unknown key '%s': Bridge adds it to its OmegaConf, then its "
+			    "apply_overrides logs \"not found in config object "
+			    "TransformerConfig. Skipping\"",
+			    key);
+			goto out;
+		}
+	} else if (f >= 0 && !alias && nest >= 0 &&
+	           !mcinit_vclass_has_std(
+	               mcinit_vclass_find(sec, json_string_value(json_object_get(
+	                                           json_object_get(c->extras, sec), "_target_"))),
+	               f)) {
+		/* model.num_layers beside a builder-style config: not in its
+		 * OmegaConf (the field is its transformer's); +/++ add it, and
+		 * apply_overrides sets it, which the class hands to transformer */
 		exists = false;
 		is_null = true;
 	} else if (f >= 0 && !alias && !mcinit_field_in_bridge(f, c->bversion)) {

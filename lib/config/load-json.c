@@ -145,6 +145,27 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 	return l;
 }
 
+/* Position of /a/b/c: a key of a config nested in a section's field. */
+static struct mcinit_loc
+where3(const struct jctx *x, const char *a, const char *b, const char *c, bool want_key)
+{
+	struct mcinit_buf ptr = {0};
+	struct mcinit_pos kp = {0}, vp = {0};
+	struct mcinit_loc l = x->base;
+
+	mcinit_jpos_append_token(&ptr, a);
+	mcinit_jpos_append_token(&ptr, b);
+	mcinit_jpos_append_token(&ptr, c);
+	if (mcinit_jpos_lookup(x->jp, mcinit_buf_cstr(&ptr), &kp, &vp) == 0) {
+		struct mcinit_pos *p = want_key && kp.line > 0 ? &kp : &vp;
+
+		l.line = p->line;
+		l.col = p->col;
+	}
+	mcinit_buf_free(&ptr);
+	return l;
+}
+
 /* How bad a key is that the section's class lacks.  Bridge's from_yaml
  * drops it with a log warning (its value never applies), unless the class's
  * constructor takes **kwargs: then the key is passed on and refused.  Only
@@ -366,9 +387,21 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 {
 	json_t *t = json_object_get(obj, "_target_");
 	const struct mcinit_vclass *dflt = mcinit_vclass_default(sec), *k;
-	int f;
+	int f, nest;
 
 	*chosen = false;
+	if (dflt != NULL && !json_is_string(t) && x->merged) {
+		/* a file merged over a builder-style model config: OmegaConf
+		 * merges into the mapping that names its class, so the keys are
+		 * that class's (model.transformer.X) */
+		json_t *was = json_object_get(json_object_get(x->c->extras, sec), "_target_");
+
+		k = json_is_string(was) ? mcinit_vclass_find(sec, json_string_value(was)) : NULL;
+		if (k != NULL && mcinit_vclass_nested(k, "transformer") >= 0) {
+			*chosen = true;
+			return k;
+		}
+	}
 	if (dflt == NULL || !json_is_string(t))
 		return dflt;
 	k = mcinit_vclass_find(sec, json_string_value(t));
@@ -382,15 +415,22 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 		return dflt;
 	}
 	*chosen = true;
+	nest = mcinit_vclass_nested(k, "transformer");
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
 		const struct mcinit_vfield *vf;
+		const char *def;
 		json_t *j;
 
 		if (strcmp(mcinit_fields[f].section, sec) != 0 ||
-		    x->c->origin[f] != MCINIT_ORIG_DEFAULT ||
-		    (vf = mcinit_vclass_field(k, mcinit_fields[f].name)) == NULL)
+		    x->c->origin[f] != MCINIT_ORIG_DEFAULT)
 			continue;
-		j = json_loads(mcinit_vstr(vf->def), JSON_DECODE_ANY, NULL);
+		vf = mcinit_vclass_field(k, mcinit_fields[f].name);
+		/* a builder-style config's transformer starts from its own class's
+		 * defaults, not from those the default provider overrides */
+		def = vf != NULL ? mcinit_vstr(vf->def) : mcinit_field_nested_default(f, nest);
+		if (def == NULL)
+			continue;
+		j = json_loads(def, JSON_DECODE_ANY, NULL);
 		if (j != NULL) {
 			struct mcinit_value v;
 			const char *code;
@@ -409,6 +449,64 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 	return k;
 }
 
+/* The field of a builder-style model config (Megatron-LM's GPTModelConfig,
+ * HybridModelConfig, MambaModelConfig and Bridge's subclasses) that holds
+ * the transformer's fields: `transformer: TransformerConfig`, whose class
+ * sits at a position of the section's default MRO (mcinit_vclass_nested);
+ * -1 when cls is no such class. */
+static int
+builder_nest(const struct mcinit_vclass *cls, bool chosen)
+{
+	return chosen && cls != NULL ? mcinit_vclass_nested(cls, "transformer") : -1;
+}
+
+/* The keys of sec's nested config `nest` (model.transformer), whose class
+ * sits at MRO position pos: each a standard field of the section that the
+ * class holds, read as that field and located where the file wrote it.
+ * Bridge's instantiate builds that class from them, and drops a key it
+ * lacks with a log warning, as for a section. */
+static void
+load_nested(struct jctx *x, const char *sec, const char *nest, int pos, json_t *obj)
+{
+	const char *saved = x->target, *k;
+	json_t *v, *t = json_object_get(obj, "_target_");
+
+	if (json_is_string(t))
+		x->target = json_string_value(t);
+	json_object_foreach(obj, k, v)
+	{
+		bool alias = false;
+		int f = mcinit_field_lookup_key(sec, k, &alias);
+		struct mcinit_loc l = where3(x, sec, nest, k, false);
+
+		if (is_meta_key(k))
+			continue;
+		if (f < 0 || alias || !mcinit_field_in_nested(f, pos)) {
+			struct mcinit_loc kl = where3(x, sec, nest, k, true);
+			char *in = mcinit_xasprintf("%s.%s", sec, nest);
+			/* (without a `_target_` of its own, as in a merged file: the
+			 * class its field is annotated with) */
+			const char *cls =
+			    json_is_string(t) ? strrchr(x->target, '.') : ".TransformerConfig";
+			struct mcinit_diag *g;
+
+			g = mcinit_diag_add(x->d, unknown_sev(x), "MC003", &kl,
+			                    "unknown key '%s' in '%s': %s has no such field%s", k,
+			                    in, cls ? cls + 1 : x->target, dropped(x));
+			if (f >= 0 && !alias && mcinit_field_in_bridge(f, x->c->bversion))
+				mcinit_diag_hint(g, "`%s` belongs directly under \"%s\"", k, sec);
+			free(in);
+			continue;
+		}
+		if (!mcinit_field_in_bridge(f, x->c->bversion)) {
+			other_release_key(x, sec, k, f);
+			continue;
+		}
+		mcinit_config_set_json(x->c, f, v, x->orig, &l, x->d);
+	}
+	x->target = saved;
+}
+
 /* One key of section sec, whose class is cls (named by its `_target_`
  * when chosen). */
 static void
@@ -416,7 +514,7 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
          const char *k, json_t *v)
 {
 	bool alias = false;
-	int f = mcinit_field_lookup_key(sec, k, &alias);
+	int f = mcinit_field_lookup_key(sec, k, &alias), nest;
 	struct mcinit_loc l = where(x, sec, k, false);
 
 	if (json_object_get(json_object_get(x->refused, sec), k) != NULL) {
@@ -428,6 +526,28 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 		keep_extra(x, sec, k, v);
 		return;
 	}
+	nest = builder_nest(cls, chosen);
+	/* Megatron-LM's ModelConfig.to_dict writes the class's builder (a
+	 * ClassVar) as `_builder_`, and Bridge's to_yaml keeps it; instantiate
+	 * drops it again, and the builder is always the class's own */
+	if (nest >= 0 && strcmp(k, "_builder_") == 0) {
+		keep_extra(x, sec, k, v);
+		return;
+	}
+	if (nest >= 0 && strcmp(k, "transformer") == 0 && json_is_object(v)) {
+		load_nested(x, sec, k, nest, v);
+		return;
+	}
+	/* model.num_layers beside such a class: its constructor (from_yaml's
+	 * instantiate) has no such argument and drops it, but an override or
+	 * a merged file sets it as an attribute, and the class's __setattr__
+	 * hands a transformer's field to its `transformer` */
+	if (nest >= 0 && f >= 0 && !alias && !mcinit_vclass_has_std(cls, f) &&
+	    mcinit_field_in_nested(f, nest) && (x->merged || x->orig == MCINIT_ORIG_OVERRIDE) &&
+	    mcinit_field_in_bridge(f, x->c->bversion)) {
+		mcinit_config_set_json(x->c, f, v, x->orig, &l, x->d);
+		return;
+	}
 	if (f >= 0 && alias) {
 		struct mcinit_loc kl = where(x, sec, k, true);
 
@@ -437,6 +557,20 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 		                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
 	}
 	if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
+		if (nest >= 0 && !alias && mcinit_field_in_nested(f, nest)) {
+			/* the name is right, the level is not */
+			struct mcinit_loc kl = where(x, sec, k, true);
+
+			mcinit_diag_hint(
+			    mcinit_diag_add(x->d, unknown_sev(x), "MC003", &kl,
+			                    "unknown key '%s' in section '%s': %s has no "
+			                    "such field%s",
+			                    k, sec, mcinit_vclass_short(cls), dropped(x)),
+			    "`%s` is a field of its TransformerConfig: write it under "
+			    "\"%s.transformer\"",
+			    k, sec);
+			return;
+		}
 		unknown_class_key(x, sec, k, cls);
 		return;
 	}
@@ -774,6 +908,16 @@ report_duplicate(struct jctx *x, const json_error_t *je)
 	mcinit_diag_hint(g, "JSON readers disagree on which copy wins; keep one");
 }
 
+int
+mcinit_config_builder_nest(const struct mcinit_config *c, const char *sec)
+{
+	json_t *t = json_object_get(json_object_get(c->extras, sec), "_target_");
+	const struct mcinit_vclass *k =
+	    json_is_string(t) ? mcinit_vclass_find(sec, json_string_value(t)) : NULL;
+
+	return builder_nest(k, k != NULL);
+}
+
 void
 mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char *key, json_t *v,
                            const struct mcinit_loc *l, struct mcinit_diags *d)
@@ -794,7 +938,17 @@ mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char 
 	check_targets(&x, &p, v, key);
 	mcinit_buf_free(&p.ptr);
 	mcinit_buf_free(&p.dots);
-	load_key(&x, sec, k ? k : cls, k != NULL, key, v);
+	if (strncmp(key, "transformer.", 12) == 0 && strchr(key + 12, '.') == NULL &&
+	    builder_nest(k, k != NULL) >= 0) {
+		/* model.transformer.num_layers: a key of the nested config */
+		json_t *o = json_object();
+
+		json_object_set(o, key + 12, v);
+		load_nested(&x, sec, "transformer", builder_nest(k, true), o);
+		json_decref(o);
+	} else {
+		load_key(&x, sec, k ? k : cls, k != NULL, key, v);
+	}
 	jctx_free(&x);
 }
 

@@ -160,16 +160,33 @@ field_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *sec,
 	const struct mcinit_vfield *vf;
 	json_t *j = NULL, *own = NULL;
 	int f = std_field(sec, key, r->v);
+	int nest = k != NULL ? mcinit_vclass_nested(k, "transformer") : -1;
 
 	if (!mcinit_config_section_set(c, sec))
 		return -1; /* None has no attributes */
+	/* self.model.transformer.X of a builder-style model config: the
+	 * nested TransformerConfig's field X */
+	if (nest >= 0 && strcmp(key, "transformer") == 0 && rest[0] == '.') {
+		char sub[128];
+		size_t n = strcspn(rest + 1, ".");
+		int g;
+
+		snprintf(sub, sizeof sub, "%.*s", (int)n, rest + 1);
+		g = std_field(sec, sub, r->v);
+		if (g >= 0 && mcinit_field_in_nested(g, nest)) {
+			f = g;
+			rest += 1 + n;
+		}
+	}
 	/* A section the config leaves out (a recipe's, a partial config's) is
 	 * not known, but a field of it an input set is: the recipe's literal
 	 * (checkpoint.pretrained_checkpoint = None), an override after it. */
 	if (unknown_section(c, sec) && (f < 0 || json_is_string(json_object_get(c->extras, sec)) ||
 	                                c->origin[f] == MCINIT_ORIG_DEFAULT || c->runtime[f]))
 		return -1;
-	if (f >= 0 && (k == NULL || mcinit_vclass_has_std(k, f))) {
+	/* (and self.model.X of one: its __getattr__ hands X to transformer) */
+	if (f >= 0 &&
+	    (k == NULL || mcinit_vclass_has_std(k, f) || mcinit_field_in_nested(f, nest))) {
 		if (c->invalid[f])
 			return -1;
 		if (*rest == '\0') {

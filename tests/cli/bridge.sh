@@ -31,6 +31,36 @@ check bridge-main-field sh -c "cd '$srcdir/tests/cli/inputs' && printf 'model:\n
 	$M validate --bridge-version main '$tmp/m.yaml' -- $base 2>&1 | grep -v MC003 >/dev/null &&
 	! $M validate --bridge-version main '$tmp/m.yaml' -- $base 2>&1 | grep -q MC003 &&
 	$M validate --bridge-version 0.6.2 '$tmp/m.yaml' -- $base 2>&1 | grep -q 'MC003.*only of main'"
+# A builder-style model config (Bridge main's llama recipes; a class Bridge
+# 0.6.2 accepts too): the transformer's fields read under model.transformer
+# and located there, what instantiate drops said so.
+golden bridge-builder 1 $M validate --bridge-version main --world-size 4 yaml/bridge-builder.yaml
+check bridge-builder-062 sh -c "sed -e 's/megatron[.]bridge[.]models[.]gpt[.]model_config[.]BridgeGPTModelConfig/megatron.training.models.gpt.GPTModelConfig/' \
+	-e '/^  _builder_:/d' '$srcdir/tests/cli/inputs/yaml/bridge-builder.yaml' >'$tmp/b062.yaml' &&
+	$M validate --bridge-version 0.6.2 --world-size 4 '$tmp/b062.yaml' >'$tmp/b062.out' 2>&1;
+	{ grep -q 'b062.yaml:17:33: error.MC014.: num_attention_heads 6 is not divisible by tensor_model_parallel_size 4' '$tmp/b062.out' &&
+	! grep -q 'MC008' '$tmp/b062.out' || { cat '$tmp/b062.out'; false; }; }"
+# A file merged over a builder-style dump (Bridge's --config-file): OmegaConf
+# merges into the model's mapping, whose class stays the dump's; Bridge main
+# (merge_apply.py) refuses TP 4 at world size 2, skips transformer.foo.
+check bridge-builder-merge sh -c "printf 'model:\n  transformer:\n    tensor_model_parallel_size: 4\n    foo: 1\n' >'$tmp/mm.yaml' &&
+	{ $M validate --bridge-version main --world-size 2 '$srcdir/tests/bridge/main/llama2_7b_pretrain.yaml' '$tmp/mm.yaml' >'$tmp/mm.out' 2>&1; test \$? -eq 1; } &&
+	grep -q 'mm.yaml:3:33: error.MC010.: world size 2' '$tmp/mm.out' &&
+	grep -q \"mm.yaml:4:5: warning.MC003.: unknown key 'foo' in 'model.transformer': TransformerConfig\" '$tmp/mm.out' || { cat '$tmp/mm.out'; false; }"
+# Hydra words on a builder-style dump, each with Bridge main's verdict
+# (process_config_with_overrides, then runtime_config_update): the OmegaConf
+# has model.transformer.X, not model.X, which only + or ++ adds (and
+# apply_overrides then sets, the class handing it to transformer).
+for w in 'accept model.transformer.num_layers=30' 'reject model.num_layers=30' \
+	'accept +model.num_layers=30' 'accept ++model.num_layers=30' \
+	'reject model.transformer.tensor_model_parallel_size=4' 'reject ++model.tensor_model_parallel_size=4' \
+	'reject model.transformer.foo=1' 'accept ++model.transformer.foo=1' \
+	'reject model.transformer.seq_length=8' 'accept ++model.transformer.seq_length=8' \
+	'reject model.transformer.num_attention_heads=5'; do
+	want=${w%% *} word=${w#* }
+	check "bridge-builder-word-$want-$word" sh -c "$M validate --bridge-version main --world-size 2 \
+		'$srcdir/tests/bridge/main/llama2_7b_pretrain.yaml' '$word' >/dev/null 2>&1; test \$? -eq $([ "$want" = accept ] && echo 0 || echo 1)"
+done
 check bridge-version-unknown sh -c "$M validate --bridge-version 0.9 -- $base >/dev/null 2>&1; test \$? -eq 64"
 check megatron-release-number sh -c "$M validate --megatron-version 0.19.2 -- $base >/dev/null 2>&1 &&
 	$M validate --megatron-version core_v0.17.0 -- $base >/dev/null 2>&1"

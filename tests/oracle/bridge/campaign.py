@@ -1,4 +1,5 @@
-"""campaign.py SEED N OUT.tsv — random differential of mcinit against Megatron-Bridge 0.6.2.
+"""campaign.py SEED N OUT.tsv — random differential of mcinit against Megatron-Bridge 0.6.2
+(or the release of tests/bridge/$BRIDGE_RELEASE, run with that release: main, README).
 
 Each case: one recipe dump of tests/bridge/0.6.2, 1-3 overrides drawn from a catalogue of
 the settings people change (parallelism, sizes, batches, precision, recompute, MoE, DDP),
@@ -10,7 +11,9 @@ import json, os, random, sys, io, contextlib, warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import yaml
 seed, n, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", "0.6.2")
+# BRIDGE_RELEASE: the release directory of tests/bridge (main with Bridge main's sources)
+DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge",
+                   os.environ.get("BRIDGE_RELEASE", "0.6.2"))
 CAT = {
  "model.tensor_model_parallel_size": [1, 2, 3, 4, 8],
  "model.pipeline_model_parallel_size": [1, 2, 3, 4],
@@ -124,16 +127,25 @@ with open(out, "a") as o:
                     CAT[k] = ENUMS.get(k) or ([not x] if isinstance(x, bool) else [0, 1, 2, -1, 7, 1000] if isinstance(x, int) else [0.0, 1e-5, 0.5, 1.5, -1.0])
         else:
             keys = [k for k in CAT if isinstance(base.get(k.split(".")[0]), dict) and k.split(".")[1] in base[k.split(".")[0]]]
+            # a builder-style model (Bridge main's BridgeGPTModelConfig) holds the
+            # transformer's fields under model.transformer
+            tr = (base.get("model") or {}).get("transformer")
+            if isinstance(tr, dict):
+                keys += ["model.transformer." + k.split(".")[1] for k in CAT
+                         if k.startswith("model.") and k.split(".")[1] in tr]
         if not keys:
             continue
         picks = rng.sample(keys, rng.choice([1, 1, 2, 3]))
         ovs = []
         for k in picks:
-            v = rng.choice(CAT[k])
-            s, key = k.split(".")
-            if base[s][key] == v:
+            *path, key = k.split(".")
+            v = rng.choice(CAT["%s.%s" % (path[0], key)])
+            t = base
+            for s in path:
+                t = t[s]
+            if t[key] == v:
                 continue
-            base[s][key] = v
+            t[key] = v
             ovs.append("%s=%s" % (k, fmt(v)))
         if not ovs:
             continue

@@ -1,14 +1,15 @@
 """campaign_cmp.py MCINIT ROWS.tsv — mcinit's verdict on each campaign row beside Bridge's."""
 import subprocess, sys, os, collections
 mc, rows = sys.argv[1], sys.argv[2]
-DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", "0.6.2")
+REL = os.environ.get("BRIDGE_RELEASE", "0.6.2")  # as campaign.py
+DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", REL)
 cnt = collections.Counter()
 import re
 LATER = {"MC042", "MC020", "MC018", "MC016", "MC019", "MC034"}
 for line in open(rows):
     name, f, ws, ovs, verdict, err, pce = line.rstrip("\n").split("\t")
     strict = "accept" if verdict == "accept" and pce == "-" else "reject"
-    r = subprocess.run([mc, "validate", "--world-size", ws, f] + ovs.split(" "), cwd=DIR,
+    r = subprocess.run([mc, "validate", "--bridge-version", REL, "--world-size", ws, f] + ovs.split(" "), cwd=DIR,
                        capture_output=True, text=True, env=dict(os.environ, HOME="/nonexistent"))
     m = {0: "accept", 1: "reject"}.get(r.returncode, "rc%d" % r.returncode)
     codes = set(re.findall(r"error\[(MC\d+)\]", r.stdout + r.stderr))

@@ -1,6 +1,7 @@
 """judge_ovs.py [DIR] < LINES — each line: NAME FILE WS OVERRIDE...; the installed Bridge's
 verdict on the recipe dump FILE (in DIR, default tests/bridge/0.6.2; tests/bridge/0.5.1 with the
-0.5.1 venv) changed by the overrides, as mutations.tsv rows."""
+0.5.1 venv; tests/bridge/main with Bridge main, README) changed by the overrides, as mutations.tsv
+rows.  An override's key may go deeper than section.key (model.transformer.num_layers)."""
 import sys, os, io, contextlib, warnings, yaml, json
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -20,8 +21,13 @@ for line in sys.stdin:
     d = yaml.safe_load(open(os.path.join(DIR, f)))
     for kv in ovs:
         k, v = kv.split("=", 1)
-        s, key = k.split(".", 1)
-        d.setdefault(s, {})[key] = val(v)
+        # section.key, or a key of a config nested in a field
+        # (model.transformer.num_layers in Bridge main's builder-style models)
+        *path, key = k.split(".")
+        t = d
+        for s in path:
+            t = t.setdefault(s, {})
+        t[key] = val(v)
     path = "/tmp/camp/%s.yaml" % name
     os.makedirs("/tmp/camp", exist_ok=True)
     yaml.safe_dump(d, open(path, "w"), default_flow_style=False, sort_keys=False)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/bridge.h"
 #include "config/mflags.h"
 
 static struct mcinit_config c;
@@ -871,4 +872,44 @@ Test(config, every_field_default_fits_its_type)
 			mcinit_value_clear(&v);
 		}
 	}
+}
+
+/* A builder-style model config (Bridge main's BridgeGPTModelConfig, Bridge
+ * 0.6.2's GPTModelConfig) holds the transformer's fields in `transformer`:
+ * the facts say which (the declaring class's place in the default MRO, a
+ * redeclaration kept its ancestor's), and what such a field starts from
+ * where the default provider overrides it. */
+Test(config, builder_model_nests_the_transformer)
+{
+	const char *builders[] = {"megatron.bridge.models.gpt.model_config.BridgeGPTModelConfig",
+	                          "megatron.training.models.gpt.GPTModelConfig",
+	                          "megatron.bridge.models.hybrid.hybrid_builder.HybridModelConfig"};
+	const struct mcinit_vclass *k;
+	int pos, nl = mcinit_field_lookup("model", "num_layers"),
+	         sl = mcinit_field_lookup("model", "seq_length"),
+	         tp = mcinit_field_lookup("model", "tensor_model_parallel_size"),
+	         ne = mcinit_field_lookup("model", "num_moe_experts"),
+	         asf = mcinit_field_lookup("model", "attention_softmax_in_fp32");
+	size_t i;
+
+	cr_assert(nl >= 0 && sl >= 0 && tp >= 0 && ne >= 0 && asf >= 0);
+	for (i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+		k = mcinit_vclass_find("model", builders[i]);
+		cr_assert_not_null(k, "%s", builders[i]);
+		pos = mcinit_vclass_nested(k, "transformer");
+		cr_assert_gt(pos, 0, "%s", builders[i]);
+		cr_assert(mcinit_field_in_nested(nl, pos));
+		cr_assert(mcinit_field_in_nested(tp, pos));  /* ModelParallelConfig's */
+		cr_assert(mcinit_field_in_nested(ne, pos));  /* redeclared by the provider */
+		cr_assert(!mcinit_field_in_nested(sl, pos)); /* the model's own */
+		cr_assert(!mcinit_vclass_has_std(k, nl));
+		cr_assert(mcinit_vclass_has_std(k, sl));
+		/* GPTModelProvider says False, TransformerConfig True */
+		cr_assert_str_eq(mcinit_field_nested_default(asf, pos), "true");
+		cr_assert_null(mcinit_field_nested_default(nl, pos));
+	}
+	/* a provider holds its fields itself */
+	k = mcinit_vclass_find("model", "megatron.bridge.models.gpt_provider.GPTModelProvider");
+	cr_assert_eq(mcinit_vclass_nested(k, "transformer"), -1);
+	cr_assert(!mcinit_field_in_nested(nl, -1));
 }
