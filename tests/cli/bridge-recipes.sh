@@ -8,6 +8,16 @@
 # comes with it.
 . "$srcdir/tests/cli/lib.sh"
 
+# judged NAME VERDICT RC OUT: mcinit's exit RC (output OUT) is the oracle's
+# VERDICT, accept (exit 0) or refuse (exit 1 with an error).
+judged() {
+	if [ "$2" = accept ]; then
+		check "$1-accepted" sh -c "test $3 -eq 0 || { cat '$4'; false; }"
+	else
+		check "$1-refused" sh -c "test $3 -eq 1 && grep -q 'error\\[MC' '$4'"
+	fi
+}
+
 for dir in "$srcdir"/tests/bridge/*/; do
 	dir=${dir%/}
 	rel=${dir##*/}
@@ -61,11 +71,7 @@ sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
 		IFS=$old_ifs
 		(cd "$dir" && HOME=/nonexistent $MCINIT validate --bridge-version "$rel" --world-size "$world" "$file" "$@") \
 			>"$tmp/m.out" 2>&1 || rc=$?
-		if [ "$verdict" = accept ]; then
-			check "$rel-mutation-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/m.out'; false; }"
-		else
-			check "$rel-mutation-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/m.out'"
-		fi
+		judged "$rel-mutation-$name" "$verdict" "$rc" "$tmp/m.out"
 	done <"$tmp/muts"
 	# Override words as Bridge's example scripts take them (override-words.tsv:
 	# Hydra's literals, judged through process_config_with_overrides)
@@ -79,11 +85,7 @@ sys.exit(0 if got == want else 'mcinit %s, Bridge %s' % (got, want))"
 			rc=0
 			(cd "$dir" && HOME=/nonexistent $MCINIT validate --bridge-version "$rel" --world-size "$world" "$file" "$word") \
 				>"$tmp/w.out" 2>&1 || rc=$?
-			if [ "$verdict" = accept ]; then
-				check "$rel-word-$name-accepted" sh -c "test $rc -eq 0 || { cat '$tmp/w.out'; false; }"
-			else
-				check "$rel-word-$name-refused" sh -c "test $rc -eq 1 && grep -q 'error\[MC' '$tmp/w.out'"
-			fi
+			judged "$rel-word-$name" "$verdict" "$rc" "$tmp/w.out"
 		done <"$tmp/words"
 	fi
 	# --bridge-recipe NAME: every recipe function the oracle built offline,
