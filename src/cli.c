@@ -99,7 +99,7 @@ positive(struct argp_state *state, const char *opt, const char *arg)
 static void
 push(char ***v, size_t *n, char *s)
 {
-	*v = mcinit_xrealloc(*v, (*n + 1) * sizeof **v);
+	*v = mcx_xrealloc(*v, (*n + 1) * sizeof **v);
 	(*v)[(*n)++] = s;
 }
 
@@ -129,8 +129,7 @@ is_override(const char *w)
 static void
 add_override(struct mcinit_cli *cli, struct argp_state *state, char *o)
 {
-	cli->override_argi =
-	    mcinit_xrealloc(cli->override_argi, (cli->noverrides + 1) * sizeof(int));
+	cli->override_argi = mcx_xrealloc(cli->override_argi, (cli->noverrides + 1) * sizeof(int));
 	cli->override_argi[cli->noverrides] = cli->argi0 + state->next - 1;
 	push(&cli->overrides, &cli->noverrides, o);
 }
@@ -146,7 +145,7 @@ version_opt(struct mcinit_cli *cli, struct argp_state *state, const char *name, 
 		; /* Transformer Engine not installed */
 	else if (strpbrk(arg, "\"\\") != NULL || mcinit_version_cmp(arg, arg, &c) < 0)
 		argp_error(state, "--%s-version: '%s' is not a version (e.g. 2.14.0)", name, arg);
-	push(&cli->owned, &cli->nowned, mcinit_xasprintf("launch.%s_version=\"%s\"", name, arg));
+	push(&cli->owned, &cli->nowned, mcx_xasprintf("launch.%s_version=\"%s\"", name, arg));
 	add_override(cli, state, cli->owned[cli->nowned - 1]);
 }
 
@@ -218,7 +217,7 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		/* An input of its own kind, loaded before every file. */
 		if (cli->recipe != NULL)
 			argp_error(state, "--bridge-recipe: give one recipe");
-		cli->recipe = mcinit_xasprintf("bridge-recipe:%s", arg);
+		cli->recipe = mcx_xasprintf("bridge-recipe:%s", arg);
 		push(&cli->inputs, &cli->ninputs, cli->recipe);
 		memmove(cli->inputs + 1, cli->inputs, (cli->ninputs - 1) * sizeof *cli->inputs);
 		cli->inputs[0] = cli->recipe;
@@ -280,7 +279,7 @@ mcinit_cli_split(struct mcinit_cli *cli, int argc, char **argv)
 	int i;
 
 	free(cli->prog);
-	cli->prog = mcinit_xasprintf("mcinit %s", argv[0]);
+	cli->prog = mcx_xasprintf("mcinit %s", argv[0]);
 	argv[0] = cli->prog;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -321,12 +320,12 @@ int
 mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 {
 	mcinit_diags_sort(d);
-	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	mcinit_diags_print(d, stderr, mcx_want_color(stderr));
 	fputs("mcinit: ", stderr);
 	if (err->argv_index >= 0)
 		fprintf(stderr, "argv:%d: ", err->argv_index);
 	else if (err->source[0] != '\0') {
-		mcinit_fputs_text(err->source, stderr);
+		mcx_fputs_text(err->source, stderr);
 		fputc(':', stderr);
 		if (err->line > 0)
 			fprintf(stderr, "%d:", err->line);
@@ -334,7 +333,7 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 			fprintf(stderr, "%d:", err->column);
 		fputc(' ', stderr);
 	}
-	mcinit_fputs_text(err->text, stderr);
+	mcx_fputs_text(err->text, stderr);
 	fputc('\n', stderr);
 	return mcinit_exit_status(err->code);
 }
@@ -343,7 +342,7 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 static json_t *
 any_text(const char *s)
 {
-	char *clean = mcinit_utf8_sanitize(s);
+	char *clean = mcx_utf8_sanitize(s);
 	json_t *j = json_string(clean);
 
 	free(clean);

@@ -11,6 +11,7 @@
 #define MCINIT_CLI_H
 
 #include <argp.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "config/config.h"
@@ -31,7 +32,12 @@ struct mcinit_cli {
 	size_t nrest;
 	int rest_argi; /* index of rest[0] in mcinit's own argv */
 	int argi0;     /* index of the command's argv[0] in mcinit's argv */
-	struct mcinit_check_opts check;
+	struct {
+		long long world_size;     /* --world-size, 0 = not given */
+		long long nnodes;         /* --nnodes, 0 = not given */
+		long long nproc_per_node; /* --nproc-per-node, 0 = not given */
+		bool bridge_defaults;     /* --bridge-defaults */
+	} check; /* what mcinit_cli_desc copies into struct mcinit_job_desc */
 	unsigned mversion;
 	const char *mversion_name; /* --megatron-version as given, NULL = main */
 	const char *bversion_name; /* --bridge-version as given, NULL = the newest release */

@@ -56,7 +56,7 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		o->bridge_ledger = true;
 		break;
 	case ARGP_KEY_ARG:
-		o->codes = mcinit_xrealloc(o->codes, (o->ncodes + 1) * sizeof *o->codes);
+		o->codes = mcx_xrealloc(o->codes, (o->ncodes + 1) * sizeof *o->codes);
 		o->codes[o->ncodes++] = arg;
 		break;
 	default:

@@ -208,7 +208,7 @@ print_page_name(const char *page, const char *arg)
 static void
 text_n(FILE *out, const char *s, size_t n)
 {
-	char *t = mcinit_xmalloc(n + 1);
+	char *t = mcx_xmalloc(n + 1);
 
 	memcpy(t, s, n);
 	t[n] = '\0';
@@ -364,7 +364,7 @@ group_header(FILE *out, const char *h)
 
 	if (n == 0)
 		return;
-	t = mcinit_xstrdup(h);
+	t = mcx_xstrdup(h);
 	if (t[n - 1] == ':')
 		t[n - 1] = '\0';
 	mcinit_roff_ss(out, t);
@@ -395,7 +395,7 @@ argp_options(FILE *out, const struct argp *a)
 				group_header(out, o->doc);
 			continue;
 		}
-		v = mcinit_xrealloc(v, (n + 1) * sizeof *v);
+		v = mcx_xrealloc(v, (n + 1) * sizeof *v);
 		v[n++] = (struct opt_entry){o, 0};
 	}
 	flush_group(out, v, &n);

@@ -257,11 +257,11 @@ job_invalid(const struct mcinit_init *I, const mcinit_error_t *err)
 static char **
 copy_argv(char **argv, int argc)
 {
-	char **v = mcinit_xcalloc((size_t)argc + 1, sizeof *v);
+	char **v = mcx_xcalloc((size_t)argc + 1, sizeof *v);
 	int i;
 
 	for (i = 0; i < argc; i++)
-		v[i] = mcinit_xstrdup(argv[i]);
+		v[i] = mcx_xstrdup(argv[i]);
 	return v;
 }
 
@@ -300,7 +300,7 @@ tell_torchrun(const struct mcinit_init *I, const char *phase, const char *msg)
 		file = getenv("TORCHELASTIC_ERROR_FILE");
 	if (!file || !*file)
 		return;
-	where = mcinit_xasprintf("mcinit run, phase %s, on %s", phase, addr[0] ? addr : "?");
+	where = mcx_xasprintf("mcinit run, phase %s, on %s", phase, addr[0] ? addr : "?");
 	mcinit_write_error_file(file, msg, where);
 	free(where);
 }
@@ -317,7 +317,7 @@ rank_label(const struct mcinit_init *I, char *buf, size_t size)
 	                                           : getenv("OMPI_COMM_WORLD_RANK");
 
 	mcinit_init_launcher(I, &launcher, &rank, NULL, NULL);
-	/* as it is: say_failure escapes what it prints (mcinit_fputs_text) */
+	/* as it is: say_failure escapes what it prints (mcx_fputs_text) */
 	if (launcher == NULL && raw && *raw)
 		snprintf(buf, size, "%.24s", raw);
 	else
@@ -335,10 +335,10 @@ say_failure(const struct mcinit_init *I, bool is_rank, const char *phase, const 
 	char *msg;
 
 	rank_label(I, rank, sizeof rank);
-	msg = is_rank ? mcinit_xasprintf("rank %s: %s: %s", rank, phase, reason)
-	              : mcinit_xasprintf("%s: %s", phase, reason);
+	msg = is_rank ? mcx_xasprintf("rank %s: %s: %s", rank, phase, reason)
+	              : mcx_xasprintf("%s: %s", phase, reason);
 	fputs("mcinit run: ", stderr);
-	mcinit_fputs_text(msg, stderr);
+	mcx_fputs_text(msg, stderr);
 	fputc('\n', stderr);
 	fflush(stderr);
 	if (is_rank)
@@ -358,12 +358,12 @@ print_invalid(const struct mcinit_init *I, bool is_rank)
 
 	for (i = 0; msg == NULL && mcinit_diags_get(d, i, &g) == 0; i++)
 		if (g.severity == MCINIT_ERROR)
-			msg = n > 1 ? mcinit_xasprintf("invalid job: %s %s (+%zu more)", g.code,
-			                               g.message, n - 1)
-			            : mcinit_xasprintf("invalid job: %s %s", g.code, g.message);
+			msg = n > 1 ? mcx_xasprintf("invalid job: %s %s (+%zu more)", g.code,
+			                            g.message, n - 1)
+			            : mcx_xasprintf("invalid job: %s %s", g.code, g.message);
 	say_failure(I, is_rank, "config", msg ? msg : "invalid job");
 	free(msg);
-	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	mcinit_diags_print(d, stderr, mcx_want_color(stderr));
 	mcinit_print_summary(d, stderr);
 	return 1;
 }
@@ -447,7 +447,7 @@ run_launcher(struct ropts *o, char **orig, const struct mcinit_init_options *io)
 	rc = mcinit_launch(&lo, &err);
 	if (rc < 0) {
 		fputs("mcinit run: ", stderr);
-		mcinit_fputs_text(err.msg, stderr);
+		mcx_fputs_text(err.msg, stderr);
 		fputc('\n', stderr);
 		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
 	}
@@ -470,7 +470,7 @@ write_report(const struct mcinit_init *I, const struct ropts *o)
 		return 0;
 	r = mcinit_init_report(I);
 	if (o->report && json_dump_file(r, o->report, JSON_INDENT(2)) != 0) {
-		char *why = mcinit_xasprintf("cannot write the report %s", o->report);
+		char *why = mcx_xasprintf("cannot write the report %s", o->report);
 
 		say_failure(I, true, "report", why);
 		free(why);
@@ -507,7 +507,7 @@ exec_command(struct mcinit_init *I, const struct ropts *o)
 	mcinit_error_t err;
 	size_t nm = 0, i;
 	char **margs = o->append_args ? mcinit_init_megatron_args(I, &nm) : NULL;
-	char **argv = mcinit_xcalloc(o->cli.nrest + nm + 1, sizeof *argv);
+	char **argv = mcx_xcalloc(o->cli.nrest + nm + 1, sizeof *argv);
 	int rc;
 
 	if (mcinit_init_handover(I, &err) != 0)
@@ -521,7 +521,7 @@ exec_command(struct mcinit_init *I, const struct ropts *o)
 	execvp(argv[0], argv);
 	rc = errno == ENOENT ? 127 : 126;
 	{
-		char *why = mcinit_xasprintf("cannot run %s: %s", argv[0], strerror(errno));
+		char *why = mcx_xasprintf("cannot run %s: %s", argv[0], strerror(errno));
 
 		say_failure(I, true, "hand-over", why);
 		free(why);

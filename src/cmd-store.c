@@ -212,7 +212,7 @@ mcinit_cmd_store(int argc, char **argv, int argi0)
 	struct mcinit_err err = {0};
 	sigset_t set;
 	int sfd;
-	char *prog = mcinit_xasprintf("mcinit %s", argv[0]);
+	char *prog = mcx_xasprintf("mcinit %s", argv[0]);
 	char *token = NULL;
 
 	(void)argi0;

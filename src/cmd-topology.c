@@ -140,7 +140,7 @@ emit_invalid(const struct topts *o, const struct mcinit_derived *dv, const struc
 		json_decref(out);
 		return rc;
 	}
-	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	mcinit_diags_print(d, stderr, mcx_want_color(stderr));
 	mcinit_print_summary(d, stderr);
 	return rc;
 }
@@ -198,7 +198,7 @@ mcinit_cmd_topology(int argc, char **argv, int argi0)
 	job_fill(&j, &o, job);
 	if (mcinit_node_start(job, o.cli.format == MCINIT_FMT_JSON, &err) < 0) {
 		fputs("mcinit topology: ", stderr);
-		mcinit_fputs_text(err.msg, stderr);
+		mcx_fputs_text(err.msg, stderr);
 		fprintf(stderr, "%s\n", o.hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
 		status = mcinit_exit_status(err.code);
 		goto out;

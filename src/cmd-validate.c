@@ -129,7 +129,7 @@ emit_text(const struct vopts *o, const struct mcinit_job *job, const struct mcin
 {
 	int rc = 0;
 
-	mcinit_diags_print(d, stderr, mcinit_want_color(stderr));
+	mcinit_diags_print(d, stderr, mcx_want_color(stderr));
 	mcinit_print_summary(d, stderr);
 	if (o->werror && mcinit_diags_count(d, MCINIT_WARNING) > 0)
 		fprintf(stderr, "mcinit: --werror: warnings count as errors\n");
@@ -349,13 +349,13 @@ mcinit_cmd_validate(int argc, char **argv, int argi0)
 			one.ninputs = 1;
 			if (results == NULL) {
 				printf("%s== ", i ? "\n" : "");
-				mcinit_fputs_text(o.cli.inputs[i], stdout);
+				mcx_fputs_text(o.cli.inputs[i], stdout);
 				putchar('\n');
 			}
 			fflush(stdout);
 			if (results == NULL) {
 				fputs("== ", stderr);
-				mcinit_fputs_text(o.cli.inputs[i], stderr);
+				mcx_fputs_text(o.cli.inputs[i], stderr);
 				fputc('\n', stderr);
 			}
 			status = worse(status, validate_job(&o, &one, results));

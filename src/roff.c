@@ -26,7 +26,7 @@ mcinit_roff_inline(FILE *out, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
 	while (p < end && *p) {
-		size_t k = *p < 0x80 ? 1 : mcinit_utf8_len(p, (size_t)(end - p));
+		size_t k = *p < 0x80 ? 1 : mcx_utf8_len(p, (size_t)(end - p));
 
 		if (k == 0) { /* not UTF-8: show the replacement character */
 			fputs("\\[uFFFD]", out);

@@ -18,7 +18,7 @@ static void
 doc_entry(FILE *out, enum mcinit_doc_format fmt, const char *code, enum mcinit_severity sev,
           const char *doc, const char *example, const char *fix, const enum mcinit_field *reads)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	char key[128];
 
 	if (fmt == MCINIT_DOC_TEXT) {
@@ -43,10 +43,10 @@ doc_entry(FILE *out, enum mcinit_doc_format fmt, const char *code, enum mcinit_s
 		return;
 	fputs(".br\nReads:\n", out);
 	for (; *reads != MCINIT_F_COUNT; reads++)
-		mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "",
-		                  mcinit_field_key(*reads, key, sizeof key));
-	mcinit_roff_text(out, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+		mcx_buf_printf(&b, "%s%s", b.len ? ", " : "",
+		               mcinit_field_key(*reads, key, sizeof key));
+	mcinit_roff_text(out, mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 }
 
 static void
@@ -103,7 +103,7 @@ mcinit_rules_doc(FILE *out, enum mcinit_doc_format fmt)
 static void
 append_docs(struct mcinit_code_doc **v, size_t *n, const struct mcinit_code_doc *src, size_t k)
 {
-	*v = mcinit_xrealloc(*v, (*n + k) * sizeof **v);
+	*v = mcx_xrealloc(*v, (*n + k) * sizeof **v);
 	memcpy(*v + *n, src, k * sizeof *src);
 	*n += k;
 }

@@ -38,7 +38,7 @@ extern char **environ;
 
 struct stream {
 	int fd;
-	struct mcinit_buf line;
+	struct mcx_buf line;
 	bool raw; /* passed through unprefixed (rank 0's JSON report) */
 	FILE *to;
 };
@@ -124,7 +124,7 @@ stream_read(struct launch *L, struct worker *w, struct stream *s)
 		if (buf[i] != '\n')
 			continue;
 		if (s->line.len) {
-			mcinit_buf_add(&s->line, buf + start, i - start);
+			mcx_buf_add(&s->line, buf + start, i - start);
 			emit_line(L, w, s, s->line.data, s->line.len);
 			s->line.len = 0;
 		} else {
@@ -132,7 +132,7 @@ stream_read(struct launch *L, struct worker *w, struct stream *s)
 		}
 		start = i + 1;
 	}
-	mcinit_buf_add(&s->line, buf + start, (size_t)r - start);
+	mcx_buf_add(&s->line, buf + start, (size_t)r - start);
 	if (s->line.len > 1 << 20) { /* a line without end: do not hold it forever */
 		emit_line(L, w, s, s->line.data, s->line.len);
 		s->line.len = 0;
@@ -223,12 +223,12 @@ watchdog_tell(struct launch *L, int32_t pid)
 /* ---- spawning ---- */
 
 static void
-env_put(struct mcinit_buf *names, char ***envv, size_t *n, size_t *cap, char *kv)
+env_put(struct mcx_buf *names, char ***envv, size_t *n, size_t *cap, char *kv)
 {
 	(void)names;
 	if (*n + 2 > *cap) {
 		*cap = *cap ? 2 * *cap : 64;
-		*envv = mcinit_xrealloc(*envv, *cap * sizeof **envv);
+		*envv = mcx_xrealloc(*envv, *cap * sizeof **envv);
 	}
 	(*envv)[(*n)++] = kv;
 	(*envv)[*n] = NULL;
@@ -281,31 +281,31 @@ worker_env(const struct launch *L, const struct worker *w, int phase_fd)
 
 	for (e = environ; *e; e++)
 		if (!is_contract_var(*e))
-			env_put(NULL, &v, &n, &cap, mcinit_xstrdup(*e));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("RANK=%ld", w->rank));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("WORLD_SIZE=%ld", world));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("LOCAL_RANK=%ld", w->local_rank));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("LOCAL_WORLD_SIZE=%ld", o->nproc));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("GROUP_RANK=%ld", o->node_rank));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("GROUP_WORLD_SIZE=%ld", o->nnodes));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("ROLE_RANK=%ld", w->rank));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("ROLE_WORLD_SIZE=%ld", world));
-	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("ROLE_NAME=default"));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MASTER_ADDR=%s", L->addr));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MASTER_PORT=%d", L->port));
-	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_RESTART_COUNT=0"));
-	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_MAX_RESTARTS=0"));
+			env_put(NULL, &v, &n, &cap, mcx_xstrdup(*e));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("RANK=%ld", w->rank));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("WORLD_SIZE=%ld", world));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("LOCAL_RANK=%ld", w->local_rank));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("LOCAL_WORLD_SIZE=%ld", o->nproc));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("GROUP_RANK=%ld", o->node_rank));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("GROUP_WORLD_SIZE=%ld", o->nnodes));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("ROLE_RANK=%ld", w->rank));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("ROLE_WORLD_SIZE=%ld", world));
+	env_put(NULL, &v, &n, &cap, mcx_xstrdup("ROLE_NAME=default"));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("MASTER_ADDR=%s", L->addr));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("MASTER_PORT=%d", L->port));
+	env_put(NULL, &v, &n, &cap, mcx_xstrdup("TORCHELASTIC_RESTART_COUNT=0"));
+	env_put(NULL, &v, &n, &cap, mcx_xstrdup("TORCHELASTIC_MAX_RESTARTS=0"));
 	env_put(NULL, &v, &n, &cap,
-	        mcinit_xasprintf("TORCHELASTIC_RUN_ID=mcinit-%s", L->dir + strlen(L->dir) - 6));
+	        mcx_xasprintf("TORCHELASTIC_RUN_ID=mcinit-%s", L->dir + strlen(L->dir) - 6));
 	/* the store is served (here or on node 0): join it, do not bind the port */
-	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("TORCHELASTIC_USE_AGENT_STORE=True"));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("TORCHELASTIC_ERROR_FILE=%s", w->errfile));
-	env_put(NULL, &v, &n, &cap, mcinit_xstrdup("MCINIT_LAUNCHED=1"));
-	env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MCINIT_PHASE_FD=%d", phase_fd));
+	env_put(NULL, &v, &n, &cap, mcx_xstrdup("TORCHELASTIC_USE_AGENT_STORE=True"));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("TORCHELASTIC_ERROR_FILE=%s", w->errfile));
+	env_put(NULL, &v, &n, &cap, mcx_xstrdup("MCINIT_LAUNCHED=1"));
+	env_put(NULL, &v, &n, &cap, mcx_xasprintf("MCINIT_PHASE_FD=%d", phase_fd));
 	if (L->token[0])
-		env_put(NULL, &v, &n, &cap, mcinit_xasprintf("MCINIT_STORE_TOKEN=%s", L->token));
+		env_put(NULL, &v, &n, &cap, mcx_xasprintf("MCINIT_STORE_TOKEN=%s", L->token));
 	if (o->nproc > 1 && !getenv("OMP_NUM_THREADS")) /* as torchrun does */
-		env_put(NULL, &v, &n, &cap, mcinit_xstrdup("OMP_NUM_THREADS=1"));
+		env_put(NULL, &v, &n, &cap, mcx_xstrdup("OMP_NUM_THREADS=1"));
 	return v;
 }
 
@@ -621,9 +621,9 @@ static void
 loop(struct launch *L)
 {
 	size_t cap = (size_t)(3 * L->n + 2);
-	struct pollfd *pf = mcinit_xcalloc(cap, sizeof *pf);
-	struct stream **who = mcinit_xcalloc(cap, sizeof *who);
-	struct worker **whow = mcinit_xcalloc(cap, sizeof *whow);
+	struct pollfd *pf = mcx_xcalloc(cap, sizeof *pf);
+	struct stream **who = mcx_xcalloc(cap, sizeof *who);
+	struct worker **whow = mcx_xcalloc(cap, sizeof *whow);
 
 	for (;;) {
 		size_t np = 0, i;
@@ -782,9 +782,9 @@ teardown(struct launch *L)
 	int32_t bye = 0;
 
 	for (i = 0; i < L->n; i++) {
-		mcinit_buf_free(&L->w[i].out.line);
-		mcinit_buf_free(&L->w[i].err.line);
-		mcinit_buf_free(&L->w[i].ph.line);
+		mcx_buf_free(&L->w[i].out.line);
+		mcx_buf_free(&L->w[i].err.line);
+		mcx_buf_free(&L->w[i].ph.line);
 		if (L->w[i].ph.fd >= 0)
 			close(L->w[i].ph.fd);
 		if (L->w[i].out.fd >= 0)
@@ -818,7 +818,7 @@ mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err)
 	int status = 0;
 
 	L.n = o->nproc;
-	L.w = mcinit_xcalloc((size_t)L.n, sizeof *L.w);
+	L.w = mcx_xcalloc((size_t)L.n, sizeof *L.w);
 	for (i = 0; i < L.n; i++)
 		L.w[i].out.fd = L.w[i].err.fd = L.w[i].ph.fd = -1;
 	if (setup(&L, err) < 0) {

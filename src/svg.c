@@ -42,7 +42,7 @@ struct layout {
 static size_t
 xml_char_len(const unsigned char *p, size_t avail)
 {
-	size_t n = mcinit_utf8_len(p, avail);
+	size_t n = mcx_utf8_len(p, avail);
 
 	if (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)
 		return 0;
@@ -53,7 +53,7 @@ xml_char_len(const unsigned char *p, size_t avail)
  * characters, broken UTF-8) replaced by '?', so any caller string yields a
  * well-formed document. */
 static void
-esc(struct mcinit_buf *b, const char *s)
+esc(struct mcx_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 
@@ -61,28 +61,28 @@ esc(struct mcinit_buf *b, const char *s)
 		size_t n = xml_char_len(p, (size_t)(end - p));
 
 		if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n')) {
-			mcinit_buf_addc(b, '?');
+			mcx_buf_addc(b, '?');
 			p += n ? n : 1;
 			continue;
 		}
 		switch (*p) {
 		case '&':
-			mcinit_buf_adds(b, "&amp;");
+			mcx_buf_adds(b, "&amp;");
 			break;
 		case '<':
-			mcinit_buf_adds(b, "&lt;");
+			mcx_buf_adds(b, "&lt;");
 			break;
 		case '>':
-			mcinit_buf_adds(b, "&gt;");
+			mcx_buf_adds(b, "&gt;");
 			break;
 		case '"':
-			mcinit_buf_adds(b, "&quot;");
+			mcx_buf_adds(b, "&quot;");
 			break;
 		case '\'':
-			mcinit_buf_adds(b, "&apos;");
+			mcx_buf_adds(b, "&apos;");
 			break;
 		default:
-			mcinit_buf_add(b, p, n);
+			mcx_buf_add(b, p, n);
 		}
 		p += n;
 	}
@@ -164,7 +164,7 @@ static int *
 node_stages(const struct mcinit_svg_input *in, const struct layout *L, size_t n, size_t *count)
 {
 	size_t g, r, k, cap = 4;
-	int *v = mcinit_xmalloc(cap * sizeof *v);
+	int *v = mcx_xmalloc(cap * sizeof *v);
 
 	*count = 0;
 	for (g = 0; g < L->gdraw; g++) {
@@ -179,7 +179,7 @@ node_stages(const struct mcinit_svg_input *in, const struct layout *L, size_t n,
 				continue;
 			if (*count == cap) {
 				cap *= 2;
-				v = mcinit_xrealloc(v, cap * sizeof *v);
+				v = mcx_xrealloc(v, cap * sizeof *v);
 			}
 			v[(*count)++] = st;
 		}
@@ -199,7 +199,7 @@ panel_height(size_t rows)
 	       NIC_H + PANEL_PAD;
 }
 
-static int legend(struct mcinit_buf *b, const struct layout *L, int y);
+static int legend(struct mcx_buf *b, const struct layout *L, int y);
 
 static void
 layout_panels(const struct mcinit_svg_input *in, struct layout *L)
@@ -267,9 +267,9 @@ layout(const struct mcinit_svg_input *in, struct layout *L)
 	if (L->panel_w + 2 * MARGIN > L->width)
 		L->width = L->panel_w + 2 * MARGIN;
 	L->legend_y = in->subtitle ? 76 : 58;
-	L->px = mcinit_xcalloc(L->ndraw, sizeof *L->px);
-	L->py = mcinit_xcalloc(L->ndraw, sizeof *L->py);
-	L->ph = mcinit_xcalloc(L->ndraw, sizeof *L->ph);
+	L->px = mcx_xcalloc(L->ndraw, sizeof *L->px);
+	L->py = mcx_xcalloc(L->ndraw, sizeof *L->py);
+	L->ph = mcx_xcalloc(L->ndraw, sizeof *L->ph);
 	/* Panels may widen the picture, and the legend wraps to the width: lay
 	 * out twice so the legend's height is known for the final width. */
 	L->content_y = legend(NULL, L, L->legend_y) + 14;
@@ -282,17 +282,17 @@ layout(const struct mcinit_svg_input *in, struct layout *L)
 
 /* Draws (b != NULL) or measures the legend; returns the y below it. */
 static int
-legend(struct mcinit_buf *b, const struct layout *L, int y)
+legend(struct mcx_buf *b, const struct layout *L, int y)
 {
 	int x = MARGIN, right = L->width - MARGIN, i,
 	    shown = L->ntp < (int)NCOLORS ? L->ntp : (int)NCOLORS;
 
 	if (shown > 0) {
 		if (b)
-			mcinit_buf_printf(b,
-			                  "<text class=\"lg\" x=\"%d\" y=\"%d\">Tensor-parallel "
-			                  "groups:</text>\n",
-			                  x, y + 12);
+			mcx_buf_printf(b,
+			               "<text class=\"lg\" x=\"%d\" y=\"%d\">Tensor-parallel "
+			               "groups:</text>\n",
+			               x, y + 12);
 		x += text_w(24, 12) + 8;
 		for (i = 0; i < shown; i++) {
 			char label[48];
@@ -308,40 +308,36 @@ legend(struct mcinit_buf *b, const struct layout *L, int y)
 				y += 20;
 			}
 			if (b)
-				mcinit_buf_printf(
-				    b,
-				    "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
-				    "rx=\"2\" fill=\"%s\" stroke=\"#333333\"/>"
-				    "<text class=\"lg\" x=\"%d\" y=\"%d\">%s</text>\n",
-				    x, y + 1, palette[i], x + 18, y + 12, label);
+				mcx_buf_printf(b,
+				               "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+				               "rx=\"2\" fill=\"%s\" stroke=\"#333333\"/>"
+				               "<text class=\"lg\" x=\"%d\" y=\"%d\">%s</text>\n",
+				               x, y + 1, palette[i], x + 18, y + 12, label);
 			x += w;
 		}
 		y += 22;
 	}
 	if (b) {
 		x = MARGIN;
-		mcinit_buf_printf(
-		    b,
-		    "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"14\" class=\"numa\"/>"
-		    "<text class=\"lg\" x=\"%d\" y=\"%d\">NUMA domain</text>\n",
-		    x, y + 1, x + 28, y + 12);
+		mcx_buf_printf(b,
+		               "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"14\" class=\"numa\"/>"
+		               "<text class=\"lg\" x=\"%d\" y=\"%d\">NUMA domain</text>\n",
+		               x, y + 1, x + 28, y + 12);
 		x += 28 + text_w(11, 12) + 18;
-		mcinit_buf_printf(
-		    b,
-		    "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"14\" class=\"nic\"/>"
-		    "<text class=\"lg\" x=\"%d\" y=\"%d\">NIC near these GPUs</text>\n",
-		    x, y + 1, x + 28, y + 12);
+		mcx_buf_printf(b,
+		               "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"14\" class=\"nic\"/>"
+		               "<text class=\"lg\" x=\"%d\" y=\"%d\">NIC near these GPUs</text>\n",
+		               x, y + 1, x + 28, y + 12);
 		x += 28 + text_w(19, 12) + 18;
-		mcinit_buf_printf(
-		    b,
-		    "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"14\" class=\"idle\"/>"
-		    "<text class=\"lg\" x=\"%d\" y=\"%d\">GPU without a rank</text>\n",
-		    x, y + 1, x + 28, y + 12);
+		mcx_buf_printf(b,
+		               "<rect x=\"%d\" y=\"%d\" width=\"22\" height=\"14\" class=\"idle\"/>"
+		               "<text class=\"lg\" x=\"%d\" y=\"%d\">GPU without a rank</text>\n",
+		               x, y + 1, x + 28, y + 12);
 		x += 28 + text_w(18, 12) + 18;
-		mcinit_buf_printf(b,
-		                  "<text class=\"lg\" x=\"%d\" y=\"%d\">Rows: pipeline stages "
-		                  "(PP)</text>\n",
-		                  x, y + 12);
+		mcx_buf_printf(b,
+		               "<text class=\"lg\" x=\"%d\" y=\"%d\">Rows: pipeline stages "
+		               "(PP)</text>\n",
+		               x, y + 12);
 	}
 	return y + 18;
 }
@@ -359,7 +355,7 @@ row_y(const struct layout *L, size_t n, size_t row)
 }
 
 static void
-draw_numa(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
+draw_numa(struct mcx_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
           size_t nrows)
 {
 	size_t g = 0, e;
@@ -374,11 +370,11 @@ draw_numa(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct 
 		if (numa >= 0) {
 			x0 = col_x(L, n, g) - 3;
 			x1 = col_x(L, n, e - 1) + L->bw + 3;
-			mcinit_buf_printf(b,
-			                  "<rect class=\"numa\" x=\"%d\" y=\"%d\" width=\"%d\" "
-			                  "height=\"%d\"/><text class=\"small\" x=\"%d\" "
-			                  "y=\"%d\">NUMA %d</text>\n",
-			                  x0, top, x1 - x0, bottom - top, x0 + 4, bottom - 3, numa);
+			mcx_buf_printf(b,
+			               "<rect class=\"numa\" x=\"%d\" y=\"%d\" width=\"%d\" "
+			               "height=\"%d\"/><text class=\"small\" x=\"%d\" "
+			               "y=\"%d\">NUMA %d</text>\n",
+			               x0, top, x1 - x0, bottom - top, x0 + 4, bottom - 3, numa);
 		}
 		g = e;
 	}
@@ -399,7 +395,7 @@ same_nics(const struct mcinit_svg_slot *a, const struct mcinit_svg_slot *b)
 
 /* One marker per run of neighbouring GPUs that share the same NICs. */
 static void
-draw_nics(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
+draw_nics(struct mcx_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
           size_t nrows)
 {
 	size_t g = 0, e, i;
@@ -407,7 +403,7 @@ draw_nics(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct 
 
 	while (g < L->gdraw) {
 		const struct mcinit_svg_slot *s = slot_at(in, n, g);
-		struct mcinit_buf names = {0};
+		struct mcx_buf names = {0};
 		int x0, w;
 		size_t maxc;
 
@@ -415,93 +411,92 @@ draw_nics(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct 
 			;
 		if (s->nnics > 0) {
 			for (i = 0; i < s->nnics; i++)
-				mcinit_buf_printf(&names, "%s%s", i ? ", " : "",
-				                  s->nics[i] ? s->nics[i] : "?");
+				mcx_buf_printf(&names, "%s%s", i ? ", " : "",
+				               s->nics[i] ? s->nics[i] : "?");
 			x0 = col_x(L, n, g) + 2;
 			w = col_x(L, n, e - 1) + L->bw - 2 - x0;
 			maxc = (size_t)(w / (CHAR_W * 10));
 			if (names.len > maxc && maxc > 2) {
 				names.len = maxc - 2;
-				mcinit_buf_adds(&names, "…");
+				mcx_buf_adds(&names, "…");
 			}
-			mcinit_buf_printf(b,
-			                  "<rect class=\"nic\" x=\"%d\" y=\"%d\" width=\"%d\" "
-			                  "height=\"%d\"/><text class=\"nict\" x=\"%d\" y=\"%d\">",
-			                  x0, y, w, NIC_H, x0 + w / 2, y + 12);
-			esc(b, mcinit_buf_cstr(&names));
-			mcinit_buf_adds(b, "</text>\n");
+			mcx_buf_printf(b,
+			               "<rect class=\"nic\" x=\"%d\" y=\"%d\" width=\"%d\" "
+			               "height=\"%d\"/><text class=\"nict\" x=\"%d\" y=\"%d\">",
+			               x0, y, w, NIC_H, x0 + w / 2, y + 12);
+			esc(b, mcx_buf_cstr(&names));
+			mcx_buf_adds(b, "</text>\n");
 		}
-		mcinit_buf_free(&names);
+		mcx_buf_free(&names);
 		g = e;
 	}
 }
 
 static void
-rank_label(struct mcinit_buf *lab, const struct mcinit_svg_rank *const *rs, size_t k, int bw)
+rank_label(struct mcx_buf *lab, const struct mcinit_svg_rank *const *rs, size_t k, int bw)
 {
 	size_t i;
 
 	for (i = 0; i < k; i++)
-		mcinit_buf_printf(lab, "%sr%ld", i ? ", " : "", rs[i]->rank);
+		mcx_buf_printf(lab, "%sr%ld", i ? ", " : "", rs[i]->rank);
 	if (k > 1 && text_w(lab->len, 12) > bw - 6) {
 		lab->len = 0;
-		mcinit_buf_printf(lab, "r%ld +%zu", rs[0]->rank, k - 1);
+		mcx_buf_printf(lab, "r%ld +%zu", rs[0]->rank, k - 1);
 	}
 }
 
 /* A slot's name: its label, else "GPU g". */
 static void
-slot_name(struct mcinit_buf *b, const struct mcinit_svg_slot *s, size_t g)
+slot_name(struct mcx_buf *b, const struct mcinit_svg_slot *s, size_t g)
 {
 	if (s->label != NULL)
 		esc(b, s->label);
 	else
-		mcinit_buf_printf(b, "GPU %zu", g);
+		mcx_buf_printf(b, "GPU %zu", g);
 }
 
 static void
-draw_box(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
+draw_box(struct mcx_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
          size_t g, size_t row, const struct mcinit_svg_rank *const *rs, size_t k)
 {
 	const struct mcinit_svg_slot *s = slot_at(in, n, g);
 	int x = col_x(L, n, g), y = row_y(L, n, row), font;
-	struct mcinit_buf lab = {0};
+	struct mcx_buf lab = {0};
 	size_t i;
 
 	rank_label(&lab, rs, k, L->bw);
 	font = 12;
 	while (font > 7 && text_w(lab.len, font) > L->bw - 4)
 		font--;
-	mcinit_buf_adds(b, "<g><title>");
+	mcx_buf_adds(b, "<g><title>");
 	for (i = 0; i < k; i++) {
-		mcinit_buf_printf(b, "%srank %ld: node %zu, ", i ? "; " : "", rs[i]->rank, n);
+		mcx_buf_printf(b, "%srank %ld: node %zu, ", i ? "; " : "", rs[i]->rank, n);
 		slot_name(b, s, g);
 		if (rs[i]->tp_group >= 0)
-			mcinit_buf_printf(b, ", TP group %d", rs[i]->tp_group);
+			mcx_buf_printf(b, ", TP group %d", rs[i]->tp_group);
 		if (rs[i]->pp_stage >= 0)
-			mcinit_buf_printf(b, ", PP stage %d", rs[i]->pp_stage);
+			mcx_buf_printf(b, ", PP stage %d", rs[i]->pp_stage);
 	}
 	if (s->numa >= 0)
-		mcinit_buf_printf(b, ", NUMA %d", s->numa);
-	mcinit_buf_printf(b,
-	                  "</title><rect class=\"gpu\" x=\"%d\" y=\"%d\" width=\"%d\" "
-	                  "height=\"%d\" fill=\"%s\"/>"
-	                  "<text class=\"rk\" x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"%d\">",
-	                  x, y, L->bw, BOX_H, tp_fill(rs[0]->tp_group), x + L->bw / 2, y + 20,
-	                  tp_ink(rs[0]->tp_group), font);
-	esc(b, mcinit_buf_cstr(&lab));
-	mcinit_buf_adds(b, "</text>");
+		mcx_buf_printf(b, ", NUMA %d", s->numa);
+	mcx_buf_printf(b,
+	               "</title><rect class=\"gpu\" x=\"%d\" y=\"%d\" width=\"%d\" "
+	               "height=\"%d\" fill=\"%s\"/>"
+	               "<text class=\"rk\" x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"%d\">",
+	               x, y, L->bw, BOX_H, tp_fill(rs[0]->tp_group), x + L->bw / 2, y + 20,
+	               tp_ink(rs[0]->tp_group), font);
+	esc(b, mcx_buf_cstr(&lab));
+	mcx_buf_adds(b, "</text>");
 	if (rs[0]->tp_group >= 0)
-		mcinit_buf_printf(b,
-		                  "<text class=\"tp\" x=\"%d\" y=\"%d\" fill=\"%s\">TP %d</text>",
-		                  x + L->bw / 2, y + 35, tp_ink(rs[0]->tp_group), rs[0]->tp_group);
-	mcinit_buf_adds(b, "</g>\n");
-	mcinit_buf_free(&lab);
+		mcx_buf_printf(b, "<text class=\"tp\" x=\"%d\" y=\"%d\" fill=\"%s\">TP %d</text>",
+		               x + L->bw / 2, y + 35, tp_ink(rs[0]->tp_group), rs[0]->tp_group);
+	mcx_buf_adds(b, "</g>\n");
+	mcx_buf_free(&lab);
 }
 
 static void
-draw_cells(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct layout *L,
-           size_t n, const int *stages, size_t nrows)
+draw_cells(struct mcx_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n,
+           const int *stages, size_t nrows)
 {
 	size_t g, row, r;
 
@@ -509,20 +504,20 @@ draw_cells(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct
 		const struct mcinit_svg_slot *s = slot_at(in, n, g);
 		const struct mcinit_svg_rank **rs;
 
-		mcinit_buf_printf(b, "<text class=\"col\" x=\"%d\" y=\"%d\">",
-		                  col_x(L, n, g) + L->bw / 2, row_y(L, n, 0) - 4);
+		mcx_buf_printf(b, "<text class=\"col\" x=\"%d\" y=\"%d\">",
+		               col_x(L, n, g) + L->bw / 2, row_y(L, n, 0) - 4);
 		slot_name(b, s, g);
-		mcinit_buf_adds(b, "</text>\n");
+		mcx_buf_adds(b, "</text>\n");
 		if (s->nranks == 0) {
-			mcinit_buf_printf(b,
-			                  "<rect class=\"idle\" x=\"%d\" y=\"%d\" width=\"%d\" "
-			                  "height=\"%d\"/><text class=\"tp\" x=\"%d\" y=\"%d\" "
-			                  "fill=\"#777777\">idle</text>\n",
-			                  col_x(L, n, g), row_y(L, n, 0), L->bw, BOX_H,
-			                  col_x(L, n, g) + L->bw / 2, row_y(L, n, 0) + 26);
+			mcx_buf_printf(b,
+			               "<rect class=\"idle\" x=\"%d\" y=\"%d\" width=\"%d\" "
+			               "height=\"%d\"/><text class=\"tp\" x=\"%d\" y=\"%d\" "
+			               "fill=\"#777777\">idle</text>\n",
+			               col_x(L, n, g), row_y(L, n, 0), L->bw, BOX_H,
+			               col_x(L, n, g) + L->bw / 2, row_y(L, n, 0) + 26);
 			continue;
 		}
-		rs = mcinit_xcalloc(s->nranks, sizeof *rs);
+		rs = mcx_xcalloc(s->nranks, sizeof *rs);
 		for (row = 0; row < nrows; row++) {
 			size_t k = 0;
 
@@ -540,8 +535,7 @@ draw_cells(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct
 }
 
 static void
-draw_panel(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct layout *L,
-           size_t n)
+draw_panel(struct mcx_buf *b, const struct mcinit_svg_input *in, const struct layout *L, size_t n)
 {
 	size_t nrows, row, g, r;
 	int *stages = node_stages(in, L, n, &nrows);
@@ -556,85 +550,84 @@ draw_panel(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct
 			if (rk > hi)
 				hi = rk;
 		}
-	mcinit_buf_printf(b,
-	                  "<g class=\"node\"><rect class=\"panel\" x=\"%d\" y=\"%d\" width=\"%d\" "
-	                  "height=\"%d\"/>\n<text class=\"node\" x=\"%d\" y=\"%d\">node %zu</text>",
-	                  L->px[n], L->py[n], L->panel_w, L->ph[n], L->px[n] + PANEL_PAD,
-	                  L->py[n] + 17, n);
+	mcx_buf_printf(b,
+	               "<g class=\"node\"><rect class=\"panel\" x=\"%d\" y=\"%d\" width=\"%d\" "
+	               "height=\"%d\"/>\n<text class=\"node\" x=\"%d\" y=\"%d\">node %zu</text>",
+	               L->px[n], L->py[n], L->panel_w, L->ph[n], L->px[n] + PANEL_PAD,
+	               L->py[n] + 17, n);
 	if (lo >= 0)
-		mcinit_buf_printf(b,
-		                  "<text class=\"small\" x=\"%d\" y=\"%d\" "
-		                  "text-anchor=\"end\">ranks %ld–%ld</text>",
-		                  L->px[n] + L->panel_w - PANEL_PAD, L->py[n] + 16, lo, hi);
-	mcinit_buf_addc(b, '\n');
+		mcx_buf_printf(b,
+		               "<text class=\"small\" x=\"%d\" y=\"%d\" "
+		               "text-anchor=\"end\">ranks %ld–%ld</text>",
+		               L->px[n] + L->panel_w - PANEL_PAD, L->py[n] + 16, lo, hi);
+	mcx_buf_addc(b, '\n');
 	draw_numa(b, in, L, n, nrows);
 	for (row = 0; row < nrows; row++) {
-		mcinit_buf_printf(b, "<text class=\"pp\" x=\"%d\" y=\"%d\">", L->px[n] + PANEL_PAD,
-		                  row_y(L, n, row) + BOX_H / 2 + 4);
+		mcx_buf_printf(b, "<text class=\"pp\" x=\"%d\" y=\"%d\">", L->px[n] + PANEL_PAD,
+		               row_y(L, n, row) + BOX_H / 2 + 4);
 		if (stages[row] >= 0)
-			mcinit_buf_printf(b, "PP %d</text>\n", stages[row]);
+			mcx_buf_printf(b, "PP %d</text>\n", stages[row]);
 		else
-			mcinit_buf_adds(b, "–</text>\n");
+			mcx_buf_adds(b, "–</text>\n");
 	}
 	draw_cells(b, in, L, n, stages, nrows);
 	draw_nics(b, in, L, n, nrows);
-	mcinit_buf_adds(b, "</g>\n");
+	mcx_buf_adds(b, "</g>\n");
 	free(stages);
 }
 
 static void
-draw_head(struct mcinit_buf *b, const struct mcinit_svg_input *in, const struct layout *L)
+draw_head(struct mcx_buf *b, const struct mcinit_svg_input *in, const struct layout *L)
 {
 	const char *title = in->title ? in->title : "mcinit topology";
 
-	mcinit_buf_printf(b,
-	                  "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-	                  "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
-	                  "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
-	                  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-	                  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-	                  "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n<title>",
-	                  L->width, L->height, L->width, L->height);
+	mcx_buf_printf(b,
+	               "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+	               "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+	               "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+	               "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+	               "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	               "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n<title>",
+	               L->width, L->height, L->width, L->height);
 	esc(b, title);
-	mcinit_buf_printf(b,
-	                  "</title>\n<desc>%zu node%s x %zu GPUs: GPU boxes show ranks, coloured "
-	                  "by tensor-parallel group; rows are pipeline stages.</desc>\n",
-	                  in->nnodes, in->nnodes == 1 ? "" : "s", in->gpus_per_node);
-	mcinit_buf_adds(
-	    b, "<style type=\"text/css\"><![CDATA[\n"
+	mcx_buf_printf(b,
+	               "</title>\n<desc>%zu node%s x %zu GPUs: GPU boxes show ranks, coloured "
+	               "by tensor-parallel group; rows are pipeline stages.</desc>\n",
+	               in->nnodes, in->nnodes == 1 ? "" : "s", in->gpus_per_node);
+	mcx_buf_adds(b,
+	             "<style type=\"text/css\"><![CDATA[\n"
 
-	       ".title{font-size:20px;font-weight:bold}\n"
-	       ".sub{font-size:13px;fill:#555555}\n"
-	       ".lg{font-size:12px}\n"
-	       "text.node{font-size:13px;font-weight:bold}\n"
-	       ".small{font-size:10px;fill:#555555}\n"
-	       ".col{font-size:9px;fill:#666666;text-anchor:middle}\n"
-	       ".pp{font-size:11px;font-weight:bold;fill:#444444}\n"
-	       ".rk{font-weight:bold;text-anchor:middle}\n"
-	       ".tp{font-size:10px;text-anchor:middle}\n"
-	       ".nict{font-size:10px;fill:#ffffff;text-anchor:middle}\n"
-	       ".note{font-size:13px;font-style:italic;fill:#444444}\n"
-	       "rect.panel{fill:#f6f6f4;stroke:#9a9a9a;stroke-width:1}\n"
-	       "rect.gpu{stroke:#333333;stroke-width:1}\n"
-	       "rect.numa{fill:none;stroke:#5a6f8a;stroke-width:1.2;stroke-dasharray:5,3}\n"
-	       "rect.nic{fill:#2f3b4c;stroke:none}\n"
-	       "rect.idle{fill:#ffffff;stroke:#aaaaaa;stroke-dasharray:3,3}\n"
-	       "]]></style>\n");
-	mcinit_buf_printf(b,
-	                  "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-	                  L->width, L->height);
-	mcinit_buf_printf(b, "<text class=\"title\" x=\"%d\" y=\"%d\">", MARGIN, 34);
+	             ".title{font-size:20px;font-weight:bold}\n"
+	             ".sub{font-size:13px;fill:#555555}\n"
+	             ".lg{font-size:12px}\n"
+	             "text.node{font-size:13px;font-weight:bold}\n"
+	             ".small{font-size:10px;fill:#555555}\n"
+	             ".col{font-size:9px;fill:#666666;text-anchor:middle}\n"
+	             ".pp{font-size:11px;font-weight:bold;fill:#444444}\n"
+	             ".rk{font-weight:bold;text-anchor:middle}\n"
+	             ".tp{font-size:10px;text-anchor:middle}\n"
+	             ".nict{font-size:10px;fill:#ffffff;text-anchor:middle}\n"
+	             ".note{font-size:13px;font-style:italic;fill:#444444}\n"
+	             "rect.panel{fill:#f6f6f4;stroke:#9a9a9a;stroke-width:1}\n"
+	             "rect.gpu{stroke:#333333;stroke-width:1}\n"
+	             "rect.numa{fill:none;stroke:#5a6f8a;stroke-width:1.2;stroke-dasharray:5,3}\n"
+	             "rect.nic{fill:#2f3b4c;stroke:none}\n"
+	             "rect.idle{fill:#ffffff;stroke:#aaaaaa;stroke-dasharray:3,3}\n"
+	             "]]></style>\n");
+	mcx_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+	               L->width, L->height);
+	mcx_buf_printf(b, "<text class=\"title\" x=\"%d\" y=\"%d\">", MARGIN, 34);
 	esc(b, title);
-	mcinit_buf_adds(b, "</text>\n");
+	mcx_buf_adds(b, "</text>\n");
 	if (in->subtitle != NULL) {
-		mcinit_buf_printf(b, "<text class=\"sub\" x=\"%d\" y=\"%d\">", MARGIN, 56);
+		mcx_buf_printf(b, "<text class=\"sub\" x=\"%d\" y=\"%d\">", MARGIN, 56);
 		esc(b, in->subtitle);
-		mcinit_buf_adds(b, "</text>\n");
+		mcx_buf_adds(b, "</text>\n");
 	}
 }
 
 int
-mcinit_svg_render(const struct mcinit_svg_input *in, struct mcinit_buf *out, struct mcinit_err *err)
+mcinit_svg_render(const struct mcinit_svg_input *in, struct mcx_buf *out, struct mcinit_err *err)
 {
 	struct layout L;
 	size_t n;
@@ -647,18 +640,18 @@ mcinit_svg_render(const struct mcinit_svg_input *in, struct mcinit_buf *out, str
 	for (n = 0; n < L.ndraw; n++)
 		draw_panel(out, in, &L, n);
 	if (L.ndraw < in->nnodes)
-		mcinit_buf_printf(out,
-		                  "<text class=\"note\" x=\"%d\" y=\"%d\">… %zu more nodes (nodes "
-		                  "%zu–%zu) not drawn: showing %zu of %zu.</text>\n",
-		                  MARGIN, L.note_y, in->nnodes - L.ndraw, L.ndraw, in->nnodes - 1,
-		                  L.ndraw, in->nnodes);
+		mcx_buf_printf(out,
+		               "<text class=\"note\" x=\"%d\" y=\"%d\">… %zu more nodes (nodes "
+		               "%zu–%zu) not drawn: showing %zu of %zu.</text>\n",
+		               MARGIN, L.note_y, in->nnodes - L.ndraw, L.ndraw, in->nnodes - 1,
+		               L.ndraw, in->nnodes);
 	if (L.gdraw < in->gpus_per_node)
-		mcinit_buf_printf(out,
-		                  "<text class=\"note\" x=\"%d\" y=\"%d\">Only GPUs 0–%zu of %zu "
-		                  "per node are drawn.</text>\n",
-		                  MARGIN, L.note_y + (L.ndraw < in->nnodes ? 20 : 0), L.gdraw - 1,
-		                  in->gpus_per_node);
-	mcinit_buf_adds(out, "</svg>\n");
+		mcx_buf_printf(out,
+		               "<text class=\"note\" x=\"%d\" y=\"%d\">Only GPUs 0–%zu of %zu "
+		               "per node are drawn.</text>\n",
+		               MARGIN, L.note_y + (L.ndraw < in->nnodes ? 20 : 0), L.gdraw - 1,
+		               in->gpus_per_node);
+	mcx_buf_adds(out, "</svg>\n");
 	free(L.px);
 	free(L.py);
 	free(L.ph);

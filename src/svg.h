@@ -7,7 +7,7 @@
  * The input is plain data so the picture does not depend on the topology
  * engine: the caller fills it and keeps ownership of everything it points
  * to; mcinit_svg_render() only reads it.  The output is a standalone SVG 1.1
- * document appended to a struct mcinit_buf (caller frees the buffer).
+ * document appended to a struct mcx_buf (caller frees the buffer).
  *
  * Up to MCINIT_SVG_MAX_NODES nodes are drawn in full; beyond that the first
  * MCINIT_SVG_SUMMARY_NODES are drawn and a note says how many were left
@@ -54,7 +54,7 @@ struct mcinit_svg_input {
 /* Appends the SVG document to out.  -1 + err (MCINIT_E_USAGE) on malformed input
  * (no nodes or GPUs, NULL arrays with non-zero counts); out is then left
  * as it was. */
-int mcinit_svg_render(const struct mcinit_svg_input *in, struct mcinit_buf *out,
+int mcinit_svg_render(const struct mcinit_svg_input *in, struct mcx_buf *out,
                       struct mcinit_err *err);
 
 #endif

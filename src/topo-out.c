@@ -15,7 +15,7 @@
 void
 mcinit_out_open(struct out *w, FILE *f)
 {
-	w->start = mcinit_xmalloc(OUT_CHUNK);
+	w->start = mcx_xmalloc(OUT_CHUNK);
 	w->p = w->start;
 	w->end = w->start + OUT_CHUNK;
 	w->f = f;

@@ -75,7 +75,7 @@ mcinit_topology_svg(struct job *j)
 	struct mcinit_svg_input in = {0};
 	struct mcinit_svg_slot *slots;
 	struct mcinit_svg_rank *ranks;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_err err = {0};
 	long npn, nnodes, ndraw, nslots, l;
 	char *title, *sub;
@@ -84,7 +84,7 @@ mcinit_topology_svg(struct job *j)
 	mcinit_node_setup(j);
 	nd = &j->nd;
 	mcinit_diags_sort(j->d);
-	mcinit_diags_print(j->d, stderr, mcinit_want_color(stderr));
+	mcinit_diags_print(j->d, stderr, mcx_want_color(stderr));
 	mcinit_print_summary(j->d, stderr);
 	npn = mcinit_node_npn(j);
 	if (npn <= 0) {
@@ -100,16 +100,16 @@ mcinit_topology_svg(struct job *j)
 	for (l = 0; l < npn && l < j->t.s.world; l++)
 		if (svg_slot(nd, l) + 1 > nslots)
 			nslots = svg_slot(nd, l) + 1;
-	slots = mcinit_xcalloc((size_t)(ndraw * nslots), sizeof *slots);
-	ranks = mcinit_xcalloc((size_t)(ndraw * npn), sizeof *ranks);
+	slots = mcx_xcalloc((size_t)(ndraw * nslots), sizeof *slots);
+	ranks = mcx_xcalloc((size_t)(ndraw * npn), sizeof *ranks);
 	svg_fill(j, npn, nslots, ndraw, slots, ranks);
-	title = mcinit_xasprintf("mcinit topology: %ld ranks on %ld node%s", j->t.s.world, nnodes,
-	                         nnodes == 1 ? "" : "s");
-	sub = mcinit_xasprintf("TP %ld, CP %ld, PP %ld, DP %ld, EP %ld; %ld ranks per node%s; "
-	                       "node: %s",
-	                       j->t.s.tp, j->t.s.cp, j->t.s.pp, j->t.dp, j->t.s.ep, npn,
-	                       j->pl.npn > 0 ? "" : " (one per GPU: placement unknown)",
-	                       nd->a ? base_name(mcinit_affinity_source(nd->a)) : "unknown");
+	title = mcx_xasprintf("mcinit topology: %ld ranks on %ld node%s", j->t.s.world, nnodes,
+	                      nnodes == 1 ? "" : "s");
+	sub = mcx_xasprintf("TP %ld, CP %ld, PP %ld, DP %ld, EP %ld; %ld ranks per node%s; "
+	                    "node: %s",
+	                    j->t.s.tp, j->t.s.cp, j->t.s.pp, j->t.dp, j->t.s.ep, npn,
+	                    j->pl.npn > 0 ? "" : " (one per GPU: placement unknown)",
+	                    nd->a ? base_name(mcinit_affinity_source(nd->a)) : "unknown");
 	in.title = title;
 	in.subtitle = sub;
 	in.nnodes = (size_t)nnodes;
@@ -117,13 +117,13 @@ mcinit_topology_svg(struct job *j)
 	in.slots = slots;
 	if (mcinit_svg_render(&in, &b, &err) < 0) {
 		fputs("mcinit topology: ", stderr);
-		mcinit_fputs_text(err.msg, stderr);
+		mcx_fputs_text(err.msg, stderr);
 		fputc('\n', stderr);
 		rc = 1;
 	} else if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
 		rc = -1;
 	}
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	free(title);
 	free(sub);
 	free(ranks);

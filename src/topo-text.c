@@ -31,7 +31,7 @@ fam_name(const struct mcinit_topo *t, int f, char *buf)
 enum { LR_GPU, LR_BUSID, LR_NUMA, LR_CPUS, LR_NICS, LR_NCOL };
 
 static void
-join_array(struct mcinit_buf *b, json_t *arr)
+join_array(struct mcx_buf *b, json_t *arr)
 {
 	size_t i;
 	json_t *v;
@@ -39,14 +39,14 @@ join_array(struct mcinit_buf *b, json_t *arr)
 	json_array_foreach(arr, i, v)
 	{
 		if (i > 0)
-			mcinit_buf_addc(b, ',');
+			mcx_buf_addc(b, ',');
 		if (json_is_integer(v))
-			mcinit_buf_printf(b, "%lld", (long long)json_integer_value(v));
+			mcx_buf_printf(b, "%lld", (long long)json_integer_value(v));
 		else
-			mcinit_buf_adds(b, json_string_value(v));
+			mcx_buf_adds(b, json_string_value(v));
 	}
 	if (json_array_size(arr) == 0)
-		mcinit_buf_addc(b, '-');
+		mcx_buf_addc(b, '-');
 }
 
 static void
@@ -55,17 +55,17 @@ local_rank_cells(const struct node *nd, long l, char **cell)
 	int gpu = mcinit_node_gpu(nd, l);
 	json_t *e = mcinit_affinity_entry_json(nd->a, (size_t)l, gpu);
 	const char *busid = json_string_value(json_object_get(e, "gpu"));
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
-	cell[LR_GPU] = gpu < 0 ? mcinit_xstrdup("-") : mcinit_xasprintf("%d", gpu);
-	cell[LR_BUSID] = mcinit_xstrdup(busid ? busid : "-");
+	cell[LR_GPU] = gpu < 0 ? mcx_xstrdup("-") : mcx_xasprintf("%d", gpu);
+	cell[LR_BUSID] = mcx_xstrdup(busid ? busid : "-");
 	join_array(&b, json_object_get(e, "numa"));
-	cell[LR_NUMA] = mcinit_xstrdup(mcinit_buf_cstr(&b));
+	cell[LR_NUMA] = mcx_xstrdup(mcx_buf_cstr(&b));
 	b.len = 0;
-	cell[LR_CPUS] = mcinit_xstrdup(json_string_value(json_object_get(e, "cpuset")));
+	cell[LR_CPUS] = mcx_xstrdup(json_string_value(json_object_get(e, "cpuset")));
 	join_array(&b, json_object_get(e, "nics"));
-	cell[LR_NICS] = mcinit_xstrdup(mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	cell[LR_NICS] = mcx_xstrdup(mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	json_decref(e);
 }
 
@@ -235,7 +235,7 @@ group_text(struct out *w, const long *v, long n)
 static void
 text_kind_groups(struct out *w, const struct mcinit_groups *g)
 {
-	long i, m, col = 0, *v = mcinit_xmalloc((size_t)g->size * sizeof *v);
+	long i, m, col = 0, *v = mcx_xmalloc((size_t)g->size * sizeof *v);
 
 	for (i = 0; i < g->ngroups; i++) {
 		long len;
@@ -392,7 +392,7 @@ text_rank_group(struct out *w, const struct job *j, int f)
 		OUT_LIT(w, "not a member\n");
 		return 0;
 	}
-	v = mcinit_xmalloc((size_t)fm->size * sizeof *v);
+	v = mcx_xmalloc((size_t)fm->size * sizeof *v);
 	mcinit_topo_fam_group(&j->t, f, color, v);
 	mcinit_out_printf(w, "group %ld of %ld, position %ld: ", color, fm->ngroups, key);
 	group_text(w, v, fm->size);
@@ -490,7 +490,7 @@ text_local_ranks(struct out *w, const struct job *j)
 		mcinit_out_printf(w, "    (left out for %ld local ranks; --all prints them)\n", n);
 		return;
 	}
-	cells = mcinit_xcalloc((size_t)n * LR_NCOL, sizeof *cells);
+	cells = mcx_xcalloc((size_t)n * LR_NCOL, sizeof *cells);
 	for (c = 0; c < LR_NCOL; c++)
 		width[c] = (int)strlen(head[c]);
 	for (l = 0; l < n; l++) {
@@ -521,7 +521,7 @@ static void
 text_affinity(struct out *w, const struct job *j)
 {
 	const struct mcinit_affinity *a = j->nd.a;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	OUT_LIT(w, "\naffinity (from hwloc; every node is taken to look like this one):\n");
 	if (a == NULL) {
@@ -529,7 +529,7 @@ text_affinity(struct out *w, const struct job *j)
 		return;
 	}
 	mcinit_affinity_summary_text(a, &b);
-	out_indented(w, mcinit_buf_cstr(&b), "  ");
+	out_indented(w, mcx_buf_cstr(&b), "  ");
 	if (mcinit_affinity_ngpus(a) == 0) {
 		mcinit_out_printf(w, "  no NVIDIA GPUs found %s%s\n", j->node_file ? "in " : "on ",
 		                  mcinit_affinity_source(a));
@@ -537,13 +537,13 @@ text_affinity(struct out *w, const struct job *j)
 		b.len = 0;
 		mcinit_affinity_matrix_text(a, &b);
 		OUT_LIT(w, "\n");
-		out_indented(w, mcinit_buf_cstr(&b), "  ");
+		out_indented(w, mcx_buf_cstr(&b), "  ");
 		if (!mcinit_affinity_nvlink_known(a))
 			OUT_LIT(w,
 			        "  (NVLinks unknown: this machine's hwloc has no NVML support, so "
 			        "GPU pairs show their PCIe path)\n");
 	}
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	text_local_ranks(w, j);
 }
 
@@ -587,7 +587,7 @@ mcinit_topology_text(struct job *j)
 
 	mcinit_node_setup(j);
 	mcinit_diags_sort(j->d);
-	mcinit_diags_print(j->d, stderr, mcinit_want_color(stderr));
+	mcinit_diags_print(j->d, stderr, mcx_want_color(stderr));
 	mcinit_print_summary(j->d, stderr);
 	mcinit_out_open(&w, stdout);
 	text_summary(&w, j);

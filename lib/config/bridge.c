@@ -95,7 +95,7 @@ find_default_classes(void)
 {
 	size_t i = nclasses;
 
-	default_class = mcinit_xcalloc(mcinit_nsections, sizeof *default_class);
+	default_class = mcx_xcalloc(mcinit_nsections, sizeof *default_class);
 	while (i-- > 0) {
 		const struct mcinit_section_info *si = mcinit_section_find(classes[i].section);
 
@@ -169,7 +169,7 @@ mro_pos(enum mcinit_field f)
 	size_t i;
 
 	if (pos == NULL) {
-		pos = mcinit_xcalloc(MCINIT_F_COUNT, 1);
+		pos = mcx_xcalloc(MCINIT_F_COUNT, 1);
 		memset(pos, -1, MCINIT_F_COUNT);
 		for (i = 0; i < nmro; i++) {
 			int g = mcinit_field_lookup_key(vstrs + mro[i].section, vstrs + mro[i].name,
@@ -221,9 +221,9 @@ find_origins(void)
 {
 	size_t i;
 
-	origin_of = mcinit_xcalloc(MCINIT_F_COUNT, 1);
+	origin_of = mcx_xcalloc(MCINIT_F_COUNT, 1);
 	memset(origin_of, -1, MCINIT_F_COUNT);
-	origin_def = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *origin_def);
+	origin_def = mcx_xcalloc(MCINIT_F_COUNT, sizeof *origin_def);
 	for (i = 0; i < MCINIT_F_COUNT; i++)
 		origin_def[i] = MCINIT_NOSTR;
 	for (i = 0; i < nmro; i++) {
@@ -435,7 +435,7 @@ mcinit_config_apply_recipe(struct mcinit_config *c, const char *name, struct mci
 		}
 	}
 	if (r == NULL) {
-		const char **names = mcinit_xcalloc(nrecipes, sizeof *names);
+		const char **names = mcx_xcalloc(nrecipes, sizeof *names);
 		const char *pick;
 		struct mcinit_diag *g;
 
@@ -524,7 +524,7 @@ mcinit_bridge_etp_one_with_ep(unsigned v)
 
 /* "megatron., torch., ..." of release v into b. */
 static void
-bl_prefixes(struct mcinit_buf *b, unsigned v)
+bl_prefixes(struct mcx_buf *b, unsigned v)
 {
 	size_t i, k;
 
@@ -537,7 +537,7 @@ bl_prefixes(struct mcinit_buf *b, unsigned v)
 			    strcmp(loader[k].value, loader[i].value) == 0)
 				break;
 		if (k == i)
-			mcinit_buf_printf(b, "%s%s", b->len ? ", " : "", loader[i].value);
+			mcx_buf_printf(b, "%s%s", b->len ? ", " : "", loader[i].value);
 	}
 }
 
@@ -545,28 +545,28 @@ bl_prefixes(struct mcinit_buf *b, unsigned v)
 char *
 mcinit_bridge_target_refusal(const char *target, const char *key, unsigned v)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	const char *seg;
 	char *why;
 
 	if (key != NULL && bl_has(MCINIT_BL_DENY_FIELD, key, v))
-		return mcinit_xasprintf("Bridge instantiates no _target_ for the callable "
-		                        "field `%s`",
-		                        key);
+		return mcx_xasprintf("Bridge instantiates no _target_ for the callable "
+		                     "field `%s`",
+		                     key);
 	if (bl_has(MCINIT_BL_DENY_TARGET, target, v))
-		return mcinit_xasprintf("Bridge refuses to instantiate it: it could bypass "
-		                        "the target checks");
+		return mcx_xasprintf("Bridge refuses to instantiate it: it could bypass "
+		                     "the target checks");
 	for (seg = target; seg != NULL; seg = strchr(seg, '.'), seg = seg ? seg + 1 : NULL)
 		if (*seg == '_' && !bl_has(MCINIT_BL_ALLOW_PRIVATE, target, v))
-			return mcinit_xasprintf("Bridge refuses a private path segment (one "
-			                        "starting with `_`)");
+			return mcx_xasprintf("Bridge refuses a private path segment (one "
+			                     "starting with `_`)");
 	if (bl_has(MCINIT_BL_ALLOW_PREFIX, target, v) || bl_has(MCINIT_BL_ALLOW_EXACT, target, v))
 		return NULL;
 	bl_prefixes(&b, v);
-	why = mcinit_xasprintf("it is not in Bridge's allow-list: a target must start with "
-	                       "one of %s",
-	                       mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	why = mcx_xasprintf("it is not in Bridge's allow-list: a target must start with "
+	                    "one of %s",
+	                    mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return why;
 }
 
@@ -609,7 +609,7 @@ set_py(struct mcinit_config *c, int f, json_t *j, const struct mcinit_loc *loc)
 static int
 load_preset(struct mcinit_config *c, const char *name)
 {
-	char *want = mcinit_xstrdup(name), *p;
+	char *want = mcx_xstrdup(name), *p;
 	bool found = false;
 	size_t i;
 
@@ -636,7 +636,7 @@ load_preset(struct mcinit_config *c, const char *name)
 
 /* The presets of the config's release, "a, b, c", into b. */
 static void
-preset_names(const struct mcinit_config *c, struct mcinit_buf *b)
+preset_names(const struct mcinit_config *c, struct mcx_buf *b)
 {
 	size_t i, k;
 
@@ -648,7 +648,7 @@ preset_names(const struct mcinit_config *c, struct mcinit_buf *b)
 		     k++)
 			;
 		if (k == i)
-			mcinit_buf_printf(b, "%s%s", b->len ? ", " : "", presets[i].preset);
+			mcx_buf_printf(b, "%s%s", b->len ? ", " : "", presets[i].preset);
 	}
 }
 
@@ -666,7 +666,7 @@ mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
 		return;
 	if (json_is_string(name)) {
 		if (load_preset(c, json_string_value(name)) < 0) {
-			struct mcinit_buf b = {0};
+			struct mcx_buf b = {0};
 
 			preset_names(c, &b);
 			mcinit_diag_hint(mcinit_diag_add(d, MCINIT_ERROR, "MC005", &c->preset_loc,
@@ -674,8 +674,8 @@ mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
 			                                 "(Megatron-Bridge %s)",
 			                                 json_string_value(name),
 			                                 mcinit_bversion_name(c->bversion)),
-			                 "use one of %s", mcinit_buf_cstr(&b));
-			mcinit_buf_free(&b);
+			                 "use one of %s", mcx_buf_cstr(&b));
+			mcx_buf_free(&b);
 			return;
 		}
 		c->preset_known = true;

@@ -146,7 +146,7 @@ defaults_of(unsigned v)
 	t = tmpl[vi];
 	if (t != NULL)
 		goto out;
-	t = mcinit_xcalloc(MCINIT_F_COUNT, sizeof *t);
+	t = mcx_xcalloc(MCINIT_F_COUNT, sizeof *t);
 	for (i = 0, k = 0; i < MCINIT_F_COUNT; i++) {
 		/* vdefs is in field order: walked beside the fields */
 		while (k < sizeof vdefs / sizeof vdefs[0] && vdefs[k].f < (enum mcinit_field)i)

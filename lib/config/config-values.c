@@ -79,27 +79,27 @@ signal_name(int sig)
 	const char *abbr = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
 
 	if (abbr != NULL)
-		return mcinit_xasprintf("SIG%s", abbr);
+		return mcx_xasprintf("SIG%s", abbr);
 	if (sig == SIGRTMIN)
-		return mcinit_xstrdup("SIGRTMIN");
-	return mcinit_xasprintf("SIGRTMIN+%d", sig - SIGRTMIN);
+		return mcx_xstrdup("SIGRTMIN");
+	return mcx_xasprintf("SIGRTMIN+%d", sig - SIGRTMIN);
 }
 
 static char *
 signal_list(void)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int i;
 
 	for (i = 1; i < SIGRTMIN; i++) {
 		const char *abbr = sigabbrev_np(i);
 
 		if (abbr != NULL)
-			mcinit_buf_printf(&b, "%sSIG%s", b.len ? ", " : "", abbr);
+			mcx_buf_printf(&b, "%sSIG%s", b.len ? ", " : "", abbr);
 	}
-	mcinit_buf_adds(&b, ", SIGRTMIN..SIGRTMAX (as SIGRTMIN+n), or a number 1-");
-	mcinit_buf_add_long(&b, NSIG - 1);
-	mcinit_buf_cstr(&b);
+	mcx_buf_adds(&b, ", SIGRTMIN..SIGRTMAX (as SIGRTMIN+n), or a number 1-");
+	mcx_buf_add_long(&b, NSIG - 1);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -143,31 +143,31 @@ static char *
 type_words(enum mcinit_field f)
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int i;
 
 	for (i = 0; i < t->nalt; i++) {
 		const struct mcinit_alt *a = &t->alt[i];
 
 		if (i > 0)
-			mcinit_buf_adds(&b, i == t->nalt - 1 ? " or " : ", ");
+			mcx_buf_adds(&b, i == t->nalt - 1 ? " or " : ", ");
 		if (a->list && a->fixed)
-			mcinit_buf_printf(&b, "a list of exactly %d ", a->fixed);
+			mcx_buf_printf(&b, "a list of exactly %d ", a->fixed);
 		else if (a->list)
-			mcinit_buf_adds(&b, "a list of ");
+			mcx_buf_adds(&b, "a list of ");
 		if (a->list)
-			mcinit_buf_printf(&b, "%ss",
-			                  a->base == MCINIT_B_INT     ? "integer"
-			                  : a->base == MCINIT_B_FLOAT ? "number"
-			                  : a->base == MCINIT_B_BOOL  ? "boolean"
-			                  : a->base == MCINIT_B_ANY   ? "value"
-			                                              : "string");
+			mcx_buf_printf(&b, "%ss",
+			               a->base == MCINIT_B_INT     ? "integer"
+			               : a->base == MCINIT_B_FLOAT ? "number"
+			               : a->base == MCINIT_B_BOOL  ? "boolean"
+			               : a->base == MCINIT_B_ANY   ? "value"
+			                                           : "string");
 		else if (a->base == MCINIT_B_ENUM)
-			mcinit_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
+			mcx_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
 		else
-			mcinit_buf_adds(&b, base_desc[a->base]);
+			mcx_buf_adds(&b, base_desc[a->base]);
 	}
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -260,10 +260,10 @@ check_range(enum mcinit_field f, long long v, struct conv *cv)
 			lo = bridge_lo[i].lo;
 	if (lo != MCINIT_NOLIM && v < lo)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is below the minimum %lld", v, lo));
+		                 mcx_xasprintf("%lld is below the minimum %lld", v, lo));
 	if (cv->hi != MCINIT_NOLIM && v > cv->hi)
 		return conv_fail(cv, "MC005",
-		                 mcinit_xasprintf("%lld is above the maximum %lld", v, cv->hi));
+		                 mcx_xasprintf("%lld is above the maximum %lld", v, cv->hi));
 	return 0;
 }
 
@@ -320,12 +320,12 @@ check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 	if (cv->py && (mcinit_fields[f].origin == MCINIT_FO_BRIDGE ||
 	               (cv->bridge && bridge_dataclass_field(f)))) {
 		free(cv->note);
-		cv->note = mcinit_xasprintf("%s: '%s' is not one of the values Megatron-Bridge "
-		                            "declares (%s); Bridge does not check it",
-		                            mcinit_fields[f].name, s, cv->choices);
+		cv->note = mcx_xasprintf("%s: '%s' is not one of the values Megatron-Bridge "
+		                         "declares (%s); Bridge does not check it",
+		                         mcinit_fields[f].name, s, cv->choices);
 		return 0;
 	}
-	return conv_fail(cv, "MC005", mcinit_xasprintf("'%s' is not one of %s", s, cv->choices));
+	return conv_fail(cv, "MC005", mcx_xasprintf("'%s' is not one of %s", s, cv->choices));
 }
 
 static int
@@ -354,13 +354,13 @@ static const struct {
 static int
 conv_layout(json_t *j, struct mcinit_value *out, struct conv *cv)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	size_t i, k, n;
 	json_t *stage, *layer;
 
 	if (json_is_string(j)) {
 		out->kind = MCINIT_V_STR;
-		out->s = mcinit_xstrdup(json_string_value(j));
+		out->s = mcx_xstrdup(json_string_value(j));
 		return 0;
 	}
 	if (!json_is_array(j))
@@ -370,7 +370,7 @@ conv_layout(json_t *j, struct mcinit_value *out, struct conv *cv)
 		if (!json_is_array(stage))
 			goto bad;
 		if (i > 0)
-			mcinit_buf_addc(&b, '|');
+			mcx_buf_addc(&b, '|');
 		json_array_foreach(stage, k, layer)
 		{
 			for (n = 0; n < sizeof layer_names / sizeof layer_names[0]; n++)
@@ -379,18 +379,18 @@ conv_layout(json_t *j, struct mcinit_value *out, struct conv *cv)
 					break;
 			if (n == sizeof layer_names / sizeof layer_names[0])
 				goto bad;
-			mcinit_buf_addc(&b, layer_names[n].letter);
+			mcx_buf_addc(&b, layer_names[n].letter);
 		}
 	}
 	out->kind = MCINIT_V_STR;
-	out->s = mcinit_xstrdup(mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	out->s = mcx_xstrdup(mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return 0;
 bad:
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	return conv_fail(cv, "MC005",
-	                 mcinit_xstrdup("a layout list holds one list per stage, of the layer "
-	                                "names embedding, decoder, mtp and loss"));
+	                 mcx_xstrdup("a layout list holds one list per stage, of the layer "
+	                             "names embedding, decoder, mtp and loss"));
 }
 
 /* One scalar against one base type. */
@@ -435,7 +435,7 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 		if (!json_is_string(j) || check_choice(f, json_string_value(j), cv) < 0)
 			return -1;
 		out->kind = MCINIT_V_STR;
-		out->s = mcinit_xstrdup(json_string_value(j));
+		out->s = mcx_xstrdup(json_string_value(j));
 		return 0;
 	case MCINIT_B_SIGNAL: {
 		int sig = json_is_integer(j)
@@ -451,8 +451,8 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 			char *bad = json_dumps(j, JSON_ENCODE_ANY);
 
 			conv_fail(cv, "MC005",
-			          mcinit_xasprintf("%s is not a signal of this platform; valid: %s",
-			                           bad, list));
+			          mcx_xasprintf("%s is not a signal of this platform; valid: %s",
+			                        bad, list));
 			free(list);
 			free(bad);
 			return -1;
@@ -479,14 +479,13 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 			return -1;
 		canon = dtype_canonical(tmp);
 		if (canon == NULL)
-			return conv_fail(
-			    cv, "MC005",
-			    mcinit_xasprintf("'%s' is not a dtype (fp32, fp16, bf16, "
-			                     "float32, bfloat16, bf16-mixed, 16-mixed, "
-			                     "torch.bfloat16, ...)",
-			                     tmp));
+			return conv_fail(cv, "MC005",
+			                 mcx_xasprintf("'%s' is not a dtype (fp32, fp16, bf16, "
+			                               "float32, bfloat16, bf16-mixed, 16-mixed, "
+			                               "torch.bfloat16, ...)",
+			                               tmp));
 		out->kind = MCINIT_V_STR;
-		out->s = mcinit_xstrdup(canon);
+		out->s = mcx_xstrdup(canon);
 		return 0;
 	}
 	}
@@ -505,12 +504,11 @@ conv_alt(enum mcinit_field f, const struct mcinit_alt *a, json_t *j, struct mcin
 		return -1;
 	n = json_array_size(j);
 	if (a->fixed && n != (size_t)a->fixed)
-		return conv_fail(
-		    cv, "MC005",
-		    mcinit_xasprintf("expected exactly %d values, got %zu", a->fixed, n));
+		return conv_fail(cv, "MC005",
+		                 mcx_xasprintf("expected exactly %d values, got %zu", a->fixed, n));
 	memset(out, 0, sizeof *out);
 	out->kind = MCINIT_V_LIST;
-	out->items = mcinit_xcalloc(n, sizeof *out->items);
+	out->items = mcx_xcalloc(n, sizeof *out->items);
 	for (i = 0; i < n; i++) {
 		if (conv_scalar(f, a->base, json_array_get(j, i), &out->items[i], cv) < 0) {
 			out->n = i;
@@ -648,9 +646,9 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		json_decref(k);
 		if (rc == 0) {
 			free(cv->note);
-			cv->note = mcinit_xasprintf("%s is a boolean where Megatron expects an "
-			                            "integer: Python reads it as %d",
-			                            mcinit_fields[f].name, json_is_true(j) ? 1 : 0);
+			cv->note = mcx_xasprintf("%s is a boolean where Megatron expects an "
+			                         "integer: Python reads it as %d",
+			                         mcinit_fields[f].name, json_is_true(j) ? 1 : 0);
 		}
 		return rc;
 	}
@@ -659,10 +657,9 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		json_decref(k);
 		if (rc == 0) {
 			free(cv->note);
-			cv->note =
-			    mcinit_xasprintf("%s has booleans where Megatron expects integers: "
-			                     "Python reads them as 1 and 0",
-			                     mcinit_fields[f].name);
+			cv->note = mcx_xasprintf("%s has booleans where Megatron expects integers: "
+			                         "Python reads them as 1 and 0",
+			                         mcinit_fields[f].name);
 		}
 		return rc;
 	}
@@ -686,10 +683,10 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_NULL;
 		free(cv->note);
-		cv->note = mcinit_xasprintf("%s is null where Megatron-Bridge declares %s; "
-		                            "Bridge does not check it",
-		                            mcinit_fields[f].name,
-		                            cv->choices != NULL ? "one of its values" : "a string");
+		cv->note = mcx_xasprintf("%s is null where Megatron-Bridge declares %s; "
+		                         "Bridge does not check it",
+		                         mcinit_fields[f].name,
+		                         cv->choices != NULL ? "one of its values" : "a string");
 		return 0;
 	}
 	if (!json_is_array(j) && !json_is_object(j))
@@ -706,7 +703,7 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		memset(out, 0, sizeof *out);
 		if (json_is_string(j)) {
 			out->kind = MCINIT_V_STR;
-			out->s = mcinit_xstrdup(json_string_value(j));
+			out->s = mcx_xstrdup(json_string_value(j));
 		} else if (json_is_boolean(j)) {
 			out->kind = MCINIT_V_BOOL;
 			out->i = json_is_true(j);
@@ -718,9 +715,9 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			out->d = json_number_value(j);
 		}
 		free(cv->note);
-		cv->note = mcinit_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
-		                            "Bridge does not check it",
-		                            mcinit_fields[f].name, json_kind_name(j), cv->choices);
+		cv->note = mcx_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
+		                         "Bridge does not check it",
+		                         mcinit_fields[f].name, json_kind_name(j), cv->choices);
 		return 0;
 	}
 	return -1;
@@ -778,10 +775,10 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
 		/* Hydra's `key=` sets the empty string, which "a string" does not
 		 * make plain */
 		if (py && json_is_string(j) && *json_string_value(j) == '\0')
-			cv.why = mcinit_xasprintf(
-			    "expected %s, got the empty string ('key=' sets '')", words);
+			cv.why = mcx_xasprintf("expected %s, got the empty string ('key=' sets '')",
+			                       words);
 		else
-			cv.why = mcinit_xasprintf("expected %s, got %s", words, json_kind_name(j));
+			cv.why = mcx_xasprintf("expected %s, got %s", words, json_kind_name(j));
 		free(words);
 	}
 	*code = cv.code;
@@ -817,7 +814,7 @@ mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **
 		}
 	}
 	if (cv.why == NULL)
-		cv.why = mcinit_xasprintf("expected %s, got %s", type_text, json_kind_name(j));
+		cv.why = mcx_xasprintf("expected %s, got %s", type_text, json_kind_name(j));
 	*why = cv.why;
 	return -1;
 }
@@ -860,11 +857,11 @@ mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 
 	*dst = *src;
 	if (src->s)
-		dst->s = mcinit_xstrdup(src->s);
+		dst->s = mcx_xstrdup(src->s);
 	if (src->j)
 		json_incref(src->j);
 	if (src->items) {
-		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
+		dst->items = mcx_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
 		for (i = 0; i < src->n; i++)
 			mcinit_value_copy(&dst->items[i], &src->items[i]);
 	}

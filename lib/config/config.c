@@ -93,8 +93,8 @@ mcinit_config_source(struct mcinit_config *c, const char *name)
 	for (i = 0; i < c->nnames && strcmp(c->names[i], name) != 0; i++)
 		;
 	if (i == c->nnames) {
-		c->names = mcinit_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
-		c->names[c->nnames++] = mcinit_xstrdup(name);
+		c->names = mcx_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
+		c->names[c->nnames++] = mcx_xstrdup(name);
 	}
 	l.source = c->names[i];
 	l.order = ++c->nsources;
@@ -174,7 +174,7 @@ mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char *v,
 {
 	mcinit_value_clear(&c->val[f]);
 	c->val[f].kind = MCINIT_V_STR;
-	c->val[f].s = mcinit_xstrdup(v);
+	c->val[f].s = mcx_xstrdup(v);
 	set_where(c, f, o, loc);
 }
 
@@ -251,7 +251,7 @@ void
 mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 {
 	char key[128];
-	struct mcinit_buf unseen = {0};
+	struct mcx_buf unseen = {0};
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
@@ -263,7 +263,7 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		if (c->flags_unread || c->flags_partial ||
 		    c->flags_args) { /* what was not read may set it */
 			mcinit_field_key(i, key, sizeof key);
-			mcinit_buf_printf(&unseen, "%s%s", unseen.len ? ", " : "", key);
+			mcx_buf_printf(&unseen, "%s%s", unseen.len ? ", " : "", key);
 			continue;
 		}
 		mcinit_field_key(i, key, sizeof key);
@@ -279,39 +279,39 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 			                 mcinit_fields[i].name, mcinit_fields[i].section);
 	}
 	if (c->recipe_shape) {
-		struct mcinit_buf names = {0};
+		struct mcx_buf names = {0};
 
 		for (i = 0; i < MCINIT_F_COUNT; i++)
 			if (c->runtime[i] && mcinit_fields[i].def == NULL &&
 			    strcmp(mcinit_fields[i].section, "model") == 0) {
 				mcinit_field_key(i, key, sizeof key);
-				mcinit_buf_printf(&names, "%s%s", names.len ? ", " : "", key);
+				mcx_buf_printf(&names, "%s%s", names.len ? ", " : "", key);
 			}
 		if (names.len > 0 && c->recipe_hf != NULL)
 			mcinit_diag_add(d, MCINIT_WARNING, "MC009", &c->recipe_loc,
 			                "required fields not checked (%s): the recipe reads them "
 			                "from the Hugging Face config of %s when it runs, known "
 			                "only at run time",
-			                mcinit_buf_cstr(&names), c->recipe_hf);
+			                mcx_buf_cstr(&names), c->recipe_hf);
 		else if (names.len > 0)
 			mcinit_diag_add(d, MCINIT_WARNING, "MC009", &c->recipe_loc,
 			                "required fields not checked (%s): the recipe's code sets "
 			                "them (%s), which mcinit's facts do not hold as values",
-			                mcinit_buf_cstr(&names),
+			                mcx_buf_cstr(&names),
 			                c->recipe_provider != NULL ? c->recipe_provider
 			                                           : "its model provider");
-		mcinit_buf_free(&names);
+		mcx_buf_free(&names);
 	}
 	if (unseen.len > 0)
 		mcinit_diag_add(d, MCINIT_WARNING, "MC009", NULL,
-		                "required fields not checked (%s): %s", mcinit_buf_cstr(&unseen),
+		                "required fields not checked (%s): %s", mcx_buf_cstr(&unseen),
 		                c->flags_unread ? "the launch's flags hold words from a sourced "
 		                                  "file mcinit could not read"
 		                : c->flags_args ? "the launch's flags hold the script's arguments, "
 		                                  "known only at run time"
 		                                : "mcinit stopped reading the launch script early, "
 		                                  "so flags may be missing");
-	mcinit_buf_free(&unseen);
+	mcx_buf_free(&unseen);
 }
 
 /* Whether any field of sec holds a value that is not its default (a

@@ -36,7 +36,7 @@ make_keys(void)
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		all_keys[i] =
-		    mcinit_xasprintf("%s.%s", mcinit_fields[i].section, mcinit_fields[i].name);
+		    mcx_xasprintf("%s.%s", mcinit_fields[i].section, mcinit_fields[i].name);
 		mcinit_suggest_key_of(all_keys[i], &all_key_keys[i]);
 	}
 }
@@ -143,15 +143,15 @@ hydra_json(const struct mcinit_hy_value *v, bool *sweep)
 			/* OmegaConf keeps int, float, bool and None keys; mcinit's
 			 * sections are keyed by name: their str() */
 			if (key->type == MCINIT_HY_STR)
-				ks = mcinit_xstrdup(key->text);
+				ks = mcx_xstrdup(key->text);
 			else if (key->type == MCINIT_HY_INT)
-				ks = mcinit_xstrdup(key->text);
+				ks = mcx_xstrdup(key->text);
 			else if (key->type == MCINIT_HY_FLOAT)
-				mcinit_hy_float_repr(key->f, f, sizeof f), ks = mcinit_xstrdup(f);
+				mcinit_hy_float_repr(key->f, f, sizeof f), ks = mcx_xstrdup(f);
 			else if (key->type == MCINIT_HY_BOOL)
-				ks = mcinit_xstrdup(key->b ? "True" : "False");
+				ks = mcx_xstrdup(key->b ? "True" : "False");
 			else
-				ks = mcinit_xstrdup("None");
+				ks = mcx_xstrdup("None");
 			json_object_set_new(j, ks, e);
 			free(ks);
 		}
@@ -726,17 +726,17 @@ static const char *const mtype_name[] = {
 static char *
 py_repr(const char *w)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	bool dq = strchr(w, '\'') != NULL && strchr(w, '"') == NULL;
 
-	mcinit_buf_addc(&b, dq ? '"' : '\'');
+	mcx_buf_addc(&b, dq ? '"' : '\'');
 	for (; *w; w++) {
 		if (*w == '\\' || (!dq && *w == '\''))
-			mcinit_buf_addc(&b, '\\');
-		mcinit_buf_addc(&b, *w);
+			mcx_buf_addc(&b, '\\');
+		mcx_buf_addc(&b, *w);
 	}
-	mcinit_buf_addc(&b, dq ? '"' : '\'');
-	mcinit_buf_cstr(&b);
+	mcx_buf_addc(&b, dq ? '"' : '\'');
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -744,21 +744,21 @@ py_repr(const char *w)
 static char *
 choices_words(const struct mcinit_mflag *m)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	const char *p = mcinit_mstr(m->choices);
 
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		char *one = strndup(p, n), *r;
 
-		r = m->type == MCINIT_MT_INT || m->type == MCINIT_MT_FLOAT ? mcinit_xstrdup(one)
+		r = m->type == MCINIT_MT_INT || m->type == MCINIT_MT_FLOAT ? mcx_xstrdup(one)
 		                                                           : py_repr(one);
-		mcinit_buf_printf(&b, "%s%s", b.len ? ", " : "", r);
+		mcx_buf_printf(&b, "%s%s", b.len ? ", " : "", r);
 		free(r);
 		free(one);
 		p += n + (p[n] == ',');
 	}
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -780,7 +780,7 @@ in_comma_list(const char *list, const char *word)
 static void
 suggest_choice(struct mcinit_diag *g, const char *choices, const char *w)
 {
-	char *list = mcinit_xstrdup(choices), *tok, *save = NULL;
+	char *list = mcx_xstrdup(choices), *tok, *save = NULL;
 	const char *cands[64], *pick;
 	size_t n = 0;
 
@@ -1087,7 +1087,7 @@ one_flag(struct fctx *x)
 	const char *word = x->w[x->i];
 	const struct mcinit_loc *l = &x->locs[x->i];
 	const char *eq = strchr(word, '=');
-	char *name = eq ? strndup(word, (size_t)(eq - word)) : mcinit_xstrdup(word);
+	char *name = eq ? strndup(word, (size_t)(eq - word)) : mcx_xstrdup(word);
 	const char *inl = eq ? eq + 1 : NULL;
 	enum mcinit_field home;
 	int neg, f;
@@ -1223,12 +1223,12 @@ take_env(struct mcinit_config *c, const struct mcinit_shscan *sc, const struct m
 		for (k = 0; k < c->njob_env && strcmp(c->job_env[k].name, e->name) != 0; k++)
 			;
 		if (k == c->njob_env) {
-			c->job_env = mcinit_xrealloc(c->job_env, (k + 1) * sizeof *c->job_env);
-			c->job_env[c->njob_env++].name = mcinit_xstrdup(e->name);
+			c->job_env = mcx_xrealloc(c->job_env, (k + 1) * sizeof *c->job_env);
+			c->job_env[c->njob_env++].name = mcx_xstrdup(e->name);
 		} else {
 			free(c->job_env[k].value);
 		}
-		c->job_env[k].value = e->value && !e->opaque ? mcinit_xstrdup(e->value) : NULL;
+		c->job_env[k].value = e->value && !e->opaque ? mcx_xstrdup(e->value) : NULL;
 		c->job_env[k].loc = at(base, e->file, e->line, e->col);
 	}
 }
@@ -1254,7 +1254,7 @@ take_launch(struct mcinit_config *c, const struct mcinit_shlaunch *la,
 
 		set_launch_int(c, MCINIT_F_world_size, la->world_size, l, d);
 		free(c->launch_source);
-		c->launch_source = mcinit_xstrdup(la->world_size_source);
+		c->launch_source = mcx_xstrdup(la->world_size_source);
 		c->launch_source_loc = l;
 		c->launch_assumed = la->world_assumed != 0;
 	}
@@ -1406,7 +1406,7 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 			goto out;
 		}
 	}
-	base = mcinit_xcalloc(sc.nfiles + 1, sizeof *base);
+	base = mcx_xcalloc(sc.nfiles + 1, sizeof *base);
 	base[0] = mcinit_config_source(c, path);
 	for (i = 0; i < sc.nfiles; i++) /* the files it reads, after it */
 		base[i + 1] = mcinit_config_source(c, sc.files[i]);
@@ -1453,9 +1453,9 @@ mcinit_config_load_script(struct mcinit_config *c, const char *path, struct mcin
 	take_env(c, s, base);
 	take_launch(c, &s->launch, base, d);
 	take_entry(c, s, base, d);
-	words = mcinit_xcalloc(s->nwords, sizeof *words);
-	locs = mcinit_xcalloc(s->nwords, sizeof *locs);
-	flags = mcinit_xcalloc(s->nwords, 1);
+	words = mcx_xcalloc(s->nwords, sizeof *words);
+	locs = mcx_xcalloc(s->nwords, sizeof *locs);
+	flags = mcx_xcalloc(s->nwords, 1);
 	for (i = 0; i < s->nwords; i++) {
 		words[i] = s->words[i].text;
 		flags[i] = (s->words[i].opaque ? MCINIT_WORD_OPAQUE : 0) |
@@ -1481,8 +1481,8 @@ out:
 	if (memo.hold && sc.nlaunches >= 2) { /* kept for the next launch */
 		if (!from_memo) {
 			memo_forget();
-			memo.path = mcinit_xstrdup(path);
-			memo.args = c->script_args != NULL ? mcinit_xstrdup(c->script_args) : NULL;
+			memo.path = mcx_xstrdup(path);
+			memo.args = c->script_args != NULL ? mcx_xstrdup(c->script_args) : NULL;
 		}
 		memo.sc = sc;
 		memo.have = 1;

@@ -83,21 +83,21 @@ cands_of(struct jctx *x, const char *sec, bool with_variants)
 	free(cc->v);
 	free(cc->sorted);
 	free(cc->keys);
-	nm = mcinit_xcalloc(1, sizeof *nm);
+	nm = mcx_xcalloc(1, sizeof *nm);
 	for (i = 0; i < MCINIT_F_COUNT; i++)
 		if (strcmp(mcinit_fields[i].section, sec) == 0)
 			add_name(mcinit_fields[i].name, nm);
 	if (with_variants)
 		mcinit_vfield_each(sec, nm, add_name);
-	cc->sec = mcinit_xstrdup(sec);
+	cc->sec = mcx_xstrdup(sec);
 	cc->n = nm->n;
-	cc->v = mcinit_xmalloc((nm->n + 1) * sizeof *cc->v);
-	cc->keys = mcinit_xmalloc((nm->n + 1) * sizeof *cc->keys);
+	cc->v = mcx_xmalloc((nm->n + 1) * sizeof *cc->v);
+	cc->keys = mcx_xmalloc((nm->n + 1) * sizeof *cc->keys);
 	for (i = 0; i < nm->n; i++) {
 		cc->v[i] = nm->v[i];
 		mcinit_suggest_key_of(nm->v[i], &cc->keys[i]);
 	}
-	cc->sorted = mcinit_xmalloc((nm->n + 1) * sizeof *cc->sorted);
+	cc->sorted = mcx_xmalloc((nm->n + 1) * sizeof *cc->sorted);
 	memcpy(cc->sorted, cc->v, nm->n * sizeof *cc->sorted);
 	qsort(cc->sorted, nm->n, sizeof *cc->sorted, cmp_name);
 	free(nm);
@@ -127,7 +127,7 @@ jctx_free(struct jctx *x)
 static struct mcinit_loc
 where(const struct jctx *x, const char *a, const char *b, bool want_key)
 {
-	struct mcinit_buf ptr = {0};
+	struct mcx_buf ptr = {0};
 	struct mcinit_pos kp = {0}, vp = {0};
 	struct mcinit_loc l = x->base;
 
@@ -135,13 +135,13 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 		mcinit_jpos_append_token(&ptr, a);
 	if (b != NULL)
 		mcinit_jpos_append_token(&ptr, b);
-	if (mcinit_jpos_lookup(x->jp, ptr.len ? mcinit_buf_cstr(&ptr) : "", &kp, &vp) == 0) {
+	if (mcinit_jpos_lookup(x->jp, ptr.len ? mcx_buf_cstr(&ptr) : "", &kp, &vp) == 0) {
 		struct mcinit_pos *p = want_key && kp.line > 0 ? &kp : &vp;
 
 		l.line = p->line;
 		l.col = p->col;
 	}
-	mcinit_buf_free(&ptr);
+	mcx_buf_free(&ptr);
 	return l;
 }
 
@@ -149,20 +149,20 @@ where(const struct jctx *x, const char *a, const char *b, bool want_key)
 static struct mcinit_loc
 where3(const struct jctx *x, const char *a, const char *b, const char *c, bool want_key)
 {
-	struct mcinit_buf ptr = {0};
+	struct mcx_buf ptr = {0};
 	struct mcinit_pos kp = {0}, vp = {0};
 	struct mcinit_loc l = x->base;
 
 	mcinit_jpos_append_token(&ptr, a);
 	mcinit_jpos_append_token(&ptr, b);
 	mcinit_jpos_append_token(&ptr, c);
-	if (mcinit_jpos_lookup(x->jp, mcinit_buf_cstr(&ptr), &kp, &vp) == 0) {
+	if (mcinit_jpos_lookup(x->jp, mcx_buf_cstr(&ptr), &kp, &vp) == 0) {
 		struct mcinit_pos *p = want_key && kp.line > 0 ? &kp : &vp;
 
 		l.line = p->line;
 		l.col = p->col;
 	}
-	mcinit_buf_free(&ptr);
+	mcx_buf_free(&ptr);
 	return l;
 }
 
@@ -483,7 +483,7 @@ load_nested(struct jctx *x, const char *sec, const char *nest, int pos, json_t *
 			continue;
 		if (f < 0 || alias || !mcinit_field_in_nested(f, pos)) {
 			struct mcinit_loc kl = where3(x, sec, nest, k, true);
-			char *in = mcinit_xasprintf("%s.%s", sec, nest);
+			char *in = mcx_xasprintf("%s.%s", sec, nest);
 			/* (without a `_target_` of its own, as in a merged file: the
 			 * class its field is annotated with) */
 			const char *cls =
@@ -722,7 +722,7 @@ load_section(struct jctx *x, const char *sec, json_t *obj)
 /* Where check_targets is: a JSON pointer (for positions) and the dotted
  * path Bridge names in its messages. */
 struct tpath {
-	struct mcinit_buf ptr, dots;
+	struct mcx_buf ptr, dots;
 	int depth;
 	const char *sec, *key; /* the first two components, once that deep */
 };
@@ -745,16 +745,16 @@ refuse_target(struct jctx *x, struct tpath *p, const char *target, const char *k
 		json_object_set_new(sec, p->key, json_true());
 	}
 	mcinit_jpos_append_token(&p->ptr, "_target_");
-	if (mcinit_jpos_lookup(x->jp, mcinit_buf_cstr(&p->ptr), &kp, &vp) == 0) {
+	if (mcinit_jpos_lookup(x->jp, mcx_buf_cstr(&p->ptr), &kp, &vp) == 0) {
 		l.line = vp.line;
 		l.col = vp.col;
 	}
 	p->ptr.len = len;
-	mcinit_diag_hint(
-	    mcinit_diag_add(x->d, MCINIT_ERROR, "MC005", &l, "%s%s_target_ '%s' is refused: %s",
-	                    mcinit_buf_cstr(&p->dots), p->dots.len ? "." : "", target, why),
-	    "name a class or function of the allowed packages, or set the value "
-	    "in Python code");
+	mcinit_diag_hint(mcinit_diag_add(x->d, MCINIT_ERROR, "MC005", &l,
+	                                 "%s%s_target_ '%s' is refused: %s", mcx_buf_cstr(&p->dots),
+	                                 p->dots.len ? "." : "", target, why),
+	                 "name a class or function of the allowed packages, or set the value "
+	                 "in Python code");
 	free(why);
 }
 
@@ -778,7 +778,7 @@ check_targets(struct jctx *x, struct tpath *p, json_t *v, const char *key)
 			    mcinit_section_find(k) == NULL)
 				continue;
 			mcinit_jpos_append_token(&p->ptr, k);
-			mcinit_buf_printf(&p->dots, "%s%s", dlen ? "." : "", k);
+			mcx_buf_printf(&p->dots, "%s%s", dlen ? "." : "", k);
 			if (p->depth == 0)
 				p->sec = k;
 			else if (p->depth == 1)
@@ -796,7 +796,7 @@ check_targets(struct jctx *x, struct tpath *p, json_t *v, const char *key)
 
 			snprintf(idx, sizeof idx, "%zu", i);
 			mcinit_jpos_append_token(&p->ptr, idx);
-			mcinit_buf_printf(&p->dots, "[%zu]", i);
+			mcx_buf_printf(&p->dots, "[%zu]", i);
 			if (p->depth < 2) /* a list where a section or field should be */
 				p->sec = p->key = "";
 			p->depth++;
@@ -842,8 +842,8 @@ load_root(struct jctx *x, json_t *root)
 	 * "GPTSFTDatasetConfig"): only what Bridge loads is held to its rules */
 	if (x->c->bridge)
 		check_targets(x, &p, root, NULL);
-	mcinit_buf_free(&p.ptr);
-	mcinit_buf_free(&p.dots);
+	mcx_buf_free(&p.ptr);
+	mcx_buf_free(&p.dots);
 	json_object_foreach(root, k, v)
 	{
 		const struct mcinit_section_info *si;
@@ -930,14 +930,14 @@ mcinit_config_override_key(struct mcinit_config *c, const char *sec, const char 
 	if (json_is_string(t))
 		k = mcinit_vclass_find(sec, json_string_value(t));
 	x.target = json_is_string(t) ? json_string_value(t) : cls ? cls->name : NULL;
-	mcinit_buf_printf(&p.dots, "%s.%s", sec, key);
+	mcx_buf_printf(&p.dots, "%s.%s", sec, key);
 	p.depth = 2;
 	p.sec = sec;
 	p.key = key;
 	x.refused = json_object();
 	check_targets(&x, &p, v, key);
-	mcinit_buf_free(&p.ptr);
-	mcinit_buf_free(&p.dots);
+	mcx_buf_free(&p.ptr);
+	mcx_buf_free(&p.dots);
 	if (strncmp(key, "transformer.", 12) == 0 && strchr(key + 12, '.') == NULL &&
 	    builder_nest(k, k != NULL) >= 0) {
 		/* model.transformer.num_layers: a key of the nested config */

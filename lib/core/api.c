@@ -56,7 +56,7 @@ mcinit_err_export(const struct mcinit_err *in, mcinit_error_t *out)
 struct mcinit_diags *
 mcinit_diags_new(void)
 {
-	struct mcinit_diags *d = mcinit_xmalloc(sizeof *d);
+	struct mcinit_diags *d = mcx_xmalloc(sizeof *d);
 
 	mcinit_diags_init(d);
 	return d;

@@ -45,7 +45,7 @@ mcinit_diag_add(struct mcinit_diags *d, enum mcinit_severity sev, const char *co
 
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 16;
-		d->v = mcinit_xrealloc(d->v, d->cap * sizeof *d->v);
+		d->v = mcx_xrealloc(d->v, d->cap * sizeof *d->v);
 	}
 	g = &d->v[d->n];
 	memset(g, 0, sizeof *g);
@@ -53,12 +53,12 @@ mcinit_diag_add(struct mcinit_diags *d, enum mcinit_severity sev, const char *co
 	snprintf(g->code, sizeof g->code, "%s", code);
 	va_start(ap, fmt);
 	if (vasprintf(&g->message, fmt, ap) < 0)
-		g->message = mcinit_xstrdup(fmt);
+		g->message = mcx_xstrdup(fmt);
 	va_end(ap);
 	if (loc != NULL) {
 		g->loc = *loc;
 		if (loc->source != NULL)
-			g->loc.source = mcinit_xstrdup(loc->source);
+			g->loc.source = mcx_xstrdup(loc->source);
 	}
 	g->seq = d->n++;
 	return g;
@@ -86,8 +86,8 @@ mcinit_diag_key(struct mcinit_diag *g, const char *key)
 	for (k = 0; k < g->nkeys; k++)
 		if (strcmp(g->keys[k], key) == 0)
 			return;
-	g->keys = mcinit_xrealloc(g->keys, (g->nkeys + 1) * sizeof *g->keys);
-	g->keys[g->nkeys++] = mcinit_xstrdup(key);
+	g->keys = mcx_xrealloc(g->keys, (g->nkeys + 1) * sizeof *g->keys);
+	g->keys[g->nkeys++] = mcx_xstrdup(key);
 }
 
 int
@@ -145,7 +145,7 @@ mcinit_diags_sort(struct mcinit_diags *d)
 }
 
 void
-mcinit_fputs_text(const char *s, FILE *out)
+mcx_fputs_text(const char *s, FILE *out)
 {
 	const unsigned char *p = (const unsigned char *)s, *run = p, *end = p + strlen(s);
 
@@ -157,7 +157,7 @@ mcinit_fputs_text(const char *s, FILE *out)
 			continue;
 		}
 		if (*p >= 0x80) {
-			n = mcinit_utf8_len(p, (size_t)(end - p));
+			n = mcx_utf8_len(p, (size_t)(end - p));
 			if (n > 0 && !(p[0] == 0xC2 && p[1] < 0xA0)) {
 				p += n;
 				continue;
@@ -191,7 +191,7 @@ print_loc(const struct mcinit_loc *l, FILE *out)
 		fputs("mcinit: ", out);
 		return;
 	}
-	mcinit_fputs_text(l->source, out);
+	mcx_fputs_text(l->source, out);
 	if (l->line > 0)
 		fprintf(out, ":%d", l->line);
 	if (l->line > 0 && l->col > 0)
@@ -215,12 +215,12 @@ mcinit_diags_print(const struct mcinit_diags *d, FILE *out, int color)
 			        g->code);
 		else
 			fprintf(out, "%s[%s]: ", sev_names[g->sev], g->code);
-		mcinit_fputs_text(g->message, out);
+		mcx_fputs_text(g->message, out);
 		fputc('\n', out);
 		if (g->hint != NULL) {
 			fprintf(out, "    %shint:%s ", color ? "\033[1;32m" : "",
 			        color ? "\033[0m" : "");
-			mcinit_fputs_text(g->hint, out);
+			mcx_fputs_text(g->hint, out);
 			fputc('\n', out);
 		}
 	}
@@ -238,7 +238,7 @@ text_json(const char *s)
 	j = json_string(s);
 	if (j != NULL)
 		return j;
-	clean = mcinit_utf8_sanitize(s);
+	clean = mcx_utf8_sanitize(s);
 	j = json_string(clean);
 	free(clean);
 	return j;
@@ -277,7 +277,7 @@ mcinit_diags_to_json(const struct mcinit_diags *d)
 }
 
 bool
-mcinit_want_color(FILE *f)
+mcx_want_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
 

@@ -77,17 +77,4 @@ int mcinit_diags_has(const struct mcinit_diags *d, const char *code);
 /* A new JSON array of diagnostic objects (caller owns the reference). */
 json_t *mcinit_diags_to_json(const struct mcinit_diags *d);
 
-/* Writes s to out as text for a terminal: what came from an input must not
- * move the cursor, change colours or start a line of its own (a newline in
- * a key could forge "other.sh:1:1: error[...]").  Newline, tab, carriage
- * return and ESC are written \n, \t, \r and \e; the other C0 controls, DEL
- * and bytes that are not UTF-8 as \xHH; the C1 controls (U+0080-U+009F,
- * UTF-8 C2 80-C2 9F) as \u0080-\u009f.  Everything else, backslash
- * included, is written as it is.  Every text writer of diagnostics and
- * error messages goes through this; JSON escapes by itself. */
-void mcinit_fputs_text(const char *s, FILE *out);
-
-/* True when colour is wanted on f: a terminal, and NO_COLOR unset. */
-bool mcinit_want_color(FILE *f);
-
 #endif

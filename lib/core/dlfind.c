@@ -46,8 +46,7 @@ try_prefix(const char *prefix, const char *site, const char *soname, const char 
 	size_t i, j;
 
 	for (i = 0; subs && subs[i] && !h; i++) {
-		char *pat =
-		    mcinit_xasprintf("%s/%s/nvidia/%s/lib/%s", prefix, site, subs[i], soname);
+		char *pat = mcx_xasprintf("%s/%s/nvidia/%s/lib/%s", prefix, site, subs[i], soname);
 		glob_t g;
 
 		if (glob(pat, 0, NULL, &g) == 0)
@@ -118,7 +117,7 @@ mcinit_dl_find(const char *soname, const char *envvar, const char *const *subs, 
 
 	if (e && *e) {
 		/* a folder names the file inside it; a file is taken as it is */
-		f = mcinit_xasprintf("%s/%s", e, soname);
+		f = mcx_xasprintf("%s/%s", e, soname);
 		h = try_open(access(f, F_OK) == 0 ? f : e, soname, path, pcap);
 		free(f);
 		if (!h)
@@ -132,7 +131,7 @@ mcinit_dl_find(const char *soname, const char *envvar, const char *const *subs, 
 	if ((h = try_pythons(soname, subs, path, pcap)) != NULL)
 		return h;
 	if (dir && *dir) {
-		f = mcinit_xasprintf("%s/%s", dir, soname);
+		f = mcx_xasprintf("%s/%s", dir, soname);
 		h = try_open(f, soname, path, pcap);
 		free(f);
 		if (h)
@@ -199,8 +198,8 @@ place_site(struct places *p, const char *prefix, const char *site, const char *c
 
 	for (i = 0; subs && subs[i]; i++) {
 		char *pat =
-		    mcinit_xasprintf("%s/%s/nvidia/%s/lib/%s", prefix, site, subs[i], p->soname);
-		char *what = mcinit_xasprintf("a wheel's nvidia/%s/lib", subs[i]);
+		    mcx_xasprintf("%s/%s/nvidia/%s/lib/%s", prefix, site, subs[i], p->soname);
+		char *what = mcx_xasprintf("a wheel's nvidia/%s/lib", subs[i]);
 
 		place_glob(p, pat, who, what);
 		free(what);
@@ -247,21 +246,21 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 
 	if (e && *e) {
 		/* a folder names the file inside it; a file is taken as it is */
-		f = mcinit_xasprintf("%s/%s", e, soname);
+		f = mcx_xasprintf("%s/%s", e, soname);
 		place(&p, access(f, F_OK) == 0 ? f : e, "%s=%s", envvar, e);
 		free(f);
 		return p.n;
 	}
 	p.tier = 2;
 	if (ve && *ve) {
-		who = mcinit_xasprintf("VIRTUAL_ENV=%s", ve);
+		who = mcx_xasprintf("VIRTUAL_ENV=%s", ve);
 		place_site(&p, ve, "lib/python3*/site-packages", subs, who);
 		free(who);
 	}
 	if (co && *co) {
-		who = mcinit_xasprintf("CONDA_PREFIX=%s", co);
+		who = mcx_xasprintf("CONDA_PREFIX=%s", co);
 		place_site(&p, co, "lib/python3*/site-packages", subs, who);
-		f = mcinit_xasprintf("%s/lib/%s", co, soname);
+		f = mcx_xasprintf("%s/lib/%s", co, soname);
 		place_glob(&p, f, who, "lib (a conda package)");
 		free(f);
 		free(who);
@@ -269,18 +268,18 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 	p.tier = 3;
 	if (python_on_path(pre, sizeof pre, exe, sizeof exe) == 0 &&
 	    !(ve && strcmp(pre, ve) == 0) && !(co && strcmp(pre, co) == 0)) {
-		who = mcinit_xasprintf("the python3 on PATH (%s)", exe);
-		f = mcinit_xasprintf("%s/pyvenv.cfg", pre);
+		who = mcx_xasprintf("the python3 on PATH (%s)", exe);
+		f = mcx_xasprintf("%s/pyvenv.cfg", pre);
 		if (access(f, F_OK) != 0 && home && *home) {
 			/* not a venv: Python reads the user's site first */
-			char *u = mcinit_xasprintf("%s/.local", home);
+			char *u = mcx_xasprintf("%s/.local", home);
 
 			place_site(&p, u, "lib/python3*/site-packages", subs, who);
 			free(u);
 		}
 		place_site(&p, pre, "lib/python3*/site-packages", subs, who);
 		if (access(f, F_OK) != 0) {
-			char *loc = mcinit_xasprintf("%s/local", pre);
+			char *loc = mcx_xasprintf("%s/local", pre);
 
 			place_site(&p, loc, "lib/python3*/dist-packages", subs, who);
 			place_site(&p, pre, "lib/python3*/dist-packages", subs, who);
@@ -295,11 +294,11 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 	           "the system's Python (/usr/local)");
 	p.tier = 4;
 	if (ch && *ch) {
-		who = mcinit_xasprintf("CUDA_HOME=%s", ch);
-		f = mcinit_xasprintf("%s/lib64/%s", ch, soname);
+		who = mcx_xasprintf("CUDA_HOME=%s", ch);
+		f = mcx_xasprintf("%s/lib64/%s", ch, soname);
 		place_glob(&p, f, who, "lib64");
 		free(f);
-		f = mcinit_xasprintf("%s/lib/%s", ch, soname);
+		f = mcx_xasprintf("%s/lib/%s", ch, soname);
 		place_glob(&p, f, who, "lib");
 		free(f);
 		free(who);
@@ -308,7 +307,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 	while (ld && *ld) {
 		size_t n = strcspn(ld, ":");
 
-		f = mcinit_xasprintf("%.*s/%s", (int)n, ld, soname);
+		f = mcx_xasprintf("%.*s/%s", (int)n, ld, soname);
 		if (n && access(f, F_OK) == 0)
 			place(&p, f, "LD_LIBRARY_PATH");
 		free(f);
@@ -318,7 +317,7 @@ mcinit_dl_places(const char *soname, const char *envvar, const char *const *subs
 	/* the last resort, as the loader may not know the toolkit's folder */
 	p.tier = 6;
 	if (dir && *dir) {
-		f = mcinit_xasprintf("%s/%s", dir, soname);
+		f = mcx_xasprintf("%s/%s", dir, soname);
 		if (access(f, F_OK) == 0)
 			place(&p, f, "the CUDA toolkit mcinit was built with");
 		free(f);
@@ -340,7 +339,7 @@ mcinit_dl_find_py(const char *soname, const char *envvar, const char *const *sub
                   struct mcinit_dl_found *f, char *why, size_t cap)
 {
 	enum { MAX = 48 };
-	struct mcinit_dl_place *v = mcinit_xcalloc(MAX, sizeof *v);
+	struct mcinit_dl_place *v = mcx_xcalloc(MAX, sizeof *v);
 	size_t n = mcinit_dl_places(soname, envvar, subs, dir, v, MAX), i, j, len = 0;
 	void *h = NULL;
 

@@ -71,7 +71,7 @@ string(struct scan *s, char **out)
 	bool multi = s->end - s->p >= 3 && s->p[1] == q && s->p[2] == q;
 	const char *start = s->p;
 	size_t cap = 16, n = 0;
-	char *b = out ? mcinit_xmalloc(cap) : NULL;
+	char *b = out ? mcx_xmalloc(cap) : NULL;
 
 	s->p += multi ? 3 : 1;
 	if (multi && s->p < s->end && *s->p == '\n')
@@ -142,7 +142,7 @@ string(struct scan *s, char **out)
 				return fail(s, s->p - 1, "a NUL byte in a string");
 			}
 			if (n + 2 > cap)
-				b = mcinit_xrealloc(b, cap *= 2);
+				b = mcx_xrealloc(b, cap *= 2);
 			b[n++] = c;
 		}
 	}
@@ -352,8 +352,8 @@ value(struct scan *s, int k, struct mcinit_settings *st)
 				free(v);
 				return fail(s, at, "an override is \"section.field=value\"");
 			}
-			st->overrides = mcinit_xrealloc(st->overrides, (st->noverrides + 1) *
-			                                                   sizeof *st->overrides);
+			st->overrides = mcx_xrealloc(st->overrides,
+			                             (st->noverrides + 1) * sizeof *st->overrides);
 			st->overrides[st->noverrides++] = v;
 			for (;;) {
 				rest(s);
@@ -471,7 +471,7 @@ static int
 try_file(const char *dir, const char *base, const char *table, struct mcinit_settings *s,
          struct mcinit_err *err)
 {
-	char *path = mcinit_xasprintf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, base);
+	char *path = mcx_xasprintf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, base);
 	struct stat sb;
 	size_t len;
 	char *text;
@@ -511,7 +511,7 @@ mcinit_settings_find(const char *path, struct mcinit_settings *s, struct mcinit_
 	if (path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		dir = realpath(path, NULL);
 	} else {
-		char *copy = mcinit_xstrdup(path && *path ? path : ".");
+		char *copy = mcx_xstrdup(path && *path ? path : ".");
 		char *slash = strrchr(copy, '/');
 
 		if (slash == NULL)

@@ -129,7 +129,7 @@ mcinit_oom(size_t n)
 }
 
 void *
-mcinit_xmalloc(size_t n)
+mcx_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
@@ -139,7 +139,7 @@ mcinit_xmalloc(size_t n)
 }
 
 void *
-mcinit_xcalloc(size_t n, size_t size)
+mcx_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
@@ -149,7 +149,7 @@ mcinit_xcalloc(size_t n, size_t size)
 }
 
 void *
-mcinit_xrealloc(void *p, size_t n)
+mcx_xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 
@@ -159,27 +159,27 @@ mcinit_xrealloc(void *p, size_t n)
 }
 
 char *
-mcinit_xstrdup(const char *s)
+mcx_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 
-	return memcpy(mcinit_xmalloc(n), s, n);
+	return memcpy(mcx_xmalloc(n), s, n);
 }
 
 char *
-mcinit_xasprintf(const char *fmt, ...)
+mcx_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
 	va_start(ap, fmt);
-	s = mcinit_xvasprintf(fmt, ap);
+	s = mcx_xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
 
 char *
-mcinit_xvasprintf(const char *fmt, va_list ap)
+mcx_xvasprintf(const char *fmt, va_list ap)
 {
 	char *s;
 
@@ -189,7 +189,7 @@ mcinit_xvasprintf(const char *fmt, va_list ap)
 }
 
 void
-mcinit_buf_reserve(struct mcinit_buf *b, size_t extra)
+mcx_buf_reserve(struct mcx_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
 
@@ -199,33 +199,33 @@ mcinit_buf_reserve(struct mcinit_buf *b, size_t extra)
 		need = b->cap * 2;
 	if (need < 256)
 		need = 256;
-	b->data = mcinit_xrealloc(b->data, need);
+	b->data = mcx_xrealloc(b->data, need);
 	b->cap = need;
 }
 
 void
-mcinit_buf_add(struct mcinit_buf *b, const void *p, size_t n)
+mcx_buf_add(struct mcx_buf *b, const void *p, size_t n)
 {
-	mcinit_buf_reserve(b, n);
+	mcx_buf_reserve(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 }
 
 void
-mcinit_buf_adds(struct mcinit_buf *b, const char *s)
+mcx_buf_adds(struct mcx_buf *b, const char *s)
 {
-	mcinit_buf_add(b, s, strlen(s));
+	mcx_buf_add(b, s, strlen(s));
 }
 
 void
-mcinit_buf_addc(struct mcinit_buf *b, char c)
+mcx_buf_addc(struct mcx_buf *b, char c)
 {
-	mcinit_buf_reserve(b, 1);
+	mcx_buf_reserve(b, 1);
 	b->data[b->len++] = c;
 }
 
 void
-mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
+mcx_buf_printf(struct mcx_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	char probe[1];
@@ -236,7 +236,7 @@ mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	mcinit_buf_reserve(b, (size_t)n);
+	mcx_buf_reserve(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -244,14 +244,14 @@ mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
 }
 
 void
-mcinit_buf_add_long(struct mcinit_buf *b, long v)
+mcx_buf_add_long(struct mcx_buf *b, long v)
 {
 	char tmp[24], *end = tmp + sizeof tmp, *q;
 
 	q = mcinit_utoa_rev(end, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 	if (v < 0)
 		*--q = '-';
-	mcinit_buf_add(b, q, (size_t)(end - q));
+	mcx_buf_add(b, q, (size_t)(end - q));
 }
 
 int
@@ -275,15 +275,15 @@ mcinit_find_nul(const char *text, size_t len, int *line, int *col)
 }
 
 const char *
-mcinit_buf_cstr(struct mcinit_buf *b)
+mcx_buf_cstr(struct mcx_buf *b)
 {
-	mcinit_buf_reserve(b, 0);
+	mcx_buf_reserve(b, 0);
 	b->data[b->len] = '\0';
 	return b->data;
 }
 
 void
-mcinit_buf_free(struct mcinit_buf *b)
+mcx_buf_free(struct mcx_buf *b)
 {
 	free(b->data);
 	b->data = NULL;
@@ -291,7 +291,7 @@ mcinit_buf_free(struct mcinit_buf *b)
 }
 
 size_t
-mcinit_utf8_len(const unsigned char *p, size_t avail)
+mcx_utf8_len(const unsigned char *p, size_t avail)
 {
 	/* The second byte's range is what rules out overlongs (E0, F0),
 	 * surrogates (ED) and code points past U+10FFFF (F4). */
@@ -327,23 +327,23 @@ mcinit_utf8_len(const unsigned char *p, size_t avail)
 }
 
 char *
-mcinit_utf8_sanitize(const char *s)
+mcx_utf8_sanitize(const char *s)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 
 	while (*p) {
-		size_t n = mcinit_utf8_len(p, (size_t)(end - p));
+		size_t n = mcx_utf8_len(p, (size_t)(end - p));
 
 		if (n == 0) {
-			mcinit_buf_adds(&b, "\xEF\xBF\xBD");
+			mcx_buf_adds(&b, "\xEF\xBF\xBD");
 			n = 1;
 		} else {
-			mcinit_buf_add(&b, p, n);
+			mcx_buf_add(&b, p, n);
 		}
 		p += n;
 	}
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -358,7 +358,7 @@ mcinit_edit_distance(const char *a, const char *b, size_t max)
 		return la;
 	/* Suggestions compare one word with every flag name: no allocation for
 	 * names of ordinary length. */
-	row = lb < sizeof small / sizeof small[0] ? small : mcinit_xmalloc((lb + 1) * sizeof *row);
+	row = lb < sizeof small / sizeof small[0] ? small : mcx_xmalloc((lb + 1) * sizeof *row);
 	for (j = 0; j <= lb; j++)
 		row[j] = j <= max ? j : inf;
 	/* Ukkonen's band: a cell further than max from the diagonal is already
@@ -564,7 +564,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 	 * for fstat to refuse the others.  O_NOCTTY: a terminal named as an
 	 * input must not become the controlling one. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), flags;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct stat st;
 	ssize_t n;
 
@@ -591,10 +591,10 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 	if (flags >= 0)
 		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	/* The file may grow while it is read: stop at the bound all the same. */
-	mcinit_buf_reserve(&b, (size_t)st.st_size + 1);
+	mcx_buf_reserve(&b, (size_t)st.st_size + 1);
 	for (;;) {
 		if (b.cap - b.len <= 1) /* one byte is the NUL's */
-			mcinit_buf_reserve(&b, 65536);
+			mcx_buf_reserve(&b, 65536);
 		n = read(fd, b.data + b.len, b.cap - b.len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -609,7 +609,7 @@ mcinit_read_file(const char *path, size_t *len, struct mcinit_err *err)
 		goto fail;
 	}
 	close(fd);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	if (len)
 		*len = b.len;
 	return b.data;
@@ -620,7 +620,7 @@ too_large:
 	              MCINIT_MAX_INPUT >> 20);
 fail:
 	close(fd);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	return NULL;
 }
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "mcinit.h"
+#include "private/mcinit-tool.h" /* the shared helper layer: mcx_ */
 
 struct mcinit_err {
 	int code;      /* enum mcinit_code (mcinit.h); 0 = MCINIT_E_INTERNAL */
@@ -41,14 +42,6 @@ int mcinit_err_at(struct mcinit_err *err, int code, const char *source, int line
  * that does not know the file name); keeps a source already set. */
 void mcinit_err_locate(struct mcinit_err *err, const char *source);
 
-/* Allocation that never returns NULL: mcinit's data is tiny relative to
- * memory, and an out-of-memory path in every caller would be dead code.  On
- * exhaustion the handler of mcinit_set_alloc_failure (mcinit.h) is called;
- * it must not return (the policy is documented there). */
-void *mcinit_xmalloc(size_t n);
-void *mcinit_xcalloc(size_t n, size_t size);
-void *mcinit_xrealloc(void *p, size_t n);
-char *mcinit_xstrdup(const char *s);
 /* Makes room for need elements in arr, which has room for cap: doubles cap
  * (from 8) until it is enough, so that n appends cost O(n) copies. */
 #define MCINIT_GROW(arr, cap, need)                                                                \
@@ -57,30 +50,13 @@ char *mcinit_xstrdup(const char *s);
 			size_t nc_ = (cap) ? (cap)*2 : 8;                                          \
 			while (nc_ < (need))                                                       \
 				nc_ *= 2;                                                          \
-			(arr) = mcinit_xrealloc((arr), nc_ * sizeof *(arr));                       \
+			(arr) = mcx_xrealloc((arr), nc_ * sizeof *(arr));                          \
 			(cap) = nc_;                                                               \
 		}                                                                                  \
 	} while (0)
 /* Out of memory for an allocation of n bytes: the handler of
  * mcinit_set_alloc_failure, then SIGABRT.  Does not return. */
 _Noreturn void mcinit_oom(size_t n);
-char *mcinit_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *mcinit_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-
-/* Growable byte buffer.  Owns data; release with mcinit_buf_free. */
-struct mcinit_buf {
-	char *data;
-	size_t len, cap;
-};
-void mcinit_buf_reserve(struct mcinit_buf *b, size_t extra);
-void mcinit_buf_add(struct mcinit_buf *b, const void *p, size_t n);
-void mcinit_buf_adds(struct mcinit_buf *b, const char *s);
-void mcinit_buf_addc(struct mcinit_buf *b, char c);
-void mcinit_buf_printf(struct mcinit_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void mcinit_buf_add_long(struct mcinit_buf *b, long v); /* fast decimal */
-const char *mcinit_buf_cstr(struct mcinit_buf *b);      /* NUL-terminates */
-void mcinit_buf_free(struct mcinit_buf *b);
 
 /* Writes the decimal digits of v so that they end just before `end` and
  * returns the first digit (the caller owns at least 20 bytes before end).
@@ -178,15 +154,6 @@ mcinit_put_u(char *p, unsigned long long v)
 /* If text[0..len) holds a NUL byte, its 1-based line and column (columns
  * count UTF-8 characters) and 1; else 0.  Text scanners reject NULs. */
 int mcinit_find_nul(const char *text, size_t len, int *line, int *col);
-
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF) within avail bytes: 1 for ASCII, 2-4,
- * or 0 when the bytes there are not UTF-8. */
-size_t mcinit_utf8_len(const unsigned char *p, size_t avail);
-
-/* A copy of s in which every byte that is not part of well-formed UTF-8 is
- * replaced by U+FFFD, so user text can always go into JSON.  Caller frees. */
-char *mcinit_utf8_sanitize(const char *s);
 
 /* Levenshtein distance, capped: returns > max as soon as it exceeds max. */
 size_t mcinit_edit_distance(const char *a, const char *b, size_t max);

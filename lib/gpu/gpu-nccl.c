@@ -241,7 +241,7 @@ config_of(const struct mcinit_nccl_opts *o)
 static struct ncomm *
 ncomm_new(const struct mcinit_nccl_opts *o)
 {
-	struct ncomm *n = mcinit_xcalloc(1, sizeof *n);
+	struct ncomm *n = mcx_xcalloc(1, sizeof *n);
 
 	n->high = o && o->high_priority;
 	return n;
@@ -270,7 +270,7 @@ nccl_init_start(void **comm, int nranks, int rank, int nid, const unsigned char 
 		                      "%d NCCL ids, but this NCCL has no ncclCommInitRankScalable",
 		                      nid);
 	} else {
-		ncclUniqueId *v = mcinit_xcalloc((size_t)nid, sizeof *v);
+		ncclUniqueId *v = mcx_xcalloc((size_t)nid, sizeof *v);
 		int i;
 
 		for (i = 0; i < nid; i++)

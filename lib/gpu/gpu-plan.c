@@ -51,22 +51,22 @@ struct where {
 static struct mcinit_pos
 pos_of(const struct where *w, const char *group, const char *key)
 {
-	struct mcinit_buf p = {0};
+	struct mcx_buf p = {0};
 	struct mcinit_pos k = {0, 0, 0}, v;
 
 	mcinit_jpos_append_token(&p, group);
 	if (key)
 		mcinit_jpos_append_token(&p, key);
-	if (mcinit_jpos_lookup(w->jp, mcinit_buf_cstr(&p), &k, &v) != 0)
+	if (mcinit_jpos_lookup(w->jp, mcx_buf_cstr(&p), &k, &v) != 0)
 		k.line = k.col = 0;
-	mcinit_buf_free(&p);
+	mcx_buf_free(&p);
 	return k;
 }
 
 /* "SOURCE:LINE:COL: text" about /group[/key]: an error into err when err
  * is given (returns -1), else a warning line appended to warn (if any). */
 static int __attribute__((format(printf, 6, 7)))
-located(struct mcinit_buf *warn, struct mcinit_err *err, const struct where *w, const char *group,
+located(struct mcx_buf *warn, struct mcinit_err *err, const struct where *w, const char *group,
         const char *key, const char *fmt, ...)
 {
 	struct mcinit_pos p = pos_of(w, group, key);
@@ -80,7 +80,7 @@ located(struct mcinit_buf *warn, struct mcinit_err *err, const struct where *w, 
 		return mcinit_err_set(err, MCINIT_E_PARSE, "%s:%d:%d: %s", w->source, p.line, p.col,
 		                      s);
 	if (warn)
-		mcinit_buf_printf(warn, "%s:%d:%d: %s\n", w->source, p.line, p.col, s);
+		mcx_buf_printf(warn, "%s:%d:%d: %s\n", w->source, p.line, p.col, s);
 	return 0;
 }
 #define err_at(err, ...)   located(NULL, err, __VA_ARGS__)
@@ -123,7 +123,7 @@ net_opt(const struct where *w, const char *g, json_t *v, struct mcinit_nccl_opts
 
 static int
 group_opts(const struct where *w, const char *g, json_t *obj, struct mcinit_nccl_opts *o,
-           struct mcinit_buf *warn, struct mcinit_err *err)
+           struct mcx_buf *warn, struct mcinit_err *err)
 {
 	const char *k;
 	json_t *v;
@@ -169,7 +169,7 @@ group_opts(const struct where *w, const char *g, json_t *obj, struct mcinit_nccl
 
 static int
 cfgs_from_tree(const struct where *w, json_t *root, struct mcinit_nccl_cfgs *out,
-               struct mcinit_buf *warn, struct mcinit_err *err)
+               struct mcx_buf *warn, struct mcinit_err *err)
 {
 	const char *g;
 	json_t *v;
@@ -180,7 +180,7 @@ cfgs_from_tree(const struct where *w, json_t *root, struct mcinit_nccl_cfgs *out
 		return mcinit_err_set(err, MCINIT_E_PARSE,
 		                      "%s: expected a mapping of group names to NCCL options",
 		                      w->source);
-	out->v = mcinit_xcalloc(json_object_size(root), sizeof *out->v);
+	out->v = mcx_xcalloc(json_object_size(root), sizeof *out->v);
 	json_object_foreach(root, g, v)
 	{
 		struct mcinit_nccl_group_cfg *c = &out->v[out->n];
@@ -193,7 +193,7 @@ cfgs_from_tree(const struct where *w, json_t *root, struct mcinit_nccl_cfgs *out
 			mcinit_nccl_cfgs_destroy(out);
 			return -1;
 		}
-		c->group = mcinit_xstrdup(g);
+		c->group = mcx_xstrdup(g);
 		out->n++;
 	}
 	return 0;
@@ -201,8 +201,7 @@ cfgs_from_tree(const struct where *w, json_t *root, struct mcinit_nccl_cfgs *out
 
 int
 mcinit_nccl_cfgs_parse(const char *text, size_t len, const char *source,
-                       struct mcinit_nccl_cfgs *out, struct mcinit_buf *warn,
-                       struct mcinit_err *err)
+                       struct mcinit_nccl_cfgs *out, struct mcx_buf *warn, struct mcinit_err *err)
 {
 	struct mcinit_yaml y = {0};
 	struct mcinit_err e = {0};
@@ -219,7 +218,7 @@ mcinit_nccl_cfgs_parse(const char *text, size_t len, const char *source,
 }
 
 int
-mcinit_nccl_cfgs_load(const char *path, struct mcinit_nccl_cfgs *out, struct mcinit_buf *warn,
+mcinit_nccl_cfgs_load(const char *path, struct mcinit_nccl_cfgs *out, struct mcx_buf *warn,
                       struct mcinit_err *err)
 {
 	struct mcinit_err e = {0};
@@ -237,32 +236,31 @@ mcinit_nccl_cfgs_load(const char *path, struct mcinit_nccl_cfgs *out, struct mci
 }
 
 void
-mcinit_nccl_cfgs_high_priority(struct mcinit_nccl_cfgs *c, const char *group,
-                               struct mcinit_buf *warn)
+mcinit_nccl_cfgs_high_priority(struct mcinit_nccl_cfgs *c, const char *group, struct mcx_buf *warn)
 {
 	struct mcinit_nccl_group_cfg *g;
 	size_t i;
 
 	if (mcinit_group_kind_from_name(group) < 0 && warn)
-		mcinit_buf_printf(warn,
-		                  "high_priority_stream_groups: %s is not a group name of "
-		                  "Megatron's\n",
-		                  group);
+		mcx_buf_printf(warn,
+		               "high_priority_stream_groups: %s is not a group name of "
+		               "Megatron's\n",
+		               group);
 	for (i = 0; i < c->n; i++)
 		if (strcmp(c->v[i].group, group) == 0) {
 			c->v[i].o.high_priority = 1;
 			return;
 		}
-	c->v = mcinit_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+	c->v = mcx_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
 	g = &c->v[c->n++];
-	g->group = mcinit_xstrdup(group);
+	g->group = mcx_xstrdup(group);
 	mcinit_nccl_opts_default(&g->o);
 	g->o.high_priority = 1;
 }
 
 int
 mcinit_nccl_env_overrides(const char *const *envp, const struct mcinit_nccl_opts *o,
-                          struct mcinit_buf *warn)
+                          struct mcx_buf *warn)
 {
 	/* what NCCL's envConfigOverride lets win over ncclConfig_t, and
 	 * whether mcinit sets that field */
@@ -287,9 +285,8 @@ mcinit_nccl_env_overrides(const char *const *envp, const struct mcinit_nccl_opts
 			continue;
 		if (i == 0 && strcmp(v, "0") == 0)
 			continue; /* agrees with mcinit */
-		mcinit_buf_printf(
-		    warn, "%s=%s overrides the config's %s%s\n", t[i].var, v, t[i].field,
-		    i == 0 ? ": communicator creation blocks and cannot time out" : "");
+		mcx_buf_printf(warn, "%s=%s overrides the config's %s%s\n", t[i].var, v, t[i].field,
+		               i == 0 ? ": communicator creation blocks and cannot time out" : "");
 		n++;
 	}
 	return n;
@@ -511,7 +508,7 @@ mcinit_comms_add(struct mcinit_comms *l)
 {
 	struct mcinit_comm *c;
 
-	l->v = mcinit_xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+	l->v = mcx_xrealloc(l->v, (l->n + 1) * sizeof *l->v);
 	c = &l->v[l->n++];
 	memset(c, 0, sizeof *c);
 	c->fam = -1;

@@ -62,10 +62,10 @@ struct mcinit_nccl_cfgs {
  * "SOURCE:LINE:COL: text"); a bad value is an error (MCINIT_E_PARSE,
  * located).  source names the file in messages.  0, or -1 with err. */
 int mcinit_nccl_cfgs_parse(const char *text, size_t len, const char *source,
-                           struct mcinit_nccl_cfgs *out, struct mcinit_buf *warn,
+                           struct mcinit_nccl_cfgs *out, struct mcx_buf *warn,
                            struct mcinit_err *err);
 /* The same from a file (MCINIT_E_NOINPUT when unreadable). */
-int mcinit_nccl_cfgs_load(const char *path, struct mcinit_nccl_cfgs *out, struct mcinit_buf *warn,
+int mcinit_nccl_cfgs_load(const char *path, struct mcinit_nccl_cfgs *out, struct mcx_buf *warn,
                           struct mcinit_err *err);
 void mcinit_nccl_cfgs_destroy(struct mcinit_nccl_cfgs *c);
 /* The options of group `name` (borrowed), or NULL: NCCL's defaults. */
@@ -76,7 +76,7 @@ const struct mcinit_nccl_opts *mcinit_nccl_cfgs_find(const struct mcinit_nccl_cf
  * the highest CUDA priority (an entry is added for a group the file does
  * not name).  A name that is no group kind is a warning. */
 void mcinit_nccl_cfgs_high_priority(struct mcinit_nccl_cfgs *c, const char *group,
-                                    struct mcinit_buf *warn);
+                                    struct mcx_buf *warn);
 
 /* NCCL reads some environment variables after the config and lets them win
  * (its envConfigOverride): NCCL_COMM_BLOCKING=1 silently cancels mcinit's
@@ -85,7 +85,7 @@ void mcinit_nccl_cfgs_high_priority(struct mcinit_nccl_cfgs *c, const char *grou
  * "NAME=value") that overrides something mcinit sets; o may be NULL (the
  * world: only blocking is mcinit's).  Returns the number of warnings. */
 int mcinit_nccl_env_overrides(const char *const *envp, const struct mcinit_nccl_opts *o,
-                              struct mcinit_buf *warn);
+                              struct mcx_buf *warn);
 
 /* ---- splits ---- */
 

@@ -238,7 +238,7 @@ cast(struct px *p, size_t off, const char *fn, const val *in, val *out)
 				    p, off, fn,
 				    "OverflowError: cannot convert float infinity to integer");
 			/* glibc prints a double's exact value: Python's int() of it */
-			t = mcinit_xasprintf("%.0f", trunc(in->f));
+			t = mcx_xasprintf("%.0f", trunc(in->f));
 			mcinit_hy_vint(out, t, strlen(t));
 			free(t);
 		} else if (str_to_int(in->text, in->len, out) < 0) {
@@ -317,7 +317,7 @@ simple_choice(val *out, val *items, size_t n)
 	out->sweep = MCINIT_HY_CHOICE;
 	out->simple = 1;
 	out->n = n;
-	out->items = mcinit_xcalloc(n ? n : 1, sizeof *out->items);
+	out->items = mcx_xcalloc(n ? n : 1, sizeof *out->items);
 	for (size_t k = 0; k < n; k++)
 		mcinit_hy_vcopy(&out->items[k], &items[k]);
 }
@@ -504,7 +504,7 @@ mcinit_hy_call(struct px *p, size_t off, const char *name, size_t nlen, struct a
 			out->type = MCINIT_HY_SWEEP;
 			out->sweep = MCINIT_HY_INTERVAL;
 			out->n = 2;
-			out->items = mcinit_xcalloc(2, sizeof *out->items);
+			out->items = mcx_xcalloc(2, sizeof *out->items);
 			for (int k = 0; k < 2; k++)
 				if (cast(p, off, "float", bound[k], &out->items[k]) < 0) {
 					mcinit_hy_value_free(out);
@@ -584,7 +584,7 @@ mcinit_hy_call(struct px *p, size_t off, const char *name, size_t nlen, struct a
 		out->type = MCINIT_HY_SWEEP;
 		out->sweep = MCINIT_HY_RANGE;
 		out->n = 3;
-		out->items = mcinit_xcalloc(3, sizeof *out->items);
+		out->items = mcx_xcalloc(3, sizeof *out->items);
 		if (bound[1] == NULL || bound[1]->type == MCINIT_HY_NULL) {
 			mcinit_hy_vint(&out->items[0], "0", 1);
 			mcinit_hy_vcopy(&out->items[1], bound[0]);

@@ -386,7 +386,7 @@ mcinit_hy_vstr(val *v, const char *s, size_t n, int quoted)
 {
 	memset(v, 0, sizeof *v);
 	v->type = MCINIT_HY_STR;
-	v->text = mcinit_xmalloc(n + 1);
+	v->text = mcx_xmalloc(n + 1);
 	memcpy(v->text, s, n);
 	v->text[n] = '\0';
 	v->len = n;
@@ -415,16 +415,16 @@ mcinit_hy_vcopy(val *dst, const val *src)
 {
 	*dst = *src;
 	if (src->text) {
-		dst->text = mcinit_xmalloc(src->len + 1);
+		dst->text = mcx_xmalloc(src->len + 1);
 		memcpy(dst->text, src->text, src->len + 1);
 	}
 	if (src->items) {
-		dst->items = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
+		dst->items = mcx_xcalloc(src->n ? src->n : 1, sizeof *dst->items);
 		for (size_t k = 0; k < src->n; k++)
 			mcinit_hy_vcopy(&dst->items[k], &src->items[k]);
 	}
 	if (src->keys) {
-		dst->keys = mcinit_xcalloc(src->n ? src->n : 1, sizeof *dst->keys);
+		dst->keys = mcx_xcalloc(src->n ? src->n : 1, sizeof *dst->keys);
 		for (size_t k = 0; k < src->n; k++)
 			mcinit_hy_vcopy(&dst->keys[k], &src->keys[k]);
 	}
@@ -442,7 +442,7 @@ mcinit_hy_vappend(val *v, val *item, size_t *cap)
 void
 mcinit_hy_vint(val *v, const char *s, size_t n)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int neg = 0;
 	size_t k = 0;
 
@@ -453,15 +453,15 @@ mcinit_hy_vint(val *v, const char *s, size_t n)
 	while (k < n && (s[k] == '0' || s[k] == '_'))
 		k++;
 	if (neg && k < n)
-		mcinit_buf_addc(&b, '-');
+		mcx_buf_addc(&b, '-');
 	for (; k < n; k++)
 		if (s[k] != '_')
-			mcinit_buf_addc(&b, s[k]);
+			mcx_buf_addc(&b, s[k]);
 	if (b.len == 0 || (b.len == 1 && b.data[0] == '-'))
-		mcinit_buf_adds(&b, "0");
-	v->text = mcinit_xstrdup(mcinit_buf_cstr(&b));
+		mcx_buf_adds(&b, "0");
+	v->text = mcx_xstrdup(mcx_buf_cstr(&b));
 	v->len = b.len;
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 void
@@ -484,7 +484,7 @@ mcinit_hy_vbool(val *v, int b)
 double
 mcinit_hy_py_float(const char *s, size_t n)
 {
-	char *t = mcinit_xmalloc(n + 1);
+	char *t = mcx_xmalloc(n + 1);
 	size_t m = 0;
 	double f;
 
@@ -502,7 +502,7 @@ mcinit_hy_float_repr(double f, char *buf, size_t size)
 {
 	char tmp[40], digits[24];
 	int prec, e, nd = 0, neg = f < 0 || (f == 0 && signbit(f));
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	const char *q;
 
 	if (isnan(f)) {
@@ -531,32 +531,32 @@ mcinit_hy_float_repr(double f, char *buf, size_t size)
 		nd--;
 	digits[nd] = '\0';
 	if (neg)
-		mcinit_buf_addc(&b, '-');
+		mcx_buf_addc(&b, '-');
 	if (e >= -4 && e < 16) {
 		if (e >= 0) {
 			for (int k = 0; k <= e; k++)
-				mcinit_buf_addc(&b, k < nd ? digits[k] : '0');
-			mcinit_buf_addc(&b, '.');
+				mcx_buf_addc(&b, k < nd ? digits[k] : '0');
+			mcx_buf_addc(&b, '.');
 			if (nd > e + 1)
-				mcinit_buf_adds(&b, digits + e + 1);
+				mcx_buf_adds(&b, digits + e + 1);
 			else
-				mcinit_buf_addc(&b, '0');
+				mcx_buf_addc(&b, '0');
 		} else {
-			mcinit_buf_adds(&b, "0.");
+			mcx_buf_adds(&b, "0.");
 			for (int k = 0; k < -e - 1; k++)
-				mcinit_buf_addc(&b, '0');
-			mcinit_buf_adds(&b, digits);
+				mcx_buf_addc(&b, '0');
+			mcx_buf_adds(&b, digits);
 		}
 	} else {
-		mcinit_buf_addc(&b, digits[0]);
+		mcx_buf_addc(&b, digits[0]);
 		if (nd > 1) {
-			mcinit_buf_addc(&b, '.');
-			mcinit_buf_adds(&b, digits + 1);
+			mcx_buf_addc(&b, '.');
+			mcx_buf_adds(&b, digits + 1);
 		}
-		mcinit_buf_printf(&b, "e%c%02d", e < 0 ? '-' : '+', abs(e));
+		mcx_buf_printf(&b, "e%c%02d", e < 0 ? '-' : '+', abs(e));
 	}
-	snprintf(buf, size, "%s", mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	snprintf(buf, size, "%s", mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 }
 
 /* _createPrimitive: the tokens [a, b) of a primitive or a dict key. */
@@ -576,18 +576,18 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 	if (p->t[b - 1].type == T_WS)
 		b--;
 	if (b - a > 1) {
-		struct mcinit_buf buf = {0};
+		struct mcx_buf buf = {0};
 
 		for (size_t k = a; k < b; k++) {
 			t = &p->t[k];
 			if (t->type == T_ESC)
 				for (size_t j = 1; j < t->len; j += 2)
-					mcinit_buf_addc(&buf, s[t->off + j]);
+					mcx_buf_addc(&buf, s[t->off + j]);
 			else
-				mcinit_buf_add(&buf, s + t->off, t->len);
+				mcx_buf_add(&buf, s + t->off, t->len);
 		}
 		mcinit_hy_vstr(out, buf.data ? buf.data : "", buf.len, 0);
-		mcinit_buf_free(&buf);
+		mcx_buf_free(&buf);
 		return 0;
 	}
 	t = &p->t[a];
@@ -596,7 +596,7 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 		/* _unescape_quoted_string: each run of backslashes before a quote
 		 * (an escaped quote in the body, or the run before the closing one)
 		 * keeps every other backslash */
-		struct mcinit_buf buf = {0};
+		struct mcx_buf buf = {0};
 		const char *q = s + t->off;
 		size_t n = t->len, k = 1;
 
@@ -610,21 +610,21 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 
 				/* the run and the quote become every other char of "\\...\q" */
 				for (size_t j = k + 1; j <= r; j += 2)
-					mcinit_buf_addc(&buf, q[j]);
+					mcx_buf_addc(&buf, q[j]);
 				(void)m;
 				k = r + 1;
 				continue;
 			}
 			if (r > k) {
-				mcinit_buf_add(&buf, q + k, r - k);
+				mcx_buf_add(&buf, q + k, r - k);
 				k = r;
 				continue;
 			}
-			mcinit_buf_addc(&buf, q[k]);
+			mcx_buf_addc(&buf, q[k]);
 			k++;
 		}
 		mcinit_hy_vstr(out, buf.data ? buf.data : "", buf.len, 1);
-		mcinit_buf_free(&buf);
+		mcx_buf_free(&buf);
 		return 0;
 	}
 	case T_ID:
@@ -646,12 +646,12 @@ primitive(struct px *p, size_t a, size_t b, val *out)
 		mcinit_hy_vbool(out, s[t->off] == 't' || s[t->off] == 'T');
 		return 0;
 	case T_ESC: {
-		struct mcinit_buf buf = {0};
+		struct mcx_buf buf = {0};
 
 		for (size_t j = 1; j < t->len; j += 2)
-			mcinit_buf_addc(&buf, s[t->off + j]);
+			mcx_buf_addc(&buf, s[t->off + j]);
 		mcinit_hy_vstr(out, buf.data, buf.len, 0);
-		mcinit_buf_free(&buf);
+		mcx_buf_free(&buf);
 		return 0;
 	}
 	default:
@@ -723,8 +723,8 @@ function(struct px *p, val *out)
 			size_t at = p->t[p->i].off;
 
 			if (peek(p, 0) == T_ID && peek(p, 1) == T_EQUAL) {
-				kw = mcinit_xasprintf("%.*s", (int)p->t[p->i].len,
-				                      p->s + p->t[p->i].off);
+				kw = mcx_xasprintf("%.*s", (int)p->t[p->i].len,
+				                   p->s + p->t[p->i].off);
 				p->i += 2;
 			}
 			if (element(p, &v) < 0) {
@@ -844,8 +844,8 @@ container(struct px *p, val *out, int dict)
 				mcinit_hy_vappend(out, &v, &cap);
 				if (dict) {
 					if (c2 != cap || out->keys == NULL)
-						out->keys = mcinit_xrealloc(
-						    out->keys, cap * sizeof *out->keys);
+						out->keys = mcx_xrealloc(out->keys,
+						                         cap * sizeof *out->keys);
 					out->keys[out->n - 1] = k;
 				}
 			}
@@ -862,9 +862,9 @@ container(struct px *p, val *out, int dict)
 	/* to size: a list of a million small lists would otherwise hold room for
 	 * eight items in each */
 	if (out->n < cap) {
-		out->items = mcinit_xrealloc(out->items, out->n * sizeof *out->items);
+		out->items = mcx_xrealloc(out->items, out->n * sizeof *out->items);
 		if (dict)
-			out->keys = mcinit_xrealloc(out->keys, out->n * sizeof *out->keys);
+			out->keys = mcx_xrealloc(out->keys, out->n * sizeof *out->keys);
 	}
 	return 0;
 }
@@ -944,9 +944,9 @@ package(struct px *p)
 	if (t == T_ID || t == T_KEY_SPECIAL || t == T_DOT_PATH) {
 		struct tok *k = &p->t[p->i++];
 
-		return mcinit_xasprintf("%.*s", (int)k->len, p->s + k->off);
+		return mcx_xasprintf("%.*s", (int)k->len, p->s + k->off);
 	}
-	return mcinit_xstrdup("");
+	return mcx_xstrdup("");
 }
 
 /* key: packageOrGroup (AT package)?; packageOrGroup: package | ID (SLASH ID)+ */
@@ -959,9 +959,9 @@ key(struct px *p, struct mcinit_hy_override *o)
 		p->i++;
 		while (peek(p, 0) == T_SLASH && peek(p, 1) == T_ID)
 			p->i += 2;
-		o->key = mcinit_xasprintf(
-		    "%.*s", (int)(p->t[p->i - 1].off + p->t[p->i - 1].len - p->t[a].off),
-		    p->s + p->t[a].off);
+		o->key = mcx_xasprintf("%.*s",
+		                       (int)(p->t[p->i - 1].off + p->t[p->i - 1].len - p->t[a].off),
+		                       p->s + p->t[a].off);
 	} else {
 		o->key = package(p);
 	}

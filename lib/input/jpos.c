@@ -31,7 +31,7 @@ struct ent {
 struct mcinit_jpos {
 	struct ent *ents;
 	size_t nents, cap;
-	struct mcinit_buf toks;
+	struct mcx_buf toks;
 	size_t *slots; /* entry index + 1; 0 = empty */
 	size_t mask;
 	char *dup_ptr; /* NULL when no key is duplicated */
@@ -143,7 +143,7 @@ skip_ws(struct scan *sc)
 }
 
 static void
-put_utf8(struct mcinit_buf *b, unsigned long cp)
+put_utf8(struct mcx_buf *b, unsigned long cp)
 {
 	char u[4];
 	size_t n;
@@ -167,7 +167,7 @@ put_utf8(struct mcinit_buf *b, unsigned long cp)
 		u[3] = (char)(0x80 | (cp & 0x3F));
 		n = 4;
 	}
-	mcinit_buf_add(b, u, n);
+	mcx_buf_add(b, u, n);
 }
 
 /* Reads 4 hex digits at s[at..]; -1 if there are not 4 of them. */
@@ -221,7 +221,7 @@ scan_uescape(struct scan *sc, unsigned long *cp)
 }
 
 static int
-scan_escape(struct scan *sc, struct mcinit_buf *out)
+scan_escape(struct scan *sc, struct mcx_buf *out)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	const char *hit;
@@ -242,7 +242,7 @@ scan_escape(struct scan *sc, struct mcinit_buf *out)
 	if (hit == NULL)
 		return fail(sc, sc->i - 1, "invalid escape");
 	if (out != NULL)
-		mcinit_buf_addc(out, to[hit - from]);
+		mcx_buf_addc(out, to[hit - from]);
 	sc->i++;
 	return 0;
 }
@@ -250,7 +250,7 @@ scan_escape(struct scan *sc, struct mcinit_buf *out)
 /* The string at sc->i (its opening quote); decoded into out when not NULL,
  * only validated otherwise. */
 static int
-scan_string(struct scan *sc, struct mcinit_buf *out)
+scan_string(struct scan *sc, struct mcx_buf *out)
 {
 	for (sc->i++; sc->i < sc->len;) {
 		unsigned char c = sc->s[sc->i];
@@ -266,14 +266,14 @@ scan_string(struct scan *sc, struct mcinit_buf *out)
 			return fail(sc, sc->i, "control character 0x%02X in string", c);
 		} else if (c < 0x80) {
 			if (out != NULL)
-				mcinit_buf_addc(out, (char)c);
+				mcx_buf_addc(out, (char)c);
 			sc->i++;
 		} else {
-			n = mcinit_utf8_len(sc->s + sc->i, sc->len - sc->i);
+			n = mcx_utf8_len(sc->s + sc->i, sc->len - sc->i);
 			if (n == 0)
 				return fail(sc, sc->i, "invalid UTF-8 in string");
 			if (out != NULL)
-				mcinit_buf_add(out, sc->s + sc->i, n);
+				mcx_buf_add(out, sc->s + sc->i, n);
 			sc->i += n;
 		}
 	}
@@ -360,7 +360,7 @@ push_ent(struct mcinit_jpos *jp, size_t parent, size_t tok, size_t toklen, struc
 
 	if (jp->nents == jp->cap) {
 		jp->cap = jp->cap ? jp->cap * 2 : 64;
-		jp->ents = mcinit_xrealloc(jp->ents, jp->cap * sizeof *jp->ents);
+		jp->ents = mcx_xrealloc(jp->ents, jp->cap * sizeof *jp->ents);
 	}
 	e = &jp->ents[jp->nents++];
 	e->parent = parent;
@@ -392,7 +392,7 @@ push(struct scan *sc, int is_obj)
 {
 	if (sc->depth == sc->stkcap) {
 		sc->stkcap = sc->stkcap ? sc->stkcap * 2 : 32;
-		sc->stk = mcinit_xrealloc(sc->stk, sc->stkcap * sizeof *sc->stk);
+		sc->stk = mcx_xrealloc(sc->stk, sc->stkcap * sizeof *sc->stk);
 	}
 	sc->stk[sc->depth].ent = sc->jp->nents - 1;
 	sc->stk[sc->depth].is_obj = is_obj;
@@ -408,9 +408,9 @@ next_element(struct scan *sc)
 
 	sc->parent = f->ent;
 	sc->tok = sc->jp->toks.len;
-	mcinit_buf_add_long(&sc->jp->toks, f->index++);
+	mcx_buf_add_long(&sc->jp->toks, f->index++);
 	sc->toklen = sc->jp->toks.len - sc->tok;
-	mcinit_buf_addc(&sc->jp->toks, '\0');
+	mcx_buf_addc(&sc->jp->toks, '\0');
 	sc->has_key = 0;
 }
 
@@ -418,7 +418,7 @@ next_element(struct scan *sc)
 static int
 next_member(struct scan *sc)
 {
-	struct mcinit_buf *toks = &sc->jp->toks;
+	struct mcx_buf *toks = &sc->jp->toks;
 
 	if (sc->i >= sc->len || sc->s[sc->i] != '"')
 		return fail(sc, sc->i, "expected a string object key");
@@ -429,7 +429,7 @@ next_member(struct scan *sc)
 	if (scan_string(sc, toks) < 0)
 		return -1;
 	sc->toklen = toks->len - sc->tok;
-	mcinit_buf_addc(toks, '\0');
+	mcx_buf_addc(toks, '\0');
 	skip_ws(sc);
 	if (sc->i >= sc->len || sc->s[sc->i] != ':')
 		return fail(sc, sc->i, "expected ':' after object key");
@@ -511,7 +511,7 @@ scan_doc(struct scan *sc)
 	sc->parent = NONE;
 	sc->tok = sc->toklen = 0;
 	sc->has_key = 0;
-	mcinit_buf_addc(&sc->jp->toks, '\0'); /* the root's empty token */
+	mcx_buf_addc(&sc->jp->toks, '\0'); /* the root's empty token */
 	do {
 		if (scan_value(sc, &opened) < 0)
 			return -1;
@@ -538,8 +538,8 @@ ent_eq(const struct mcinit_jpos *jp, size_t a, size_t b)
 static char *
 build_pointer(const struct mcinit_jpos *jp, size_t e)
 {
-	struct mcinit_buf b = {0};
-	size_t *chain = mcinit_xmalloc((jp->ents[e].depth + 1) * sizeof *chain);
+	struct mcx_buf b = {0};
+	size_t *chain = mcx_xmalloc((jp->ents[e].depth + 1) * sizeof *chain);
 	size_t n = 0;
 
 	for (; jp->ents[e].parent != NONE; e = jp->ents[e].parent)
@@ -547,7 +547,7 @@ build_pointer(const struct mcinit_jpos *jp, size_t e)
 	while (n > 0)
 		mcinit_jpos_append_token(&b, jp->toks.data + jp->ents[chain[--n]].tok);
 	free(chain);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -561,7 +561,7 @@ build_table(struct mcinit_jpos *jp)
 
 	while (n < 2 * jp->nents)
 		n *= 2;
-	jp->slots = mcinit_xcalloc(n, sizeof *jp->slots);
+	jp->slots = mcx_xcalloc(n, sizeof *jp->slots);
 	jp->mask = n - 1;
 	for (i = 0; i < jp->nents; i++) {
 		for (s = slot_of(jp->ents[i].hash, jp->mask); jp->slots[s] != 0;
@@ -584,7 +584,7 @@ struct mcinit_jpos *
 mcinit_jpos_new(const char *text, size_t len, struct mcinit_err *err)
 {
 	struct scan sc = {0};
-	struct mcinit_jpos *jp = mcinit_xcalloc(1, sizeof *jp);
+	struct mcinit_jpos *jp = mcx_xcalloc(1, sizeof *jp);
 
 	sc.s = (const unsigned char *)text;
 	sc.len = text != NULL ? len : 0;
@@ -610,7 +610,7 @@ mcinit_jpos_free(struct mcinit_jpos *jp)
 	if (jp == NULL)
 		return;
 	free(jp->ents);
-	mcinit_buf_free(&jp->toks);
+	mcx_buf_free(&jp->toks);
 	free(jp->slots);
 	free(jp->dup_ptr);
 	free(jp);
@@ -707,16 +707,16 @@ mcinit_jpos_lookup(const struct mcinit_jpos *jp, const char *pointer, struct mci
 }
 
 void
-mcinit_jpos_append_token(struct mcinit_buf *ptr, const char *token)
+mcinit_jpos_append_token(struct mcx_buf *ptr, const char *token)
 {
-	mcinit_buf_addc(ptr, '/');
+	mcx_buf_addc(ptr, '/');
 	for (; *token != '\0'; token++) {
 		if (*token == '~')
-			mcinit_buf_add(ptr, "~0", 2);
+			mcx_buf_add(ptr, "~0", 2);
 		else if (*token == '/')
-			mcinit_buf_add(ptr, "~1", 2);
+			mcx_buf_add(ptr, "~1", 2);
 		else
-			mcinit_buf_addc(ptr, *token);
+			mcx_buf_addc(ptr, *token);
 	}
 }
 
@@ -742,7 +742,7 @@ mcinit_jpos_count(const struct mcinit_jpos *jp)
 struct mcinit_jpos *
 mcinit_jpos_builder_new(void)
 {
-	return mcinit_xcalloc(1, sizeof(struct mcinit_jpos));
+	return mcx_xcalloc(1, sizeof(struct mcinit_jpos));
 }
 
 size_t
@@ -752,11 +752,11 @@ mcinit_jpos_add(struct mcinit_jpos *jp, size_t parent, const char *token, size_t
 	size_t tok = jp->toks.len;
 
 	if (parent == MCINIT_JPOS_ROOT) {
-		mcinit_buf_addc(&jp->toks, '\0');
+		mcx_buf_addc(&jp->toks, '\0');
 		return push_ent(jp, NONE, tok, 0, value, value);
 	}
-	mcinit_buf_add(&jp->toks, token, toklen);
-	mcinit_buf_addc(&jp->toks, '\0');
+	mcx_buf_add(&jp->toks, token, toklen);
+	mcx_buf_addc(&jp->toks, '\0');
 	return push_ent(jp, parent, tok, toklen, key, value);
 }
 

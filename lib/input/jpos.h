@@ -59,7 +59,7 @@ int mcinit_jpos_lookup(const struct mcinit_jpos *jp, const char *pointer, struct
 /* Appends "/" + token, with '~' escaped as "~0" and '/' as "~1", to ptr.
  * Build a pointer by starting from an empty buffer (the root) and appending
  * one token per object key or decimal array index. */
-void mcinit_jpos_append_token(struct mcinit_buf *ptr, const char *token);
+void mcinit_jpos_append_token(struct mcx_buf *ptr, const char *token);
 
 /* Finds the first duplicated key in document order, i.e. the first key that
  * repeats an earlier key of the same object — the one jansson rejects under

@@ -175,12 +175,12 @@ cmp(struct mcinit_pyexpr *e, const char *op, const struct mcinit_pv *a, const st
 static struct mcinit_pv
 fstring(struct mcinit_pyexpr *e, const char *s)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_pv v;
 
 	while (*s) {
 		if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
-			mcinit_buf_addc(&b, *s);
+			mcx_buf_addc(&b, *s);
 			s += 2;
 			continue;
 		}
@@ -198,7 +198,7 @@ fstring(struct mcinit_pyexpr *e, const char *s)
 				if (depth > 0)
 					end++;
 			}
-			inner = mcinit_xasprintf("%.*s", (int)(end - s - 1), s + 1);
+			inner = mcx_xasprintf("%.*s", (int)(end - s - 1), s + 1);
 			/* drop !r / :spec, note a trailing = */
 			for (cut = inner, depth = 0; *cut; cut++) {
 				depth += *cut == '[' || *cut == '(';
@@ -215,11 +215,11 @@ fstring(struct mcinit_pyexpr *e, const char *s)
 			    (cut - inner < 2 || !strchr("=!<>", cut[-2]))) {
 				*--cut = '\0';
 				show = true;
-				mcinit_buf_printf(&b, "%s=", inner);
+				mcx_buf_printf(&b, "%s=", inner);
 			}
 			sub = mcinit_pyexpr_parse(inner, &why);
 			if (sub == NULL) {
-				mcinit_buf_printf(&b, "{%s}", inner);
+				mcx_buf_printf(&b, "{%s}", inner);
 				free(why);
 			} else {
 				v = mcinit_pyexpr_eval(sub, e->fn, e->ctx);
@@ -230,10 +230,10 @@ fstring(struct mcinit_pyexpr *e, const char *s)
 			s = *end ? end + 1 : end;
 			continue;
 		}
-		mcinit_buf_addc(&b, *s++);
+		mcx_buf_addc(&b, *s++);
 	}
-	v = mcinit_pyx_mkstr(e, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	v = mcinit_pyx_mkstr(e, mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return v;
 }
 
@@ -346,7 +346,7 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	struct mcinit_pv a[4];
 	size_t i, k = n->nkids;
 	const char *f = n->s;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (strcmp(f, "getattr") == 0 && k >= 2 && n->kids[1]->kind == N_CONST &&
 	    n->kids[1]->val.kind == MCINIT_PV_STR) {
@@ -391,7 +391,7 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	if ((strcmp(f, "os.getenv") == 0 || strcmp(f, "os.environ.get") == 0) && k >= 1 &&
 	    n->kids[0]->kind == N_CONST && n->kids[0]->val.kind == MCINIT_PV_STR) {
 		/* the environment is the resolver's: "$NAME" */
-		char *var = mcinit_xasprintf("$%s", n->kids[0]->val.s);
+		char *var = mcx_xasprintf("$%s", n->kids[0]->val.s);
 		struct mcinit_pv v;
 		int r = e->fn(e->ctx, e, var, &v);
 
@@ -405,7 +405,7 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 	if (k == 0) {
 		/* a probe of the machine, such as get_device_arch_version(): the
 		 * resolver may know it as "name()" */
-		char *q = mcinit_xasprintf("%s()", f);
+		char *q = mcx_xasprintf("%s()", f);
 		struct mcinit_pv v;
 		int r = e->fn(e->ctx, e, q, &v);
 
@@ -470,8 +470,8 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 		struct mcinit_pv v;
 
 		mcinit_pv_str(&b, &a[0]);
-		v = mcinit_pyx_mkstr(e, mcinit_buf_cstr(&b));
-		mcinit_buf_free(&b);
+		v = mcinit_pyx_mkstr(e, mcx_buf_cstr(&b));
+		mcx_buf_free(&b);
 		return v;
 	}
 	if ((strcmp(f, "math.lcm") == 0 || strcmp(f, "math.gcd") == 0) && k >= 1) {
@@ -551,19 +551,19 @@ call(struct mcinit_pyexpr *e, const struct node *n)
 static struct mcinit_pv
 replace(struct mcinit_pyexpr *e, const char *s, const char *from, const char *to)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_pv v;
 	size_t lf = strlen(from);
 	const char *q;
 
 	while ((q = strstr(s, from)) != NULL) {
-		mcinit_buf_add(&b, s, (size_t)(q - s));
-		mcinit_buf_adds(&b, to);
+		mcx_buf_add(&b, s, (size_t)(q - s));
+		mcx_buf_adds(&b, to);
 		s = q + lf;
 	}
-	mcinit_buf_adds(&b, s);
-	v = mcinit_pyx_mkstr(e, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	mcx_buf_adds(&b, s);
+	v = mcinit_pyx_mkstr(e, mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return v;
 }
 
@@ -571,21 +571,21 @@ replace(struct mcinit_pyexpr *e, const char *s, const char *from, const char *to
 static struct mcinit_pv
 join(struct mcinit_pyexpr *e, const char *sep, struct mcinit_pv l)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_pv v;
 	size_t i;
 
 	for (i = 0; i < l.n; i++) {
 		if (l.items[i].kind != MCINIT_PV_STR) {
-			mcinit_buf_free(&b);
+			mcx_buf_free(&b);
 			return mcinit_pyx_err(e, "sequence item %zu: expected str instance", i);
 		}
 		if (i > 0)
-			mcinit_buf_adds(&b, sep);
-		mcinit_buf_adds(&b, l.items[i].s);
+			mcx_buf_adds(&b, sep);
+		mcx_buf_adds(&b, l.items[i].s);
 	}
-	v = mcinit_pyx_mkstr(e, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	v = mcinit_pyx_mkstr(e, mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return v;
 }
 
@@ -996,18 +996,18 @@ names_in(const struct node *n, void (*fn)(void *, const char *), void *ctx, cons
 	else if (n->kind == N_CALL && strcmp(n->s, "is_torch_min_version") == 0)
 		fn(ctx, "get_torch_version()");
 	if (n->kind == N_CALL && n->nkids == 0) {
-		char *q = mcinit_xasprintf("%s()", n->s);
+		char *q = mcx_xasprintf("%s()", n->s);
 
 		fn(ctx, q);
 		free(q);
 	} else if (n->kind == N_CALL && !mcinit_pyx_builtin(n->s)) {
-		char *q = mcinit_xasprintf("%s(...)", n->s);
+		char *q = mcx_xasprintf("%s(...)", n->s);
 
 		fn(ctx, q);
 		free(q);
 	}
 	if (n->kind == N_METHOD && !mcinit_pyx_method_known(n->s)) {
-		char *q = mcinit_xasprintf(".%s()", n->s);
+		char *q = mcx_xasprintf(".%s()", n->s);
 
 		fn(ctx, q);
 		free(q);

@@ -123,7 +123,7 @@ struct mcinit_pv mcinit_pyx_err(struct mcinit_pyexpr *e, const char *fmt, ...)
 /* Python's a == b: numbers across int, float and bool, lists item by item. */
 bool mcinit_pyx_equal(const struct mcinit_pv *a, const struct mcinit_pv *b);
 /* str(v) appended to b, or repr(v) when repr (lists show their items' repr). */
-void mcinit_pyx_str_in(struct mcinit_buf *b, const struct mcinit_pv *v, bool repr);
+void mcinit_pyx_str_in(struct mcx_buf *b, const struct mcinit_pv *v, bool repr);
 /* floor and pow without libm: the checks need only integral exponents */
 double mcinit_pyx_floor(double x);
 double mcinit_pyx_pow(double x, double y);

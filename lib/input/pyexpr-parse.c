@@ -31,13 +31,13 @@ mcinit_pyx_arena(struct mcinit_pyexpr *e, size_t n)
 	size = c->size < ARENA_MAX ? 2 * c->size : ARENA_MAX;
 	if (n > size / 2) {
 		/* a block of its own, behind the current one (which goes on) */
-		b = mcinit_xcalloc(1, sizeof *b + n);
+		b = mcx_xcalloc(1, sizeof *b + n);
 		b->size = b->used = n;
 		b->next = c->next;
 		c->next = b;
 		return b->data;
 	}
-	b = mcinit_xmalloc(sizeof *b + size);
+	b = mcx_xmalloc(sizeof *b + size);
 	b->size = size;
 	b->used = n;
 	b->next = c;
@@ -51,7 +51,7 @@ new_expr(size_t first)
 {
 	const size_t align = _Alignof(struct chunk);
 	size_t head = (sizeof(struct mcinit_pyexpr) + align - 1) / align * align;
-	struct mcinit_pyexpr *e = mcinit_xmalloc(head + sizeof(struct chunk) + first);
+	struct mcinit_pyexpr *e = mcx_xmalloc(head + sizeof(struct chunk) + first);
 
 	memset(e, 0, sizeof *e);
 	e->first = e->mem = (struct chunk *)((char *)e + head);
@@ -86,7 +86,7 @@ fail(struct mcinit_pyexpr *e, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	if (vasprintf(&e->err, fmt, ap) < 0)
-		e->err = mcinit_xstrdup("parse error");
+		e->err = mcx_xstrdup("parse error");
 	va_end(ap);
 }
 
@@ -113,27 +113,27 @@ lex_string(struct mcinit_pyexpr *e, const char *q)
 	char quote = *q;
 	bool triple = q[1] == quote && q[2] == quote;
 	const char *s = q + (triple ? 3 : 1), *p = s;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	for (;;) {
 		if (*p == '\0') {
-			mcinit_buf_free(&b);
+			mcx_buf_free(&b);
 			fail(e, "unterminated string");
 			return -1;
 		}
 		if (*p == '\\' && p[1] != '\0') {
 			char c = p[1];
 
-			mcinit_buf_addc(&b, c == 'n' ? '\n' : c == 't' ? '\t' : c);
+			mcx_buf_addc(&b, c == 'n' ? '\n' : c == 't' ? '\t' : c);
 			p += 2;
 			continue;
 		}
 		if (*p == quote && (!triple || (p[1] == quote && p[2] == quote)))
 			break;
-		mcinit_buf_addc(&b, *p++);
+		mcx_buf_addc(&b, *p++);
 	}
-	e->tok_s = (char *)mcinit_pyexpr_strdup(e, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	e->tok_s = (char *)mcinit_pyexpr_strdup(e, mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	e->p = p + (triple ? 3 : 1);
 	return 0;
 }
@@ -384,7 +384,7 @@ atom(struct mcinit_pyexpr *e)
 	case T_STR:
 	case T_FSTR: {
 		/* adjacent literals concatenate; one f-part makes the whole an f-string */
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 		bool f = false;
 
 		while (e->tok == T_STR || e->tok == T_FSTR) {
@@ -395,21 +395,21 @@ atom(struct mcinit_pyexpr *e)
 
 				for (s = e->tok_s; *s; s++) {
 					if (*s == '{' || *s == '}')
-						mcinit_buf_addc(&b, *s);
-					mcinit_buf_addc(&b, *s);
+						mcx_buf_addc(&b, *s);
+					mcx_buf_addc(&b, *s);
 				}
 			} else if (e->tok == T_FSTR && !f) {
-				mcinit_buf_adds(&b, e->tok_s);
+				mcx_buf_adds(&b, e->tok_s);
 			} else {
-				mcinit_buf_adds(&b, e->tok_s);
+				mcx_buf_adds(&b, e->tok_s);
 			}
 			next(e);
 		}
 		n = mk(e, f ? N_FSTR : N_CONST, 0);
-		n->s = mcinit_pyexpr_strdup(e, mcinit_buf_cstr(&b));
+		n->s = mcinit_pyexpr_strdup(e, mcx_buf_cstr(&b));
 		n->val.kind = MCINIT_PV_STR;
 		n->val.s = n->s;
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return n;
 	}
 	case T_NAME:

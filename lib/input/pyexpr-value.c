@@ -73,17 +73,17 @@ mcinit_pyx_equal(const struct mcinit_pv *a, const struct mcinit_pv *b)
 }
 
 static void
-float_str(struct mcinit_buf *b, double f)
+float_str(struct mcx_buf *b, double f)
 {
 	char t[40];
 	int p;
 
 	if (isinf(f)) {
-		mcinit_buf_adds(b, f > 0 ? "inf" : "-inf");
+		mcx_buf_adds(b, f > 0 ? "inf" : "-inf");
 		return;
 	}
 	if (isnan(f)) {
-		mcinit_buf_adds(b, "nan");
+		mcx_buf_adds(b, "nan");
 		return;
 	}
 	/* Python's repr: the shortest text that reads back as the same double */
@@ -94,47 +94,47 @@ float_str(struct mcinit_buf *b, double f)
 	}
 	if (strpbrk(t, ".eni") == NULL)
 		strcat(t, ".0");
-	mcinit_buf_adds(b, t);
+	mcx_buf_adds(b, t);
 }
 
 void
-mcinit_pyx_str_in(struct mcinit_buf *b, const struct mcinit_pv *v, bool repr)
+mcinit_pyx_str_in(struct mcx_buf *b, const struct mcinit_pv *v, bool repr)
 {
 	size_t i;
 
 	switch (v->kind) {
 	case MCINIT_PV_NONE:
-		mcinit_buf_adds(b, "None");
+		mcx_buf_adds(b, "None");
 		break;
 	case MCINIT_PV_BOOL:
-		mcinit_buf_adds(b, v->i ? "True" : "False");
+		mcx_buf_adds(b, v->i ? "True" : "False");
 		break;
 	case MCINIT_PV_INT:
-		mcinit_buf_printf(b, "%lld", v->i);
+		mcx_buf_printf(b, "%lld", v->i);
 		break;
 	case MCINIT_PV_FLOAT:
 		float_str(b, v->f);
 		break;
 	case MCINIT_PV_STR:
-		mcinit_buf_printf(b, repr ? "'%s'" : "%s", v->s);
+		mcx_buf_printf(b, repr ? "'%s'" : "%s", v->s);
 		break;
 	case MCINIT_PV_LIST:
-		mcinit_buf_addc(b, '[');
+		mcx_buf_addc(b, '[');
 		for (i = 0; i < v->n; i++) {
 			if (i)
-				mcinit_buf_adds(b, ", ");
+				mcx_buf_adds(b, ", ");
 			mcinit_pyx_str_in(b, &v->items[i], true);
 		}
-		mcinit_buf_addc(b, ']');
+		mcx_buf_addc(b, ']');
 		break;
 	case MCINIT_PV_ERR:
-		mcinit_buf_printf(b, "<%s>", v->s);
+		mcx_buf_printf(b, "<%s>", v->s);
 		break;
 	}
 }
 
 void
-mcinit_pv_str(struct mcinit_buf *b, const struct mcinit_pv *v)
+mcinit_pv_str(struct mcx_buf *b, const struct mcinit_pv *v)
 {
 	mcinit_pyx_str_in(b, v, false);
 }

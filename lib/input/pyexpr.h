@@ -98,7 +98,7 @@ void mcinit_pyexpr_names(const struct mcinit_pyexpr *e, void (*fn)(void *ctx, co
 /* Python's truth value of v (ERR: false). */
 bool mcinit_pv_truthy(const struct mcinit_pv *v);
 /* Python's str(v) appended to b (repr for strings inside lists). */
-void mcinit_pv_str(struct mcinit_buf *b, const struct mcinit_pv *v);
+void mcinit_pv_str(struct mcx_buf *b, const struct mcinit_pv *v);
 /* A copy of s owned by e. */
 const char *mcinit_pyexpr_strdup(struct mcinit_pyexpr *e, const char *s);
 /* A list of n values owned by e (uninitialised). */

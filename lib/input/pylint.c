@@ -289,22 +289,22 @@ is_bool_value(const struct py *p, const struct tok *t, size_t n)
 }
 
 static void
-put_utf8(struct mcinit_buf *b, unsigned long u)
+put_utf8(struct mcx_buf *b, unsigned long u)
 {
 	if (u < 0x80) {
-		mcinit_buf_addc(b, (char)u);
+		mcx_buf_addc(b, (char)u);
 	} else if (u < 0x800) {
-		mcinit_buf_addc(b, (char)(0xC0 | u >> 6));
-		mcinit_buf_addc(b, (char)(0x80 | (u & 0x3F)));
+		mcx_buf_addc(b, (char)(0xC0 | u >> 6));
+		mcx_buf_addc(b, (char)(0x80 | (u & 0x3F)));
 	} else if (u < 0x10000) {
-		mcinit_buf_addc(b, (char)(0xE0 | u >> 12));
-		mcinit_buf_addc(b, (char)(0x80 | (u >> 6 & 0x3F)));
-		mcinit_buf_addc(b, (char)(0x80 | (u & 0x3F)));
+		mcx_buf_addc(b, (char)(0xE0 | u >> 12));
+		mcx_buf_addc(b, (char)(0x80 | (u >> 6 & 0x3F)));
+		mcx_buf_addc(b, (char)(0x80 | (u & 0x3F)));
 	} else if (u < 0x110000) {
-		mcinit_buf_addc(b, (char)(0xF0 | u >> 18));
-		mcinit_buf_addc(b, (char)(0x80 | (u >> 12 & 0x3F)));
-		mcinit_buf_addc(b, (char)(0x80 | (u >> 6 & 0x3F)));
-		mcinit_buf_addc(b, (char)(0x80 | (u & 0x3F)));
+		mcx_buf_addc(b, (char)(0xF0 | u >> 18));
+		mcx_buf_addc(b, (char)(0x80 | (u >> 12 & 0x3F)));
+		mcx_buf_addc(b, (char)(0x80 | (u >> 6 & 0x3F)));
+		mcx_buf_addc(b, (char)(0x80 | (u & 0x3F)));
 	}
 }
 
@@ -331,7 +331,7 @@ read_num(const char **s, const char *e, int base, int max)
 
 /* One escape sequence after its backslash (at *s < e). */
 static void
-unescape(struct mcinit_buf *b, const char **s, const char *e)
+unescape(struct mcx_buf *b, const char **s, const char *e)
 {
 	static const char from[] = "\\'\"abfnrtv", to[] = "\\'\"\a\b\f\n\r\t\v";
 	const char *p = strchr(from, **s);
@@ -345,7 +345,7 @@ unescape(struct mcinit_buf *b, const char **s, const char *e)
 		return;
 	}
 	if (p != NULL && c != '\0') {
-		mcinit_buf_addc(b, to[p - from]);
+		mcx_buf_addc(b, to[p - from]);
 		(*s)++;
 		return;
 	}
@@ -363,7 +363,7 @@ unescape(struct mcinit_buf *b, const char **s, const char *e)
 			return;
 		}
 	}
-	mcinit_buf_addc(b, '\\'); /* unknown: Python keeps it */
+	mcx_buf_addc(b, '\\'); /* unknown: Python keeps it */
 }
 
 /* Value of string-literal token(s) t[0..n), concatenated; NULL when any is
@@ -371,7 +371,7 @@ unescape(struct mcinit_buf *b, const char **s, const char *e)
 static char *
 string_value(const struct py *p, const struct tok *t, size_t n)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	for (size_t k = 0; k < n; k++) {
 		const char *s = p->s + t[k].a, *e = p->s + t[k].b, *q = s;
@@ -382,7 +382,7 @@ string_value(const struct py *p, const struct tok *t, size_t n)
 			q++;
 		str_prefix(p->s, t[k].a, (size_t)(q - p->s), &f, &raw);
 		if (f) {
-			mcinit_buf_free(&b);
+			mcx_buf_free(&b);
 			return NULL;
 		}
 		qc = *q;
@@ -395,18 +395,18 @@ string_value(const struct py *p, const struct tok *t, size_t n)
 				s++;
 				unescape(&b, &s, e);
 			} else {
-				mcinit_buf_addc(&b, *s++);
+				mcx_buf_addc(&b, *s++);
 			}
 		}
 	}
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
 static char *
 src_text(const struct py *p, const struct tok *first, const struct tok *last)
 {
-	return mcinit_xasprintf("%.*s", (int)(last->b - first->a), p->s + first->a);
+	return mcx_xasprintf("%.*s", (int)(last->b - first->a), p->s + first->a);
 }
 
 static char *
@@ -433,7 +433,7 @@ flag_of(const struct py *p, const struct call *c)
 	for (size_t k = 0; k < c->narg; k++)
 		if ((v = kw_value(p, c, k, "dest")) != 0)
 			return arg_text(p, c, v, c->arg[k + 1]);
-	return mcinit_xstrdup("");
+	return mcx_xstrdup("");
 }
 
 static int

@@ -102,9 +102,9 @@ note(struct ytree *t, enum mcinit_severity sev, const char *code, struct mcinit_
 	n->line = p.line;
 	n->col = p.col;
 	va_start(ap, fmt);
-	n->msg = mcinit_xvasprintf(fmt, ap);
+	n->msg = mcx_xvasprintf(fmt, ap);
 	va_end(ap);
-	n->hint = hint ? mcinit_xstrdup(hint) : NULL;
+	n->hint = hint ? mcx_xstrdup(hint) : NULL;
 }
 
 static struct mcinit_pos
@@ -321,7 +321,7 @@ to_ll(const char *digits, int base, bool neg, long long *out)
 static char *
 strip_us(const char *s)
 {
-	char *c = mcinit_xmalloc(strlen(s) + 1), *q = c;
+	char *c = mcx_xmalloc(strlen(s) + 1), *q = c;
 
 	for (; *s; s++)
 		if (*s != '_')
@@ -556,7 +556,7 @@ type_tagged(struct ytree *t, const char *tag, const char *s, struct mcinit_pos p
 static struct ynode *
 new_node(struct ytree *t, enum ykind k, yaml_mark_t m)
 {
-	struct ynode *n = mcinit_xcalloc(1, sizeof *n);
+	struct ynode *n = mcx_xcalloc(1, sizeof *n);
 
 	n->kind = k;
 	n->pos = mark_pos(m);
@@ -605,13 +605,13 @@ set_anchor(struct ytree *t, const yaml_char_t *name, struct ynode *n)
 		                     what);
 	}
 	MCINIT_GROW(t->anchors, t->capanchors, t->nanchors + 1);
-	t->anchors[t->nanchors].name = mcinit_xstrdup((const char *)name);
+	t->anchors[t->nanchors].name = mcx_xstrdup((const char *)name);
 	t->anchors[t->nanchors].hash = key_hash((const char *)name, strlen((const char *)name));
 	t->anchors[t->nanchors++].node = n;
 	if (2 * t->nanchors > t->anchor_ix.cap) {
 		free(t->anchor_ix.slot);
 		t->anchor_ix.cap = t->anchor_ix.cap ? 2 * t->anchor_ix.cap : 64;
-		t->anchor_ix.slot = mcinit_xcalloc(t->anchor_ix.cap, sizeof *t->anchor_ix.slot);
+		t->anchor_ix.slot = mcx_xcalloc(t->anchor_ix.cap, sizeof *t->anchor_ix.slot);
 		for (size_t k = 0; k < t->nanchors; k++)
 			ix_put(&t->anchor_ix, t->anchors[k].hash, k);
 	} else {
@@ -643,7 +643,7 @@ fail_at(struct ytree *t, struct mcinit_pos p, const char *what)
 	return mcinit_err_at(t->err, MCINIT_E_PARSE, NULL, p.line, p.col, "%s", what);
 }
 
-static bool py_str(const json_t *j, struct mcinit_buf *b);
+static bool py_str(const json_t *j, struct mcx_buf *b);
 
 /* A plain mapping key as OmegaConf keys it: `on` is the boolean True, `1`
  * the int 1 (str() of the typed key is what a reference must name).  Only
@@ -652,7 +652,7 @@ static void
 type_key(struct ytree *t, struct ynode *n)
 {
 	json_t *j = type_plain(t, n->text, n->pos, true);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	n->strkey = json_is_string(j);
 	if (!n->strkey && py_str(j, &b)) {
@@ -664,9 +664,9 @@ type_key(struct ytree *t, struct ynode *n)
 			     n->text, json_is_true(j) ? "True" : "False", n->text);
 		free(n->text);
 		n->tlen = b.len;
-		n->text = mcinit_xstrdup(mcinit_buf_cstr(&b));
+		n->text = mcx_xstrdup(mcx_buf_cstr(&b));
 	}
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	json_decref(j);
 }
 
@@ -679,7 +679,7 @@ scalar_node(struct ytree *t, const yaml_event_t *ev, bool is_key)
 	size_t len = ev->data.scalar.length;
 	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 
-	n->text = mcinit_xmalloc(len + 1);
+	n->text = mcx_xmalloc(len + 1);
 	memcpy(n->text, ev->data.scalar.value, len);
 	n->text[len] = '\0';
 	n->tlen = len;
@@ -737,7 +737,7 @@ libyaml_error(struct ytree *t, const yaml_parser_t *ps)
 	char what[400];
 
 	if (ps->error == YAML_MEMORY_ERROR)
-		mcinit_oom(0); /* as mcinit_xmalloc would */
+		mcinit_oom(0); /* as mcx_xmalloc would */
 	if (ps->context != NULL)
 		snprintf(what, sizeof what, "malformed YAML: %s %s (from line %d)", ps->problem,
 		         ps->context, mark_pos(ps->context_mark).line);
@@ -906,7 +906,7 @@ put_pair(struct pairs *ps, struct ynode *k, struct ynode *v)
 	if (2 * ps->n > ps->ix.cap) {
 		free(ps->ix.slot);
 		ps->ix.cap = ps->ix.cap ? 2 * ps->ix.cap : 4 * PAIRS_SCAN;
-		ps->ix.slot = mcinit_xcalloc(ps->ix.cap, sizeof *ps->ix.slot);
+		ps->ix.slot = mcx_xcalloc(ps->ix.cap, sizeof *ps->ix.slot);
 		for (size_t i = 0; i < ps->n; i++)
 			ix_put(&ps->ix, key_hash(ps->v[i].k->text, ps->v[i].k->tlen), i);
 	} else {
@@ -1078,7 +1078,7 @@ emit(struct ytree *t, struct ynode *n, size_t parent, const char *tok, size_t to
 
 struct interp {
 	struct ytree *t;
-	struct mcinit_buf path; /* JSON pointer of the string being resolved */
+	struct mcx_buf path; /* JSON pointer of the string being resolved */
 	int depth;
 };
 
@@ -1093,12 +1093,12 @@ pos_of(struct ytree *t, const char *pointer)
 
 /* Python's str() of a scalar, for a string with text around `${...}`. */
 static bool
-py_str(const json_t *j, struct mcinit_buf *b)
+py_str(const json_t *j, struct mcx_buf *b)
 {
 	if (json_is_string(j)) {
-		mcinit_buf_add(b, json_string_value(j), json_string_length(j));
+		mcx_buf_add(b, json_string_value(j), json_string_length(j));
 	} else if (json_is_integer(j)) {
-		mcinit_buf_printf(b, "%lld", (long long)json_integer_value(j));
+		mcx_buf_printf(b, "%lld", (long long)json_integer_value(j));
 	} else if (json_is_real(j)) {
 		char tmp[40];
 		double v = json_real_value(j);
@@ -1113,13 +1113,13 @@ py_str(const json_t *j, struct mcinit_buf *b)
 		snprintf(tmp, sizeof tmp, "%.*g", prec, v);
 		if (strchr(tmp, 'e') != NULL && fabs(v) >= 1e-4 && fabs(v) < 1e16)
 			snprintf(tmp, sizeof tmp, "%.1f", v);
-		mcinit_buf_adds(b, tmp);
+		mcx_buf_adds(b, tmp);
 		if (strpbrk(tmp, ".e") == NULL)
-			mcinit_buf_adds(b, ".0");
+			mcx_buf_adds(b, ".0");
 	} else if (json_is_boolean(j)) {
-		mcinit_buf_adds(b, json_is_true(j) ? "True" : "False");
+		mcx_buf_adds(b, json_is_true(j) ? "True" : "False");
 	} else if (json_is_null(j)) {
-		mcinit_buf_adds(b, "None");
+		mcx_buf_adds(b, "None");
 	} else {
 		return false;
 	}
@@ -1130,7 +1130,7 @@ py_str(const json_t *j, struct mcinit_buf *b)
 static json_t *
 walk_ref(json_t *node, const char *ref)
 {
-	char *copy = mcinit_xstrdup(ref), *p = copy;
+	char *copy = mcx_xstrdup(ref), *p = copy;
 
 	while (node != NULL && *p != '\0') {
 		size_t n = strcspn(p, ".[");
@@ -1169,7 +1169,7 @@ walk_ref(json_t *node, const char *ref)
 static json_t *
 ancestor(json_t *root, const char *pointer, int dots)
 {
-	char *copy = mcinit_xstrdup(pointer);
+	char *copy = mcx_xstrdup(pointer);
 	json_t *node;
 
 	for (int d = 0; d < dots; d++) {
@@ -1184,21 +1184,21 @@ ancestor(json_t *root, const char *pointer, int dots)
 	node = root;
 	for (char *p = copy; node != NULL && *p == '/';) {
 		char *next = strchr(p + 1, '/'), *tok;
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 
 		for (tok = p + 1; *tok && tok != next; tok++) {
 			if (*tok == '~' && (tok[1] == '0' || tok[1] == '1'))
-				mcinit_buf_addc(&b, *++tok == '0' ? '~' : '/');
+				mcx_buf_addc(&b, *++tok == '0' ? '~' : '/');
 			else
-				mcinit_buf_addc(&b, *tok);
+				mcx_buf_addc(&b, *tok);
 		}
 		if (json_is_object(node))
-			node = json_object_get(node, mcinit_buf_cstr(&b));
+			node = json_object_get(node, mcx_buf_cstr(&b));
 		else if (json_is_array(node))
-			node = json_array_get(node, strtoul(mcinit_buf_cstr(&b), NULL, 10));
+			node = json_array_get(node, strtoul(mcx_buf_cstr(&b), NULL, 10));
 		else
 			node = NULL;
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		p = next ? next : tok;
 	}
 	free(copy);
@@ -1215,13 +1215,13 @@ lookup_ref(struct interp *ip, const char *ref, json_t **out, char **why)
 {
 	int dots = (int)strspn(ref, ".");
 	json_t *base =
-	    dots ? ancestor(ip->t->out->root, mcinit_buf_cstr(&ip->path), dots) : ip->t->out->root;
+	    dots ? ancestor(ip->t->out->root, mcx_buf_cstr(&ip->path), dots) : ip->t->out->root;
 	json_t *hit = base ? walk_ref(base, ref + dots) : NULL;
 	const char *what = NULL;
 
 	if (hit != NULL && json_is_string(hit) && strstr(json_string_value(hit), "${") != NULL) {
 		if (++ip->depth > MAX_INTERP_DEPTH) {
-			*why = mcinit_xasprintf("interpolations refer to each other in a cycle");
+			*why = mcx_xasprintf("interpolations refer to each other in a cycle");
 			return I_FAIL;
 		}
 		enum ires r = resolve_string(ip, json_string_value(hit), out, why);
@@ -1235,22 +1235,21 @@ lookup_ref(struct interp *ip, const char *ref, json_t **out, char **why)
 	}
 	if (dots == 0 && ip->t->lookup != NULL &&
 	    (*out = ip->t->lookup(ip->t->ctx, ref, &what)) != NULL) {
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 
 		py_str(*out, &b);
-		note(ip->t, MCINIT_NOTE, "MC009", pos_of(ip->t, mcinit_buf_cstr(&ip->path)), NULL,
+		note(ip->t, MCINIT_NOTE, "MC009", pos_of(ip->t, mcx_buf_cstr(&ip->path)), NULL,
 		     "`${%s}`: this file does not set %s; resolved to %s (%s), as OmegaConf "
 		     "resolves it against the config the file is merged onto",
 		     ref, ref,
-		     json_is_object(*out) || json_is_array(*out) ? "a container"
-		                                                 : mcinit_buf_cstr(&b),
+		     json_is_object(*out) || json_is_array(*out) ? "a container" : mcx_buf_cstr(&b),
 		     what ? what : "mcinit's value");
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return I_OK;
 	}
-	*why = mcinit_xasprintf("`${%s}`: no key %s in this file or the config (OmegaConf "
-	                        "stops with InterpolationKeyError)",
-	                        ref, ref);
+	*why = mcx_xasprintf("`${%s}`: no key %s in this file or the config (OmegaConf "
+	                     "stops with InterpolationKeyError)",
+	                     ref, ref);
 	return I_MISSING;
 }
 
@@ -1289,7 +1288,7 @@ plain_ref(const char *r, size_t n)
 static enum ires
 resolve_string(struct interp *ip, const char *s, json_t **out, char **why)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	const char *p = s;
 	enum ires r = I_OK;
 	size_t pieces = 0;
@@ -1301,20 +1300,19 @@ resolve_string(struct interp *ip, const char *s, json_t **out, char **why)
 		json_t *v = NULL;
 
 		if (p[0] == '\\' && p[1] == '$' && p[2] == '{') { /* \${ is literal */
-			mcinit_buf_adds(&b, "${");
+			mcx_buf_adds(&b, "${");
 			p += 3;
 			pieces += 2;
 			continue;
 		}
 		if (!(p[0] == '$' && p[1] == '{')) {
-			mcinit_buf_addc(&b, *p++);
+			mcx_buf_addc(&b, *p++);
 			pieces += 2;
 			continue;
 		}
 		end = close_of(p);
 		if (end == NULL || !plain_ref(p + 2, (size_t)(end - p - 2))) {
-			*why =
-			    mcinit_xasprintf("`%s`: %s", s,
+			*why = mcx_xasprintf("`%s`: %s", s,
 			                     end == NULL ? "unbalanced ${"
 			                                 : "an OmegaConf resolver or nested "
 			                                   "interpolation, evaluated when Bridge "
@@ -1322,7 +1320,7 @@ resolve_string(struct interp *ip, const char *s, json_t **out, char **why)
 			r = I_UNEVALUATED;
 			break;
 		}
-		ref = mcinit_xasprintf("%.*s", (int)(end - p - 2), p + 2);
+		ref = mcx_xasprintf("%.*s", (int)(end - p - 2), p + 2);
 		r = lookup_ref(ip, ref, &v, why);
 		free(ref);
 		p = end + 1;
@@ -1334,14 +1332,14 @@ resolve_string(struct interp *ip, const char *s, json_t **out, char **why)
 			break;
 		}
 		if (!py_str(v, &b)) {
-			*why = mcinit_xasprintf("`%s`: a mapping or list inside a string", s);
+			*why = mcx_xasprintf("`%s`: a mapping or list inside a string", s);
 			r = I_UNEVALUATED;
 		}
 		json_decref(v);
 	}
 	if (r == I_OK)
 		*out = whole ? whole : json_stringn(b.data ? b.data : "", b.len);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	return r;
 }
 
@@ -1362,7 +1360,7 @@ resolve_member(struct interp *ip, json_t *parent, const char *key, size_t index,
 	if (json_is_string(v) && strstr(json_string_value(v), "${") != NULL) {
 		json_t *res = NULL;
 		char *why = NULL;
-		struct mcinit_pos p = pos_of(ip->t, mcinit_buf_cstr(&ip->path));
+		struct mcinit_pos p = pos_of(ip->t, mcx_buf_cstr(&ip->path));
 		enum ires r = resolve_string(ip, json_string_value(v), &res, &why);
 
 		if (r == I_OK && json_is_object(parent))
@@ -1455,7 +1453,7 @@ mcinit_yaml_parse_as(const char *text, size_t len, bool pyyaml, mcinit_yaml_look
 		struct interp ip = {&t, {0}, 0};
 
 		resolve_tree(&ip, out->root);
-		mcinit_buf_free(&ip.path);
+		mcx_buf_free(&ip.path);
 	}
 	rc = 0;
 out:
@@ -1481,7 +1479,7 @@ mcinit_yaml_interpolate(const char *s, mcinit_yaml_lookup lookup, void *ctx, jso
 	*out = NULL;
 	*why = NULL;
 	r = resolve_string(&ip, s, out, why);
-	mcinit_buf_free(&ip.path);
+	mcx_buf_free(&ip.path);
 	mcinit_yaml_destroy(&y); /* its notes speak of a file */
 	return r == I_OK ? 1 : r == I_UNEVALUATED ? 0 : -1;
 }

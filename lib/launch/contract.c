@@ -310,7 +310,7 @@ strv_push(struct strv *s, char *x)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 8;
-		s->v = mcinit_xrealloc(s->v, s->cap * sizeof *s->v);
+		s->v = mcx_xrealloc(s->v, s->cap * sizeof *s->v);
 	}
 	s->v[s->n++] = x;
 }
@@ -364,7 +364,7 @@ bracket_items(const char *p, size_t len, size_t max, struct strv *out, struct mc
 			                      max);
 		width = alen; /* Slurm pads to the width of the lower bound */
 		for (k = lo; k <= hi; k++)
-			strv_push(out, mcinit_xasprintf("%0*lu", (int)width, k));
+			strv_push(out, mcx_xasprintf("%0*lu", (int)width, k));
 		if (i == len && p[len - 1] == ',')
 			goto bad;
 	}
@@ -384,7 +384,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 	size_t i = 0, j, k;
 	int rc = 0;
 
-	strv_push(&cur, mcinit_xstrdup(""));
+	strv_push(&cur, mcx_xstrdup(""));
 	while (i < len) {
 		if (p[i] == '[') {
 			const char *close = memchr(p + i, ']', len - i);
@@ -410,7 +410,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 			for (j = 0; j < cur.n; j++)
 				for (k = 0; k < items.n; k++)
 					strv_push(&next,
-					          mcinit_xasprintf("%s%s", cur.v[j], items.v[k]));
+					          mcx_xasprintf("%s%s", cur.v[j], items.v[k]));
 			mcinit_hostlist_free(cur.v, cur.n);
 			for (k = 0; k < items.n; k++)
 				free(items.v[k]);
@@ -430,7 +430,7 @@ expand_name(const char *p, size_t len, size_t max, struct strv *out, struct mcin
 				i++;
 			}
 			for (j = 0; j < cur.n; j++) {
-				char *s = mcinit_xasprintf("%s%.*s", cur.v[j], (int)(i - a), p + a);
+				char *s = mcx_xasprintf("%s%.*s", cur.v[j], (int)(i - a), p + a);
 
 				free(cur.v[j]);
 				cur.v[j] = s;
@@ -519,7 +519,7 @@ mcinit_tasks_per_node(const char *spec, size_t max, long **counts, size_t *n,
 		while (rep-- > 0) {
 			if (nv == cap) {
 				cap = cap ? 2 * cap : 8;
-				v = mcinit_xrealloc(v, cap * sizeof *v);
+				v = mcx_xrealloc(v, cap * sizeof *v);
 			}
 			v[nv++] = c;
 		}
@@ -553,7 +553,7 @@ mcinit_write_error_file(const char *path, const char *msg, const char *where)
 	snprintf(ts, sizeof ts, "%lld", (long long)time(NULL));
 	/* torchrun's summary shows py_callstack when there is one, the message
 	 * only when there is none: so the message leads the "call stack" */
-	stack = mcinit_xasprintf("%s%s%s", msg, where ? "\n" : "", where ? where : "");
+	stack = mcx_xasprintf("%s%s%s", msg, where ? "\n" : "", where ? where : "");
 	inner = json_pack("{s:s, s:{s:s, s:s}}", "message", msg, "extraInfo", "py_callstack", stack,
 	                  "timestamp", ts);
 	free(stack);
@@ -577,7 +577,7 @@ mcinit_read_error_file(const char *path)
 	if (json_is_object(m))
 		m = json_object_get(m, "message");
 	if (json_is_string(m))
-		out = mcinit_xstrdup(json_string_value(m));
+		out = mcx_xstrdup(json_string_value(m));
 	json_decref(root);
 	return out;
 }

@@ -136,13 +136,13 @@ tp_layouts_find(const struct mcinit_topology *j, struct tp_layouts *L)
 		nodes = tp / a;
 	cap = (size_t)(nodes * npn / tp + 1);
 	L->tp = (size_t)tp;
-	L->gpus = mcinit_xcalloc(cap * L->tp, sizeof *L->gpus);
-	L->ids = mcinit_xcalloc(cap, sizeof *L->ids);
+	L->gpus = mcx_xcalloc(cap * L->tp, sizeof *L->gpus);
+	L->ids = mcx_xcalloc(cap, sizeof *L->ids);
 	for (n = 0; n < nodes; n++)
 		for (r = n * npn; r < (n + 1) * npn && r < j->t.s.world; r++)
 			layout_add(j, L, r, n, npn, cap);
-	L->ptr = mcinit_xcalloc(L->n + 1, sizeof *L->ptr);
-	L->len = mcinit_xcalloc(L->n + 1, sizeof *L->len);
+	L->ptr = mcx_xcalloc(L->n + 1, sizeof *L->ptr);
+	L->len = mcx_xcalloc(L->n + 1, sizeof *L->len);
 	for (i = 0; i < L->n; i++) {
 		L->ptr[i] = L->gpus + i * L->tp;
 		L->len[i] = L->tp;
@@ -235,7 +235,7 @@ mcinit_node_finish(struct mcinit_job *job)
 	nd->guessed = j->pl.npn <= 0;
 	if (nd->nlocal > j->t.s.world)
 		nd->nlocal = j->t.s.world;
-	nd->rank_gpu = mcinit_xcalloc((size_t)nd->nlocal + 1, sizeof *nd->rank_gpu);
+	nd->rank_gpu = mcx_xcalloc((size_t)nd->nlocal + 1, sizeof *nd->rank_gpu);
 	for (l = 0; l < nd->nlocal; l++)
 		nd->rank_gpu[l] = nd->external ? 0 : (int)l;
 	if (ngpus == 0) {

@@ -58,7 +58,7 @@ apply_flags(struct mcinit_config *c, const struct mcinit_job_desc *desc, struct 
 	base = mcinit_config_source(c, first > 0 || desc->nmegatron_flags == 0 ? "argv" : "flags");
 	if (desc->nmegatron_flags == 0)
 		return;
-	locs = mcinit_xcalloc(desc->nmegatron_flags, sizeof *locs);
+	locs = mcx_xcalloc(desc->nmegatron_flags, sizeof *locs);
 	for (i = 0; i < desc->nmegatron_flags; i++) {
 		locs[i] = base;
 		locs[i].line = (first > 0 ? first : 1) + (int)i;
@@ -136,9 +136,9 @@ copy_env(const char *const *envp)
 		return NULL;
 	while (envp[n] != NULL)
 		n++;
-	v = mcinit_xcalloc(n + 1, sizeof *v);
+	v = mcx_xcalloc(n + 1, sizeof *v);
 	for (i = 0; i < n; i++)
-		v[i] = mcinit_xstrdup(envp[i]);
+		v[i] = mcx_xstrdup(envp[i]);
 	return v;
 }
 
@@ -234,15 +234,15 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 	/* mcinit_config_init zeroes the config (~100 KB, first in the job):
 	 * only the rest is zeroed here, not all of it twice */
 	_Static_assert(offsetof(struct mcinit_job, c) == 0, "the config is first in a job");
-	job = mcinit_xmalloc(sizeof *job);
+	job = mcx_xmalloc(sizeof *job);
 	memset(&job->dv, 0, sizeof *job - offsetof(struct mcinit_job, dv));
 	mcinit_config_init(&job->c, mv);
 	job->d = d;
 	job->env = copy_env(desc->envp);
-	job->hwloc_xml = desc->hwloc_xml ? mcinit_xstrdup(desc->hwloc_xml) : NULL;
+	job->hwloc_xml = desc->hwloc_xml ? mcx_xstrdup(desc->hwloc_xml) : NULL;
 	job->opts.world_size = desc->world_size;
 	if (world_source == NULL && desc->world_source != NULL)
-		world_source = job->world_source = mcinit_xstrdup(desc->world_source);
+		world_source = job->world_source = mcx_xstrdup(desc->world_source);
 	job->opts.world_size_source = world_source;
 	job->opts.nnodes = desc->nnodes;
 	job->opts.nproc_per_node = desc->nproc_per_node;
@@ -253,7 +253,7 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 	job->c.mentry = me;
 	job->c.bversion = bv;
 	job->c.mentry_fixed = desc->entry_point != NULL;
-	job->c.script_args = desc->script_args ? mcinit_xstrdup(desc->script_args) : NULL;
+	job->c.script_args = desc->script_args ? mcx_xstrdup(desc->script_args) : NULL;
 	job->c.script_launch = desc->script_launch;
 	job->lint_only = lint_request(desc);
 	if (load_all(job, desc, err) < 0 ||

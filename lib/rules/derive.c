@@ -461,19 +461,18 @@ mcinit_rules_schedule(struct mcinit_rule_ctx *x, long long *thr, long long *bs, 
 			;
 		colon = memchr(p, ':', (size_t)(e - p));
 		if (colon == NULL) {
-			*why = mcinit_xasprintf("Invalid schedule entry \"%.*s\". Expected format: "
-			                        "\"THRESHOLD:BATCH_SIZE\"",
-			                        (int)(e - p), p);
+			*why = mcx_xasprintf("Invalid schedule entry \"%.*s\". Expected format: "
+			                     "\"THRESHOLD:BATCH_SIZE\"",
+			                     (int)(e - p), p);
 			return -1;
 		}
 		if (n == max) {
-			*why = mcinit_xasprintf("more than %d schedule entries", max);
+			*why = mcx_xasprintf("more than %d schedule entries", max);
 			return -1;
 		}
 		if (schedule_number(p, (size_t)(colon - p), &thr[n]) < 0 ||
 		    schedule_number(colon + 1, (size_t)(e - colon - 1), &bs[n]) < 0) {
-			*why =
-			    mcinit_xasprintf("schedule entry \"%.*s\" is not a number (Megatron's "
+			*why = mcx_xasprintf("schedule entry \"%.*s\" is not a number (Megatron's "
 			                     "float() raises ValueError)",
 			                     (int)(e - p), p);
 			return -1;

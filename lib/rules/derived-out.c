@@ -16,7 +16,7 @@ struct drow {
 	const char *help;
 	size_t val, ok; /* INT rows: offsets into struct mcinit_derived */
 	json_t *(*json)(const struct mcinit_derived *dv);
-	bool (*text)(const struct mcinit_derived *dv, struct mcinit_buf *b);
+	bool (*text)(const struct mcinit_derived *dv, struct mcx_buf *b);
 };
 
 static json_t *
@@ -34,10 +34,10 @@ world_json(const struct mcinit_derived *dv)
 }
 
 static bool
-world_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+world_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	if (dv->world_ok)
-		mcinit_buf_printf(b, "%lld (%s)", dv->world_size, dv->world_size_source);
+		mcx_buf_printf(b, "%lld (%s)", dv->world_size, dv->world_size_source);
 	return dv->world_ok;
 }
 
@@ -67,10 +67,10 @@ egtp_json(const struct mcinit_derived *dv)
 }
 
 static bool
-gtp_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+gtp_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	if (gtp_on(dv))
-		mcinit_buf_printf(b, "%lld (expert %lld)", dv->gtp, dv->egtp);
+		mcx_buf_printf(b, "%lld (expert %lld)", dv->gtp, dv->egtp);
 	return gtp_on(dv);
 }
 
@@ -82,12 +82,12 @@ vpp_json(const struct mcinit_derived *dv)
 }
 
 static bool
-vpp_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+vpp_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	if (dv->vpp_ok && dv->vpp)
-		mcinit_buf_printf(b, "%lld (from %s)", dv->vpp, dv->vpp_source);
+		mcx_buf_printf(b, "%lld (from %s)", dv->vpp, dv->vpp_source);
 	else if (dv->vpp_ok)
-		mcinit_buf_adds(b, "none");
+		mcx_buf_adds(b, "none");
 	return dv->vpp_ok;
 }
 
@@ -106,12 +106,12 @@ running_gbs_json(const struct mcinit_derived *dv)
 }
 
 static bool
-gbs_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+gbs_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	if (dv->gbs_ok && dv->running_gbs != dv->gbs)
-		mcinit_buf_printf(b, "%lld (runs as %lld)", dv->gbs, dv->running_gbs);
+		mcx_buf_printf(b, "%lld (runs as %lld)", dv->gbs, dv->running_gbs);
 	else if (dv->gbs_ok)
-		mcinit_buf_printf(b, "%lld", dv->gbs);
+		mcx_buf_printf(b, "%lld", dv->gbs);
 	return dv->gbs_ok;
 }
 
@@ -122,10 +122,10 @@ sp_json(const struct mcinit_derived *dv)
 }
 
 static bool
-sp_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+sp_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	if (dv->sp_ok)
-		mcinit_buf_adds(b, dv->sequence_parallel ? "true" : "false");
+		mcx_buf_adds(b, dv->sequence_parallel ? "true" : "false");
 	return dv->sp_ok;
 }
 
@@ -152,7 +152,7 @@ layers_json(const struct mcinit_derived *dv)
 
 /* "4, 8 x 14, 6": runs of equal stages, for a short table line. */
 static bool
-layers_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+layers_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	long long p = 0, q, v, cps = dv->chunks_per_stage;
 	size_t start = b->len;
@@ -165,17 +165,17 @@ layers_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 		     q++)
 			;
 		if (b->len > start)
-			mcinit_buf_adds(b, ", ");
+			mcx_buf_adds(b, ", ");
 		if (dv->vpp) {
-			mcinit_buf_adds(b, "[");
+			mcx_buf_adds(b, "[");
 			for (v = 0; v < cps; v++)
-				mcinit_buf_printf(b, "%s%d", v ? " " : "", dv->layers[p * cps + v]);
-			mcinit_buf_adds(b, "]");
+				mcx_buf_printf(b, "%s%d", v ? " " : "", dv->layers[p * cps + v]);
+			mcx_buf_adds(b, "]");
 		} else {
-			mcinit_buf_printf(b, "%d", dv->layers[p]);
+			mcx_buf_printf(b, "%d", dv->layers[p]);
 		}
 		if (q - p > 1)
-			mcinit_buf_printf(b, " x %lld", q - p);
+			mcx_buf_printf(b, " x %lld", q - p);
 		p = q;
 	}
 	return true;
@@ -193,11 +193,11 @@ seeds_json(const struct mcinit_derived *dv)
 }
 
 static bool
-seeds_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+seeds_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	if (dv->seeds_ok)
-		mcinit_buf_printf(b, "%lld (model-parallel %lld, expert %lld; max %lld)", dv->seed,
-		                  dv->seed_model_parallel, dv->seed_expert_parallel, dv->seed_max);
+		mcx_buf_printf(b, "%lld (model-parallel %lld, expert %lld; max %lld)", dv->seed,
+		               dv->seed_model_parallel, dv->seed_expert_parallel, dv->seed_max);
 	return dv->seeds_ok;
 }
 
@@ -290,7 +290,7 @@ memory_json(const struct mcinit_derived *dv)
 
 /* One line per kind of rank, under the derived table's label. */
 static bool
-params_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	const struct mcinit_memory *m = &dv->mem;
 	long long p, first, last;
@@ -299,15 +299,15 @@ params_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 	int i;
 
 	if (!m->params_ok) {
-		mcinit_buf_printf(b, "parameters not counted (mcinit): %s", m->params_why);
+		mcx_buf_printf(b, "parameters not counted (mcinit): %s", m->params_why);
 		return true;
 	}
-	mcinit_buf_printf(b, "parameters per rank, %s (mcinit; the rest not estimated yet)",
-	                  m->params_dtype);
+	mcx_buf_printf(b, "parameters per rank, %s (mcinit; the rest not estimated yet)",
+	               m->params_dtype);
 	for (k = 0; k < m->nkinds; k++) {
 		const struct mcinit_rank_params *q = &m->kinds[k];
 
-		mcinit_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
+		mcx_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
 		/* its stages as ranges: 0, 2-5 */
 		for (p = 0, first = -1; p <= dv->pp; p++) {
 			bool in = p < dv->pp && m->stage_kind[p] == (short)k;
@@ -316,20 +316,19 @@ params_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 				first = p;
 			if (!in && first >= 0) {
 				last = p - 1;
-				mcinit_buf_printf(b, first == q->first_stage ? " %lld" : ", %lld",
-				                  first);
+				mcx_buf_printf(b, first == q->first_stage ? " %lld" : ", %lld",
+				               first);
 				if (last > first)
-					mcinit_buf_printf(b, "-%lld", last);
+					mcx_buf_printf(b, "-%lld", last);
 				first = -1;
 			}
 		}
-		mcinit_buf_printf(b, ": %lld", q->total);
+		mcx_buf_printf(b, ": %lld", q->total);
 		if (q->expert > 0)
-			mcinit_buf_printf(b, " (%lld dense, %lld expert)", q->dense, q->expert);
+			mcx_buf_printf(b, " (%lld dense, %lld expert)", q->dense, q->expert);
 		for (i = 0, sep = ";"; i < MCINIT_PK_COUNT; i++)
 			if (q->by_kind[i] > 0) {
-				mcinit_buf_printf(b, "%s %s %lld", sep, param_kinds[i],
-				                  q->by_kind[i]);
+				mcx_buf_printf(b, "%s %s %lld", sep, param_kinds[i], q->by_kind[i]);
 				sep = ",";
 			}
 	}
@@ -337,7 +336,7 @@ params_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 }
 
 static bool
-memory_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
+memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	const struct mcinit_memory *m = &dv->mem;
 	const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -347,11 +346,11 @@ memory_text(const struct mcinit_derived *dv, struct mcinit_buf *b)
 	if (strcmp(m->model, "mcinit") == 0)
 		return params_text(dv, b);
 	if (!m->ok)
-		mcinit_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
+		mcx_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
 	else
-		mcinit_buf_printf(b, "%.2f GiB (%s: weights and optimizer %.2f, activations %.2f)",
-		                  m->total / gib, m->model, m->weights_and_optimizer / gib,
-		                  m->activations / gib);
+		mcx_buf_printf(b, "%.2f GiB (%s: weights and optimizer %.2f, activations %.2f)",
+		               m->total / gib, m->model, m->weights_and_optimizer / gib,
+		               m->activations / gib);
 	return true;
 }
 
@@ -408,7 +407,7 @@ mcinit_derived_to_json(const struct mcinit_derived *dv)
 void
 mcinit_derived_print(const struct mcinit_derived *dv, FILE *out)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	fprintf(out, "derived values:\n");
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -421,11 +420,11 @@ mcinit_derived_print(const struct mcinit_derived *dv, FILE *out)
 		if (r->text != NULL)
 			shown = r->text(dv, &b);
 		else if ((shown = ok_of(dv, r)))
-			mcinit_buf_printf(&b, "%lld", int_of(dv, r));
+			mcx_buf_printf(&b, "%lld", int_of(dv, r));
 		if (shown)
-			fprintf(out, "  %-37s %s\n", r->label, mcinit_buf_cstr(&b));
+			fprintf(out, "  %-37s %s\n", r->label, mcx_buf_cstr(&b));
 	}
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 size_t

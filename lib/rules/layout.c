@@ -16,7 +16,7 @@
 /* One re.sub pass of Megatron's parse_str_to_list: every non-overlapping
  * match of `pattern`, left to right, becomes group 1 repeated group 2 times. */
 static int
-unroll(const char *in, const char *pattern, struct mcinit_buf *out, char **why)
+unroll(const char *in, const char *pattern, struct mcx_buf *out, char **why)
 {
 	regmatch_t m[3];
 	const char *p = in;
@@ -24,7 +24,7 @@ unroll(const char *in, const char *pattern, struct mcinit_buf *out, char **why)
 	int rc = -1;
 
 	if (regcomp(&re, pattern, REG_EXTENDED) != 0) {
-		*why = mcinit_xstrdup("internal error: bad layout pattern");
+		*why = mcx_xstrdup("internal error: bad layout pattern");
 		return -1;
 	}
 	out->len = 0;
@@ -36,16 +36,16 @@ unroll(const char *in, const char *pattern, struct mcinit_buf *out, char **why)
 		n = strtoull(p + m[2].rm_so, NULL, 10);
 		if (errno != 0 || (glen > 0 && n > LAYOUT_MAX / glen) ||
 		    out->len + glen * n > LAYOUT_MAX) {
-			*why = mcinit_xasprintf("unrolls to more than %u layers", LAYOUT_MAX);
+			*why = mcx_xasprintf("unrolls to more than %u layers", LAYOUT_MAX);
 			goto out;
 		}
-		mcinit_buf_add(out, p, (size_t)m[0].rm_so);
+		mcx_buf_add(out, p, (size_t)m[0].rm_so);
 		for (k = 0; k < n; k++)
-			mcinit_buf_add(out, p + m[1].rm_so, glen);
+			mcx_buf_add(out, p + m[1].rm_so, glen);
 		p += m[0].rm_eo;
 	}
-	mcinit_buf_adds(out, p);
-	mcinit_buf_cstr(out);
+	mcx_buf_adds(out, p);
+	mcx_buf_cstr(out);
 	rc = 0;
 out:
 	regfree(&re);
@@ -54,38 +54,38 @@ out:
 
 /* The unrolled layout: stages separated by '|', each a string of E L t m. */
 int
-mcinit_layout_unroll(const char *layout, struct mcinit_buf *flat, char **why)
+mcinit_layout_unroll(const char *layout, struct mcx_buf *flat, char **why)
 {
-	struct mcinit_buf a = {0}, b = {0};
+	struct mcx_buf a = {0}, b = {0};
 	const char *p;
 	int rc = -1;
 
 	for (p = layout; *p; p++)
 		if (*p != ',')
-			mcinit_buf_addc(&a, *p);
-	mcinit_buf_cstr(&a);
+			mcx_buf_addc(&a, *p);
+	mcx_buf_cstr(&a);
 	if (unroll(a.data, "\\(([^)]+)\\)\\*([0-9]+)", &b, why) < 0 ||
 	    unroll(b.data, "(.)\\*([0-9]+)", flat, why) < 0)
 		goto out;
 	for (p = flat->data; *p; p++) {
 		if (strchr("ELtm|", *p) == NULL) {
-			*why = mcinit_xasprintf("'%c' is not a layer (known: E embedding, L loss, "
-			                        "t transformer layer, m MTP layer; | ends a stage)",
-			                        *p);
+			*why = mcx_xasprintf("'%c' is not a layer (known: E embedding, L loss, "
+			                     "t transformer layer, m MTP layer; | ends a stage)",
+			                     *p);
 			goto out;
 		}
 	}
 	rc = 0;
 out:
-	mcinit_buf_free(&a);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&a);
+	mcx_buf_free(&b);
 	return rc;
 }
 
 long
 mcinit_layout_parse(const char *layout, int *t_counts, size_t max, char **why)
 {
-	struct mcinit_buf flat = {0};
+	struct mcx_buf flat = {0};
 	char *msg = NULL;
 	const char *p;
 	long stages = 1;
@@ -110,6 +110,6 @@ out:
 		*why = msg;
 	else
 		free(msg);
-	mcinit_buf_free(&flat);
+	mcx_buf_free(&flat);
 	return stages;
 }

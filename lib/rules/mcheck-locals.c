@@ -59,7 +59,7 @@ pv_str(struct mcinit_pv *out, struct mcinit_pyexpr *e, const char *s)
  * the unified "main/mtp/mtp" form; NULL when there is none.  The result
  * lives in b. */
 static const char *
-hybrid_pattern(struct mcinit_rule_ctx *x, struct mcinit_buf *b)
+hybrid_pattern(struct mcinit_rule_ctx *x, struct mcx_buf *b)
 {
 	const char *p = !NUL(hybrid_layer_pattern) ? mcinit_cfg_str(x->c, F(hybrid_layer_pattern))
 	                : !NUL(hybrid_override_pattern)
@@ -71,16 +71,16 @@ hybrid_pattern(struct mcinit_rule_ctx *x, struct mcinit_buf *b)
 	    BAD(mtp_hybrid_override_pattern) || BAD(mtp_num_layers))
 		return NULL;
 	b->len = 0;
-	mcinit_buf_adds(b, p ? p : "");
+	mcx_buf_adds(b, p ? p : "");
 	n = NUL(mtp_num_layers) ? 0 : I(mtp_num_layers);
 	if (!NUL(mtp_hybrid_override_pattern) && n > 0 && (p == NULL || strchr(p, '/') == NULL))
 		for (i = 0; i < n; i++) {
-			mcinit_buf_addc(b, '/');
-			mcinit_buf_adds(b, mcinit_cfg_str(x->c, F(mtp_hybrid_override_pattern)));
+			mcx_buf_addc(b, '/');
+			mcx_buf_adds(b, mcinit_cfg_str(x->c, F(mtp_hybrid_override_pattern)));
 		}
 	else if (p == NULL)
 		return NULL;
-	return mcinit_buf_cstr(b);
+	return mcx_buf_cstr(b);
 }
 
 /* The pipe count + 1 of the main pattern (before the first '/'). */
@@ -283,7 +283,7 @@ static int
 hybrid_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name,
              struct mcinit_pv *out)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	const char *p = hybrid_pattern(x, &b);
 	int r = 0;
 
@@ -297,7 +297,7 @@ hybrid_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *nam
 		r = pv_int(out, pipeline_segments(p));
 	else
 		r = pv_int(out, mtp_depths(p));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	return r;
 }
 

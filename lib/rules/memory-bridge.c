@@ -239,7 +239,7 @@ estimate(const struct bmem_in *a, struct mcinit_memory *m)
 			latent_proj = (double)(2 * a->h * a->latent);
 		}
 	}
-	dense = mcinit_xcalloc((size_t)total * 3, sizeof *dense);
+	dense = mcx_xcalloc((size_t)total * 3, sizeof *dense);
 	rout = dense + total;
 	scratch = rout + total;
 	for (i = 0; i < total; i++) {
@@ -258,9 +258,9 @@ estimate(const struct bmem_in *a, struct mcinit_memory *m)
 	if (uneven && pp > L + 2)
 		why = "Model layers must divide evenly over the remaining pipeline stages";
 	else if (uneven) {
-		double *stage = mcinit_xcalloc((size_t)pp, sizeof *stage);
+		double *stage = mcx_xcalloc((size_t)pp, sizeof *stage);
 
-		counts = mcinit_xcalloc((size_t)pp, sizeof *counts);
+		counts = mcx_xcalloc((size_t)pp, sizeof *counts);
 		why = stage_counts(a, counts);
 		if (why == NULL) {
 			m->dense.params_per_gpu =
@@ -499,7 +499,7 @@ load(struct mcinit_rule_ctx *x, struct bmem_in *a, unsigned char **moe)
 	*moe = NULL;
 	if (why != NULL)
 		return why;
-	*moe = mcinit_xcalloc((size_t)(a->p.layers + a->mtp), 1);
+	*moe = mcx_xcalloc((size_t)(a->p.layers + a->mtp), 1);
 	a->moe = *moe;
 	return moe_layers(x, a, *moe);
 }

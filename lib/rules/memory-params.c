@@ -464,7 +464,7 @@ read_shape(struct mcinit_rule_ctx *x, struct shape *s)
 static const char *
 layout_mtp(struct mcinit_rule_ctx *x, const struct shape *s, int *m)
 {
-	struct mcinit_buf flat = {0};
+	struct mcx_buf flat = {0};
 	const char *p;
 	char *err = NULL;
 	long long i = 0, total = 0;
@@ -472,11 +472,11 @@ layout_mtp(struct mcinit_rule_ctx *x, const struct shape *s, int *m)
 	if (mcinit_layout_unroll(mcinit_cfg_str(x->c, F(pipeline_model_parallel_layout)), &flat,
 	                         &err) < 0) {
 		free(err);
-		mcinit_buf_free(&flat);
+		mcx_buf_free(&flat);
 		return "the pipeline layout does not parse";
 	}
 	/* layout stage i is virtual stage i / PP of pipeline stage i % PP */
-	for (p = mcinit_buf_cstr(&flat); *p != '\0' && i < s->pp * s->vp; p++) {
+	for (p = mcx_buf_cstr(&flat); *p != '\0' && i < s->pp * s->vp; p++) {
 		if (*p == '|')
 			i++;
 		else if (*p == 'm') {
@@ -484,7 +484,7 @@ layout_mtp(struct mcinit_rule_ctx *x, const struct shape *s, int *m)
 			total++;
 		}
 	}
-	mcinit_buf_free(&flat);
+	mcx_buf_free(&flat);
 	return total == s->mtp ? NULL : "the pipeline layout's MTP layers are not mtp_num_layers";
 }
 
@@ -545,12 +545,12 @@ mcinit_rules_memory_params(struct mcinit_rule_ctx *x)
 	m->nkinds = 0;
 	m->params_why = read_shape(x, &s);
 	if (m->params_why == NULL && s.moe) {
-		pat = mcinit_xcalloc((size_t)s.layers, sizeof *pat);
+		pat = mcx_xcalloc((size_t)s.layers, sizeof *pat);
 		m->params_why = mcinit_rules_moe_pattern(x, pat, s.layers);
 		s.moe_pattern = pat;
 	}
 	if (m->params_why == NULL && !NUL(pipeline_model_parallel_layout)) {
-		mtp = mcinit_xcalloc((size_t)(s.pp * s.vp), sizeof *mtp);
+		mtp = mcx_xcalloc((size_t)(s.pp * s.vp), sizeof *mtp);
 		m->params_why = layout_mtp(x, &s, mtp);
 		s.mtp_chunk = mtp;
 	}

@@ -264,7 +264,7 @@ mcinit_rules_memory(struct mcinit_rule_ctx *x)
 	x->dv->mem.model = "megatron";
 	x->dv->mem.why = inputs(x, &a);
 	if (x->dv->mem.why == NULL && a.has_experts) {
-		pat = mcinit_xcalloc((size_t)a.p.layers, sizeof *pat);
+		pat = mcx_xcalloc((size_t)a.p.layers, sizeof *pat);
 		x->dv->mem.why = mcinit_rules_moe_pattern(x, pat, a.p.layers);
 		a.moe_pattern = pat;
 	}
@@ -409,7 +409,7 @@ mc063(struct mcinit_rule_ctx *x)
 	if (inputs(x, &a) != NULL)
 		return;
 	if (a.has_experts) {
-		pat = mcinit_xcalloc((size_t)a.p.layers, sizeof *pat);
+		pat = mcx_xcalloc((size_t)a.p.layers, sizeof *pat);
 		a.moe_pattern = pat;
 		if (mcinit_rules_moe_pattern(x, pat, a.p.layers) != NULL) {
 			free(pat);

@@ -194,7 +194,7 @@ computed_status(const struct mcinit_port_table *t, const struct mcinit_port *row
 
 	if (r != NULL)
 		return r;
-	r = mcinit_xcalloc(1, sizeof *r);
+	r = mcx_xcalloc(1, sizeof *r);
 	status_of(t, row, r);
 	if (!atomic_compare_exchange_strong_explicit(slot, &none, r, memory_order_acq_rel,
 	                                             memory_order_acquire)) {
@@ -417,7 +417,7 @@ report_row(struct mcinit_port_run *r)
 	struct mcinit_rule_ctx *x = r->x;
 	const struct mcinit_pyexpr *tree = mcinit_port_expr(t, row, MCINIT_PX_MESSAGE);
 	const char *where = t->where != NULL ? t->where(row, r->v) : row->id;
-	struct mcinit_buf m = {0};
+	struct mcx_buf m = {0};
 	enum mcinit_severity sev = x->rule->sev;
 	const struct mcinit_rule *rule;
 	struct mcinit_diag *g;
@@ -432,16 +432,16 @@ report_row(struct mcinit_port_run *r)
 		struct mcinit_pv v = mcinit_pyexpr_eval(e, r->ev->resolve, r);
 
 		if (v.kind == MCINIT_PV_ERR || v.kind == MCINIT_PV_NONE)
-			mcinit_buf_adds(&m, row->message);
+			mcx_buf_adds(&m, row->message);
 		else
 			mcinit_pv_str(&m, &v);
 		mcinit_pyexpr_free(e);
 	} else if (row->message[0]) {
-		mcinit_buf_adds(&m, row->message);
+		mcx_buf_adds(&m, row->message);
 	} else {
 		/* a bare assert: Python's AssertionError has no message */
-		mcinit_buf_adds(&m, t->bare_assert);
-		mcinit_buf_adds(&m, row->cond);
+		mcx_buf_adds(&m, t->bare_assert);
+		mcx_buf_adds(&m, row->cond);
 	}
 	for (i = 0; t->one_line && i < m.len; i++)
 		if (m.data[i] == '\n')
@@ -450,13 +450,13 @@ report_row(struct mcinit_port_run *r)
 	rule = x->rule;
 	x->rule = NULL;
 	g = report_at(x, rule->code, sev, mcinit_port_field(r), "%s %s (%s): %s", t->source,
-	              row->function, where, mcinit_buf_cstr(&m));
+	              row->function, where, mcx_buf_cstr(&m));
 	if (t->release_name != NULL)
 		mcinit_diag_hint(g, "see %s in %s %s", where, t->source, t->release_name(r->v));
 	else
 		mcinit_diag_hint(g, "see %s in %s", where, t->source);
 	x->rule = rule;
-	mcinit_buf_free(&m);
+	mcx_buf_free(&m);
 }
 
 void

@@ -299,16 +299,16 @@ env_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *var,
 	json_t *j;
 
 	if (s == NULL && (j = json_object_get(r->x->c->env_vars, var)) != NULL) {
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 		struct mcinit_pv v = from_json(e, j);
 
 		if (json_is_boolean(j) || json_is_number(j)) /* str(value) */
 			mcinit_pv_str(&b, &v);
 		else
-			mcinit_buf_adds(&b, json_string_value(j));
+			mcx_buf_adds(&b, json_string_value(j));
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR,
-		                          .s = mcinit_pyexpr_strdup(e, mcinit_buf_cstr(&b))};
-		mcinit_buf_free(&b);
+		                          .s = mcinit_pyexpr_strdup(e, mcx_buf_cstr(&b))};
+		mcx_buf_free(&b);
 		return 0;
 	}
 	if (s == NULL)

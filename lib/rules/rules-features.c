@@ -182,7 +182,7 @@ mc039(struct mcinit_rule_ctx *x)
 {
 	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(high_priority_stream_groups));
 	const char *names[MCINIT_GROUP_COUNT];
-	struct mcinit_buf all = {0};
+	struct mcx_buf all = {0};
 	size_t i, first = SIZE_MAX;
 	int k;
 
@@ -199,7 +199,7 @@ mc039(struct mcinit_rule_ctx *x)
 		 * (this rule runs on every check) */
 		for (k = 0; i == first && k < MCINIT_GROUP_COUNT; k++) {
 			names[k] = mcinit_group_kind_name((enum mcinit_group_kind)k);
-			mcinit_buf_printf(&all, "%s%s", k ? ", " : "", names[k]);
+			mcx_buf_printf(&all, "%s%s", k ? ", " : "", names[k]);
 		}
 		sug = mcinit_suggest(s, names, MCINIT_GROUP_COUNT);
 		if (sug != NULL)
@@ -208,15 +208,15 @@ mc039(struct mcinit_rule_ctx *x)
 			                       "high_priority_stream_groups: '%s' is not a group "
 			                       "key; did you mean '%s'?",
 			                       s, sug),
-			    "group keys: %s", mcinit_buf_cstr(&all));
+			    "group keys: %s", mcx_buf_cstr(&all));
 		else
 			mcinit_diag_hint(mcinit_rule_report(
 			                     x, F(high_priority_stream_groups),
 			                     "high_priority_stream_groups: '%s' is not a group key",
 			                     s),
-			                 "group keys: %s", mcinit_buf_cstr(&all));
+			                 "group keys: %s", mcx_buf_cstr(&all));
 	}
-	mcinit_buf_free(&all);
+	mcx_buf_free(&all);
 }
 
 const struct mcinit_rule mcinit_rule_mc039 = {"MC039",

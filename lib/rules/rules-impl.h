@@ -240,7 +240,7 @@ int mcinit_mcheck_local(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, cons
 /* The unrolled layout in flat: stages separated by '|', each a string of
  * E L t m.  -1 with a message in why (caller frees); flat is the caller's to
  * free either way. */
-int mcinit_layout_unroll(const char *layout, struct mcinit_buf *flat, char **why);
+int mcinit_layout_unroll(const char *layout, struct mcx_buf *flat, char **why);
 
 /* ---- mcheck-names.c: the names of Megatron's check expressions ---- */
 

@@ -98,22 +98,22 @@ mcinit_rule_written_in(struct mcinit_rule_ctx *x, const enum mcinit_field *cands
  * must not be valid.
  */
 const char *
-mcinit_rule_near_values(struct mcinit_buf *b, long long near, long long step, long long off)
+mcinit_rule_near_values(struct mcx_buf *b, long long near, long long step, long long off)
 {
 	long long base = near + off, lo = base / step * step - off, hi = lo + step;
 
 	b->len = 0;
 	if (lo > 0)
-		mcinit_buf_printf(b, "%lld or %lld", lo, hi);
+		mcx_buf_printf(b, "%lld or %lld", lo, hi);
 	else
-		mcinit_buf_printf(b, "%lld", hi);
-	return mcinit_buf_cstr(b);
+		mcx_buf_printf(b, "%lld", hi);
+	return mcx_buf_cstr(b);
 }
 
 /* The divisors of n next to `near` (excluding near) that also divide `fit`
  * when fit > 0: "4 or 8". */
 const char *
-mcinit_rule_near_divisors_fit(struct mcinit_buf *b, long long n, long long near, long long fit)
+mcinit_rule_near_divisors_fit(struct mcx_buf *b, long long n, long long near, long long fit)
 {
 	long long lo = 0, hi = 0, k;
 
@@ -129,14 +129,14 @@ mcinit_rule_near_divisors_fit(struct mcinit_buf *b, long long n, long long near,
 			break;
 		}
 	if (lo > 0 && hi > 0)
-		mcinit_buf_printf(b, "%lld or %lld", lo, hi);
+		mcx_buf_printf(b, "%lld or %lld", lo, hi);
 	else
-		mcinit_buf_printf(b, "%lld", lo > 0 ? lo : hi > 0 ? hi : 1);
-	return mcinit_buf_cstr(b);
+		mcx_buf_printf(b, "%lld", lo > 0 ? lo : hi > 0 ? hi : 1);
+	return mcx_buf_cstr(b);
 }
 
 const char *
-mcinit_rule_near_divisors(struct mcinit_buf *b, long long n, long long near)
+mcinit_rule_near_divisors(struct mcx_buf *b, long long n, long long near)
 {
 	return mcinit_rule_near_divisors_fit(b, n, near, 0);
 }

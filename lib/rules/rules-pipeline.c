@@ -34,7 +34,7 @@ mc020(struct mcinit_rule_ctx *x)
 	struct mcinit_derived *dv = x->dv;
 	long long pp = I(pipeline_model_parallel_size), l = split_layers(x),
 	          extra = l - I(num_layers), parts, f, la, m;
-	struct mcinit_buf b = {0}, c = {0};
+	struct mcx_buf b = {0}, c = {0};
 	struct mcinit_diag *g;
 
 	if (!dv->vpp_ok || !NUL(num_layers_in_first_pipeline_stage) ||
@@ -70,8 +70,8 @@ mc020(struct mcinit_rule_ctx *x)
 		                 "%lld: %s",
 		                 mcinit_rule_near_values(&b, I(num_layers), parts, extra), l,
 		                 mcinit_rule_near_divisors(&c, l, pp));
-	mcinit_buf_free(&b);
-	mcinit_buf_free(&c);
+	mcx_buf_free(&b);
+	mcx_buf_free(&c);
 }
 
 const struct mcinit_rule mcinit_rule_mc020 = {
@@ -123,7 +123,7 @@ mc022(struct mcinit_rule_ctx *x)
 {
 	long long pp = I(pipeline_model_parallel_size), l = split_layers(x),
 	          n = I(num_layers_per_virtual_pipeline_stage), per;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (NUL(num_layers_per_virtual_pipeline_stage) || vpp_sources(x) > 1)
 		return;
@@ -144,7 +144,7 @@ mc022(struct mcinit_rule_ctx *x)
 		        l, pp),
 		    "nearest valid num_layers: %s",
 		    mcinit_rule_near_values(&b, I(num_layers), pp, l - I(num_layers)));
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return;
 	}
 	per = l / pp;
@@ -155,7 +155,7 @@ mc022(struct mcinit_rule_ctx *x)
 	                                    "num_layers_per_virtual_pipeline_stage %lld",
 	                                    per, n),
 	                 "use a divisor of %lld: %s", per, mcinit_rule_near_divisors(&b, per, n));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc022 = {
@@ -278,7 +278,7 @@ mc024_mtp(struct mcinit_rule_ctx *x, const char *flat)
 	}
 	if (m == 0 || pp <= 0 || nstages % pp != 0)
 		return;
-	r = mcinit_xcalloc((size_t)pp, sizeof *r);
+	r = mcx_xcalloc((size_t)pp, sizeof *r);
 	mtp_by_rank(flat, pp, nstages, r);
 	for (k = 0; k < pp; k++) {
 		if (r[k].m == 0)
@@ -352,7 +352,7 @@ mc024(struct mcinit_rule_ctx *x)
 {
 	const char *layout = mcinit_cfg_str(x->c, F(pipeline_model_parallel_layout));
 	long long pp = I(pipeline_model_parallel_size);
-	struct mcinit_buf flat = {0};
+	struct mcx_buf flat = {0};
 	char *why = NULL;
 	long n;
 
@@ -368,7 +368,7 @@ mc024(struct mcinit_rule_ctx *x)
 	}
 	n = mcinit_layout_parse(layout, NULL, 0, NULL);
 	if (n % pp != 0) {
-		struct mcinit_buf b = {0}, c = {0};
+		struct mcx_buf b = {0}, c = {0};
 
 		mcinit_diag_hint(
 		    mcinit_rule_report(
@@ -380,14 +380,14 @@ mc024(struct mcinit_rule_ctx *x)
 		        n, pp),
 		    "use %s stages, or a pipeline size that divides %ld (%s)",
 		    mcinit_rule_near_values(&b, n, pp, 0), n, mcinit_rule_near_divisors(&c, n, pp));
-		mcinit_buf_free(&b);
-		mcinit_buf_free(&c);
+		mcx_buf_free(&b);
+		mcx_buf_free(&c);
 		goto out;
 	}
 	mc024_layers(x, flat.data);
 out:
 	free(why);
-	mcinit_buf_free(&flat);
+	mcx_buf_free(&flat);
 }
 
 const struct mcinit_rule mcinit_rule_mc024 = {

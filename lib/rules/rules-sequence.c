@@ -15,14 +15,14 @@
 static void
 seq_hint(struct mcinit_rule_ctx *x, struct mcinit_diag *g, long long seq)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (!x->dv->seq_multiple_ok)
 		return;
 	mcinit_diag_hint(g, "nearest valid seq_length: %s (multiples of %lld)",
 	                 mcinit_rule_near_values(&b, seq, x->dv->seq_multiple, 0),
 	                 x->dv->seq_multiple);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 static void
@@ -104,7 +104,7 @@ mc028(struct mcinit_rule_ctx *x)
 {
 	const struct mcinit_value *h = mcinit_cfg_val(x->c, F(hierarchical_context_parallel_sizes));
 	long long cp = I(context_parallel_size), prod = 1;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	size_t i;
 
 	if (h->kind != MCINIT_V_LIST) {
@@ -120,7 +120,7 @@ mc028(struct mcinit_rule_ctx *x)
 		return;
 	}
 	for (i = 0; i < h->n; i++) {
-		mcinit_buf_printf(&b, "%s%lld", i ? " x " : "", h->items[i].i);
+		mcx_buf_printf(&b, "%s%lld", i ? " x " : "", h->items[i].i);
 		prod *= h->items[i].i;
 	}
 	if (prod != cp)
@@ -130,8 +130,8 @@ mc028(struct mcinit_rule_ctx *x)
 		                        F(context_parallel_size)),
 		    "hierarchical_context_parallel_sizes %s = %lld, but context_parallel_size "
 		    "is %lld",
-		    mcinit_buf_cstr(&b), prod, cp);
-	mcinit_buf_free(&b);
+		    mcx_buf_cstr(&b), prod, cp);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc028 = {

@@ -18,7 +18,7 @@ mc010(struct mcinit_rule_ctx *x)
 	long long w = x->dv->world_size, gtp = x->dv->gtp > 1 ? x->dv->gtp : 1,
 	          mp = I(tensor_model_parallel_size) * I(pipeline_model_parallel_size) *
 	               I(context_parallel_size) * gtp;
-	struct mcinit_buf near = {0};
+	struct mcx_buf near = {0};
 	struct mcinit_diag *g;
 	char extra[64] = "";
 
@@ -39,7 +39,7 @@ mc010(struct mcinit_rule_ctx *x)
 	                 "nearest valid world sizes: %s; or change TP/PP/CP so that their product "
 	                 "divides %lld",
 	                 mcinit_rule_near_values(&near, w, mp, 0), w);
-	mcinit_buf_free(&near);
+	mcx_buf_free(&near);
 }
 
 const struct mcinit_rule mcinit_rule_mc010 = {
@@ -59,7 +59,7 @@ mc011(struct mcinit_rule_ctx *x)
 	struct mcinit_derived *dv = x->dv;
 	long long w = dv->world_size, ep = I(expert_model_parallel_size),
 	          pp = I(pipeline_model_parallel_size), emp, both;
-	struct mcinit_buf near = {0};
+	struct mcx_buf near = {0};
 	struct mcinit_diag *g;
 
 	/* Dense model with ETP following TP: ETP x PP divides TP x PP x CP,
@@ -86,7 +86,7 @@ mc011(struct mcinit_rule_ctx *x)
 	                 "choose EP and expert_tensor_parallel_size so that ETP x EP x PP divides "
 	                 "%lld",
 	                 mcinit_rule_near_values(&near, w, both, 0), w);
-	mcinit_buf_free(&near);
+	mcx_buf_free(&near);
 }
 
 const struct mcinit_rule mcinit_rule_mc011 = {
@@ -104,7 +104,7 @@ mc012(struct mcinit_rule_ctx *x)
 {
 	struct mcinit_derived *dv = x->dv;
 	long long mbs = I(micro_batch_size), step, gbs;
-	struct mcinit_buf near = {0};
+	struct mcx_buf near = {0};
 	struct mcinit_diag *g;
 
 	/* GBS defaults to MBS x DP, which divides only without GTP */
@@ -144,7 +144,7 @@ mc012(struct mcinit_rule_ctx *x)
 	                 "micro_batch_size or the data-parallel size (DP = %lld), or set "
 	                 "decrease_batch_size_if_needed",
 	                 mcinit_rule_near_values(&near, gbs, step, 0), step, dv->dp * dv->gtp);
-	mcinit_buf_free(&near);
+	mcx_buf_free(&near);
 }
 
 const struct mcinit_rule mcinit_rule_mc012 = {
@@ -162,7 +162,7 @@ mc013(struct mcinit_rule_ctx *x)
 {
 	struct mcinit_derived *dv = x->dv;
 	long long egbs, embs, step, dp = dv->dp * dv->gtp, ecp = 0;
-	struct mcinit_buf near = {0};
+	struct mcx_buf near = {0};
 	struct mcinit_diag *g;
 
 	/* Megatron-Bridge (ConfigContainer.validate) checks the evaluation sizes
@@ -195,7 +195,7 @@ mc013(struct mcinit_rule_ctx *x)
 	    egbs, egbs < step ? "at least" : "divisible by", embs, ecp ? dp : dv->dp, step);
 	mcinit_diag_hint(g, "nearest valid evaluation batch sizes: %s",
 	                 mcinit_rule_near_values(&near, egbs, step, 0));
-	mcinit_buf_free(&near);
+	mcx_buf_free(&near);
 }
 
 const struct mcinit_rule mcinit_rule_mc013 = {
@@ -226,7 +226,7 @@ static void
 mc014(struct mcinit_rule_ctx *x)
 {
 	long long heads = I(num_attention_heads), tp = I(tensor_model_parallel_size);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (heads % tp == 0)
 		return;
@@ -239,7 +239,7 @@ mc014(struct mcinit_rule_ctx *x)
 	    "use a tensor-parallel size that divides %lld%s: %s", heads,
 	    tp_room(x) > 0 ? " and fits the world size" : "",
 	    mcinit_rule_near_divisors_fit(&b, heads, tp, tp_room(x)));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc014 = {
@@ -262,7 +262,7 @@ mc015(struct mcinit_rule_ctx *x)
 {
 	long long g = I(num_query_groups), tp = I(tensor_model_parallel_size);
 	bool strict = x->c->mversion == MCINIT_MV_R015;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_diag *d;
 
 	if (!gqa(x) || g < 1 || g % tp == 0 || (!strict && tp % g == 0))
@@ -282,7 +282,7 @@ mc015(struct mcinit_rule_ctx *x)
 		                 "use a tensor-parallel size that divides %lld (%s) or a multiple "
 		                 "of it",
 		                 g, mcinit_rule_near_divisors(&b, g, tp));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc015 = {
@@ -299,7 +299,7 @@ static void
 mc016(struct mcinit_rule_ctx *x)
 {
 	long long g = I(num_query_groups), heads = I(num_attention_heads);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (!gqa(x))
 		return;
@@ -319,7 +319,7 @@ mc016(struct mcinit_rule_ctx *x)
 	                     heads, g),
 	                 "use a number of query groups that divides %lld: %s", heads,
 	                 mcinit_rule_near_divisors(&b, heads, g));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc016 = {
@@ -336,7 +336,7 @@ static void
 mc017(struct mcinit_rule_ctx *x)
 {
 	long long h = I(hidden_size), heads = I(num_attention_heads);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	/* validate_args' check: Megatron-Core's TransformerConfig (what a
 	 * Bridge ConfigContainer builds) takes hidden_size // heads. */
@@ -350,7 +350,7 @@ mc017(struct mcinit_rule_ctx *x)
 	    "set kv_channels explicitly, or use a hidden size that is a multiple "
 	    "of %lld (%s)",
 	    heads, mcinit_rule_near_values(&b, h, heads, 0));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc017 = {
@@ -379,7 +379,7 @@ static void
 mc018(struct mcinit_rule_ctx *x)
 {
 	long long ep = I(expert_model_parallel_size), n;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (ep <= 1)
 		return;
@@ -403,7 +403,7 @@ mc018(struct mcinit_rule_ctx *x)
 	        "num_moe_experts %lld is not divisible by expert_model_parallel_size %lld", n, ep),
 	    "use an expert-parallel size that divides %lld: %s", n,
 	    mcinit_rule_near_divisors_fit(&b, n, ep, ep_room(x)));
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc018 = {

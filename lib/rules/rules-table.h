@@ -66,11 +66,11 @@ enum mcinit_field mcinit_rule_written_in(struct mcinit_rule_ctx *x, const enum m
 /* Hints: the valid values next to `near` among k*step - off (k >= 1), and
  * the divisors of n next to `near` (that also divide `fit` when fit > 0),
  * as "96 or 112" in b. */
-const char *mcinit_rule_near_values(struct mcinit_buf *b, long long near, long long step,
+const char *mcinit_rule_near_values(struct mcx_buf *b, long long near, long long step,
                                     long long off);
-const char *mcinit_rule_near_divisors_fit(struct mcinit_buf *b, long long n, long long near,
+const char *mcinit_rule_near_divisors_fit(struct mcx_buf *b, long long n, long long near,
                                           long long fit);
-const char *mcinit_rule_near_divisors(struct mcinit_buf *b, long long n, long long near);
+const char *mcinit_rule_near_divisors(struct mcx_buf *b, long long n, long long near);
 /* An environment variable as the job will see it (a launch script's export,
  * the process environment, then env_vars as Python's str() writes them);
  * *from_config says whether env_vars gave it. */

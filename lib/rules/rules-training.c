@@ -48,7 +48,7 @@ mc041(struct mcinit_rule_ctx *x)
 {
 	const struct mcinit_value *r = mcinit_cfg_val(x->c, F(rampup_batch_size));
 	long long start, inc, samples, gbs, diff, step;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	/* A ConfigContainer: Bridge hands the ramp-up to Megatron-Core's
 	 * init_num_microbatches_calculator, which (core 0.19) logs a deprecation
@@ -110,7 +110,7 @@ mc041(struct mcinit_rule_ctx *x)
 		    "use a start and an increment that are multiples of %lld (e.g. "
 		    "start %s)",
 		    step, start % step ? mcinit_rule_near_values(&b, start, step, 0) : "as is");
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 const struct mcinit_rule mcinit_rule_mc041 = {

@@ -62,7 +62,7 @@ static int
 torch_nccl(char *out, size_t cap)
 {
 	static const char *const subs[] = {"nccl", NULL};
-	struct mcinit_dl_place *v = mcinit_xcalloc(48, sizeof *v);
+	struct mcinit_dl_place *v = mcx_xcalloc(48, sizeof *v);
 	size_t n = mcinit_dl_places("libnccl.so.2", NULL, subs, NULL, v, 48), i;
 	int found = -1;
 
@@ -204,12 +204,12 @@ affinity_part(json_t *root)
 	struct mcinit_affinity_opts o = {0};
 	struct mcinit_affinity *aff;
 	struct mcinit_err e = {0};
-	struct mcinit_buf m = {0};
+	struct mcx_buf m = {0};
 	const char **ids = NULL;
 	size_t i, n = json_array_size(devs), k;
 
 	if (n) {
-		ids = mcinit_xcalloc(n, sizeof *ids);
+		ids = mcx_xcalloc(n, sizeof *ids);
 		json_array_foreach(devs, i, d)
 		{
 			ids[i] = json_string_value(json_object_get(d, "bus_id"));
@@ -242,10 +242,9 @@ affinity_part(json_t *root)
 	}
 	mcinit_affinity_matrix_text(aff, &m);
 	a = json_pack("{s:s, s:b, s:o, s:s}", "source", mcinit_affinity_source(aff), "nvlink_known",
-	              mcinit_affinity_nvlink_known(aff), "gpus", gpus, "matrix",
-	              mcinit_buf_cstr(&m));
+	              mcinit_affinity_nvlink_known(aff), "gpus", gpus, "matrix", mcx_buf_cstr(&m));
 	json_object_set_new(root, "affinity", a);
-	mcinit_buf_free(&m);
+	mcx_buf_free(&m);
 	mcinit_affinity_free(aff);
 }
 
@@ -254,7 +253,7 @@ static void
 machine_part(long world, json_t *problems, json_t *root)
 {
 	struct mcinit_store_capacity cap;
-	struct mcinit_buf t = {0};
+	struct mcx_buf t = {0};
 	struct rlimit ml = {0, 0};
 	struct statvfs sv;
 	unsigned long long shm = 0;
@@ -276,13 +275,13 @@ machine_part(long world, json_t *problems, json_t *root)
 
 		/* one line a shortfall, each naming what to set */
 		mcinit_store_capacity_text(&cap, "", &t);
-		for (l = mcinit_buf_cstr(&t); *l; l = *e ? e + 1 : e) {
+		for (l = mcx_buf_cstr(&t); *l; l = *e ? e + 1 : e) {
 			e = l + strcspn(l, "\n");
 			if (e > l)
 				problem(problems, "what the line says to set", "%.*s", (int)(e - l),
 				        l);
 		}
-		mcinit_buf_free(&t);
+		mcx_buf_free(&t);
 	}
 	if (ml.rlim_cur != RLIM_INFINITY)
 		problem(problems,

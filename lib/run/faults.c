@@ -26,14 +26,14 @@ static int
 not_one_of(struct mcinit_err *err, const char *spec, size_t n, const char *word, const char *what,
            const char *const *names, int count)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int i, rc;
 
 	for (i = 0; i < count; i++)
-		mcinit_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+		mcx_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
 	rc = mcinit_err_set(err, MCINIT_E_USAGE, "MCINIT_FAULT='%s': '%.*s' is not %s (%s)", spec,
-	                    (int)n, word, what, mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	                    (int)n, word, what, mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return rc;
 }
 

@@ -110,7 +110,7 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	case -1:
 		return mcinit_ph_fail(I, MCINIT_PH_DEVICE, err, MCINIT_E_UNAVAILABLE, "%s", why);
 	case 1: {
-		char *t = mcinit_xasprintf("warning: %s", why);
+		char *t = mcx_xasprintf("warning: %s", why);
 
 		mcinit_ph_note(I, t);
 		free(t);
@@ -121,7 +121,7 @@ mcinit_gpu_phase_device(struct mcinit_init *I, int n, struct mcinit_err *err)
 	}
 	/* the trainer may load the other one: say which is checked, and why */
 	if (v.nccl_other && *v.nccl_other) {
-		char *t = mcinit_xasprintf(
+		char *t = mcx_xasprintf(
 		    "warning: two different NCCL libraries are visible: %s (%s) is the one "
 		    "checked, %s (%s) is there too; MCINIT_NCCL_LIBRARY names the trainer's",
 		    v.nccl_library, v.nccl_how ? v.nccl_how : "", v.nccl_other,
@@ -163,7 +163,7 @@ wait_named(struct mcinit_init *I, enum mcinit_phase p, void *comm, const char *l
            struct mcinit_err *err)
 {
 	struct mcinit_err e = {0};
-	struct mcinit_buf a = {0}, b = {0};
+	struct mcx_buf a = {0}, b = {0};
 	char r1[96], r2[96];
 	long na, nb;
 	int rc;
@@ -183,10 +183,10 @@ wait_named(struct mcinit_init *I, enum mcinit_phase p, void *comm, const char *l
 	    "NCCL %s communicator not created within %.0f s (ncclCommAbort): %s %s did "
 	    "not finish%s%s",
 	    label, I->timeout, na == 1 ? "rank" : "ranks",
-	    na > 0 ? mcinit_buf_cstr(&a) : "(unknown: the store is gone)",
-	    nb > 0 ? "; never started: " : "", nb > 0 ? mcinit_buf_cstr(&b) : "");
-	mcinit_buf_free(&a);
-	mcinit_buf_free(&b);
+	    na > 0 ? mcx_buf_cstr(&a) : "(unknown: the store is gone)",
+	    nb > 0 ? "; never started: " : "", nb > 0 ? mcx_buf_cstr(&b) : "");
+	mcx_buf_free(&a);
+	mcx_buf_free(&b);
 	return rc;
 }
 
@@ -197,21 +197,21 @@ env_of(struct mcinit_init *I, const char *name)
 }
 
 static void
-note_warnings(struct mcinit_init *I, struct mcinit_buf *w)
+note_warnings(struct mcinit_init *I, struct mcx_buf *w)
 {
 	char *p = w->data, *nl;
 
 	while (p && (nl = strchr(p, '\n'))) {
 		*nl = '\0';
 		{
-			char *t = mcinit_xasprintf("warning: %s", p);
+			char *t = mcx_xasprintf("warning: %s", p);
 
 			mcinit_ph_note(I, t);
 			free(t);
 		}
 		p = nl + 1;
 	}
-	mcinit_buf_free(w);
+	mcx_buf_free(w);
 }
 
 /* ---- nccl_communicator_config_path (read in the config phase, so that a
@@ -222,7 +222,7 @@ mcinit_gpu_load_cfgs(struct mcinit_init *I, struct mcinit_err *err)
 {
 	const struct mcinit_value *v =
 	    mcinit_cfg_val(&I->job->c, MCINIT_F_nccl_communicator_config_path);
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 
 	const struct mcinit_value *hp =
 	    mcinit_cfg_val(&I->job->c, MCINIT_F_high_priority_stream_groups);
@@ -231,7 +231,7 @@ mcinit_gpu_load_cfgs(struct mcinit_init *I, struct mcinit_err *err)
 	mcinit_nccl_cfgs_destroy(&I->ncfg);
 	if (v && v->kind == MCINIT_V_STR && v->s[0] &&
 	    mcinit_nccl_cfgs_load(v->s, &I->ncfg, &w, err) != 0) {
-		mcinit_buf_free(&w);
+		mcx_buf_free(&w);
 		return -1;
 	}
 	for (i = 0; hp && hp->kind == MCINIT_V_LIST && i < hp->n; i++)
@@ -302,7 +302,7 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	struct mcinit_gpu_versions v;
 	struct mcinit_nccl_opts ob;
 	struct mcinit_err e = {0};
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 	struct mcinit_comm *c;
 	long W = I->env.world, nid;
 	unsigned char *ids;
@@ -313,7 +313,7 @@ phase_world(struct mcinit_init *I, struct mcinit_err *err)
 	nid = env_of(I, "NCCL_COMM_ID") ? 0 : mcinit_nccl_nids(W, v.nccl_runtime);
 	mcinit_nccl_env_overrides(I->o->envp, NULL, &w);
 	note_warnings(I, &w);
-	ids = mcinit_xcalloc((size_t)(nid > 1 ? nid : 1), MCINIT_NCCL_ID_BYTES);
+	ids = mcx_xcalloc((size_t)(nid > 1 ? nid : 1), MCINIT_NCCL_ID_BYTES);
 	if (world_ids(I, nid, ids, &e) != 0) {
 		free(ids);
 		return mcinit_ph_fail(I, MCINIT_PH_WORLD, err, e.code, "NCCL unique id: %s", e.msg);
@@ -361,7 +361,7 @@ split_one(struct mcinit_init *I, const struct mcinit_split *sp, struct mcinit_er
 	struct mcinit_nccl_opts ob;
 	const struct mcinit_nccl_opts *o = mcinit_nccl_cfgs_find(&I->ncfg, name);
 	struct mcinit_err e = {0};
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 	struct mcinit_comm *c = mcinit_comms_add(&I->comms);
 	char label[64];
 	void *child = NULL;
@@ -443,10 +443,10 @@ phase_groups_gpu(struct mcinit_init *I, struct mcinit_err *err)
 /* Sum of the global ranks of c's group (what its all-reduce must give) and
  * its members as text, for messages. */
 static long long
-expected_sum(struct mcinit_init *I, const struct mcinit_comm *c, struct mcinit_buf *members)
+expected_sum(struct mcinit_init *I, const struct mcinit_comm *c, struct mcx_buf *members)
 {
 	long n = c->fam < 0 ? I->env.world : I->t.fam[c->fam].size, i;
-	long *m = mcinit_xcalloc((size_t)n, sizeof *m);
+	long *m = mcx_xcalloc((size_t)n, sizeof *m);
 	long long s = 0;
 
 	if (c->fam < 0)
@@ -457,18 +457,18 @@ expected_sum(struct mcinit_init *I, const struct mcinit_comm *c, struct mcinit_b
 	for (i = 0; i < n; i++) {
 		s += m[i];
 		if (i < 8)
-			mcinit_buf_printf(members, "%s%ld", i ? ", " : "", m[i]);
+			mcx_buf_printf(members, "%s%ld", i ? ", " : "", m[i]);
 	}
 	if (n > 8)
-		mcinit_buf_printf(members, ", ... (%ld)", n);
+		mcx_buf_printf(members, ", ... (%ld)", n);
 	free(m);
 	return s;
 }
 
 static int
-verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcinit_buf *bad)
+verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcx_buf *bad)
 {
-	struct mcinit_buf mem = {0};
+	struct mcx_buf mem = {0};
 	struct mcinit_err e = {0};
 	long long want = expected_sum(I, c, &mem), got = 0;
 	int rc = 0;
@@ -485,9 +485,9 @@ verify_one(struct mcinit_init *I, struct mcinit_comm *c, struct mcinit_buf *bad)
 	c->state = rc ? MCINIT_CS_FAILED : MCINIT_CS_VERIFIED;
 	c->stuck = rc == MCINIT_E_TIMEOUT;
 	if (rc)
-		mcinit_buf_printf(bad, "%s%s group %d (ranks %s): %s", bad->len ? "; " : "",
-		                  c->name, c->color, mcinit_buf_cstr(&mem), c->detail);
-	mcinit_buf_free(&mem);
+		mcx_buf_printf(bad, "%s%s group %d (ranks %s): %s", bad->len ? "; " : "", c->name,
+		               c->color, mcx_buf_cstr(&mem), c->detail);
+	mcx_buf_free(&mem);
 	return rc;
 }
 
@@ -544,7 +544,7 @@ sweep_one(struct mcinit_init *I, struct mcinit_comm *c)
 static int
 phase_verify_gpu(struct mcinit_init *I, struct mcinit_err *err)
 {
-	struct mcinit_buf bad = {0};
+	struct mcx_buf bad = {0};
 	size_t i;
 	int code = 0, n = 0, rc;
 
@@ -561,13 +561,13 @@ phase_verify_gpu(struct mcinit_init *I, struct mcinit_err *err)
 		 * next would queue behind it, a cudaFree wait for it); the
 		 * caller ends every communicator with ncclCommAbort */
 		if (rc == MCINIT_E_TIMEOUT) {
-			mcinit_buf_printf(&bad, "; stopped at the first timeout");
+			mcx_buf_printf(&bad, "; stopped at the first timeout");
 			break;
 		}
 	}
 	if (code) {
-		rc = mcinit_ph_fail(I, MCINIT_PH_VERIFY, err, code, "%s", mcinit_buf_cstr(&bad));
-		mcinit_buf_free(&bad);
+		rc = mcinit_ph_fail(I, MCINIT_PH_VERIFY, err, code, "%s", mcx_buf_cstr(&bad));
+		mcx_buf_free(&bad);
 		return rc;
 	}
 	for (i = 0; I->o->bandwidth && i < I->comms.n; i++)

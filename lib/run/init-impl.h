@@ -79,7 +79,7 @@ int mcinit_ph_fail(struct mcinit_init *I, enum mcinit_phase p, struct mcinit_err
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Ranks whose key mcinit/<name>/<rank> is missing in the store, as "1, 3
  * and 7" into b; how many, or -1 when the store is gone. */
-long mcinit_ph_missing(struct mcinit_init *I, const char *name, struct mcinit_buf *b);
+long mcinit_ph_missing(struct mcinit_init *I, const char *name, struct mcx_buf *b);
 /* Writes a line to the progress stream (rank 0), if any. */
 void mcinit_ph_note(struct mcinit_init *I, const char *text);
 

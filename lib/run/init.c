@@ -76,7 +76,7 @@ store_fail(struct mcinit_init *I, enum mcinit_phase p, struct mcinit_err *err,
 struct mcinit_init *
 mcinit_init_new(const struct mcinit_init_opts *o)
 {
-	struct mcinit_init *I = mcinit_xcalloc(1, sizeof *I);
+	struct mcinit_init *I = mcx_xcalloc(1, sizeof *I);
 
 	I->o = o;
 	I->failed = MCINIT_PH_COUNT;
@@ -170,8 +170,8 @@ lazy_override(struct mcinit_job_desc *d, const char ***ov, int **ovi)
 {
 	size_t n = d->noverrides;
 
-	*ov = mcinit_xcalloc(n + 1, sizeof **ov);
-	*ovi = mcinit_xcalloc(n + 1, sizeof **ovi);
+	*ov = mcx_xcalloc(n + 1, sizeof **ov);
+	*ovi = mcx_xcalloc(n + 1, sizeof **ovi);
 	if (n > 0)
 		memcpy(*ov, d->overrides, n * sizeof **ov);
 	if (n > 0 && d->override_argv_index)
@@ -317,7 +317,7 @@ phase_env(struct mcinit_init *I, struct mcinit_err *err)
 
 /* ---- rounds ---- */
 
-typedef int (*verify_fn)(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_buf *why);
+typedef int (*verify_fn)(struct mcinit_init *I, char **vals, size_t *lens, struct mcx_buf *why);
 
 /* Rank 0, when it serves the store and fails a round, waits (2 s at most)
  * until the ranks that arrived have read the verdict: were it to stop at
@@ -342,7 +342,7 @@ static int
 publish_verdict(struct mcinit_init *I, const char *name, int code, const char *msg)
 {
 	char key[96];
-	char *v = mcinit_xasprintf("%d:%s", code, msg);
+	char *v = mcx_xasprintf("%d:%s", code, msg);
 	struct mcinit_err e;
 	int rc;
 
@@ -357,14 +357,14 @@ static int
 gather(struct mcinit_init *I, const char *name, char ***vals, size_t **lens, struct mcinit_err *err)
 {
 	long W = I->env.world, r;
-	char **keys = mcinit_xcalloc((size_t)W, sizeof *keys);
-	char **v = mcinit_xcalloc((size_t)W, sizeof *v);
-	size_t *l = mcinit_xcalloc((size_t)W, sizeof *l);
+	char **keys = mcx_xcalloc((size_t)W, sizeof *keys);
+	char **v = mcx_xcalloc((size_t)W, sizeof *v);
+	size_t *l = mcx_xcalloc((size_t)W, sizeof *l);
 	const long chunk = 8192;
 	int rc = 0;
 
 	for (r = 0; r < W; r++)
-		keys[r] = mcinit_xasprintf("mcinit/%s/%ld", name, r);
+		keys[r] = mcx_xasprintf("mcinit/%s/%ld", name, r);
 	for (r = 0; r < W && rc == 0; r += chunk) {
 		size_t n = (size_t)(W - r < chunk ? W - r : chunk), i;
 		char **cv;
@@ -396,11 +396,11 @@ static int
 wait_all(struct mcinit_init *I, const char *name, double deadline, struct mcinit_err *err)
 {
 	long W = I->env.world, r;
-	char **keys = mcinit_xcalloc((size_t)W, sizeof *keys);
+	char **keys = mcx_xcalloc((size_t)W, sizeof *keys);
 	int rc;
 
 	for (r = 0; r < W; r++)
-		keys[r] = mcinit_xasprintf("mcinit/%s/%ld", name, r);
+		keys[r] = mcx_xasprintf("mcinit/%s/%ld", name, r);
 	mcinit_store_client_set_deadline(I->cl, deadline);
 	rc = mcinit_store_wait(I->cl, (const char *const *)keys, (size_t)W, err);
 	for (r = 0; r < W; r++)
@@ -418,7 +418,7 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 	double margin = timeout * 0.1 < 1.0 ? timeout * 0.1 : 1.0;
 	char key[96], *v;
 	struct mcinit_err e = {0};
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int code;
 
 	snprintf(key, sizeof key, "mcinit/%s/%ld", name, I->env.rank);
@@ -436,16 +436,15 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 			if (e.code != MCINIT_E_TIMEOUT || mcinit_store_client_lost(I->cl))
 				return store_fail(I, p, err, &e);
 			n = mcinit_ph_missing(I, name, &b);
-			v = mcinit_xasprintf(
-			    "%s %s never arrived (%ld of %ld missing after %.0f s)",
-			    n == 1 ? "rank" : "ranks", mcinit_buf_cstr(&b), n, I->env.world,
-			    timeout);
+			v = mcx_xasprintf("%s %s never arrived (%ld of %ld missing after %.0f s)",
+			                  n == 1 ? "rank" : "ranks", mcx_buf_cstr(&b), n,
+			                  I->env.world, timeout);
 			mcinit_store_client_set_deadline(I->cl, mcinit_now() + 2);
 			publish_verdict(I, name, MCINIT_E_TIMEOUT, v);
 			linger(I, name, I->env.world - n - 1);
 			rc = mcinit_ph_fail(I, p, err, MCINIT_E_TIMEOUT, "%s", v);
 			free(v);
-			mcinit_buf_free(&b);
+			mcx_buf_free(&b);
 			return rc;
 		}
 		mcinit_store_client_set_deadline(I->cl, mcinit_now() + timeout);
@@ -453,14 +452,14 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 			return store_fail(I, p, err, &e);
 		code = verify ? verify(I, vals, lens, &b) : 0;
 		mcinit_store_values_free(vals, lens, (size_t)I->env.world);
-		publish_verdict(I, name, code, code ? mcinit_buf_cstr(&b) : "ok");
+		publish_verdict(I, name, code, code ? mcx_buf_cstr(&b) : "ok");
 		if (code) {
 			linger(I, name, I->env.world - 1);
-			rc = mcinit_ph_fail(I, p, err, code, "%s", mcinit_buf_cstr(&b));
-			mcinit_buf_free(&b);
+			rc = mcinit_ph_fail(I, p, err, code, "%s", mcx_buf_cstr(&b));
+			mcx_buf_free(&b);
 			return rc;
 		}
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return 0;
 	}
 	snprintf(key, sizeof key, "mcinit/%s/verdict", name);
@@ -482,13 +481,13 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 		else if (n > 0)
 			rc = mcinit_ph_fail(I, p, err, MCINIT_E_TIMEOUT,
 			                    "%s %s never arrived (%ld of %ld missing after %.0f s)",
-			                    n == 1 ? "rank" : "ranks", mcinit_buf_cstr(&b), n,
+			                    n == 1 ? "rank" : "ranks", mcx_buf_cstr(&b), n,
 			                    I->env.world, timeout);
 		else
 			rc = mcinit_ph_fail(
 			    I, p, err, MCINIT_E_TIMEOUT,
 			    "every rank arrived but rank 0 gave no verdict within %.0f s", timeout);
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return rc;
 	}
 	code = atoi(v);
@@ -510,7 +509,7 @@ round_run(struct mcinit_init *I, enum mcinit_phase p, const char *name, const ch
 /* ---- phase rendezvous ---- */
 
 static void
-cpuset_text(struct mcinit_buf *b)
+cpuset_text(struct mcx_buf *b)
 {
 	cpu_set_t s;
 	int i, first = -1, n = 0;
@@ -523,9 +522,9 @@ cpuset_text(struct mcinit_buf *b)
 		if (in && first < 0)
 			first = i;
 		if (!in && first >= 0) {
-			mcinit_buf_printf(b, n++ ? ",%d" : "%d", first);
+			mcx_buf_printf(b, n++ ? ",%d" : "%d", first);
 			if (i - 1 > first)
-				mcinit_buf_printf(b, "-%d", i - 1);
+				mcx_buf_printf(b, "-%d", i - 1);
 			first = -1;
 		}
 	}
@@ -534,7 +533,7 @@ cpuset_text(struct mcinit_buf *b)
 static char *
 rank_info(struct mcinit_init *I)
 {
-	struct mcinit_buf cs = {0};
+	struct mcx_buf cs = {0};
 	json_t *j;
 	char *s;
 
@@ -548,10 +547,10 @@ rank_info(struct mcinit_init *I)
 	              (json_int_t)I->env.rank, "host", I->host, "pid", (json_int_t)getpid(),
 	              "local_rank", (json_int_t)I->env.local_rank, "node_rank",
 	              (json_int_t)I->env.node_rank, "world_size", (json_int_t)I->env.world, "gpu",
-	              I->busid, "cpuset", mcinit_buf_cstr(&cs), "config_digest", I->cfg_digest);
+	              I->busid, "cpuset", mcx_buf_cstr(&cs), "config_digest", I->cfg_digest);
 	s = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
-	mcinit_buf_free(&cs);
+	mcx_buf_free(&cs);
 	return s;
 }
 
@@ -581,11 +580,11 @@ cmp_seen(const void *a, const void *b)
 }
 
 static int
-verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_buf *why)
+verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcx_buf *why)
 {
 	long W = I->env.world, r, nbad = 0;
-	json_t **js = mcinit_xcalloc((size_t)W, sizeof *js);
-	struct seen *seen = mcinit_xcalloc((size_t)W, sizeof *seen);
+	json_t **js = mcx_xcalloc((size_t)W, sizeof *js);
+	struct seen *seen = mcx_xcalloc((size_t)W, sizeof *seen);
 	int code = 0;
 
 	(void)lens;
@@ -596,23 +595,23 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 
 		js[r] = j;
 		if (!j) {
-			mcinit_buf_printf(why, "rank %ld published no readable rank record; ", r);
+			mcx_buf_printf(why, "rank %ld published no readable rank record; ", r);
 			code = MCINIT_E_UNAVAILABLE;
 			continue;
 		}
 		if (ws != W) {
 			if (nbad++ < 8)
-				mcinit_buf_printf(why,
-				                  "rank %ld has a world of %lld ranks, rank 0 has "
-				                  "%ld; ",
-				                  r, (long long)ws, W);
+				mcx_buf_printf(why,
+				               "rank %ld has a world of %lld ranks, rank 0 has "
+				               "%ld; ",
+				               r, (long long)ws, W);
 			code = code ? code : 1;
 		} else if (!dg || strcmp(dg, I->cfg_digest) != 0) {
 			if (nbad++ < 8)
-				mcinit_buf_printf(why,
-				                  "rank %ld was started with a different config "
-				                  "(digest %s, rank 0 has %s); ",
-				                  r, dg ? dg : "none", I->cfg_digest);
+				mcx_buf_printf(why,
+				               "rank %ld was started with a different config "
+				               "(digest %s, rank 0 has %s); ",
+				               r, dg ? dg : "none", I->cfg_digest);
 			code = code ? code : 1;
 		}
 		seen[r].host = json_string_value(json_object_get(j, "host"));
@@ -630,19 +629,19 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 	for (r = 1; r < W; r++)
 		if (cmp_seen(&seen[r - 1], &seen[r]) == 0) {
 			if (nbad++ < 8 && *seen[r].gpu)
-				mcinit_buf_printf(why, "ranks %ld and %ld both use GPU %s on %s; ",
-				                  seen[r - 1].rank, seen[r].rank, seen[r].gpu,
-				                  seen[r].host);
+				mcx_buf_printf(why, "ranks %ld and %ld both use GPU %s on %s; ",
+				               seen[r - 1].rank, seen[r].rank, seen[r].gpu,
+				               seen[r].host);
 			else if (nbad <= 8)
-				mcinit_buf_printf(why,
-				                  "ranks %ld and %ld both run on %s as node %ld's "
-				                  "local rank %ld; ",
-				                  seen[r - 1].rank, seen[r].rank, seen[r].host,
-				                  seen[r].node_rank, seen[r].local_rank);
+				mcx_buf_printf(why,
+				               "ranks %ld and %ld both run on %s as node %ld's "
+				               "local rank %ld; ",
+				               seen[r - 1].rank, seen[r].rank, seen[r].host,
+				               seen[r].node_rank, seen[r].local_rank);
 			code = code ? code : MCINIT_E_PARSE;
 		}
 	if (nbad > 8)
-		mcinit_buf_printf(why, "%ld more; ", nbad - 8);
+		mcx_buf_printf(why, "%ld more; ", nbad - 8);
 	if (why->len >= 2)
 		why->len -= 2, why->data[why->len] = '\0';
 	for (r = 0; r < W; r++)
@@ -657,13 +656,13 @@ verify_rendezvous(struct mcinit_init *I, char **vals, size_t *lens, struct mcini
 static void
 check_store_capacity(struct mcinit_init *I)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	if (mcinit_store_capacity_prepare(I->env.world, "warning: ", &b)) {
 		b.data[--b.len] = '\0'; /* mcinit_ph_note ends the line */
-		mcinit_ph_note(I, mcinit_buf_cstr(&b));
+		mcinit_ph_note(I, mcx_buf_cstr(&b));
 	}
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 }
 
 static int
@@ -793,7 +792,7 @@ group_digest(const int32_t *m, long n, int kind)
 static char *
 own_groups(struct mcinit_init *I, struct mcinit_err *err)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int k;
 
 	for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
@@ -803,22 +802,22 @@ own_groups(struct mcinit_init *I, struct mcinit_err *err)
 		int rc = mcinit_topo_group_of(&I->t, k, I->env.rank, &color, &key);
 
 		if (rc < 0 || mcinit_topo_groups(&I->t, k, &g, err) < 0) {
-			mcinit_buf_free(&b);
+			mcx_buf_free(&b);
 			return NULL;
 		}
 		if (rc == 0)
 			hex64(group_digest(g.members + color * g.size, g.size, k), hx);
-		mcinit_buf_printf(&b, "%s%s", k ? "," : "", hx);
+		mcx_buf_printf(&b, "%s%s", k ? "," : "", hx);
 		mcinit_groups_destroy(&g);
 	}
-	return b.data ? b.data : mcinit_xstrdup("");
+	return b.data ? b.data : mcx_xstrdup("");
 }
 
 static int
-verify_groups(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_buf *why)
+verify_groups(struct mcinit_init *I, char **vals, size_t *lens, struct mcx_buf *why)
 {
 	long W = I->env.world, r, nbad = 0;
-	char(*want)[MCINIT_GROUP_COUNT][17] = mcinit_xcalloc((size_t)W, sizeof *want);
+	char(*want)[MCINIT_GROUP_COUNT][17] = mcx_xcalloc((size_t)W, sizeof *want);
 	struct mcinit_err e;
 	int k, code = 0;
 
@@ -848,9 +847,8 @@ verify_groups(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_bu
 
 			if (n != strlen(want[r][k]) || strncmp(p, want[r][k], n) != 0) {
 				if (nbad++ < 8)
-					mcinit_buf_printf(why,
-					                  "rank %ld disagrees on its %s group; ", r,
-					                  mcinit_group_kind_name(k));
+					mcx_buf_printf(why, "rank %ld disagrees on its %s group; ",
+					               r, mcinit_group_kind_name(k));
 				code = 1;
 				break;
 			}
@@ -858,7 +856,7 @@ verify_groups(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_bu
 		}
 	}
 	if (nbad > 8)
-		mcinit_buf_printf(why, "%ld more; ", nbad - 8);
+		mcx_buf_printf(why, "%ld more; ", nbad - 8);
 	if (why->len >= 2)
 		why->len -= 2, why->data[why->len] = '\0';
 	free(want);
@@ -1027,7 +1025,7 @@ rank_report(const struct mcinit_init *I)
 }
 
 static int
-verify_ready(struct mcinit_init *I, char **vals, size_t *lens, struct mcinit_buf *why)
+verify_ready(struct mcinit_init *I, char **vals, size_t *lens, struct mcx_buf *why)
 {
 	long r;
 
@@ -1234,7 +1232,7 @@ mcinit_init_handover(struct mcinit_init *I, mcinit_error_t *err)
 static void
 argv_push(char ***v, size_t *n, char *w)
 {
-	*v = mcinit_xrealloc(*v, (*n + 2) * sizeof **v);
+	*v = mcx_xrealloc(*v, (*n + 2) * sizeof **v);
 	(*v)[(*n)++] = w;
 	(*v)[*n] = NULL;
 }
@@ -1245,11 +1243,11 @@ value_words(char ***v, size_t *n, const struct mcinit_value *x)
 	size_t i;
 
 	if (x->kind == MCINIT_V_INT)
-		argv_push(v, n, mcinit_xasprintf("%lld", x->i));
+		argv_push(v, n, mcx_xasprintf("%lld", x->i));
 	else if (x->kind == MCINIT_V_STR)
-		argv_push(v, n, mcinit_xstrdup(x->s));
+		argv_push(v, n, mcx_xstrdup(x->s));
 	else if (x->kind == MCINIT_V_BOOL)
-		argv_push(v, n, mcinit_xstrdup(x->i ? "True" : "False"));
+		argv_push(v, n, mcx_xstrdup(x->i ? "True" : "False"));
 	else if (x->kind == MCINIT_V_LIST)
 		for (i = 0; i < x->n; i++)
 			value_words(v, n, &x->items[i]);
@@ -1278,22 +1276,22 @@ field_words(char ***v, size_t *n, const struct mcinit_config *c, enum mcinit_fie
 		/* the flag sets the value its kind stores: true, or false for
 		 * a --no-/--disable- spelling */
 		if (((x->i != 0) == (mf->kind == MCINIT_MK_STORE_TRUE)) != neg)
-			argv_push(v, n, mcinit_xstrdup(flag));
+			argv_push(v, n, mcx_xstrdup(flag));
 		break;
 	case MCINIT_MK_BOOLEAN_OPTIONAL:
 		argv_push(v, n,
-		          x->i ? mcinit_xstrdup(mcinit_mstr(mf->flag))
-		               : mcinit_xasprintf("--no-%s", mcinit_mstr(mf->flag) + 2));
+		          x->i ? mcx_xstrdup(mcinit_mstr(mf->flag))
+		               : mcx_xasprintf("--no-%s", mcinit_mstr(mf->flag) + 2));
 		break;
 	case MCINIT_MK_LEGACY_TYPE_BOOL:
 		/* type=bool: bool(word) is True for any word but ""; leave false out */
 		if (x->i) {
-			argv_push(v, n, mcinit_xstrdup(flag));
-			argv_push(v, n, mcinit_xstrdup("True"));
+			argv_push(v, n, mcx_xstrdup(flag));
+			argv_push(v, n, mcx_xstrdup("True"));
 		}
 		break;
 	default:
-		argv_push(v, n, mcinit_xstrdup(flag));
+		argv_push(v, n, mcx_xstrdup(flag));
 		value_words(v, n, x);
 	}
 }

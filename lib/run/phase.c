@@ -50,7 +50,7 @@ progress(struct mcinit_init *I, enum mcinit_phase p)
 	fprintf(I->o->progress, "mcinit run: %-10s %-8s %8.3f s  ", mcinit_phase_names[p],
 	        mcinit_phase_status_name(r->status), r->seconds);
 	/* a detail can quote the environment or an input: escaped, as diagnostics are */
-	mcinit_fputs_text(r->detail, I->o->progress);
+	mcx_fputs_text(r->detail, I->o->progress);
 	fputc('\n', I->o->progress);
 	fflush(I->o->progress);
 }
@@ -120,7 +120,7 @@ mcinit_ph_fail(struct mcinit_init *I, enum mcinit_phase p, struct mcinit_err *er
 /* Ranks whose key of round `name` is missing, as "1, 3 and 7" into b;
  * returns how many. */
 long
-mcinit_ph_missing(struct mcinit_init *I, const char *name, struct mcinit_buf *b)
+mcinit_ph_missing(struct mcinit_init *I, const char *name, struct mcx_buf *b)
 {
 	long r, n = 0, shown = 0;
 	struct mcinit_err e;
@@ -137,12 +137,12 @@ mcinit_ph_missing(struct mcinit_init *I, const char *name, struct mcinit_buf *b)
 			return -1; /* the store itself is gone */
 		if (rc == 0) {
 			if (shown++ < 64)
-				mcinit_buf_printf(b, "%s%ld", n ? ", " : "", r);
+				mcx_buf_printf(b, "%s%ld", n ? ", " : "", r);
 			n++;
 		}
 	}
 	if (shown > 64)
-		mcinit_buf_printf(b, " and %ld more", shown - 64);
+		mcx_buf_printf(b, " and %ld more", shown - 64);
 	return n;
 }
 

@@ -47,7 +47,7 @@ lnote(struct lp *p, int line, int col, const char *fmt, ...)
 	if (p->sink == NULL || p->sink->note == NULL)
 		return;
 	va_start(ap, fmt);
-	msg = mcinit_xvasprintf(fmt, ap);
+	msg = mcx_xvasprintf(fmt, ap);
 	va_end(ap);
 	p->sink->note(p->sink->ctx, line, col, msg);
 }
@@ -138,7 +138,7 @@ find_opt(enum launcher l, const char *t)
 {
 	bool torch = l == L_TORCH;
 	size_t n = strcspn(t, "=");
-	char *name = mcinit_xasprintf("%.*s", (int)n, t);
+	char *name = mcx_xasprintf("%.*s", (int)n, t);
 	const struct opt *hit = NULL;
 
 	if (torch && n >= 2 && name[0] == '-' && name[1] == '-') /* _ and - alike */
@@ -225,7 +225,7 @@ record(struct lp *p, struct facts *f, const struct opt *o, const struct mcinit_l
 		break;
 	case K_ENV:
 		if (p->sink && p->sink->env && strchr(v->text, '=') != NULL) {
-			char *name = mcinit_xasprintf("%.*s", (int)strcspn(v->text, "="), v->text);
+			char *name = mcx_xasprintf("%.*s", (int)strcspn(v->text, "="), v->text);
 
 			p->sink->env(p->sink->ctx, name, strchr(v->text, '=') + 1, v->line, v->col,
 			             1);
@@ -251,10 +251,10 @@ glued(struct lp *p, const struct mcinit_lword *opt, const char *text)
 	if (sc->n == 64)
 		return opt;
 	if (sc->v == NULL)
-		sc->v = mcinit_xcalloc(64, sizeof *sc->v);
+		sc->v = mcx_xcalloc(64, sizeof *sc->v);
 	w = &sc->v[sc->n++];
 	*w = *opt;
-	w->text = mcinit_xstrdup(text);
+	w->text = mcx_xstrdup(text);
 	return w;
 }
 
@@ -391,7 +391,7 @@ range_of(const struct mcinit_lword *w, char sep, long long *min, long long *max)
 		*min = *max = count_of(w);
 		return *max > 0;
 	}
-	lo = mcinit_xasprintf("%.*s", (int)(s - w->text), w->text);
+	lo = mcx_xasprintf("%.*s", (int)(s - w->text), w->text);
 	a = *w;
 	a.text = lo;
 	b = *w;
@@ -424,8 +424,8 @@ set_addr(struct lp *p, const struct facts *f)
 	if (addr == NULL && f->endpoint != NULL && !f->endpoint->opaque) {
 		colon = strrchr(f->endpoint->text, ':');
 		if (colon != NULL) {
-			char *host = mcinit_xasprintf("%.*s", (int)(colon - f->endpoint->text),
-			                              f->endpoint->text);
+			char *host = mcx_xasprintf("%.*s", (int)(colon - f->endpoint->text),
+			                           f->endpoint->text);
 
 			addr = glued(p, f->endpoint, host);
 			port = glued(p, f->endpoint, colon + 1);
@@ -433,7 +433,7 @@ set_addr(struct lp *p, const struct facts *f)
 		}
 	}
 	if (addr != NULL && !addr->opaque && o->master_addr == NULL) {
-		o->master_addr = mcinit_xstrdup(addr->text);
+		o->master_addr = mcx_xstrdup(addr->text);
 		o->addr_line = addr->line;
 		o->addr_col = addr->col;
 	}
@@ -471,7 +471,7 @@ torch_world(struct lp *p, const struct facts *f, const char *name)
 {
 	struct mcinit_shlaunch *o = p->out;
 	long long mn = 1, mx = 1, np = 1;
-	struct mcinit_buf src = {0};
+	struct mcx_buf src = {0};
 
 	if (f->nnodes != NULL && !range_of(f->nnodes, ':', &mn, &mx)) {
 		if (f->nnodes->opaque)
@@ -507,12 +507,12 @@ torch_world(struct lp *p, const struct facts *f, const char *name)
 	}
 	if (__builtin_mul_overflow(mx, np, &o->world_size))
 		o->world_size = 0;
-	mcinit_buf_printf(&src, "%s --nnodes %s --nproc_per_node %lld", name,
-	                  f->nnodes ? f->nnodes->text : "1 (default)", np);
+	mcx_buf_printf(&src, "%s --nnodes %s --nproc_per_node %lld", name,
+	               f->nnodes ? f->nnodes->text : "1 (default)", np);
 	if (f->nproc == NULL)
-		mcinit_buf_adds(&src, " (default)");
-	o->world_size_source = mcinit_xstrdup(mcinit_buf_cstr(&src));
-	mcinit_buf_free(&src);
+		mcx_buf_adds(&src, " (default)");
+	o->world_size_source = mcx_xstrdup(mcx_buf_cstr(&src));
+	mcx_buf_free(&src);
 	if (mn < mx)
 		lnote(p, f->nnodes->line, f->nnodes->col,
 		      "elastic job: %s --nnodes %s starts with %lld to %lld nodes; checked at the "
@@ -536,7 +536,7 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 			unknown_value(p, name, "tasks", ntasks);
 			return;
 		}
-		o->world_size_source = mcinit_xasprintf(
+		o->world_size_source = mcx_xasprintf(
 		    "%s --ntasks %s", ntasks == sb->ntasks ? "#SBATCH" : name, ntasks->text);
 		assumed_world(p, name, &ntasks, 1);
 		return;
@@ -565,12 +565,12 @@ task_world(struct lp *p, const struct facts *f, const struct facts *sb, const ch
 	o->nnodes_col = nodes->col;
 	if (__builtin_mul_overflow(mx, k, &o->world_size))
 		o->world_size = 0;
-	o->world_size_source = mcinit_xasprintf("%s --nodes %s x %s%s",
-	                                        nodes == sb->nnodes ? "#SBATCH" : name, nodes->text,
-	                                        per == NULL ? "1 task per node (Slurm's default)"
-	                                        : per == sb->per_node ? "#SBATCH --ntasks-per-node "
-	                                                              : "--ntasks-per-node ",
-	                                        per ? per->text : "");
+	o->world_size_source = mcx_xasprintf("%s --nodes %s x %s%s",
+	                                     nodes == sb->nnodes ? "#SBATCH" : name, nodes->text,
+	                                     per == NULL ? "1 task per node (Slurm's default)"
+	                                     : per == sb->per_node ? "#SBATCH --ntasks-per-node "
+	                                                           : "--ntasks-per-node ",
+	                                     per ? per->text : "");
 	assumed_world(p, name, (const struct mcinit_lword *const[]){nodes, per}, 2);
 }
 
@@ -596,9 +596,9 @@ pool_find(struct pool *p, const char *name, size_t len)
 static void
 pool_add(struct pool *p, const char *name, size_t len, long long slots)
 {
-	p->name = mcinit_xrealloc(p->name, (p->n + 1) * sizeof *p->name);
-	p->slots = mcinit_xrealloc(p->slots, (p->n + 1) * sizeof *p->slots);
-	p->name[p->n] = mcinit_xasprintf("%.*s", (int)len, name);
+	p->name = mcx_xrealloc(p->name, (p->n + 1) * sizeof *p->name);
+	p->slots = mcx_xrealloc(p->slots, (p->n + 1) * sizeof *p->slots);
+	p->name[p->n] = mcx_xasprintf("%.*s", (int)len, name);
 	p->slots[p->n++] = slots;
 }
 
@@ -622,7 +622,7 @@ read_hostfile(const char *text, size_t len, struct pool *pool)
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *line = mcinit_xasprintf("%.*s", (int)((nl ? nl : end) - p), p);
+		char *line = mcx_xasprintf("%.*s", (int)((nl ? nl : end) - p), p);
 		const char *h = line + strspn(line, " \t\r\f\v"), *s, *wrong = NULL;
 		size_t hn = strcspn(h, " \t\r\f\v");
 		long long slots = 0;
@@ -694,7 +694,7 @@ ds_world(struct lp *p, const struct facts *f)
 {
 	struct mcinit_shlaunch *o = p->out;
 	struct pool pool = {0};
-	struct mcinit_buf src = {0};
+	struct mcx_buf src = {0};
 	const struct mcinit_lword *bad = NULL;
 	const char *why = NULL;
 	long long nodes = 0, gpus = 0, world = 0, per = -2;
@@ -818,22 +818,22 @@ ds_world(struct lp *p, const struct facts *f)
 		o->nproc_col = f->nproc->col;
 	}
 	o->world_size = world;
-	mcinit_buf_adds(&src, "deepspeed");
+	mcx_buf_adds(&src, "deepspeed");
 	if (f->hostfile && known)
-		mcinit_buf_printf(&src, " --hostfile %s", f->hostfile->text);
+		mcx_buf_printf(&src, " --hostfile %s", f->hostfile->text);
 	if (f->include || f->exclude)
-		mcinit_buf_printf(&src, " --%s %s", f->include ? "include" : "exclude",
-		                  (f->include ? f->include : f->exclude)->text);
+		mcx_buf_printf(&src, " --%s %s", f->include ? "include" : "exclude",
+		               (f->include ? f->include : f->exclude)->text);
 	if (f->nnodes)
-		mcinit_buf_printf(&src, " --num_nodes %s", f->nnodes->text);
+		mcx_buf_printf(&src, " --num_nodes %s", f->nnodes->text);
 	if (f->nproc)
-		mcinit_buf_printf(&src, " --num_gpus %s", f->nproc->text);
+		mcx_buf_printf(&src, " --num_gpus %s", f->nproc->text);
 	if (per > 0)
-		mcinit_buf_printf(&src, " (%zu node%s x %lld)", n, n == 1 ? "" : "s", per);
+		mcx_buf_printf(&src, " (%zu node%s x %lld)", n, n == 1 ? "" : "s", per);
 	else
-		mcinit_buf_printf(&src, " (%zu nodes, %lld slots)", n, world);
-	o->world_size_source = mcinit_xstrdup(mcinit_buf_cstr(&src));
-	mcinit_buf_free(&src);
+		mcx_buf_printf(&src, " (%zu nodes, %lld slots)", n, world);
+	o->world_size_source = mcx_xstrdup(mcx_buf_cstr(&src));
+	mcx_buf_free(&src);
 	pool_free(&pool);
 	assumed_world(p, "deepspeed", (const struct mcinit_lword *const[]){f->nnodes, f->nproc}, 2);
 }
@@ -873,7 +873,7 @@ static long long
 count_text(const char *s, size_t n)
 {
 	struct mcinit_lword w = {0};
-	char *t = mcinit_xasprintf("%.*s", (int)n, s);
+	char *t = mcx_xasprintf("%.*s", (int)n, s);
 	long long v;
 
 	w.text = t;
@@ -997,9 +997,9 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 	struct scratch sc = {NULL, 0};
 	struct lp p = {w, n, 0, sink, out, &sc};
 	struct facts sb = {0}, task = {0}, torch = {0}, ds = {0};
-	struct mcinit_buf chain = {0};
+	struct mcx_buf chain = {0};
 	const char *task_name = NULL, *torch_name = NULL, *ds_name = NULL;
-	const char **texts = mcinit_xcalloc(n + 1, sizeof *texts);
+	const char **texts = mcx_xcalloc(n + 1, sizeof *texts);
 	bool assumed = false; /* the note on an unknown command was given */
 
 	memset(out, 0, sizeof *out);
@@ -1019,13 +1019,13 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 			p.i++;
 			read_opts(&p, L_TORCH, &torch);
 			torch_name = "torchrun";
-			mcinit_buf_printf(&chain, "%storchrun", chain.len ? " + " : "");
+			mcx_buf_printf(&chain, "%storchrun", chain.len ? " + " : "");
 			break; /* the next word is the script */
 		} else if (one_of(b, "srun mpirun mpiexec") && task_name == NULL) {
 			p.i++;
 			read_opts(&p, strcmp(b, "srun") == 0 ? L_SRUN : L_MPI, &task);
 			task_name = strcmp(b, "srun") == 0 ? "srun" : b;
-			mcinit_buf_printf(&chain, "%s%s", chain.len ? " + " : "", task_name);
+			mcx_buf_printf(&chain, "%s%s", chain.len ? " + " : "", task_name);
 		} else if (is_python(b)) {
 			p.i++;
 			while (p.i < p.n && p.w[p.i].text[0] == '-' &&
@@ -1039,15 +1039,14 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 				                 : "python -m torch.distributed.launch";
 				p.i += 2;
 				read_opts(&p, L_TORCH, &torch);
-				mcinit_buf_printf(&chain, "%s%s", chain.len ? " + " : "",
-				                  torch_name);
+				mcx_buf_printf(&chain, "%s%s", chain.len ? " + " : "", torch_name);
 			}
 			break;
 		} else if (strcmp(b, "deepspeed") == 0) {
 			p.i++;
 			read_opts(&p, L_DS, &ds);
 			ds_name = "deepspeed";
-			mcinit_buf_printf(&chain, "%sdeepspeed", chain.len ? " + " : "");
+			mcx_buf_printf(&chain, "%sdeepspeed", chain.len ? " + " : "");
 			break; /* the next word is the script */
 		} else if (find_wrapper(b) != NULL && strcmp(b, "env") != 0) {
 			/* numactl, nsys profile, singularity exec IMAGE ... (wrappers.def):
@@ -1069,7 +1068,7 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 				while (p.i < p.n && strchr(p.w[p.i].text, '=') != NULL &&
 				       p.w[p.i].text[0] != '-') {
 					const struct mcinit_lword *e = &p.w[p.i++];
-					char *name = mcinit_xasprintf(
+					char *name = mcx_xasprintf(
 					    "%.*s", (int)strcspn(e->text, "="), e->text);
 
 					if (sink && sink->env)
@@ -1080,8 +1079,8 @@ mcinit_launch_parse(const struct mcinit_lword *w, size_t n, const struct mcinit_
 		}
 	}
 	if (chain.len > 0)
-		out->launcher = mcinit_xstrdup(mcinit_buf_cstr(&chain));
-	mcinit_buf_free(&chain);
+		out->launcher = mcx_xstrdup(mcx_buf_cstr(&chain));
+	mcx_buf_free(&chain);
 	set_addr(&p, ds_name != NULL ? &ds : &torch);
 	if (ds_name != NULL)
 		ds_world(&p, &ds);

@@ -48,7 +48,7 @@ arith_number(struct arith *a)
 	       (mcinit_sh_is_ident((unsigned char)a->s[a->i], 0) || a->s[a->i] == '#'))
 		a->i++;
 	{
-		char *t = mcinit_xasprintf("%.*s", (int)(a->i - st), a->s + st),
+		char *t = mcx_xasprintf("%.*s", (int)(a->i - st), a->s + st),
 		     *hash = strchr(t, '#'), *d = t, *end;
 
 		if (hash != NULL) {

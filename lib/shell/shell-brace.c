@@ -24,7 +24,7 @@ static void
 rs_put(struct rstr *r, char c, struct lc m)
 {
 	MCINIT_GROW(r->c, r->cap, r->n + 2);
-	r->m = mcinit_xrealloc(r->m, r->cap * sizeof *r->m);
+	r->m = mcx_xrealloc(r->m, r->cap * sizeof *r->m);
 	r->c[r->n] = c;
 	r->m[r->n++] = m;
 }

@@ -137,9 +137,9 @@ mcinit_sh_env_push(struct cand *c, const char *name, char *value, int line, int 
 			return;
 		}
 	}
-	c->env = mcinit_xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
+	c->env = mcx_xrealloc(c->env, (c->nenv + 1) * sizeof *c->env);
 	c->env[c->nenv++] =
-	    (struct mcinit_shenv){mcinit_xstrdup(name), value, line, col, mcinit_sh_opaque, 0, 0};
+	    (struct mcinit_shenv){mcx_xstrdup(name), value, line, col, mcinit_sh_opaque, 0, 0};
 }
 
 /* The job's environment as it stands: exported variables (bash does not
@@ -266,9 +266,9 @@ mcinit_sh_read_sbatch(struct sx *x)
 			i++;
 		if (i == a)
 			break;
-		x->sbatch = mcinit_xrealloc(x->sbatch, (x->nsbatch + 1) * sizeof *x->sbatch);
+		x->sbatch = mcx_xrealloc(x->sbatch, (x->nsbatch + 1) * sizeof *x->sbatch);
 		x->sbatch[x->nsbatch++] = (struct mcinit_lword){
-		    mcinit_xasprintf("%.*s", (int)(i - a), x->s + a), line, col, 0, 0};
+		    mcx_xasprintf("%.*s", (int)(i - a), x->s + a), line, col, 0, 0};
 		for (size_t k = a; k < i; k++)
 			col += ((unsigned char)x->s[k] & 0xC0) != 0x80;
 	}
@@ -498,8 +498,8 @@ run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
 	const char *s = x->s;
 	const struct lc *map = x->map;
 	const struct plist *pre = x->prefix;
-	struct lc *m = mcinit_xcalloc(p->n + 1, sizeof *m);
-	char *t = mcinit_xmalloc(p->n + 1);
+	struct lc *m = mcx_xcalloc(p->n + 1, sizeof *m);
+	char *t = mcx_xmalloc(p->n + 1);
 	struct mcinit_err saved;
 	size_t n = 0, nfns = x->nfns;
 

@@ -117,7 +117,7 @@ mcinit_sh_eval_test(struct sx *x, const struct plist *w)
 	}
 	n = to > from ? to - from : 0;
 	for (size_t k = 0; k < n && k < 3; k++)
-		a[k] = unset_ref(x, &w->v[from + k]) ? mcinit_xstrdup("")
+		a[k] = unset_ref(x, &w->v[from + k]) ? mcx_xstrdup("")
 		                                     : mcinit_sh_ps_text(&w->v[from + k]);
 	if (to > 0 && n <= 3)
 		r = test_args(a, n, dbl, n == 3 ? &w->v[from + 2] : NULL);
@@ -156,7 +156,7 @@ mcinit_sh_open_case(struct sx *x, const struct plist *w)
 	struct ifr f = {x->dead, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, NULL};
 
 	if (w->n > 0 && unset_ref(x, &w->v[0]))
-		f.subject = mcinit_xstrdup(""); /* a variable the script never sets */
+		f.subject = mcx_xstrdup(""); /* a variable the script never sets */
 	else if (w->n > 0 && !mcinit_sh_ps_opaque(&w->v[0]))
 		f.subject = mcinit_sh_ps_text(&w->v[0]);
 	else if (w->n > 0)

@@ -63,8 +63,8 @@ pwd_unknown(struct sx *x, const char *why, int line, int col)
 static char *
 logical_path(const char *dir, const char *path)
 {
-	char *all = path[0] == '/' ? mcinit_xstrdup(path) : mcinit_xasprintf("%s/%s", dir, path);
-	char *out = mcinit_xcalloc(strlen(all) + 2, 1);
+	char *all = path[0] == '/' ? mcx_xstrdup(path) : mcx_xasprintf("%s/%s", dir, path);
+	char *out = mcx_xcalloc(strlen(all) + 2, 1);
 	size_t n = 0;
 
 	for (char *c = all; *c;) {
@@ -388,7 +388,7 @@ mcinit_sh_dirs_name(struct sx *x, const char *name)
 
 	if (pwd == NULL || strcmp(pwd, x->cwd0) == 0) {
 		free(pwd);
-		return mcinit_xstrdup(name);
+		return mcx_xstrdup(name);
 	}
 	at = logical_path(pwd, name);
 	free(pwd);

@@ -22,8 +22,8 @@ join(const char *dir, size_t ndir, const char *name)
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
 	if (ndir == 0)
-		return mcinit_xstrdup(name);
-	return mcinit_xasprintf("%.*s/%s", (int)ndir, dir, name);
+		return mcx_xstrdup(name);
+	return mcx_xasprintf("%.*s/%s", (int)ndir, dir, name);
 }
 
 static char *
@@ -60,7 +60,7 @@ mcinit_shfollow_read_fs(void *ctx, const char *name, size_t *len, char **path, c
 		return NULL;
 	}
 	if (name[0] == '/') {
-		try[0] = mcinit_xstrdup(name);
+		try[0] = mcx_xstrdup(name);
 	} else {
 		try[0] = join(script, slash ? (size_t)(slash - script) : 0, name);
 		try[1] = join("", 0, name);
@@ -114,9 +114,9 @@ name_add(struct mcinit_shfiles *f, const char *name, int fi)
 	if (f->nnames < MAX_NAMES) {
 		if (f->nnames == f->capnames) {
 			f->capnames = f->capnames ? 2 * f->capnames : 8;
-			f->names = mcinit_xrealloc(f->names, f->capnames * sizeof *f->names);
+			f->names = mcx_xrealloc(f->names, f->capnames * sizeof *f->names);
 		}
-		f->names[f->nnames++] = (struct mcinit_shname){mcinit_xstrdup(name), fi};
+		f->names[f->nnames++] = (struct mcinit_shname){mcx_xstrdup(name), fi};
 	}
 	return fi;
 }
@@ -158,7 +158,7 @@ mcinit_shfiles_open(struct mcinit_shfiles *f, const char *name, const char **why
 	}
 	if (f->n == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 4;
-		f->v = mcinit_xrealloc(f->v, f->cap * sizeof *f->v);
+		f->v = mcx_xrealloc(f->v, f->cap * sizeof *f->v);
 	}
 	f->v[f->n] = (struct mcinit_shfile){path, text, len, f->next_base};
 	f->next_base += lines_of(text, len) + 1;

@@ -21,7 +21,7 @@ mcinit_sh_vars_unknown(struct sx *x, unsigned long g0, int line, int col, const 
 			continue;
 		ev = mcinit_sh_add_event(
 		    x, line, col, "`%s` is changed by %s; word kept as written", v->name, why);
-		t = mcinit_xasprintf("$%s", v->name);
+		t = mcx_xasprintf("$%s", v->name);
 		for (const char *c = t; *c; c++)
 			mcinit_sh_put(&p, (struct pch){*c, PF_OPAQUE, line, col, (int)vi, ev});
 		free(t);
@@ -36,7 +36,7 @@ mcinit_sh_vars_unknown(struct sx *x, unsigned long g0, int line, int col, const 
 static void
 loop_cut(struct sx *x, unsigned long g0, int line, int col, int passes)
 {
-	char *why = mcinit_xasprintf("a loop mcinit stopped after %d passes", passes);
+	char *why = mcx_xasprintf("a loop mcinit stopped after %d passes", passes);
 
 	mcinit_sh_vars_unknown(x, g0, line, col, why);
 	free(why);

@@ -295,7 +295,7 @@ void __attribute__((format(printf, 2, 3))) mcinit_sh_taint(struct sx *x, const c
 	if (x->cap == NULL || x->cap->why != NULL)
 		return;
 	va_start(ap, fmt);
-	x->cap->why = mcinit_xvasprintf(fmt, ap);
+	x->cap->why = mcx_xvasprintf(fmt, ap);
 	va_end(ap);
 }
 
@@ -505,7 +505,7 @@ mcinit_sh_subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, s
 		return;
 	}
 	if (x->calls >= MAX_CALLS)
-		c.why = mcinit_xstrdup("substitutions and calls nested too deeply");
+		c.why = mcx_xstrdup("substitutions and calls nested too deeply");
 	if (x->err != NULL)
 		saved = *x->err;
 	mcinit_sh_frame_push(x, 1); /* a subshell: its assignments do not last */
@@ -526,9 +526,9 @@ mcinit_sh_subst_expand(struct sx *x, struct pstr *out, const struct bparam *b, s
 	x->allexport = allexport;
 	x->status = status;
 	if (c.why != NULL) {
-		char *why = mcinit_xasprintf("command substitution: %s, so flags from it were not "
-		                             "checked",
-		                             c.why);
+		char *why = mcx_xasprintf("command substitution: %s, so flags from it were not "
+		                          "checked",
+		                          c.why);
 
 		mcinit_sh_opaque(x, out, b->start, b->line, b->col, b->quoted, why);
 		free(why);

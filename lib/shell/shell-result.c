@@ -18,7 +18,7 @@ posset_add(struct posset *s, int line, int col)
 	size_t h;
 
 	if (2 * (s->n + 1) > s->cap) {
-		struct posset t = {mcinit_xcalloc(s->cap ? 2 * s->cap : 64, sizeof(uint64_t)),
+		struct posset t = {mcx_xcalloc(s->cap ? 2 * s->cap : 64, sizeof(uint64_t)),
 		                   s->cap ? 2 * s->cap : 64, 0};
 
 		for (size_t k = 0; k < s->cap; k++)
@@ -54,7 +54,7 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 		w.line = f->v[0].line;
 		w.col = f->v[0].col;
 		if (f->v[0].var >= 0)
-			w.var = mcinit_xstrdup(x->vars[f->v[0].var].name);
+			w.var = mcx_xstrdup(x->vars[f->v[0].var].name);
 	}
 	if (f->n >= 2) {
 		const struct pch *a = &f->v[0], *z = &f->v[f->n - 1];
@@ -73,7 +73,7 @@ emit_word(struct sx *x, struct result *r, const struct pstr *f)
 		if (ev >= 0 && !r->ev_used[ev]) {
 			r->ev_used[ev] = 1;
 			mcinit_sh_note_add(&r->notes, &r->nn, &r->capn, x->ev[ev].line,
-			                   x->ev[ev].col, mcinit_xstrdup(x->ev[ev].msg));
+			                   x->ev[ev].col, mcx_xstrdup(x->ev[ev].msg));
 		}
 	}
 	MCINIT_GROW(r->w, r->capw, r->nw + 1);
@@ -99,7 +99,7 @@ is_flag_word(const char *t)
 static int
 is_launcher_flag(const char *t)
 {
-	char *name = mcinit_xasprintf("%.*s", (int)strcspn(t + 2, "="), t + 2);
+	char *name = mcx_xasprintf("%.*s", (int)strcspn(t + 2, "="), t + 2);
 	int hit = mcinit_sh_in_list(name, launcher_flags);
 
 	free(name);
@@ -188,7 +188,7 @@ lsink_env(void *ctx, const char *name, const char *value, int line, int col, int
 {
 	struct lsink *k = ctx;
 
-	mcinit_sh_env_push(k->cd, name, mcinit_xstrdup(value), line, col, 0);
+	mcinit_sh_env_push(k->cd, name, mcx_xstrdup(value), line, col, 0);
 	k->cd->env[k->cd->nenv - 1].remote = remote;
 }
 
@@ -212,12 +212,12 @@ lsink_read(void *ctx, const char *name, size_t *len, const char **why)
 static void
 read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shscan *out)
 {
-	struct mcinit_lword *lw = mcinit_xcalloc(cd->py + 1, sizeof *lw);
+	struct mcinit_lword *lw = mcx_xcalloc(cd->py + 1, sizeof *lw);
 	struct lsink k = {x, r, cd};
 	struct mcinit_launch_sink sink = {&k, lsink_note, lsink_env, lsink_read};
 
 	out->argc = cd->w.n;
-	out->argv = mcinit_xcalloc(cd->w.n + 1, sizeof *out->argv);
+	out->argv = mcx_xcalloc(cd->w.n + 1, sizeof *out->argv);
 	for (size_t i = 0; i < cd->w.n; i++)
 		out->argv[i] = mcinit_sh_ps_text(&cd->w.v[i]);
 	for (size_t i = 0; i < cd->py; i++) {
@@ -232,12 +232,12 @@ read_launcher(struct sx *x, struct cand *cd, struct result *r, struct mcinit_shs
 	}
 	mcinit_launch_parse(lw, cd->py, x->sbatch, x->nsbatch, &sink, &out->launch);
 	free(lw);
-	out->env = mcinit_xcalloc(cd->nenv + 1, sizeof *out->env);
+	out->env = mcx_xcalloc(cd->nenv + 1, sizeof *out->env);
 	out->nenv = cd->nenv;
 	for (size_t i = 0; i < cd->nenv; i++) {
 		out->env[i] = cd->env[i];
-		out->env[i].name = mcinit_xstrdup(cd->env[i].name);
-		out->env[i].value = cd->env[i].value ? mcinit_xstrdup(cd->env[i].value) : NULL;
+		out->env[i].name = mcx_xstrdup(cd->env[i].name);
+		out->env[i].value = cd->env[i].value ? mcx_xstrdup(cd->env[i].value) : NULL;
 	}
 }
 
@@ -309,13 +309,13 @@ pick_launches(const struct sx *x, size_t *idx)
 static void
 fill_launches(struct sx *x, const size_t *idx, size_t n, struct mcinit_shscan *out)
 {
-	out->launches = mcinit_xcalloc(n, sizeof *out->launches);
+	out->launches = mcx_xcalloc(n, sizeof *out->launches);
 	out->nlaunches = n;
 	for (size_t k = 0; k < n; k++) {
 		struct result r = {0};
 		struct mcinit_shscan *l = &out->launches[k];
 
-		r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
+		r.ev_used = mcx_xcalloc(x->nev + 1, 1);
 		fill_launch(x, &x->cands[idx[k]], &r, l);
 		free(r.ev_used);
 		l->words = r.w, l->nwords = r.nw;
@@ -328,9 +328,9 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 {
 	struct result r = {0};
 
-	r.ev_used = mcinit_xcalloc(x->nev + 1, 1);
+	r.ev_used = mcx_xcalloc(x->nev + 1, 1);
 	if (x->ncands > 0) {
-		size_t *idx = mcinit_xcalloc(x->ncands, sizeof *idx), n = pick_launches(x, idx);
+		size_t *idx = mcx_xcalloc(x->ncands, sizeof *idx), n = pick_launches(x, idx);
 		struct cand *cd = &x->cands[n >= 2 ? idx[0] : choose_candidate(x)];
 
 		fill_launch(x, cd, &r, out);
@@ -339,15 +339,15 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 		else if (x->ncands > 1)
 			mcinit_sh_note_add(
 			    &r.notes, &r.nn, &r.capn, out->script_line, out->script_col,
-			    mcinit_xasprintf("%zu commands run Python scripts; the flags are "
-			                     "taken from the one running `%s`",
-			                     x->ncands, out->script));
+			    mcx_xasprintf("%zu commands run Python scripts; the flags are "
+			                  "taken from the one running `%s`",
+			                  x->ncands, out->script));
 		free(idx);
 	} else {
 		mcinit_sh_note_add(
 		    &r.notes, &r.nn, &r.capn, 0, 0,
-		    mcinit_xstrdup("no command in the script runs a *.py file; the flags are "
-		                   "every --flag word of its arrays and strings, in order"));
+		    mcx_xstrdup("no command in the script runs a *.py file; the flags are "
+		                "every --flag word of its arrays and strings, in order"));
 		fallback(x, &r);
 	}
 	for (size_t k = 0; k < x->nnotes; k++) {
@@ -355,7 +355,7 @@ build_result(struct sx *x, struct mcinit_shscan *out)
 			struct mcinit_shscan *l = &out->launches[j];
 
 			mcinit_sh_note_add(&l->notes, &l->nnotes, &(size_t){0}, x->notes[k].line,
-			                   x->notes[k].col, mcinit_xstrdup(x->notes[k].msg));
+			                   x->notes[k].col, mcx_xstrdup(x->notes[k].msg));
 			l->notes[l->nnotes - 1].warn = x->notes[k].warn;
 			l->notes[l->nnotes - 1].bound = x->notes[k].bound;
 		}
@@ -535,9 +535,9 @@ locate_scan(const struct sx *x, struct mcinit_shscan *s)
 	locate(x, &l->port_file, &l->port_line);
 	locate(x, &s->script_file, &s->script_line);
 	s->nfiles = x->files.n;
-	s->files = mcinit_xcalloc(s->nfiles + 1, sizeof *s->files);
+	s->files = mcx_xcalloc(s->nfiles + 1, sizeof *s->files);
 	for (size_t k = 0; k < s->nfiles; k++)
-		s->files[k] = mcinit_xstrdup(x->files.v[k].path);
+		s->files[k] = mcx_xstrdup(x->files.v[k].path);
 	for (size_t k = 0; k < s->nlaunches; k++)
 		locate_scan(x, &s->launches[k]);
 }
@@ -586,7 +586,7 @@ mcinit_shscan_parse_limited(const char *text, size_t len, mcinit_shread_fn *read
 	sx_init(&x, text, len, err);
 	set_limits(&x, lim);
 	mcinit_shfiles_init(&x.files, read, ctx, text, len);
-	x.name0 = name0 != NULL ? mcinit_xstrdup(name0) : NULL;
+	x.name0 = name0 != NULL ? mcx_xstrdup(name0) : NULL;
 	/* read from this machine's files: the working directory is this one */
 	if (read == mcinit_shfollow_read_fs)
 		x.cwd0 = getcwd(NULL, 0);

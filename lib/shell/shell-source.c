@@ -10,9 +10,9 @@ static void
 mark_unread(struct sx *x, const char *name)
 {
 	if (x->unread == NULL)
-		x->unread = mcinit_xasprintf("variable not assigned in this script, which `%s` "
-		                             "(not read) may set",
-		                             name);
+		x->unread = mcx_xasprintf("variable not assigned in this script, which `%s` "
+		                          "(not read) may set",
+		                          name);
 	for (size_t k = 0; k < x->nvars; k++)
 		if ((int)k != x->at && !x->vars[k].defined && !x->vars[k].maybe) {
 			mcinit_sh_touch_var(x, (int)k);
@@ -24,18 +24,18 @@ mark_unread(struct sx *x, const char *name)
 static char *
 cycle_text(const struct sx *x, int fi)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	size_t k = 0;
 
 	while (x->fstack[k] != fi)
 		k++;
 	for (; k <= x->nfstack; k++) { /* appended, not printed: files read in
 		                        * a cycle build this again and again */
-		mcinit_buf_addc(&b, '`');
-		mcinit_buf_adds(&b, x->files.v[k < x->nfstack ? x->fstack[k] : fi].path);
-		mcinit_buf_adds(&b, k < x->nfstack ? "` -> " : "`");
+		mcx_buf_addc(&b, '`');
+		mcx_buf_adds(&b, x->files.v[k < x->nfstack ? x->fstack[k] : fi].path);
+		mcx_buf_adds(&b, k < x->nfstack ? "` -> " : "`");
 	}
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -154,9 +154,9 @@ do_source(struct sx *x, const struct plist *w)
 	if (r < 0) {
 		/* what it set before the place mcinit could not read is not
 		 * all it sets */
-		char *why = mcinit_xasprintf("sourced file `%s`, which mcinit could not read to "
-		                             "its end",
-		                             x->files.v[fi].path);
+		char *why = mcx_xasprintf("sourced file `%s`, which mcinit could not read to "
+		                          "its end",
+		                          x->files.v[fi].path);
 
 		mcinit_sh_vars_unknown(x, g0, line, col, why);
 		free(why);
@@ -181,7 +181,7 @@ static const char run_wrappers[] = " srun exec nohup env time ";
 static int
 child_script(const struct plist *w, size_t *at, size_t *file)
 {
-	char *t0 = mcinit_sh_ps_text(&w->v[0]), **texts = mcinit_xcalloc(w->n + 1, sizeof *texts);
+	char *t0 = mcinit_sh_ps_text(&w->v[0]), **texts = mcx_xcalloc(w->n + 1, sizeof *texts);
 	int wrapped = mcinit_sh_in_list(mcinit_sh_base_name(t0), run_wrappers), hit = 0;
 	size_t run = 0, next;
 
@@ -502,7 +502,7 @@ mcinit_sh_parse_command(struct sx *x)
 		}
 		if (cmdpos || decl) {
 			if (cmdpos)
-				pre = mcinit_xrealloc(pre, (npre + 1) * sizeof *pre);
+				pre = mcx_xrealloc(pre, (npre + 1) * sizeof *pre);
 			r = mcinit_sh_try_assignment(x, &vi, cmdpos ? &pre[npre] : NULL);
 			if (r < 0) {
 				if (cmdpos)

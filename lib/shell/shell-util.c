@@ -21,8 +21,7 @@ mcinit_sh_script_note(struct sx *x, int line, int col, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mcinit_sh_note_add(&x->notes, &x->nnotes, &x->capnotes, line, col,
-	                   mcinit_xvasprintf(fmt, ap));
+	mcinit_sh_note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcx_xvasprintf(fmt, ap));
 	va_end(ap);
 }
 
@@ -34,8 +33,7 @@ mcinit_sh_script_bound(struct sx *x, int line, int col, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mcinit_sh_note_add(&x->notes, &x->nnotes, &x->capnotes, line, col,
-	                   mcinit_xvasprintf(fmt, ap));
+	mcinit_sh_note_add(&x->notes, &x->nnotes, &x->capnotes, line, col, mcx_xvasprintf(fmt, ap));
 	va_end(ap);
 	x->notes[x->nnotes - 1].bound = 1;
 }
@@ -48,7 +46,7 @@ mcinit_sh_script_warn(struct sx *x, int line, int col, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	msg = mcinit_xvasprintf(fmt, ap);
+	msg = mcx_xvasprintf(fmt, ap);
 	va_end(ap);
 	for (size_t k = 0; k < x->nnotes; k++)
 		if (x->notes[k].line == line && x->notes[k].col == col &&
@@ -66,7 +64,7 @@ mcinit_sh_add_event(struct sx *x, int line, int col, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mcinit_sh_note_add(&x->ev, &x->nev, &x->capev, line, col, mcinit_xvasprintf(fmt, ap));
+	mcinit_sh_note_add(&x->ev, &x->nev, &x->capev, line, col, mcx_xvasprintf(fmt, ap));
 	va_end(ap);
 	return (int)x->nev - 1;
 }
@@ -84,8 +82,8 @@ mcinit_sh_snip(struct sx *x, size_t a, size_t b)
 	size_t n = b - a;
 
 	if (n > SNIP_MAX)
-		return mcinit_xasprintf("%.*s...", SNIP_MAX, x->s + a);
-	return mcinit_xasprintf("%.*s", (int)n, x->s + a);
+		return mcx_xasprintf("%.*s...", SNIP_MAX, x->s + a);
+	return mcx_xasprintf("%.*s", (int)n, x->s + a);
 }
 
 void
@@ -227,7 +225,7 @@ mcinit_sh_ps_nchars(const struct pstr *p)
 char *
 mcinit_sh_ps_text(const struct pstr *p)
 {
-	char *t = mcinit_xmalloc(p->n + 1);
+	char *t = mcx_xmalloc(p->n + 1);
 	size_t n = 0;
 
 	for (size_t k = 0; k < p->n; k++)

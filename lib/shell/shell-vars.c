@@ -50,13 +50,13 @@ mcinit_sh_var_get(struct sx *x, const char *name, size_t n)
 	if (2 * (x->nvars + 1) > x->hcap) {
 		x->hcap = x->hcap ? 2 * x->hcap : 64;
 		free(x->hash);
-		x->hash = mcinit_xcalloc(x->hcap, sizeof *x->hash);
+		x->hash = mcx_xcalloc(x->hcap, sizeof *x->hash);
 		for (size_t j = 0; j < x->nvars; j++)
 			hash_insert(x, (int)j);
 	}
 	MCINIT_GROW(x->vars, x->capvars, x->nvars + 1);
 	memset(&x->vars[x->nvars], 0, sizeof x->vars[x->nvars]);
-	x->vars[x->nvars].name = mcinit_xasprintf("%.*s", (int)n, name);
+	x->vars[x->nvars].name = mcx_xasprintf("%.*s", (int)n, name);
 	hash_insert(x, (int)x->nvars);
 	return (int)x->nvars++;
 }

@@ -81,7 +81,7 @@ mcinit_sh_split_word(const struct pstr *w, struct plist *dst)
 static void
 read_delim(struct sx *x)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int line = x->line, col = x->col, c;
 
 	while (!mcinit_sh_is_sep(c = mcinit_sh_peekc(x, 0))) {
@@ -91,7 +91,7 @@ read_delim(struct sx *x)
 				if (c == '"' && mcinit_sh_peekc(x, 0) == '\\' &&
 				    mcinit_sh_peekc(x, 1) >= 0)
 					mcinit_sh_adv(x);
-				mcinit_buf_addc(&b, (char)mcinit_sh_peekc(x, 0));
+				mcx_buf_addc(&b, (char)mcinit_sh_peekc(x, 0));
 				mcinit_sh_adv(x);
 			}
 			if (mcinit_sh_peekc(x, 0) == c)
@@ -104,16 +104,16 @@ read_delim(struct sx *x)
 				break;
 			c = mcinit_sh_peekc(x, 0);
 		}
-		mcinit_buf_addc(&b, (char)c);
+		mcx_buf_addc(&b, (char)c);
 		mcinit_sh_adv(x);
 	}
 	if (b.len == 0) {
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return;
 	}
 	MCINIT_GROW(x->hd, x->caphd, x->nhd + 1);
-	x->hd[x->nhd++] = (struct hdoc){mcinit_xstrdup(mcinit_buf_cstr(&b)), 0, line, col};
-	mcinit_buf_free(&b);
+	x->hd[x->nhd++] = (struct hdoc){mcx_xstrdup(mcx_buf_cstr(&b)), 0, line, col};
+	mcx_buf_free(&b);
 }
 
 /* Skips the bodies of here-documents opened on the line just ended. */

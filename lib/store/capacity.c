@@ -75,28 +75,28 @@ mcinit_store_capacity_raise(struct mcinit_store_capacity *cap)
 
 void
 mcinit_store_capacity_text(const struct mcinit_store_capacity *cap, const char *prefix,
-                           struct mcinit_buf *b)
+                           struct mcx_buf *b)
 {
 	if (cap->short_fds)
-		mcinit_buf_printf(b,
-		                  "%sthe open-file limit is %llu (hard limit %llu), but a store "
-		                  "for %ld ranks needs %llu descriptors: raise it before the job "
-		                  "(ulimit -n %llu, systemd's LimitNOFILE=, nofile in "
-		                  "/etc/security/limits.conf)\n",
-		                  prefix, cap->nofile, cap->nofile_max, cap->world, cap->need_fds,
-		                  cap->need_fds);
+		mcx_buf_printf(b,
+		               "%sthe open-file limit is %llu (hard limit %llu), but a store "
+		               "for %ld ranks needs %llu descriptors: raise it before the job "
+		               "(ulimit -n %llu, systemd's LimitNOFILE=, nofile in "
+		               "/etc/security/limits.conf)\n",
+		               prefix, cap->nofile, cap->nofile_max, cap->world, cap->need_fds,
+		               cap->need_fds);
 	if (cap->short_backlog)
-		mcinit_buf_printf(b,
-		                  "%snet.core.somaxconn is %ld, but %ld ranks may connect at once: "
-		                  "a connection beyond the backlog waits a second or more for its "
-		                  "retry (sysctl -w net.core.somaxconn=%ld)\n",
-		                  prefix, cap->somaxconn, cap->world,
-		                  cap->world < MCINIT_STORE_BACKLOG ? cap->world
-		                                                    : (long)MCINIT_STORE_BACKLOG);
+		mcx_buf_printf(b,
+		               "%snet.core.somaxconn is %ld, but %ld ranks may connect at once: "
+		               "a connection beyond the backlog waits a second or more for its "
+		               "retry (sysctl -w net.core.somaxconn=%ld)\n",
+		               prefix, cap->somaxconn, cap->world,
+		               cap->world < MCINIT_STORE_BACKLOG ? cap->world
+		                                                 : (long)MCINIT_STORE_BACKLOG);
 }
 
 int
-mcinit_store_capacity_prepare(long world, const char *prefix, struct mcinit_buf *b)
+mcinit_store_capacity_prepare(long world, const char *prefix, struct mcx_buf *b)
 {
 	struct mcinit_store_capacity cap;
 
@@ -110,11 +110,11 @@ mcinit_store_capacity_prepare(long world, const char *prefix, struct mcinit_buf 
 int
 mcinit_store_capacity_check(long world, const char *prefix, FILE *out)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	int rc = mcinit_store_capacity_prepare(world, prefix, &b);
 
 	if (rc && out)
-		fputs(mcinit_buf_cstr(&b), out);
-	mcinit_buf_free(&b);
+		fputs(mcx_buf_cstr(&b), out);
+	mcx_buf_free(&b);
 	return rc;
 }

@@ -27,7 +27,7 @@ struct mcinit_store_client {
 	bool lost; /* the connection broke: no later call can succeed */
 	char *prefix;
 	double deadline;
-	struct mcinit_buf req;
+	struct mcx_buf req;
 };
 
 static int
@@ -122,7 +122,7 @@ cl_recv_vec(struct mcinit_store_client *c, size_t *len, struct mcinit_err *err)
 		               (unsigned long long)l);
 		return NULL;
 	}
-	v = mcinit_xmalloc((size_t)l + 1);
+	v = mcx_xmalloc((size_t)l + 1);
 	if (cl_recv(c, v, (size_t)l, err) != 0) {
 		free(v);
 		return NULL;
@@ -137,7 +137,7 @@ static void
 rq_begin(struct mcinit_store_client *c, unsigned cmd)
 {
 	c->req.len = 0;
-	mcinit_buf_addc(&c->req, (char)cmd);
+	mcx_buf_addc(&c->req, (char)cmd);
 }
 
 static void
@@ -158,8 +158,8 @@ rq_key(struct mcinit_store_client *c, const char *key)
 	size_t pl = strlen(c->prefix), kl = strlen(key);
 
 	rq_u64(c, pl + kl);
-	mcinit_buf_add(&c->req, c->prefix, pl);
-	mcinit_buf_add(&c->req, key, kl);
+	mcx_buf_add(&c->req, c->prefix, pl);
+	mcx_buf_add(&c->req, key, kl);
 }
 
 static int
@@ -220,7 +220,7 @@ handshake(struct mcinit_store_client *c, struct mcinit_err *err)
 	uint32_t magic = MCINIT_STORE_MAGIC;
 
 	rq_begin(c, MCINIT_STORE_VALIDATE);
-	mcinit_buf_add(&c->req, &magic, sizeof magic);
+	mcx_buf_add(&c->req, &magic, sizeof magic);
 	if (rq_send(c, err) != 0)
 		return -1;
 	return mcinit_store_ping(c, (uint32_t)getpid(), err);
@@ -229,11 +229,11 @@ handshake(struct mcinit_store_client *c, struct mcinit_err *err)
 struct mcinit_store_client *
 mcinit_store_client_new(const char *host, int port, double deadline, struct mcinit_err *err)
 {
-	struct mcinit_store_client *c = mcinit_xcalloc(1, sizeof *c);
+	struct mcinit_store_client *c = mcx_xcalloc(1, sizeof *c);
 	double backoff = 0.01;
 
 	c->fd = -1;
-	c->prefix = mcinit_xstrdup("/");
+	c->prefix = mcx_xstrdup("/");
 	c->deadline = deadline;
 	for (;;) {
 		struct mcinit_err e = {0};
@@ -267,7 +267,7 @@ mcinit_store_client_free(struct mcinit_store_client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->prefix);
-	mcinit_buf_free(&c->req);
+	mcx_buf_free(&c->req);
 	free(c);
 }
 
@@ -275,7 +275,7 @@ void
 mcinit_store_client_set_prefix(struct mcinit_store_client *c, const char *prefix)
 {
 	free(c->prefix);
-	c->prefix = mcinit_xstrdup(prefix ? prefix : "");
+	c->prefix = mcx_xstrdup(prefix ? prefix : "");
 }
 
 void
@@ -296,7 +296,7 @@ mcinit_store_ping(struct mcinit_store_client *c, uint32_t nonce, struct mcinit_e
 	uint32_t back;
 
 	rq_begin(c, MCINIT_STORE_PING);
-	mcinit_buf_add(&c->req, &nonce, sizeof nonce);
+	mcx_buf_add(&c->req, &nonce, sizeof nonce);
 	if (rq_send(c, err) != 0 || cl_recv(c, &back, sizeof back, err) != 0)
 		return -1;
 	if (back != nonce)
@@ -362,7 +362,7 @@ add_wire(struct mcinit_store_client *c, const char *key, bool raw, int64_t d, in
 		rq_bytes(c, key, strlen(key));
 	else
 		rq_key(c, key);
-	mcinit_buf_add(&c->req, &d, sizeof d);
+	mcx_buf_add(&c->req, &d, sizeof d);
 	if (rq_send(c, err) != 0 || cl_recv(c, &v, sizeof v, err) != 0)
 		return -1;
 	if (out)
@@ -514,8 +514,8 @@ mcinit_store_multi_get(struct mcinit_store_client *c, const char *const *keys, s
 	rq_keys(c, keys, n);
 	if (rq_send(c, err) != 0)
 		return -1;
-	v = mcinit_xcalloc(n ? n : 1, sizeof *v);
-	l = mcinit_xcalloc(n ? n : 1, sizeof *l);
+	v = mcx_xcalloc(n ? n : 1, sizeof *v);
+	l = mcx_xcalloc(n ? n : 1, sizeof *l);
 	for (i = 0; i < n; i++) {
 		v[i] = cl_recv_vec(c, &l[i], err);
 		if (!v[i]) {

@@ -94,14 +94,14 @@ mcinit_store_parse_ll(const char *p, size_t n, int64_t *out)
 /* ---- writing the wire (wire.h) ---- */
 
 void
-mcinit_store_wr_u64(struct mcinit_buf *b, uint64_t v)
+mcinit_store_wr_u64(struct mcx_buf *b, uint64_t v)
 {
-	mcinit_buf_add(b, &v, sizeof v); /* little-endian hosts only, as torch */
+	mcx_buf_add(b, &v, sizeof v); /* little-endian hosts only, as torch */
 }
 
 void
-mcinit_store_wr_vec(struct mcinit_buf *b, const void *p, size_t n)
+mcinit_store_wr_vec(struct mcx_buf *b, const void *p, size_t n)
 {
 	mcinit_store_wr_u64(b, n);
-	mcinit_buf_add(b, p, n);
+	mcx_buf_add(b, p, n);
 }

@@ -289,7 +289,7 @@ do_append(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool go)
 	    (e && e->has_value && e->vlen + vl > s->lim.max_value))
 		return P_BAD;
 	if (e && e->has_value) {
-		e->val = mcinit_xrealloc(e->val, e->vlen + vl + 1);
+		e->val = mcx_xrealloc(e->val, e->vlen + vl + 1);
 		memcpy(e->val + e->vlen, v, vl);
 		e->vlen += vl;
 		s->mem += vl;
@@ -405,7 +405,7 @@ do_queue_push(struct mcinit_store_server *s, struct conn *c, struct rd *r, bool 
 	if (!mcinit_srv_room(s, kl + vl + sizeof *q + sizeof(struct entry), new_key(s, k, kl)))
 		return P_BAD;
 	e = mcinit_srv_entry_get(s, k, kl);
-	q = mcinit_xmalloc(sizeof *q + vl);
+	q = mcx_xmalloc(sizeof *q + vl);
 	q->next = NULL;
 	q->len = vl;
 	memcpy(q->data, v, vl);

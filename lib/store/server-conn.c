@@ -41,7 +41,7 @@ out_reserve(struct conn *c, size_t n)
 		cap *= 2;
 	if (cap < c->outlen + n)
 		cap = c->outlen + n + ((size_t)1 << 20);
-	c->out = mcinit_xrealloc(c->out, cap);
+	c->out = mcx_xrealloc(c->out, cap);
 	c->srv->mem += cap - c->outcap;
 	c->outcap = cap;
 }
@@ -367,7 +367,7 @@ in_reserve(struct mcinit_store_server *s, struct conn *c)
 		return P_OK; /* paused: nothing more is read (the caller stops) */
 	if (cap > max_request(s) || !mcinit_srv_room(s, cap - c->incap, 0))
 		return P_BAD;
-	c->in = mcinit_xrealloc(c->in, cap);
+	c->in = mcx_xrealloc(c->in, cap);
 	s->mem += cap - c->incap;
 	c->incap = cap;
 	return P_OK;
@@ -520,8 +520,8 @@ struct mcinit_store_session {
 struct mcinit_store_session *
 mcinit_store_session_new(struct mcinit_store_server *s)
 {
-	struct mcinit_store_session *ss = mcinit_xcalloc(1, sizeof *ss);
-	struct conn *c = mcinit_xcalloc(1, sizeof *c);
+	struct mcinit_store_session *ss = mcx_xcalloc(1, sizeof *ss);
+	struct conn *c = mcx_xcalloc(1, sizeof *c);
 
 	c->fd = -1;
 	c->srv = s;
@@ -540,7 +540,7 @@ mcinit_store_session_new(struct mcinit_store_server *s)
 
 int
 mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t n,
-                          struct mcinit_buf *out)
+                          struct mcx_buf *out)
 {
 	struct mcinit_store_server *s = ss->s;
 	struct conn *c = ss->c;
@@ -568,7 +568,7 @@ mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t
 	in_release_idle(s, c);
 	mcinit_srv_flush_pending(s); /* sessions keep theirs: nothing is freed here */
 	if (out && c->outlen > c->outoff)
-		mcinit_buf_add(out, c->out + c->outoff, c->outlen - c->outoff);
+		mcx_buf_add(out, c->out + c->outoff, c->outlen - c->outoff);
 	c->outoff = c->outlen = 0;
 	return c->dead ? -1 : 0;
 }

@@ -15,11 +15,11 @@ mcinit_srv_wait_register(struct conn *c, struct entry *e)
 {
 	if (e->nwait == e->capwait) {
 		e->capwait = e->capwait ? 2 * e->capwait : 4;
-		e->waiters = mcinit_xrealloc(e->waiters, e->capwait * sizeof *e->waiters);
+		e->waiters = mcx_xrealloc(e->waiters, e->capwait * sizeof *e->waiters);
 	}
 	if (c->nwkeys == c->capwkeys) {
 		c->capwkeys = c->capwkeys ? 2 * c->capwkeys : 4;
-		c->wkeys = mcinit_xrealloc(c->wkeys, c->capwkeys * sizeof *c->wkeys);
+		c->wkeys = mcx_xrealloc(c->wkeys, c->capwkeys * sizeof *c->wkeys);
 	}
 	e->waiters[e->nwait] = (struct wslot){c, c->nwkeys};
 	c->wkeys[c->nwkeys++] = (struct wreg){e, e->nwait++};

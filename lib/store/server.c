@@ -49,7 +49,7 @@ static void
 tab_grow(struct mcinit_store_server *s)
 {
 	size_t n = s->tabsize * 2, i;
-	struct entry **t = mcinit_xcalloc(n, sizeof *t);
+	struct entry **t = mcx_xcalloc(n, sizeof *t);
 
 	for (i = 0; i < s->tabsize; i++) {
 		struct entry *e = s->tab[i], *nx;
@@ -75,9 +75,9 @@ mcinit_srv_entry_get(struct mcinit_store_server *s, const char *k, size_t kl)
 		return e;
 	if (s->nentries >= s->tabsize)
 		tab_grow(s);
-	e = mcinit_xcalloc(1, sizeof *e);
+	e = mcx_xcalloc(1, sizeof *e);
 	e->hash = h;
-	e->key = mcinit_xmalloc(kl + 1);
+	e->key = mcx_xmalloc(kl + 1);
 	memcpy(e->key, k, kl);
 	e->key[kl] = '\0';
 	e->klen = kl;
@@ -116,7 +116,7 @@ mcinit_srv_entry_set_value(struct mcinit_store_server *s, struct entry *e, const
 		s->nvalues++;
 		s->vkeybytes += e->klen;
 	}
-	e->val = mcinit_xmalloc(vl ? vl : 1);
+	e->val = mcx_xmalloc(vl ? vl : 1);
 	memcpy(e->val, v, vl);
 	e->vlen = vl;
 	e->has_value = true;
@@ -216,7 +216,7 @@ accept_all(struct mcinit_store_server *s)
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		c = mcinit_xcalloc(1, sizeof *c);
+		c = mcx_xcalloc(1, sizeof *c);
 		c->fd = fd;
 		c->srv = s;
 		c->events = EPOLLIN | EPOLLRDHUP;
@@ -375,7 +375,7 @@ default_max_conns(void)
 struct mcinit_store_server *
 mcinit_store_server_local(const char *token, const struct mcinit_store_limits *limits)
 {
-	struct mcinit_store_server *s = mcinit_xcalloc(1, sizeof *s);
+	struct mcinit_store_server *s = mcx_xcalloc(1, sizeof *s);
 
 	s->lfd = s->epfd = s->stopfd = s->spare = -1;
 	if (limits)
@@ -383,8 +383,8 @@ mcinit_store_server_local(const char *token, const struct mcinit_store_limits *l
 	else
 		mcinit_store_limits_default(&s->lim);
 	s->tabsize = 1024;
-	s->tab = mcinit_xcalloc(s->tabsize, sizeof *s->tab);
-	s->token = token && *token ? mcinit_xstrdup(token) : NULL;
+	s->tab = mcx_xcalloc(s->tabsize, sizeof *s->tab);
+	s->token = token && *token ? mcx_xstrdup(token) : NULL;
 	return s;
 }
 
@@ -482,7 +482,7 @@ void
 mcinit_store_server_set_token(struct mcinit_store_server *s, const char *token)
 {
 	free(s->token);
-	s->token = token && *token ? mcinit_xstrdup(token) : NULL;
+	s->token = token && *token ? mcx_xstrdup(token) : NULL;
 }
 
 char *
@@ -494,7 +494,7 @@ mcinit_store_server_lookup(const struct mcinit_store_server *s, const char *key,
 
 	if (!e || !e->has_value)
 		return NULL;
-	v = mcinit_xmalloc(e->vlen + 1);
+	v = mcx_xmalloc(e->vlen + 1);
 	memcpy(v, e->val, e->vlen);
 	v[e->vlen] = '\0';
 	if (len)

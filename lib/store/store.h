@@ -168,11 +168,11 @@ int mcinit_store_capacity_raise(struct mcinit_store_capacity *cap);
 /* One line per shortfall, each starting with prefix, with the numbers and
  * what to set; nothing when all fits. */
 void mcinit_store_capacity_text(const struct mcinit_store_capacity *cap, const char *prefix,
-                                struct mcinit_buf *b);
+                                struct mcx_buf *b);
 /* The three in turn, before a store for world ranks listens: 1 with the
  * lines in b when something still falls short, else 0.  (The same onto a
  * FILE is public: mcinit_store_capacity_check.) */
-int mcinit_store_capacity_prepare(long world, const char *prefix, struct mcinit_buf *b);
+int mcinit_store_capacity_prepare(long world, const char *prefix, struct mcx_buf *b);
 
 /* Serves in a thread of its own until mcinit_store_server_stop (rank 0
  * when nobody else serves the store).  0, or -1 with err. */
@@ -201,7 +201,7 @@ struct mcinit_store_session *mcinit_store_session_new(struct mcinit_store_server
  * the last feed (a wake-up by another session's write included).  0, or
  * -1 once the server has dropped the connection (later feeds do nothing). */
 int mcinit_store_session_feed(struct mcinit_store_session *ss, const void *p, size_t n,
-                              struct mcinit_buf *out);
+                              struct mcx_buf *out);
 void mcinit_store_session_free(struct mcinit_store_session *ss);
 
 /* ---- client ---- */

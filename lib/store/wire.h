@@ -40,8 +40,8 @@ int mcinit_store_rd_str(struct rd *r, size_t max, const char **p, size_t *len);
 bool mcinit_store_parse_ll(const char *p, size_t n, int64_t *out);
 
 /* A little-endian uint64 (a length, a count, ADD's delta) onto b. */
-void mcinit_store_wr_u64(struct mcinit_buf *b, uint64_t v);
+void mcinit_store_wr_u64(struct mcx_buf *b, uint64_t v);
 /* A length-prefixed byte string onto b. */
-void mcinit_store_wr_vec(struct mcinit_buf *b, const void *p, size_t n);
+void mcinit_store_wr_vec(struct mcx_buf *b, const void *p, size_t n);
 
 #endif

@@ -59,7 +59,7 @@ bitmap_list(hwloc_const_bitmap_t set)
 	char *s = NULL;
 
 	if (hwloc_bitmap_list_asprintf(&s, set) < 0 || s == NULL)
-		return mcinit_xstrdup("");
+		return mcx_xstrdup("");
 	return s;
 }
 
@@ -73,7 +73,7 @@ nodeset_indexes(hwloc_const_bitmap_t nodeset, size_t *n)
 	*n = 0;
 	if (w <= 0)
 		return NULL;
-	v = mcinit_xcalloc((size_t)w, sizeof *v);
+	v = mcx_xcalloc((size_t)w, sizeof *v);
 	hwloc_bitmap_foreach_begin(i, nodeset)
 	{
 		v[k++] = i;
@@ -207,7 +207,7 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 	}
 	if (o->xml_buffer != NULL) {
 		len = strlen(o->xml_buffer) + 1;
-		a->source = mcinit_xstrdup("XML buffer");
+		a->source = mcx_xstrdup("XML buffer");
 		xml = 1;
 		rc = mcinit_hwxml_check(o->xml_buffer, len - 1, a->source, err);
 		if (rc < 0)
@@ -224,7 +224,7 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 			free(text);
 			return -1;
 		}
-		a->source = mcinit_xstrdup(path);
+		a->source = mcx_xstrdup(path);
 		xml = 1;
 		/* hwloc gets the bytes just checked, never the path: read
 		 * again, the file could have changed in between (or be a
@@ -235,7 +235,7 @@ load_topology(struct mcinit_affinity *a, const struct mcinit_affinity_opts *o,
 			return not_xml(a, err);
 		}
 	} else {
-		a->source = mcinit_xstrdup("this machine");
+		a->source = mcx_xstrdup("this machine");
 		/* The GL backend probes X displays over sockets and OpenCL starts
 		 * vendor runtimes: slow (tens of ms), and they add only OS devices
 		 * that mcinit never looks at. */
@@ -283,7 +283,7 @@ collect_cpu_side(struct mcinit_affinity *a)
 	size_t i;
 
 	a->nnuma = n > 0 ? (size_t)n : 0;
-	a->numa = mcinit_xcalloc(a->nnuma, sizeof *a->numa);
+	a->numa = mcx_xcalloc(a->nnuma, sizeof *a->numa);
 	for (i = 0; i < a->nnuma; i++) {
 		o = hwloc_get_obj_by_type(a->topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
 		a->numa[i].os_index = o->os_index;
@@ -292,7 +292,7 @@ collect_cpu_side(struct mcinit_affinity *a)
 	}
 	n = hwloc_get_nbobjs_by_type(a->topo, HWLOC_OBJ_PACKAGE);
 	a->npkgs = n > 0 ? (size_t)n : 0;
-	a->pkgs = mcinit_xcalloc(a->npkgs, sizeof *a->pkgs);
+	a->pkgs = mcx_xcalloc(a->npkgs, sizeof *a->pkgs);
 	for (i = 0; i < a->npkgs; i++) {
 		o = hwloc_get_obj_by_type(a->topo, HWLOC_OBJ_PACKAGE, (unsigned)i);
 		a->pkgs[i].os_index = o->os_index;
@@ -320,11 +320,11 @@ collect_nics(struct mcinit_affinity *a)
 			continue;
 		if (a->nnics == cap) {
 			cap = cap ? 2 * cap : 8;
-			a->nics = mcinit_xrealloc(a->nics, cap * sizeof *a->nics);
+			a->nics = mcx_xrealloc(a->nics, cap * sizeof *a->nics);
 		}
 		n = &a->nics[a->nnics++];
 		memset(n, 0, sizeof *n);
-		n->pub.name = mcinit_xstrdup(o->name);
+		n->pub.name = mcx_xstrdup(o->name);
 		n->endpoint = o;
 		if (o->parent != NULL && o->parent->type == HWLOC_OBJ_PCI_DEVICE) {
 			n->endpoint = o->parent;
@@ -359,10 +359,10 @@ name_gpu(struct gpu *g)
 		g->order_kind = kind;
 		g->order_key = (long)num;
 		free(g->pub.osname);
-		g->pub.osname = mcinit_xstrdup(c->name);
+		g->pub.osname = mcx_xstrdup(c->name);
 		if (hwloc_obj_get_info_by_name(c, "GPUModel") != NULL) {
 			free(g->pub.model);
-			g->pub.model = mcinit_xstrdup(hwloc_obj_get_info_by_name(c, "GPUModel"));
+			g->pub.model = mcx_xstrdup(hwloc_obj_get_info_by_name(c, "GPUModel"));
 		}
 	}
 }
@@ -378,7 +378,7 @@ fill_gpu(struct mcinit_affinity *a, struct gpu *g, hwloc_obj_t pci)
 	format_busid(pci, g->pub.busid, sizeof g->pub.busid);
 	name_gpu(g);
 	if (g->pub.model == NULL && pname != NULL)
-		g->pub.model = mcinit_xstrdup(pname);
+		g->pub.model = mcx_xstrdup(pname);
 	g->cpuset = hwloc_bitmap_dup(anc->cpuset);
 	g->pub.cpuset = bitmap_list(anc->cpuset);
 	g->pub.numa = nodeset_indexes(anc->nodeset, &g->pub.nnuma);
@@ -409,7 +409,7 @@ collect_gpus_by_busid(struct mcinit_affinity *a, const struct mcinit_affinity_op
 {
 	size_t i, j;
 
-	a->gpus = mcinit_xcalloc(o->ngpu_busids, sizeof *a->gpus);
+	a->gpus = mcx_xcalloc(o->ngpu_busids, sizeof *a->gpus);
 	for (i = 0; i < o->ngpu_busids; i++) {
 		const char *id = o->gpu_busids[i];
 		hwloc_obj_t pci = id ? hwloc_get_pcidev_by_busidstring(a->topo, id) : NULL;
@@ -439,7 +439,7 @@ collect_gpus(struct mcinit_affinity *a)
 			continue;
 		if (a->ngpus == cap) {
 			cap = cap ? 2 * cap : 8;
-			a->gpus = mcinit_xrealloc(a->gpus, cap * sizeof *a->gpus);
+			a->gpus = mcx_xrealloc(a->gpus, cap * sizeof *a->gpus);
 		}
 		fill_gpu(a, &a->gpus[a->ngpus++], o);
 	}
@@ -493,8 +493,8 @@ pair_bw(const struct hwloc_distances_s *d, int i, int j)
 static void
 fill_nvlinks(struct mcinit_affinity *a, const struct hwloc_distances_s *d)
 {
-	int *idx = mcinit_xcalloc(a->ngpus, sizeof *idx);
-	hwloc_uint64_t *sw = mcinit_xcalloc(a->ngpus, sizeof *sw);
+	int *idx = mcx_xcalloc(a->ngpus, sizeof *idx);
+	hwloc_uint64_t *sw = mcx_xcalloc(a->ngpus, sizeof *sw);
 	size_t i, j;
 	unsigned k;
 
@@ -525,7 +525,7 @@ collect_nvlinks(struct mcinit_affinity *a)
 	struct hwloc_distances_s *d = NULL;
 	unsigned nr = 1;
 
-	a->nvlinks = mcinit_xcalloc(a->ngpus * a->ngpus, sizeof *a->nvlinks);
+	a->nvlinks = mcx_xcalloc(a->ngpus * a->ngpus, sizeof *a->nvlinks);
 	if (a->ngpus == 0)
 		return;
 	if (hwloc_distances_get_by_name(a->topo, "NVLinkBandwidth", &nr, &d, 0) < 0 || nr == 0 ||
@@ -687,7 +687,7 @@ find_near_nics(struct mcinit_affinity *a)
 		}
 		if (best == MCINIT_LINK_SYS)
 			continue;
-		pub->nics = mcinit_xcalloc(a->nnics, sizeof *pub->nics);
+		pub->nics = mcx_xcalloc(a->nnics, sizeof *pub->nics);
 		for (k = 0; k < a->nnics; k++)
 			if (mcinit_affinity_gpu_nic_link(a, g, k).kind == best)
 				pub->nics[pub->nnics++] = a->nics[k].pub.name;
@@ -700,7 +700,7 @@ struct mcinit_affinity *
 mcinit_affinity_load(const struct mcinit_affinity_opts *opts, struct mcinit_err *err)
 {
 	static const struct mcinit_affinity_opts defaults;
-	struct mcinit_affinity *a = mcinit_xcalloc(1, sizeof *a);
+	struct mcinit_affinity *a = mcx_xcalloc(1, sizeof *a);
 	const struct mcinit_affinity_opts *o = opts ? opts : &defaults;
 
 	if (load_topology(a, o, err) < 0)
@@ -864,13 +864,13 @@ mcinit_affinity_set_allowed_cpuset(struct mcinit_affinity *a, const char *list,
 /* ---------------------------------------------------------------- text */
 
 static void
-pad(struct mcinit_buf *b, const char *s, int width)
+pad(struct mcx_buf *b, const char *s, int width)
 {
-	mcinit_buf_printf(b, "%-*s", width, s);
+	mcx_buf_printf(b, "%-*s", width, s);
 }
 
 static void
-matrix_row(const struct mcinit_affinity *a, struct mcinit_buf *out, size_t row, int w, int cw)
+matrix_row(const struct mcinit_affinity *a, struct mcx_buf *out, size_t row, int w, int cw)
 {
 	char cell[32];
 	size_t n = a->ngpus + a->nnics, j;
@@ -900,17 +900,17 @@ matrix_row(const struct mcinit_affinity *a, struct mcinit_buf *out, size_t row, 
 
 		pad(out, g->cpuset, cw);
 		for (k = 0; k < g->nnuma; k++)
-			mcinit_buf_printf(out, "%s%u", k ? "," : "", g->numa[k]);
+			mcx_buf_printf(out, "%s%u", k ? "," : "", g->numa[k]);
 		if (g->nnuma == 0)
-			mcinit_buf_adds(out, "N/A");
+			mcx_buf_adds(out, "N/A");
 	}
 	while (out->len > 0 && out->data[out->len - 1] == ' ')
 		out->len--;
-	mcinit_buf_addc(out, '\n');
+	mcx_buf_addc(out, '\n');
 }
 
 void
-mcinit_affinity_matrix_text(const struct mcinit_affinity *a, struct mcinit_buf *out)
+mcinit_affinity_matrix_text(const struct mcinit_affinity *a, struct mcx_buf *out)
 {
 	size_t n = a->ngpus + a->nnics, j;
 	const int w = 7;
@@ -918,7 +918,7 @@ mcinit_affinity_matrix_text(const struct mcinit_affinity *a, struct mcinit_buf *
 	char cell[32];
 
 	if (a->ngpus == 0) {
-		mcinit_buf_printf(out, "No NVIDIA GPUs found (%s).\n", a->source);
+		mcx_buf_printf(out, "No NVIDIA GPUs found (%s).\n", a->source);
 		return;
 	}
 	for (j = 0; j < a->ngpus; j++)
@@ -933,74 +933,74 @@ mcinit_affinity_matrix_text(const struct mcinit_affinity *a, struct mcinit_buf *
 		pad(out, cell, w);
 	}
 	pad(out, "CPU Affinity", cw);
-	mcinit_buf_adds(out, "NUMA Affinity\n");
+	mcx_buf_adds(out, "NUMA Affinity\n");
 	for (j = 0; j < n; j++)
 		matrix_row(a, out, j, w, cw);
-	mcinit_buf_adds(out,
-	                "\nLegend:\n\n"
-	                "  X    = self\n"
-	                "  SYS  = path crosses PCIe and the SMP interconnect between NUMA nodes\n"
-	                "  NODE = path crosses PCIe and the link between host bridges of one NUMA "
-	                "node\n"
-	                "  PHB  = path crosses PCIe and a PCIe host bridge (the CPU)\n"
-	                "  PXB  = path crosses several PCIe bridges, no host bridge\n"
-	                "  PIX  = path crosses at most one PCIe bridge (switch)\n"
-	                "  NV#  = bonded set of # NVLinks (direct or via NVSwitch)\n");
+	mcx_buf_adds(out,
+	             "\nLegend:\n\n"
+	             "  X    = self\n"
+	             "  SYS  = path crosses PCIe and the SMP interconnect between NUMA nodes\n"
+	             "  NODE = path crosses PCIe and the link between host bridges of one NUMA "
+	             "node\n"
+	             "  PHB  = path crosses PCIe and a PCIe host bridge (the CPU)\n"
+	             "  PXB  = path crosses several PCIe bridges, no host bridge\n"
+	             "  PIX  = path crosses at most one PCIe bridge (switch)\n"
+	             "  NV#  = bonded set of # NVLinks (direct or via NVSwitch)\n");
 	if (a->nnics > 0) {
-		mcinit_buf_adds(out, "\nNIC Legend:\n\n");
+		mcx_buf_adds(out, "\nNIC Legend:\n\n");
 		for (j = 0; j < a->nnics; j++)
-			mcinit_buf_printf(out, "  NIC%zu: %s\n", j, a->nics[j].pub.name);
+			mcx_buf_printf(out, "  NIC%zu: %s\n", j, a->nics[j].pub.name);
 	}
 }
 
 static void
-add_uints(struct mcinit_buf *out, const unsigned *v, size_t n)
+add_uints(struct mcx_buf *out, const unsigned *v, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		mcinit_buf_printf(out, "%s%u", i ? "," : "", v[i]);
+		mcx_buf_printf(out, "%s%u", i ? "," : "", v[i]);
 	if (n == 0)
-		mcinit_buf_adds(out, "-");
+		mcx_buf_adds(out, "-");
 }
 
 void
-mcinit_affinity_summary_text(const struct mcinit_affinity *a, struct mcinit_buf *out)
+mcinit_affinity_summary_text(const struct mcinit_affinity *a, struct mcx_buf *out)
 {
 	size_t i, k;
 
-	mcinit_buf_printf(out, "Topology: %s\n", a->source);
-	mcinit_buf_printf(out, "Packages: %zu\n", a->npkgs);
+	mcx_buf_printf(out, "Topology: %s\n", a->source);
+	mcx_buf_printf(out, "Packages: %zu\n", a->npkgs);
 	for (i = 0; i < a->npkgs; i++) {
-		mcinit_buf_printf(out, "  package %u: CPUs %s, NUMA ", a->pkgs[i].os_index,
-		                  a->pkgs[i].cpuset);
+		mcx_buf_printf(out, "  package %u: CPUs %s, NUMA ", a->pkgs[i].os_index,
+		               a->pkgs[i].cpuset);
 		add_uints(out, a->pkgs[i].numa, a->pkgs[i].nnuma);
-		mcinit_buf_addc(out, '\n');
+		mcx_buf_addc(out, '\n');
 	}
-	mcinit_buf_printf(out, "NUMA nodes: %zu\n", a->nnuma);
+	mcx_buf_printf(out, "NUMA nodes: %zu\n", a->nnuma);
 	for (i = 0; i < a->nnuma; i++)
-		mcinit_buf_printf(out, "  node %u: CPUs %s, %.1f GiB\n", a->numa[i].os_index,
-		                  a->numa[i].cpuset,
-		                  (double)a->numa[i].memory / (1024.0 * 1024.0 * 1024.0));
-	mcinit_buf_printf(out, "GPUs: %zu\n", a->ngpus);
+		mcx_buf_printf(out, "  node %u: CPUs %s, %.1f GiB\n", a->numa[i].os_index,
+		               a->numa[i].cpuset,
+		               (double)a->numa[i].memory / (1024.0 * 1024.0 * 1024.0));
+	mcx_buf_printf(out, "GPUs: %zu\n", a->ngpus);
 	for (i = 0; i < a->ngpus; i++) {
 		const struct mcinit_affinity_gpu *g = &a->gpus[i].pub;
 
-		mcinit_buf_printf(out, "  GPU%zu %s %s: NUMA ", i, g->busid,
-		                  g->model ? g->model : "(unknown model)");
+		mcx_buf_printf(out, "  GPU%zu %s %s: NUMA ", i, g->busid,
+		               g->model ? g->model : "(unknown model)");
 		add_uints(out, g->numa, g->nnuma);
-		mcinit_buf_printf(out, ", CPUs %s, NICs ", g->cpuset);
+		mcx_buf_printf(out, ", CPUs %s, NICs ", g->cpuset);
 		for (k = 0; k < g->nnics; k++)
-			mcinit_buf_printf(out, "%s%s", k ? "," : "", g->nics[k]);
+			mcx_buf_printf(out, "%s%s", k ? "," : "", g->nics[k]);
 		if (g->nnics == 0)
-			mcinit_buf_adds(out, "-");
-		mcinit_buf_addc(out, '\n');
+			mcx_buf_adds(out, "-");
+		mcx_buf_addc(out, '\n');
 	}
-	mcinit_buf_printf(out, "NICs: %zu\n", a->nnics);
+	mcx_buf_printf(out, "NICs: %zu\n", a->nnics);
 	for (i = 0; i < a->nnics; i++)
-		mcinit_buf_printf(out, "  %s %s\n", a->nics[i].pub.name,
-		                  a->nics[i].pub.busid[0] ? a->nics[i].pub.busid : "(not PCI)");
-	mcinit_buf_printf(out, "Allowed CPUs: %s\n", a->allowed_str);
+		mcx_buf_printf(out, "  %s %s\n", a->nics[i].pub.name,
+		               a->nics[i].pub.busid[0] ? a->nics[i].pub.busid : "(not PCI)");
+	mcx_buf_printf(out, "Allowed CPUs: %s\n", a->allowed_str);
 }
 
 /* ---------------------------------------------------------------- warnings */
@@ -1016,8 +1016,8 @@ strv_push(struct strv *s, enum mcinit_affinity_warn kind, char *msg)
 {
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 8;
-		s->v = mcinit_xrealloc(s->v, s->cap * sizeof *s->v);
-		s->kinds = mcinit_xrealloc(s->kinds, s->cap * sizeof *s->kinds);
+		s->v = mcx_xrealloc(s->v, s->cap * sizeof *s->v);
+		s->kinds = mcx_xrealloc(s->kinds, s->cap * sizeof *s->kinds);
 	}
 	s->kinds[s->n] = kind;
 	s->v[s->n++] = msg;
@@ -1030,7 +1030,7 @@ warn_group(const struct mcinit_affinity *a, long gi, const int *grp, size_t len,
 	size_t i, j, bad = 0;
 	int bi = -1, bj = -1;
 	struct mcinit_link first = {MCINIT_LINK_SYS, 0};
-	struct mcinit_buf members = {0};
+	struct mcx_buf members = {0};
 	char name[32];
 
 	for (i = 0; i < len; i++)
@@ -1052,14 +1052,14 @@ warn_group(const struct mcinit_affinity *a, long gi, const int *grp, size_t len,
 	if (bad == 0)
 		return;
 	for (i = 0; i < len; i++)
-		mcinit_buf_printf(&members, "%s%d", i ? "," : "", grp[i]);
+		mcx_buf_printf(&members, "%s%d", i ? "," : "", grp[i]);
 	strv_push(out, MCINIT_AFF_WARN_TP_NVLINK,
-	          mcinit_xasprintf("tensor-parallel group %ld (GPUs %s) is not fully "
-	                           "NVLink-connected: %zu GPU pair%s without NVLink, e.g. "
-	                           "GPU%d-GPU%d over %s",
-	                           gi, mcinit_buf_cstr(&members), bad, bad == 1 ? "" : "s", bi, bj,
-	                           mcinit_link_name(first, name, sizeof name)));
-	mcinit_buf_free(&members);
+	          mcx_xasprintf("tensor-parallel group %ld (GPUs %s) is not fully "
+	                        "NVLink-connected: %zu GPU pair%s without NVLink, e.g. "
+	                        "GPU%d-GPU%d over %s",
+	                        gi, mcx_buf_cstr(&members), bad, bad == 1 ? "" : "s", bi, bj,
+	                        mcinit_link_name(first, name, sizeof name)));
+	mcx_buf_free(&members);
 }
 
 static int
@@ -1077,22 +1077,22 @@ warn_far_cpus(const struct mcinit_affinity *a, const struct mcinit_affinity_plac
 	size_t g, l;
 
 	for (g = 0; g < a->ngpus; g++) {
-		struct mcinit_buf ranks = {0};
+		struct mcx_buf ranks = {0};
 
 		if (hwloc_bitmap_intersects(a->gpus[g].cpuset, a->allowed))
 			continue;
 		for (l = 0; l < p->nlocal; l++)
 			if (rank_gpu_of(p, l) == (int)g)
-				mcinit_buf_printf(&ranks, "%s%zu", ranks.len ? "," : "", l);
+				mcx_buf_printf(&ranks, "%s%zu", ranks.len ? "," : "", l);
 		if (ranks.len > 0)
 			strv_push(
 			    out, MCINIT_AFF_WARN_FAR_CPUS,
-			    mcinit_xasprintf("GPU%zu (%s) is local to CPUs %s, none of which this "
-			                     "process may use (allowed: %s); local rank %s would "
-			                     "run far from its GPU",
-			                     g, a->gpus[g].pub.busid, a->gpus[g].pub.cpuset,
-			                     a->allowed_str, mcinit_buf_cstr(&ranks)));
-		mcinit_buf_free(&ranks);
+			    mcx_xasprintf("GPU%zu (%s) is local to CPUs %s, none of which this "
+			                  "process may use (allowed: %s); local rank %s would "
+			                  "run far from its GPU",
+			                  g, a->gpus[g].pub.busid, a->gpus[g].pub.cpuset,
+			                  a->allowed_str, mcx_buf_cstr(&ranks)));
+		mcx_buf_free(&ranks);
 	}
 }
 
@@ -1104,20 +1104,19 @@ mcinit_affinity_warnings(const struct mcinit_affinity *a, const struct mcinit_af
 	size_t l, g;
 
 	s.cap = 8;
-	s.v = mcinit_xcalloc(s.cap, sizeof *s.v); /* empty list is still an array */
-	s.kinds = mcinit_xcalloc(s.cap, sizeof *s.kinds);
+	s.v = mcx_xcalloc(s.cap, sizeof *s.v); /* empty list is still an array */
+	s.kinds = mcx_xcalloc(s.cap, sizeof *s.kinds);
 	if (p->nlocal > a->ngpus)
 		strv_push(&s, MCINIT_AFF_WARN_RANKS,
-		          mcinit_xasprintf("%zu local ranks but only %zu GPU%s on this node "
-		                           "(%s): ranks would share GPUs or run without one",
-		                           p->nlocal, a->ngpus, a->ngpus == 1 ? "" : "s",
-		                           a->source));
+		          mcx_xasprintf("%zu local ranks but only %zu GPU%s on this node "
+		                        "(%s): ranks would share GPUs or run without one",
+		                        p->nlocal, a->ngpus, a->ngpus == 1 ? "" : "s", a->source));
 	for (l = 0; p->rank_gpu != NULL && l < p->nlocal; l++)
 		if (p->rank_gpu[l] < 0 || (size_t)p->rank_gpu[l] >= a->ngpus)
 			strv_push(&s, MCINIT_AFF_WARN_RANKS,
-			          mcinit_xasprintf("local rank %zu is mapped to GPU %d, which "
-			                           "does not exist (%zu GPUs)",
-			                           l, p->rank_gpu[l], a->ngpus));
+			          mcx_xasprintf("local rank %zu is mapped to GPU %d, which "
+			                        "does not exist (%zu GPUs)",
+			                        l, p->rank_gpu[l], a->ngpus));
 	for (g = 0; a->nvlink_known && g < p->ngroups; g++)
 		warn_group(a, p->group_ids ? p->group_ids[g] : (long)g, p->groups[g],
 		           p->group_len[g], &s);

@@ -151,9 +151,9 @@ const char *mcinit_link_name(struct mcinit_link l, char *buf, size_t size);
 
 /* Appends the GPU/NIC link matrix with CPU/NUMA affinity columns and a
  * legend, or a "no GPUs" line. */
-void mcinit_affinity_matrix_text(const struct mcinit_affinity *a, struct mcinit_buf *out);
+void mcinit_affinity_matrix_text(const struct mcinit_affinity *a, struct mcx_buf *out);
 /* Appends a summary: source, packages, NUMA nodes, GPUs, NICs, allowed CPUs. */
-void mcinit_affinity_summary_text(const struct mcinit_affinity *a, struct mcinit_buf *out);
+void mcinit_affinity_summary_text(const struct mcinit_affinity *a, struct mcx_buf *out);
 
 /* ---- placement warnings ---- */
 

@@ -625,7 +625,7 @@ mcinit_topo_fam_group(const struct mcinit_topo *t, int fi, long g, long *out)
 		return 0;
 	}
 	n = unit_len(t, f);
-	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
+	unit = mcx_xmalloc((size_t)n * sizeof *unit);
 	plan_init(&p, t, &t->fam[f->parent]);
 	fill_unit(&p, f, g / f->per_unit, unit);
 	pick_group(f, unit, n, g % f->per_unit, out);
@@ -690,7 +690,7 @@ hier_fill(const struct plan *pp, const struct mcinit_topo_fam *f, long n, int32_
 	grid_fill(pp, out);
 	if (f->hu == 1)
 		return;
-	unit = mcinit_xmalloc((size_t)n * sizeof *unit);
+	unit = mcx_xmalloc((size_t)n * sizeof *unit);
 	for (u = 0; u < nunits; u++) {
 		w = out + u * n;
 		memcpy(unit, w, (size_t)n * sizeof *unit);
@@ -744,7 +744,7 @@ mcinit_topo_fam_groups(const struct mcinit_topo *t, int fi, struct mcinit_groups
 	f = &t->fam[fi];
 	out->ngroups = f->ngroups;
 	out->size = f->size;
-	out->members = mcinit_xmalloc((size_t)(f->ngroups * f->size) * sizeof *out->members);
+	out->members = mcx_xmalloc((size_t)(f->ngroups * f->size) * sizeof *out->members);
 	plan_init(&p, t, f->parent < 0 ? f : &t->fam[f->parent]);
 	if (f->parent < 0)
 		grid_fill(&p, out->members);
@@ -962,7 +962,7 @@ mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, int dp
 
 /*
  * JSON output.  A writer fills [p, end) and, when short of room, either
- * grows the mcinit_buf it writes into or flushes its chunk to a FILE.  The
+ * grows the mcx_buf it writes into or flushes its chunk to a FILE.  The
  * callers ask for room per number, so a chunk never needs to hold a group.
  */
 #define CHUNK    (1 << 20)
@@ -970,8 +970,8 @@ mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, int dp
 
 struct jw {
 	char *p, *end, *start;
-	struct mcinit_buf *b; /* buffer mode */
-	FILE *f;              /* stream mode */
+	struct mcx_buf *b; /* buffer mode */
+	FILE *f;           /* stream mode */
 	int failed;
 };
 
@@ -980,9 +980,9 @@ jw_slow(struct jw *w, size_t need)
 {
 	if (w->b != NULL) {
 		w->b->len = (size_t)(w->p - w->b->data);
-		mcinit_buf_reserve(w->b, need > CHUNK ? need : CHUNK);
+		mcx_buf_reserve(w->b, need > CHUNK ? need : CHUNK);
 		w->p = w->b->data + w->b->len;
-		w->end = w->b->data + w->b->cap - 1; /* room for mcinit_buf_cstr's NUL */
+		w->end = w->b->data + w->b->cap - 1; /* room for mcx_buf_cstr's NUL */
 		return;
 	}
 	if (!w->failed &&
@@ -1092,7 +1092,7 @@ jw_cut_kind(struct jw *w, const struct mcinit_topo *t, const int *fams, int nf)
 	struct plan pp;
 	int k;
 
-	unit = mcinit_xmalloc((size_t)n * 2 * sizeof *unit);
+	unit = mcx_xmalloc((size_t)n * 2 * sizeof *unit);
 	grp = unit + n;
 	plan_init(&pp, t, &t->fam[f0->parent]);
 	for (u = 0; u < f0->ngroups / f0->per_unit; u++) {
@@ -1192,14 +1192,14 @@ json_upper_bound(const struct mcinit_topo *t, unsigned kinds_set)
 }
 
 void
-mcinit_topo_json_groups(const struct mcinit_topo *t, unsigned kinds_set, struct mcinit_buf *b)
+mcinit_topo_json_groups(const struct mcinit_topo *t, unsigned kinds_set, struct mcx_buf *b)
 {
 	struct jw w = {0};
 
 	w.b = b;
 	/* One reservation up front instead of a chain of copying reallocs; the
 	 * unused tail of an upper bound is never touched, so it costs no RSS. */
-	mcinit_buf_reserve(b, json_upper_bound(t, kinds_set));
+	mcx_buf_reserve(b, json_upper_bound(t, kinds_set));
 	w.p = b->data + b->len;
 	w.end = b->data + b->cap - 1;
 	jw_groups(&w, t, kinds_set);
@@ -1214,7 +1214,7 @@ mcinit_topo_json_groups_write(const struct mcinit_topo *t, unsigned kinds_set, F
 	int rc = 0;
 
 	w.f = f;
-	w.start = mcinit_xmalloc(CHUNK);
+	w.start = mcx_xmalloc(CHUNK);
 	w.p = w.start;
 	w.end = w.start + CHUNK;
 	jw_groups(&w, t, kinds_set);

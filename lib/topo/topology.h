@@ -270,7 +270,7 @@ int mcinit_topo_seeds(const struct mcinit_topo *t, long rank, long long seed, in
  * creation order, each kind's groups in creation order (hcp: the levels of
  * each cp group in turn), compact: {"dp_cp":[[0,2],[1,3]],"dp":[...],...}.
  * Appends to b. */
-void mcinit_topo_json_groups(const struct mcinit_topo *t, unsigned kinds, struct mcinit_buf *b);
+void mcinit_topo_json_groups(const struct mcinit_topo *t, unsigned kinds, struct mcx_buf *b);
 /* The same text streamed to f through a fixed 1 MiB chunk (never the whole
  * text in memory; f is flushed).  0, or -1 with err (MCINIT_E_IO) on a write error. */
 int mcinit_topo_json_groups_write(const struct mcinit_topo *t, unsigned kinds, FILE *f,

@@ -32,7 +32,7 @@ enum { S_CONNECT, S_PING, S_ADD, S_WAIT, S_GET, S_DONE };
 
 struct cl {
 	int fd, state;
-	struct mcinit_buf out;
+	struct mcx_buf out;
 	size_t off;
 	unsigned char in[64];
 	size_t inlen, want;
@@ -40,15 +40,15 @@ struct cl {
 
 static struct sockaddr_in addr;
 static int ep, n, count_mode;
-static struct mcinit_buf waitreq, getreq;
+static struct mcx_buf waitreq, getreq;
 
 static void
-add_str(struct mcinit_buf *b, const char *s)
+add_str(struct mcx_buf *b, const char *s)
 {
 	uint64_t l = strlen(s);
 
-	mcinit_buf_add(b, &l, 8);
-	mcinit_buf_add(b, s, l);
+	mcx_buf_add(b, &l, 8);
+	mcx_buf_add(b, s, l);
 }
 
 static void
@@ -56,7 +56,7 @@ queue(struct cl *c, const void *p, size_t len, size_t want)
 {
 	c->out.len = 0;
 	c->off = 0;
-	mcinit_buf_add(&c->out, p, len);
+	mcx_buf_add(&c->out, p, len);
 	c->inlen = 0;
 	c->want = want;
 }
@@ -125,42 +125,42 @@ step(struct cl *c, long i, uint32_t events)
 	}
 	switch (c->state) {
 	case S_PING: {
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 		char key[32];
 
 		snprintf(key, sizeof key, "/bench/%ld", i);
-		mcinit_buf_addc(&b, 1);
+		mcx_buf_addc(&b, 1);
 		add_str(&b, key);
 		add_str(&b, "x");
 		if (count_mode) {
 			int64_t one = 1;
 
-			mcinit_buf_addc(&b, 4);
+			mcx_buf_addc(&b, 4);
 			add_str(&b, "/bench/count");
-			mcinit_buf_add(&b, &one, 8);
+			mcx_buf_add(&b, &one, 8);
 			queue(c, b.data, b.len, 8);
 			c->state = S_ADD;
 		} else {
-			mcinit_buf_add(&b, waitreq.data, waitreq.len);
+			mcx_buf_add(&b, waitreq.data, waitreq.len);
 			queue(c, b.data, b.len, 1);
 			c->state = S_WAIT;
 		}
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return flush(c);
 	}
 	case S_ADD: {
 		int64_t v;
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 
 		memcpy(&v, c->in, 8);
 		if (v == n) { /* the last one in opens the barrier */
-			mcinit_buf_addc(&b, 1);
+			mcx_buf_addc(&b, 1);
 			add_str(&b, "/bench/done");
 			add_str(&b, "1");
 		}
-		mcinit_buf_add(&b, waitreq.data, waitreq.len);
+		mcx_buf_add(&b, waitreq.data, waitreq.len);
 		queue(c, b.data, b.len, 1);
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		c->state = S_WAIT;
 		return flush(c);
 	}
@@ -199,11 +199,11 @@ main(int argc, char **argv)
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
-	mcinit_buf_addc(&waitreq, 6);
+	mcx_buf_addc(&waitreq, 6);
 	{
 		uint64_t k = count_mode ? 1 : (uint64_t)n;
 
-		mcinit_buf_add(&waitreq, &k, 8);
+		mcx_buf_add(&waitreq, &k, 8);
 	}
 	if (count_mode)
 		add_str(&waitreq, "/bench/done");
@@ -213,7 +213,7 @@ main(int argc, char **argv)
 		snprintf(key, sizeof key, "/bench/%ld", i);
 		add_str(&waitreq, key);
 	}
-	mcinit_buf_addc(&getreq, 3);
+	mcx_buf_addc(&getreq, 3);
 	add_str(&getreq, "/bench/0");
 	cs = calloc((size_t)n, sizeof *cs);
 	ep = epoll_create1(0);

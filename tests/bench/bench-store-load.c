@@ -72,7 +72,7 @@ struct cl {
 	long awaited;    /* replies still to come */
 	bool done, failed;
 	int fault; /* enum fault: how a misbehaving client misbehaves */
-	struct mcinit_buf out, in;
+	struct mcx_buf out, in;
 	size_t off;
 };
 
@@ -90,7 +90,7 @@ static const size_t round_payload[ROUNDS] = {160, 256, 768};
 
 /* mcinit/ROUND/R, as a length-prefixed key. */
 static void
-rq_round_key(struct mcinit_buf *b, int round, long r)
+rq_round_key(struct mcx_buf *b, int round, long r)
 {
 	char key[96];
 	int len = snprintf(key, sizeof key, "/mcinit/%s/%ld", round_names[round], r);
@@ -101,7 +101,7 @@ rq_round_key(struct mcinit_buf *b, int round, long r)
 static void
 rq_set(struct cl *c, const char *key, const void *v, size_t vl)
 {
-	mcinit_buf_addc(&c->out, MCINIT_STORE_SET);
+	mcx_buf_addc(&c->out, MCINIT_STORE_SET);
 	mcinit_store_wr_vec(&c->out, key, strlen(key));
 	mcinit_store_wr_vec(&c->out, v, vl);
 }
@@ -109,7 +109,7 @@ rq_set(struct cl *c, const char *key, const void *v, size_t vl)
 static void
 rq_one_key(struct cl *c, unsigned cmd, const char *key)
 {
-	mcinit_buf_addc(&c->out, (char)cmd);
+	mcx_buf_addc(&c->out, (char)cmd);
 	if (cmd == MCINIT_STORE_WAIT)
 		mcinit_store_wr_u64(&c->out, 1);
 	mcinit_store_wr_vec(&c->out, key, strlen(key));
@@ -134,10 +134,10 @@ hello(struct cl *c)
 {
 	uint32_t magic = MCINIT_STORE_MAGIC, nonce = (uint32_t)c->rank;
 
-	mcinit_buf_addc(&c->out, MCINIT_STORE_VALIDATE);
-	mcinit_buf_add(&c->out, &magic, sizeof magic);
-	mcinit_buf_addc(&c->out, MCINIT_STORE_PING);
-	mcinit_buf_add(&c->out, &nonce, sizeof nonce);
+	mcx_buf_addc(&c->out, MCINIT_STORE_VALIDATE);
+	mcx_buf_add(&c->out, &magic, sizeof magic);
+	mcx_buf_addc(&c->out, MCINIT_STORE_PING);
+	mcx_buf_add(&c->out, &nonce, sizeof nonce);
 	expect(c, R_U32, 1);
 }
 
@@ -168,7 +168,7 @@ run_arrive(struct cl *c, int round)
 		verdict_key(key, sizeof key, round);
 		rq_one_key(c, MCINIT_STORE_WAIT, key);
 	} else {
-		mcinit_buf_addc(&c->out, MCINIT_STORE_WAIT);
+		mcx_buf_addc(&c->out, MCINIT_STORE_WAIT);
 		mcinit_store_wr_u64(&c->out, (uint64_t)n);
 		for (r = 0; r < n; r++)
 			rq_round_key(&c->out, round, r);
@@ -183,7 +183,7 @@ run_gather(struct cl *c, int round)
 {
 	long r, end = c->chunk + GATHER_CHUNK < n ? c->chunk + GATHER_CHUNK : n;
 
-	mcinit_buf_addc(&c->out, MCINIT_STORE_MULTI_GET);
+	mcx_buf_addc(&c->out, MCINIT_STORE_MULTI_GET);
 	mcinit_store_wr_u64(&c->out, (uint64_t)(end - c->chunk));
 	for (r = c->chunk; r < end; r++)
 		rq_round_key(&c->out, round, r);
@@ -390,7 +390,7 @@ sock_read(struct cl *c)
 	for (;;) {
 		ssize_t r;
 
-		mcinit_buf_reserve(&c->in, 16384);
+		mcx_buf_reserve(&c->in, 16384);
 		r = recv(c->fd, c->in.data + c->in.len, 16384, 0);
 		if (r < 0 && errno == EAGAIN)
 			return 0;
@@ -415,9 +415,9 @@ misbehave(struct cl *c)
 
 	hello(c);
 	if (c->fault == F_GARBAGE)
-		mcinit_buf_add(&c->out, garbage, sizeof garbage);
+		mcx_buf_add(&c->out, garbage, sizeof garbage);
 	else
-		mcinit_buf_add(&c->out, half_set, sizeof half_set);
+		mcx_buf_add(&c->out, half_set, sizeof half_set);
 	if (sock_flush(c) < 0 || c->fault != F_STALL) {
 		close(c->fd);
 		c->fd = -1;
@@ -567,7 +567,7 @@ local_run(struct cl *cs, double deadline)
 static struct cl *
 clients(long pct)
 {
-	struct cl *cs = mcinit_xcalloc((size_t)total, sizeof *cs);
+	struct cl *cs = mcx_xcalloc((size_t)total, sizeof *cs);
 	long i, every = pct > 0 ? 100 / pct : 0, r = 0, f = 0;
 
 	for (i = 0; i < total; i++) {
@@ -636,8 +636,8 @@ main(int argc, char **argv)
 	for (i = 0; i < total; i++) {
 		if (cs[i].fd >= 0)
 			close(cs[i].fd);
-		mcinit_buf_free(&cs[i].out);
-		mcinit_buf_free(&cs[i].in);
+		mcx_buf_free(&cs[i].out);
+		mcx_buf_free(&cs[i].in);
 	}
 	free(cs);
 	return failed == 0 ? 0 : 1;

@@ -2,7 +2,7 @@
  * bench-topology.c — time the rank-group generator at 2^16, 2^18 and 2^20
  * ranks (TP 8, PP 16, CP 2, EP 8, ETP 1; main, with hierarchical CP and two
  * optimizer instances, or with gtp_remat 2): every kind (a) in memory,
- * (b) as JSON streamed to /dev/null, (c) as JSON in one mcinit_buf.
+ * (b) as JSON streamed to /dev/null, (c) as JSON in one mcx_buf.
  * Prints the median of 5 runs (wall clock and CPU time), the peak RSS of
  * each case (measured in a child process of its own, so cases do not
  * inherit each other's peak), and the speed-up over Megatron-Core's own
@@ -76,7 +76,7 @@ static long
 run_once(const struct mcinit_topo *t, enum mode m, FILE *devnull)
 {
 	struct mcinit_groups g[MCINIT_FAM_MAX];
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_err err = {0};
 	long n = 0;
 	int k;
@@ -102,7 +102,7 @@ run_once(const struct mcinit_topo *t, enum mode m, FILE *devnull)
 	case MODE_JSON_BUF:
 		mcinit_topo_json_groups(t, MCINIT_GROUP_ALL, &b);
 		n = (long)b.len;
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		return n;
 	default:
 		return 0;

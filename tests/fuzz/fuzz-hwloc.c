@@ -47,12 +47,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (err.code != MCINIT_E_PARSE && err.code != MCINIT_E_USAGE)
 			abort();
 	} else {
-		struct mcinit_buf b = {0};
+		struct mcx_buf b = {0};
 
 		for (size_t g = 0; g < mcinit_affinity_ngpus(a); g++)
 			(void)mcinit_affinity_gpu(a, g);
 		mcinit_affinity_matrix_text(a, &b);
-		mcinit_buf_free(&b);
+		mcx_buf_free(&b);
 		mcinit_affinity_free(a);
 	}
 	free(xml);

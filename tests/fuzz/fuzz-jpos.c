@@ -52,7 +52,7 @@ static size_t nodes;
 
 static void
 check_node(const struct mcinit_jpos *jp, const char *text, size_t len, json_t *node,
-           struct mcinit_buf *ptr, int member)
+           struct mcx_buf *ptr, int member)
 {
 	static const char first_of[] = {'{', '[', '"', '0', '0', 't', 'f', 'n'};
 	struct mcinit_pos k, v, want;
@@ -62,7 +62,7 @@ check_node(const struct mcinit_jpos *jp, const char *text, size_t len, json_t *n
 	char c;
 
 	nodes++;
-	mcinit_buf_cstr(ptr);
+	mcx_buf_cstr(ptr);
 	CHECK(mcinit_jpos_lookup(jp, ptr->data, &k, &v) == 0, "\"%s\" not found", ptr->data);
 	CHECK(v.offset >= 0 && (size_t)v.offset < len, "offset out of range");
 	c = text[v.offset];
@@ -118,7 +118,7 @@ check_with_jansson(const struct mcinit_jpos *jp, const char *text, size_t len,
                    const struct mcinit_err *err)
 {
 	size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-	struct mcinit_buf ptr = {0};
+	struct mcx_buf ptr = {0};
 	json_error_t jerr;
 	json_t *root, *strict;
 
@@ -134,7 +134,7 @@ check_with_jansson(const struct mcinit_jpos *jp, const char *text, size_t len,
 	CHECK(jp != NULL, "jansson accepts what jpos rejects: %s", err->msg);
 	nodes = 0;
 	check_node(jp, text, len, root, &ptr, 0);
-	mcinit_buf_free(&ptr);
+	mcx_buf_free(&ptr);
 	strict = json_loadb(text + skip, len - skip,
 	                    JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &jerr);
 	CHECK((strict == NULL) == (mcinit_jpos_first_duplicate(jp, NULL, NULL) == 0),

@@ -39,7 +39,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mcinit_store_server *srv;
 	struct mcinit_store_session *ss[NSESS];
 	struct mcinit_store_stats st;
-	struct mcinit_buf out = {0};
+	struct mcx_buf out = {0};
 	size_t off = 1, i, slack;
 
 	if (size < 1)
@@ -88,7 +88,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(st.conns == 0, "%zu connections after closing all", st.conns);
 	CHECK(st.memory <= lim.max_memory + slack, "memory %zu after closing all (underflow?)",
 	      st.memory);
-	mcinit_buf_free(&out);
+	mcx_buf_free(&out);
 	mcinit_store_server_free(srv);
 	return 0;
 }

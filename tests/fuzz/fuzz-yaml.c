@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int lines;
 
 static void
-check_indexed(const struct mcinit_jpos *jp, json_t *node, struct mcinit_buf *ptr)
+check_indexed(const struct mcinit_jpos *jp, json_t *node, struct mcx_buf *ptr)
 {
 	struct mcinit_pos k, v;
 	size_t plen = ptr->len, i;
@@ -27,7 +27,7 @@ check_indexed(const struct mcinit_jpos *jp, json_t *node, struct mcinit_buf *ptr
 	json_t *kid;
 	char idx[24];
 
-	if (mcinit_jpos_lookup(jp, ptr->len ? mcinit_buf_cstr(ptr) : "", &k, &v) != 0)
+	if (mcinit_jpos_lookup(jp, ptr->len ? mcx_buf_cstr(ptr) : "", &k, &v) != 0)
 		abort();
 	if (v.line < 1 || v.line > lines + 1 || v.col < 1 || k.line < 1 || k.line > lines + 1)
 		abort();
@@ -54,7 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mcinit_yaml y;
 	struct mcinit_err err = {0};
-	struct mcinit_buf ptr = {0};
+	struct mcx_buf ptr = {0};
 
 	lines = 1;
 	/* libyaml also breaks lines at NEL, LS and PS (counted by lead byte) */
@@ -75,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	if (memmem(data, size, "${", 2) == NULL)
 		check_indexed(y.jp, y.root, &ptr);
-	mcinit_buf_free(&ptr);
+	mcx_buf_free(&ptr);
 	mcinit_yaml_destroy(&y);
 	return 0;
 }

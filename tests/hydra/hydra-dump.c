@@ -17,42 +17,42 @@
 #include "input/hydra.h"
 
 static void
-put_str(struct mcinit_buf *b, const char *s, size_t n)
+put_str(struct mcx_buf *b, const char *s, size_t n)
 {
-	mcinit_buf_addc(b, '"');
+	mcx_buf_addc(b, '"');
 	for (size_t k = 0; k < n; k++) {
 		unsigned char c = (unsigned char)s[k];
 
 		switch (c) {
 		case '"':
-			mcinit_buf_adds(b, "\\\"");
+			mcx_buf_adds(b, "\\\"");
 			break;
 		case '\\':
-			mcinit_buf_adds(b, "\\\\");
+			mcx_buf_adds(b, "\\\\");
 			break;
 		case '\n':
-			mcinit_buf_adds(b, "\\n");
+			mcx_buf_adds(b, "\\n");
 			break;
 		case '\r':
-			mcinit_buf_adds(b, "\\r");
+			mcx_buf_adds(b, "\\r");
 			break;
 		case '\t':
-			mcinit_buf_adds(b, "\\t");
+			mcx_buf_adds(b, "\\t");
 			break;
 		case '\b':
-			mcinit_buf_adds(b, "\\b");
+			mcx_buf_adds(b, "\\b");
 			break;
 		case '\f':
-			mcinit_buf_adds(b, "\\f");
+			mcx_buf_adds(b, "\\f");
 			break;
 		default:
 			if (c < 0x20)
-				mcinit_buf_printf(b, "\\u%04x", c);
+				mcx_buf_printf(b, "\\u%04x", c);
 			else
-				mcinit_buf_addc(b, (char)c);
+				mcx_buf_addc(b, (char)c);
 		}
 	}
-	mcinit_buf_addc(b, '"');
+	mcx_buf_addc(b, '"');
 }
 
 static const char *
@@ -72,7 +72,7 @@ sweep_class(const struct mcinit_hy_value *v)
 
 /* A dict key as Python's str() writes it. */
 static void
-put_key(struct mcinit_buf *b, const struct mcinit_hy_value *k)
+put_key(struct mcx_buf *b, const struct mcinit_hy_value *k)
 {
 	char f[40];
 
@@ -96,63 +96,63 @@ put_key(struct mcinit_buf *b, const struct mcinit_hy_value *k)
 }
 
 static void
-put_value(struct mcinit_buf *b, const struct mcinit_hy_value *v)
+put_value(struct mcx_buf *b, const struct mcinit_hy_value *v)
 {
 	char f[40];
 
 	switch (v->type) {
 	case MCINIT_HY_NULL:
-		mcinit_buf_adds(b, "null");
+		mcx_buf_adds(b, "null");
 		break;
 	case MCINIT_HY_BOOL:
-		mcinit_buf_adds(b, v->b ? "{\"bool\": true}" : "{\"bool\": false}");
+		mcx_buf_adds(b, v->b ? "{\"bool\": true}" : "{\"bool\": false}");
 		break;
 	case MCINIT_HY_INT:
-		mcinit_buf_printf(b, "{\"int\": \"%s\"}", v->text);
+		mcx_buf_printf(b, "{\"int\": \"%s\"}", v->text);
 		break;
 	case MCINIT_HY_FLOAT:
 		mcinit_hy_float_repr(v->f, f, sizeof f);
-		mcinit_buf_printf(b, "{\"float\": \"%s\"}", f);
+		mcx_buf_printf(b, "{\"float\": \"%s\"}", f);
 		break;
 	case MCINIT_HY_STR:
-		mcinit_buf_adds(b, "{\"str\": ");
+		mcx_buf_adds(b, "{\"str\": ");
 		put_str(b, v->text, v->len);
-		mcinit_buf_addc(b, '}');
+		mcx_buf_addc(b, '}');
 		break;
 	case MCINIT_HY_LIST:
-		mcinit_buf_addc(b, '[');
+		mcx_buf_addc(b, '[');
 		for (size_t k = 0; k < v->n; k++) {
 			if (k)
-				mcinit_buf_adds(b, ", ");
+				mcx_buf_adds(b, ", ");
 			put_value(b, &v->items[k]);
 		}
-		mcinit_buf_addc(b, ']');
+		mcx_buf_addc(b, ']');
 		break;
 	case MCINIT_HY_DICT:
-		mcinit_buf_adds(b, "{\"dict\": [");
+		mcx_buf_adds(b, "{\"dict\": [");
 		for (size_t k = 0; k < v->n; k++) {
 			if (k)
-				mcinit_buf_adds(b, ", ");
-			mcinit_buf_addc(b, '[');
+				mcx_buf_adds(b, ", ");
+			mcx_buf_addc(b, '[');
 			put_key(b, &v->keys[k]);
-			mcinit_buf_adds(b, ", ");
+			mcx_buf_adds(b, ", ");
 			put_value(b, &v->items[k]);
-			mcinit_buf_addc(b, ']');
+			mcx_buf_addc(b, ']');
 		}
-		mcinit_buf_adds(b, "]}");
+		mcx_buf_adds(b, "]}");
 		break;
 	case MCINIT_HY_SWEEP:
 		if (sweep_class(v))
-			mcinit_buf_printf(b, "{\"sweep\": \"%s\"}", sweep_class(v));
+			mcx_buf_printf(b, "{\"sweep\": \"%s\"}", sweep_class(v));
 		else
-			mcinit_buf_adds(b, "{\"other\": \"Glob\"}");
+			mcx_buf_adds(b, "{\"other\": \"Glob\"}");
 		break;
 	}
 }
 
 /* A top-level value: a sweep is named by Hydra's ValueType. */
 static void
-put_top(struct mcinit_buf *b, const struct mcinit_hy_value *v)
+put_top(struct mcx_buf *b, const struct mcinit_hy_value *v)
 {
 	static const char *names[] = {"CHOICE_SWEEP", "RANGE_SWEEP", "INTERVAL_SWEEP",
 	                              "GLOB_CHOICE_SWEEP"};
@@ -161,58 +161,57 @@ put_top(struct mcinit_buf *b, const struct mcinit_hy_value *v)
 		put_value(b, v);
 		return;
 	}
-	mcinit_buf_printf(b, "{\"sweep\": \"%s%s\"}",
-	                  v->sweep == MCINIT_HY_CHOICE && v->simple ? "SIMPLE_" : "",
-	                  names[v->sweep]);
+	mcx_buf_printf(b, "{\"sweep\": \"%s%s\"}",
+	               v->sweep == MCINIT_HY_CHOICE && v->simple ? "SIMPLE_" : "", names[v->sweep]);
 }
 
 static void
-put_utf8(struct mcinit_buf *b, unsigned long c)
+put_utf8(struct mcx_buf *b, unsigned long c)
 {
 	if (c < 0x80) {
-		mcinit_buf_addc(b, (char)c);
+		mcx_buf_addc(b, (char)c);
 	} else if (c < 0x800) {
-		mcinit_buf_addc(b, (char)(0xC0 | (c >> 6)));
-		mcinit_buf_addc(b, (char)(0x80 | (c & 0x3F)));
+		mcx_buf_addc(b, (char)(0xC0 | (c >> 6)));
+		mcx_buf_addc(b, (char)(0x80 | (c & 0x3F)));
 	} else if (c < 0x10000) {
-		mcinit_buf_addc(b, (char)(0xE0 | (c >> 12)));
-		mcinit_buf_addc(b, (char)(0x80 | ((c >> 6) & 0x3F)));
-		mcinit_buf_addc(b, (char)(0x80 | (c & 0x3F)));
+		mcx_buf_addc(b, (char)(0xE0 | (c >> 12)));
+		mcx_buf_addc(b, (char)(0x80 | ((c >> 6) & 0x3F)));
+		mcx_buf_addc(b, (char)(0x80 | (c & 0x3F)));
 	} else {
-		mcinit_buf_addc(b, (char)(0xF0 | (c >> 18)));
-		mcinit_buf_addc(b, (char)(0x80 | ((c >> 12) & 0x3F)));
-		mcinit_buf_addc(b, (char)(0x80 | ((c >> 6) & 0x3F)));
-		mcinit_buf_addc(b, (char)(0x80 | (c & 0x3F)));
+		mcx_buf_addc(b, (char)(0xF0 | (c >> 18)));
+		mcx_buf_addc(b, (char)(0x80 | ((c >> 12) & 0x3F)));
+		mcx_buf_addc(b, (char)(0x80 | ((c >> 6) & 0x3F)));
+		mcx_buf_addc(b, (char)(0x80 | (c & 0x3F)));
 	}
 }
 
 /* A JSON string literal (the whole line) into w; 0, or -1 when it is not one. */
 static int
-json_str(const char *s, struct mcinit_buf *w)
+json_str(const char *s, struct mcx_buf *w)
 {
 	if (*s++ != '"')
 		return -1;
 	while (*s && *s != '"') {
 		if (*s != '\\') {
-			mcinit_buf_addc(w, *s++);
+			mcx_buf_addc(w, *s++);
 			continue;
 		}
 		s++;
 		switch (*s) {
 		case 'n':
-			mcinit_buf_addc(w, '\n');
+			mcx_buf_addc(w, '\n');
 			break;
 		case 't':
-			mcinit_buf_addc(w, '\t');
+			mcx_buf_addc(w, '\t');
 			break;
 		case 'r':
-			mcinit_buf_addc(w, '\r');
+			mcx_buf_addc(w, '\r');
 			break;
 		case 'b':
-			mcinit_buf_addc(w, '\b');
+			mcx_buf_addc(w, '\b');
 			break;
 		case 'f':
-			mcinit_buf_addc(w, '\f');
+			mcx_buf_addc(w, '\f');
 			break;
 		case 'u': {
 			unsigned long c = strtoul((char[5]){s[1], s[2], s[3], s[4], 0}, NULL, 16);
@@ -231,7 +230,7 @@ json_str(const char *s, struct mcinit_buf *w)
 		case '\0':
 			return -1;
 		default:
-			mcinit_buf_addc(w, *s);
+			mcx_buf_addc(w, *s);
 		}
 		s++;
 	}
@@ -258,7 +257,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	while ((n = getline(&line, &cap, in)) > 0) {
-		struct mcinit_buf w = {0}, out = {0};
+		struct mcx_buf w = {0}, out = {0};
 		struct mcinit_hy_override o;
 		struct mcinit_hy_error e;
 
@@ -268,30 +267,30 @@ main(int argc, char **argv)
 			fprintf(stderr, "hydra-dump: not a JSON string: %s\n", line);
 			return 2;
 		}
-		mcinit_buf_adds(&out, "{\"word\": ");
+		mcx_buf_adds(&out, "{\"word\": ");
 		put_str(&out, w.data ? w.data : "", w.len);
 		if (mcinit_hydra_parse(w.data ? w.data : "", w.len, &o, &e) < 0) {
-			mcinit_buf_adds(&out, ", \"error\": \"HydraException\"}");
+			mcx_buf_adds(&out, ", \"error\": \"HydraException\"}");
 			if (verbose)
 				fprintf(stderr, "%s: col %d: %s: %s\n", line, e.col, e.what, e.msg);
 		} else {
-			mcinit_buf_printf(&out, ", \"type\": \"%s\", \"key\": ", kinds[o.kind]);
+			mcx_buf_printf(&out, ", \"type\": \"%s\", \"key\": ", kinds[o.kind]);
 			put_str(&out, o.key, strlen(o.key));
-			mcinit_buf_adds(&out, ", \"package\": ");
+			mcx_buf_adds(&out, ", \"package\": ");
 			if (o.package)
 				put_str(&out, o.package, strlen(o.package));
 			else
-				mcinit_buf_adds(&out, "null");
+				mcx_buf_adds(&out, "null");
 			if (o.has_value) {
-				mcinit_buf_adds(&out, ", \"value\": ");
+				mcx_buf_adds(&out, ", \"value\": ");
 				put_top(&out, &o.value);
 			}
-			mcinit_buf_addc(&out, '}');
+			mcx_buf_addc(&out, '}');
 			mcinit_hydra_free(&o);
 		}
-		puts(mcinit_buf_cstr(&out));
-		mcinit_buf_free(&w);
-		mcinit_buf_free(&out);
+		puts(mcx_buf_cstr(&out));
+		mcx_buf_free(&w);
+		mcx_buf_free(&out);
 	}
 	free(line);
 	if (in != stdin)

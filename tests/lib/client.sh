@@ -15,7 +15,7 @@ check list-found test -s "$list"
 : >"$tmp/includes"
 for f in "$srcdir"/src/*.[ch]; do
 	rel=src/${f##*/}
-	sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\/[^"]*\)".*/\1/p' "$f" | while read -r inc; do
+	sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\/[^"]*\)".*/\1/p' "$f" | grep -vx 'private/mcinit-tool.h' | while read -r inc; do
 		echo "include $rel $inc"
 	done
 done | LC_ALL=C sort -u >"$tmp/includes"
@@ -35,6 +35,9 @@ if [ -f "$core" ] && ls "$build"/src/*.o >/dev/null 2>&1; then
 		LC_ALL=C comm -12 - "$tmp/lib" >"$tmp/used"
 	sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
 		LC_ALL=C sort -u >"$tmp/public"
+	# The tool header's contract (mcx_) counts as public for the program.
+	sed -n 's/^[a-z].*[ *]\(mcx_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/private/mcinit-tool.h" >>"$tmp/public"
+	LC_ALL=C sort -u -o "$tmp/public" "$tmp/public"
 	LC_ALL=C comm -23 "$tmp/used" "$tmp/public" | sed 's/^/symbol /' >"$tmp/internal"
 	grep '^symbol ' "$list" | LC_ALL=C sort -u >"$tmp/listed-symbols"
 	check objects-found test -s "$tmp/used"

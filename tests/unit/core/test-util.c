@@ -53,15 +53,15 @@ Test(util, put_u_matches_printf)
 
 Test(util, buf_add_long_signs)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
-	mcinit_buf_add_long(&b, -42);
-	mcinit_buf_addc(&b, ' ');
-	mcinit_buf_add_long(&b, LONG_MIN);
-	mcinit_buf_addc(&b, ' ');
-	mcinit_buf_add_long(&b, 0);
-	cr_assert_str_eq(mcinit_buf_cstr(&b), "-42 -9223372036854775808 0");
-	mcinit_buf_free(&b);
+	mcx_buf_add_long(&b, -42);
+	mcx_buf_addc(&b, ' ');
+	mcx_buf_add_long(&b, LONG_MIN);
+	mcx_buf_addc(&b, ' ');
+	mcx_buf_add_long(&b, 0);
+	cr_assert_str_eq(mcx_buf_cstr(&b), "-42 -9223372036854775808 0");
+	mcx_buf_free(&b);
 }
 
 Test(util, find_nul_position)
@@ -86,26 +86,25 @@ Test(util, read_file_missing_is_noinput)
 
 Test(util, utf8_sanitize)
 {
-	char *s = mcinit_utf8_sanitize("ok \xc3\xa9 \xff bad \xed\xa0\x80 \xc0\xaf end");
+	char *s = mcx_utf8_sanitize("ok \xc3\xa9 \xff bad \xed\xa0\x80 \xc0\xaf end");
 
 	cr_assert_str_eq(s, "ok \xc3\xa9 \xef\xbf\xbd bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
 	                    "\xef\xbf\xbd\xef\xbf\xbd end");
 	free(s);
-	s = mcinit_utf8_sanitize("\xf0\x9f\x98\x80");
+	s = mcx_utf8_sanitize("\xf0\x9f\x98\x80");
 	cr_assert_str_eq(s, "\xf0\x9f\x98\x80");
 	free(s);
 }
 
 Test(util, utf8_len_rules)
 {
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"a", 1), 1);
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xc3\xa9", 2), 2);
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xc3\xa9", 1), 0);     /* cut short */
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xe0\x80\xaf", 3), 0); /* overlong */
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0); /* surrogate */
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4),
-	             0); /* > 10FFFF */
-	cr_assert_eq(mcinit_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"a", 1), 1);
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"\xc3\xa9", 1), 0);         /* cut short */
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"\xe0\x80\xaf", 3), 0);     /* overlong */
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0);     /* surrogate */
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0); /* > 10FFFF */
+	cr_assert_eq(mcx_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
 }
 
 /* The plain O(la*lb) Levenshtein distance, the reference for the banded one. */
@@ -292,9 +291,9 @@ Test(util, suggest_key_counts_stop_at_255)
 static void
 plant(const char *dir, const char *name)
 {
-	char *cmd = mcinit_xasprintf("mkdir -p '%s' && cp \"$(find /lib /usr/lib -name "
-	                             "'libm.so.6' | head -n 1)\" '%s/%s'",
-	                             dir, dir, name);
+	char *cmd = mcx_xasprintf("mkdir -p '%s' && cp \"$(find /lib /usr/lib -name "
+	                          "'libm.so.6' | head -n 1)\" '%s/%s'",
+	                          dir, dir, name);
 
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	free(cmd);
@@ -316,7 +315,7 @@ Test(dlfind, env_var_then_python_environments_then_dir)
 	cr_expect_null(h);
 	cr_expect(strstr(why, "libmcprobe.so.7") && strstr(why, "MCINIT_PROBE_LIBRARY"), "%s", why);
 	/* a virtual environment's nvidia/SUB/lib */
-	d = mcinit_xasprintf("%s/lib/python3.12/site-packages/nvidia/cu13/lib", tmp);
+	d = mcx_xasprintf("%s/lib/python3.12/site-packages/nvidia/cu13/lib", tmp);
 	plant(d, "libmcprobe.so.7");
 	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path, sizeof path,
 	                   why, sizeof why);
@@ -327,16 +326,16 @@ Test(dlfind, env_var_then_python_environments_then_dir)
 	free(d);
 	/* the python3 on PATH: its prefix's site-packages */
 	unsetenv("VIRTUAL_ENV");
-	d = mcinit_xasprintf("mkdir -p %s/py/bin && ln -s /bin/true %s/py/bin/python3 && "
-	                     "mkdir -p %s/py/lib/python3.11/site-packages/nvidia/nccl/lib && "
-	                     "cp %s/lib/python3.12/site-packages/nvidia/cu13/lib/libmcprobe.so.7 "
-	                     "%s/py/lib/python3.11/site-packages/nvidia/nccl/lib/",
-	                     tmp, tmp, tmp, tmp, tmp);
+	d = mcx_xasprintf("mkdir -p %s/py/bin && ln -s /bin/true %s/py/bin/python3 && "
+	                  "mkdir -p %s/py/lib/python3.11/site-packages/nvidia/nccl/lib && "
+	                  "cp %s/lib/python3.12/site-packages/nvidia/cu13/lib/libmcprobe.so.7 "
+	                  "%s/py/lib/python3.11/site-packages/nvidia/nccl/lib/",
+	                  tmp, tmp, tmp, tmp, tmp);
 	cr_assert_eq(system(d), 0);
 	free(d);
 	{
-		char *old = mcinit_xstrdup(getenv("PATH") ? getenv("PATH") : "");
-		char *p = mcinit_xasprintf("%s/py/bin:%s", tmp, old);
+		char *old = mcx_xstrdup(getenv("PATH") ? getenv("PATH") : "");
+		char *p = mcx_xasprintf("%s/py/bin:%s", tmp, old);
 
 		setenv("PATH", p, 1);
 		h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path,
@@ -351,7 +350,7 @@ Test(dlfind, env_var_then_python_environments_then_dir)
 		free(old);
 	}
 	/* the variable wins, as a folder or as a file, and only it is tried */
-	d = mcinit_xasprintf("%s/lib/python3.12/site-packages/nvidia/cu13/lib", tmp);
+	d = mcx_xasprintf("%s/lib/python3.12/site-packages/nvidia/cu13/lib", tmp);
 	setenv("MCINIT_PROBE_LIBRARY", d, 1);
 	h = mcinit_dl_find("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, path, sizeof path,
 	                   why, sizeof why);
@@ -371,7 +370,7 @@ Test(dlfind, env_var_then_python_environments_then_dir)
 	if (h)
 		dlclose(h);
 	free(d);
-	d = mcinit_xasprintf("rm -rf '%s'", tmp);
+	d = mcx_xasprintf("rm -rf '%s'", tmp);
 	cr_expect_eq(system(d), 0);
 	free(d);
 }
@@ -382,7 +381,7 @@ static void
 touch(const char *root, const char *rel)
 {
 	char *cmd =
-	    mcinit_xasprintf("mkdir -p \"$(dirname '%s/%s')\" && : >'%s/%s'", root, rel, root, rel);
+	    mcx_xasprintf("mkdir -p \"$(dirname '%s/%s')\" && : >'%s/%s'", root, rel, root, rel);
 
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	free(cmd);
@@ -405,7 +404,7 @@ Test(dlfind, places_in_the_order_python_finds_them)
 	static const char *const subs[] = {"nccl", NULL};
 	char tmp[] = "/tmp/mcinit-places-XXXXXX", *s;
 	struct mcinit_dl_place v[32];
-	char *old = mcinit_xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	char *old = mcx_xstrdup(getenv("PATH") ? getenv("PATH") : "");
 	size_t n;
 
 	cr_assert(mkdtemp(tmp));
@@ -420,13 +419,13 @@ Test(dlfind, places_in_the_order_python_finds_them)
 	touch(tmp, "cuda/lib64/libx.so.2");
 	touch(tmp, "ld/libx.so.2");
 	touch(tmp, "kit/libx.so.2");
-	s = mcinit_xasprintf("mkdir -p %s/py/bin && ln -s /bin/true %s/py/bin/python3", tmp, tmp);
+	s = mcx_xasprintf("mkdir -p %s/py/bin && ln -s /bin/true %s/py/bin/python3", tmp, tmp);
 	cr_assert_eq(system(s), 0);
 	free(s);
 	unsetenv("MCINIT_PROBE_LIBRARY");
 #define SETP(var, fmt)                                                                             \
 	do {                                                                                       \
-		char *x_ = mcinit_xasprintf(fmt, tmp);                                             \
+		char *x_ = mcx_xasprintf(fmt, tmp);                                                \
 		setenv(var, x_, 1);                                                                \
 		free(x_);                                                                          \
 	} while (0)
@@ -437,12 +436,12 @@ Test(dlfind, places_in_the_order_python_finds_them)
 	SETP("HOME", "%s/home");
 	{
 		/* the fake python3 first; the tools system() runs after it */
-		char *pp = mcinit_xasprintf("%s/py/bin:%s", tmp, old);
+		char *pp = mcx_xasprintf("%s/py/bin:%s", tmp, old);
 
 		setenv("PATH", pp, 1);
 		free(pp);
 	}
-	s = mcinit_xasprintf("%s/kit", tmp);
+	s = mcx_xasprintf("%s/kit", tmp);
 	n = mcinit_dl_places("libx.so.2", "MCINIT_PROBE_LIBRARY", subs, s, v, 32);
 	/* the active venv, conda's wheel then its lib, the python3 on PATH (the
 	 * user's site first: not a venv), CUDA_HOME, LD_LIBRARY_PATH, the
@@ -489,7 +488,7 @@ Test(dlfind, places_in_the_order_python_finds_them)
 	setenv("PATH", old, 1);
 	free(old);
 	free(s);
-	s = mcinit_xasprintf("rm -rf '%s'", tmp);
+	s = mcx_xasprintf("rm -rf '%s'", tmp);
 	cr_expect_eq(system(s), 0);
 	free(s);
 }
@@ -507,19 +506,19 @@ Test(dlfind, find_py_names_another_copy)
 	unsetenv("MCINIT_PROBE_LIBRARY");
 	unsetenv("CONDA_PREFIX");
 	unsetenv("LD_LIBRARY_PATH");
-	d = mcinit_xasprintf("%s/venv/lib/python3.12/site-packages/nvidia/nccl/lib", tmp);
+	d = mcx_xasprintf("%s/venv/lib/python3.12/site-packages/nvidia/nccl/lib", tmp);
 	plant(d, "libmcprobe.so.7");
 	free(d);
-	d = mcinit_xasprintf("mkdir -p %s/cuda/lib64 && ln -s "
-	                     "%s/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libmcprobe.so.7 "
-	                     "%s/cuda/lib64/libmcprobe.so.7",
-	                     tmp, tmp, tmp);
+	d = mcx_xasprintf("mkdir -p %s/cuda/lib64 && ln -s "
+	                  "%s/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libmcprobe.so.7 "
+	                  "%s/cuda/lib64/libmcprobe.so.7",
+	                  tmp, tmp, tmp);
 	cr_assert_eq(system(d), 0);
 	free(d);
-	d = mcinit_xasprintf("%s/venv", tmp);
+	d = mcx_xasprintf("%s/venv", tmp);
 	setenv("VIRTUAL_ENV", d, 1);
 	free(d);
-	d = mcinit_xasprintf("%s/cuda", tmp);
+	d = mcx_xasprintf("%s/cuda", tmp);
 	setenv("CUDA_HOME", d, 1);
 	free(d);
 	h = mcinit_dl_find_py("libmcprobe.so.7", "MCINIT_PROBE_LIBRARY", subs, NULL, &f, why,
@@ -531,9 +530,9 @@ Test(dlfind, find_py_names_another_copy)
 	cr_expect_str_eq(f.other.file, "", "the same file through a link: %s", f.other.file);
 	dlclose(h);
 	/* a real second copy */
-	d = mcinit_xasprintf("%s/cuda/lib64", tmp);
+	d = mcx_xasprintf("%s/cuda/lib64", tmp);
 	{
-		char *l = mcinit_xasprintf("%s/libmcprobe.so.7", d);
+		char *l = mcx_xasprintf("%s/libmcprobe.so.7", d);
 
 		cr_assert_eq(unlink(l), 0);
 		free(l);
@@ -555,7 +554,7 @@ Test(dlfind, find_py_names_another_copy)
 	cr_expect(strstr(why, "libmcprobe.so.7 (the dynamic loader") &&
 	              strstr(why, "MCINIT_PROBE_LIBRARY names the file"),
 	          "%s", why);
-	d = mcinit_xasprintf("rm -rf '%s'", tmp);
+	d = mcx_xasprintf("rm -rf '%s'", tmp);
 	cr_expect_eq(system(d), 0);
 	free(d);
 }

@@ -9,7 +9,7 @@
 /* ---- nccl_communicator_config_path ---- */
 
 static int
-parse(const char *yaml, struct mcinit_nccl_cfgs *c, struct mcinit_buf *w, struct mcinit_err *e)
+parse(const char *yaml, struct mcinit_nccl_cfgs *c, struct mcx_buf *w, struct mcinit_err *e)
 {
 	return mcinit_nccl_cfgs_parse(yaml, strlen(yaml), "comm.yaml", c, w, e);
 }
@@ -25,7 +25,7 @@ Test(nccl_cfgs, megatron_keys_map_to_config_fields)
 	                "dp_cp:\n"
 	                "  net_name: ib\n";
 	struct mcinit_nccl_cfgs c;
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 	struct mcinit_err e = {0};
 	const struct mcinit_nccl_opts *tp, *dp;
 
@@ -46,9 +46,9 @@ Test(nccl_cfgs, megatron_keys_map_to_config_fields)
 	cr_expect_eq(dp->max_ctas, MCINIT_NCCL_UNSET);
 	cr_expect_eq(dp->high_priority, 0);
 	cr_expect_null(mcinit_nccl_cfgs_find(&c, "pp"));
-	cr_expect_eq(w.len, 0, "%s", mcinit_buf_cstr(&w));
+	cr_expect_eq(w.len, 0, "%s", mcx_buf_cstr(&w));
 	mcinit_nccl_cfgs_destroy(&c);
-	mcinit_buf_free(&w);
+	mcx_buf_free(&w);
 }
 
 Test(nccl_cfgs, unknown_keys_and_groups_are_located_warnings)
@@ -58,16 +58,16 @@ Test(nccl_cfgs, unknown_keys_and_groups_are_located_warnings)
 	                "tensor:\n"
 	                "  min_ctas: 2\n";
 	struct mcinit_nccl_cfgs c;
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 	struct mcinit_err e = {0};
 
 	cr_assert_eq(parse(y, &c, &w, &e), 0, "%s", e.msg);
-	cr_expect(strstr(mcinit_buf_cstr(&w), "comm.yaml:2:3: tp.max_cta: not an option"), "%s",
-	          mcinit_buf_cstr(&w));
-	cr_expect(strstr(mcinit_buf_cstr(&w), "comm.yaml:3:1: tensor: not a group name"), "%s",
-	          mcinit_buf_cstr(&w));
+	cr_expect(strstr(mcx_buf_cstr(&w), "comm.yaml:2:3: tp.max_cta: not an option"), "%s",
+	          mcx_buf_cstr(&w));
+	cr_expect(strstr(mcx_buf_cstr(&w), "comm.yaml:3:1: tensor: not a group name"), "%s",
+	          mcx_buf_cstr(&w));
 	mcinit_nccl_cfgs_destroy(&c);
-	mcinit_buf_free(&w);
+	mcx_buf_free(&w);
 }
 
 Test(nccl_cfgs, bad_values_are_located_errors)
@@ -113,20 +113,20 @@ Test(nccl_cfgs, empty_file_and_missing_file)
 Test(nccl_cfgs, caps_are_warnings)
 {
 	struct mcinit_nccl_cfgs c;
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 	struct mcinit_err e = {0};
 
 	cr_assert_eq(parse("tp:\n  cga_cluster_size: 16\n  max_ctas: 128\n", &c, &w, &e), 0);
-	cr_expect(strstr(mcinit_buf_cstr(&w), "NCCL caps it at 8"));
-	cr_expect(strstr(mcinit_buf_cstr(&w), "NCCL caps it at 64 channels"));
+	cr_expect(strstr(mcx_buf_cstr(&w), "NCCL caps it at 8"));
+	cr_expect(strstr(mcx_buf_cstr(&w), "NCCL caps it at 64 channels"));
 	mcinit_nccl_cfgs_destroy(&c);
-	mcinit_buf_free(&w);
+	mcx_buf_free(&w);
 }
 
 Test(nccl_cfgs, high_priority_stream_groups)
 {
 	struct mcinit_nccl_cfgs c;
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 	struct mcinit_err e = {0};
 
 	cr_assert_eq(parse("tp:\n  max_ctas: 8\n", &c, &w, &e), 0);
@@ -137,9 +137,9 @@ Test(nccl_cfgs, high_priority_stream_groups)
 	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "tp")->max_ctas, 8);
 	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "ep")->high_priority, 1);
 	cr_expect_eq(mcinit_nccl_cfgs_find(&c, "ep")->max_ctas, MCINIT_NCCL_UNSET);
-	cr_expect(strstr(mcinit_buf_cstr(&w), "tensor is not a group name"));
+	cr_expect(strstr(mcx_buf_cstr(&w), "tensor is not a group name"));
 	mcinit_nccl_cfgs_destroy(&c);
-	mcinit_buf_free(&w);
+	mcx_buf_free(&w);
 }
 
 /* ---- the environment variables NCCL lets win ---- */
@@ -149,31 +149,31 @@ Test(nccl_env, blocking_overrides_the_world)
 	const char *on[] = {"NCCL_COMM_BLOCKING=1", NULL};
 	const char *off[] = {"NCCL_COMM_BLOCKING=0", NULL};
 	const char *none[] = {"PATH=/bin", NULL};
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 
 	cr_expect_eq(mcinit_nccl_env_overrides(on, NULL, &w), 1);
-	cr_expect(strstr(mcinit_buf_cstr(&w), "NCCL_COMM_BLOCKING=1 overrides"));
-	cr_expect(strstr(mcinit_buf_cstr(&w), "cannot time out"));
+	cr_expect(strstr(mcx_buf_cstr(&w), "NCCL_COMM_BLOCKING=1 overrides"));
+	cr_expect(strstr(mcx_buf_cstr(&w), "cannot time out"));
 	cr_expect_eq(mcinit_nccl_env_overrides(off, NULL, &w), 0);
 	cr_expect_eq(mcinit_nccl_env_overrides(none, NULL, &w), 0);
-	mcinit_buf_free(&w);
+	mcx_buf_free(&w);
 }
 
 Test(nccl_env, only_options_the_config_sets)
 {
 	const char *env[] = {"NCCL_MIN_CTAS=2", "NCCL_NET=IB", "NCCL_MAX_CTAS=8", NULL};
 	struct mcinit_nccl_opts o;
-	struct mcinit_buf w = {0};
+	struct mcx_buf w = {0};
 
 	mcinit_nccl_opts_default(&o);
 	cr_expect_eq(mcinit_nccl_env_overrides(env, &o, &w), 0);
 	o.min_ctas = 4;
 	snprintf(o.net_name, sizeof o.net_name, "Socket");
 	cr_expect_eq(mcinit_nccl_env_overrides(env, &o, &w), 2);
-	cr_expect(strstr(mcinit_buf_cstr(&w), "NCCL_MIN_CTAS=2 overrides the config's min_ctas"));
-	cr_expect(strstr(mcinit_buf_cstr(&w), "NCCL_NET=IB overrides the config's net_name"));
-	cr_expect_null(strstr(mcinit_buf_cstr(&w), "MAX_CTAS"));
-	mcinit_buf_free(&w);
+	cr_expect(strstr(mcx_buf_cstr(&w), "NCCL_MIN_CTAS=2 overrides the config's min_ctas"));
+	cr_expect(strstr(mcx_buf_cstr(&w), "NCCL_NET=IB overrides the config's net_name"));
+	cr_expect_null(strstr(mcx_buf_cstr(&w), "MAX_CTAS"));
+	mcx_buf_free(&w);
 }
 
 /* ---- splits ---- */

@@ -239,20 +239,20 @@ Test(jpos, scalar_roots)
 Test(jpos, deep_nesting)
 {
 	enum { N = 100000 };
-	struct mcinit_buf doc = {0}, ptr = {0};
+	struct mcx_buf doc = {0}, ptr = {0};
 	struct mcinit_jpos *jp;
 	struct mcinit_pos v;
 	size_t k;
 
 	for (k = 0; k < N; k++) {
-		mcinit_buf_adds(&doc, k % 2 ? "{\"a/b\":" : "[");
+		mcx_buf_adds(&doc, k % 2 ? "{\"a/b\":" : "[");
 		mcinit_jpos_append_token(&ptr, k % 2 ? "a/b" : "0");
 	}
-	mcinit_buf_adds(&doc, "7");
+	mcx_buf_adds(&doc, "7");
 	for (k = N; k-- > 0;)
-		mcinit_buf_adds(&doc, k % 2 ? "}" : "]");
-	mcinit_buf_cstr(&ptr);
-	jp = load(mcinit_buf_cstr(&doc));
+		mcx_buf_adds(&doc, k % 2 ? "}" : "]");
+	mcx_buf_cstr(&ptr);
+	jp = load(mcx_buf_cstr(&doc));
 	cr_assert_eq(mcinit_jpos_lookup(jp, ptr.data, NULL, &v), 0);
 	cr_expect_eq(doc.data[v.offset], '7');
 	cr_expect_eq(mcinit_jpos_count(jp), N + 1);
@@ -260,8 +260,8 @@ Test(jpos, deep_nesting)
 	/* Unclosed deep nesting is an error, not a crash. */
 	doc.data[doc.len - 1] = ' ';
 	expect_error(doc.data, doc.len, "1:");
-	mcinit_buf_free(&doc);
-	mcinit_buf_free(&ptr);
+	mcx_buf_free(&doc);
+	mcx_buf_free(&ptr);
 }
 
 Test(jpos, duplicate_keys)
@@ -396,14 +396,14 @@ Test(jpos, invalid_pointers)
 
 Test(jpos, append_token_escapes)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	mcinit_jpos_append_token(&b, "dist");
 	mcinit_jpos_append_token(&b, "a/b~c~1");
 	mcinit_jpos_append_token(&b, "");
 	mcinit_jpos_append_token(&b, "2");
-	cr_expect_str_eq(mcinit_buf_cstr(&b), "/dist/a~1b~0c~01//2");
-	mcinit_buf_free(&b);
+	cr_expect_str_eq(mcx_buf_cstr(&b), "/dist/a~1b~0c~01//2");
+	mcx_buf_free(&b);
 }
 
 /* ---- property tests against jansson ---- */
@@ -428,15 +428,15 @@ pick(const char *const *v, size_t n)
 #define PICK(v) pick(v, sizeof v / sizeof v[0])
 
 static void
-gen_ws(struct mcinit_buf *b)
+gen_ws(struct mcx_buf *b)
 {
 	static const char *const ws[] = {"", "", "", " ", "\t", "\n", "\r\n", "\r", "  \r\n\t"};
 
-	mcinit_buf_adds(b, PICK(ws));
+	mcx_buf_adds(b, PICK(ws));
 }
 
 static void
-gen_value(struct mcinit_buf *b, int depth)
+gen_value(struct mcx_buf *b, int depth)
 {
 	static const char *const keys[] = {
 	    "\"a\"",
@@ -476,23 +476,23 @@ gen_value(struct mcinit_buf *b, int depth)
 
 	gen_ws(b);
 	if (kind == 2) {
-		mcinit_buf_adds(b, PICK(scalars));
+		mcx_buf_adds(b, PICK(scalars));
 	} else {
 		n = (int)(rng() % 5);
-		mcinit_buf_addc(b, kind ? '[' : '{');
+		mcx_buf_addc(b, kind ? '[' : '{');
 		for (k = 0; k < n; k++) {
 			if (k > 0)
-				mcinit_buf_addc(b, ',');
+				mcx_buf_addc(b, ',');
 			if (!kind) {
 				gen_ws(b);
-				mcinit_buf_adds(b, PICK(keys));
+				mcx_buf_adds(b, PICK(keys));
 				gen_ws(b);
-				mcinit_buf_addc(b, ':');
+				mcx_buf_addc(b, ':');
 			}
 			gen_value(b, depth + 1);
 		}
 		gen_ws(b);
-		mcinit_buf_addc(b, kind ? ']' : '}');
+		mcx_buf_addc(b, kind ? ']' : '}');
 	}
 	gen_ws(b);
 }
@@ -500,7 +500,7 @@ gen_value(struct mcinit_buf *b, int depth)
 static size_t nodes_seen;
 
 static void
-check_node(const struct mcinit_jpos *jp, const char *text, json_t *node, struct mcinit_buf *ptr,
+check_node(const struct mcinit_jpos *jp, const char *text, json_t *node, struct mcx_buf *ptr,
            int member)
 {
 	static const char first_of[] = {'{', '[', '"', '0', '0', 't', 'f', 'n'};
@@ -511,7 +511,7 @@ check_node(const struct mcinit_jpos *jp, const char *text, json_t *node, struct 
 	json_t *child;
 
 	nodes_seen++;
-	mcinit_buf_cstr(ptr);
+	mcx_buf_cstr(ptr);
 	cr_assert_eq(mcinit_jpos_lookup(jp, ptr->data, &k, &v), 0, "jansson's \"%s\" not found",
 	             ptr->data);
 	c = text[v.offset];
@@ -556,16 +556,16 @@ check_node(const struct mcinit_jpos *jp, const char *text, json_t *node, struct 
 static void
 check_against_jansson(const char *text, const struct mcinit_jpos *jp, json_t *root)
 {
-	struct mcinit_buf ptr = {0};
+	struct mcx_buf ptr = {0};
 
 	nodes_seen = 0;
 	check_node(jp, text, root, &ptr, 0);
-	mcinit_buf_free(&ptr);
+	mcx_buf_free(&ptr);
 }
 
 Test(jpos, random_documents_match_jansson)
 {
-	struct mcinit_buf doc = {0};
+	struct mcx_buf doc = {0};
 	int round, dups = 0;
 
 	rng_state = 0x9E3779B97F4A7C15ULL;
@@ -577,9 +577,9 @@ Test(jpos, random_documents_match_jansson)
 
 		doc.len = 0;
 		if (round % 7 == 0)
-			mcinit_buf_adds(&doc, "\xEF\xBB\xBF");
+			mcx_buf_adds(&doc, "\xEF\xBB\xBF");
 		gen_value(&doc, 0);
-		mcinit_buf_cstr(&doc);
+		mcx_buf_cstr(&doc);
 		jp = mcinit_jpos_new(doc.data, doc.len, &err);
 		cr_assert_not_null(jp, "round %d: %s\n%s", round, err.msg, doc.data);
 		/* jansson does not skip a BOM; hand it the rest. */
@@ -603,11 +603,11 @@ Test(jpos, random_documents_match_jansson)
 		mcinit_jpos_free(jp);
 	}
 	cr_expect_gt(dups, 10, "generator should produce some duplicates");
-	mcinit_buf_free(&doc);
+	mcx_buf_free(&doc);
 }
 
 static void
-mutate(struct mcinit_buf *b)
+mutate(struct mcx_buf *b)
 {
 	static const char bytes[] = "{}[]\":,\\u0123456789eE.-+ \t\r\ntfnl/~\xC3\xA9\xED\xF0\xFF";
 	size_t at = b->len ? rng() % b->len : 0, n;
@@ -624,13 +624,13 @@ mutate(struct mcinit_buf *b)
 		}
 		break;
 	case 2: /* insert */
-		mcinit_buf_addc(b, 0);
+		mcx_buf_addc(b, 0);
 		memmove(b->data + at + 1, b->data + at, b->len - at - 1);
 		b->data[at] = bytes[rng() % (sizeof bytes - 1)];
 		break;
 	case 3: /* duplicate a slice */
 		n = b->len - at < 8 ? b->len - at : 8;
-		mcinit_buf_reserve(b, n);
+		mcx_buf_reserve(b, n);
 		memmove(b->data + at + n, b->data + at, b->len - at);
 		b->len += n;
 		break;
@@ -645,7 +645,7 @@ mutate(struct mcinit_buf *b)
  * documented to be more lenient (numeric range, depth, leading BOM). */
 Test(jpos, mutated_documents)
 {
-	struct mcinit_buf doc = {0};
+	struct mcx_buf doc = {0};
 	regex_t re;
 	int round, m, accepted = 0, rejected = 0;
 
@@ -661,7 +661,7 @@ Test(jpos, mutated_documents)
 		gen_value(&doc, 1);
 		for (m = 1 + (int)(rng() % 3); m > 0; m--)
 			mutate(&doc);
-		mcinit_buf_cstr(&doc);
+		mcx_buf_cstr(&doc);
 		jp = mcinit_jpos_new(doc.data, doc.len, &err);
 		root = json_loadb(doc.data, doc.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 		if (root != NULL) {
@@ -690,5 +690,5 @@ Test(jpos, mutated_documents)
 	cr_expect_gt(accepted, 200);
 	cr_expect_gt(rejected, 1000);
 	regfree(&re);
-	mcinit_buf_free(&doc);
+	mcx_buf_free(&doc);
 }

@@ -47,7 +47,7 @@ run(const char *src)
 {
 	char *why = NULL, *r;
 	struct mcinit_pyexpr *e = mcinit_pyexpr_parse(src, &why);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_pv v;
 
 	if (e == NULL) {
@@ -56,11 +56,11 @@ run(const char *src)
 	}
 	v = mcinit_pyexpr_eval(e, resolve, NULL);
 	if (v.kind == MCINIT_PV_ERR)
-		mcinit_buf_adds(&b, "ERR");
+		mcx_buf_adds(&b, "ERR");
 	else
 		mcinit_pv_str(&b, &v);
-	r = strdup(mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	r = strdup(mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	mcinit_pyexpr_free(e);
 	return r;
 }
@@ -162,9 +162,9 @@ Test(pyexpr, matches_cpython)
 static void
 collect(void *ctx, const char *name)
 {
-	struct mcinit_buf *b = ctx;
+	struct mcx_buf *b = ctx;
 
-	mcinit_buf_printf(b, "%s;", name);
+	mcx_buf_printf(b, "%s;", name);
 }
 
 Test(pyexpr, names_read)
@@ -172,12 +172,12 @@ Test(pyexpr, names_read)
 	char *why = NULL;
 	struct mcinit_pyexpr *e =
 	    mcinit_pyexpr_parse("args.a and self.b > n && E.m == get_arch() and f(1)", &why);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	cr_assert_not_null(e);
 	mcinit_pyexpr_names(e, collect, &b);
-	cr_expect_str_eq(mcinit_buf_cstr(&b), "a;b;%n;E.m;get_arch();f(...);");
-	mcinit_buf_free(&b);
+	cr_expect_str_eq(mcx_buf_cstr(&b), "a;b;%n;E.m;get_arch();f(...);");
+	mcx_buf_free(&b);
 	mcinit_pyexpr_free(e);
 }
 
@@ -186,12 +186,12 @@ Test(pyexpr, names_read_skip_loop_variables)
 	char *why = NULL;
 	struct mcinit_pyexpr *e =
 	    mcinit_pyexpr_parse("any(m not in allowed for m in self.mods if m != k) or m", &why);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	cr_assert_not_null(e, "%s", why);
 	mcinit_pyexpr_names(e, collect, &b);
-	cr_expect_str_eq(mcinit_buf_cstr(&b), "mods;%allowed;%k;%m;");
-	mcinit_buf_free(&b);
+	cr_expect_str_eq(mcx_buf_cstr(&b), "mods;%allowed;%k;%m;");
+	mcx_buf_free(&b);
 	mcinit_pyexpr_free(e);
 }
 
@@ -199,15 +199,15 @@ Test(pyexpr, names_read_skip_loop_variables)
 static char *
 shown(const struct mcinit_pv *v)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	char *r;
 
 	if (v->kind == MCINIT_PV_ERR)
-		mcinit_buf_adds(&b, "ERR");
+		mcx_buf_adds(&b, "ERR");
 	else
 		mcinit_pv_str(&b, v);
-	r = strdup(mcinit_buf_cstr(&b));
-	mcinit_buf_free(&b);
+	r = strdup(mcx_buf_cstr(&b));
+	mcx_buf_free(&b);
 	return r;
 }
 
@@ -255,16 +255,16 @@ Test(pyexpr, shared_trees_evaluate_like_their_own)
 Test(pyexpr, reshared_expression_evaluates_each_tree)
 {
 	struct mcinit_pyexpr *scratch = NULL;
-	struct mcinit_buf big = {0};
+	struct mcx_buf big = {0};
 	struct mcinit_pyexpr *long_tree;
 	char *why = NULL, *got;
 	size_t i;
 
-	mcinit_buf_adds(&big, "len([");
+	mcx_buf_adds(&big, "len([");
 	for (i = 0; i < 3000; i++)
-		mcinit_buf_printf(&big, "%s'x%zu'", i ? ", " : "", i);
-	mcinit_buf_adds(&big, "])");
-	long_tree = mcinit_pyexpr_parse(mcinit_buf_cstr(&big), &why);
+		mcx_buf_printf(&big, "%s'x%zu'", i ? ", " : "", i);
+	mcx_buf_adds(&big, "])");
+	long_tree = mcinit_pyexpr_parse(mcx_buf_cstr(&big), &why);
 	cr_assert_not_null(long_tree, "%s", why);
 	for (int round = 0; round < 2; round++)
 		for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -292,28 +292,28 @@ Test(pyexpr, reshared_expression_evaluates_each_tree)
 		}
 	mcinit_pyexpr_free(scratch);
 	mcinit_pyexpr_free(long_tree);
-	mcinit_buf_free(&big);
+	mcx_buf_free(&big);
 }
 
 /* The arena: many small allocations (a long list), and single ones larger
  * than any block (a long string literal). */
 Test(pyexpr, arena_takes_many_and_large_allocations)
 {
-	struct mcinit_buf src = {0};
+	struct mcx_buf src = {0};
 	char *got;
 	int i;
 
-	mcinit_buf_adds(&src, "len([");
+	mcx_buf_adds(&src, "len([");
 	for (i = 0; i < 5000; i++)
-		mcinit_buf_printf(&src, "%s%d", i ? ", " : "", i);
-	mcinit_buf_adds(&src, "]) + len('");
+		mcx_buf_printf(&src, "%s%d", i ? ", " : "", i);
+	mcx_buf_adds(&src, "]) + len('");
 	for (i = 0; i < 40000; i++)
-		mcinit_buf_addc(&src, "abc"[i % 3]);
-	mcinit_buf_adds(&src, "' + 'xyz') + len('q')");
-	got = run(mcinit_buf_cstr(&src));
+		mcx_buf_addc(&src, "abc"[i % 3]);
+	mcx_buf_adds(&src, "' + 'xyz') + len('q')");
+	got = run(mcx_buf_cstr(&src));
 	cr_expect_str_eq(got, "45004");
 	free(got);
-	mcinit_buf_free(&src);
+	mcx_buf_free(&src);
 }
 
 /* 100,000 levels of each recursive form: a parse error naming the depth,
@@ -326,32 +326,32 @@ Test(pyexpr, deep_nesting_is_refused)
 	int i;
 
 	for (k = 0; k < sizeof open / sizeof open[0]; k++) {
-		struct mcinit_buf src = {0};
+		struct mcx_buf src = {0};
 		struct mcinit_pyexpr *e;
 		char *why = NULL;
 
 		for (i = 0; i < 100000; i++)
-			mcinit_buf_adds(&src, open[k]);
-		mcinit_buf_adds(&src, "1");
+			mcx_buf_adds(&src, open[k]);
+		mcx_buf_adds(&src, "1");
 		for (i = 0; i < 100000; i++)
-			mcinit_buf_adds(&src, close[k]);
-		e = mcinit_pyexpr_parse(mcinit_buf_cstr(&src), &why);
+			mcx_buf_adds(&src, close[k]);
+		e = mcinit_pyexpr_parse(mcx_buf_cstr(&src), &why);
 		cr_expect_null(e, "%s: parsed", open[k]);
 		cr_expect(why != NULL && strstr(why, "nested more than 400 levels deep") != NULL,
 		          "%s: %s", open[k], why ? why : "(no reason)");
 		free(why);
-		mcinit_buf_free(&src);
+		mcx_buf_free(&src);
 
 		for (i = 0; i < 150; i++)
-			mcinit_buf_adds(&src, open[k]);
-		mcinit_buf_adds(&src, "1");
+			mcx_buf_adds(&src, open[k]);
+		mcx_buf_adds(&src, "1");
 		for (i = 0; i < 150; i++)
-			mcinit_buf_adds(&src, close[k]);
+			mcx_buf_adds(&src, close[k]);
 		why = NULL;
-		e = mcinit_pyexpr_parse(mcinit_buf_cstr(&src), &why);
+		e = mcinit_pyexpr_parse(mcx_buf_cstr(&src), &why);
 		cr_expect_not_null(e, "%s x 150: %s", open[k], why ? why : "");
 		mcinit_pyexpr_free(e);
 		free(why);
-		mcinit_buf_free(&src);
+		mcx_buf_free(&src);
 	}
 }

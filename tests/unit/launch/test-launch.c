@@ -12,11 +12,11 @@ joined(const char *list)
 	char **h;
 	size_t n, i;
 	struct mcinit_err err = {0};
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	cr_assert_eq(mcinit_hostlist_expand(list, 1000, &h, &n, &err), 0, "%s: %s", list, err.msg);
 	for (i = 0; i < n; i++)
-		mcinit_buf_printf(&b, "%s%s", i ? " " : "", h[i]);
+		mcx_buf_printf(&b, "%s%s", i ? " " : "", h[i]);
 	mcinit_hostlist_free(h, n);
 	return b.data;
 }

@@ -19,7 +19,7 @@ src_path(const char *rel)
 {
 	const char *srcdir = getenv("srcdir");
 
-	return mcinit_xasprintf("%s/%s", srcdir && *srcdir ? srcdir : ".", rel);
+	return mcx_xasprintf("%s/%s", srcdir && *srcdir ? srcdir : ".", rel);
 }
 
 /* A job of inputs/overrides; hwloc_env: "HWLOC_XMLFILE=..." for desc.envp or NULL. */
@@ -220,7 +220,7 @@ Test(plan, node_from_the_description_environment)
 {
 	char *path = src_path("examples/llama3-70b.json"),
 	     *xml = src_path("tests/fixtures/dgx8-2s.xml");
-	char *env = mcinit_xasprintf("HWLOC_XMLFILE=%s", xml);
+	char *env = mcx_xasprintf("HWLOC_XMLFILE=%s", xml);
 	struct mcinit_diags *d = mcinit_diags_new();
 	mcinit_error_t err;
 	struct mcinit_job *job = job_of(path, NULL, env, d, &err);
@@ -289,7 +289,7 @@ Test(plan, jobs_in_parallel_threads)
 {
 	char *path = src_path("examples/llama3-70b.json"),
 	     *xml = src_path("tests/fixtures/dgx8-2s.xml");
-	char *env = mcinit_xasprintf("HWLOC_XMLFILE=%s", xml);
+	char *env = mcx_xasprintf("HWLOC_XMLFILE=%s", xml);
 	struct worker w[4];
 	pthread_t th[4];
 	int i;

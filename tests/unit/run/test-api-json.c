@@ -15,7 +15,7 @@ example(void)
 {
 	const char *srcdir = getenv("srcdir");
 
-	return mcinit_xasprintf("%s/examples/llama3-8b.json", srcdir && *srcdir ? srcdir : ".");
+	return mcx_xasprintf("%s/examples/llama3-8b.json", srcdir && *srcdir ? srcdir : ".");
 }
 
 /* fn(request) parsed; the text freed. */
@@ -36,7 +36,7 @@ static json_t *
 validate_ex(const char *extra)
 {
 	char *ex = example();
-	char *req = mcinit_xasprintf("{\"inputs\": [\"%s\"]%s}", ex, extra);
+	char *req = mcx_xasprintf("{\"inputs\": [\"%s\"]%s}", ex, extra);
 	json_t *r = call(mcinit_json_validate, req);
 
 	free(req);
@@ -111,7 +111,7 @@ Test(api_json, errors_of_the_request_and_the_input)
 Test(api_json, topology_groups_and_one_rank)
 {
 	char *ex = example();
-	char *req = mcinit_xasprintf("{\"inputs\": [\"%s\"], \"world_size\": 8, \"rank\": 3}", ex);
+	char *req = mcx_xasprintf("{\"inputs\": [\"%s\"], \"world_size\": 8, \"rank\": 3}", ex);
 	json_t *r = call(mcinit_json_topology, req), *tp, *rank;
 
 	cr_assert(json_is_true(json_object_get(r, "valid")));
@@ -125,7 +125,7 @@ Test(api_json, topology_groups_and_one_rank)
 	cr_assert_eq(json_integer_value(json_object_get(rank, "tp")), 1);
 	json_decref(r);
 	free(req);
-	req = mcinit_xasprintf("{\"inputs\": [\"%s\"], \"world_size\": 8, \"rank\": 8}", ex);
+	req = mcx_xasprintf("{\"inputs\": [\"%s\"], \"world_size\": 8, \"rank\": 8}", ex);
 	r = call(mcinit_json_topology, req);
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "error"), "code")),
 	                 "usage");
@@ -155,7 +155,7 @@ worker(void *arg)
 Test(api_json, eight_threads)
 {
 	char *ex = example();
-	char *req = mcinit_xasprintf("{\"inputs\": [\"%s\"], \"world_size\": 7}", ex);
+	char *req = mcx_xasprintf("{\"inputs\": [\"%s\"], \"world_size\": 7}", ex);
 	pthread_t t[8];
 
 	want = mcinit_json_validate(req);

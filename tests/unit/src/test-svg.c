@@ -42,8 +42,8 @@ build(struct shape s)
 	size_t nslots = s.nnodes * s.gpus, world = nslots * s.per_slot, r;
 
 	memset(&b, 0, sizeof b);
-	b.slots = mcinit_xcalloc(nslots, sizeof *b.slots);
-	b.ranks = mcinit_xcalloc(world, sizeof *b.ranks);
+	b.slots = mcx_xcalloc(nslots, sizeof *b.slots);
+	b.ranks = mcx_xcalloc(world, sizeof *b.ranks);
 	for (r = 0; r < world; r++) {
 		b.ranks[r].rank = (long)r;
 		b.ranks[r].tp_group = (int)((long)r / s.tp);
@@ -84,13 +84,13 @@ struct doc {
 static struct doc
 render_ok(const struct mcinit_svg_input *in)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_err err = {0};
 	struct doc d;
 	xmlNodePtr root;
 
 	cr_assert_eq(mcinit_svg_render(in, &b, &err), 0, "%s", err.msg);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	d.doc = xmlReadMemory(b.data, (int)b.len, "mem.svg", NULL,
 	                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	cr_assert_not_null(d.doc, "not well-formed XML:\n%.2000s", b.data);
@@ -135,7 +135,7 @@ xstr(struct doc *d, const char *expr)
 
 	cr_assert_not_null(o, "xpath %s", expr);
 	s = xmlXPathCastToString(o);
-	r = mcinit_xstrdup((const char *)s);
+	r = mcx_xstrdup((const char *)s);
 	xmlFree(s);
 	xmlXPathFreeObject(o);
 	return r;
@@ -344,7 +344,7 @@ Test(svg, slot_labels_replace_gpu_numbers)
 Test(svg, huge_cluster_reads_only_drawn_slots)
 {
 	struct built b = build((struct shape){MCINIT_SVG_SUMMARY_NODES, 8, 8, 4, 1});
-	struct mcinit_svg_slot *few = mcinit_xcalloc(MCINIT_SVG_SUMMARY_NODES * 8, sizeof *few);
+	struct mcinit_svg_slot *few = mcx_xcalloc(MCINIT_SVG_SUMMARY_NODES * 8, sizeof *few);
 	struct doc d;
 
 	memcpy(few, b.slots, MCINIT_SVG_SUMMARY_NODES * 8 * sizeof *few);
@@ -403,7 +403,7 @@ Test(svg, defaults_without_tp_pp_or_numa)
 Test(svg, bad_input_is_rejected_without_output)
 {
 	struct built b = build((struct shape){1, 2, 1, 1, 1});
-	struct mcinit_buf out = {0};
+	struct mcx_buf out = {0};
 	struct mcinit_err err = {0};
 	struct mcinit_svg_input in = b.in;
 
@@ -418,6 +418,6 @@ Test(svg, bad_input_is_rejected_without_output)
 	cr_assert(strstr(err.msg, "slot 1") != NULL, "%s", err.msg);
 	cr_assert_eq(mcinit_svg_render(NULL, &out, &err), -1);
 	cr_assert_eq(out.len, 0, "nothing written on error");
-	mcinit_buf_free(&out);
+	mcx_buf_free(&out);
 	unbuild(&b);
 }

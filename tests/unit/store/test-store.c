@@ -832,7 +832,7 @@ Test(store_session, wait_woken_by_another_session)
 	struct mcinit_store_session *a = mcinit_store_session_new(s);
 	struct mcinit_store_session *b = mcinit_store_session_new(s);
 	struct mcinit_store_stats st;
-	struct mcinit_buf out = {0};
+	struct mcx_buf out = {0};
 	struct fr w = {0}, set = {0}, get = {0};
 	static const unsigned char junk[] = {200};
 	static const unsigned char rep[] = {1, 0, 0, 0, 0, 0, 0, 0, 'v'};
@@ -860,7 +860,7 @@ Test(store_session, wait_woken_by_another_session)
 	cr_assert_eq(st.dropped, 1);
 	mcinit_store_session_free(a);
 	mcinit_store_session_free(b);
-	mcinit_buf_free(&out);
+	mcx_buf_free(&out);
 	mcinit_store_server_free(s);
 }
 
@@ -873,7 +873,7 @@ Test(store_session, waiters_leave_then_one_write_wakes_the_rest_once)
 	struct mcinit_store_server *s = mcinit_store_server_local(NULL, NULL);
 	struct mcinit_store_session *ss[100], *writer;
 	struct mcinit_store_stats st0, st;
-	struct mcinit_buf out = {0};
+	struct mcx_buf out = {0};
 	struct fr w = {0}, w2 = {0}, wa = {0}, seta = {0}, set = {0};
 	int i;
 
@@ -920,7 +920,7 @@ Test(store_session, waiters_leave_then_one_write_wakes_the_rest_once)
 	cr_assert_eq(st0.memory, st.memory, "%zu bytes held after, %zu before", st0.memory,
 	             st.memory);
 	mcinit_store_session_free(writer);
-	mcinit_buf_free(&out);
+	mcx_buf_free(&out);
 	mcinit_store_server_free(s);
 }
 
@@ -973,7 +973,7 @@ Test(store_session, a_reply_over_the_bound_is_refused)
 	struct mcinit_store_server *s;
 	struct mcinit_store_session *a, *b;
 	struct mcinit_store_stats st0, st;
-	struct mcinit_buf out = {0}, set = {0};
+	struct mcx_buf out = {0}, set = {0};
 	struct fr mg = {0};
 	uint64_t l = 1 << 20;
 	char *v = calloc(1, l);
@@ -984,13 +984,13 @@ Test(store_session, a_reply_over_the_bound_is_refused)
 	s = mcinit_store_server_local(NULL, &lim);
 	a = mcinit_store_session_new(s);
 	b = mcinit_store_session_new(s);
-	mcinit_buf_add(&set, "\1", 1);
+	mcx_buf_add(&set, "\1", 1);
 	l = 2;
-	mcinit_buf_add(&set, &l, 8);
-	mcinit_buf_add(&set, "/v", 2);
+	mcx_buf_add(&set, &l, 8);
+	mcx_buf_add(&set, "/v", 2);
 	l = 1 << 20;
-	mcinit_buf_add(&set, &l, 8);
-	mcinit_buf_add(&set, v, l);
+	mcx_buf_add(&set, &l, 8);
+	mcx_buf_add(&set, v, l);
 	cr_assert_eq(mcinit_store_session_feed(a, set.data, set.len, NULL), 0);
 	mcinit_store_server_stats(s, &st0);
 	f_u8(&mg, 10);
@@ -1004,8 +1004,8 @@ Test(store_session, a_reply_over_the_bound_is_refused)
 	cr_assert_eq(st.memory, st0.memory, "memory %zu after, %zu before", st.memory, st0.memory);
 	mcinit_store_session_free(a);
 	mcinit_store_session_free(b);
-	mcinit_buf_free(&out);
-	mcinit_buf_free(&set);
+	mcx_buf_free(&out);
+	mcx_buf_free(&set);
 	free(v);
 	mcinit_store_server_free(s);
 }

@@ -30,8 +30,8 @@ fixture(const char *name)
 	const char *srcdir = getenv("srcdir");
 
 	if (srcdir != NULL && *srcdir != '\0')
-		return mcinit_xasprintf("%s/tests/fixtures/%s", srcdir, name);
-	return mcinit_xasprintf("%s/%s", MCINIT_FIXTURES_DIR, name);
+		return mcx_xasprintf("%s/tests/fixtures/%s", srcdir, name);
+	return mcx_xasprintf("%s/%s", MCINIT_FIXTURES_DIR, name);
 }
 
 static struct mcinit_affinity *
@@ -84,17 +84,17 @@ warnings_joined(const struct mcinit_affinity *a, const struct mcinit_affinity_pl
                 size_t *n)
 {
 	char **v = NULL;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	size_t i, count = 99;
 
 	cr_assert_eq(mcinit_affinity_warnings(a, p, &v, NULL, &count), 0);
 	cr_assert_not_null(v);
 	for (i = 0; v[i] != NULL; i++)
-		mcinit_buf_printf(&b, "%s\n", v[i]);
+		mcx_buf_printf(&b, "%s\n", v[i]);
 	cr_assert_eq(i, count, "count matches the NULL-terminated array");
 	*n = count;
 	mcinit_affinity_warnings_free(v);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -187,7 +187,7 @@ Test(affinity_dgx8, cpu_side)
 Test(affinity_dgx8, nvlink_everywhere)
 {
 	struct mcinit_affinity *a = load_fixture("dgx8-2s.xml");
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	size_t i, j;
 
 	for (i = 0; i < 8; i++)
@@ -203,11 +203,11 @@ Test(affinity_dgx8, nvlink_everywhere)
 			cr_assert_eq(l.nvlinks, 18, "GPU%zu-GPU%zu: 18 links of 25 GB/s", i, j);
 		}
 	mcinit_affinity_matrix_text(a, &b);
-	cr_assert_eq(count_substr(mcinit_buf_cstr(&b), "NV18"), 56, "%s", b.data);
+	cr_assert_eq(count_substr(mcx_buf_cstr(&b), "NV18"), 56, "%s", b.data);
 	cr_assert(strstr(b.data, "GPU0   X      NV18") != NULL, "%s", b.data);
 	cr_assert(strstr(b.data, "NIC0: mlx5_0") != NULL);
 	cr_assert(strstr(b.data, "Legend") != NULL);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	mcinit_affinity_free(a);
 }
 
@@ -252,16 +252,16 @@ Test(affinity_dgx8, json_entries)
 Test(affinity_dgx8, summary_text)
 {
 	struct mcinit_affinity *a = load_fixture("dgx8-2s.xml");
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	mcinit_affinity_summary_text(a, &b);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	cr_assert(strstr(b.data, "Packages: 2\n") != NULL, "%s", b.data);
 	cr_assert(strstr(b.data, "node 1: CPUs 56-111") != NULL, "%s", b.data);
 	cr_assert(strstr(b.data, "GPU7 0000:c4:00.0 NVIDIA H100 80GB HBM3: NUMA 1, CPUs 56-111, "
 	                         "NICs mlx5_3") != NULL,
 	          "%s", b.data);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	mcinit_affinity_free(a);
 }
 
@@ -302,7 +302,7 @@ Test(affinity_node4, pcie_link_classes)
 	    {"NODE", "NODE", "NODE", "X"},
 	};
 	static const char *const nic[4] = {"PHB", "PHB", "PHB", "NODE"};
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	size_t i, j;
 
 	for (i = 0; i < 4; i++) {
@@ -313,7 +313,7 @@ Test(affinity_node4, pcie_link_classes)
 		                 "GPU%zu-NIC0", i);
 	}
 	mcinit_affinity_matrix_text(a, &b);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	cr_assert(strstr(b.data, "       GPU0   GPU1   GPU2   GPU3   NIC0   CPU Affinity") != NULL,
 	          "%s", b.data);
 	cr_assert(strstr(b.data,
@@ -322,7 +322,7 @@ Test(affinity_node4, pcie_link_classes)
 	cr_assert(strstr(b.data, "\nNIC0   PHB    PHB    PHB    NODE   X\n") != NULL, "%s", b.data);
 	cr_assert(strstr(b.data, "NV") == NULL || strstr(b.data, "NV#") != NULL);
 	cr_assert_eq(count_substr(b.data, "NV1"), 0);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	mcinit_affinity_free(a);
 }
 
@@ -694,7 +694,7 @@ sysfs_nvidia_gpus(void)
 Test(affinity_live, loads_and_reports_cpu_side)
 {
 	struct mcinit_affinity *a = load_live();
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	json_t *e;
 
 	cr_assert_str_eq(mcinit_affinity_source(a), "this machine");
@@ -709,7 +709,7 @@ Test(affinity_live, loads_and_reports_cpu_side)
 	cr_assert_neq(mcinit_affinity_allowed_cpuset(a)[0], '\0');
 	mcinit_affinity_summary_text(a, &b);
 	mcinit_affinity_matrix_text(a, &b);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	cr_assert(strstr(b.data, "Topology: this machine\nPackages: ") != NULL, "%s", b.data);
 	cr_assert(strstr(b.data, "NUMA nodes: ") != NULL, "%s", b.data);
 	if (mcinit_affinity_ngpus(a) == 0) {
@@ -721,7 +721,7 @@ Test(affinity_live, loads_and_reports_cpu_side)
 		cr_assert_geq(json_array_size(json_object_get(e, "numa")), 1);
 		json_decref(e);
 	}
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	mcinit_affinity_free(a);
 }
 
@@ -793,7 +793,7 @@ Test(affinity_live, encodings_hwloc_must_not_see)
 	path = fixture("node4-1s.xml"); /* lstopo's own text, after a byte-order mark */
 	text = mcinit_read_file(path, &len, &err);
 	cr_assert_not_null(text, "%s", err.msg);
-	bom = mcinit_xasprintf("\xef\xbb\xbf%s", text);
+	bom = mcx_xasprintf("\xef\xbb\xbf%s", text);
 	o.xml_buffer = bom;
 	a = mcinit_affinity_load(&o, &err);
 	cr_assert_not_null(a, "%s", err.msg);

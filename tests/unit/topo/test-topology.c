@@ -36,22 +36,22 @@ static char *
 groups_str(const struct mcinit_topo *t, enum mcinit_group_kind k)
 {
 	struct mcinit_groups g;
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	struct mcinit_err err = {0};
 	long i, j;
 
 	cr_assert_eq(mcinit_topo_groups(t, k, &g, &err), 0, "%s", err.msg);
 	for (i = 0; i < g.ngroups; i++) {
-		mcinit_buf_addc(&b, '[');
+		mcx_buf_addc(&b, '[');
 		for (j = 0; j < g.size; j++) {
 			if (j)
-				mcinit_buf_addc(&b, ',');
-			mcinit_buf_add_long(&b, g.members[i * g.size + j]);
+				mcx_buf_addc(&b, ',');
+			mcx_buf_add_long(&b, g.members[i * g.size + j]);
 		}
-		mcinit_buf_addc(&b, ']');
+		mcx_buf_addc(&b, ']');
 	}
 	mcinit_groups_destroy(&g);
-	mcinit_buf_cstr(&b);
+	mcx_buf_cstr(&b);
 	return b.data;
 }
 
@@ -727,7 +727,7 @@ check_same_pp_groups(const struct mcinit_topo *t, const char *cfg)
 static void
 check_json(const struct mcinit_topo *t, unsigned kinds, const char *cfg)
 {
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	char *streamed = NULL;
 	size_t slen = 0;
 	FILE *f = open_memstream(&streamed, &slen);
@@ -759,7 +759,7 @@ check_json(const struct mcinit_topo *t, unsigned kinds, const char *cfg)
 			continue;
 		}
 		snprintf(key, sizeof key, "\"%s\":", ref_kinds[k].name);
-		at = strstr(mcinit_buf_cstr(&b), key);
+		at = strstr(mcx_buf_cstr(&b), key);
 		cr_assert(at != NULL && (prev == NULL || at > prev), "%s: key order", cfg);
 		prev = at;
 		cr_assert(mcinit_topo_groups(t, k, &g, &err) == 0);
@@ -777,7 +777,7 @@ check_json(const struct mcinit_topo *t, unsigned kinds, const char *cfg)
 		mcinit_groups_destroy(&g);
 	}
 	json_decref(root);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	free(streamed);
 }
 
@@ -830,31 +830,31 @@ Test(topology, mapping_rejects_mismatched_expert_split)
 Test(topology, json_exact_and_subsets)
 {
 	struct mcinit_topo t = topo(8, 2, 2, 1, 1, 1, 0);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 
 	mcinit_topo_json_groups(&t, MCINIT_GROUP_BIT(MCINIT_GROUP_TP), &b);
-	cr_expect_str_eq(mcinit_buf_cstr(&b), "{\"tp\":[[0,1],[2,3],[4,5],[6,7]]}");
+	cr_expect_str_eq(mcx_buf_cstr(&b), "{\"tp\":[[0,1],[2,3],[4,5],[6,7]]}");
 	b.len = 0;
 	mcinit_topo_json_groups(
 	    &t, MCINIT_GROUP_BIT(MCINIT_GROUP_EMBD) | MCINIT_GROUP_BIT(MCINIT_GROUP_MP), &b);
-	cr_expect_str_eq(mcinit_buf_cstr(&b),
+	cr_expect_str_eq(mcx_buf_cstr(&b),
 	                 "{\"mp\":[[0,1,4,5],[2,3,6,7]],\"embd\":[[0,4],[1,5],[2,6],[3,7]]}");
 	b.len = 0;
 	mcinit_topo_json_groups(&t, 0, &b);
-	cr_expect_str_eq(mcinit_buf_cstr(&b), "{}");
+	cr_expect_str_eq(mcx_buf_cstr(&b), "{}");
 	/* Appends after existing content. */
 	b.len = 0;
-	mcinit_buf_adds(&b, "x=");
+	mcx_buf_adds(&b, "x=");
 	mcinit_topo_json_groups(&t, MCINIT_GROUP_BIT(MCINIT_GROUP_POS_EMBD), &b);
-	cr_expect_str_eq(mcinit_buf_cstr(&b), "x={\"pos_embd\":[[0],[1],[2],[3]]}");
-	mcinit_buf_free(&b);
+	cr_expect_str_eq(mcx_buf_cstr(&b), "x={\"pos_embd\":[[0],[1],[2],[3]]}");
+	mcx_buf_free(&b);
 }
 
 /* Big enough that the stream writer flushes many chunks and the buffer grows. */
 Test(topology, json_stream_matches_buffer_at_scale, .timeout = 600)
 {
 	struct mcinit_topo t = topo(1L << 16, 8, 16, 2, 8, 1, 0);
-	struct mcinit_buf b = {0};
+	struct mcx_buf b = {0};
 	char *streamed = NULL;
 	size_t slen = 0;
 	FILE *f = open_memstream(&streamed, &slen);
@@ -873,7 +873,7 @@ Test(topology, json_stream_matches_buffer_at_scale, .timeout = 600)
 	                 json_array_get(json_array_get(json_object_get(root, "ep_dp"), 127), 511)),
 	             65535);
 	json_decref(root);
-	mcinit_buf_free(&b);
+	mcx_buf_free(&b);
 	free(streamed);
 }
 
