@@ -90,6 +90,42 @@ bool mcx_want_color(FILE *f);
 
 /* ---- the store server and the launcher (mcinit store, mcinit run) ---- */
 
+/* The store's default port (torch's), and the longest job token (bytes)
+ * mcinit's ranks, launcher and store take: a longer one is refused at
+ * start, never cut.  lib/store/store.h's MCINIT_STORE_PORT and
+ * MCINIT_STORE_TOKEN_MAX are these. */
+#define MCX_STORE_PORT      29500
+#define MCX_STORE_TOKEN_MAX 4096
+
+/* The job token of a token file: its first line, without the line's end.
+ * A new string the caller frees ("" when the first line is empty); NULL
+ * with err (MCINIT_E_NOINPUT; err->text is the whole reason, the file
+ * named in it) when the file cannot be read.  Only regular files are read. */
+char *mcx_store_token_file(const char *path, mcinit_error_t *err);
+
+/* What `mcinit store` serves.  Everything is borrowed for the call. */
+struct mcx_store_opts {
+	const char *host;  /* listen on this address only; NULL or "": all */
+	int port;          /* 0: any free port */
+	const char *token; /* clients must present it; NULL or "": none */
+	/* the bounds; 0 takes the store's default (the open-file limit less
+	 * 64 connections, 1 GiB, 1,048,576 keys) */
+	size_t max_conns, max_memory, max_keys;
+	long world;  /* ranks that will connect (capacity check); 0: not said */
+	bool quiet;  /* no listening line, refusals or totals */
+	int stop_fd; /* served until it is readable (a signalfd); -1: forever */
+};
+
+/* Serves the store in this thread until o->stop_fd is readable: first the
+ * capacity check for o->world, then the listening line, a warning when all
+ * addresses are served without a token, the refusals (once a second at
+ * most) and, at the end, the totals by kind of dropped connection, all on
+ * log, each line prefixed "mcinit store: ".  Returns 0 when stopped, or -1
+ * with err when the store cannot listen (err->text is the reason, without
+ * the prefix).  Installs no signal handler and changes no signal mask: the
+ * caller makes stop_fd. */
+int mcx_store_serve(const struct mcx_store_opts *o, FILE *log, mcinit_error_t *err);
+
 /* ---- documentation, releases and completion tables (explain, man,
  *      complete, --version) ---- */
 
