@@ -126,6 +126,46 @@ struct mcx_store_opts {
  * caller makes stop_fd. */
 int mcx_store_serve(const struct mcx_store_opts *o, FILE *log, mcinit_error_t *err);
 
+/* The launcher of `mcinit run --nproc-per-node N` (lib/run/supervisor.c).
+ * Everything is borrowed for the call. */
+struct mcx_launch_opts {
+	long nproc, nnodes, node_rank;
+	const char *master_addr; /* NULL: 127.0.0.1 */
+	int master_port;         /* 0: 29500, or a free port when nnodes = 1 */
+	double grace;            /* seconds between SIGTERM and SIGKILL */
+	bool json;               /* rank 0's output is a JSON document: pass it unprefixed */
+	bool quiet;              /* drop the workers' output except rank 0's */
+	const char *self;        /* the program to start ("/proc/self/exe") */
+	char *const *argv;       /* its arguments (the launcher's own argv) */
+	/* the status a worker exits with when a peer did not arrive (the
+	 * program's status of MCINIT_E_TIMEOUT): its peers then get a moment
+	 * to leave on their own, and the laggards are named */
+	int timeout_status;
+	FILE *out; /* where the workers' standard output is relayed */
+	FILE *err; /* where their standard error is relayed */
+	FILE *log; /* the launcher's own messages */
+};
+
+/* Serves the store (on node 0), starts nproc workers (copies of o->self)
+ * with the torchrun contract, relays their output with `[rank N]`
+ * prefixes, forwards SIGINT, SIGTERM and SIGHUP, stops every worker when
+ * one fails (SIGTERM, SIGKILL after the grace period, their process groups
+ * included) and prints the root cause on o->log.  Returns the launcher's
+ * process status: 0, the first failing worker's status (128 + signal when
+ * killed, 128 + the signal forwarded when stopped by one), or -1 with err
+ * for a failure of the launcher itself.
+ *
+ * A supervisor, in this process: it blocks SIGCHLD, SIGINT, SIGTERM and
+ * SIGHUP (read through a signalfd; the mask stays so on return), forks a
+ * watchdog and the workers, and reaps them.  Only those children _exit;
+ * the caller's process is never ended. */
+int mcx_launch(const struct mcx_launch_opts *o, mcinit_error_t *err);
+
+/* The report of `mcinit run` (phases, versions, communicators) as a JSON
+ * object, a new reference (json_decref); mcinit_init_report_json's text
+ * is this object dumped. */
+struct json_t *mcx_init_report(const struct mcinit_init *init);
+
 /* ---- documentation, releases and completion tables (explain, man,
  *      complete, --version) ---- */
 
