@@ -59,7 +59,7 @@ for d in lib/*/; do
 		[ -f "$f" ] || continue
 		sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
 			case $inc in
-			build.h | mcinit.h) ;;
+			build.h | mcinit.h | private/mcinit-tool.h) ;; # include/: under every module
 			*/*)
 				im=${inc%%/*}
 				ir=$(rank "$im")
