@@ -4,7 +4,8 @@
  *
  * Output can be large (2^20 ranks give ~300 MB of JSON), so nothing here
  * builds a tree of the groups or ranks: the groups come from the streaming
- * writer of topology.c and the ranks from the chunked writer (topo-out.c).
+ * writer of lib/topo/topology.c and the ranks from the chunked writer
+ * (lib/report/topo-out.c).
  *
  * The node's hardware (GPUs, NUMA nodes, NICs) comes from hwloc, loaded once
  * and described per local rank, never per world rank, so it costs the same
