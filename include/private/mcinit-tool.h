@@ -88,6 +88,68 @@ bool mcx_want_color(FILE *f);
 
 /* ---- topology output (mcinit topology, mcinit validate's JSON) ---- */
 
+/* jansson's object type (<jansson.h>): the JSON entries below return new
+ * references the caller releases with json_decref. */
+struct json_t;
+
+/* The findings of d as a JSON array (validate --format=json's
+ * "diagnostics"), in d's order. */
+struct json_t *mcx_diags_to_json(const struct mcinit_diags *d);
+
+/* The job's derived values as a JSON object ({name: value}, null where a
+ * value could not be derived), whatever the job: what `mcinit topology
+ * --format=json` prints beside the diagnostics of a job it cannot lay out. */
+struct json_t *mcx_job_derived_to_json(const struct mcinit_job *job);
+
+/* True for a lint request: the inputs were only .py files (linted), so no
+ * job was checked and there are no derived values or config to show. */
+bool mcx_job_lint_only(const struct mcinit_job *job);
+
+/* validate's result object for one job: {"valid": valid, "diagnostics":
+ * d's findings, "derived": the derived values (null for a lint request)}
+ * and, when config is true and the job is not a lint request, "config":
+ * the resolved config (defaults, repairs and derived values applied, as
+ * mcinit_job_config_json). */
+struct json_t *mcx_job_result_json(const struct mcinit_job *job, const struct mcinit_diags *d,
+                                   bool valid, bool config);
+
+/* Keeps a launch script's interpretation for the process while hold is
+ * true (a script that launches several times is interpreted once, and each
+ * launch checked as a job of its own is made from that); false forgets it.
+ * Either call drops what was kept. */
+void mcx_script_memo(bool hold);
+
+/* How `mcinit topology` writes a job: a plain description the caller owns
+ * (the library keeps no pointer to it past a call). */
+enum mcx_topology_format { MCX_TOPOLOGY_TEXT, MCX_TOPOLOGY_JSON, MCX_TOPOLOGY_SVG };
+struct mcx_topology_opts {
+	enum mcx_topology_format format;
+	long rank; /* one rank's coordinates, groups, seeds and affinity; -1: every rank */
+	int kind;  /* only this group kind (mcinit_group_lookup); -1: every kind */
+	bool all;  /* the per-rank tables even above 64 ranks */
+};
+
+/* Starts reading the node's hardware (GPUs, NUMA nodes, NICs: the job
+ * description's hwloc_xml, else $HWLOC_XMLFILE of its environment, else
+ * this machine) for a valid job (mcinit_job_valid).  A file is read here,
+ * so that a bad one fails before any output: -1 + err.  This machine is read
+ * in a thread for JSON, beside the output.  0 otherwise. */
+int mcx_topology_start(struct mcinit_job *job, const struct mcx_topology_opts *o,
+                       mcinit_error_t *err);
+
+/* Waits for the node: its warnings (MC050-MC054) join the job's
+ * diagnostics, which are then sorted.  The text and SVG writers show no
+ * diagnostics: call this first and print them before the output. */
+void mcx_topology_node(struct mcinit_job *job);
+
+/* Writes the topology of a started job to out: text, JSON (with the
+ * diagnostics inside) or an SVG picture.  msg gets the SVG writer's
+ * message when there is nothing to draw.  0; -1 when out could not be
+ * written; 1 when there is nothing to draw (said on msg).  out is flushed;
+ * neither stream is closed. */
+int mcx_topology_write(struct mcinit_job *job, const struct mcx_topology_opts *o, FILE *out,
+                       FILE *msg);
+
 /* ---- the store server and the launcher (mcinit store, mcinit run) ---- */
 
 /* ---- documentation, releases and completion tables (explain, man,
