@@ -7,12 +7,16 @@
 #                            the suite again in a second build with ASan + UBSan
 #                            (--enable-sanitizers), so memory errors fail it too,
 #                            then the Python wheel from a clean clone in a fresh
-#                            venv with its pytest tests (build-aux/python-check.sh)
+#                            venv with its pytest tests (build-aux/python-check.sh),
+#                            then the Debian packages from a clean clone, lintian and
+#                            their autopkgtests on the unpacked packages
+#                            (build-aux/deb-build-check.sh)
 #   ./quickstart.sh bench    the same, then run the benchmarks (make bench)
 #
 # Environment: BUILD_DIR (default: _build; the sanitizer build is BUILD_DIR-asan),
 # CONFIGURE_FLAGS (extra flags), SANITIZE=no (check: skip the sanitizer pass),
-# PYTHON_CHECK=no (check: skip the Python package),
+# PYTHON_CHECK=no (check: skip the Python package), DEB_CHECK=no (check: skip
+# the Debian packages),
 # MAKEFLAGS as usual.
 set -eu
 
@@ -107,9 +111,27 @@ check)
 		case $pst in
 		0) pass=$((pass + 1)) r=passed ;;
 		77) skip=$((skip + 1)) r=skipped ;;
-		*) fail=$((fail + 1)) status=1 r=failed ;;
+		*)
+			fail=$((fail + 1)) status=1 r=failed
+			echo "python package: failed (build-aux/python-check.sh, output above)" >>"$digest"
+			;;
 		esac
 		echo "quickstart: python package: $r ($(since) since the start)"
+	fi
+	# The Debian packages from a clean clone (build-aux/deb-build-check.sh):
+	# counted as one test, skipped with its reason when a tool is missing.
+	if [ "${DEB_CHECK:-yes}" != no ]; then
+		dst=0
+		sh "$here/build-aux/deb-build-check.sh" "$here" || dst=$?
+		case $dst in
+		0) pass=$((pass + 1)) r=passed ;;
+		77) skip=$((skip + 1)) r=skipped ;;
+		*)
+			fail=$((fail + 1)) status=1 r=failed
+			echo "debian packages: failed (build-aux/deb-build-check.sh, output above)" >>"$digest"
+			;;
+		esac
+		echo "quickstart: debian packages: $r ($(since) since the start)"
 	fi
 	if [ -s "$digest" ]; then
 		echo "quickstart: what failed (the logs are printed above in full)"

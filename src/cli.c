@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/versions.h" /* mcinit_version_cmp */
+#include <jansson.h>
+
+#include "private/mcinit-tool.h"
 
 enum {
 	OPT_WORLD_SIZE = 0x100,
@@ -36,13 +38,14 @@ static const struct argp_option job_options[] = {
     {"nnodes", OPT_NNODES, "N", 0, "Number of nodes", 1},
     {"nproc-per-node", OPT_NPROC, "N", 0, "Processes (GPUs) per node", 1},
     {"megatron-version", OPT_MVERSION, "VER", 0,
-     "Megatron-LM version whose flags and rules apply: " MCINIT_MVERSION_NAMES
-     " (default " MCINIT_MVERSION_DEFAULT_NAME
-     "; alone, it also selects the Megatron-Bridge release pinned to it)",
+     /* job_help_filter names the releases */
+     "Megatron-LM version whose flags and rules apply: %s (default %s; alone, it also selects "
+     "the Megatron-Bridge release pinned to it)",
      1},
     {"entry-point", OPT_ENTRY, "NAME", 0,
+     /* job_help_filter names the entry points */
      "Megatron-LM script the flags are for, whose extra flags and defaults "
-     "apply: " MCINIT_MENTRY_NAMES " (default: the script a launch script runs, else pretrain_gpt)",
+     "apply: %s (default: the script a launch script runs, else pretrain_gpt)",
      1},
     {"bridge-defaults", OPT_BRIDGE, NULL, 0,
      "Apply Megatron-Bridge's defaults where they differ from Megatron-LM's", 1},
@@ -139,11 +142,9 @@ add_override(struct mcinit_cli *cli, struct argp_state *state, char *o)
 static void
 version_opt(struct mcinit_cli *cli, struct argp_state *state, const char *name, const char *arg)
 {
-	int c;
-
 	if (strcmp(name, "te") == 0 && strcmp(arg, "none") == 0)
 		; /* Transformer Engine not installed */
-	else if (strpbrk(arg, "\"\\") != NULL || mcinit_version_cmp(arg, arg, &c) < 0)
+	else if (strpbrk(arg, "\"\\") != NULL || !mcx_is_version(arg))
 		argp_error(state, "--%s-version: '%s' is not a version (e.g. 2.14.0)", name, arg);
 	push(&cli->owned, &cli->nowned, mcx_xasprintf("launch.%s_version=\"%s\"", name, arg));
 	add_override(cli, state, cli->owned[cli->nowned - 1]);
@@ -165,26 +166,23 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		cli->check.nproc_per_node = positive(state, "nproc-per-node", arg);
 		break;
 	case OPT_MVERSION:
-		if (mcinit_mversion_parse(arg, &cli->mversion) < 0) {
+		if (mcx_word_parse(MCX_WORDS_MEGATRON_VERSION, arg) < 0) {
 			char names[128];
 
-			mcinit_mversion_list(MCINIT_MV_ALL, names, sizeof names);
-			argp_error(state, "--megatron-version: '%s' is not one of %s", arg, names);
+			argp_error(state, "--megatron-version: '%s' is not one of %s", arg,
+			           mcx_word_list(MCX_WORDS_MEGATRON_VERSION, names, sizeof names));
 		}
 		cli->mversion_name = arg;
 		break;
-	case OPT_ENTRY: {
-		unsigned e;
-
-		if (mcinit_mentry_parse(arg, &e) < 0) {
+	case OPT_ENTRY:
+		if (mcx_word_parse(MCX_WORDS_ENTRY_POINT, arg) < 0) {
 			char names[512];
 
-			mcinit_mentry_list(MCINIT_ME_ALL, names, sizeof names);
-			argp_error(state, "--entry-point: '%s' is not one of %s", arg, names);
+			argp_error(state, "--entry-point: '%s' is not one of %s", arg,
+			           mcx_word_list(MCX_WORDS_ENTRY_POINT, names, sizeof names));
 		}
 		cli->entry_point = arg;
 		break;
-	}
 	case OPT_SCRIPT_ARGS:
 		cli->script_args = arg;
 		break;
@@ -204,12 +202,11 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 		cli->gpu_memory = arg;
 		break;
 	case OPT_BVERSION: {
-		unsigned v;
 		char names[128];
 
-		if (mcinit_bversion_parse(arg, &v) < 0)
+		if (mcx_word_parse(MCX_WORDS_BRIDGE_VERSION, arg) < 0)
 			argp_error(state, "--bridge-version: '%s' is not one of %s", arg,
-			           mcinit_bversion_list(names, sizeof names));
+			           mcx_word_list(MCX_WORDS_BRIDGE_VERSION, names, sizeof names));
 		cli->bversion_name = arg;
 		break;
 	}
@@ -247,14 +244,49 @@ parse_job_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp mcinit_job_argp = {job_options, parse_job_opt, NULL, NULL, NULL, NULL, NULL};
+/* The docs of --megatron-version and --entry-point name the library's
+ * releases and entry points (mcx_word_names), which a static string cannot:
+ * argp asks this for every option's doc before it shows it (cmd-man.c does
+ * the same), and frees what differs from text. */
+static char *
+fill_doc(const char *text, const char *a, const char *b)
+{
+	struct mcx_buf out = {0};
+	const char *arg[2] = {a, b};
+	int k = 0;
+
+	for (; *text; text++) {
+		if (text[0] == '%' && text[1] == 's' && k < 2) {
+			mcx_buf_adds(&out, arg[k++]);
+			text++;
+		} else {
+			mcx_buf_addc(&out, *text);
+		}
+	}
+	mcx_buf_cstr(&out);
+	return out.data; /* argp frees it */
+}
+
+static char *
+job_help_filter(int key, const char *text, void *input)
+{
+	(void)input;
+	if (key == OPT_MVERSION)
+		return fill_doc(text, mcx_word_names(MCX_WORDS_MEGATRON_VERSION),
+		                mcx_word_default(MCX_WORDS_MEGATRON_VERSION));
+	if (key == OPT_ENTRY)
+		return fill_doc(text, mcx_word_names(MCX_WORDS_ENTRY_POINT), NULL);
+	return (char *)text;
+}
+
+const struct argp mcinit_job_argp = {job_options, parse_job_opt,   NULL, NULL,
+                                     NULL,        job_help_filter, NULL};
 
 void
 mcinit_cli_init(struct mcinit_cli *cli, int argi0, unsigned formats)
 {
 	memset(cli, 0, sizeof *cli);
 	cli->argi0 = argi0;
-	cli->mversion = mcinit_mversion_default();
 	cli->format = MCINIT_FMT_TEXT;
 	cli->formats = formats;
 }
@@ -367,7 +399,7 @@ mcinit_cli_error_json(const mcinit_error_t *err)
 int
 mcinit_print_json(json_t *j, FILE *out)
 {
-	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS) < 0)
+	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | MCX_JSON_REALS) < 0)
 		return -1;
 	fputc('\n', out);
 	return 0;

@@ -14,6 +14,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "mcinit.h"
+
 #include "config/config.h"
 #include "plan/plan.h"
 #include "rules/rules.h"
@@ -37,8 +41,7 @@ struct mcinit_cli {
 		long long nnodes;         /* --nnodes, 0 = not given */
 		long long nproc_per_node; /* --nproc-per-node, 0 = not given */
 		bool bridge_defaults;     /* --bridge-defaults */
-	} check; /* what mcinit_cli_desc copies into struct mcinit_job_desc */
-	unsigned mversion;
+	} check;                   /* what mcinit_cli_desc copies into struct mcinit_job_desc */
 	const char *mversion_name; /* --megatron-version as given, NULL = main */
 	const char *bversion_name; /* --bridge-version as given, NULL = the newest release */
 	const char *entry_point;   /* --entry-point as given, NULL = from the script */

@@ -3,8 +3,9 @@
  * WORD of a partial mcinit command line, one per line.  The shell scripts
  * in completions/ are thin wrappers around it, so what they offer comes
  * from the same tables as everything else: the command table and its argp
- * options, schema.def (section.field= overrides), the Megatron-LM flag table
- * (words after `--`), the group kinds and the diagnostic codes.
+ * options here, and the library's (mcx_word, mcx_complete_*): schema.def
+ * (section.field= overrides), the Megatron-LM flag table (words after
+ * `--`), the releases, the group kinds and the diagnostic codes.
  *
  * A line ":files" asks the shell to offer file names as well; ":files json
  * sh" only names ending in .json or .sh (and directories, to walk into).
@@ -14,10 +15,9 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "cli.h"
-#include "rules-doc.h"
+#include "cli.h" /* mcinit_job_argp */
 #include "commands.h"
-#include "topo/topology.h"
+#include "private/mcinit-tool.h"
 
 static const char doc[] =
     "List completions for the last WORD of a partial mcinit command line.\v"
@@ -67,46 +67,41 @@ offer_options(const struct argp *a, const char *cur)
 		offer_options(ch->argp, cur);
 }
 
-/* `prefix` + each `sep`-separated word of list that completes cur. */
-static void
-offer_words(const char *prefix, const char *list, char sep, const char *cur)
-{
-	char buf[256];
-
-	while (list && *list) {
-		size_t n = strcspn(list, (char[]){sep, '\0'});
-
-		snprintf(buf, sizeof buf, "%s%.*s", prefix, (int)n, list);
-		offer(buf, cur);
-		list += n + (list[n] == sep);
-	}
-}
-
 /* ":files" restricted to what an INPUT may be (cli.c's loaders). */
 static void
 offer_input_files(void)
 {
-	const char *const *s;
+	const char *s;
+	size_t i;
 
 	fputs(":files", stdout);
-	for (s = mcinit_input_suffixes; *s; s++)
-		printf(" %s", *s + 1);
+	for (i = 0; (s = mcx_word(MCX_WORDS_INPUT_SUFFIX, i)) != NULL; i++)
+		printf(" %s", s + 1);
 	putchar('\n');
 }
 
-/* Every Megatron-LM version of the version table. */
+/* `prefix` + each of words. */
 static void
-offer_versions(const char *prefix, const char *cur)
+offer_list(const char *prefix, const char *const *words, const char *cur)
 {
 	char buf[64];
-	unsigned bit, v;
 
-	for (v = 0; v < 32; v++) {
-		const char *name = mcinit_mversion_name(1u << v);
+	for (; *words; words++) {
+		snprintf(buf, sizeof buf, "%s%s", prefix, *words);
+		offer(buf, cur);
+	}
+}
 
-		if (strcmp(name, "?") == 0 || mcinit_mversion_parse(name, &bit) < 0)
-			continue;
-		snprintf(buf, sizeof buf, "%s%s", prefix, name);
+/* `prefix` + each word of one of the library's sets. */
+static void
+offer_set(const char *prefix, enum mcx_words set, const char *cur)
+{
+	char buf[64];
+	const char *w;
+	size_t i;
+
+	for (i = 0; (w = mcx_word(set, i)) != NULL; i++) {
+		snprintf(buf, sizeof buf, "%s%s", prefix, w);
 		offer(buf, cur);
 	}
 }
@@ -116,104 +111,23 @@ offer_versions(const char *prefix, const char *cur)
 static void
 offer_values(const char *cmd, const char *opt, const char *prefix, const char *cur)
 {
-	char buf[64];
-	int k;
+	static const char *const formats[] = {"text", "json", NULL};
+	static const char *const topology_formats[] = {"text", "json", "svg", NULL};
+	/* the names plan.c's memory_opts accepts */
+	static const char *const memory_models[] = {"megatron", "bridge", "none", NULL};
 
 	if (strcmp(opt, "format") == 0) {
-		offer_words(prefix, strcmp(cmd, "topology") == 0 ? "text|json|svg" : "text|json",
-		            '|', cur);
+		offer_list(prefix, strcmp(cmd, "topology") == 0 ? topology_formats : formats, cur);
 	} else if (strcmp(opt, "memory-model") == 0) {
-		/* the names plan.c's memory_opts accepts */
-		offer_words(prefix, "megatron|bridge|none", '|', cur);
+		offer_list(prefix, memory_models, cur);
 	} else if (strcmp(opt, "megatron-version") == 0) {
-		offer_versions(prefix, cur);
+		offer_set(prefix, MCX_WORDS_MEGATRON_VERSION, cur);
 	} else if (strcmp(opt, "entry-point") == 0) {
-		for (k = 0; k < MCINIT_ME_COUNT; k++) {
-			snprintf(buf, sizeof buf, "%s%s", prefix, mcinit_mentry_name(1u << k));
-			offer(buf, cur);
-		}
+		offer_set(prefix, MCX_WORDS_ENTRY_POINT, cur);
 	} else if (strcmp(opt, "group") == 0) {
-		for (k = 0; k < MCINIT_GROUP_COUNT; k++) {
-			snprintf(buf, sizeof buf, "%s%s", prefix, mcinit_group_kind_name(k));
-			offer(buf, cur);
-		}
+		offer_set(prefix, MCX_WORDS_GROUP_KIND, cur);
 	} else if (strcmp(opt, "hwloc-xml") == 0) {
 		puts(":files xml");
-	}
-}
-
-/* `section.field=VALUE` while VALUE is typed: the values the field's type
- * has a name for (true/false, null, its choices, the canonical dtypes).
- * False when cur names no field. */
-static bool
-offer_field_values(const char *cur)
-{
-	const char *eq = strchr(cur, '='), *dot = memchr(cur, '.', (size_t)(eq - cur));
-	const struct mcinit_type *t;
-	char sec[96], name[96], prefix[200];
-	int f, a;
-
-	if (dot == NULL || (size_t)(dot - cur) >= sizeof sec || (size_t)(eq - dot) > sizeof name)
-		return false;
-	snprintf(sec, sizeof sec, "%.*s", (int)(dot - cur), cur);
-	snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
-	if ((f = mcinit_field_lookup(sec, name)) < 0)
-		return false;
-	snprintf(prefix, sizeof prefix, "%.*s", (int)(eq + 1 - cur), cur);
-	t = mcinit_field_type(f);
-	for (a = 0; a < t->nalt; a++) {
-		switch (t->alt[a].base) {
-		case MCINIT_B_BOOL:
-			offer_words(prefix, "true|false", '|', cur);
-			break;
-		case MCINIT_B_NULL:
-			offer_words(prefix, "null", '|', cur);
-			break;
-		case MCINIT_B_DTYPE:
-			offer_words(prefix, "fp32|fp16|bf16", '|', cur);
-			break;
-		case MCINIT_B_ENUM:
-		case MCINIT_B_STR:
-			if (!t->alt[a].list)
-				offer_words(prefix, mcinit_fields[f].choices, '|', cur);
-			break;
-		default:
-			break;
-		}
-	}
-	return true;
-}
-
-/* `section.field=` for every field and alias; sections first while no dot. */
-static void
-offer_keys(const char *cur)
-{
-	char buf[160];
-	size_t k;
-	int f;
-
-	if (strchr(cur, '.') == NULL) {
-		for (k = 0; k < mcinit_nsections; k++) {
-			if (mcinit_sections[k].kind == MCINIT_SK_MAP)
-				continue;
-			snprintf(buf, sizeof buf, "%s.", mcinit_sections[k].name);
-			offer(buf, cur);
-		}
-		return;
-	}
-	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		const char *p = mcinit_fields[f].aliases;
-
-		snprintf(buf, sizeof buf, "%s.%s=", mcinit_fields[f].section,
-		         mcinit_fields[f].name);
-		offer(buf, cur);
-		while (p && *p) {
-			size_t n = strcspn(p, "|");
-
-			snprintf(buf, sizeof buf, "%.*s=", (int)n, p);
-			offer(buf, cur);
-			p += n + (p[n] == '|');
-		}
 	}
 }
 
@@ -234,43 +148,6 @@ option_value(char **w, size_t n, const char *opt)
 	return val;
 }
 
-/* The parser named earlier on the line: --megatron-version (default main)
- * and --entry-point (default pretrain_gpt), as an MCINIT_MPARSER key. */
-static unsigned
-megatron_version(char **w, size_t n)
-{
-	unsigned v = mcinit_mversion_default(), e = mcinit_mentry_default(), bit;
-	const char *val;
-
-	if ((val = option_value(w, n, "--megatron-version")) != NULL &&
-	    mcinit_mversion_parse(val, &bit) == 0)
-		v = bit;
-	if ((val = option_value(w, n, "--entry-point")) != NULL &&
-	    mcinit_mentry_parse(val, &bit) == 0)
-		e = bit;
-	return MCINIT_MPARSER(v, e);
-}
-
-/* Megatron-LM flags of that version. */
-static void
-offer_megatron_flags(char **w, size_t n, const char *cur)
-{
-	mcinit_mflag_each(megatron_version(w, n), cur, offer);
-}
-
-/* The words of a Megatron-LM flag with choices (`--attention-backend f`). */
-static void
-offer_megatron_values(char **w, size_t n, const char *cur)
-{
-	const struct mcinit_mflag *m;
-	int negated = 0;
-
-	if (n < 2 || (m = mcinit_mflag_find(w[n - 2], megatron_version(w, n), &negated)) == NULL)
-		return;
-	if (mcinit_mstr(m->choices) != NULL && !negated)
-		offer_words("", mcinit_mstr(m->choices), ',', cur);
-}
-
 /* Whether a command reads a job (INPUT..., section.field=, `--` flags). */
 static bool
 reads_job(const struct argp *a)
@@ -281,18 +158,6 @@ reads_job(const struct argp *a)
 		if (ch->argp == &mcinit_job_argp || reads_job(ch->argp))
 			return true;
 	return false;
-}
-
-static void
-offer_codes(const char *cur)
-{
-	struct mcinit_code_doc *all;
-	size_t n, k;
-
-	all = mcinit_all_codes(&n);
-	for (k = 0; k < n; k++)
-		offer(all[k].code, cur);
-	free(all);
 }
 
 static void
@@ -309,14 +174,13 @@ static void
 complete_operand(const struct mcinit_command *cmd, const char *cur)
 {
 	if (strcmp(cmd->name, "explain") == 0) {
-		offer_codes(cur);
+		offer_set("", MCX_WORDS_CODE, cur);
 	} else if (strcmp(cmd->name, "man") == 0) {
 		mcinit_man_pages(offer_page, cur);
 	} else if (reads_job(cmd->argp)) {
 		/* a known key's value is being typed: no file name fits */
-		if (strchr(cur, '=') != NULL && offer_field_values(cur))
+		if (mcx_complete_override(cur, offer))
 			return;
-		offer_keys(cur);
 		offer_input_files();
 	}
 }
@@ -365,10 +229,14 @@ complete(char **w, size_t n)
 		return;
 	for (i = 1; i + 1 < n; i++)
 		if (strcmp(w[i], "--") == 0) {
+			/* the parser named earlier on the line (else the defaults) */
+			const char *v = option_value(w, n, "--megatron-version"),
+			           *e = option_value(w, n, "--entry-point");
+
 			if (cur[0] == '-')
-				offer_megatron_flags(w, n, cur);
-			else
-				offer_megatron_values(w, n, cur);
+				mcx_complete_megatron_flag(v, e, cur, offer);
+			else if (n >= 2)
+				mcx_complete_megatron_value(v, e, w[n - 2], cur, offer);
 			return;
 		}
 	if (complete_value(cmd, prev, cur))

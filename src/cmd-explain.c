@@ -8,11 +8,8 @@
 #include <strings.h>
 #include <sysexits.h>
 
-#include "cli.h"
-#include "rules-doc.h"
 #include "commands.h"
-#include "rules/bchecks.h"
-#include "rules/mchecks.h"
+#include "private/mcinit-tool.h"
 
 enum { OPT_ROFF = 0x300, OPT_COVERAGE, OPT_LEDGER, OPT_BRIDGE_LEDGER };
 
@@ -71,8 +68,6 @@ static const char doc[] = "Explain diagnostic codes: meaning, an example and the
 
 const struct argp mcinit_explain_argp = {options, parse_opt, "[CODE...]", doc, NULL, NULL, NULL};
 
-static const char *const sev_words[] = {"note", "warning", "error"};
-
 /* "12", "mc12", "MC012" -> "MC012". */
 static void
 normalise(const char *in, char out[8])
@@ -91,8 +86,8 @@ int
 mcinit_cmd_explain(int argc, char **argv, int argi0)
 {
 	struct eopts o = {0};
-	struct mcinit_code_doc *all;
-	size_t n, i, k;
+	const char *name;
+	size_t i, k;
 	int status = 0;
 
 	(void)argi0;
@@ -102,48 +97,41 @@ mcinit_cmd_explain(int argc, char **argv, int argi0)
 		int rc;
 
 		free(o.codes);
-		if (o.ledger)
-			rc = mcinit_mchecks_ledger(stdout);
-		else if (o.bridge_ledger)
-			rc = mcinit_bchecks_ledger(stdout);
-		else
-			rc = mcinit_mchecks_coverage(stdout) < 0 || putchar('\n') == EOF ||
-			             mcinit_bchecks_coverage(stdout) < 0
-			         ? -1
-			         : 0;
+		rc = mcx_checks_write(stdout, o.ledger          ? MCX_LEDGER_MEGATRON
+		                              : o.bridge_ledger ? MCX_LEDGER_BRIDGE
+		                                                : MCX_COVERAGE);
 		return rc < 0 ? EX_IOERR : 0;
 	}
 	if (o.roff) {
 		free(o.codes);
-		return mcinit_rules_doc(stdout, MCINIT_DOC_ROFF) < 0 ? EX_IOERR : 0;
+		return mcx_codes_roff(stdout) < 0 ? EX_IOERR : 0;
 	}
-	all = mcinit_all_codes(&n);
-	for (i = 0; i < n; i++) {
+	/* in the catalogue's order, each once; a write error shows at exit */
+	for (i = 0; (name = mcx_word(MCX_WORDS_CODE, i)) != NULL; i++) {
 		bool want = o.ncodes == 0;
 		char code[8];
 
 		for (k = 0; k < o.ncodes && !want; k++) {
 			normalise(o.codes[k], code);
-			want = strcmp(code, all[i].code) == 0;
+			want = strcmp(code, name) == 0;
 		}
 		if (want)
-			printf("%s (%s)\n    %s\n    example: %s\n    fix: %s\n\n", all[i].code,
-			       sev_words[all[i].sev], all[i].doc, all[i].example, all[i].fix);
+			mcx_code_explain(stdout, i);
 	}
 	for (k = 0; k < o.ncodes; k++) {
 		char code[8];
 
 		normalise(o.codes[k], code);
-		for (i = 0; i < n && strcmp(code, all[i].code) != 0; i++)
+		for (i = 0; (name = mcx_word(MCX_WORDS_CODE, i)) != NULL && strcmp(code, name) != 0;
+		     i++)
 			;
-		if (i == n) {
+		if (name == NULL) {
 			fprintf(stderr,
 			        "mcinit explain: no diagnostic code '%s' (see `mcinit explain`)\n",
 			        o.codes[k]);
 			status = EX_USAGE;
 		}
 	}
-	free(all);
 	free(o.codes);
 	return status;
 }

@@ -4,7 +4,9 @@
  * command table and the exit-status table, mcinit-COMMAND(1) from each
  * command's argp options and doc (any command added to the table gets its
  * page), mcinit-config(5) from schema.def and the diagnostic-code tables.
- * `make` runs it to build man/ (Makefile.am); the escaping is src/roff.c's.
+ * `make` runs it to build man/ (Makefile.am).  What is made from the
+ * library's tables alone (mcinit-config(5), validate's DERIVED VALUES) and
+ * the escaping are the library's doc module's (mcx_man_*, mcx_roff_*).
  */
 #include "build.h" /* PACKAGE_STRING */
 
@@ -14,9 +16,8 @@
 #include <sysexits.h>
 
 #include "cli.h"
-#include "rules-doc.h"
 #include "commands.h"
-#include "roff.h"
+#include "private/mcinit-tool.h"
 
 static const char doc[] =
     "Print a manual page (roff), generated from mcinit's own tables.\v"
@@ -212,7 +213,7 @@ text_n(FILE *out, const char *s, size_t n)
 
 	memcpy(t, s, n);
 	t[n] = '\0';
-	mcinit_roff_text(out, t);
+	mcx_roff_text(out, t);
 	free(t);
 }
 
@@ -240,11 +241,11 @@ exit_status(FILE *out)
 {
 	char num[8];
 
-	mcinit_roff_sh(out, "EXIT STATUS");
+	mcx_roff_sh(out, "EXIT STATUS");
 #define MCINIT_EXIT_ROFF(value, name, meaning)                                                     \
 	snprintf(num, sizeof num, "%d", value);                                                    \
 	fprintf(out, ".TP\n.B %s\n", num);                                                         \
-	mcinit_roff_text(out, meaning);
+	mcx_roff_text(out, meaning);
 	MCINIT_EXIT_TABLE(MCINIT_EXIT_ROFF)
 #undef MCINIT_EXIT_ROFF
 }
@@ -254,7 +255,7 @@ see_also(FILE *out, int self)
 {
 	size_t i;
 
-	mcinit_roff_sh(out, "SEE ALSO");
+	mcx_roff_sh(out, "SEE ALSO");
 	if (self != PAGE_MAIN)
 		fputs(".BR mcinit (1),\n", out);
 	for (i = 0; i < mcinit_ncommands; i++)
@@ -268,6 +269,7 @@ see_also(FILE *out, int self)
 struct opt_entry {
 	const struct argp_option *o; /* then o[1..nalias] are OPTION_ALIAS */
 	int nalias;
+	const struct argp *argp; /* whose option it is: its help_filter applies */
 };
 
 static const char *
@@ -292,7 +294,7 @@ option_name(FILE *out, const struct argp_option *o, const char *arg, int optiona
 	else
 		fprintf(out, "\\fB\\-");
 	if (o->name)
-		mcinit_roff_inline(out, o->name, strlen(o->name));
+		mcx_roff_inline(out, o->name, strlen(o->name));
 	else
 		fputc(o->key, out);
 	fputs("\\fR", out);
@@ -300,7 +302,7 @@ option_name(FILE *out, const struct argp_option *o, const char *arg, int optiona
 		return;
 	fputs(optional ? "[" : "", out);
 	fputs(o->name ? "=\\fI" : " \\fI", out);
-	mcinit_roff_inline(out, arg, strlen(arg));
+	mcx_roff_inline(out, arg, strlen(arg));
 	fputs(optional ? "\\fR]" : "\\fR", out);
 }
 
@@ -308,6 +310,19 @@ static int
 has_short(const struct argp_option *o)
 {
 	return o->key > 0 && o->key < 128 && isprint(o->key);
+}
+
+/* An option's doc as --help shows it: through its argp's help_filter, as
+ * argp does (the job options name the library's releases that way). */
+static void
+option_doc(FILE *out, const struct argp *a, const struct argp_option *o)
+{
+	char *d = a->help_filter && o->doc ? a->help_filter(o->key, o->doc, NULL) : (char *)o->doc;
+
+	if (d != NULL)
+		mcx_roff_text(out, d);
+	if (d != o->doc)
+		free(d);
 }
 
 /* ".TP" and "-k, --name=ARG" for every spelling, argp's way (the argument
@@ -338,8 +353,7 @@ option_entry(FILE *out, const struct opt_entry *e)
 		first = 0;
 	}
 	fputc('\n', out);
-	if (o->doc)
-		mcinit_roff_text(out, o->doc);
+	option_doc(out, e->argp, o);
 }
 
 static void
@@ -367,7 +381,7 @@ group_header(FILE *out, const char *h)
 	t = mcx_xstrdup(h);
 	if (t[n - 1] == ':')
 		t[n - 1] = '\0';
-	mcinit_roff_ss(out, t);
+	mcx_roff_ss(out, t);
 	free(t);
 }
 
@@ -390,13 +404,13 @@ argp_options(FILE *out, const struct argp *a)
 		if ((o->name == NULL && o->key == 0) || (o->flags & OPTION_DOC)) {
 			flush_group(out, v, &n);
 			if (o->flags & OPTION_DOC)
-				mcinit_roff_text(out, o->doc);
+				mcx_roff_text(out, o->doc);
 			else
 				group_header(out, o->doc);
 			continue;
 		}
 		v = mcx_xrealloc(v, (n + 1) * sizeof *v);
-		v[n++] = (struct opt_entry){o, 0};
+		v[n++] = (struct opt_entry){o, 0, a};
 	}
 	flush_group(out, v, &n);
 	free(v);
@@ -404,22 +418,6 @@ argp_options(FILE *out, const struct argp *a)
 		if (ch->header)
 			group_header(out, ch->header);
 		argp_options(out, ch->argp);
-	}
-}
-
-/* validate's "derived" object, from derived.def. */
-static void
-derived_doc(FILE *out)
-{
-	const char *name, *help;
-
-	mcinit_roff_sh(out, "DERIVED VALUES");
-	mcinit_roff_text(out, "The values Megatron derives from the job, as validate reports them "
-	                      "(the \"derived\" object of --format=json; null when an input they "
-	                      "need is invalid):");
-	for (size_t i = 0; (name = mcinit_derived_doc(i, &help)) != NULL; i++) {
-		fprintf(out, ".TP\n.B %s\n", name);
-		mcinit_roff_text(out, help);
 	}
 }
 
@@ -431,12 +429,12 @@ command_page(FILE *out, const struct mcinit_command *c)
 	const char *u;
 
 	snprintf(name, sizeof name, "mcinit-%s", c->name);
-	mcinit_roff_th(out, name, 1, PACKAGE_STRING);
-	mcinit_roff_sh(out, "NAME");
+	mcx_roff_th(out, name, 1, PACKAGE_STRING);
+	mcx_roff_sh(out, "NAME");
 	fprintf(out, "mcinit\\-%s \\- ", c->name);
-	mcinit_roff_inline(out, c->summary, strlen(c->summary));
+	mcx_roff_inline(out, c->summary, strlen(c->summary));
 	fputc('\n', out);
-	mcinit_roff_sh(out, "SYNOPSIS");
+	mcx_roff_sh(out, "SYNOPSIS");
 	u = a->args_doc ? a->args_doc : "";
 	do { /* argp's args_doc: alternatives separated by newlines */
 		size_t n = strcspn(u, "\n");
@@ -444,23 +442,23 @@ command_page(FILE *out, const struct mcinit_command *c)
 		fprintf(out, ".B mcinit %s\n[\\fIOPTION\\fR...]", c->name);
 		if (n) {
 			fputc(' ', out);
-			mcinit_roff_inline(out, u, n);
+			mcx_roff_inline(out, u, n);
 		}
 		fputs("\n.br\n", out);
 		u += n + (u[n] == '\n');
 	} while (*u);
-	mcinit_roff_sh(out, "DESCRIPTION");
+	mcx_roff_sh(out, "DESCRIPTION");
 	argp_doc(out, a->doc);
-	mcinit_roff_sh(out, "OPTIONS");
+	mcx_roff_sh(out, "OPTIONS");
 	argp_options(out, a);
 	/* argp's own, added to every command */
-	mcinit_roff_ss(out, "Generic options");
+	mcx_roff_ss(out, "Generic options");
 	fputs(".TP\n\\fB\\-?\\fR, \\fB\\-\\-help\\fR\nGive this help list\n"
 	      ".TP\n\\fB\\-\\-usage\\fR\nGive a short usage message\n"
 	      ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nPrint program version\n",
 	      out);
 	if (strcmp(c->name, "validate") == 0)
-		derived_doc(out);
+		mcx_man_derived(out);
 }
 
 /* ---- mcinit(1) ---- */
@@ -503,154 +501,38 @@ main_page(FILE *out)
 {
 	size_t i;
 
-	mcinit_roff_th(out, "mcinit", 1, PACKAGE_STRING);
-	mcinit_roff_sh(out, "NAME");
+	mcx_roff_th(out, "mcinit", 1, PACKAGE_STRING);
+	mcx_roff_sh(out, "NAME");
 	fputs("mcinit \\- validate, inspect and initialize Megatron model-parallel training jobs\n",
 	      out);
-	mcinit_roff_sh(out, "SYNOPSIS");
+	mcx_roff_sh(out, "SYNOPSIS");
 	fputs(".B mcinit\n\\fICOMMAND\\fR [\\fIOPTION\\fR...] [\\fIARGS\\fR...]\n.br\n"
 	      ".B mcinit\n\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR\n",
 	      out);
-	mcinit_roff_sh(out, "DESCRIPTION");
-	mcinit_roff_text(out, overview);
-	mcinit_roff_sh(out, "COMMANDS");
+	mcx_roff_sh(out, "DESCRIPTION");
+	mcx_roff_text(out, overview);
+	mcx_roff_sh(out, "COMMANDS");
 	for (i = 0; i < mcinit_ncommands; i++) {
 		fprintf(out, ".TP\n.B %s\n", mcinit_commands[i].name);
-		mcinit_roff_text(out, mcinit_commands[i].summary);
+		mcx_roff_text(out, mcinit_commands[i].summary);
 		fprintf(out, "(\\fBmcinit\\-%s\\fR(1))\n", mcinit_commands[i].name);
 	}
-	mcinit_roff_sh(out, "OPTIONS");
+	mcx_roff_sh(out, "OPTIONS");
 	fputs(".TP\n\\fB\\-?\\fR, \\fB\\-\\-help\\fR, \\fBhelp\\fR\nList the commands.\n"
 	      ".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\n"
 	      "Print the version and the build configuration (CUDA, NCCL and library versions).\n",
 	      out);
 	exit_status(out);
-	mcinit_roff_sh(out, "ENVIRONMENT");
+	mcx_roff_sh(out, "ENVIRONMENT");
 	for (i = 0; i < sizeof environ_doc / sizeof environ_doc[0]; i++) {
 		fprintf(out, ".TP\n.B %s\n", environ_doc[i][0]);
-		mcinit_roff_text(out, environ_doc[i][1]);
+		mcx_roff_text(out, environ_doc[i][1]);
 	}
-	mcinit_roff_sh(out, "FILES");
-	mcinit_roff_text(out, files_doc);
-	mcinit_roff_sh(out, "EXAMPLES");
+	mcx_roff_sh(out, "FILES");
+	mcx_roff_text(out, files_doc);
+	mcx_roff_sh(out, "EXAMPLES");
 	fputs(examples, out);
 	see_also(out, PAGE_MAIN);
-}
-
-/* ---- mcinit-config(5) ---- */
-
-static const char config_intro[] =
-    "A job is described by JSON files, `section.field=VALUE` overrides and Megatron-LM "
-    "flags (after `--` on mcinit's command line, or in a launch script), merged in that "
-    "order: a later value replaces an earlier one.  A JSON file holds one object per "
-    "section, each with the fields below; unknown keys are reported (MC003) with the "
-    "closest known name: an error, or a warning in a Megatron-Bridge ConfigContainer "
-    "(a root `_target_` naming ConfigContainer) where Bridge's own loader drops the key.  "
-    "A `_target_` that Bridge refuses to instantiate (outside its allow-list, on its "
-    "deny-list, a private path) is an error (MC005).\n\n"
-    "Types: int, bool, str, enum (one of the listed choices), dtype (fp32, fp16, bf16 and "
-    "Megatron-Bridge's spellings), signal (a signal name or number), list[T], and null; "
-    "alternatives are separated by |.  A field whose default is \"required\" must be set "
-    "somewhere (MC008).  Megatron-LM's flag for a field is listed with it; "
-    "`mcinit schema` prints the same table as a JSON Schema.";
-
-static void
-bar_list(FILE *out, const char *s, const char *sep)
-{
-	while (s && *s) {
-		size_t n = strcspn(s, "|");
-
-		mcinit_roff_inline(out, s, n);
-		s += n + (s[n] == '|');
-		if (*s)
-			fputs(sep, out);
-	}
-}
-
-static void
-field_entry(FILE *out, int f)
-{
-	const struct mcinit_field_info *fi = &mcinit_fields[f];
-
-	fputs(".TP\n\\fB", out);
-	mcinit_roff_inline(out, fi->name, strlen(fi->name));
-	fputs("\\fR (\\fI", out);
-	mcinit_roff_inline(out, fi->type_text, strlen(fi->type_text));
-	fputs("\\fR, default ", out);
-	if (fi->def)
-		mcinit_roff_inline(out, fi->def, strlen(fi->def));
-	else
-		fputs("required", out);
-	fputs(")\n", out);
-	mcinit_roff_text(out, fi->help);
-	if (fi->lo != MCINIT_NOLIM || fi->hi != MCINIT_NOLIM) {
-		fputs(".br\nRange: ", out);
-		if (fi->lo != MCINIT_NOLIM && fi->hi != MCINIT_NOLIM)
-			fprintf(out, "%lld to %lld\n", fi->lo, fi->hi);
-		else if (fi->lo != MCINIT_NOLIM)
-			fprintf(out, "%lld or more\n", fi->lo);
-		else
-			fprintf(out, "at most %lld\n", fi->hi);
-	}
-	if (fi->choices) {
-		fputs(".br\nChoices: ", out);
-		bar_list(out, fi->choices, ", ");
-		fputc('\n', out);
-	}
-	if (fi->flags) {
-		fputs(".br\nMegatron\\-LM: \\fB", out);
-		bar_list(out, fi->flags, "\\fR, \\fB");
-		fputs("\\fR\n", out);
-	}
-}
-
-/* Every field, one subsection per section in the table's order. */
-static void
-fields_doc(FILE *out)
-{
-	int f, g;
-
-	/* Long flag names and Python annotations cannot be justified. */
-	fputs(".ad l\n", out);
-	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		const char *sec = mcinit_fields[f].section;
-
-		for (g = 0; g < f && strcmp(mcinit_fields[g].section, sec) != 0; g++)
-			;
-		if (g < f)
-			continue; /* section already written */
-		mcinit_roff_ss(out, sec);
-		for (g = f; g < MCINIT_F_COUNT; g++)
-			if (strcmp(mcinit_fields[g].section, sec) == 0)
-				field_entry(out, g);
-	}
-	fputs(".ad b\n", out);
-}
-
-static int
-config_page(FILE *out)
-{
-	mcinit_roff_th(out, "mcinit-config", 5, PACKAGE_STRING);
-	mcinit_roff_sh(out, "NAME");
-	fputs("mcinit\\-config \\- mcinit job configuration: every field and every diagnostic "
-	      "code\n",
-	      out);
-	mcinit_roff_sh(out, "SYNOPSIS");
-	fputs(".nf\n{ \"model\": { \"tensor_model_parallel_size\": 8, \"num_layers\": 32 },\n"
-	      "  \"train\": { \"micro_batch_size\": 1 } }\n"
-	      "mcinit validate job.json model.tensor_model_parallel_size=4\n.fi\n",
-	      out);
-	mcinit_roff_sh(out, "DESCRIPTION");
-	mcinit_roff_text(out, config_intro);
-	mcinit_roff_sh(out, "FIELDS");
-	fields_doc(out);
-	mcinit_roff_sh(out, "DIAGNOSTICS");
-	mcinit_roff_text(out, "Every code mcinit reports, with its severity, what it means, an "
-	                      "input that triggers it and the fix (also `mcinit explain CODE`).");
-	if (mcinit_rules_doc(out, MCINIT_DOC_ROFF) < 0)
-		return -1;
-	see_also(out, PAGE_CONFIG);
-	return 0;
 }
 
 int
@@ -680,9 +562,11 @@ mcinit_cmd_man(int argc, char **argv, int argi0)
 	page = idx;
 	if (page == PAGE_MAIN)
 		main_page(stdout);
-	else if (page == PAGE_CONFIG)
-		config_page(stdout);
-	else {
+	else if (page == PAGE_CONFIG) {
+		/* its SEE ALSO names the commands: the library's part first */
+		if (mcx_man_config(stdout) == 0)
+			see_also(stdout, PAGE_CONFIG);
+	} else {
 		command_page(stdout, &mcinit_commands[page]);
 		exit_status(stdout);
 		see_also(stdout, page);

@@ -4,7 +4,8 @@
  *
  * Output can be large (2^20 ranks give ~300 MB of JSON), so nothing here
  * builds a tree of the groups or ranks: the groups come from the streaming
- * writer of topology.c and the ranks from the chunked writer (topo-out.c).
+ * writer of lib/topo/topology.c and the ranks from the chunked writer
+ * (lib/report/topo-out.c).
  *
  * The node's hardware (GPUs, NUMA nodes, NICs) comes from hwloc, loaded once
  * and described per local rank, never per world rank, so it costs the same
@@ -12,16 +13,27 @@
  * described (this machine, or --hwloc-xml FILE).
  *
  * This file holds the options and the command's flow: load and check the
- * job, lay out its topology, then hand it to one emitter (topo-json.c,
- * topo-text.c, topo-svg.c); the node's hardware is read by topo-node.c.
+ * job, then hand it to the library's writers (mcx_topology_write, the
+ * report module's topo-json.c, topo-text.c and topo-svg.c), which read the
+ * node's hardware.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
+#include <jansson.h>
+
+#include "cli.h"
 #include "commands.h"
-#include "topo-out.h"
+#include "private/mcinit-tool.h"
+
+/* The command's options: the job's (cli) and how to write it (w). */
+struct topts {
+	struct mcinit_cli cli;
+	struct mcx_topology_opts w;
+	const char *hwloc_xml; /* --hwloc-xml, NULL = $HWLOC_XMLFILE or this machine */
+};
 
 enum { OPT_RANK = 0x300, OPT_GROUP, OPT_ALL, OPT_HWLOC_XML };
 
@@ -36,9 +48,9 @@ kind_list(void)
 
 	if (buf[0] != '\0')
 		return buf;
-	for (k = 0; k < MCINIT_GROUP_COUNT; k++)
+	for (k = 0; k < mcinit_group_kinds(); k++)
 		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", k ? ", " : "",
-		                      mcinit_group_kind_name(k));
+		                      mcinit_group_name(k));
 	return buf;
 }
 
@@ -71,18 +83,18 @@ parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RANK:
 		errno = 0;
-		o->rank = strtol(arg, &end, 10);
-		if (*arg == '\0' || *end != '\0' || errno != 0 || o->rank < 0)
+		o->w.rank = strtol(arg, &end, 10);
+		if (*arg == '\0' || *end != '\0' || errno != 0 || o->w.rank < 0)
 			argp_error(state, "--rank: '%s' is not a rank (an integer >= 0)", arg);
 		break;
 	case OPT_GROUP:
-		o->kind = mcinit_group_kind_from_name(arg);
-		if (o->kind < 0)
+		o->w.kind = mcinit_group_lookup(arg);
+		if (o->w.kind < 0)
 			argp_error(state, "--group: '%s' is not a group kind: %s", arg,
 			           kind_list());
 		break;
 	case OPT_ALL:
-		o->all = true;
+		o->w.all = true;
 		break;
 	case OPT_HWLOC_XML:
 		o->hwloc_xml = arg;
@@ -126,7 +138,7 @@ const struct argp mcinit_topology_argp = {
 
 /* Diagnostics of a job that cannot be laid out, as validate reports them. */
 static int
-emit_invalid(const struct topts *o, const struct mcinit_derived *dv, const struct mcinit_diags *d)
+emit_invalid(const struct topts *o, const struct mcinit_job *job, const struct mcinit_diags *d)
 {
 	int rc = 0;
 
@@ -134,8 +146,8 @@ emit_invalid(const struct topts *o, const struct mcinit_derived *dv, const struc
 		json_t *out = json_object();
 
 		json_object_set_new(out, "valid", json_false());
-		json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
-		json_object_set_new(out, "derived", mcinit_derived_to_json(dv));
+		json_object_set_new(out, "diagnostics", mcx_diags_to_json(d));
+		json_object_set_new(out, "derived", mcx_job_derived_to_json(job));
 		rc = mcinit_print_json(out, stdout);
 		json_decref(out);
 		return rc;
@@ -145,39 +157,42 @@ emit_invalid(const struct topts *o, const struct mcinit_derived *dv, const struc
 	return rc;
 }
 
-/* The emitters' view of the library's plan. */
+/* The node's file could not be read: its message, located as the library
+ * locates it (FILE:LINE: text). */
 static void
-job_fill(struct job *j, const struct topts *o, struct mcinit_job *job)
+node_error(const struct topts *o, const mcinit_error_t *err)
 {
-	const struct mcinit_topology *t = &job->topo;
-
-	j->o = o;
-	j->job = job;
-	j->dv = &job->dv;
-	j->d = job->d;
-	j->kinds = o->kind >= 0 ? MCINIT_GROUP_BIT(o->kind) : MCINIT_GROUP_ALL;
-	j->t = t->t;
-	j->pl = t->pl;
-	j->seed = t->seed;
-	j->dp_random_init = t->dp_random_init;
-	j->vpp = t->vpp;
+	fputs("mcinit topology: ", stderr);
+	if (err->source[0] != '\0') {
+		mcx_fputs_text(err->source, stderr);
+		fputc(':', stderr);
+		if (err->line > 0)
+			fprintf(stderr, "%d:", err->line);
+		if (err->line > 0 && err->column > 0)
+			fprintf(stderr, "%d:", err->column);
+		fputc(' ', stderr);
+	}
+	mcx_fputs_text(err->text, stderr);
+	fprintf(stderr, "%s\n", o->hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
 }
 
 int
 mcinit_cmd_topology(int argc, char **argv, int argi0)
 {
-	struct topts o = {.rank = -1, .kind = -1};
+	struct topts o = {.w = {.rank = -1, .kind = -1}};
 	struct mcinit_job_desc desc;
 	struct mcinit_diags *d = mcinit_diags_new();
 	struct mcinit_job *job = NULL;
-	struct mcinit_err err = {0};
+	struct mcinit_sizes s = {.size = sizeof s};
 	mcinit_error_t perr;
-	struct job j = {0};
 	int status = EX_SOFTWARE, n;
 
 	mcinit_cli_init(&o.cli, argi0, MCINIT_FMT_TEXT | MCINIT_FMT_JSON | MCINIT_FMT_SVG);
 	n = mcinit_cli_split(&o.cli, argc, argv);
 	argp_parse(&mcinit_topology_argp, n, argv, 0, NULL, &o);
+	o.w.format = o.cli.format == MCINIT_FMT_JSON  ? MCX_TOPOLOGY_JSON
+	             : o.cli.format == MCINIT_FMT_SVG ? MCX_TOPOLOGY_SVG
+	                                              : MCX_TOPOLOGY_TEXT;
 	mcinit_cli_desc(&o.cli, &desc);
 	desc.hwloc_xml = o.hwloc_xml;
 	job = mcinit_job_new(&desc, d, &perr);
@@ -186,26 +201,28 @@ mcinit_cmd_topology(int argc, char **argv, int argi0)
 		goto out;
 	}
 	if (!mcinit_job_valid(job)) {
-		status = emit_invalid(&o, &job->dv, d) < 0 ? EX_IOERR : 1;
+		status = emit_invalid(&o, job, d) < 0 ? EX_IOERR : 1;
 		goto out;
 	}
-	if (o.rank >= job->topo.t.s.world) {
+	mcinit_topology_sizes(mcinit_job_topology(job), &s);
+	if (o.w.rank >= s.world) {
 		fprintf(stderr, "mcinit topology: --rank %ld: the world has %ld ranks (0 to %ld)\n",
-		        o.rank, job->topo.t.s.world, job->topo.t.s.world - 1);
+		        o.w.rank, s.world, s.world - 1);
 		status = EX_USAGE;
 		goto out;
 	}
-	job_fill(&j, &o, job);
-	if (mcinit_node_start(job, o.cli.format == MCINIT_FMT_JSON, &err) < 0) {
-		fputs("mcinit topology: ", stderr);
-		mcx_fputs_text(err.msg, stderr);
-		fprintf(stderr, "%s\n", o.hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
-		status = mcinit_exit_status(err.code);
+	if (mcx_topology_start(job, &o.w, &perr) < 0) {
+		node_error(&o, &perr);
+		status = mcinit_exit_status(perr.code);
 		goto out;
 	}
-	n = o.cli.format == MCINIT_FMT_JSON  ? mcinit_topology_json(&j)
-	    : o.cli.format == MCINIT_FMT_SVG ? mcinit_topology_svg(&j)
-	                                     : mcinit_topology_text(&j);
+	if (o.w.format != MCX_TOPOLOGY_JSON) {
+		/* JSON carries them inside; text and SVG show them first */
+		mcx_topology_node(job);
+		mcinit_diags_print(d, stderr, mcx_want_color(stderr));
+		mcinit_print_summary(d, stderr);
+	}
+	n = mcx_topology_write(job, &o.w, stdout, stderr);
 	if (n < 0) {
 		fprintf(stderr, "mcinit: cannot write output\n");
 		status = EX_IOERR;

@@ -3,8 +3,11 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "commands.h"
+#include "private/mcinit-tool.h"
 
 enum { OPT_PRINT_CONFIG = 0x200, OPT_EACH, OPT_WERROR, OPT_NO_CONFIG };
 
@@ -111,17 +114,7 @@ failed(const struct vopts *o, const struct mcinit_diags *d)
 static json_t *
 result_json(const struct vopts *o, const struct mcinit_job *job, const struct mcinit_diags *d)
 {
-	const struct mcinit_derived *dv = &job->dv;
-
-	json_t *out = json_object();
-
-	json_object_set_new(out, "valid", json_boolean(!failed(o, d)));
-	json_object_set_new(out, "diagnostics", mcinit_diags_to_json(d));
-	json_object_set_new(out, "derived",
-	                    job->lint_only ? json_null() : mcinit_derived_to_json(dv));
-	if (o->print_config && !job->lint_only)
-		json_object_set_new(out, "config", mcinit_job_resolved_json(job));
-	return out;
+	return mcx_job_result_json(job, d, !failed(o, d), o->print_config);
 }
 
 static int
@@ -133,15 +126,16 @@ emit_text(const struct vopts *o, const struct mcinit_job *job, const struct mcin
 	mcinit_print_summary(d, stderr);
 	if (o->werror && mcinit_diags_count(d, MCINIT_WARNING) > 0)
 		fprintf(stderr, "mcinit: --werror: warnings count as errors\n");
-	if (job->lint_only)
+	if (mcx_job_lint_only(job))
 		return 0;
 	if (o->print_config) {
-		json_t *cfg = mcinit_job_resolved_json(job);
+		char *cfg = mcinit_job_config_json(job);
 
-		rc = mcinit_print_json(cfg, stdout);
-		json_decref(cfg);
+		/* the text mcinit_print_json writes: indented, a final newline */
+		rc = cfg != NULL && fputs(cfg, stdout) >= 0 && putchar('\n') != EOF ? 0 : -1;
+		free(cfg);
 	} else if (mcinit_diags_count(d, MCINIT_ERROR) == 0) {
-		mcinit_derived_print(&job->dv, stdout);
+		mcinit_job_derived_print(job, stdout);
 	}
 	return rc;
 }
@@ -253,7 +247,7 @@ validate_one(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 		mcinit_diags_sort(d);
 		json_object_set_new(r, "valid", json_false());
 		json_object_set_new(r, "error", mcinit_cli_error_json(&err));
-		json_object_set_new(r, "diagnostics", mcinit_diags_to_json(d));
+		json_object_set_new(r, "diagnostics", mcx_diags_to_json(d));
 		if (o->each && cli->ninputs == 1)
 			json_object_set_new(r, "input", json_string(cli->inputs[0]));
 		json_array_append_new(results, r);
@@ -308,10 +302,10 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 
 	/* each launch is a job of its own, made again from the inputs; the
 	 * script is interpreted once, all its launches together */
-	mcinit_config_script_memo(1);
+	mcx_script_memo(true);
 	status = validate_one(o, cli, results, 0, &n);
 	if (n < 2) {
-		mcinit_config_script_memo(0);
+		mcx_script_memo(false);
 		return status;
 	}
 	for (size_t k = 1; k <= n; k++) {
@@ -322,7 +316,7 @@ validate_job(const struct vopts *o, const struct mcinit_cli *cli, json_t *result
 		}
 		status = worse(k > 1 ? status : 0, validate_one(o, cli, results, (int)k, NULL));
 	}
-	mcinit_config_script_memo(0);
+	mcx_script_memo(false);
 	return status;
 }
 

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "commands.h"
-#include "version.h"
+#include "private/mcinit-tool.h"
 
 /* The table's values are sysexits(3)'s: the compiler checks that they agree. */
 #define MCINIT_EXIT_CHECK(value, name, meaning)                                                    \
@@ -24,7 +24,7 @@ static void
 version_hook(FILE *out, struct argp_state *state)
 {
 	(void)state;
-	mcinit_print_version(out);
+	mcx_version_write(out);
 }
 void (*argp_program_version_hook)(FILE *, struct argp_state *) = version_hook;
 
@@ -129,7 +129,7 @@ main(int argc, char **argv)
 		return finish_output(0);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		return finish_output(mcinit_print_version(stdout) == 0 ? 0 : EX_IOERR);
+		return finish_output(mcx_version_write(stdout) == 0 ? 0 : EX_IOERR);
 	}
 	for (i = 0; i < mcinit_ncommands; i++)
 		if (strcmp(argv[1], mcinit_commands[i].name) == 0)

@@ -88,6 +88,68 @@ bool mcx_want_color(FILE *f);
 
 /* ---- topology output (mcinit topology, mcinit validate's JSON) ---- */
 
+/* jansson's object type (<jansson.h>): the JSON entries below return new
+ * references the caller releases with json_decref. */
+struct json_t;
+
+/* The findings of d as a JSON array (validate --format=json's
+ * "diagnostics"), in d's order. */
+struct json_t *mcx_diags_to_json(const struct mcinit_diags *d);
+
+/* The job's derived values as a JSON object ({name: value}, null where a
+ * value could not be derived), whatever the job: what `mcinit topology
+ * --format=json` prints beside the diagnostics of a job it cannot lay out. */
+struct json_t *mcx_job_derived_to_json(const struct mcinit_job *job);
+
+/* True for a lint request: the inputs were only .py files (linted), so no
+ * job was checked and there are no derived values or config to show. */
+bool mcx_job_lint_only(const struct mcinit_job *job);
+
+/* validate's result object for one job: {"valid": valid, "diagnostics":
+ * d's findings, "derived": the derived values (null for a lint request)}
+ * and, when config is true and the job is not a lint request, "config":
+ * the resolved config (defaults, repairs and derived values applied, as
+ * mcinit_job_config_json). */
+struct json_t *mcx_job_result_json(const struct mcinit_job *job, const struct mcinit_diags *d,
+                                   bool valid, bool config);
+
+/* Keeps a launch script's interpretation for the process while hold is
+ * true (a script that launches several times is interpreted once, and each
+ * launch checked as a job of its own is made from that); false forgets it.
+ * Either call drops what was kept. */
+void mcx_script_memo(bool hold);
+
+/* How `mcinit topology` writes a job: a plain description the caller owns
+ * (the library keeps no pointer to it past a call). */
+enum mcx_topology_format { MCX_TOPOLOGY_TEXT, MCX_TOPOLOGY_JSON, MCX_TOPOLOGY_SVG };
+struct mcx_topology_opts {
+	enum mcx_topology_format format;
+	long rank; /* one rank's coordinates, groups, seeds and affinity; -1: every rank */
+	int kind;  /* only this group kind (mcinit_group_lookup); -1: every kind */
+	bool all;  /* the per-rank tables even above 64 ranks */
+};
+
+/* Starts reading the node's hardware (GPUs, NUMA nodes, NICs: the job
+ * description's hwloc_xml, else $HWLOC_XMLFILE of its environment, else
+ * this machine) for a valid job (mcinit_job_valid).  A file is read here,
+ * so that a bad one fails before any output: -1 + err.  This machine is read
+ * in a thread for JSON, beside the output.  0 otherwise. */
+int mcx_topology_start(struct mcinit_job *job, const struct mcx_topology_opts *o,
+                       mcinit_error_t *err);
+
+/* Waits for the node: its warnings (MC050-MC054) join the job's
+ * diagnostics, which are then sorted.  The text and SVG writers show no
+ * diagnostics: call this first and print them before the output. */
+void mcx_topology_node(struct mcinit_job *job);
+
+/* Writes the topology of a started job to out: text, JSON (with the
+ * diagnostics inside) or an SVG picture.  msg gets the SVG writer's
+ * message when there is nothing to draw.  0; -1 when out could not be
+ * written; 1 when there is nothing to draw (said on msg).  out is flushed;
+ * neither stream is closed. */
+int mcx_topology_write(struct mcinit_job *job, const struct mcx_topology_opts *o, FILE *out,
+                       FILE *msg);
+
 /* ---- the store server and the launcher (mcinit store, mcinit run) ---- */
 
 /* The store's default port (torch's), and the longest job token (bytes)
@@ -168,5 +230,110 @@ struct json_t *mcx_init_report(const struct mcinit_init *init);
 
 /* ---- documentation, releases and completion tables (explain, man,
  *      complete, --version) ---- */
+
+/* Implemented in lib/doc (the top layer: it reads every table below it).
+ * Everything here writes only to the FILE * it is handed, or hands a
+ * string of static storage (never freed) to a callback; nothing allocates
+ * anything the caller must free. */
+
+/* The number format of every JSON document mcinit writes: 15 significant
+ * digits, so that what a user wrote (0.0003) prints as written (jansson has
+ * no shortest round-trip mode).  A json_dump* flag (<jansson.h>'s
+ * JSON_REAL_PRECISION); lib/core/util.h's MCINIT_JSON_REALS is this. */
+#define MCX_JSON_REALS JSON_REAL_PRECISION(15)
+
+/* `mcinit --version`: the package, the build configuration (CUDA, NCCL,
+ * hwloc, jansson, libyaml: as compiled and, where a library can tell, as
+ * running), the GPU backend and the libraries it would load, and the
+ * releases whose facts are built in.  0, or -1 on a write error. */
+int mcx_version_write(FILE *out);
+
+/* The closed sets of names the options take (releases, entry points) and
+ * the program offers (completion).  mcx_word gives the i-th word of a set,
+ * in the set's own order, or NULL past its end; static storage. */
+enum mcx_words {
+	MCX_WORDS_MEGATRON_VERSION, /* --megatron-version: "core_r0.13" ... "main" */
+	MCX_WORDS_ENTRY_POINT,      /* --entry-point: "pretrain_gpt" ... */
+	MCX_WORDS_BRIDGE_VERSION,   /* --bridge-version: "0.6.2" ... "main" */
+	MCX_WORDS_GROUP_KIND,       /* topology --group: the rank group kinds */
+	MCX_WORDS_INPUT_SUFFIX,     /* what an INPUT's name ends with: ".json" ... */
+	MCX_WORDS_CODE,             /* every documented diagnostic code, as explain lists them */
+};
+const char *mcx_word(enum mcx_words set, size_t i);
+/* 0 when s names a word of set (MCX_WORDS_MEGATRON_VERSION,
+ * MCX_WORDS_ENTRY_POINT or MCX_WORDS_BRIDGE_VERSION: the spellings their
+ * options accept, e.g. "r0.19" for "core_r0.19"), else -1. */
+int mcx_word_parse(enum mcx_words set, const char *s);
+/* The same three sets as an error message lists them ("a, b, c"), written
+ * into buf (len bytes, cut to fit); returns buf. */
+const char *mcx_word_list(enum mcx_words set, char *buf, size_t len);
+/* MCX_WORDS_MEGATRON_VERSION's and MCX_WORDS_ENTRY_POINT's words as an
+ * option's --help and man page name them ("a, b or c"), and the word that
+ * applies when the option is not given (also for MCX_WORDS_BRIDGE_VERSION);
+ * static storage, NULL for the other sets. */
+const char *mcx_word_names(enum mcx_words set);
+const char *mcx_word_default(enum mcx_words set);
+
+/* True when s is a version as PEP 440 orders them (--te-version 2.14.0). */
+bool mcx_is_version(const char *s);
+
+/* Completion (`mcinit complete`): each candidate goes to offer(candidate,
+ * cur), which keeps those that start with cur.
+ * mcx_complete_override: a section.field=VALUE word.  When cur is NAME=...
+ * of a known field, the values its type has a name for (true/false, null,
+ * its choices, the dtypes), and true; else the keys: "section." while cur
+ * has no dot, then every "section.field=" and "alias=", and false.
+ * mcx_complete_megatron_flag: the Megatron-LM flags of a release and entry
+ * point (their names as --megatron-version and --entry-point take them;
+ * NULL or unknown: the default).
+ * mcx_complete_megatron_value: the choices of flag's value (flag is the word
+ * before cur), none for a negated flag or one without choices. */
+bool mcx_complete_override(const char *cur, void (*offer)(const char *cand, const char *cur));
+void mcx_complete_megatron_flag(const char *version, const char *entry, const char *cur,
+                                void (*offer)(const char *cand, const char *cur));
+void mcx_complete_megatron_value(const char *version, const char *entry, const char *flag,
+                                 const char *cur, void (*offer)(const char *cand, const char *cur));
+
+/* `mcinit explain CODE`: code i's block (the i-th of MCX_WORDS_CODE): the
+ * code, its severity, what it means, an example and the fix, then a blank
+ * line.  0, or -1 on a write error. */
+int mcx_code_explain(FILE *out, size_t i);
+/* Every code as sections of a man page (roff: .SS per group, .TP per code),
+ * as mcinit-config(5) and `mcinit explain --roff` write them.  0, or -1 on
+ * a write error. */
+int mcx_codes_roff(FILE *out);
+
+/* The ledger of the ported configuration checks (`mcinit explain
+ * --ledger`, --bridge-ledger: one line a row, the code that implements
+ * it), or both coverages (--coverage: Megatron-LM's, a blank line,
+ * Megatron-Bridge's).  0, or -1 on a write error. */
+enum mcx_checks_report { MCX_LEDGER_MEGATRON, MCX_LEDGER_BRIDGE, MCX_COVERAGE };
+int mcx_checks_write(FILE *out, enum mcx_checks_report what);
+
+/* Man-page text (roff with the man macros), escaped in one place so that
+ * what comes out renders with `groff -ww` silent: backslashes, hyphens (as
+ * \-, so options copy and paste), lines that would start a request, and
+ * non-ASCII characters (as \[uXXXX]).
+ * mcx_roff_inline: s[0..n) escaped, no newline added; a NUL ends it early.
+ * mcx_roff_text: running text: blank lines become one paragraph break
+ * (.PP), every other line is escaped and ends with a newline; balanced
+ * `backquoted` words turn bold.
+ * mcx_roff_th: .TH NAME SECTION "" "PACKAGE" "mcinit manual", NAME
+ * upper-cased.  mcx_roff_sh, mcx_roff_ss: .SH / .SS with an escaped
+ * heading.  Nothing here allocates. */
+void mcx_roff_inline(FILE *out, const char *s, size_t n);
+void mcx_roff_text(FILE *out, const char *s);
+void mcx_roff_th(FILE *out, const char *name, int section, const char *package);
+void mcx_roff_sh(FILE *out, const char *heading);
+void mcx_roff_ss(FILE *out, const char *heading);
+
+/* mcinit-config(5) up to its SEE ALSO (which names the program's commands:
+ * the caller writes it): .TH, NAME, SYNOPSIS, DESCRIPTION, every field of
+ * the configuration (FIELDS) and every diagnostic code (DIAGNOSTICS).
+ * 0, or -1 on a write error. */
+int mcx_man_config(FILE *out);
+/* mcinit-validate(1)'s DERIVED VALUES section: every value of validate's
+ * "derived" object, with what it is. */
+void mcx_man_derived(FILE *out);
 
 #endif

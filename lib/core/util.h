@@ -162,8 +162,9 @@ size_t mcinit_edit_distance(const char *a, const char *b, size_t max);
  * NULL when nothing is close enough. */
 /* json_dump* flag for numbers: 15 significant digits, so that what a user
  * wrote (0.0003) prints as written rather than as its nearest double
- * (0.00029999999999999997); jansson has no shortest round-trip mode. */
-#define MCINIT_JSON_REALS JSON_REAL_PRECISION(15)
+ * (0.00029999999999999997); jansson has no shortest round-trip mode.  The
+ * tool header defines it, for the program's JSON too. */
+#define MCINIT_JSON_REALS MCX_JSON_REALS
 
 /* First element of a sorted array (n elements of `size` bytes, each with a
  * `const char *` at byte offset `off`, sorted bytewise) whose string is >=

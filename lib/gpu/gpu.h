@@ -70,6 +70,19 @@ struct mcinit_gpu_props {
 /* 0, or -1 (no such device, no runtime, a backend without it). */
 int mcinit_gpu_props(int device, struct mcinit_gpu_props *p);
 
+/* What NVML knows of a device (gpu-nvml.c; libnvidia-ml.so.1, the
+ * driver's, opened at the first call in every build): -1 where unknown. */
+struct mcinit_nvml_props {
+	int mig;         /* MIG mode now: 1 on, 0 off (also a GPU without MIG) */
+	int mig_pending; /* MIG mode after the next GPU reset */
+	int nvlinks;     /* NVLinks active */
+};
+/* The device of PCI bus id busid ("0000:1b:00.0"): 0, or -1 with why[cap]
+ * (no NVML, NVML that cannot start, a device it does not know). */
+int mcinit_nvml_props(const char *busid, struct mcinit_nvml_props *p, char *why, size_t cap);
+/* The NVML file opened, NULL when none could be. */
+const char *mcinit_nvml_library(void);
+
 /* ---- NCCL ---- */
 
 #define MCINIT_NCCL_ID_BYTES 128 /* NCCL_UNIQUE_ID_BYTES */

@@ -102,20 +102,32 @@ ffail(struct px *p, size_t off, const char *fname, const char *msg)
 	return mcinit_hy_fail_at(p, off, "function", "while evaluating '%s(...)': %s", fname, msg);
 }
 
+/* What Python's float() and int() skip of a string: the whitespace around
+ * it ([*a, *b) is left) and then one sign; returns where the number starts. */
+static size_t
+py_number_span(const char *s, size_t n, size_t *a, size_t *b)
+{
+	size_t k;
+
+	*a = 0;
+	*b = n;
+	while (*a < *b && isspace((unsigned char)s[*a]))
+		(*a)++;
+	while (*b > *a && isspace((unsigned char)s[*b - 1]))
+		(*b)--;
+	k = *a;
+	if (k < *b && (s[k] == '+' || s[k] == '-'))
+		k++;
+	return k;
+}
+
 /* Python's float(text) on a string: whitespace around, a sign, digits with
  * single '_' between them, a point, an exponent, or inf/infinity/nan. */
 static int
 str_to_float(const char *s, size_t n, double *f)
 {
-	size_t a = 0, b = n, k;
+	size_t a, b, k = py_number_span(s, n, &a, &b);
 
-	while (a < b && isspace((unsigned char)s[a]))
-		a++;
-	while (b > a && isspace((unsigned char)s[b - 1]))
-		b--;
-	k = a;
-	if (k < b && (s[k] == '+' || s[k] == '-'))
-		k++;
 	if ((b - k == 3 &&
 	     (strncasecmp(s + k, "inf", 3) == 0 || strncasecmp(s + k, "nan", 3) == 0)) ||
 	    (b - k == 8 && strncasecmp(s + k, "infinity", 8) == 0)) {
@@ -155,15 +167,8 @@ str_to_float(const char *s, size_t n, double *f)
 static int
 str_to_int(const char *s, size_t n, val *out)
 {
-	size_t a = 0, b = n, k;
+	size_t a, b, k = py_number_span(s, n, &a, &b);
 
-	while (a < b && isspace((unsigned char)s[a]))
-		a++;
-	while (b > a && isspace((unsigned char)s[b - 1]))
-		b--;
-	k = a;
-	if (k < b && (s[k] == '+' || s[k] == '-'))
-		k++;
 	if (mcinit_hy_m_digits(s, b, k) != b - k || b == k)
 		return -1;
 	mcinit_hy_vint(out, s + a, b - a);

@@ -60,26 +60,14 @@ is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* INT_UNSIGNED: '0' | [1-9] ('_'? DIGIT)* */
+/* INT_UNSIGNED: '0' | [1-9] ('_'? DIGIT)*: a lone zero, else the digits
+ * rule (a leading zero cannot start a longer integer). */
 static size_t
 m_uint(const char *s, size_t n, size_t i)
 {
-	size_t k = i;
-
-	if (k >= n || !is_digit(s[k]))
-		return 0;
-	if (s[k] == '0')
+	if (i < n && s[i] == '0')
 		return 1;
-	k++;
-	for (;;) {
-		if (k < n && is_digit(s[k]))
-			k++;
-		else if (k + 1 < n && s[k] == '_' && is_digit(s[k + 1]))
-			k += 2;
-		else
-			break;
-	}
-	return k - i;
+	return mcinit_hy_m_digits(s, n, i);
 }
 
 /* DIGIT ('_'? DIGIT)* */

@@ -280,24 +280,36 @@ fails(const struct request *q, const struct mcinit_diags *d)
 	       (q->werror && mcinit_diags_count(d, MCINIT_WARNING) > 0);
 }
 
+/* The request's job, for both calls: NULL when the request or its job
+ * cannot be read, with *r the refusal to answer.  *d is the job's
+ * diagnostics (NULL when the request itself was refused); the caller frees
+ * the job, *d and q whatever happened. */
+static struct mcinit_job *
+request_job(const char *request, struct request *q, struct mcinit_diags **d, json_t **r)
+{
+	struct mcinit_job *job;
+	mcinit_error_t err;
+
+	*d = NULL;
+	*r = request_parse(request, q);
+	if (*r != NULL)
+		return NULL;
+	*d = mcinit_diags_new();
+	job = mcinit_job_new(&q->desc, *d, &err);
+	if (job == NULL)
+		*r = failure(&err, *d);
+	return job;
+}
+
 char *
 mcinit_json_validate(const char *request)
 {
 	struct request q;
 	struct mcinit_diags *d;
-	struct mcinit_job *job;
-	mcinit_error_t err;
-	json_t *r = request_parse(request, &q);
+	json_t *r;
+	struct mcinit_job *job = request_job(request, &q, &d, &r);
 
-	if (r != NULL) {
-		request_free(&q);
-		return dump(r);
-	}
-	d = mcinit_diags_new();
-	job = mcinit_job_new(&q.desc, d, &err);
-	if (job == NULL) {
-		r = failure(&err, d);
-	} else {
+	if (job != NULL) {
 		r = json_object();
 		mcinit_diags_sort(d);
 		json_object_set_new(r, "valid", json_boolean(!fails(&q, d)));
@@ -366,22 +378,13 @@ mcinit_json_topology(const char *request)
 {
 	struct request q;
 	struct mcinit_diags *d;
-	struct mcinit_job *job;
 	const struct mcinit_topology *t;
 	struct mcinit_sizes s = {.size = sizeof s};
-	mcinit_error_t err;
-	json_t *r = request_parse(request, &q), *groups, *ranks;
+	json_t *r, *groups, *ranks;
+	struct mcinit_job *job = request_job(request, &q, &d, &r);
 
-	if (r != NULL) {
-		request_free(&q);
-		return dump(r);
-	}
-	d = mcinit_diags_new();
-	job = mcinit_job_new(&q.desc, d, &err);
-	if (job == NULL) {
-		r = failure(&err, d);
+	if (job == NULL)
 		goto out;
-	}
 	mcinit_diags_sort(d);
 	t = mcinit_job_topology(job);
 	r = json_object();

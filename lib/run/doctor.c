@@ -43,6 +43,14 @@ problem(json_t *list, const char *fix, const char *fmt, ...)
 	json_array_append_new(list, json_pack("{s:s, s:s}", "what", what, "fix", fix));
 }
 
+/* A JSON boolean as the text report says it: on, off, or unknown (null or
+ * absent). */
+static const char *
+on_off(const json_t *b)
+{
+	return json_is_true(b) ? "on" : json_is_false(b) ? "off" : "unknown";
+}
+
 static json_t *
 str_or_null(const char *s)
 {
@@ -169,6 +177,8 @@ gpu_part(json_t *problems, json_t *root)
 		problem(problems, "see the reason", "%s", chk);
 	for (i = 0; i < n; i++) {
 		struct mcinit_gpu_props p;
+		struct mcinit_nvml_props nv;
+		char nvwhy[1024];
 		const char *cm;
 
 		if (mcinit_gpu_props(i, &p) != 0) {
@@ -176,10 +186,36 @@ gpu_part(json_t *problems, json_t *root)
 			continue;
 		}
 		cm = compute_mode_name(p.compute_mode);
+		if (mcinit_nvml_props(p.busid, &nv, nvwhy, sizeof nvwhy) != 0 &&
+		    json_object_get(root, "nvml") == NULL)
+			json_object_set_new(root, "nvml",
+			                    json_pack("{s:o, s:s}", "library",
+			                              str_or_null(mcinit_nvml_library()), "why",
+			                              nvwhy));
 		json_array_append_new(
-		    devs, json_pack("{s:i, s:s, s:s, s:o, s:o, s:n}", "index", i, "name", p.name,
-		                    "bus_id", p.busid, "compute_mode", str_or_null(cm), "ecc",
-		                    p.ecc < 0 ? json_null() : json_boolean(p.ecc), "mig"));
+		    devs,
+		    json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "index", i, "name",
+		              p.name, "bus_id", p.busid, "compute_mode", str_or_null(cm), "ecc",
+		              p.ecc < 0 ? json_null() : json_boolean(p.ecc), "mig",
+		              nv.mig < 0 ? json_null() : json_boolean(nv.mig), "mig_pending",
+		              nv.mig_pending < 0 ? json_null() : json_boolean(nv.mig_pending),
+		              "nvlinks", nv.nvlinks < 0 ? json_null() : json_integer(nv.nvlinks)));
+		/* MIG instances have no NVLink and no CUDA IPC between them (NVIDIA's
+		 * MIG guide): NCCL goes through host memory, and a rank sees one
+		 * instance, not the GPU */
+		if (nv.mig == 1)
+			problem(
+			    problems,
+			    "nvidia-smi -i <GPU> -mig 0, then reset the GPU (as root); or run one "
+			    "rank per MIG instance knowing it has no NVLink",
+			    "GPU %d (%s) is in MIG mode: its instances have no NVLink or CUDA IPC, "
+			    "so NCCL between ranks on it goes through host memory",
+			    i, p.busid);
+		else if (nv.mig_pending == 1)
+			problem(problems,
+			        "reset the GPU (nvidia-smi -i <GPU> -r, as root) or undo it "
+			        "with nvidia-smi -i <GPU> -mig 0",
+			        "GPU %d (%s) will be in MIG mode after its next reset", i, p.busid);
 		if (p.compute_mode == 2 || p.compute_mode == 3)
 			problem(problems, "nvidia-smi -i <GPU> -c DEFAULT (as root)",
 			        "GPU %d (%s) is in compute mode %s: %s", i, p.busid, cm,
@@ -189,6 +225,10 @@ gpu_part(json_t *problems, json_t *root)
 			              "and the trainer, cannot share it");
 	}
 	json_object_set_new(root, "devices", devs);
+	if (json_object_get(root, "nvml") == NULL)
+		json_object_set_new(
+		    root, "nvml",
+		    json_pack("{s:o, s:n}", "library", str_or_null(mcinit_nvml_library()), "why"));
 	return root;
 }
 
@@ -344,17 +384,25 @@ text(const json_t *r, FILE *out)
 		        json_string_value(json_object_get(nccl, "torch_library")),
 		        json_is_true(json_object_get(nccl, "same_as_torch")) ? "the same file"
 		                                                             : "a different file");
+	p = json_object_get(r, "nvml");
+	if (json_array_size(json_object_get(r, "devices")) > 0 &&
+	    json_string_value(json_object_get(p, "why")))
+		fprintf(out, "  NVML:          %s (MIG and NVLinks unknown)\n",
+		        json_string_value(json_object_get(p, "why")));
 	json_array_foreach(json_object_get(r, "devices"), i, p)
 	{
 		const json_t *e = json_object_get(p, "ecc");
 
-		fprintf(out, "  GPU %-3zu        %s %s, compute mode %s, ECC %s, MIG unknown\n", i,
+		const json_t *m = json_object_get(p, "mig"), *l = json_object_get(p, "nvlinks");
+
+		fprintf(out, "  GPU %-3zu        %s %s, compute mode %s, ECC %s, MIG %s", i,
 		        json_string_value(json_object_get(p, "bus_id")) ?: "?",
 		        json_string_value(json_object_get(p, "name")) ?: "?",
 		        json_string_value(json_object_get(p, "compute_mode")) ?: "unknown",
-		        json_is_null(e) || !e ? "unknown"
-		        : json_is_true(e)     ? "on"
-		                              : "off");
+		        on_off(e), on_off(m));
+		if (json_is_integer(l))
+			fprintf(out, ", NVLinks %lld", (long long)json_integer_value(l));
+		fputc('\n', out);
 	}
 	p = json_object_get(r, "affinity");
 	if (json_string_value(json_object_get(p, "matrix"))) {

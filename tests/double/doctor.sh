@@ -51,4 +51,35 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["nccl"]["same_as_torch"] is True and r["nccl"]["version"] == 22705, r["nccl"]
 ' "$tmp/same.json"
+# NVML (the double's libnvidia-ml.so.1): MIG and NVLinks per GPU
+on_double env MCDOUBLE_DEVICES=2 MCDOUBLE_NVLINKS=18 $MCINIT doctor --format=json >"$tmp/nvml.json" 2>"$tmp/nvml.err"
+check "NVML: MIG off, 18 NVLinks, the library named, no MIG problem" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["nvml"]["library"].endswith("libnvidia-ml.so.1") and r["nvml"]["why"] is None, r["nvml"]
+for d in r["devices"]:
+    assert d["mig"] is False and d["mig_pending"] is False and d["nvlinks"] == 18, d
+assert not any("MIG" in p["what"] for p in r["problems"]), r["problems"]
+' "$tmp/nvml.json"
+on_double env MCDOUBLE_DEVICES=2 MCDOUBLE_MIG=on $MCINIT doctor >"$tmp/mig" 2>&1
+rc=$?
+comment "$tmp/mig"
+check "MIG on: each GPU says so, a problem with the fix, exit 69" sh -c "test $rc = 69 &&
+	test \$(grep -c '^  GPU [01] .*, MIG on, NVLinks 0\$' '$tmp/mig') = 2 &&
+	test \$(grep -c '^  - GPU [01] (0000:1[01]:00.0) is in MIG mode: its instances have no NVLink' '$tmp/mig') = 2 &&
+	grep -q '^    fix: nvidia-smi -i <GPU> -mig 0' '$tmp/mig'"
+on_double env MCDOUBLE_DEVICES=1 MCDOUBLE_MIG=pending $MCINIT doctor >"$tmp/pend" 2>&1
+comment "$tmp/pend"
+check "MIG pending a reset: said, with the fix" sh -c "
+	grep -q '^  GPU 0 .*, MIG off' '$tmp/pend' &&
+	grep -q '^  - GPU 0 (0000:10:00.0) will be in MIG mode after its next reset' '$tmp/pend'"
+on_double env MCDOUBLE_DEVICES=1 MCDOUBLE_NVML_INIT=fail $MCINIT doctor --format=json >"$tmp/nonvml.json" 2>/dev/null
+check "NVML that cannot start: why, MIG and NVLinks unknown, not a problem" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "nvmlInit: Driver Not Loaded" in r["nvml"]["why"], r["nvml"]
+d = r["devices"][0]
+assert d["mig"] is None and d["nvlinks"] is None, d
+assert not any("MIG" in p["what"] or "NVML" in p["what"] for p in r["problems"]), r["problems"]
+' "$tmp/nonvml.json"
 finish

@@ -1,5 +1,5 @@
 /* Unit tests: repairs, derived values (against hand computations and
- * Megatron's formulas), the rule table and its documentation. */
+ * Megatron's formulas) and the rule table (its documentation: tests/unit/doc). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 #include "rules/rules-impl.h"
 #include "config/mflags.h"
 #include "rules/rules.h"
-#include "rules-doc.h"
 
 static struct mcinit_config c;
 static struct mcinit_diags d;
@@ -161,36 +160,6 @@ Test(rules, table_has_every_rule_once_in_order)
 		cr_assert_eq(found, n != 102, "repair %s documented once", code);
 	}
 	cr_assert_null(mcinit_rule_find("MC999"));
-}
-
-Test(rules, doc_renders_every_code_as_roff_and_text)
-{
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f = open_memstream(&buf, &len);
-
-	cr_assert_eq(mcinit_rules_doc(f, MCINIT_DOC_ROFF), 0);
-	fclose(f);
-	/* every hyphen is \-, so option names copy and paste from the page */
-	cr_assert(strstr(buf, ".SS \"Cross\\-field rules") != NULL);
-	for (i = 0; i < mcinit_nrules; i++) {
-		char tp[32];
-
-		snprintf(tp, sizeof tp, ".TP\n.BR %s ", mcinit_rules[i]->code);
-		cr_assert(strstr(buf, tp) != NULL, "%s", tp);
-	}
-	cr_assert(strstr(buf, "MC108") != NULL);
-	/* hyphens are literal and no text line starts a roff request by accident */
-	cr_assert(strstr(buf, "\\-\\-world\\-size 12") != NULL);
-	cr_assert(strstr(buf, "\n-") == NULL);
-	free(buf);
-	f = open_memstream(&buf, &len);
-	cr_assert_eq(mcinit_rules_doc(f, MCINIT_DOC_TEXT), 0);
-	fclose(f);
-	cr_assert(strstr(buf, "MC012 (error)\n") != NULL);
-	cr_assert(strstr(buf, "reads: train.micro_batch_size") != NULL);
-	cr_assert(strstr(buf, "MC033 (warning)") != NULL);
-	free(buf);
 }
 
 /* ---- D4, D5: model shape ---- */

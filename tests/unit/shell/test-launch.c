@@ -1,60 +1,10 @@
 /* test-launch.c — what runs the launch (#39 classes 4-7): Slurm's own
  * sizing from #SBATCH, the DeepSpeed launcher, launches behind wrappers
  * (lib/shell/launch-cmdline.c, shell-source.c). */
-#include <criterion/criterion.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "shell/launch-cmdline.h"
-#include "shell/shell.h"
-
-static struct mcinit_shscan S;
-
-static void
-scan_ok(const char *text)
-{
-	struct mcinit_err err = {0};
-
-	mcinit_shscan_destroy(&S);
-	cr_assert_eq(mcinit_shscan_parse(text, strlen(text), &S, &err), 0, "parse failed: %s",
-	             err.msg);
-}
-
-static void
-teardown(void)
-{
-	mcinit_shscan_destroy(&S);
-}
+#include "shell-fixture.h"
 
 TestSuite(launch, .fini = teardown);
-
-/* The words of the launch joined with '|'. */
-static void
-words_are(const char *want)
-{
-	size_t n = 1;
-	char *s;
-
-	for (size_t k = 0; k < S.nwords; k++)
-		n += strlen(S.words[k].text) + 1;
-	s = calloc(n, 1);
-	for (size_t k = 0; k < S.nwords; k++) {
-		if (k)
-			strcat(s, "|");
-		strcat(s, S.words[k].text);
-	}
-	cr_assert_str_eq(s, want);
-	free(s);
-}
-
-/* Index of the first note containing sub, or -1. */
-static long __attribute__((unused)) note_with(const char *sub)
-{
-	for (size_t k = 0; k < S.nnotes; k++)
-		if (strstr(S.notes[k].msg, sub))
-			return (long)k;
-	return -1;
-}
 
 /* ---- 5. Slurm's own sizing ---- */
 
@@ -118,35 +68,6 @@ Test(launch, slurm_gres_sizes_torchrun)
 }
 
 /* ---- 6. the DeepSpeed launcher ---- */
-
-/* Files by name, from memory; any other is not found. */
-static const char *const *mem_files;
-
-static char *
-read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why)
-{
-	(void)ctx;
-	for (size_t k = 0; mem_files[k] != NULL; k += 2)
-		if (strcmp(mem_files[k], name) == 0) {
-			*len = strlen(mem_files[k + 1]);
-			*path = strdup(name);
-			return strdup(mem_files[k + 1]);
-		}
-	*why = "not found";
-	return NULL;
-}
-
-static void
-scan_files_ok(const char *text, const char *const *files)
-{
-	struct mcinit_err err = {0};
-
-	mcinit_shscan_destroy(&S);
-	mem_files = files;
-	cr_assert_eq(
-	    mcinit_shscan_parse_with(text, strlen(text), read_mem, NULL, "main.sh", NULL, &S, &err),
-	    0, "parse failed: %s", err.msg);
-}
 
 /* deepspeed/launcher/runner.py: the hosts of the hostfile (this machine
  * alone without one), --include/--exclude, the first --num_nodes, each

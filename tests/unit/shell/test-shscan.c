@@ -6,20 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/util.h"
-#include "shell/shell.h"
-
-static struct mcinit_shscan S;
-
-static void
-scan_ok(const char *text)
-{
-	struct mcinit_err err = {0};
-
-	mcinit_shscan_destroy(&S);
-	cr_assert_eq(mcinit_shscan_parse(text, strlen(text), &S, &err), 0, "parse failed: %s",
-	             err.msg);
-}
+#include "shell-fixture.h"
 
 /* The script run with arguments args. */
 static void
@@ -30,12 +17,6 @@ scan_args_ok(const char *text, const char *args)
 	mcinit_shscan_destroy(&S);
 	cr_assert_eq(mcinit_shscan_parse_args(text, strlen(text), args, &S, &err), 0,
 	             "parse failed: %s", err.msg);
-}
-
-static void
-teardown(void)
-{
-	mcinit_shscan_destroy(&S);
 }
 
 TestSuite(shscan, .fini = teardown);
@@ -54,43 +35,6 @@ word_is(size_t k, const char *text, int line, int col, const char *var)
 		cr_assert(S.words[k].var && strcmp(S.words[k].var, var) == 0,
 		          "word %zu (%s) var %s, want %s", k, text,
 		          S.words[k].var ? S.words[k].var : "NULL", var);
-}
-
-/* The texts of all words joined with '|'. */
-static char *
-joined(void)
-{
-	size_t n = 1;
-	char *s;
-
-	for (size_t k = 0; k < S.nwords; k++)
-		n += strlen(S.words[k].text) + 1;
-	s = calloc(n, 1);
-	for (size_t k = 0; k < S.nwords; k++) {
-		if (k)
-			strcat(s, "|");
-		strcat(s, S.words[k].text);
-	}
-	return s;
-}
-
-static void
-words_are(const char *want)
-{
-	char *got = joined();
-
-	cr_assert_str_eq(got, want);
-	free(got);
-}
-
-/* Index of the first note containing sub, or -1. */
-static long
-note_with(const char *sub)
-{
-	for (size_t k = 0; k < S.nnotes; k++)
-		if (strstr(S.notes[k].msg, sub))
-			return (long)k;
-	return -1;
 }
 
 /* A launch script in the style of Megatron-LM's examples/gpt3 scripts. */
@@ -712,35 +656,6 @@ Test(shscan, slurm_variables_from_sbatch)
 }
 
 /* ---- other files: source FILE, bash FILE (from memory here) ---- */
-
-/* Files named "a.sh" ... by their text; any other is not found. */
-static const char *const *mem_files;
-
-static char *
-read_mem(void *ctx, const char *name, size_t *len, char **path, const char **why)
-{
-	(void)ctx;
-	for (size_t k = 0; mem_files[k] != NULL; k += 2)
-		if (strcmp(mem_files[k], name) == 0) {
-			*len = strlen(mem_files[k + 1]);
-			*path = strdup(name);
-			return strdup(mem_files[k + 1]);
-		}
-	*why = "not found";
-	return NULL;
-}
-
-static void
-scan_files_ok(const char *text, const char *const *files)
-{
-	struct mcinit_err err = {0};
-
-	mcinit_shscan_destroy(&S);
-	mem_files = files;
-	cr_assert_eq(
-	    mcinit_shscan_parse_with(text, strlen(text), read_mem, NULL, "main.sh", NULL, &S, &err),
-	    0, "parse failed: %s", err.msg);
-}
 
 /* Whether a note (warn: a warning) at file:line holds what. */
 static int

@@ -1,12 +1,12 @@
 /*
- * roff.c — escaping and the handful of man macros mcinit's pages use.
+ * roff.c — escaping and the handful of man macros mcinit's pages use
+ * (mcx_roff_*, declared in the tool header: the program's command pages
+ * use them too).
  */
-#include "roff.h"
+#include "doc.h"
 
 #include <ctype.h>
 #include <string.h>
-
-#include "core/util.h"
 
 /* The code point of the n-byte well-formed UTF-8 sequence at p. */
 static unsigned long
@@ -21,7 +21,7 @@ utf8_decode(const unsigned char *p, size_t n)
 }
 
 void
-mcinit_roff_inline(FILE *out, const char *s, size_t n)
+mcx_roff_inline(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
@@ -67,18 +67,18 @@ text_line(FILE *out, const char *s, size_t n, int quotes, int *bold)
 	if (*s == '.' || *s == '\'')
 		fputs("\\&", out);
 	while (quotes && (q = memchr(s, '`', n)) != NULL) {
-		mcinit_roff_inline(out, s, (size_t)(q - s));
+		mcx_roff_inline(out, s, (size_t)(q - s));
 		fputs(*bold ? "\\fR" : "\\fB", out);
 		*bold = !*bold;
 		n -= (size_t)(q - s) + 1;
 		s = q + 1;
 	}
-	mcinit_roff_inline(out, s, n);
+	mcx_roff_inline(out, s, n);
 	fputc('\n', out);
 }
 
 void
-mcinit_roff_text(FILE *out, const char *s)
+mcx_roff_text(FILE *out, const char *s)
 {
 	int quotes = count_char(s, '`') % 2 == 0, bold = 0, broke = 0;
 
@@ -102,7 +102,7 @@ mcinit_roff_text(FILE *out, const char *s)
 }
 
 void
-mcinit_roff_th(FILE *out, const char *name, int section, const char *package)
+mcx_roff_th(FILE *out, const char *name, int section, const char *package)
 {
 	const char *p;
 
@@ -114,7 +114,7 @@ mcinit_roff_th(FILE *out, const char *name, int section, const char *package)
 			fputc(toupper((unsigned char)*p), out);
 	}
 	fprintf(out, "\" \"%d\" \"\" \"", section);
-	mcinit_roff_inline(out, package, strlen(package));
+	mcx_roff_inline(out, package, strlen(package));
 	fputs("\" \"mcinit manual\"\n", out);
 }
 
@@ -122,18 +122,18 @@ static void
 heading(FILE *out, const char *req, const char *text)
 {
 	fprintf(out, "%s \"", req);
-	mcinit_roff_inline(out, text, strlen(text));
+	mcx_roff_inline(out, text, strlen(text));
 	fputs("\"\n", out);
 }
 
 void
-mcinit_roff_sh(FILE *out, const char *text)
+mcx_roff_sh(FILE *out, const char *text)
 {
 	heading(out, ".SH", text);
 }
 
 void
-mcinit_roff_ss(FILE *out, const char *text)
+mcx_roff_ss(FILE *out, const char *text)
 {
 	heading(out, ".SS", text);
 }

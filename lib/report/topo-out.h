@@ -1,11 +1,16 @@
 /*
- * topo-out.h — PRIVATE to `mcinit topology` (cmd-topology.c and topo-*.c):
- * not installed, not part of the library.  The job the emitters describe,
- * the chunked writer they stream through and the node's hardware
- * (topo-out.c), and one emitter per output format (topo-json.c,
- * topo-text.c, topo-svg.c).
+ * topo-out.h — the report module (lib/report/): what the mcinit program
+ * writes of a job, behind the tool header's mcx_ entries
+ * (include/private/mcinit-tool.h): the topology of `mcinit topology` as
+ * text, JSON or an SVG picture, and validate's JSON result (result.c).
+ * It is the layer above plan and may use every module up to it (core, topo,
+ * config, rules, plan); nothing in the library uses it.
  *
- * Ownership: struct job borrows everything from mcinit_cmd_topology and
+ * The job the emitters describe, the chunked writer they stream through and
+ * the node's hardware (topo-out.c), one emitter per output format
+ * (topo-json.c, topo-text.c, topo-svg.c, which draws with svg.c).
+ *
+ * Ownership: struct job borrows everything from the caller's options and
  * the library's plan (struct mcinit_job), which frees it.
  */
 #ifndef MCINIT_TOPO_OUT_H
@@ -17,23 +22,15 @@
 #include <string.h>
 
 #include "topo/affinity.h"
-#include "cli.h"
 #include "plan/plan.h"
 #include "topo/topology.h"
 #include "core/util.h"
 
-struct topts {
-	struct mcinit_cli cli;
-	long rank; /* --rank, -1 = every rank */
-	int kind;  /* --group, -1 = every kind */
-	bool all;
-	const char *hwloc_xml; /* --hwloc-xml, NULL = $HWLOC_XMLFILE or this machine */
-};
-
 /* What the emitters read: a view of the library's plan (plan.h), copied
- * once the job is known to be valid; nd is filled by mcinit_node_setup. */
+ * once the job is known to be valid; nd is filled by mcinit_report_node. */
 struct job {
-	const struct topts *o;
+	const struct mcx_topology_opts *o;
+	FILE *out;              /* where the output goes */
 	struct mcinit_job *job; /* the plan, which owns everything below */
 	const struct mcinit_derived *dv;
 	struct mcinit_diags *d;
@@ -43,7 +40,7 @@ struct job {
 	long long seed;
 	int dp_random_init;
 	long long vpp;  /* 0 = no virtual pipeline */
-	struct node nd; /* valid after mcinit_node_setup */
+	struct node nd; /* valid after mcinit_report_node */
 	bool node_file; /* the node came from an XML file, not this machine */
 };
 
@@ -99,19 +96,19 @@ out_num(struct out *w, long long v)
 	out_num_w(w, v, 0);
 }
 
-/* ---- the node (cmd-topology.c, over the library's node.c) ---- */
+/* ---- the node (topo-out.c, over the plan module's node.c) ---- */
 
 /* Waits for the node's hardware: which GPU each local rank drives, and what
  * the node warns about (diagnostics MC050-MC054, added to j->d). */
-void mcinit_node_setup(struct job *j);
+void mcinit_report_node(struct job *j);
 /* Ranks per node for the affinity: the placement's, else one per GPU. */
-long mcinit_node_npn(const struct job *j);
+long mcinit_report_npn(const struct job *j);
 
-/* ---- the emitters: 0, -1 when the output cannot be written ---- */
+/* ---- the emitters, to j->out: 0, -1 when the output cannot be written ---- */
 
-int mcinit_topology_json(struct job *j); /* topo-json.c */
-int mcinit_topology_text(struct job *j); /* topo-text.c */
-/* topo-svg.c; also 1 when there is nothing to draw (message printed). */
-int mcinit_topology_svg(struct job *j);
+int mcinit_report_json(struct job *j); /* topo-json.c */
+int mcinit_report_text(struct job *j); /* topo-text.c */
+/* topo-svg.c; also 1 when there is nothing to draw (said on msg). */
+int mcinit_report_svg(struct job *j, FILE *msg);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/svg.h"
+#include "report/svg.h"
 
 #define SVG_NS "http://www.w3.org/2000/svg"
 

@@ -67,9 +67,10 @@ base_name(const char *path)
 }
 
 /* 0, -1 when the output cannot be written, 1 when there is nothing to
- * draw (message printed). */
+ * draw (said on msg).  The caller has shown the diagnostics
+ * (mcx_topology_node). */
 int
-mcinit_topology_svg(struct job *j)
+mcinit_report_svg(struct job *j, FILE *msg)
 {
 	const struct node *nd;
 	struct mcinit_svg_input in = {0};
@@ -81,14 +82,11 @@ mcinit_topology_svg(struct job *j)
 	char *title, *sub;
 	int rc = 0;
 
-	mcinit_node_setup(j);
+	mcinit_report_node(j);
 	nd = &j->nd;
-	mcinit_diags_sort(j->d);
-	mcinit_diags_print(j->d, stderr, mcx_want_color(stderr));
-	mcinit_print_summary(j->d, stderr);
-	npn = mcinit_node_npn(j);
+	npn = mcinit_report_npn(j);
 	if (npn <= 0) {
-		fprintf(stderr,
+		fprintf(msg,
 		        "mcinit topology: --format=svg: the placement is unknown and %s "
 		        "has no GPUs to guess it from: give --nproc-per-node\n",
 		        nd->a ? mcinit_affinity_source(nd->a) : "this machine");
@@ -116,11 +114,11 @@ mcinit_topology_svg(struct job *j)
 	in.gpus_per_node = (size_t)nslots;
 	in.slots = slots;
 	if (mcinit_svg_render(&in, &b, &err) < 0) {
-		fputs("mcinit topology: ", stderr);
-		mcx_fputs_text(err.msg, stderr);
-		fputc('\n', stderr);
+		fputs("mcinit topology: ", msg);
+		mcx_fputs_text(err.msg, msg);
+		fputc('\n', msg);
 		rc = 1;
-	} else if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
+	} else if (fwrite(b.data, 1, b.len, j->out) != b.len || fflush(j->out) != 0) {
 		rc = -1;
 	}
 	mcx_buf_free(&b);

@@ -110,7 +110,7 @@ json_affinity(struct out *w, const struct job *j)
 	long l = 0, hi = nd->a != NULL ? nd->nlocal : 0;
 
 	if (j->o->rank >= 0 && hi > 0) {
-		l = j->o->rank % mcinit_node_npn(j);
+		l = j->o->rank % mcinit_report_npn(j);
 		hi = l < hi ? l + 1 : l;
 	}
 	OUT_LIT(w, "\n\"affinity\":[");
@@ -131,7 +131,7 @@ json_affinity(struct out *w, const struct job *j)
 /* The node's topology is read while the ranks stream out (mcinit_loader_start);
  * its warnings join the diagnostics, which come last. */
 int
-mcinit_topology_json(struct job *j)
+mcinit_report_json(struct job *j)
 {
 	struct mcinit_err err = {0};
 	struct out w;
@@ -140,13 +140,13 @@ mcinit_topology_json(struct job *j)
 	long r, lo = 0, hi = j->t.s.world;
 	int rc = 0;
 
-	mcinit_out_open(&w, stdout);
+	mcinit_out_open(&w, j->out);
 	mcinit_out_printf(&w, "{\"world_size\":%ld,\"order\":\"%s\",\n", j->t.s.world,
 	                  mcinit_topo_order(&j->t));
 	json_sizes(&w, j);
 	OUT_LIT(&w, ",\n\"groups\":");
 	mcinit_out_flush(&w);
-	if (mcinit_topo_json_groups_write(&j->t, j->kinds, stdout, &err) < 0)
+	if (mcinit_topo_json_groups_write(&j->t, j->kinds, j->out, &err) < 0)
 		rc = -1;
 	OUT_LIT(&w, ",\n\"ranks\":[\n");
 	if (j->o->rank >= 0) {
@@ -161,7 +161,7 @@ mcinit_topology_json(struct job *j)
 	}
 	if (lo == hi)
 		OUT_LIT(&w, "],");
-	mcinit_node_setup(j);
+	mcinit_report_node(j);
 	json_affinity(&w, j);
 	mcinit_diags_sort(j->d);
 	diags = mcinit_diags_to_json(j->d);

@@ -1,16 +1,18 @@
 /*
- * rules-doc.c — the documentation of every diagnostic code, from the tables
+ * codes.c — the documentation of every diagnostic code, from the tables
  * that define them (input codes, mcinit_rules[], placement codes,
- * mcinit_repairs[]): mcinit_rules_doc renders it for mcinit-config(5) and
- * mcinit explain, mcinit_all_codes lists it.
+ * mcinit_repairs[], in that order): mcinit_doc_codes renders it for
+ * mcinit-config(5) and `mcinit explain --roff`, mcx_code_explain one code
+ * for `mcinit explain`; and the ledgers and coverages of the ported checks.
  */
-#include "rules-doc.h"
+#include "doc.h"
 
 #include <string.h>
 
+#include "config/config.h" /* mcinit_input_codes */
+#include "rules/bchecks.h"
+#include "rules/mchecks.h"
 #include "topo/affinity.h"
-#include "roff.h"
-#include "core/util.h"
 
 static const char *const sev_words[] = {"note", "warning", "error"};
 
@@ -34,18 +36,18 @@ doc_entry(FILE *out, enum mcinit_doc_format fmt, const char *code, enum mcinit_s
 		return;
 	}
 	fprintf(out, ".TP\n.BR %s \" (%s)\"\n", code, sev_words[sev]);
-	mcinit_roff_text(out, doc);
+	mcx_roff_text(out, doc);
 	fputs(".br\nExample:\n", out);
-	mcinit_roff_text(out, example);
+	mcx_roff_text(out, example);
 	fputs(".br\nFix:\n", out);
-	mcinit_roff_text(out, fix);
+	mcx_roff_text(out, fix);
 	if (reads == NULL)
 		return;
 	fputs(".br\nReads:\n", out);
 	for (; *reads != MCINIT_F_COUNT; reads++)
 		mcx_buf_printf(&b, "%s%s", b.len ? ", " : "",
 		               mcinit_field_key(*reads, key, sizeof key));
-	mcinit_roff_text(out, mcx_buf_cstr(&b));
+	mcx_roff_text(out, mcx_buf_cstr(&b));
 	mcx_buf_free(&b);
 }
 
@@ -53,8 +55,8 @@ static void
 doc_section(FILE *out, enum mcinit_doc_format fmt, const char *title, const char *intro)
 {
 	if (fmt == MCINIT_DOC_ROFF) {
-		mcinit_roff_ss(out, title);
-		mcinit_roff_text(out, intro);
+		mcx_roff_ss(out, title);
+		mcx_roff_text(out, intro);
 	} else {
 		fprintf(out, "%s\n\n", title);
 	}
@@ -70,7 +72,7 @@ doc_table(FILE *out, enum mcinit_doc_format fmt, const struct mcinit_code_doc *v
 }
 
 int
-mcinit_rules_doc(FILE *out, enum mcinit_doc_format fmt)
+mcinit_doc_codes(FILE *out, enum mcinit_doc_format fmt)
 {
 	size_t i;
 
@@ -100,29 +102,87 @@ mcinit_rules_doc(FILE *out, enum mcinit_doc_format fmt)
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 
-static void
-append_docs(struct mcinit_code_doc **v, size_t *n, const struct mcinit_code_doc *src, size_t k)
+/* Code i of the four tables one after the other: a copy of its row (a rule's
+ * has its reads too); false past the end. */
+static bool
+code_at(size_t i, struct mcinit_code_doc *e, const enum mcinit_field **reads)
 {
-	*v = mcx_xrealloc(*v, (*n + k) * sizeof **v);
-	memcpy(*v + *n, src, k * sizeof *src);
-	*n += k;
+	*reads = NULL;
+	if (i < mcinit_ninput_codes) {
+		*e = mcinit_input_codes[i];
+		return true;
+	}
+	i -= mcinit_ninput_codes;
+	if (i < mcinit_nrules) {
+		const struct mcinit_rule *r = mcinit_rules[i];
+
+		*e = (struct mcinit_code_doc){r->code, r->sev, r->doc, r->example, r->fix};
+		*reads = r->reads;
+		return true;
+	}
+	i -= mcinit_nrules;
+	if (i < mcinit_naffinity_codes) {
+		*e = mcinit_affinity_codes[i];
+		return true;
+	}
+	i -= mcinit_naffinity_codes;
+	if (i < mcinit_nrepairs) {
+		*e = mcinit_repairs[i];
+		return true;
+	}
+	return false;
 }
 
-struct mcinit_code_doc *
-mcinit_all_codes(size_t *n)
+size_t
+mcinit_doc_ncodes(void)
 {
-	struct mcinit_code_doc *v = NULL;
-	size_t i;
+	return mcinit_ninput_codes + mcinit_nrules + mcinit_naffinity_codes + mcinit_nrepairs;
+}
 
-	*n = 0;
-	append_docs(&v, n, mcinit_input_codes, mcinit_ninput_codes);
-	for (i = 0; i < mcinit_nrules; i++) {
-		const struct mcinit_rule *r = mcinit_rules[i];
-		struct mcinit_code_doc e = {r->code, r->sev, r->doc, r->example, r->fix};
+/* MCX_WORDS_CODE's words (words.c). */
+const char *
+mcinit_doc_code_name(size_t i)
+{
+	struct mcinit_code_doc e;
+	const enum mcinit_field *reads;
 
-		append_docs(&v, n, &e, 1);
+	return code_at(i, &e, &reads) ? e.code : NULL;
+}
+
+int
+mcx_code_explain(FILE *out, size_t i)
+{
+	struct mcinit_code_doc e;
+	const enum mcinit_field *reads;
+
+	if (!code_at(i, &e, &reads))
+		return -1;
+	/* explain's block leaves out what a rule reads (the TEXT format has it) */
+	return fprintf(out, "%s (%s)\n    %s\n    example: %s\n    fix: %s\n\n", e.code,
+	               sev_words[e.sev], e.doc, e.example, e.fix) < 0
+	           ? -1
+	           : 0;
+}
+
+int
+mcx_codes_roff(FILE *out)
+{
+	return mcinit_doc_codes(out, MCINIT_DOC_ROFF);
+}
+
+int
+mcx_checks_write(FILE *out, enum mcx_checks_report what)
+{
+	switch (what) {
+	case MCX_LEDGER_MEGATRON:
+		return mcinit_mchecks_ledger(out) < 0 ? -1 : 0;
+	case MCX_LEDGER_BRIDGE:
+		return mcinit_bchecks_ledger(out) < 0 ? -1 : 0;
+	case MCX_COVERAGE:
+		return mcinit_mchecks_coverage(out) < 0 || fputc('\n', out) == EOF ||
+		               mcinit_bchecks_coverage(out) < 0
+		           ? -1
+		           : 0;
 	}
-	append_docs(&v, n, mcinit_affinity_codes, mcinit_naffinity_codes);
-	append_docs(&v, n, mcinit_repairs, mcinit_nrepairs);
-	return v;
+	return -1;
 }

@@ -123,7 +123,7 @@ text_summary(struct out *w, const struct job *j)
 	mcinit_out_printf(w, "  seeds: seed %lld, data_parallel_random_init %s\n", j->seed,
 	                  j->dp_random_init ? "true" : "false");
 	mcinit_out_flush(w);
-	mcinit_derived_print(j->dv, stdout);
+	mcinit_derived_print(j->dv, w->f);
 }
 
 /* How a family's groups sit on nodes (the nodes a group touches are counted
@@ -563,7 +563,7 @@ text_rank_affinity(struct out *w, const struct job *j)
 		                                : "give --nproc-per-node");
 		return;
 	}
-	l = j->o->rank % mcinit_node_npn(j);
+	l = j->o->rank % mcinit_report_npn(j);
 	local_rank_cells(nd, l, cell);
 	g = mcinit_affinity_gpu(nd->a, (size_t)mcinit_node_gpu(nd, l));
 	if (g != NULL)
@@ -578,18 +578,16 @@ text_rank_affinity(struct out *w, const struct job *j)
 	free_cells(cell, LR_NCOL);
 }
 
+/* The caller has shown the diagnostics (mcx_topology_node): none here. */
 int
-mcinit_topology_text(struct job *j)
+mcinit_report_text(struct job *j)
 {
-	const struct topts *o = j->o;
+	const struct mcx_topology_opts *o = j->o;
 	struct out w;
 	int rc = 0;
 
-	mcinit_node_setup(j);
-	mcinit_diags_sort(j->d);
-	mcinit_diags_print(j->d, stderr, mcx_want_color(stderr));
-	mcinit_print_summary(j->d, stderr);
-	mcinit_out_open(&w, stdout);
+	mcinit_report_node(j);
+	mcinit_out_open(&w, j->out);
 	text_summary(&w, j);
 	if (o->rank >= 0) {
 		rc = text_rank(&w, j);

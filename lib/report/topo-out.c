@@ -1,8 +1,9 @@
 /*
  * topo-out.c — what the writers of `mcinit topology` share: the chunked
  * writer (output goes through a fixed buffer to the stream, so the whole
- * output, hundreds of MB for a million ranks, never sits in memory) and
- * the node's hardware as the writers read it.
+ * output, hundreds of MB for a million ranks, never sits in memory), the
+ * node's hardware as the writers read it, and the tool header's entries
+ * (mcx_topology_*) that choose a writer.
  */
 #include "topo-out.h"
 
@@ -92,7 +93,7 @@ mcinit_num_width(long long v)
 /* ---- the node ---- */
 
 void
-mcinit_node_setup(struct job *j)
+mcinit_report_node(struct job *j)
 {
 	mcinit_node_finish(j->job);
 	j->nd = j->job->topo.nd;
@@ -100,7 +101,64 @@ mcinit_node_setup(struct job *j)
 }
 
 long
-mcinit_node_npn(const struct job *j)
+mcinit_report_npn(const struct job *j)
 {
 	return mcinit_plan_npn(&j->job->topo);
+}
+
+/* ---- the tool's entries (private/mcinit-tool.h) ---- */
+
+int
+mcx_topology_start(struct mcinit_job *job, const struct mcx_topology_opts *o, mcinit_error_t *err)
+{
+	struct mcinit_err e = {0};
+
+	/* JSON writes the groups and ranks while this machine is read */
+	if (mcinit_node_start(job, o->format == MCX_TOPOLOGY_JSON, &e) < 0) {
+		mcinit_err_export(&e, err);
+		return -1;
+	}
+	return 0;
+}
+
+void
+mcx_topology_node(struct mcinit_job *job)
+{
+	mcinit_node_finish(job);
+	mcinit_diags_sort(job->d);
+}
+
+/* The emitters' view of the library's plan. */
+static void
+job_fill(struct job *j, const struct mcx_topology_opts *o, struct mcinit_job *job, FILE *out)
+{
+	const struct mcinit_topology *t = &job->topo;
+
+	j->o = o;
+	j->out = out;
+	j->job = job;
+	j->dv = &job->dv;
+	j->d = job->d;
+	j->kinds = o->kind >= 0 ? MCINIT_GROUP_BIT(o->kind) : MCINIT_GROUP_ALL;
+	j->t = t->t;
+	j->pl = t->pl;
+	j->seed = t->seed;
+	j->dp_random_init = t->dp_random_init;
+	j->vpp = t->vpp;
+}
+
+int
+mcx_topology_write(struct mcinit_job *job, const struct mcx_topology_opts *o, FILE *out, FILE *msg)
+{
+	struct job j = {0};
+
+	job_fill(&j, o, job, out);
+	switch (o->format) {
+	case MCX_TOPOLOGY_JSON:
+		return mcinit_report_json(&j);
+	case MCX_TOPOLOGY_SVG:
+		return mcinit_report_svg(&j, msg);
+	default:
+		return mcinit_report_text(&j);
+	}
 }

@@ -1,7 +1,9 @@
-/* version.c — the version and build configuration (version.h). */
+/* version.c — `mcinit --version`: the version and the build configuration
+ * (CUDA, NCCL and the libraries, as compiled and, where a library can tell,
+ * as running), so a bug report says what was built (mcx_version_write). */
 #include "build.h" /* PACKAGE_STRING and configure's MCINIT_BUILD_* */
 
-#include "version.h"
+#include "doc.h"
 
 #include "config/config.h"
 #include "config/mflags.h"
@@ -80,7 +82,7 @@ facts(FILE *out)
 }
 
 int
-mcinit_print_version(FILE *out)
+mcx_version_write(FILE *out)
 {
 	long cuda = MCINIT_BUILD_CUDART_VERSION, nccl = MCINIT_BUILD_NCCL_VERSION;
 	unsigned running;
