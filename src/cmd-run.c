@@ -1,7 +1,7 @@
 /*
  * cmd-run.c — `mcinit run`: the full initialization (run.md).  Options and
- * exit codes here; the launcher is mcinit_launch (launch-spawn.c), the
- * phases are the engine of init.c.
+ * exit codes here; the launcher is the library's mcx_launch
+ * (lib/run/supervisor.c), the phases are the engine of lib/run/init.c.
  *
  * The phases run through the public mcinit_initialize (mcinit.h), with the
  * one options structure every caller of the library fills.
@@ -24,9 +24,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "run/init.h" /* mcinit_init_report */
-#include "store/store.h"
-#include "launch/contract.h"
+#include "private/mcinit-tool.h"
 
 enum {
 	OPT_NODE_RANK = 0x500,
@@ -380,8 +378,7 @@ check_store_capacity(long world)
 static int
 run_launcher(struct ropts *o, char **orig, const struct mcinit_init_options *io)
 {
-	struct mcinit_launch_opts lo = {0};
-	struct mcinit_err err = {0};
+	struct mcx_launch_opts lo = {0};
 	mcinit_error_t e;
 	struct mcinit_init *I;
 	mcinit_finish_callback finish;
@@ -436,6 +433,9 @@ run_launcher(struct ropts *o, char **orig, const struct mcinit_init_options *io)
 	lo.quiet = o->quiet;
 	lo.self = self;
 	lo.argv = orig;
+	lo.timeout_status = mcinit_exit_status(MCINIT_E_TIMEOUT);
+	lo.out = stdout;
+	lo.err = stderr;
 	lo.log = stderr;
 	if (lo.node_rank >= lo.nnodes) {
 		fprintf(stderr, "mcinit run: --node-rank %ld with --nnodes %ld\n", lo.node_rank,
@@ -444,12 +444,12 @@ run_launcher(struct ropts *o, char **orig, const struct mcinit_init_options *io)
 	}
 	if (lo.node_rank == 0)
 		check_store_capacity(lo.nnodes * lo.nproc);
-	rc = mcinit_launch(&lo, &err);
+	rc = mcx_launch(&lo, &e);
 	if (rc < 0) {
 		fputs("mcinit run: ", stderr);
-		mcx_fputs_text(err.msg, stderr);
+		mcx_fputs_text(e.text, stderr);
 		fputc('\n', stderr);
-		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
+		return mcinit_exit_status(e.code);
 	}
 	return rc;
 }
@@ -468,7 +468,7 @@ write_report(const struct mcinit_init *I, const struct ropts *o)
 		return 0;
 	if (!o->report && o->cli.format != MCINIT_FMT_JSON)
 		return 0;
-	r = mcinit_init_report(I);
+	r = mcx_init_report(I);
 	if (o->report && json_dump_file(r, o->report, JSON_INDENT(2)) != 0) {
 		char *why = mcx_xasprintf("cannot write the report %s", o->report);
 
@@ -589,7 +589,7 @@ do_fault(void *arg, int action)
 }
 
 /* A worker of an mcinit launcher tells it each phase as it begins, one
- * line on the pipe MCINIT_PHASE_FD names (launch-spawn.c). */
+ * line on the pipe MCINIT_PHASE_FD names (lib/run/supervisor.c). */
 static void
 tell_phase(void *arg, const char *phase)
 {

@@ -1,18 +1,18 @@
 /*
  * cmd-store.c — `mcinit store`: the rendezvous store alone (a multi-node
  * job's store on a head node, benchmarks).  Serves until SIGINT/SIGTERM.
+ * Options, the token's checks, the signals and exit codes here; the serving
+ * is the library's (mcx_store_serve).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <poll.h>
 #include <sysexits.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "store/store.h"
+#include "private/mcinit-tool.h"
 
 enum {
 	OPT_HOST = 0x400,
@@ -27,13 +27,8 @@ enum {
 };
 
 struct sopts {
-	const char *host;
-	long port;
-	const char *token;
+	struct mcx_store_opts so; /* what the store is served with */
 	const char *token_file;
-	struct mcinit_store_limits lim;
-	long world;
-	int quiet;
 };
 
 static const struct argp_option options[] = {
@@ -65,34 +60,34 @@ parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_HOST:
-		o->host = arg;
+		o->so.host = arg;
 		break;
 	case OPT_PORT:
-		o->port = mcinit_opt_long(state, "--port", arg, 0, 65535);
+		o->so.port = (int)mcinit_opt_long(state, "--port", arg, 0, 65535);
 		break;
 	case OPT_TOKEN:
-		o->token = arg;
+		o->so.token = arg;
 		o->token_file = NULL;
 		break;
 	case OPT_TOKEN_FILE:
 		o->token_file = arg;
 		break;
 	case OPT_MAX_CONNS:
-		o->lim.max_conns =
+		o->so.max_conns =
 		    (size_t)mcinit_opt_long(state, "--max-connections", arg, 1, 1L << 24);
 		break;
 	case OPT_MAX_MEMORY:
-		o->lim.max_memory = (size_t)mcinit_opt_long(state, "--max-memory", arg, 1, 1L << 22)
-		                    << 20;
+		o->so.max_memory = (size_t)mcinit_opt_long(state, "--max-memory", arg, 1, 1L << 22)
+		                   << 20;
 		break;
 	case OPT_MAX_KEYS:
-		o->lim.max_entries = (size_t)mcinit_opt_long(state, "--max-keys", arg, 1, 1L << 40);
+		o->so.max_keys = (size_t)mcinit_opt_long(state, "--max-keys", arg, 1, 1L << 40);
 		break;
 	case OPT_WORLD_SIZE:
-		o->world = mcinit_opt_long(state, "--world-size", arg, 1, 1L << 24);
+		o->so.world = mcinit_opt_long(state, "--world-size", arg, 1, 1L << 24);
 		break;
 	case OPT_QUIET:
-		o->quiet = 1;
+		o->so.quiet = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -133,15 +128,13 @@ const struct argp mcinit_store_argp = {options, parse_opt, "", doc, NULL, NULL, 
 static char *
 read_token_file(const char *path)
 {
-	struct mcinit_err err = {0};
-	size_t len;
-	char *t = mcinit_read_file(path, &len, &err);
+	mcinit_error_t err;
+	char *t = mcx_store_token_file(path, &err);
 
 	if (!t) {
-		fprintf(stderr, "mcinit store: --token-file: %s\n", err.msg);
+		fprintf(stderr, "mcinit store: --token-file: %s\n", err.text);
 		return NULL;
 	}
-	t[strcspn(t, "\r\n")] = '\0';
 	if (!*t) {
 		fprintf(stderr, "mcinit store: --token-file: %s holds no token\n", path);
 		free(t);
@@ -150,129 +143,47 @@ read_token_file(const char *path)
 	return t;
 }
 
-/* Before listening: room for the world's connections (the soft open-file
- * limit raised as far as the hard one allows), or a warning with the
- * numbers and what to set. */
-static void
-check_capacity(const struct sopts *o)
-{
-	if (o->world > 0)
-		mcinit_store_capacity_check(o->world, "mcinit store: warning: ", stderr);
-}
-
-/* Requests refused since the last report, for the bounds or for a command
- * the protocol lacks, with the last reason (the unknown command's code):
- * once a second at most, so that a flood cannot flood stderr. */
-static void
-report_refusals(const struct mcinit_store_server *s, const struct sopts *o)
-{
-	static unsigned long long told, told_unknown;
-	static double last;
-	struct mcinit_store_stats st;
-	double now = mcinit_now();
-
-	mcinit_store_server_stats(s, &st);
-	if (o->quiet || now - last < 1.0)
-		return;
-	if (st.refused != told)
-		fprintf(stderr,
-		        "mcinit store: refused %llu request(s), connection(s) dropped: %s\n",
-		        st.refused - told, st.why);
-	if (st.unknown != told_unknown)
-		fprintf(stderr, "mcinit store: refused %llu request(s): %s\n",
-		        st.unknown - told_unknown, st.unknown_why);
-	if (st.refused != told || st.unknown != told_unknown)
-		last = now;
-	told = st.refused;
-	told_unknown = st.unknown;
-}
-
-/* On the way out: what was served and what was dropped, by kind. */
-static void
-report_totals(const struct mcinit_store_server *s, const struct sopts *o)
-{
-	struct mcinit_store_stats st;
-
-	mcinit_store_server_stats(s, &st);
-	if (o->quiet)
-		return;
-	fprintf(stderr,
-	        "mcinit store: %llu connection(s), %llu request(s); dropped %llu (%llu malformed, "
-	        "%llu silent, %llu stalled mid-request, %llu over the bounds, %llu turned away); "
-	        "%llu closed by the client mid-request\n",
-	        st.accepted, st.requests, st.dropped, st.malformed, st.silent, st.stalled,
-	        st.refused, st.turned_away, st.truncated);
-}
-
 int
 mcinit_cmd_store(int argc, char **argv, int argi0)
 {
-	struct sopts o = {.host = NULL, .port = MCINIT_STORE_PORT};
-	struct mcinit_store_server *s;
-	struct mcinit_err err = {0};
+	struct sopts o = {.so = {.port = MCX_STORE_PORT, .stop_fd = -1}};
+	mcinit_error_t err;
 	sigset_t set;
-	int sfd;
+	int rc = 0;
 	char *prog = mcx_xasprintf("mcinit %s", argv[0]);
 	char *token = NULL;
 
 	(void)argi0;
 	argv[0] = prog;
-	mcinit_store_limits_default(&o.lim);
-	o.token = getenv("MCINIT_STORE_TOKEN");
+	o.so.token = getenv("MCINIT_STORE_TOKEN");
 	argp_parse(&mcinit_store_argp, argc, argv, 0, NULL, &o);
 	if (o.token_file && !(token = read_token_file(o.token_file))) {
 		free(prog);
 		return EX_NOINPUT;
 	}
 	if (token)
-		o.token = token;
-	if (o.token && strlen(o.token) > MCINIT_STORE_TOKEN_MAX) {
+		o.so.token = token;
+	if (o.so.token && strlen(o.so.token) > MCX_STORE_TOKEN_MAX) {
 		/* the ranks take no longer one: cut, it would be refused there */
 		fprintf(stderr, "mcinit store: the token is %zu bytes long: at most %d are taken\n",
-		        strlen(o.token), MCINIT_STORE_TOKEN_MAX);
+		        strlen(o.so.token), MCX_STORE_TOKEN_MAX);
 		free(token);
 		free(prog);
 		return EX_USAGE;
 	}
+	/* served until SIGINT or SIGTERM: read, not handled */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	check_capacity(&o);
-	s = mcinit_store_server_new(o.host, (int)o.port, o.token, &o.lim, &err);
-	if (!s) {
-		fprintf(stderr, "mcinit store: %s\n", err.msg);
-		free(token);
-		free(prog);
-		close(sfd);
-		return mcinit_exit_status(err.code ? err.code : MCINIT_E_INTERNAL);
+	o.so.stop_fd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (mcx_store_serve(&o.so, stderr, &err) != 0) {
+		fprintf(stderr, "mcinit store: %s\n", err.text);
+		rc = mcinit_exit_status(err.code);
 	}
-	if (!o.quiet)
-		fprintf(stderr, "mcinit store: listening on %s:%d\n", o.host ? o.host : "*",
-		        mcinit_store_server_port(s));
-	if (!(o.host && *o.host) && !(o.token && *o.token))
-		/* said even with --quiet: it is how the store is exposed */
-		fprintf(stderr,
-		        "mcinit store: warning: listening on all addresses with no token: "
-		        "anyone who can reach port %d can read and change every key (give "
-		        "--host, or a token with --token-file or MCINIT_STORE_TOKEN)\n",
-		        mcinit_store_server_port(s));
-	for (;;) {
-		struct pollfd pf[2] = {{.fd = mcinit_store_server_fd(s), .events = POLLIN},
-		                       {.fd = sfd, .events = POLLIN}};
-
-		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
-			break;
-		if (pf[1].revents & POLLIN)
-			break;
-		mcinit_store_server_step(s, 0);
-		report_refusals(s, &o);
-	}
-	report_totals(s, &o);
-	mcinit_store_server_free(s);
-	close(sfd);
+	if (o.so.stop_fd >= 0)
+		close(o.so.stop_fd);
 	free(token);
 	free(prog);
-	return 0;
+	return rc;
 }

@@ -152,6 +152,82 @@ int mcx_topology_write(struct mcinit_job *job, const struct mcx_topology_opts *o
 
 /* ---- the store server and the launcher (mcinit store, mcinit run) ---- */
 
+/* The store's default port (torch's), and the longest job token (bytes)
+ * mcinit's ranks, launcher and store take: a longer one is refused at
+ * start, never cut.  lib/store/store.h's MCINIT_STORE_PORT and
+ * MCINIT_STORE_TOKEN_MAX are these. */
+#define MCX_STORE_PORT      29500
+#define MCX_STORE_TOKEN_MAX 4096
+
+/* The job token of a token file: its first line, without the line's end.
+ * A new string the caller frees ("" when the first line is empty); NULL
+ * with err (MCINIT_E_NOINPUT; err->text is the whole reason, the file
+ * named in it) when the file cannot be read.  Only regular files are read. */
+char *mcx_store_token_file(const char *path, mcinit_error_t *err);
+
+/* What `mcinit store` serves.  Everything is borrowed for the call. */
+struct mcx_store_opts {
+	const char *host;  /* listen on this address only; NULL or "": all */
+	int port;          /* 0: any free port */
+	const char *token; /* clients must present it; NULL or "": none */
+	/* the bounds; 0 takes the store's default (the open-file limit less
+	 * 64 connections, 1 GiB, 1,048,576 keys) */
+	size_t max_conns, max_memory, max_keys;
+	long world;  /* ranks that will connect (capacity check); 0: not said */
+	bool quiet;  /* no listening line, refusals or totals */
+	int stop_fd; /* served until it is readable (a signalfd); -1: forever */
+};
+
+/* Serves the store in this thread until o->stop_fd is readable: first the
+ * capacity check for o->world, then the listening line, a warning when all
+ * addresses are served without a token, the refusals (once a second at
+ * most) and, at the end, the totals by kind of dropped connection, all on
+ * log, each line prefixed "mcinit store: ".  Returns 0 when stopped, or -1
+ * with err when the store cannot listen (err->text is the reason, without
+ * the prefix).  Installs no signal handler and changes no signal mask: the
+ * caller makes stop_fd. */
+int mcx_store_serve(const struct mcx_store_opts *o, FILE *log, mcinit_error_t *err);
+
+/* The launcher of `mcinit run --nproc-per-node N` (lib/run/supervisor.c).
+ * Everything is borrowed for the call. */
+struct mcx_launch_opts {
+	long nproc, nnodes, node_rank;
+	const char *master_addr; /* NULL: 127.0.0.1 */
+	int master_port;         /* 0: 29500, or a free port when nnodes = 1 */
+	double grace;            /* seconds between SIGTERM and SIGKILL */
+	bool json;               /* rank 0's output is a JSON document: pass it unprefixed */
+	bool quiet;              /* drop the workers' output except rank 0's */
+	const char *self;        /* the program to start ("/proc/self/exe") */
+	char *const *argv;       /* its arguments (the launcher's own argv) */
+	/* the status a worker exits with when a peer did not arrive (the
+	 * program's status of MCINIT_E_TIMEOUT): its peers then get a moment
+	 * to leave on their own, and the laggards are named */
+	int timeout_status;
+	FILE *out; /* where the workers' standard output is relayed */
+	FILE *err; /* where their standard error is relayed */
+	FILE *log; /* the launcher's own messages */
+};
+
+/* Serves the store (on node 0), starts nproc workers (copies of o->self)
+ * with the torchrun contract, relays their output with `[rank N]`
+ * prefixes, forwards SIGINT, SIGTERM and SIGHUP, stops every worker when
+ * one fails (SIGTERM, SIGKILL after the grace period, their process groups
+ * included) and prints the root cause on o->log.  Returns the launcher's
+ * process status: 0, the first failing worker's status (128 + signal when
+ * killed, 128 + the signal forwarded when stopped by one), or -1 with err
+ * for a failure of the launcher itself.
+ *
+ * A supervisor, in this process: it blocks SIGCHLD, SIGINT, SIGTERM and
+ * SIGHUP (read through a signalfd; the mask stays so on return), forks a
+ * watchdog and the workers, and reaps them.  Only those children _exit;
+ * the caller's process is never ended. */
+int mcx_launch(const struct mcx_launch_opts *o, mcinit_error_t *err);
+
+/* The report of `mcinit run` (phases, versions, communicators) as a JSON
+ * object, a new reference (json_decref); mcinit_init_report_json's text
+ * is this object dumped. */
+struct json_t *mcx_init_report(const struct mcinit_init *init);
+
 /* ---- documentation, releases and completion tables (explain, man,
  *      complete, --version) ---- */
 

@@ -1,6 +1,6 @@
 /*
  * launch.c — the environment contracts and Slurm's hostlists (see launch.h).
- * The launcher itself is in launch-spawn.c.
+ * The launcher itself is in lib/run/supervisor.c (mcx_launch).
  */
 #include <ctype.h>
 #include <errno.h>

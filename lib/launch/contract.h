@@ -1,11 +1,10 @@
 /*
  * launch.h — who am I (run.md phase 2: the torchrun, Slurm and Open MPI
- * environment contracts, Slurm's hostlists) and the launcher that makes
- * `mcinit run --nproc-per-node N` start its own workers.
+ * environment contracts, Slurm's hostlists).
  *
  * Ownership: struct mcinit_env holds its strings inline (no destroy);
  * mcinit_hostlist_expand's array and strings belong to the caller
- * (mcinit_hostlist_free).  The launcher borrows everything it is given.
+ * (mcinit_hostlist_free).
  */
 #ifndef MCINIT_LAUNCH_H
 #define MCINIT_LAUNCH_H
@@ -63,29 +62,9 @@ void mcinit_hostlist_free(char **hosts, size_t n);
 int mcinit_tasks_per_node(const char *spec, size_t max, long **counts, size_t *n,
                           struct mcinit_err *err);
 
-/* ---- the launcher (`mcinit run --nproc-per-node N`) ---- */
-
-struct mcinit_launch_opts {
-	long nproc, nnodes, node_rank;
-	const char *master_addr; /* NULL: 127.0.0.1 */
-	int master_port;         /* 0: 29500, or a free port when nnodes = 1 */
-	double grace;            /* seconds between SIGTERM and SIGKILL */
-	bool json;               /* rank 0's output is a JSON document: pass it unprefixed */
-	bool quiet;              /* drop the workers' output except rank 0's */
-	const char *self;        /* the program to start ("/proc/self/exe") */
-	char *const *argv;       /* its arguments (the launcher's own argv) */
-	FILE *log;               /* the launcher's own messages */
-};
-
-/* Serves the store (on node 0), starts nproc workers with the torchrun
- * contract, relays their output with `[rank N]` prefixes, forwards SIGINT
- * and SIGTERM, stops every worker when one fails (SIGTERM, SIGKILL after
- * the grace period, their process groups included) and prints the root
- * cause.  Returns the launcher's process status: 0, the first failing
- * worker's status (128 + signal when killed), or -1 with err set for a
- * launcher failure.  Lives in the program (launch-spawn.c), not the
- * library: a supervisor forks, reaps and ends its children. */
-int mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err);
+/* The launcher of `mcinit run --nproc-per-node N`, which also serves the
+ * store and reads the phases, is above this module: lib/run/supervisor.c
+ * (mcx_launch). */
 
 /* mcinit_write_error_file and mcinit_read_error_file (torchelastic's error
  * file, run.md) are public: mcinit.h. */

@@ -152,6 +152,14 @@ mcinit_init_phase(const struct mcinit_init *init, int i, const char **name, cons
 	return 0;
 }
 
+/* The program's report (private/mcinit-tool.h): the object itself, which
+ * it writes twice, at two precisions (--report's file and --format=json). */
+json_t *
+mcx_init_report(const struct mcinit_init *init)
+{
+	return mcinit_init_report(init);
+}
+
 char *
 mcinit_init_report_json(const struct mcinit_init *init)
 {

@@ -1045,7 +1045,7 @@ verify_ready(struct mcinit_init *I, char **vals, size_t *lens, struct mcx_buf *w
  * ready verdict (else a slow rank, or another node's, would find it gone):
  * each rank counts itself out on mcinit/depart.  Rank 0, when it serves the
  * store itself, waits for the last one's mcinit/departed; a launcher that
- * serves it reads the count (launch-spawn.c). */
+ * serves it reads the count (supervisor.c). */
 static int
 depart(struct mcinit_init *I, struct mcinit_err *err)
 {

@@ -67,10 +67,11 @@ enum mcinit_store_cmd {
 #define MCINIT_STORE_NOT_READY 1
 #define MCINIT_STORE_STOP_WAIT 0 /* WAIT reply */
 #define MCINIT_STORE_CANCELED  1 /* CANCEL_WAIT reply */
-#define MCINIT_STORE_PORT      29500
-/* The longest job token (bytes) mcinit's ranks, launcher and store take;
- * a longer one is refused at start, never cut. */
-#define MCINIT_STORE_TOKEN_MAX 4096
+/* The default port and the longest job token (bytes) mcinit's ranks,
+ * launcher and store take (a longer one is refused at start, never cut):
+ * one number each, the tool header's, which the program reads. */
+#define MCINIT_STORE_PORT      MCX_STORE_PORT
+#define MCINIT_STORE_TOKEN_MAX MCX_STORE_TOKEN_MAX
 /* Descriptors kept out of max_conns's default: the store's own (listener,
  * epoll, the spare for accept at the limit), stdio, a launcher's pipes. */
 #define MCINIT_STORE_FD_MARGIN 64

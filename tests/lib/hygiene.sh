@@ -14,8 +14,15 @@
 cd "$srcdir" || exit 1
 ls lib/*/*.c >"$tmp/files"
 check library-sources-found test "$(wc -l <"$tmp/files")" -ge 40
-xargs grep -n 'exit\|abort\|stderr' <"$tmp/files" >"$tmp/exit"
+# Ending the process is a call (exit, _Exit, quick_exit, abort, or one
+# registered with atexit); the word in prose or in a message is not.
+xargs grep -nE '(^|[^A-Za-z0-9_])(exit|_Exit|quick_exit|abort|atexit)[ \t]*\(|\bstderr\b' <"$tmp/files" >"$tmp/exit"
 check no-exit-abort-stderr sh -c "! grep . '$tmp/exit'"
+# A process the library forks ends with _exit, never the caller's: only
+# the launcher forks (lib/run/supervisor.c: its watchdog, and a worker
+# whose exec failed).
+xargs grep -nE '(^|[^A-Za-z0-9_])_exit[ \t]*\(' <"$tmp/files" | grep -v '^lib/run/supervisor\.c:' >"$tmp/_exit"
+check no-_exit-but-in-forked-children sh -c "! grep . '$tmp/_exit'"
 xargs grep -nE '\b(stdout|stdin|setenv|unsetenv|putenv|clearenv|argp_[a-z_]+)\b|(^|[^a-z_])(printf|vprintf|puts|putchar|perror|assert)\(' <"$tmp/files" >"$tmp/print"
 check no-stdout-env-argp sh -c "! grep . '$tmp/print'"
 xargs grep -n 'sysexits\|\bEX_[A-Z]' <"$tmp/files" >"$tmp/sysexits"

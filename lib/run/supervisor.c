@@ -1,5 +1,10 @@
 /*
- * launch-spawn.c — the launcher of `mcinit run --nproc-per-node N`.
+ * supervisor.c — the launcher of `mcinit run --nproc-per-node N`
+ * (mcx_launch, private/mcinit-tool.h).  In the library, as the program's
+ * one call: the program keeps the options and the exit status; this file
+ * forks, reaps and ends only its own children.  It writes to the streams
+ * it is handed: the workers' output to o->out and o->err, its own
+ * messages to o->log.
  *
  * One loop (poll) watches a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), the
  * store's epoll descriptor (node 0 serves the store in this same thread) and
@@ -27,11 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "commands.h"
+#include "core/util.h"
 #include "run/init.h"
-#include "launch/contract.h"
 #include "store/store.h"
 
 extern char **environ;
@@ -59,7 +61,7 @@ struct worker {
 };
 
 struct launch {
-	const struct mcinit_launch_opts *o;
+	const struct mcx_launch_opts *o;
 	struct worker *w;
 	long n, alive;
 	struct mcinit_store_server *srv;
@@ -274,7 +276,7 @@ is_contract_var(const char *kv)
 static char **
 worker_env(const struct launch *L, const struct worker *w, int phase_fd)
 {
-	const struct mcinit_launch_opts *o = L->o;
+	const struct mcx_launch_opts *o = L->o;
 	char **v = NULL, **e;
 	size_t n = 0, cap = 0;
 	long world = o->nproc * o->nnodes;
@@ -385,8 +387,8 @@ spawn(struct launch *L, struct worker *w, struct mcinit_err *err)
 	w->running = true;
 	w->out.fd = po[0];
 	w->err.fd = pe[0];
-	w->out.to = stdout;
-	w->err.to = stderr;
+	w->out.to = L->o->out;
+	w->err.to = L->o->err;
 	w->out.raw = L->o->json && w->rank == 0;
 	L->alive++;
 	watchdog_tell(L, pid);
@@ -454,8 +456,9 @@ exit_status_of(int st)
 		return WEXITSTATUS(st);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
-	/* Neither exited nor killed (waitpid reports nothing else here): a
-	 * process status, so sysexits' EX_SOFTWARE by number. */
+	/* Neither exited nor killed: not reached (waitpid reports nothing
+	 * else without WUNTRACED); 70, the program's status of an internal
+	 * error, rather than a success. */
 	return 70;
 }
 
@@ -530,7 +533,7 @@ root_cause(struct launch *L)
 		    w->rank, (long)w->pid, WEXITSTATUS(w->status), ph ? " in phase " : "",
 		    ph ? ph : "", msg ? ": " : "", msg ? msg : "");
 	free(msg);
-	if (WIFEXITED(w->status) && WEXITSTATUS(w->status) == mcinit_exit_status(MCINIT_E_TIMEOUT))
+	if (WIFEXITED(w->status) && WEXITSTATUS(w->status) == L->o->timeout_status)
 		laggards(L);
 }
 
@@ -565,8 +568,7 @@ reap(struct launch *L)
 				 * verdict and leave on their own within moments, so
 				 * those still running half a second later are the
 				 * ones that hung (laggards) */
-				if (WIFEXITED(st) &&
-				    WEXITSTATUS(st) == mcinit_exit_status(MCINIT_E_TIMEOUT))
+				if (WIFEXITED(st) && WEXITSTATUS(st) == L->o->timeout_status)
 					L->stop_at =
 					    mcinit_now() + (L->o->grace < 0.5 ? L->o->grace : 0.5);
 				else
@@ -731,7 +733,7 @@ random_token(char *out, size_t cap)
 static int
 setup(struct launch *L, struct mcinit_err *err)
 {
-	const struct mcinit_launch_opts *o = L->o;
+	const struct mcx_launch_opts *o = L->o;
 	const char *tok = getenv("MCINIT_STORE_TOKEN");
 	sigset_t set;
 
@@ -810,8 +812,8 @@ teardown(struct launch *L)
 	free(L->w);
 }
 
-int
-mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err)
+static int
+launch(const struct mcx_launch_opts *o, struct mcinit_err *err)
 {
 	struct launch L = {.o = o, .first_fail = -1, .sfd = -1, .watch_fd = -1};
 	long i;
@@ -852,5 +854,16 @@ mcinit_launch(const struct mcinit_launch_opts *o, struct mcinit_err *err)
 	}
 out:
 	teardown(&L);
+	return status;
+}
+
+int
+mcx_launch(const struct mcx_launch_opts *o, mcinit_error_t *err)
+{
+	struct mcinit_err e = {0};
+	int status = launch(o, &e);
+
+	if (status < 0)
+		mcinit_err_export(&e, err);
 	return status;
 }
