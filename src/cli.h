@@ -18,9 +18,6 @@
 
 #include "mcinit.h"
 
-#include "config/config.h"
-#include "plan/plan.h"
-#include "rules/rules.h"
 
 enum mcinit_format { MCINIT_FMT_TEXT = 1, MCINIT_FMT_JSON = 2, MCINIT_FMT_SVG = 4 };
 

@@ -1,54 +1,65 @@
 #!/bin/sh
-# client.sh — the program (src/) as a client of its library: it includes
-# include/mcinit.h and its own headers, and reaches past them only where
-# tests/lib/program-internals.txt says so (the debt, which only shrinks).
-# Read from the sources (#include lines) and from the objects the build
-# made (nm: what src/*.o take from lib/libmcinit-core.a).
+# client.sh — the program (src/) as a client of its library (issue 37), as
+# curl's tool is of libcurl: it includes include/mcinit.h, the one internal
+# tool header include/private/mcinit-tool.h (prefix mcx_), system headers
+# and its own; it is compiled without -I lib, so a library-internal header
+# does not even compile there; and the library symbols its objects use are
+# the public API (MCINIT_API in mcinit.h) or the tool header's mcx_ ones.
+# Read from the sources, Makefile.am, and the objects the build made (nm:
+# what src/*.o take from lib/libmcinit-core.a).
 . "$srcdir/tests/cli/lib.sh"
 
 build=$(pwd)
-list=$srcdir/tests/lib/program-internals.txt
 core=$build/lib/.libs/libmcinit-core.a
-check list-found test -s "$list"
+tool=$srcdir/include/private/mcinit-tool.h
 
-# Includes: a lib/ header (a "module/file.h" path) only where listed.
-: >"$tmp/includes"
+# Includes: mcinit.h, the tool header, build.h, or a header of src/ itself.
 for f in "$srcdir"/src/*.[ch]; do
-	rel=src/${f##*/}
-	sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\/[^"]*\)".*/\1/p' "$f" | grep -vx 'private/mcinit-tool.h' | while read -r inc; do
-		echo "include $rel $inc"
+	sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+		case $inc in
+		mcinit.h | private/mcinit-tool.h | build.h) ;;
+		*/*) echo "src/${f##*/} includes $inc" ;;
+		*) [ -f "$srcdir/src/$inc" ] || echo "src/${f##*/} includes $inc, not a header of src/" ;;
+		esac
 	done
-done | LC_ALL=C sort -u >"$tmp/includes"
-grep '^include ' "$list" | LC_ALL=C sort -u >"$tmp/listed-includes"
-LC_ALL=C comm -23 "$tmp/includes" "$tmp/listed-includes" >"$tmp/new-includes"
-sed 's/^/# not listed: /' "$tmp/new-includes"
-check src-includes-no-new-lib-header sh -c "! grep . '$tmp/new-includes'"
-LC_ALL=C comm -13 "$tmp/includes" "$tmp/listed-includes" >"$tmp/stale-includes"
-sed 's/^/# listed, no longer included: /' "$tmp/stale-includes"
-check include-list-exact sh -c "! grep . '$tmp/stale-includes'"
+done >"$tmp/bad-includes"
+sed 's/^/# /' "$tmp/bad-includes"
+check src-includes-only-the-api-and-the-tool-header sh -c "! grep . '$tmp/bad-includes'"
 
-# Symbols: what src/*.o take from the library beyond what mcinit.h declares.
-if [ -f "$core" ] && ls "$build"/src/*.o >/dev/null 2>&1; then
+# The compiler enforces it: the program's flags name include/, never lib/.
+sed -n 's/^src_mcinit_CPPFLAGS = //p' "$srcdir/Makefile.am" >"$tmp/cppflags"
+comment "$tmp/cppflags"
+check program-flags-set grep -q 'top_srcdir)/include' "$tmp/cppflags"
+check program-flags-without-lib sh -c "! grep -q '/lib' '$tmp/cppflags'"
+
+# The tool header declares mcx_ names only, besides the types it needs.
+sed -n 's/^[a-z][^(]*[ *]\([a-z_][a-z_0-9]*\)(.*/\1/p' "$tool" | LC_ALL=C sort -u >"$tmp/tool-fns"
+check tool-header-declares-functions test -s "$tmp/tool-fns"
+grep -v '^mcx_' "$tmp/tool-fns" | sed 's/^/# not mcx_: /'
+check tool-header-prefix sh -c "! grep -v '^mcx_' '$tmp/tool-fns'"
+
+# Symbols: what the program's objects (src/mcinit-*.o: its own CPPFLAGS
+# name them so) take from the library.
+if [ -f "$core" ] && ls "$build"/src/mcinit-*.o >/dev/null 2>&1; then
 	nm --defined-only "$core" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDRBCWV]$/ {print $3}' |
 		LC_ALL=C sort -u >"$tmp/lib"
-	for o in "$build"/src/*.o; do nm -u "$o" | awk '{print $NF}'; done | LC_ALL=C sort -u |
+	for o in "$build"/src/mcinit-*.o; do nm -u "$o" | awk '{print $NF}'; done | LC_ALL=C sort -u |
 		LC_ALL=C comm -12 - "$tmp/lib" >"$tmp/used"
-	sed -n 's/^MCINIT_API .*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
+	sed -n 's/^MCINIT_API [^(]*[ *]\(mcinit_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/mcinit.h" |
 		LC_ALL=C sort -u >"$tmp/public"
-	# The tool header's contract (mcx_) counts as public for the program.
-	sed -n 's/^[a-z].*[ *]\(mcx_[a-z_0-9]*\)(.*/\1/p' "$srcdir/include/private/mcinit-tool.h" >>"$tmp/public"
-	LC_ALL=C sort -u -o "$tmp/public" "$tmp/public"
-	LC_ALL=C comm -23 "$tmp/used" "$tmp/public" | sed 's/^/symbol /' >"$tmp/internal"
-	grep '^symbol ' "$list" | LC_ALL=C sort -u >"$tmp/listed-symbols"
+	LC_ALL=C sort -u "$tmp/public" "$tmp/tool-fns" >"$tmp/allowed"
 	check objects-found test -s "$tmp/used"
-	LC_ALL=C comm -23 "$tmp/internal" "$tmp/listed-symbols" >"$tmp/new-symbols"
-	sed 's/^/# not listed: /' "$tmp/new-symbols"
-	check src-uses-no-new-internal-symbol sh -c "! grep . '$tmp/new-symbols'"
-	LC_ALL=C comm -13 "$tmp/internal" "$tmp/listed-symbols" >"$tmp/stale-symbols"
-	sed 's/^/# listed, no longer used: /' "$tmp/stale-symbols"
-	check symbol-list-exact sh -c "! grep . '$tmp/stale-symbols'"
-	echo "# src/*.o use $(wc -l <"$tmp/used") library symbols, $(wc -l <"$tmp/internal") beyond mcinit.h"
+	LC_ALL=C comm -23 "$tmp/used" "$tmp/allowed" >"$tmp/internal"
+	sed 's/^/# internal: /' "$tmp/internal"
+	check src-uses-only-public-and-tool-symbols sh -c "! grep . '$tmp/internal'"
+	# every entry of the contract exists in the library
+	LC_ALL=C comm -23 "$tmp/tool-fns" "$tmp/lib" >"$tmp/undefined"
+	sed 's/^/# declared, not defined: /' "$tmp/undefined"
+	check tool-header-defined sh -c "! grep . '$tmp/undefined'"
+	echo "# src/*.o use $(wc -l <"$tmp/used") library symbols:" \
+		"$(LC_ALL=C comm -12 "$tmp/used" "$tmp/public" | wc -l) public (mcinit.h)," \
+		"$(LC_ALL=C comm -12 "$tmp/used" "$tmp/tool-fns" | wc -l) of the tool header (mcx_)"
 else
-	skip objects "no lib/.libs/libmcinit-core.a or src/*.o in $build (not built here)"
+	skip objects "no lib/.libs/libmcinit-core.a or src/mcinit-*.o in $build (not built here)"
 fi
 finish
