@@ -18,7 +18,6 @@
 
 #include "mcinit.h"
 
-
 enum mcinit_format { MCINIT_FMT_TEXT = 1, MCINIT_FMT_JSON = 2, MCINIT_FMT_SVG = 4 };
 
 struct mcinit_cli {
