@@ -1492,10 +1492,3 @@ out:
 	free(text);
 	return rc;
 }
-
-/* The tool header's name for it (private/mcinit-tool.h). */
-void
-mcx_script_memo(bool hold)
-{
-	mcinit_config_script_memo(hold);
-}

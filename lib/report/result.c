@@ -8,6 +8,7 @@
 
 #include "topo-out.h"
 
+#include "config/config.h" /* mcinit_config_script_memo */
 #include "core/diag.h"
 
 json_t *
@@ -41,4 +42,12 @@ mcx_job_result_json(const struct mcinit_job *job, const struct mcinit_diags *d, 
 	if (config && !job->lint_only)
 		json_object_set_new(out, "config", mcinit_job_resolved_json(job));
 	return out;
+}
+
+/* The tool header's name for config's script memo (validate holds a launch
+ * script's interpretation across the jobs it makes of it). */
+void
+mcx_script_memo(bool hold)
+{
+	mcinit_config_script_memo(hold);
 }
