@@ -628,6 +628,27 @@ plain_type(const struct mcinit_type *t)
 
 static void py_scalar(json_t *j, struct mcinit_value *out);
 
+/*
+ * Where Bridge's own setup reads a field kept with a value of another type
+ * and fails on it, before training: Megatron-Core's
+ * TransformerConfig.__post_init__ (0.19.2, transformer_config.py:2273;
+ * Bridge finalizes the model config in runtime_config_update) sets the
+ * output layer's init from scaled_init_method_normal(init_method_std,
+ * num_layers): init_method_std / math.sqrt(2.0 * num_layers).  The reason
+ * Python raises, or NULL when it does not.
+ */
+static const char *
+setup_failure(enum mcinit_field f, const struct mcinit_value *v)
+{
+	if (f == MCINIT_F_num_layers && v->kind == MCINIT_V_STR)
+		return "TypeError: can't multiply sequence by non-int of type 'float'";
+	if (f == MCINIT_F_num_layers && v->kind == MCINIT_V_FLOAT && v->d < 0)
+		return "ValueError: math domain error";
+	if (f == MCINIT_F_init_method_std && v->kind == MCINIT_V_STR)
+		return "TypeError: unsupported operand type(s) for /: 'str' and 'float'";
+	return NULL;
+}
+
 /* Whether scalar j is, as Python holds it, of another type than plain type
  * t's (a value of the field's own type that the field refuses, 0 below its
  * minimum, is refused as before). */
@@ -808,6 +829,18 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 
 		py_scalar(j, out);
 		repr = py_repr(out);
+		if (cv->choices == NULL && setup_failure(f, out) != NULL) {
+			char *why = mcx_xasprintf(
+			    "%s (%s) is kept by Megatron-Bridge's dataclass, but Megatron-Core's "
+			    "TransformerConfig.__post_init__ fails on it in "
+			    "scaled_init_method_normal (init_method_std / math.sqrt(2.0 * "
+			    "num_layers)): %s",
+			    repr, py_kind_name(out), setup_failure(f, out));
+
+			free(repr);
+			mcinit_value_clear(out);
+			return conv_fail(cv, "MC004", why);
+		}
 		free(cv->note);
 		if (cv->choices != NULL) {
 			cv->note =
