@@ -755,10 +755,12 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		json_decref(k);
 		return rc;
 	}
-	if (json_is_number(j) && has_base(t, MCINIT_B_BOOL, false)) {
+	if ((json_is_number(j) || mcinit_json_pyfloat_value(j, NULL)) &&
+	    has_base(t, MCINIT_B_BOOL, false)) {
+		/* (inf and nan are true to Python) */
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_BOOL;
-		out->i = json_number_value(j) != 0;
+		out->i = !json_is_number(j) || json_number_value(j) != 0;
 		return 0;
 	}
 	if (json_is_boolean(j) && has_base(t, MCINIT_B_INT, false)) {
