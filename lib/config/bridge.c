@@ -397,6 +397,7 @@ recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcini
 		    c->origin[f] != MCINIT_ORIG_DEFAULT || c->runtime[f])
 			continue;
 		c->runtime[f] = c->invalid[f] = true;
+		c->pyval[f] = false;
 		c->origin[f] = MCINIT_ORIG_FILE;
 		c->loc[f] = *l;
 	}
@@ -600,7 +601,7 @@ set_py(struct mcinit_config *c, int f, json_t *j, const struct mcinit_loc *loc)
 	c->val[f] = v;
 	c->origin[f] = MCINIT_ORIG_REPAIR;
 	c->loc[f] = *loc;
-	c->invalid[f] = false;
+	c->invalid[f] = c->pyval[f] = false;
 	return true;
 }
 

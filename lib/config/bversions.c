@@ -159,6 +159,7 @@ mcinit_config_bridge_aliases(struct mcinit_config *c)
 		c->loc[to] = c->loc[from];
 		c->origin[to] = c->origin[from];
 		c->invalid[to] = c->invalid[from];
+		c->pyval[to] = c->pyval[from];
 		c->runtime[to] = c->runtime[from];
 	}
 }

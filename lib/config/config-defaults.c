@@ -261,7 +261,7 @@ mcinit_config_reset_section(struct mcinit_config *c, const char *sec)
 				mcinit_value_copy(&c->val[f], &bridge_values[i].v);
 			}
 		c->origin[f] = MCINIT_ORIG_DEFAULT;
-		c->invalid[f] = false;
+		c->invalid[f] = c->pyval[f] = false;
 		c->runtime[f] = false;
 		memset(&c->loc[f], 0, sizeof c->loc[f]);
 	}

@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "config/config-impl.h"
+#include "input/hydra.h"
+#include "input/jpos.h"
 
 void
 mcinit_value_clear(struct mcinit_value *v)
@@ -421,12 +423,21 @@ conv_scalar(enum mcinit_field f, enum mcinit_base base, json_t *j, struct mcinit
 		out->i = json_integer_value(j);
 		return 0;
 	case MCINIT_B_FLOAT:
+		/* a Python float JSON has no number for (inf, nan) */
+		if (mcinit_json_pyfloat_value(j, &out->d)) {
+			out->kind = MCINIT_V_FLOAT;
+			return 0;
+		}
 		if (!json_is_number(j))
 			return -1;
 		out->kind = MCINIT_V_FLOAT;
 		out->d = json_number_value(j);
 		return 0;
 	case MCINIT_B_ANY:
+		if (mcinit_json_pyfloat_value(j, &out->d)) {
+			out->kind = MCINIT_V_FLOAT;
+			return 0;
+		}
 		out->kind = MCINIT_V_JSON;
 		out->j = json_incref(j);
 		return 0;
@@ -599,6 +610,116 @@ bools_as_ints(json_t *j)
 	return k;
 }
 
+/* Whether a type is one of plain scalars (and None): what a dataclass
+ * annotated int, float, str or bool (Optional or not) is to mcinit. */
+static bool
+plain_type(const struct mcinit_type *t)
+{
+	int i;
+
+	for (i = 0; i < t->nalt; i++)
+		if (t->alt[i].list ||
+		    (t->alt[i].base != MCINIT_B_NULL && t->alt[i].base != MCINIT_B_BOOL &&
+		     t->alt[i].base != MCINIT_B_INT && t->alt[i].base != MCINIT_B_FLOAT &&
+		     t->alt[i].base != MCINIT_B_STR && t->alt[i].base != MCINIT_B_ENUM))
+			return false;
+	return t->nalt > 0;
+}
+
+static void py_scalar(json_t *j, struct mcinit_value *out);
+
+/*
+ * Where Bridge's own setup reads a field kept with a value of another type
+ * and fails on it, before training: Megatron-Core's
+ * TransformerConfig.__post_init__ (0.19.2, transformer_config.py:2273;
+ * Bridge finalizes the model config in runtime_config_update) sets the
+ * output layer's init from scaled_init_method_normal(init_method_std,
+ * num_layers): init_method_std / math.sqrt(2.0 * num_layers).  The reason
+ * Python raises, or NULL when it does not.
+ */
+static const char *
+setup_failure(enum mcinit_field f, const struct mcinit_value *v)
+{
+	if (f == MCINIT_F_num_layers && v->kind == MCINIT_V_STR)
+		return "TypeError: can't multiply sequence by non-int of type 'float'";
+	if (f == MCINIT_F_num_layers && v->kind == MCINIT_V_FLOAT && v->d < 0)
+		return "ValueError: math domain error";
+	if (f == MCINIT_F_init_method_std && v->kind == MCINIT_V_STR)
+		return "TypeError: unsupported operand type(s) for /: 'str' and 'float'";
+	return NULL;
+}
+
+/* Whether scalar j is, as Python holds it, of another type than plain type
+ * t's (a value of the field's own type that the field refuses, 0 below its
+ * minimum, is refused as before). */
+static bool
+other_type(enum mcinit_field f, const struct mcinit_type *t, json_t *j)
+{
+	struct mcinit_value v;
+	bool other;
+
+	if (!plain_type(t) || json_is_array(j) || json_is_object(j) || json_is_null(j))
+		return false;
+	py_scalar(j, &v);
+	other = !mcinit_value_fits(f, &v);
+	mcinit_value_clear(&v);
+	return other;
+}
+
+/* A JSON scalar (not null) as Python holds it: str, bool, int, float
+ * (inf and nan from their tag). */
+static void
+py_scalar(json_t *j, struct mcinit_value *out)
+{
+	memset(out, 0, sizeof *out);
+	if (mcinit_json_pyfloat_value(j, &out->d)) {
+		out->kind = MCINIT_V_FLOAT;
+	} else if (json_is_string(j)) {
+		out->kind = MCINIT_V_STR;
+		out->s = mcx_xstrdup(json_string_value(j));
+	} else if (json_is_boolean(j)) {
+		out->kind = MCINIT_V_BOOL;
+		out->i = json_is_true(j);
+	} else if (json_is_integer(j)) {
+		out->kind = MCINIT_V_INT;
+		out->i = json_integer_value(j);
+	} else {
+		out->kind = MCINIT_V_FLOAT;
+		out->d = json_number_value(j);
+	}
+}
+
+static const char *
+py_kind_name(const struct mcinit_value *v)
+{
+	return v->kind == MCINIT_V_STR     ? "a string"
+	       : v->kind == MCINIT_V_BOOL  ? "a boolean"
+	       : v->kind == MCINIT_V_INT   ? "an integer"
+	       : v->kind == MCINIT_V_FLOAT ? "a float"
+	                                   : "a value";
+}
+
+/* Python's repr of a scalar: 'x', True, 8, 1.5, inf. */
+static char *
+py_repr(const struct mcinit_value *v)
+{
+	char buf[40];
+
+	switch (v->kind) {
+	case MCINIT_V_STR:
+		return mcx_xasprintf("'%s'", v->s);
+	case MCINIT_V_BOOL:
+		return mcx_xstrdup(v->i ? "True" : "False");
+	case MCINIT_V_INT:
+		return mcx_xasprintf("%lld", v->i);
+	case MCINIT_V_FLOAT:
+		mcinit_hy_float_repr(v->d, buf, sizeof buf);
+		return mcx_xstrdup(buf);
+	default:
+		return mcx_xstrdup("None");
+	}
+}
+
 /*
  * Python's reading of a config file's value (py): Megatron-Bridge hands it
  * to the dataclass unchecked, so what Python then does with it decides, not
@@ -634,10 +755,12 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		json_decref(k);
 		return rc;
 	}
-	if (json_is_number(j) && has_base(t, MCINIT_B_BOOL, false)) {
+	if ((json_is_number(j) || mcinit_json_pyfloat_value(j, NULL)) &&
+	    has_base(t, MCINIT_B_BOOL, false)) {
+		/* (inf and nan are true to Python) */
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_BOOL;
-		out->i = json_number_value(j) != 0;
+		out->i = !json_is_number(j) || json_number_value(j) != 0;
 		return 0;
 	}
 	if (json_is_boolean(j) && has_base(t, MCINIT_B_INT, false)) {
@@ -693,31 +816,52 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		for (i = 0; i < t->nalt; i++)
 			if (t->alt[i].list && conv_scalar(f, t->alt[i].base, j, out, cv) == 0)
 				return 0;
-	if (cv->bridge && cv->choices != NULL && bridge_dataclass_field(f) && !json_is_array(j) &&
-	    !json_is_object(j)) {
-		/* A scalar of another type where Bridge's annotation is a Literal
-		 * ('2' for Literal[0, 1, 2]): the dataclass keeps it as Python
-		 * reads it, and only a check that compares it refuses it
-		 * (flash_attention_version's `in (2, 3, 4)`).  Kept as that
-		 * scalar, for the ported checks to see as Bridge's do. */
-		memset(out, 0, sizeof *out);
-		if (json_is_string(j)) {
-			out->kind = MCINIT_V_STR;
-			out->s = mcx_xstrdup(json_string_value(j));
-		} else if (json_is_boolean(j)) {
-			out->kind = MCINIT_V_BOOL;
-			out->i = json_is_true(j);
-		} else if (json_is_integer(j)) {
-			out->kind = MCINIT_V_INT;
-			out->i = json_integer_value(j);
-		} else {
-			out->kind = MCINIT_V_FLOAT;
-			out->d = json_number_value(j);
+	if (cv->bridge && (cv->choices != NULL || other_type(f, t, j)) &&
+	    bridge_dataclass_field(f) && !json_is_array(j) && !json_is_object(j) &&
+	    !json_is_null(j)) {
+		/* A scalar of another type where Bridge's annotation is a plain
+		 * int, float, str or bool, or a Literal ('2' for Literal[0, 1,
+		 * 2], 1.5 for an int, inf for an int, 8 for a str): the
+		 * dataclass keeps it as Python reads it, and only a check that
+		 * reads it refuses it (flash_attention_version's `in (2, 3,
+		 * 4)`, `train_iters <= 0`'s TypeError on a str).  Kept as that
+		 * scalar, for the ported checks to see as Bridge's do; the
+		 * native rules take it as unknown (config.c: pyval). */
+		char *repr, *words;
+
+		py_scalar(j, out);
+		repr = py_repr(out);
+		if (cv->choices == NULL && setup_failure(f, out) != NULL) {
+			char *why = mcx_xasprintf(
+			    "%s (%s) is kept by Megatron-Bridge's dataclass, but Megatron-Core's "
+			    "TransformerConfig.__post_init__ fails on it in "
+			    "scaled_init_method_normal (init_method_std / math.sqrt(2.0 * "
+			    "num_layers)): %s",
+			    repr, py_kind_name(out), setup_failure(f, out));
+
+			free(repr);
+			mcinit_value_clear(out);
+			return conv_fail(cv, "MC004", why);
 		}
 		free(cv->note);
-		cv->note = mcx_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
-		                         "Bridge does not check it",
-		                         mcinit_fields[f].name, json_kind_name(j), cv->choices);
+		if (cv->choices != NULL) {
+			cv->note =
+			    mcx_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
+			                  "Bridge does not check it",
+			                  mcinit_fields[f].name, json_kind_name(j), cv->choices);
+		} else {
+			words = type_words(f);
+			cv->note = mcx_xasprintf(
+			    "%s is %s (%s%s) where Megatron-Bridge declares %s; Bridge does not "
+			    "check it and keeps it as it is, for whatever reads it in training "
+			    "to fail on; mcinit's own checks take the field as unknown",
+			    mcinit_fields[f].name, py_kind_name(out), repr,
+			    out->kind == MCINIT_V_STR && out->s[0] == '\0' ? ": 'key=' sets ''"
+			                                                   : "",
+			    words);
+			free(words);
+		}
+		free(repr);
 		return 0;
 	}
 	return -1;
@@ -761,8 +905,19 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
 	    NULL, NULL,  mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices, NULL,
 	    py,   bridge};
 
+	json_t *word = NULL;
+	double d;
+	int rc;
+
 	*note = NULL;
-	if (try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0)) {
+	/* Outside a ConfigContainer, a Python float JSON has no number for
+	 * is read as its word ("inf"), as mcinit's own fields always read it
+	 * (a float field takes the word: special_float). */
+	if (!bridge && mcinit_json_pyfloat_value(j, &d))
+		j = word = json_string(isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+	rc = try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0) ? 0 : -1;
+	if (rc == 0) {
+		json_decref(word);
 		free(cv.why);
 		*note = cv.note;
 		return 0;
@@ -781,6 +936,7 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
 			cv.why = mcx_xasprintf("expected %s, got %s", words, json_kind_name(j));
 		free(words);
 	}
+	json_decref(word);
 	*code = cv.code;
 	*why = cv.why;
 	return -1;
@@ -865,6 +1021,31 @@ mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src)
 		for (i = 0; i < src->n; i++)
 			mcinit_value_copy(&dst->items[i], &src->items[i]);
 	}
+}
+
+bool
+mcinit_value_fits(enum mcinit_field f, const struct mcinit_value *v)
+{
+	const struct mcinit_type *t = mcinit_field_type(f);
+	int i;
+
+	if (v->kind != MCINIT_V_BOOL && v->kind != MCINIT_V_INT && v->kind != MCINIT_V_FLOAT &&
+	    v->kind != MCINIT_V_STR)
+		return true;
+	for (i = 0; i < t->nalt; i++) {
+		enum mcinit_base b = t->alt[i].base;
+
+		/* (a scalar where a tuple is annotated reads as the scalar:
+		 * py_coerce) */
+		if (b == MCINIT_B_ANY || (v->kind == MCINIT_V_BOOL && b == MCINIT_B_BOOL) ||
+		    (v->kind == MCINIT_V_INT && (b == MCINIT_B_INT || b == MCINIT_B_FLOAT)) ||
+		    (v->kind == MCINIT_V_FLOAT && b == MCINIT_B_FLOAT) ||
+		    (v->kind == MCINIT_V_STR &&
+		     (b == MCINIT_B_STR || b == MCINIT_B_ENUM || b == MCINIT_B_SIGNAL ||
+		      b == MCINIT_B_DTYPE || b == MCINIT_B_LAYOUT)))
+			return true;
+	}
+	return false;
 }
 
 bool

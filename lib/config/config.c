@@ -186,7 +186,7 @@ mcinit_config_set_raw(struct mcinit_config *c, enum mcinit_field f, json_t *j, e
 	c->val[f].kind = MCINIT_V_JSON;
 	c->val[f].j = json_incref(j);
 	set_where(c, f, o, loc);
-	c->invalid[f] = false;
+	c->invalid[f] = c->pyval[f] = false;
 }
 
 int
@@ -202,6 +202,7 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		/* The only way a loader has no JSON for a word: bytes that are
 		 * not UTF-8 (jansson refuses them). */
 		c->invalid[f] = true;
+		c->pyval[f] = false;
 		mcinit_field_key(f, key, sizeof key);
 		g = mcinit_diag_add(d, MCINIT_ERROR, "MC004", loc, "%s: value is not valid UTF-8",
 		                    key);
@@ -216,7 +217,9 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		mcinit_value_clear(&c->val[f]);
 		c->val[f] = v;
 		set_where(c, f, o, loc);
-		c->invalid[f] = false;
+		/* a scalar of another type that a Bridge dataclass keeps: unknown
+		 * to the native rules, which read the field's type only */
+		c->pyval[f] = c->invalid[f] = !mcinit_value_fits(f, &c->val[f]);
 		c->runtime[f] = false; /* a value replaces one known only at run time */
 		if (note != NULL) {
 			mcinit_field_key(f, key, sizeof key);
@@ -227,6 +230,7 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		return 0;
 	}
 	c->invalid[f] = true;
+	c->pyval[f] = false;
 	mcinit_field_key(f, key, sizeof key);
 	g = mcinit_diag_add(d, MCINIT_ERROR, code, loc, "%s: %s", key, why);
 	mcinit_diag_key(g, key);

@@ -171,6 +171,13 @@ struct mcinit_config {
 	/* given a value a launch script computes at run time ($1, $(...)):
 	 * invalid too (rules skip it), but set, so never "not set" (MC008) */
 	bool runtime[MCINIT_F_COUNT];
+	/* holds a scalar of another type than the field's (a float in an int
+	 * field, 'inf' in a float one), kept as Python holds it because a
+	 * Megatron-Bridge dataclass does not check its annotation (issue 38):
+	 * invalid too, so that mcinit's native rules, derived values and
+	 * estimates take it as unknown rather than reading 0 from it; the
+	 * ported checks (Bridge's and Megatron-Core's, as Python) read it */
+	bool pyval[MCINIT_F_COUNT];
 	json_t *env_vars; /* object, owned */
 	/* What a section holds beyond its standard fields, kept for
 	 * --print-config: {section: {"_target_": ..., key: value}} for the keys
@@ -323,6 +330,17 @@ void mcinit_cfg_set_str(struct mcinit_config *c, enum mcinit_field f, const char
  * float, ...).  *note (caller frees) may say what Python makes of it. */
 /* A deep copy of src into dst (which holds nothing). */
 void mcinit_value_copy(struct mcinit_value *dst, const struct mcinit_value *src);
+/* Whether a scalar value's kind (bool, int, float, str) is one that field
+ * f's type holds (an int a float field holds too); any other kind
+ * (null, a list, JSON) true. */
+bool mcinit_value_fits(enum mcinit_field f, const struct mcinit_value *v);
+/* Whether a ported check cannot read field f: its input was rejected (not
+ * a value Python would hold: pyval ones are). */
+static inline bool
+mcinit_cfg_unreadable(const struct mcinit_config *c, enum mcinit_field f)
+{
+	return c->invalid[f] && !c->pyval[f];
+}
 /* Whether a and b are the same value: same kind, same scalar, same
  * string, equal items, equal JSON. */
 bool mcinit_value_equal(const struct mcinit_value *a, const struct mcinit_value *b);

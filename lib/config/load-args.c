@@ -110,11 +110,9 @@ hydra_json(const struct mcinit_hy_value *v, bool *sweep)
 		return json_real(strtod(v->text, NULL));
 	}
 	case MCINIT_HY_FLOAT:
-		if (isfinite(v->f))
-			return json_real(v->f);
-		/* JSON has no inf or nan: the text Python's float() reads back */
-		mcinit_hy_float_repr(v->f, f, sizeof f);
-		return json_string(f);
+		/* JSON has no inf or nan: the tagged float (jpos.h), which a
+		 * reader tells from the string 'inf' */
+		return mcinit_json_pyfloat(v->f);
 	case MCINIT_HY_STR:
 		return json_stringn(v->text, v->len);
 	case MCINIT_HY_LIST:
@@ -877,6 +875,7 @@ set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct m
 
 		if (j == NULL) {
 			x->c->invalid[fs[k]] = true;
+			x->c->pyval[fs[k]] = false;
 			continue;
 		}
 		if (k == 0) {
@@ -891,7 +890,7 @@ set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct m
 		x->c->val[fs[k]] = v;
 		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
 		x->c->loc[fs[k]] = *l;
-		x->c->invalid[fs[k]] = false;
+		x->c->invalid[fs[k]] = x->c->pyval[fs[k]] = false;
 	}
 	json_decref(j);
 }
@@ -1002,6 +1001,7 @@ set_runtime(struct fctx *x, const struct mcinit_mflag *m, const struct mcinit_lo
 
 	for (k = 0; k < n; k++) {
 		x->c->invalid[fs[k]] = x->c->runtime[fs[k]] = true;
+		x->c->pyval[fs[k]] = false;
 		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
 		x->c->loc[fs[k]] = *l;
 	}

@@ -518,8 +518,10 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 	struct mcinit_loc l = where(x, sec, k, false);
 
 	if (json_object_get(json_object_get(x->refused, sec), k) != NULL) {
-		if (f >= 0)
+		if (f >= 0) {
 			x->c->invalid[f] = true;
+			x->c->pyval[f] = false;
+		}
 		return;
 	}
 	if (is_meta_key(k)) {

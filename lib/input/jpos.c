@@ -9,6 +9,7 @@
 #include "input/jpos.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -765,4 +766,39 @@ mcinit_jpos_seal(struct mcinit_jpos *jp)
 {
 	if (jp->slots == NULL)
 		build_table(jp);
+}
+
+json_t *
+mcinit_json_pyfloat(double v)
+{
+	const char *w = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+	char buf[8];
+
+	if (isfinite(v))
+		return json_real(v);
+	buf[0] = '\0';
+	memcpy(buf + 1, w, strlen(w));
+	return json_stringn(buf, 1 + strlen(w));
+}
+
+bool
+mcinit_json_pyfloat_value(const json_t *j, double *out)
+{
+	const char *s = json_string_value(j);
+	size_t n = json_string_length(j);
+	double v;
+
+	if (s == NULL || n < 2 || s[0] != '\0')
+		return false;
+	if (n == 4 && memcmp(s + 1, "inf", 3) == 0)
+		v = INFINITY;
+	else if (n == 5 && memcmp(s + 1, "-inf", 4) == 0)
+		v = -INFINITY;
+	else if (n == 4 && memcmp(s + 1, "nan", 3) == 0)
+		v = NAN;
+	else
+		return false;
+	if (out != NULL)
+		*out = v;
+	return true;
 }

@@ -24,7 +24,10 @@
 #ifndef MCINIT_JPOS_H
 #define MCINIT_JPOS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "core/util.h"
 
@@ -87,5 +90,21 @@ void mcinit_jpos_seal(struct mcinit_jpos *jp);
 
 /* Number of values indexed (every occurrence, duplicates included). */
 size_t mcinit_jpos_count(const struct mcinit_jpos *jp);
+
+/*
+ * A Python float that JSON cannot hold (inf, -inf, nan), as the readers of
+ * Python's inputs hand it on (Hydra's override grammar: `inf`, `nan`,
+ * `1e309`; PyYAML: `.inf`, `.nan`, `1.0e+309`): a JSON string of a NUL
+ * byte and Python's repr ("\0inf", "\0-inf", "\0nan").  No input spells
+ * it (jansson refuses \u0000 without JSON_ALLOW_NUL, a Hydra or YAML
+ * string of a NUL byte then one of those three words is not a thing users
+ * write), so a reader tells the float from the string 'inf' a user quoted,
+ * which Python keeps as a str (issue 38: the two fail Bridge's checks
+ * differently).  A reader that does not know the tag sees an empty C
+ * string.
+ */
+json_t *mcinit_json_pyfloat(double v);
+/* Whether j is such a float: true, with its value in *out (may be NULL). */
+bool mcinit_json_pyfloat_value(const json_t *j, double *out);
 
 #endif

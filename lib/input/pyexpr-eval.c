@@ -30,6 +30,36 @@ static struct mcinit_pv eval(struct mcinit_pyexpr *e, const struct node *n);
 /* The most items a list repetition makes. */
 #define LIST_MAX (1 << 20)
 
+/* Python's name of a value's type, for its TypeError messages. */
+static const char *
+py_type(const struct mcinit_pv *v)
+{
+	switch (v->kind) {
+	case MCINIT_PV_STR:
+		return "str";
+	case MCINIT_PV_INT:
+		return "int";
+	case MCINIT_PV_FLOAT:
+		return "float";
+	case MCINIT_PV_BOOL:
+		return "bool";
+	case MCINIT_PV_NONE:
+		return "NoneType";
+	case MCINIT_PV_LIST:
+		return "list";
+	default:
+		return NULL;
+	}
+}
+
+/* Whether a is a str and b a number (int, float, bool), or the reverse. */
+static bool
+str_and_num(const struct mcinit_pv *a, const struct mcinit_pv *b)
+{
+	return (a->kind == MCINIT_PV_STR && mcinit_pyx_is_num(b)) ||
+	       (b->kind == MCINIT_PV_STR && mcinit_pyx_is_num(a));
+}
+
 static struct mcinit_pv
 arith_op(struct mcinit_pyexpr *e, const char *op, struct mcinit_pv a, struct mcinit_pv b)
 {
@@ -65,6 +95,53 @@ arith_op(struct mcinit_pyexpr *e, const char *op, struct mcinit_pv a, struct mci
 		for (i = 0; i < k; i++)
 			memcpy(r + (size_t)i * l.n, l.items, l.n * sizeof *r);
 		return (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = r, .n = l.n * (size_t)k};
+	}
+	/* A str with a number, which a value of another type than a field's
+	 * makes (issue 38: Bridge keeps it): Python's TypeError, except where
+	 * Python defines the operation (str * int repeats, str % x formats
+	 * what has a % in it), which this evaluator leaves undecided. */
+	if (str_and_num(&a, &b) &&
+	    (op[0] == '+' || op[0] == '-' || op[0] == '*' || op[0] == '/' || op[0] == '%')) {
+		const struct mcinit_pv *s = a.kind == MCINIT_PV_STR ? &a : &b,
+		                       *n = s == &a ? &b : &a;
+
+		if (strcmp(op, "**") == 0)
+			return mcinit_pyx_type_err(e,
+			                           "unsupported operand type(s) for ** or pow(): "
+			                           "'%s' and '%s'",
+			                           py_type(&a), py_type(&b));
+		if (op[0] == '*' && n->kind != MCINIT_PV_FLOAT) {
+			/* str * int: the str repeated (Bridge's lr_decay_iters *
+			 * global_batch_size on a str it keeps), bounded as lists */
+			long long k = n->i, i;
+			size_t len = strlen(s->s);
+			char *t;
+
+			if (k < 0)
+				k = 0;
+			if (len > 0 && (unsigned long long)k > LIST_MAX / len)
+				return mcinit_pyx_err(e, "str repeated past %d characters",
+				                      LIST_MAX);
+			t = mcinit_pyx_arena(e, len * (size_t)k + 1);
+			t[0] = '\0';
+			for (i = 0; i < k; i++)
+				memcpy(t + (size_t)i * len, s->s, len + 1);
+			return (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = t};
+		}
+		if (op[0] == '*')
+			return mcinit_pyx_type_err(e, "can't multiply sequence by non-int of type "
+			                              "'float'");
+		if (op[0] == '%' && s == &a) {
+			if (strchr(a.s, '%') != NULL)
+				return mcinit_pyx_err(e, "unsupported operand types for %s", op);
+			return mcinit_pyx_type_err(e, "not all arguments converted during string "
+			                              "formatting");
+		}
+		if (op[0] == '+' && s == &a)
+			return mcinit_pyx_type_err(
+			    e, "can only concatenate str (not \"%s\") to str", py_type(&b));
+		return mcinit_pyx_type_err(e, "unsupported operand type(s) for %s: '%s' and '%s'",
+		                           op, py_type(&a), py_type(&b));
 	}
 	if (!mcinit_pyx_is_num(&a) || !mcinit_pyx_is_num(&b))
 		return mcinit_pyx_err(e, "unsupported operand types for %s", op);
@@ -161,9 +238,18 @@ cmp(struct mcinit_pyexpr *e, const char *op, const struct mcinit_pv *a, const st
 	if (mcinit_pyx_is_num(a) && mcinit_pyx_is_num(b)) {
 		double x = mcinit_pyx_num(a), y = mcinit_pyx_num(b);
 
+		/* nan is unordered: every ordering is False */
+		if (isnan(x) || isnan(y))
+			return mcinit_pyx_mkbool(false);
 		c = x < y ? -1 : x > y;
 	} else if (a->kind == MCINIT_PV_STR && b->kind == MCINIT_PV_STR) {
 		c = strcmp(a->s, b->s);
+	} else if (str_and_num(a, b)) {
+		/* Python 3 orders no str against a number: TypeError (a value
+		 * of another type than a field's, which Bridge keeps) */
+		return mcinit_pyx_type_err(e,
+		                           "'%s' not supported between instances of '%s' and '%s'",
+		                           op, py_type(a), py_type(b));
 	} else {
 		return mcinit_pyx_err(e, "'%s' not supported between these types", op);
 	}

@@ -120,6 +120,10 @@ bool mcinit_pyx_method_known(const char *m);
 /* An ERR value whose message, printf's fmt, e owns. */
 struct mcinit_pv mcinit_pyx_err(struct mcinit_pyexpr *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same for what Python raises as TypeError whatever the values (its
+ * .i is 1; pyexpr.h), with Python's message. */
+struct mcinit_pv mcinit_pyx_type_err(struct mcinit_pyexpr *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Python's a == b: numbers across int, float and bool, lists item by item. */
 bool mcinit_pyx_equal(const struct mcinit_pv *a, const struct mcinit_pv *b);
 /* str(v) appended to b, or repr(v) when repr (lists show their items' repr). */

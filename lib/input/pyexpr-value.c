@@ -12,6 +12,20 @@
 #include <string.h>
 
 struct mcinit_pv
+mcinit_pyx_type_err(struct mcinit_pyexpr *e, const char *fmt, ...)
+{
+	struct mcinit_pv v = {.kind = MCINIT_PV_ERR, .i = 1};
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	v.s = mcinit_pyexpr_strdup(e, buf);
+	return v;
+}
+
+struct mcinit_pv
 mcinit_pyx_err(struct mcinit_pyexpr *e, const char *fmt, ...)
 {
 	struct mcinit_pv v = {.kind = MCINIT_PV_ERR};

@@ -41,7 +41,7 @@ enum mcinit_pv_kind {
 
 struct mcinit_pv {
 	enum mcinit_pv_kind kind;
-	long long i;                   /* BOOL, INT */
+	long long i;                   /* BOOL, INT; ERR: 1 for Python's TypeError */
 	double f;                      /* FLOAT */
 	const char *s;                 /* STR, ERR */
 	const struct mcinit_pv *items; /* LIST */

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -394,18 +395,19 @@ build_float(const char *s)
 			v = v * 60 + strtod(part, NULL);
 			part = colon ? colon + 1 : NULL;
 		}
+	} else if (p[0] == '.' && strcasecmp(p + 1, "inf") == 0) {
+		v = INFINITY; /* PyYAML's .inf, .Inf, .INF (pyyaml_float) */
+	} else if (p[0] == '.' && strcasecmp(p + 1, "nan") == 0) {
+		v = NAN;
 	} else {
 		v = strtod(p, &end);
 		if (*end != '\0')
 			goto out;
 	}
-	/* jansson has no infinity or NaN: those stay strings (the words) */
-	if (isfinite(v))
-		j = json_real(sign * v);
-	else if (isinf(v))
-		/* a number past the double range (`1.0e309`) is Python's
-		 * float('inf'): the word float() reads back, as `.inf` is read */
-		j = json_string(sign < 0 ? "-inf" : "inf");
+	/* jansson has no infinity or NaN: those are tagged floats (jpos.h),
+	 * which a reader tells from the string 'inf'; a number past the
+	 * double range (`1.0e309`) is Python's float('inf') */
+	j = mcinit_json_pyfloat(sign * v);
 out:
 	free(c);
 	return j;

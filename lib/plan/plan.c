@@ -382,6 +382,20 @@ runtime_sizes(struct mcinit_job *job)
 			    mcinit_field_key(f, key, sizeof key));
 			return true;
 		}
+	/* a value of another type than the field's, which a Bridge dataclass
+	 * keeps (config.h: pyval): unknown to the derivation of the sizes */
+	for (f = 0; f < MCINIT_F_COUNT; f++)
+		if (job->c.pyval[f]) {
+			char key[128];
+
+			mcinit_diag_add(
+			    job->d, MCINIT_WARNING, "MC004", &job->c.loc[f],
+			    "%s holds a value of another type than its own, which "
+			    "mcinit cannot size the groups with: the rank groups were not "
+			    "laid out or checked",
+			    mcinit_field_key(f, key, sizeof key));
+			return true;
+		}
 	return false;
 }
 

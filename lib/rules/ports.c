@@ -315,6 +315,8 @@ mcinit_port_eval_expr(struct mcinit_port_run *r, const char *src, const struct m
 	else
 		mcinit_pyexpr_reshare(r->scratch, tree);
 	v = mcinit_pyexpr_eval(r->scratch, r->ev->resolve, r);
+	if (v.kind == MCINIT_PV_ERR && v.i == 1 && r->type_error[0] == '\0')
+		snprintf(r->type_error, sizeof r->type_error, "%s", v.s);
 	return v.kind == MCINIT_PV_ERR ? -1 : mcinit_pv_truthy(&v) != negate;
 }
 
@@ -350,6 +352,9 @@ mcinit_port_eval_local(struct mcinit_port_run *r, struct mcinit_pyexpr *outer,
 	r->active[r->depth++] = l;
 	v = mcinit_pyexpr_eval(e, r->ev->resolve, r);
 	r->depth--;
+	/* a local's TypeError is the row's: Python raises it there */
+	if (v.kind == MCINIT_PV_ERR && v.i == 1 && r->type_error[0] == '\0')
+		snprintf(r->type_error, sizeof r->type_error, "%s", v.s);
 	if (v.kind != MCINIT_PV_ERR)
 		*out = mcinit_rules_pv_keep(outer, v); /* the value outlives e */
 	mcinit_pyexpr_free(e);
@@ -459,6 +464,33 @@ report_row(struct mcinit_port_run *r)
 	mcx_buf_free(&m);
 }
 
+/* A row whose expression raises TypeError on a value of another type than
+ * its field's, which Bridge keeps unchecked (issue 38): Bridge's check
+ * fails there with that TypeError, so the config is refused; an error. */
+static void
+report_type_error(struct mcinit_port_run *r)
+{
+	const struct mcinit_port_table *t = r->t;
+	const struct mcinit_port *row = r->row;
+	struct mcinit_rule_ctx *x = r->x;
+	const char *where = t->where != NULL ? t->where(row, r->v) : row->id;
+	const struct mcinit_rule *rule = x->rule;
+	struct mcinit_diag *g;
+
+	x->rule = NULL;
+	g = report_at(x, rule->code, MCINIT_ERROR, mcinit_port_field(r),
+	              "%s %s (%s) raises TypeError: %s (a value of another type than its "
+	              "field's, which Bridge keeps unchecked)",
+	              t->source, row->function, where, r->type_error);
+	if (t->release_name != NULL)
+		mcinit_diag_hint(g, "give the field a value of its declared type; see %s in %s %s",
+		                 where, t->source, t->release_name(r->v));
+	else
+		mcinit_diag_hint(g, "give the field a value of its declared type; see %s in %s",
+		                 where, t->source);
+	x->rule = rule;
+}
+
 void
 mcinit_port_check(struct mcinit_port_run *r)
 {
@@ -479,11 +511,15 @@ mcinit_port_check(struct mcinit_port_run *r)
 		if ((r->row->releases & r->v) == 0)
 			continue; /* not a check of the config's release */
 		r->depth = 0;
+		r->pyval_read = false;
+		r->type_error[0] = '\0';
 		if (r->ev->begin != NULL)
 			r->ev->begin(r);
 		res = r->ev->verdict != NULL ? r->ev->verdict(r) : mcinit_port_verdict(r);
 		if (res == 1)
 			report_row(r);
+		else if (res < 0 && r->pyval_read && r->type_error[0] != '\0')
+			report_type_error(r);
 		else if (res < 0 && r->ev->undecided != NULL)
 			r->ev->undecided(r);
 	}

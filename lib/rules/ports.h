@@ -167,6 +167,12 @@ struct mcinit_port_run {
 	int depth; /* locals being evaluated inside locals */
 	/* the locals being evaluated, innermost last */
 	const struct mcinit_port_local *active[8];
+	/* the row read a field that holds a value of another type than the
+	 * field's, which Bridge keeps (config.h: pyval); the resolver says so */
+	bool pyval_read;
+	/* the TypeError Python raises in the row's expressions (the first),
+	 * "" when none: with pyval_read, what Bridge fails with */
+	char type_error[160];
 };
 
 /* How a source evaluates its rows. */

@@ -187,8 +187,12 @@ field_value(struct mcinit_port_run *r, struct mcinit_pyexpr *e, const char *sec,
 	/* (and self.model.X of one: its __getattr__ hands X to transformer) */
 	if (f >= 0 &&
 	    (k == NULL || mcinit_vclass_has_std(k, f) || mcinit_field_in_nested(f, nest))) {
-		if (c->invalid[f])
+		/* (a value of another type Bridge keeps, pyval, is read as
+		 * Python holds it) */
+		if (mcinit_cfg_unreadable(c, f))
 			return -1;
+		if (c->pyval[f])
+			r->pyval_read = true;
 		if (*rest == '\0') {
 			*out = from_value(e, f, &c->val[f]);
 			return 0;

@@ -82,7 +82,7 @@ bridge_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *sec
 {
 	int f = mcinit_field_lookup(section, name);
 
-	if (f < 0 || x->c->invalid[f])
+	if (f < 0 || mcinit_cfg_unreadable(x->c, f))
 		return -1;
 	*out = from_value(e, &x->c->val[f]);
 	return out->kind == MCINIT_PV_ERR ? -1 : 0;
@@ -95,7 +95,7 @@ field_value(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, const char *name
 {
 	int f = mcinit_mcheck_field(name, x->c->mversion, NULL);
 
-	if (f < 0 || x->c->invalid[f])
+	if (f < 0 || mcinit_cfg_unreadable(x->c, f))
 		return -1;
 	*out = from_value(e, &x->c->val[f]);
 	return out->kind == MCINIT_PV_ERR ? -1 : 0;
@@ -190,7 +190,7 @@ model_attr(struct mcinit_rule_ctx *x, struct mcinit_pyexpr *e, enum mcinit_speci
 {
 	int f = model_attr_field(x->c, s);
 
-	if (f < 0 || x->c->invalid[f])
+	if (f < 0 || mcinit_cfg_unreadable(x->c, f))
 		return 1;
 	/* the field itself: a Bridge-only one (bias_activation_fusion) has no
 	 * Megatron-LM dest for field_value to find */
@@ -508,8 +508,10 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		return env_value(x, e, name + 1, out);
 	case MB_FIELD:
 		note_read(r, f);
-		if (x->c->invalid[f])
+		if (mcinit_cfg_unreadable(x->c, f))
 			return -1;
+		if (x->c->pyval[f])
+			r->run.pyval_read = true;
 		*out = from_value(e, &x->c->val[f]);
 		if (out->kind == MCINIT_PV_STR)
 			out->s = mcinit_port_torch_dtype(f, out->s); /* "bf16" is torch.bfloat16 */

@@ -6,6 +6,9 @@ import sys, os, io, contextlib, warnings, yaml, json
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "bridge", "0.6.2")
+# the rows go to a copy of stdout's descriptor: a judged config may close
+# sys.stdout (a logger field naming it), which must not end the run
+OUT = os.fdopen(os.dup(1), "w")
 with contextlib.redirect_stdout(io.StringIO()):
     import oraclelib
 def val(v):
@@ -40,4 +43,5 @@ for line in sys.stdin:
     v = "accept" if j.get("accepted") and not bad else "reject"
     if j.get("accepted") and bad:
         err = "post-check " + ",".join(bad)
-    print("%s\t%s\t%d\t%s\t%s\t%s\t-" % (name, f, ws, " ".join(ovs), v, err), flush=True)
+    print("%s\t%s\t%d\t%s\t%s\t%s\t-" % (name, f, ws, " ".join(ovs), v, err), file=OUT,
+          flush=True)

@@ -10,6 +10,15 @@ None section is another kind of input: merge_apply.py's).
 
   types_gen.py | judge_ovs.py > rows.tsv      Bridge's verdicts, as
                                               mutations.tsv rows
+
+--other: instead, each field whose annotation is a plain int, float, str
+or bool (Optional[...] of one too) given values of the other types, which
+Bridge's dataclasses keep unchecked (issue 38's class 3): a finite
+non-integral float, inf, -inf, nan, 1e309 (written as JSON's Infinity,
+NaN and 1e309, which judge_ovs.py and as-hydra-edit.py read as Python
+floats), a numeric string, a non-numeric string, true.  --sample N
+--seed S: N of those cases per dump, drawn at random.
+
 Not part of the build."""
 import argparse
 import ast
@@ -111,6 +120,38 @@ def cases(section, field, ann, choices=None):
     return out
 
 
+def plain(ann):
+    """The plain scalar type of an annotation (int, float, str, bool), also
+    under Optional[...] / X | None; None for any other annotation."""
+    alts = [a for a in split_top(ann.strip(), "|") if a not in ("None", "NoneType")]
+    if len(alts) == 1:
+        a = alts[0]
+        m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", a, re.S)
+        if m:
+            a = m.group(1).strip()
+        if a in ("int", "float", "str", "bool"):
+            return a
+    return None
+
+
+# (case name, JSON text judge_ovs.py reads, the Python type of the value)
+OTHER = [("fraction", "1.5", "float"), ("inf", "Infinity", "float"),
+         ("minf", "-Infinity", "float"), ("nan", "NaN", "float"),
+         ("e309", "1e309", "float"), ("numstr", '"8"', "str"),
+         ("word", "zz_word", "str"), ("true", "true", "bool"), ("int", "8", "int")]
+
+
+def other_cases(ann):
+    t = plain(ann)
+    if t is None:
+        return []
+    # an int where a float is declared is a float to every reader; a bool
+    # where an int is, an int (the cases of the other generator)
+    same = {"int": ("int",), "float": ("float", "int"), "str": ("str",),
+            "bool": ("bool",)}[t]
+    return [(n, v) for n, v, ty in OTHER if ty not in same and not (t == "int" and ty == "bool")]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fields", default=os.path.join(
@@ -120,6 +161,9 @@ def main():
     ap.add_argument("--fields-inc", metavar="INC",
                     help="mcinit's generated field table (_build/lib/config/fields.inc): "
                          "the choices of fields whose annotation names a class")
+    ap.add_argument("--other", action="store_true")
+    ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     choices = {}
     if a.fields_inc:
@@ -140,6 +184,21 @@ def main():
     for dump, ws in dumps:
         d = yaml.safe_load(open(os.path.join(a.dir, dump)))
         tag = re.sub(r"_pretrain.*|_sft.*|_peft.*", "", dump)
+        if a.other:
+            out = []
+            for r in rows:
+                sec = d.get(r["section"])
+                if not isinstance(sec, dict):
+                    continue
+                for name, v in other_cases(r["type"]):
+                    out.append("ot_%s_%s_%s_%s %s %s %s.%s=%s" % (
+                        tag, r["section"], r["field"], name, dump, ws, r["section"],
+                        r["field"], v))
+            if a.sample:
+                import random
+                out = sorted(random.Random(a.seed).sample(out, min(a.sample, len(out))))
+            print("\n".join(out))
+            continue
         for r in rows:
             sec = d.get(r["section"])
             if not isinstance(sec, dict):

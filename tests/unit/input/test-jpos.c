@@ -692,3 +692,37 @@ Test(jpos, mutated_documents)
 	regfree(&re);
 	mcx_buf_free(&doc);
 }
+
+/* A Python float JSON has no number for (inf, -inf, nan) is a tagged string
+ * that no input spells, told apart from the string a user quoted. */
+Test(jpos, python_floats_are_tagged)
+{
+	static const double vals[] = {__builtin_inf(), -__builtin_inf(), __builtin_nan("")};
+	size_t i;
+	double d;
+	json_t *j, *quoted, *parsed;
+
+	for (i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		j = mcinit_json_pyfloat(vals[i]);
+		cr_assert(json_is_string(j));
+		cr_assert(mcinit_json_pyfloat_value(j, &d));
+		if (vals[i] != vals[i])
+			cr_expect(d != d, "nan stays nan");
+		else
+			cr_expect(d == vals[i]);
+		json_decref(j);
+	}
+	/* a finite one is the JSON number */
+	j = mcinit_json_pyfloat(1.5);
+	cr_expect(json_is_real(j) && json_real_value(j) == 1.5);
+	cr_expect(!mcinit_json_pyfloat_value(j, NULL));
+	json_decref(j);
+	/* the strings 'inf' and 'nan' are strings */
+	quoted = json_string("inf");
+	cr_expect(!mcinit_json_pyfloat_value(quoted, NULL));
+	json_decref(quoted);
+	/* and JSON input cannot spell the tag: jansson refuses \u0000 */
+	parsed = json_loads("\"\\u0000inf\"", JSON_DECODE_ANY, NULL);
+	cr_expect_null(parsed);
+	json_decref(parsed);
+}

@@ -25,6 +25,10 @@ resolve(void *ctx, struct mcinit_pyexpr *e, const char *name, struct mcinit_pv *
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_NONE};
 	else if (strcmp(name, "layers") == 0)
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_LIST, .items = items, .n = 2};
+	else if (strcmp(name, "s") == 0) /* a str a Bridge field keeps (issue 38) */
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_STR, .s = "512x"};
+	else if (strcmp(name, "nan") == 0)
+		*out = (struct mcinit_pv){.kind = MCINIT_PV_FLOAT, .f = __builtin_nan("")};
 	else if (strcmp(name, "model.tp") == 0)
 		*out = (struct mcinit_pv){.kind = MCINIT_PV_INT, .i = 2};
 	else if (strcmp(name, "dataset:GPTDatasetConfig") == 0 || strcmp(name, "%cfg:Base") == 0)
@@ -72,6 +76,18 @@ static const struct {
     {"\"a2a+p2p\" in args.cp_comm_type", "True"},
     {"args.x is not None and args.x > 1", "False"},
     {"args.x > 1", "ERR"}, /* Python: TypeError */
+    /* a value of another type than a field's, which Bridge keeps (issue 38) */
+    {"args.s * 2", "512x512x"},
+    {"2 * args.s", "512x512x"},
+    {"args.s * 0", ""},
+    {"args.s <= 0", "ERR"},  /* TypeError: '<=' not supported ... */
+    {"args.s % 16", "ERR"},  /* TypeError: not all arguments converted ... */
+    {"args.s * 2.0", "ERR"}, /* TypeError: can't multiply sequence ... */
+    {"args.s == 512", "False"},
+    {"args.nan <= 0", "False"}, /* nan is unordered */
+    {"args.nan > 0", "False"},
+    {"args.nan >= args.nan", "False"},
+    {"args.nan != args.nan", "True"},
     {"args.x or 5", "5"},
     {"0 and 1", "0"},
     {"-7 // 2", "-4"},
@@ -165,6 +181,44 @@ collect(void *ctx, const char *name)
 	struct mcx_buf *b = ctx;
 
 	mcx_buf_printf(b, "%s;", name);
+}
+
+/* What Python raises as TypeError whatever the values is marked so (.i 1,
+ * with Python's message): the ported checks then know that Bridge fails
+ * there; what this evaluator merely cannot do is not. */
+Test(pyexpr, type_errors_are_marked)
+{
+	static const struct {
+		const char *src, *msg; /* msg NULL: an error, not a TypeError */
+	} errs[] = {
+	    {"args.s <= 0", "'<=' not supported between instances of 'str' and 'int'"},
+	    {"1.5 > args.s", "'>' not supported between instances of 'float' and 'str'"},
+	    {"args.s % 16", "not all arguments converted during string formatting"},
+	    {"args.s * 2.0", "can't multiply sequence by non-int of type 'float'"},
+	    {"args.s - 1", "unsupported operand type(s) for -: 'str' and 'int'"},
+	    {"args.s + 1", "can only concatenate str (not \"int\") to str"},
+	    {"'%d' % 5", NULL}, /* Python formats it: not decided here */
+	    {"args.x > 1", NULL},
+	    {"args.unknown > 1", NULL},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+		char *why = NULL;
+		struct mcinit_pyexpr *e = mcinit_pyexpr_parse(errs[i].src, &why);
+		struct mcinit_pv v;
+
+		cr_assert_not_null(e, "%s: %s", errs[i].src, why);
+		v = mcinit_pyexpr_eval(e, resolve, NULL);
+		cr_assert_eq(v.kind, MCINIT_PV_ERR, "%s", errs[i].src);
+		if (errs[i].msg != NULL) {
+			cr_expect_eq(v.i, 1, "%s: a TypeError", errs[i].src);
+			cr_expect_str_eq(v.s, errs[i].msg, "%s", errs[i].src);
+		} else {
+			cr_expect_eq(v.i, 0, "%s: not a TypeError (%s)", errs[i].src, v.s);
+		}
+		mcinit_pyexpr_free(e);
+	}
 }
 
 Test(pyexpr, names_read)
