@@ -843,6 +843,29 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			mcinit_value_clear(out);
 			return conv_fail(cv, "MC004", why);
 		}
+		if (cv->choices == NULL && out->kind == MCINIT_V_STR &&
+		    !has_base(t, MCINIT_B_STR, false) &&
+		    (has_base(t, MCINIT_B_INT, false) || has_base(t, MCINIT_B_FLOAT, false))) {
+			/* A str where a number is declared: Bridge keeps it, and the
+			 * first arithmetic or ordering training does on it raises
+			 * TypeError (Python compares and adds no str with a number):
+			 * the job dies, only later (issue 38: `lr: 3e-4`, which
+			 * PyYAML reads as a string, breaks the optimizer).  A float
+			 * or a bool where an int is declared, by contrast, Python
+			 * computes with. */
+			char *why;
+
+			words = type_words(f);
+			why = mcx_xasprintf(
+			    "a string (%s%s) where Megatron-Bridge declares %s: Bridge keeps it, "
+			    "and training's first arithmetic or comparison on it raises "
+			    "TypeError (a str with a number)",
+			    repr, out->s[0] == '\0' ? ": 'key=' sets ''" : "", words);
+			free(words);
+			free(repr);
+			mcinit_value_clear(out);
+			return conv_fail(cv, "MC004", why);
+		}
 		free(cv->note);
 		if (cv->choices != NULL) {
 			cv->note =

@@ -28,11 +28,10 @@ check hydra-force-add value_is ++model.num_layers=4 model num_layers 4
 check hydra-add-to-null value_is '+model.recompute_modules=[mlp]' model recompute_modules '["mlp"]'
 check hydra-section-dict value_is 'ddp={overlap_grad_reduce:false}' ddp overlap_grad_reduce false
 # `key=` sets the empty string (Hydra: OK, ''): a string field holds it; an
-# int field keeps it too, as Bridge's dataclass does (issue 38), with a
-# warning that says what it got, and Bridge's check that reads it refuses
-# it (model and dataset sequence lengths differ)
+# int field is refused with what it got: Bridge's dataclass keeps it, and
+# training's arithmetic on a str raises TypeError (issue 38)
 check hydra-empty-value value_is checkpoint.save= checkpoint save '""'
-check hydra-empty-value-int sh -c "$M validate '$Y' model.seq_length= >'$tmp/ev.out' 2>&1; test \$? = 1 && grep -q \"warning\\[MC004\\]: seq_length is a string ('': 'key=' sets '')\" '$tmp/ev.out' && grep -q 'error\\[MC300\\].*Sequence length in model config: ,' '$tmp/ev.out'"
+check hydra-empty-value-int sh -c "$M validate '$Y' model.seq_length= >'$tmp/ev.out' 2>&1; test \$? = 1 && grep -q \"error\\[MC004\\]: model.seq_length: a string ('': 'key=' sets '') where Megatron-Bridge declares an integer\" '$tmp/ev.out'"
 # Hydra's inf and nan are floats: a float field holds them
 check hydra-inf-float sh -c "$M validate --print-config '$Y' optimizer.lr=-inf 2>/dev/null | python3 -c 'import json,sys; v=json.load(sys.stdin)[\"optimizer\"][\"lr\"]; sys.exit(0 if v in (\"-inf\", \"-Infinity\", float(\"-inf\")) else 1)'"
 # `~key` deletes the key from Bridge's OmegaConf; Bridge then applies back
