@@ -24,9 +24,10 @@ golden yaml-bridge-example 0 $M validate ../../../examples/bridge/llama32_1b_pre
 golden yaml-missing 66 $M validate yaml/no-such.yml
 # The file a ConfigContainer is read from goes through yaml.safe_load
 # (from_yaml): `3e-4` has no dot, so PyYAML reads the string '3e-4'
-# (a warning, with the fix; Bridge's dataclass keeps the str and its
-# checks accept the config, issue 38); `3.0e-5` is a float.
-golden yaml-pyyaml-floats 0 $M validate yaml/pyyaml-floats.yaml
+# (refused, with the fix: Bridge's dataclass keeps the str, and the
+# optimizer's arithmetic on it raises TypeError, issue 38); `3.0e-5` is a
+# float.
+golden yaml-pyyaml-floats 1 $M validate yaml/pyyaml-floats.yaml
 # ... and a YAML 1.1 float past the double range (`1.0e+309`) is PyYAML's
 # inf, as `.inf` is: a float field holds it (it was "got a string")
 sed 's/^  lr: 0.0003$/  lr: 1.0e+309/' "$srcdir/tests/bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml" >"$tmp/big.yaml"
