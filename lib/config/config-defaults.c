@@ -90,7 +90,7 @@ vdef_text(size_t lo, enum mcinit_field f, unsigned v)
 	for (; lo < sizeof vdefs / sizeof vdefs[0] && vdefs[lo].f == f; lo++)
 		if (vdefs[lo].versions & v)
 			return vdefs[lo].text;
-	return mcinit_fields[f].def;
+	return mcinit_field_s(f, def);
 }
 
 const char *
@@ -251,7 +251,7 @@ mcinit_config_reset_section(struct mcinit_config *c, const char *sec)
 	if (c->bridge)
 		pthread_once(&bridge_values_once, convert_bridge_defaults);
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		if (strcmp(mcinit_fields[f].section, sec) != 0)
+		if (strcmp(mcinit_field_s(f, section), sec) != 0)
 			continue;
 		mcinit_value_clear(&c->val[f]);
 		mcinit_value_copy(&c->val[f], &d[f]);
