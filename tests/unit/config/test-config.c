@@ -882,6 +882,41 @@ Test(config, every_field_default_fits_its_type)
 	}
 }
 
+/* A release's table of defaults, which takes null, true and false without
+ * the conversion (config-defaults.c's literal_default), holds for every
+ * field what the conversion of its default text makes of it: the value of
+ * mcinit_field_default, or null where that refuses it. */
+Test(config, defaults_table_is_the_converted_default_text)
+{
+	int f, k, literal = 0;
+
+	for (k = 0; k < MCINIT_MV_COUNT; k++) {
+		unsigned v = mcinit_mversion_at(k);
+		const struct mcinit_value *table = mcinit_config_defaults(v);
+
+		for (f = 0; f < MCINIT_F_COUNT; f++) {
+			const char *text = mcinit_field_default_text(f, v);
+			struct mcinit_value want;
+			char *why = NULL;
+
+			if (mcinit_field_default(f, v, &want, &why) < 0) {
+				mcinit_value_clear(&want);
+				memset(&want, 0, sizeof want);
+			}
+			free(why);
+			cr_assert(mcinit_value_equal(&table[f], &want), "%s.%s on %s: default %s",
+			          mcinit_field_s(f, section), mcinit_field_s(f, name),
+			          mcinit_mversion_name(v), text ? text : "(none)");
+			literal += text != NULL &&
+			           (strcmp(text, "null") == 0 || strcmp(text, "true") == 0 ||
+			            strcmp(text, "false") == 0);
+			mcinit_value_clear(&want);
+		}
+	}
+	/* (the literals are most of the table: the fast path is exercised) */
+	cr_assert_gt(literal, MCINIT_MV_COUNT * 500);
+}
+
 /* A builder-style model config (Bridge main's BridgeGPTModelConfig, Bridge
  * 0.6.2's GPTModelConfig) holds the transformer's fields in `transformer`:
  * the facts say which (the declaring class's place in the default MRO, a
