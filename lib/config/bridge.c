@@ -188,7 +188,7 @@ mcinit_vclass_has_std(const struct mcinit_vclass *k, enum mcinit_field f)
 	int p;
 
 	/* (the class's own field first: the MRO's table is built on first use) */
-	if (mcinit_vclass_field(k, mcinit_fields[f].name) != NULL)
+	if (mcinit_vclass_field(k, mcinit_field_s(f, name)) != NULL)
 		return true;
 	p = mro_pos(f);
 	/* A field mcinit adds to the section (schema.def) belongs to every
@@ -393,7 +393,7 @@ recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcini
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
 		/* ETP and VPP among them: the rank groups wait for the run too
 		 * (plan.c, runtime_sizes) */
-		if (strcmp(mcinit_fields[f].section, "model") != 0 ||
+		if (strcmp(mcinit_field_s(f, section), "model") != 0 ||
 		    c->origin[f] != MCINIT_ORIG_DEFAULT || c->runtime[f])
 			continue;
 		c->runtime[f] = c->invalid[f] = true;
@@ -698,14 +698,14 @@ mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
 		const struct mcinit_loc *loc;
 
-		if (strcmp(mcinit_fields[f].section, "mixed_precision") != 0 || c->invalid[f] ||
+		if (strcmp(mcinit_field_s(f, section), "mixed_precision") != 0 || c->invalid[f] ||
 		    !mcinit_field_in_bridge(f, c->bversion))
 			continue;
 		loc = c->origin[f] == MCINIT_ORIG_DEFAULT ? &c->preset_loc : &c->loc[f];
 		for (t = 0; t < sizeof targets / sizeof targets[0]; t++) {
 			json_t *j, *old;
 
-			h = mcinit_field_lookup_key(targets[t], mcinit_fields[f].name, NULL);
+			h = mcinit_field_lookup_key(targets[t], mcinit_field_s(f, name), NULL);
 			if (h < 0 || !mcinit_field_in_bridge(h, c->bversion))
 				continue;
 			j = mcinit_value_to_json(&c->val[f]);

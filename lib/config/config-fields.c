@@ -9,12 +9,19 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
-#define MCINIT_FIELD_ROW(id, sec, name, type, def, flags, lo, hi, choices, help, aliases, dest,    \
-                         origin)                                                                   \
-	{#sec, #name, type, def, flags, lo, hi, choices, help, aliases, dest, origin},
+const char mcinit_field_text[] =
+#define MCINIT_FIELD_TEXT(s) s
 #include "config/fields.inc"
-#undef MCINIT_FIELD_ROW
+#undef MCINIT_FIELD_TEXT
+    ;
+
+const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT] = {
+#define MCINIT_FIELD_OFFS(id, sec, name, type, def, flags, lo, hi, choices, help, aliases, dest,   \
+                          origin)                                                                  \
+	[MCINIT_F_##                                                                               \
+	    id] = {sec, name, type, def, flags, lo, hi, choices, help, aliases, dest, origin},
+#include "config/fields.inc"
+#undef MCINIT_FIELD_OFFS
 };
 
 /* The strings of the four lookups below, which hold offsets into it, not
@@ -115,7 +122,7 @@ mcinit_section_find(const char *name)
 const char *
 mcinit_field_key(enum mcinit_field f, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s.%s", mcinit_fields[f].section, mcinit_fields[f].name);
+	snprintf(buf, len, "%s.%s", mcinit_field_s(f, section), mcinit_field_s(f, name));
 	return buf;
 }
 

@@ -52,8 +52,8 @@ scalar_schema(enum mcinit_field f, enum mcinit_base b)
 	case MCINIT_B_STR:
 	case MCINIT_B_ENUM:
 		json_object_set_new(o, "type", json_string("string"));
-		if (fi->choices)
-			json_object_set_new(o, "enum", bar_list(fi->choices));
+		if (mcinit_field_str(fi->choices))
+			json_object_set_new(o, "enum", bar_list(mcinit_field_str(fi->choices)));
 		break;
 	case MCINIT_B_SIGNAL:
 		json_object_set_new(o, "type", bar_list("string|integer"));
@@ -108,12 +108,12 @@ field_schema(enum mcinit_field f)
 		o = json_object();
 		json_object_set_new(o, "anyOf", any);
 	}
-	json_object_set_new(o, "description", json_string(mcinit_fields[f].help));
-	if (mcinit_fields[f].def)
+	json_object_set_new(o, "description", json_string(mcinit_field_s(f, help)));
+	if (mcinit_field_s(f, def))
 		json_object_set_new(o, "default",
-		                    json_loads(mcinit_fields[f].def, JSON_DECODE_ANY, NULL));
-	if (mcinit_fields[f].flags)
-		json_object_set_new(o, "x-megatron-flags", bar_list(mcinit_fields[f].flags));
+		                    json_loads(mcinit_field_s(f, def), JSON_DECODE_ANY, NULL));
+	if (mcinit_field_s(f, flags))
+		json_object_set_new(o, "x-megatron-flags", bar_list(mcinit_field_s(f, flags)));
 	return o;
 }
 
@@ -136,7 +136,7 @@ section_schema(void)
 static void
 add_aliases(json_t *props, enum mcinit_field f)
 {
-	const char *p = mcinit_fields[f].aliases;
+	const char *p = mcinit_field_s(f, aliases);
 	char key[128];
 
 	while (p && *p) {
@@ -156,8 +156,8 @@ add_aliases(json_t *props, enum mcinit_field f)
 		}
 		o = field_schema(f);
 		json_object_set_new(o, "description",
-		                    json_sprintf("alias of %s.%s: %s", mcinit_fields[f].section,
-		                                 mcinit_fields[f].name, mcinit_fields[f].help));
+		                    json_sprintf("alias of %s.%s: %s", mcinit_field_s(f, section),
+		                                 mcinit_field_s(f, name), mcinit_field_s(f, help)));
 		json_object_set_new(json_object_get(s, "properties"), key + dot + 1, o);
 	}
 }
@@ -195,19 +195,19 @@ schema_json(void)
 		if (mcinit_sections[k].kind != MCINIT_SK_MAP)
 			json_object_set_new(props, mcinit_sections[k].name, section_schema());
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		const char *sec = mcinit_fields[f].section;
+		const char *sec = mcinit_field_s(f, section);
 		json_t *s = json_object_get(props, sec);
 
 		if (s == NULL) {
 			s = section_schema();
 			json_object_set_new(props, sec, s);
 		}
-		json_object_set_new(json_object_get(s, "properties"), mcinit_fields[f].name,
+		json_object_set_new(json_object_get(s, "properties"), mcinit_field_s(f, name),
 		                    field_schema(f));
 		add_aliases(props, f);
-		if (mcinit_fields[f].def == NULL)
+		if (mcinit_field_s(f, def) == NULL)
 			json_array_append_new(json_object_get(s, "required"),
-			                      json_string(mcinit_fields[f].name));
+			                      json_string(mcinit_field_s(f, name)));
 	}
 	json_object_set_new(env, "type", json_string("object"));
 	json_object_set_new(env, "additionalProperties",

@@ -91,7 +91,7 @@ parse_field_types(void)
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *text = mcinit_fields[i].type_text;
+		const char *text = mcinit_field_s(i, type_text);
 		size_t h = ((uintptr_t)text >> 3) % (sizeof seen / sizeof seen[0]);
 
 		if (seen[h].text == text) {

@@ -165,7 +165,7 @@ type_words(enum mcinit_field f)
 			               : a->base == MCINIT_B_ANY   ? "value"
 			                                           : "string");
 		else if (a->base == MCINIT_B_ENUM)
-			mcx_buf_printf(&b, "one of %s", mcinit_fields[f].choices);
+			mcx_buf_printf(&b, "one of %s", mcinit_field_s(f, choices));
 		else
 			mcx_buf_adds(&b, base_desc[a->base]);
 	}
@@ -286,7 +286,7 @@ bridge_dataclass_field(enum mcinit_field f)
 		return true;
 	if (mcinit_fields[f].origin != MCINIT_FO_SCHEMA)
 		return false;
-	si = mcinit_section_find(mcinit_fields[f].section);
+	si = mcinit_section_find(mcinit_field_s(f, section));
 	return si != NULL && si->kind != MCINIT_SK_MCINIT && si->kind != MCINIT_SK_MEGATRON;
 }
 
@@ -324,7 +324,7 @@ check_choice(enum mcinit_field f, const char *s, struct conv *cv)
 		free(cv->note);
 		cv->note = mcx_xasprintf("%s: '%s' is not one of the values Megatron-Bridge "
 		                         "declares (%s); Bridge does not check it",
-		                         mcinit_fields[f].name, s, cv->choices);
+		                         mcinit_field_s(f, name), s, cv->choices);
 		return 0;
 	}
 	return conv_fail(cv, "MC005", mcx_xasprintf("'%s' is not one of %s", s, cv->choices));
@@ -771,7 +771,7 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			free(cv->note);
 			cv->note = mcx_xasprintf("%s is a boolean where Megatron expects an "
 			                         "integer: Python reads it as %d",
-			                         mcinit_fields[f].name, json_is_true(j) ? 1 : 0);
+			                         mcinit_field_s(f, name), json_is_true(j) ? 1 : 0);
 		}
 		return rc;
 	}
@@ -782,7 +782,7 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			free(cv->note);
 			cv->note = mcx_xasprintf("%s has booleans where Megatron expects integers: "
 			                         "Python reads them as 1 and 0",
-			                         mcinit_fields[f].name);
+			                         mcinit_field_s(f, name));
 		}
 		return rc;
 	}
@@ -808,7 +808,7 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		free(cv->note);
 		cv->note = mcx_xasprintf("%s is null where Megatron-Bridge declares %s; "
 		                         "Bridge does not check it",
-		                         mcinit_fields[f].name,
+		                         mcinit_field_s(f, name),
 		                         cv->choices != NULL ? "one of its values" : "a string");
 		return 0;
 	}
@@ -871,14 +871,14 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			cv->note =
 			    mcx_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
 			                  "Bridge does not check it",
-			                  mcinit_fields[f].name, json_kind_name(j), cv->choices);
+			                  mcinit_field_s(f, name), json_kind_name(j), cv->choices);
 		} else {
 			words = type_words(f);
 			cv->note = mcx_xasprintf(
 			    "%s is %s (%s%s) where Megatron-Bridge declares %s; Bridge does not "
 			    "check it and keeps it as it is, for whatever reads it in training "
 			    "to fail on; mcinit's own checks take the field as unknown",
-			    mcinit_fields[f].name, py_kind_name(out), repr,
+			    mcinit_field_s(f, name), py_kind_name(out), repr,
 			    out->kind == MCINIT_V_STR && out->s[0] == '\0' ? ": 'key=' sets ''"
 			                                                   : "",
 			    words);
@@ -925,7 +925,7 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
 	struct conv cv = {
-	    NULL, NULL,  mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_fields[f].choices, NULL,
+	    NULL, NULL,  mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_field_s(f, choices), NULL,
 	    py,   bridge};
 
 	json_t *word = NULL;

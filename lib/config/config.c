@@ -261,7 +261,7 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		struct mcinit_diag *g;
 
-		if (mcinit_fields[i].def != NULL || !mcinit_cfg_null(c, i) || c->runtime[i])
+		if (mcinit_field_s(i, def) != NULL || !mcinit_cfg_null(c, i) || c->runtime[i])
 			continue;
 		c->invalid[i] = true;
 		if (c->flags_unread || c->flags_partial ||
@@ -274,20 +274,20 @@ mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d)
 		g = mcinit_diag_add(d, MCINIT_ERROR, "MC008", NULL, "required field %s is not set",
 		                    key);
 		mcinit_diag_key(g, key);
-		if (mcinit_fields[i].flags)
+		if (mcinit_field_s(i, flags))
 			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section, or pass %s N",
-			                 mcinit_fields[i].name, mcinit_fields[i].section,
-			                 mcinit_fields[i].flags);
+			                 mcinit_field_s(i, name), mcinit_field_s(i, section),
+			                 mcinit_field_s(i, flags));
 		else
 			mcinit_diag_hint(g, "set \"%s\" in the \"%s\" section",
-			                 mcinit_fields[i].name, mcinit_fields[i].section);
+			                 mcinit_field_s(i, name), mcinit_field_s(i, section));
 	}
 	if (c->recipe_shape) {
 		struct mcx_buf names = {0};
 
 		for (i = 0; i < MCINIT_F_COUNT; i++)
-			if (c->runtime[i] && mcinit_fields[i].def == NULL &&
-			    strcmp(mcinit_fields[i].section, "model") == 0) {
+			if (c->runtime[i] && mcinit_field_s(i, def) == NULL &&
+			    strcmp(mcinit_field_s(i, section), "model") == 0) {
 				mcinit_field_key(i, key, sizeof key);
 				mcx_buf_printf(&names, "%s%s", names.len ? ", " : "", key);
 			}
@@ -327,7 +327,7 @@ section_written(const struct mcinit_config *c, const char *sec)
 
 	for (f = 0; f < MCINIT_F_COUNT; f++)
 		if (c->origin[f] != MCINIT_ORIG_DEFAULT &&
-		    strcmp(mcinit_fields[f].section, sec) == 0)
+		    strcmp(mcinit_field_s(f, section), sec) == 0)
 			return true;
 	return false;
 }
@@ -346,13 +346,13 @@ mcinit_config_to_json(const struct mcinit_config *c)
 		/* a section's fields mostly follow one another: its object is
 		 * looked up when the section changes (the table's names are
 		 * ASCII: no UTF-8 check of each key) */
-		sec = mcinit_fields[i].section;
+		sec = mcinit_field_s(i, section);
 		if (sec != last && (obj = json_object_get(root, sec)) == NULL) {
 			obj = json_object();
 			json_object_set_new_nocheck(root, sec, obj);
 		}
 		last = sec;
-		json_object_set_new_nocheck(obj, mcinit_fields[i].name,
+		json_object_set_new_nocheck(obj, mcinit_field_s(i, name),
 		                            mcinit_value_to_json(&c->val[i]));
 	}
 	json_object_foreach(c->extras, sec, extra)

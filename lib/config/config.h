@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -76,17 +77,33 @@ struct mcinit_type {
 	int nalt;
 };
 
+/* A field's row: each string as 1 + its offset in mcinit_field_text, 0 for
+ * NULL (read them with mcinit_field_s).  Offsets, not pointers: the 1,260
+ * rows of pointers were 11,000 relocations the loader applied, and 30 pages
+ * it wrote, at every start (gen-tables.py's MCINIT_FIELD_OFFS). */
 struct mcinit_field_info {
-	const char *section, *name, *type_text, *def, *flags;
+	uint32_t section, name, type_text, def, flags;
 	long long lo, hi; /* MCINIT_NOLIM = unbounded */
-	const char *choices, *help;
-	const char *aliases; /* other accepted "section.name" keys, `|`-separated, or NULL */
-	const char *dest;    /* the Megatron-LM args attribute it is set from, or NULL */
+	uint32_t choices, help;
+	uint32_t aliases; /* other accepted "section.name" keys, `|`-separated, or NULL */
+	uint32_t dest;    /* the Megatron-LM args attribute it is set from, or NULL */
 	enum mcinit_field_origin origin;
 };
 
-/* The schema, indexed by enum mcinit_field. */
+/* The schema, indexed by enum mcinit_field, and its strings. */
 extern const struct mcinit_field_info mcinit_fields[MCINIT_F_COUNT];
+extern const char mcinit_field_text[];
+
+/* The string of a row's column (1 + offset, or 0 for NULL). */
+static inline const char *
+mcinit_field_str(uint32_t off)
+{
+	return off != 0 ? mcinit_field_text + off - 1 : NULL;
+}
+
+/* The string column m (section, name, type_text, def, flags, choices, help,
+ * aliases, dest) of field f, or NULL. */
+#define mcinit_field_s(f, m) mcinit_field_str(mcinit_fields[f].m)
 const struct mcinit_type *mcinit_field_type(enum mcinit_field f);
 /* "model.tensor_model_parallel_size" into buf. */
 const char *mcinit_field_key(enum mcinit_field f, char *buf, size_t len);

@@ -36,7 +36,7 @@ make_keys(void)
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		all_keys[i] =
-		    mcx_xasprintf("%s.%s", mcinit_fields[i].section, mcinit_fields[i].name);
+		    mcx_xasprintf("%s.%s", mcinit_field_s(i, section), mcinit_field_s(i, name));
 		mcinit_suggest_key_of(all_keys[i], &all_key_keys[i]);
 	}
 }
@@ -479,7 +479,7 @@ mcinit_config_apply_override(struct mcinit_config *c, const char *kv, int argi,
 	if (f >= 0 && alias)
 		mcinit_diag_add(d, MCINIT_NOTE, "MC007", &l,
 		                "%s.%s is another name of %s.%s; read as that", sec, name,
-		                mcinit_fields[f].section, mcinit_fields[f].name);
+		                mcinit_field_s(f, section), mcinit_field_s(f, name));
 	if (f < 0 && strcmp(sec, "env_vars") == 0) {
 		json_object_set_new(c->env_vars, name, json_string(eq + 1));
 		return;

@@ -85,8 +85,8 @@ cands_of(struct jctx *x, const char *sec, bool with_variants)
 	free(cc->keys);
 	nm = mcx_xcalloc(1, sizeof *nm);
 	for (i = 0; i < MCINIT_F_COUNT; i++)
-		if (strcmp(mcinit_fields[i].section, sec) == 0)
-			add_name(mcinit_fields[i].name, nm);
+		if (strcmp(mcinit_field_s(i, section), sec) == 0)
+			add_name(mcinit_field_s(i, name), nm);
 	if (with_variants)
 		mcinit_vfield_each(sec, nm, add_name);
 	cc->sec = mcx_xstrdup(sec);
@@ -211,7 +211,7 @@ unknown_key(struct jctx *x, const char *sec, const char *key)
 	i = mcinit_field_lookup(NULL, key);
 	if (i >= 0)
 		mcinit_diag_hint(g, "`%s` belongs in section \"%s\"", key,
-		                 mcinit_fields[i].section);
+		                 mcinit_field_s(i, section));
 	else if (unknown_sev(x) == MCINIT_ERROR && mcinit_section_find(sec)->bridge_ty != NULL)
 		mcinit_diag_hint(
 		    g,
@@ -357,7 +357,7 @@ class_typed(struct jctx *x, int f, json_t *v, const struct mcinit_vclass *cls,
             const struct mcinit_loc *l)
 {
 	const struct mcinit_vfield *vf =
-	    cls ? mcinit_vclass_field(cls, mcinit_fields[f].name) : NULL;
+	    cls ? mcinit_vclass_field(cls, mcinit_field_s(f, name)) : NULL;
 	struct mcinit_value tmp;
 	const char *code;
 	char *why = NULL, *note = NULL;
@@ -421,10 +421,10 @@ section_class(struct jctx *x, const char *sec, json_t *obj, bool *chosen)
 		const char *def;
 		json_t *j;
 
-		if (strcmp(mcinit_fields[f].section, sec) != 0 ||
+		if (strcmp(mcinit_field_s(f, section), sec) != 0 ||
 		    x->c->origin[f] != MCINIT_ORIG_DEFAULT)
 			continue;
-		vf = mcinit_vclass_field(k, mcinit_fields[f].name);
+		vf = mcinit_vclass_field(k, mcinit_field_s(f, name));
 		/* a builder-style config's transformer starts from its own class's
 		 * defaults, not from those the default provider overrides */
 		def = vf != NULL ? mcinit_vstr(vf->def) : mcinit_field_nested_default(f, nest);
@@ -556,7 +556,7 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 		mcinit_diag_add(x->d, MCINIT_NOTE, "MC007", &kl,
 		                "%s.%s is an alias of %s.%s, the name Megatron-Bridge's "
 		                "dataclass and Megatron-LM use; read as that",
-		                sec, k, mcinit_fields[f].section, mcinit_fields[f].name);
+		                sec, k, mcinit_field_s(f, section), mcinit_field_s(f, name));
 	}
 	if (f >= 0 && chosen && !mcinit_vclass_has_std(cls, f)) {
 		if (nest >= 0 && !alias && mcinit_field_in_nested(f, nest)) {
@@ -876,7 +876,7 @@ load_root(struct jctx *x, json_t *root)
 			else if (mcinit_field_lookup(NULL, k) >= 0)
 				mcinit_diag_hint(
 				    g, "`%s` is a field of section \"%s\"", k,
-				    mcinit_fields[mcinit_field_lookup(NULL, k)].section);
+				    mcinit_field_s(mcinit_field_lookup(NULL, k), section));
 			else
 				mcinit_diag_hint(g,
 				                 "sections are Megatron-Bridge's (model, train, "

@@ -26,7 +26,7 @@ mcinit_config_ref(void *ctx, const char *ref, const char **what)
 		return NULL;
 	snprintf(sec, sizeof sec, "%.*s", (int)(dot - ref), ref);
 	f = mcinit_field_lookup(sec, dot + 1);
-	if (f < 0 || (mcinit_cfg_null(c, f) && mcinit_fields[f].def == NULL))
+	if (f < 0 || (mcinit_cfg_null(c, f) && mcinit_field_s(f, def) == NULL))
 		return NULL;
 	*what =
 	    c->origin[f] == MCINIT_ORIG_DEFAULT ? "its default" : "the value an earlier input set";

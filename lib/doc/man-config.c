@@ -48,16 +48,17 @@ field_entry(FILE *out, int f)
 	const struct mcinit_field_info *fi = &mcinit_fields[f];
 
 	fputs(".TP\n\\fB", out);
-	mcx_roff_inline(out, fi->name, strlen(fi->name));
+	mcx_roff_inline(out, mcinit_field_str(fi->name), strlen(mcinit_field_str(fi->name)));
 	fputs("\\fR (\\fI", out);
-	mcx_roff_inline(out, fi->type_text, strlen(fi->type_text));
+	mcx_roff_inline(out, mcinit_field_str(fi->type_text),
+	                strlen(mcinit_field_str(fi->type_text)));
 	fputs("\\fR, default ", out);
-	if (fi->def)
-		mcx_roff_inline(out, fi->def, strlen(fi->def));
+	if (mcinit_field_str(fi->def))
+		mcx_roff_inline(out, mcinit_field_str(fi->def), strlen(mcinit_field_str(fi->def)));
 	else
 		fputs("required", out);
 	fputs(")\n", out);
-	mcx_roff_text(out, fi->help);
+	mcx_roff_text(out, mcinit_field_str(fi->help));
 	if (fi->lo != MCINIT_NOLIM || fi->hi != MCINIT_NOLIM) {
 		fputs(".br\nRange: ", out);
 		if (fi->lo != MCINIT_NOLIM && fi->hi != MCINIT_NOLIM)
@@ -67,14 +68,14 @@ field_entry(FILE *out, int f)
 		else
 			fprintf(out, "at most %lld\n", fi->hi);
 	}
-	if (fi->choices) {
+	if (mcinit_field_str(fi->choices)) {
 		fputs(".br\nChoices: ", out);
-		bar_list(out, fi->choices, ", ");
+		bar_list(out, mcinit_field_str(fi->choices), ", ");
 		fputc('\n', out);
 	}
-	if (fi->flags) {
+	if (mcinit_field_str(fi->flags)) {
 		fputs(".br\nMegatron\\-LM: \\fB", out);
-		bar_list(out, fi->flags, "\\fR, \\fB");
+		bar_list(out, mcinit_field_str(fi->flags), "\\fR, \\fB");
 		fputs("\\fR\n", out);
 	}
 }
@@ -88,15 +89,15 @@ fields_doc(FILE *out)
 	/* Long flag names and Python annotations cannot be justified. */
 	fputs(".ad l\n", out);
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		const char *sec = mcinit_fields[f].section;
+		const char *sec = mcinit_field_s(f, section);
 
-		for (g = 0; g < f && strcmp(mcinit_fields[g].section, sec) != 0; g++)
+		for (g = 0; g < f && strcmp(mcinit_field_s(g, section), sec) != 0; g++)
 			;
 		if (g < f)
 			continue; /* section already written */
 		mcx_roff_ss(out, sec);
 		for (g = f; g < MCINIT_F_COUNT; g++)
-			if (strcmp(mcinit_fields[g].section, sec) == 0)
+			if (strcmp(mcinit_field_s(g, section), sec) == 0)
 				field_entry(out, g);
 	}
 	fputs(".ad b\n", out);

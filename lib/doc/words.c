@@ -190,7 +190,7 @@ offer_field_values(const char *cur, offer_fn *offer)
 		case MCINIT_B_ENUM:
 		case MCINIT_B_STR:
 			if (!t->alt[a].list)
-				offer_words(prefix, mcinit_fields[f].choices, '|', cur, offer);
+				offer_words(prefix, mcinit_field_s(f, choices), '|', cur, offer);
 			break;
 		default:
 			break;
@@ -217,10 +217,10 @@ offer_keys(const char *cur, offer_fn *offer)
 		return;
 	}
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		const char *p = mcinit_fields[f].aliases;
+		const char *p = mcinit_field_s(f, aliases);
 
-		snprintf(buf, sizeof buf, "%s.%s=", mcinit_fields[f].section,
-		         mcinit_fields[f].name);
+		snprintf(buf, sizeof buf, "%s.%s=", mcinit_field_s(f, section),
+		         mcinit_field_s(f, name));
 		offer(buf, cur);
 		while (p && *p) {
 			size_t n = strcspn(p, "|");

@@ -372,7 +372,7 @@ runtime_sizes(struct mcinit_job *job)
 	int f;
 
 	for (f = 0; f < MCINIT_F_COUNT; f++)
-		if (job->c.runtime[f] && strstr(mcinit_fields[f].name, "parallel_size") != NULL) {
+		if (job->c.runtime[f] && strstr(mcinit_field_s(f, name), "parallel_size") != NULL) {
 			char key[128];
 
 			mcinit_diag_add(

@@ -290,10 +290,10 @@ note_comm_overlap(struct mcinit_rule_ctx *x, enum mcinit_field co, enum mcinit_f
 	    mcinit_rules_note(x, "MC110", MCINIT_NOTE, m,
 	                      "model.%s = %s becomes %s: Megatron-Bridge's "
 	                      "comm_overlap section sets it (comm_overlap.%s %s)",
-	                      mcinit_fields[m].name, was, now, mcinit_fields[co].name,
+	                      mcinit_field_s(m, name), was, now, mcinit_field_s(co, name),
 	                      mcinit_cfg_null(x->c, co) ? "is null: Bridge's choice" : "is set"),
 	    "set comm_overlap.%s instead, or drop the comm_overlap section",
-	    mcinit_fields[co].name);
+	    mcinit_field_s(co, name));
 }
 
 static void

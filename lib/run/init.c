@@ -1258,7 +1258,7 @@ static void
 field_words(char ***v, size_t *n, const struct mcinit_config *c, enum mcinit_field f)
 {
 	const struct mcinit_value *x = mcinit_cfg_val(c, f);
-	const char *spell = mcinit_fields[f].flags;
+	const char *spell = mcinit_field_s(f, flags);
 	char flag[128];
 	const struct mcinit_mflag *mf;
 	int neg = 0;

@@ -49,13 +49,13 @@ Test(config, dest_column_index_agrees_with_a_scan)
 	int f, g;
 
 	for (f = 0; f < MCINIT_F_COUNT; f++) {
-		const char *dest = mcinit_fields[f].dest;
+		const char *dest = mcinit_field_s(f, dest);
 
 		if (dest == NULL)
 			continue;
 		for (g = 0; g < MCINIT_F_COUNT; g++)
-			if (mcinit_fields[g].dest != NULL &&
-			    strcmp(mcinit_fields[g].dest, dest) == 0)
+			if (mcinit_field_s(g, dest) != NULL &&
+			    strcmp(mcinit_field_s(g, dest), dest) == 0)
 				break;
 		cr_assert_eq(mcinit_field_by_dest_column(dest), g, "%s", dest);
 	}
@@ -76,14 +76,20 @@ Test(config, lookups_by_name_agree_with_scans)
 		bool alias = true;
 		const char *a;
 
-		cr_assert_eq(mcinit_field_lookup_key(fi->section, fi->name, &alias), f, "%s.%s",
-		             fi->section, fi->name);
+		cr_assert_eq(mcinit_field_lookup_key(mcinit_field_str(fi->section),
+		                                     mcinit_field_str(fi->name), &alias),
+		             f, "%s.%s", mcinit_field_str(fi->section), mcinit_field_str(fi->name));
 		cr_assert_not(alias);
-		cr_assert_eq(mcinit_field_lookup(fi->section, fi->name), f);
-		for (g = 0; g < MCINIT_F_COUNT && strcmp(mcinit_fields[g].name, fi->name) != 0; g++)
+		cr_assert_eq(
+		    mcinit_field_lookup(mcinit_field_str(fi->section), mcinit_field_str(fi->name)),
+		    f);
+		for (g = 0; g < MCINIT_F_COUNT &&
+		            strcmp(mcinit_field_s(g, name), mcinit_field_str(fi->name)) != 0;
+		     g++)
 			;
-		cr_assert_eq(mcinit_field_lookup(NULL, fi->name), g, "%s", fi->name);
-		for (a = fi->aliases; a != NULL && *a;) {
+		cr_assert_eq(mcinit_field_lookup(NULL, mcinit_field_str(fi->name)), g, "%s",
+		             mcinit_field_str(fi->name));
+		for (a = mcinit_field_str(fi->aliases); a != NULL && *a;) {
 			size_t n = strcspn(a, "|"), dot = strcspn(a, ".");
 			char sec[128], name[128];
 
@@ -96,13 +102,15 @@ Test(config, lookups_by_name_agree_with_scans)
 			cr_assert(alias);
 			a += n + (a[n] == '|');
 		}
-		if (fi->dest != NULL && mcinit_fields_by_dest(fi->dest, out, 8) > 0) {
-			int k, n = mcinit_fields_by_dest(fi->dest, out, 8);
+		if (mcinit_field_str(fi->dest) != NULL &&
+		    mcinit_fields_by_dest(mcinit_field_str(fi->dest), out, 8) > 0) {
+			int k, n = mcinit_fields_by_dest(mcinit_field_str(fi->dest), out, 8);
 
 			for (k = 0; k < n; k++)
-				cr_assert(mcinit_fields[out[k]].dest != NULL &&
-				              strcmp(mcinit_fields[out[k]].dest, fi->dest) == 0,
-				          "%s", fi->dest);
+				cr_assert(mcinit_field_s(out[k], dest) != NULL &&
+				              strcmp(mcinit_field_s(out[k], dest),
+				                     mcinit_field_str(fi->dest)) == 0,
+				          "%s", mcinit_field_str(fi->dest));
 		}
 	}
 	cr_assert_eq(mcinit_field_lookup_key("model", "no_such_field", NULL), -1);
@@ -118,11 +126,11 @@ static const char *
 default_by_scan(enum mcinit_field f, unsigned v)
 {
 	const struct mcinit_field_info *fi = &mcinit_fields[f];
-	const char *p = fi->flags;
+	const char *p = mcinit_field_str(fi->flags);
 	char flag[160];
 
-	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || fi->dest == NULL)
-		return fi->def;
+	if (fi->origin == MCINIT_FO_SCHEMA || p == NULL || mcinit_field_str(fi->dest) == NULL)
+		return mcinit_field_str(fi->def);
 	while (*p) {
 		size_t n = strcspn(p, "|");
 		const struct mcinit_mflag *m;
@@ -130,11 +138,11 @@ default_by_scan(enum mcinit_field f, unsigned v)
 		snprintf(flag, sizeof flag, "%.*s", (int)n, p);
 		m = mcinit_mflag_find(flag, v, NULL);
 		if (m != NULL && mcinit_mstr(m->def) != NULL &&
-		    strcmp(mcinit_mstr(m->dest), fi->dest) == 0)
+		    strcmp(mcinit_mstr(m->dest), mcinit_field_str(fi->dest)) == 0)
 			return mcinit_mstr(m->def);
 		p += n + (p[n] == '|');
 	}
-	return fi->def;
+	return mcinit_field_str(fi->def);
 }
 
 Test(config, generated_defaults_agree_with_the_flag_table)
@@ -149,10 +157,10 @@ Test(config, generated_defaults_agree_with_the_flag_table)
 
 			/* NULL: a schema row without a default */
 			cr_assert(want == got || (want && got && strcmp(want, got) == 0),
-			          "%s.%s on %s: %s, want %s", mcinit_fields[f].section,
-			          mcinit_fields[f].name, mcinit_mversion_name(v),
+			          "%s.%s on %s: %s, want %s", mcinit_field_s(f, section),
+			          mcinit_field_s(f, name), mcinit_mversion_name(v),
 			          got ? got : "NULL", want ? want : "NULL");
-			differ += want != mcinit_fields[f].def;
+			differ += want != mcinit_field_s(f, def);
 		}
 	cr_assert_gt(differ, 0);
 }
@@ -164,10 +172,10 @@ Test(config, every_schema_row_parses_and_defaults_convert)
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		const struct mcinit_type *t = mcinit_field_type(i);
 
-		cr_assert_gt(t->nalt, 0, "%s", mcinit_fields[i].name);
-		if (mcinit_fields[i].def == NULL)
+		cr_assert_gt(t->nalt, 0, "%s", mcinit_field_s(i, name));
+		if (mcinit_field_s(i, def) == NULL)
 			cr_assert(mcinit_cfg_null(&c, i), "required %s starts null",
-			          mcinit_fields[i].name);
+			          mcinit_field_s(i, name));
 	}
 	cr_assert_eq(mcinit_cfg_int(&c, MCINIT_F_distributed_timeout_minutes), 10);
 	cr_assert_str_eq(mcinit_cfg_str(&c, MCINIT_F_exit_signal), "SIGTERM");
@@ -305,7 +313,7 @@ Test(config, schema_flags_exist_in_megatron_table)
 	int i;
 
 	for (i = 0; i < MCINIT_F_COUNT; i++) {
-		const char *p = mcinit_fields[i].flags;
+		const char *p = mcinit_field_s(i, flags);
 
 		while (p && *p) {
 			size_t n = strcspn(p, "|");
@@ -315,7 +323,7 @@ Test(config, schema_flags_exist_in_megatron_table)
 			snprintf(flag, sizeof flag, "%.*s", (int)n, p);
 			m = mcinit_mflag_find_any(flag);
 			cr_assert_not_null(m, "%s: flag %s unknown to Megatron-LM",
-			                   mcinit_fields[i].name, flag);
+			                   mcinit_field_s(i, name), flag);
 			p += n + (p[n] == '|');
 		}
 	}
@@ -866,12 +874,47 @@ Test(config, every_field_default_fits_its_type)
 			char *why = NULL;
 
 			cr_assert_eq(mcinit_field_default(f, mcinit_mversion_at(k), &v, &why), 0,
-			             "%s.%s on %s: %s", mcinit_fields[f].section,
-			             mcinit_fields[f].name,
+			             "%s.%s on %s: %s", mcinit_field_s(f, section),
+			             mcinit_field_s(f, name),
 			             mcinit_mversion_name(mcinit_mversion_at(k)), why);
 			mcinit_value_clear(&v);
 		}
 	}
+}
+
+/* A release's table of defaults, which takes null, true and false without
+ * the conversion (config-defaults.c's literal_default), holds for every
+ * field what the conversion of its default text makes of it: the value of
+ * mcinit_field_default, or null where that refuses it. */
+Test(config, defaults_table_is_the_converted_default_text)
+{
+	int f, k, literal = 0;
+
+	for (k = 0; k < MCINIT_MV_COUNT; k++) {
+		unsigned v = mcinit_mversion_at(k);
+		const struct mcinit_value *table = mcinit_config_defaults(v);
+
+		for (f = 0; f < MCINIT_F_COUNT; f++) {
+			const char *text = mcinit_field_default_text(f, v);
+			struct mcinit_value want;
+			char *why = NULL;
+
+			if (mcinit_field_default(f, v, &want, &why) < 0) {
+				mcinit_value_clear(&want);
+				memset(&want, 0, sizeof want);
+			}
+			free(why);
+			cr_assert(mcinit_value_equal(&table[f], &want), "%s.%s on %s: default %s",
+			          mcinit_field_s(f, section), mcinit_field_s(f, name),
+			          mcinit_mversion_name(v), text ? text : "(none)");
+			literal += text != NULL &&
+			           (strcmp(text, "null") == 0 || strcmp(text, "true") == 0 ||
+			            strcmp(text, "false") == 0);
+			mcinit_value_clear(&want);
+		}
+	}
+	/* (the literals are most of the table: the fast path is exercised) */
+	cr_assert_gt(literal, MCINIT_MV_COUNT * 500);
 }
 
 /* A builder-style model config (Bridge main's BridgeGPTModelConfig, Bridge

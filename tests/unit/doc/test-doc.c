@@ -209,15 +209,15 @@ Test(doc, complete_override_keys_and_values)
 		const struct mcinit_type *t = mcinit_field_type(f);
 
 		if (t->nalt == 1 && t->alt[0].base == MCINIT_B_BOOL &&
-		    mcinit_fields[f].aliases == NULL)
+		    mcinit_field_s(f, aliases) == NULL)
 			b = f;
 	}
 	cr_assert_geq(b, 0);
 	{
 		char cur[200], want[512];
 
-		snprintf(cur, sizeof cur, "%s.%s=", mcinit_fields[b].section,
-		         mcinit_fields[b].name);
+		snprintf(cur, sizeof cur, "%s.%s=", mcinit_field_s(b, section),
+		         mcinit_field_s(b, name));
 		snprintf(want, sizeof want, "%strue\n%sfalse\n", cur, cur);
 		got[0] = '\0';
 		cr_assert(mcx_complete_override(cur, collect));

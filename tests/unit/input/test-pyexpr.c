@@ -161,6 +161,14 @@ static const struct {
     {"args.x and is_torch_min_version(\"2.4.0\")", "None"},
     {"get_te_version() == PkgVersion(\"2.5.0\")", "True"},
     {"f\"your version is {get_te_version()}.\"", "your version is 2.5.0."},
+    /* every operator of two characters, and whitespace of each class the
+     * tokenizer skips (pyexpr-parse.c's long_op and c_space) */
+    {"7 // 2 == 3 and -7//2 == -4 and 2 ** 10 == 1024 and 2**-1 == 0.5", "True"},
+    {"1 <= 2 >= 2 != 3 == 3 and not 3 <= 2 and 1 < 2 > 1", "True"},
+    {"(\t1 +\f2\n* 3\r\n)", "7"},
+    {"args.tp//2*2**2", "8"},
+    {"1 /", "SYNTAX"},
+    {"1 =< 2", "SYNTAX"},
 };
 
 Test(pyexpr, matches_cpython)
