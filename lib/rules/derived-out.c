@@ -239,6 +239,44 @@ params_json(const struct mcinit_derived *dv)
 	return json_pack("{s:s, s:o}", "dtype", m->params_dtype, "ranks", ranks);
 }
 
+/* The names of enum mcinit_act_term, in JSON and text. */
+static const char *const act_terms[MCINIT_AT_COUNT] = {"embedding", "norms",     "attention", "mlp",
+                                                       "dropout",   "recompute", "logits"};
+
+/* The pipeline stages whose index in kinds is k: as a JSON array. */
+static json_t *
+stages_of(const struct mcinit_derived *dv, const short *kind, size_t k)
+{
+	json_t *a = json_array();
+	long long p;
+
+	for (p = 0; p < dv->pp; p++)
+		if (kind[p] == (short)k)
+			json_array_append_new(a, json_integer(p));
+	return a;
+}
+
+/* --memory-model mcinit: the activations per micro-batch, {"recompute",
+ * "ranks": [one per kind of rank: its stages, total and terms]}. */
+static json_t *
+act_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	json_t *ranks = json_array(), *r;
+	size_t k;
+	int i;
+
+	for (k = 0; k < m->nact; k++) {
+		r = json_pack("{s:o, s:I}", "stages", stages_of(dv, m->stage_act, k), "total",
+		              (json_int_t)m->act[k].total);
+		for (i = 0; i < MCINIT_AT_COUNT; i++)
+			json_object_set_new(r, act_terms[i], json_integer(m->act[k].by_term[i]));
+		json_array_append_new(ranks, r);
+	}
+	return json_pack("{s:s, s:s, s:o}", "per", "micro-batch", "recompute", m->act_recompute,
+	                 "ranks", ranks);
+}
+
 /* One of Bridge's MemoryComponentEstimate, with its name. */
 static json_t *
 component_json(const char *name, const struct mcinit_memory_component *c)
@@ -260,12 +298,18 @@ memory_json(const struct mcinit_derived *dv)
 
 	if (m->model == NULL)
 		return NULL;
-	if (strcmp(m->model, "mcinit") == 0)
-		return m->params_ok
-		           ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
-		                       m->why, "parameters", params_json(dv))
-		           : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
-		                       m->why, "parameters_not_estimated", m->params_why);
+	if (strcmp(m->model, "mcinit") == 0) {
+		o = m->params_ok ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
+		                             m->why, "parameters", params_json(dv))
+		                 : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
+		                             m->why, "parameters_not_estimated", m->params_why);
+		if (m->act_ok)
+			json_object_set_new(o, "activations", act_json(dv));
+		else
+			json_object_set_new(o, "activations_not_estimated",
+			                    json_string(m->act_why));
+		return o;
+	}
 	if (!m->ok)
 		return json_pack("{s:s, s:s}", "model", m->model, "not_estimated", m->why);
 	o = json_pack("{s:s, s:f, s:f, s:f}", "model", m->model, "weights_and_optimizer_bytes",
@@ -335,6 +379,56 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	return true;
 }
 
+/* Its stages as ranges, " 0, 2-5", of the kind k in kind[]. */
+static void
+stage_ranges(const struct mcinit_derived *dv, const short *kind, size_t k, struct mcx_buf *b)
+{
+	long long p, first;
+	const char *sep = " ";
+
+	for (p = 0, first = -1; p <= dv->pp; p++) {
+		bool in = p < dv->pp && kind[p] == (short)k;
+
+		if (in && first < 0)
+			first = p;
+		if (!in && first >= 0) {
+			mcx_buf_printf(b, "%s%lld", sep, first);
+			if (p - 1 > first)
+				mcx_buf_printf(b, "-%lld", p - 1);
+			sep = ", ";
+			first = -1;
+		}
+	}
+}
+
+/* The activations per micro-batch: one line per kind of rank. */
+static void
+act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	const char *sep;
+	size_t k;
+	int i;
+
+	if (!m->act_ok) {
+		mcx_buf_printf(b, "\n%40sactivations not counted (mcinit): %s", "", m->act_why);
+		return;
+	}
+	mcx_buf_printf(b, "\n%40sactivations per micro-batch, bytes (mcinit; recompute %s)", "",
+	               m->act_recompute);
+	for (k = 0; k < m->nact; k++) {
+		mcx_buf_printf(b, "\n%40s%s", "", m->act[k].nstages > 1 ? "stages" : "stage");
+		stage_ranges(dv, m->stage_act, k, b);
+		mcx_buf_printf(b, ": %lld", m->act[k].total);
+		for (i = 0, sep = ";"; i < MCINIT_AT_COUNT; i++)
+			if (m->act[k].by_term[i] > 0) {
+				mcx_buf_printf(b, "%s %s %lld", sep, act_terms[i],
+				               m->act[k].by_term[i]);
+				sep = ",";
+			}
+	}
+}
+
 static bool
 memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
@@ -343,8 +437,11 @@ memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 
 	if (m->model == NULL)
 		return false;
-	if (strcmp(m->model, "mcinit") == 0)
-		return params_text(dv, b);
+	if (strcmp(m->model, "mcinit") == 0) {
+		params_text(dv, b);
+		act_text(dv, b);
+		return true;
+	}
 	if (!m->ok)
 		mcx_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
 	else
