@@ -273,8 +273,9 @@ act_json(const struct mcinit_derived *dv)
 			json_object_set_new(r, act_terms[i], json_integer(m->act[k].by_term[i]));
 		json_array_append_new(ranks, r);
 	}
-	return json_pack("{s:s, s:s, s:o}", "per", "micro-batch", "recompute", m->act_recompute,
-	                 "ranks", ranks);
+	return json_pack("{s:s, s:s, s:s, s:o}", "per", "micro-batch", "spec",
+	                 "local (unfused attention, torch norms: as measured on the CPU)",
+	                 "recompute", m->act_recompute, "ranks", ranks);
 }
 
 /* One of Bridge's MemoryComponentEstimate, with its name. */
@@ -414,8 +415,10 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		mcx_buf_printf(b, "\n%40sactivations not counted (mcinit): %s", "", m->act_why);
 		return;
 	}
-	mcx_buf_printf(b, "\n%40sactivations per micro-batch, bytes (mcinit; recompute %s)", "",
-	               m->act_recompute);
+	mcx_buf_printf(b,
+	               "\n%40sactivations per micro-batch, bytes (mcinit, the local spec: unfused "
+	               "attention; recompute %s)",
+	               "", m->act_recompute);
 	for (k = 0; k < m->nact; k++) {
 		mcx_buf_printf(b, "\n%40s%s", "", m->act[k].nstages > 1 ? "stages" : "stage");
 		stage_ranges(dv, m->stage_act, k, b);

@@ -21,6 +21,7 @@
  */
 #include "rules/rules-table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The inputs, as the local spec's modules read them. */
@@ -31,7 +32,15 @@ struct act_in {
 	bool sp, rms, swiglu, rope, learned, fp32_softmax;
 	bool hidden_drop, attn_drop;
 	enum { RC_NONE, RC_SELECTIVE, RC_UNIFORM, RC_BLOCK } rc;
+	bool rc_attn, rc_mlp; /* selective: core_attn, mlp among recompute_modules */
 	double rotary_percent;
+	/* MoE: experts, top-k, the experts' and the shared experts' hidden
+	 * sizes, ETP; the capacity factor (0: drop-less) and its padding; the
+	 * router's softmax before top-k, its auxiliary loss */
+	long long experts, topk, moe_ffn, shared, etp;
+	double capacity;
+	bool pad, pre_softmax, aux;
+	const int *moe_pattern; /* one 0/1 per layer; NULL without MoE */
 };
 
 /* What a norm over n tokens keeps: torch's LayerNorm its input and the
@@ -43,10 +52,53 @@ norm(const struct act_in *a, long long n)
 	return a->rms ? 2 * n * a->h * 4 + n * 4 : n * a->h * a->e + 2 * n * a->e;
 }
 
+/* The MoE layer's MLP (the allgather dispatcher): n tokens of the sequence,
+ * as on this rank (SP's shard), which the router sees. */
+static void
+moe(const struct act_in *a, long long n, long long as, long long t[MCINIT_AT_COUNT])
+{
+	long long k = a->topk, E = a->experts, f = a->moe_ffn / a->etp, pairs = n * k, cap;
+
+	/* the router on this rank's tokens: the top-k probabilities (fp32;
+	 * with the softmax first, every expert's score) and their indices;
+	 * the auxiliary loss keeps every expert's fp32 score */
+	t[MCINIT_AT_MLP] += as * (a->pre_softmax ? E : k) * 4 + as * k * 8;
+	if (a->aux)
+		t[MCINIT_AT_MLP] += as * E * 4 + E * 8 + 4;
+	/* the routing map (bool) and the probabilities over the gathered
+	 * tokens; with a capacity, its mask */
+	t[MCINIT_AT_MLP] += E * n * (1 + a->e) + (a->capacity > 0 ? E * n : 0);
+	/* (token, expert) pairs this rank's experts take: drop-less, all of
+	 * them on average over EP (the experts each take what the router
+	 * sends: balanced here, in expectation); with a capacity, at most
+	 * capacity = ceil(tokens x k / E x factor) per expert from each rank
+	 * of the gather, and exactly that when padded */
+	if (a->capacity > 0) {
+		/* get_capacity: ceil(tokens x k / E x factor), in that order */
+		double c = (double)(as * k) / (double)E * a->capacity;
+
+		cap = (long long)c;
+		cap += (double)cap < c;
+		cap *= E * (n / as);
+		pairs = a->pad || cap < pairs ? cap : pairs;
+	}
+	/* the permutation's sorted indices, its input (the norm's output, the
+	 * shared experts' fc1 input too) */
+	t[MCINIT_AT_MLP] += pairs * 8 + as * a->h * a->e;
+	/* the experts: the permuted tokens (fc1's input), as a dense MLP of
+	 * the pairs, plus the probabilities' product that the activation's
+	 * output enters, and the permuted probabilities */
+	t[MCINIT_AT_MLP] +=
+	    pairs * a->h * a->e + (a->swiglu ? 6 : 3) * pairs * f * a->e + pairs * a->e;
+	/* the shared experts: an MLP over the gathered tokens, split over TP */
+	if (a->shared > 0)
+		t[MCINIT_AT_MLP] += (a->swiglu ? 5 : 2) * n * (a->shared / a->tp) * a->e;
+}
+
 /* One decoder layer, not under full recompute: a = tokens through attention
  * and the MLP (s/CP x b), as = tokens outside them (a/TP with SP). */
 static void
-layer(const struct act_in *a, long long t[MCINIT_AT_COUNT])
+layer(const struct act_in *a, bool is_moe, long long t[MCINIT_AT_COUNT])
 {
 	long long sc = a->s / a->cp, n = sc * a->b, as = a->sp ? n / a->tp : n;
 	long long np = a->heads / a->tp, ng = a->groups / a->tp, d = a->kv;
@@ -62,7 +114,7 @@ layer(const struct act_in *a, long long t[MCINIT_AT_COUNT])
 	if (a->rope)
 		t[MCINIT_AT_ATTENTION] +=
 		    4 * sc * (long long)((double)d * a->rotary_percent) * a->e;
-	if (a->rc == RC_SELECTIVE) {
+	if (a->rc == RC_SELECTIVE && a->rc_attn) {
 		/* the checkpoint of core_attn keeps q, k, v and the mask (and
 		 * an int32): v a view of the fused qkv output, kept whole; q a
 		 * copy when rotated or when its heads, split over 1 < groups <
@@ -89,7 +141,14 @@ layer(const struct act_in *a, long long t[MCINIT_AT_COUNT])
 	/* fc1 keeps its input; the activation its input (fc1's output, twice
 	 * f under SwiGLU), SwiGLU's product its two halves' silu and the
 	 * product itself; fc2 its input */
-	t[MCINIT_AT_MLP] += as * a->h * a->e + (a->swiglu ? 5 : 2) * n * f * a->e;
+	if (is_moe)
+		moe(a, n, as, t);
+	else if (a->rc == RC_SELECTIVE && a->rc_mlp)
+		/* the checkpoint of a dense MLP keeps its input alone (MoE
+		 * layers ignore "mlp") */
+		t[MCINIT_AT_MLP] += as * a->h * a->e;
+	else
+		t[MCINIT_AT_MLP] += as * a->h * a->e + (a->swiglu ? 5 : 2) * n * f * a->e;
 	/* bias-dropout-add after attention and after the MLP: the masks,
 	 * in the activations' dtype on the CPU */
 	if (a->hidden_drop)
@@ -110,7 +169,8 @@ recomputed(const struct act_in *a, long long t[MCINIT_AT_COUNT], bool opens)
 /* The decoder layers of one model chunk (nl of them), whose first and last
  * chunk flags say whether it holds the embedding and the loss. */
 static void
-chunk(const struct act_in *a, long long nl, bool pre, bool post, long long t[MCINIT_AT_COUNT])
+chunk(const struct act_in *a, long long off, long long nl, bool pre, bool post,
+      long long t[MCINIT_AT_COUNT])
 {
 	long long sc = a->s / a->cp, n = sc * a->b, as = a->sp ? n / a->tp : n, i;
 
@@ -134,7 +194,7 @@ chunk(const struct act_in *a, long long nl, bool pre, bool post, long long t[MCI
 		else if (a->rc == RC_BLOCK && i < a->rc_layers)
 			recomputed(a, t, true);
 		else
-			layer(a, t);
+			layer(a, a->moe_pattern != NULL && a->moe_pattern[off + i], t);
 	}
 	if (post) {
 		/* the final norm, the output layer's input, and the loss: the
@@ -153,17 +213,32 @@ str_is(struct mcinit_rule_ctx *x, enum mcinit_field f, const char *want)
 	return v != NULL && strcmp(v, want) == 0;
 }
 
-/* recompute_modules is unset or exactly ["core_attn"] (what the local spec
- * honours and what was measured). */
+/* recompute_modules: unset (core_attn, TransformerConfig's default) or
+ * core_attn and mlp, what the local spec honours and what was measured;
+ * false for any other module. */
 static bool
-core_attn_only(struct mcinit_rule_ctx *x)
+read_modules(struct mcinit_rule_ctx *x, struct act_in *a)
 {
 	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(recompute_modules));
+	size_t i;
 
-	if (v->kind == MCINIT_V_NULL)
+	if (v->kind == MCINIT_V_NULL) {
+		a->rc_attn = true;
 		return true;
-	return v->kind == MCINIT_V_LIST && v->n == 1 && v->items[0].kind == MCINIT_V_STR &&
-	       strcmp(v->items[0].s, "core_attn") == 0;
+	}
+	if (v->kind != MCINIT_V_LIST)
+		return false;
+	for (i = 0; i < v->n; i++) {
+		if (v->items[i].kind != MCINIT_V_STR)
+			return false;
+		if (strcmp(v->items[i].s, "core_attn") == 0)
+			a->rc_attn = true;
+		else if (strcmp(v->items[i].s, "mlp") == 0)
+			a->rc_mlp = true;
+		else
+			return false;
+	}
+	return true;
 }
 
 /* The recompute mode, or why it is not counted. */
@@ -184,12 +259,82 @@ read_recompute(struct mcinit_rule_ctx *x, struct act_in *a)
 		else
 			return "full recompute with a method other than uniform and block";
 	} else if (sel) {
-		if (!core_attn_only(x))
-			return "selective recompute of modules other than core_attn is not "
+		if (!read_modules(x, a))
+			return "selective recompute of modules other than core_attn and mlp is not "
 			       "measured (the local spec)";
 		a->rc = RC_SELECTIVE;
 	} else if (!NUL(recompute_granularity))
 		return "a recompute granularity other than full and selective";
+	return NULL;
+}
+
+/* A list of one value (or a value): its number, else -1. */
+static double
+one_number(const struct mcinit_value *v)
+{
+	if (v->kind == MCINIT_V_LIST)
+		return v->n == 1 ? one_number(&v->items[0]) : -1;
+	return v->kind == MCINIT_V_INT ? (double)v->i : v->kind == MCINIT_V_FLOAT ? v->d : -1;
+}
+
+/* MoE's inputs, or why they are not counted: the router and the
+ * dispatcher that were measured (softmax scores, top-k, the auxiliary loss
+ * or none, the allgather dispatcher), nothing else. */
+static const char *
+read_moe(struct mcinit_rule_ctx *x, struct act_in *a)
+{
+	static const enum mcinit_field off[] = {
+	    F(moe_shared_expert_gate),   F(moe_router_enable_expert_bias),
+	    F(moe_apply_probs_on_input), F(moe_router_force_load_balancing),
+	    F(moe_enable_deepep),        F(moe_layer_recompute),
+	};
+	static const enum mcinit_field unset[] = {
+	    F(moe_router_num_groups), F(moe_router_topk_scaling_factor),  F(moe_input_jitter_eps),
+	    F(moe_z_loss_coeff),      F(moe_expert_rank_capacity_factor),
+	};
+	const struct mcinit_value *lb = mcinit_cfg_val(x->c, F(moe_router_load_balancing_type));
+	const char *lbs;
+	size_t i;
+
+	for (i = 0; i < sizeof off / sizeof off[0]; i++)
+		if (!mcinit_cfg_null(x->c, off[i]) && mcinit_cfg_bool(x->c, off[i]))
+			return "an MoE router or dispatcher option whose activations were not "
+			       "measured";
+	for (i = 0; i < sizeof unset / sizeof unset[0]; i++)
+		if (!mcinit_cfg_null(x->c, unset[i]))
+			return "an MoE router option whose activations were not measured";
+	if (!str_is(x, F(moe_token_dispatcher_type), "allgather"))
+		return "an MoE dispatcher other than allgather (alltoall and flex need "
+		       "collectives gloo lacks: not measured)";
+	if (!NUL(moe_router_score_function) && !str_is(x, F(moe_router_score_function), "softmax"))
+		return "an MoE router score function other than softmax";
+	if (lb->kind == MCINIT_V_LIST)
+		lb = lb->n == 1 ? &lb->items[0] : NULL;
+	lbs = lb != NULL && lb->kind == MCINIT_V_STR ? lb->s : NULL;
+	if (lbs == NULL || (strcmp(lbs, "aux_loss") != 0 && strcmp(lbs, "none") != 0))
+		return "an MoE load balancing other than aux_loss and none";
+	a->aux = strcmp(lbs, "aux_loss") == 0 &&
+	         one_number(mcinit_cfg_val(x->c, F(moe_aux_loss_coeff))) != 0;
+	a->experts = I(num_moe_experts);
+	a->topk = I(moe_router_topk);
+	a->moe_ffn = x->dv->moe_ffn_hidden_size;
+	a->shared =
+	    NUL(moe_shared_expert_intermediate_size) ? 0 : I(moe_shared_expert_intermediate_size);
+	a->etp = x->dv->etp;
+	a->capacity = NUL(moe_expert_capacity_factor)
+	                  ? 0
+	                  : mcinit_cfg_float(x->c, F(moe_expert_capacity_factor));
+	a->pad = B(moe_pad_expert_input_to_capacity);
+	a->pre_softmax = B(moe_router_pre_softmax);
+	if (a->experts <= 0 || a->experts > (1 << 20) || a->topk <= 0 || a->topk > a->experts ||
+	    a->moe_ffn <= 0 || a->moe_ffn > (1LL << 26) || a->shared < 0 ||
+	    a->shared > (1LL << 26) || a->etp <= 0 || a->capacity < 0 || a->capacity > 1e6 ||
+	    a->moe_ffn % a->etp || a->shared % a->tp)
+		return "its MoE inputs are out of range";
+	/* the allgather dispatcher gathers SP's shards; without SP every TP
+	 * rank routes every token (Megatron requires SP with MoE and TP) */
+	if (a->tp > 1 && !a->sp)
+		return "MoE with TP > 1 and no SP";
 	return NULL;
 }
 
@@ -201,9 +346,6 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	const char *why;
 
 	memset(a, 0, sizeof *a);
-	if (!NUL(num_moe_experts) && I(num_moe_experts) > 0)
-		return "MoE activations are not counted yet (the router, the dispatcher and "
-		       "the experts)";
 	if (B(multi_latent_attention))
 		return "MLA's activations are not counted yet";
 	if (!NUL(mtp_num_layers) && I(mtp_num_layers) > 0)
@@ -257,6 +399,9 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	if ((double)a->s * a->s * a->b * a->heads > 1e17 ||
 	    (double)a->s * a->b * (a->ffn + a->vocab + 8 * a->h) > 1e17)
 		return "its inputs are out of range";
+	/* after the sizes: MoE reads TP and SP */
+	if (!NUL(num_moe_experts) && I(num_moe_experts) > 0 && (why = read_moe(x, a)) != NULL)
+		return why;
 	return NULL;
 }
 
@@ -265,15 +410,19 @@ count(struct mcinit_rule_ctx *x, const struct act_in *a)
 {
 	struct mcinit_memory *m = &x->dv->mem;
 	struct mcinit_rank_act r;
-	long long p, v;
+	long long p, v, g, off;
 	size_t k;
 	int i;
 
 	for (p = 0; p < a->pp; p++) {
 		memset(&r, 0, sizeof r);
-		for (v = 0; v < a->vp; v++)
-			chunk(a, x->dv->layers[p * a->vp + v], p == 0 && v == 0,
+		for (v = 0; v < a->vp; v++) {
+			/* the chunk's first layer: chunks in virtual-stage-major order */
+			for (g = 0, off = 0; g < v * a->pp + p; g++)
+				off += x->dv->layers[(g % a->pp) * a->vp + g / a->pp];
+			chunk(a, off, x->dv->layers[p * a->vp + v], p == 0 && v == 0,
 			      p == a->pp - 1 && v == a->vp - 1, r.by_term);
+		}
 		for (i = 0; i < MCINIT_AT_COUNT; i++)
 			r.total += r.by_term[i];
 		r.first_stage = p;
@@ -298,6 +447,7 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 	static const char *const modes[] = {"none", "selective", "full uniform", "full block"};
 	struct mcinit_memory *m = &x->dv->mem;
 	struct act_in a;
+	int *pat = NULL;
 
 	if (x->o->memory_model != MCINIT_MEM_MCINIT)
 		return;
@@ -305,9 +455,15 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 	/* the parameters' checks cover the release, the shape's feature set,
 	 * the layer counts and the splits the model is built with */
 	m->act_why = m->params_ok ? read_in(x, &a) : "the parameters are not counted";
+	if (m->act_why == NULL && a.experts > 0) {
+		pat = mcx_xcalloc((size_t)I(num_layers), sizeof *pat);
+		m->act_why = mcinit_rules_moe_pattern(x, pat, I(num_layers));
+		a.moe_pattern = pat;
+	}
 	if (m->act_why == NULL) {
 		m->act_recompute = modes[a.rc];
 		m->act_why = count(x, &a);
 	}
 	m->act_ok = m->act_why == NULL;
+	free(pat);
 }
