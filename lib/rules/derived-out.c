@@ -256,13 +256,24 @@ stages_of(const struct mcinit_derived *dv, const short *kind, size_t k)
 	return a;
 }
 
+/* Stage p's activations at the schedule's peak: its in-flight count times
+ * its bytes per micro-batch (per model chunk with a virtual pipeline). */
+static long long
+act_peak(const struct mcinit_derived *dv, long long p)
+{
+	const struct mcinit_memory *m = &dv->mem;
+
+	return m->in_flight[p] * (m->act[m->stage_act[p]].total / dv->chunks_per_stage);
+}
+
 /* --memory-model mcinit: the activations per micro-batch, {"recompute",
  * "ranks": [one per kind of rank: its stages, total and terms]}. */
 static json_t *
 act_json(const struct mcinit_derived *dv)
 {
 	const struct mcinit_memory *m = &dv->mem;
-	json_t *ranks = json_array(), *r;
+	json_t *ranks = json_array(), *peaks = json_array(), *r;
+	long long p;
 	size_t k;
 	int i;
 
@@ -273,9 +284,15 @@ act_json(const struct mcinit_derived *dv)
 			json_object_set_new(r, act_terms[i], json_integer(m->act[k].by_term[i]));
 		json_array_append_new(ranks, r);
 	}
-	return json_pack("{s:s, s:s, s:s, s:o}", "per", "micro-batch", "spec",
+	/* the schedule's peak of each stage: in-flight x bytes (per chunk
+	 * with a virtual pipeline) */
+	for (p = 0; p < dv->pp && m->in_flight[0] > 0; p++)
+		json_array_append_new(peaks, json_pack("{s:I, s:I, s:I}", "stage", (json_int_t)p,
+		                                       "in_flight", (json_int_t)m->in_flight[p],
+		                                       "bytes", (json_int_t)act_peak(dv, p)));
+	return json_pack("{s:s, s:s, s:s, s:o, s:o}", "per", "micro-batch", "spec",
 	                 "local (unfused attention, torch norms: as measured on the CPU)",
-	                 "recompute", m->act_recompute, "ranks", ranks);
+	                 "recompute", m->act_recompute, "ranks", ranks, "schedule_peak", peaks);
 }
 
 /* One of Bridge's MemoryComponentEstimate, with its name. */
@@ -408,6 +425,7 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	const struct mcinit_memory *m = &dv->mem;
 	const char *sep;
+	long long p, top;
 	size_t k;
 	int i;
 
@@ -419,6 +437,9 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	               "\n%40sactivations per micro-batch, bytes (mcinit, the local spec: unfused "
 	               "attention; recompute %s)",
 	               "", m->act_recompute);
+	for (p = 0, top = 0; p < dv->pp; p++)
+		if (act_peak(dv, p) > act_peak(dv, top))
+			top = p;
 	for (k = 0; k < m->nact; k++) {
 		mcx_buf_printf(b, "\n%40s%s", "", m->act[k].nstages > 1 ? "stages" : "stage");
 		stage_ranges(dv, m->stage_act, k, b);
@@ -430,6 +451,13 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 				sep = ",";
 			}
 	}
+	if (m->in_flight[0] > 0)
+		mcx_buf_printf(b,
+		               "\n%40sat the schedule's peak: stage %lld, %lld %s in flight: %lld "
+		               "bytes",
+		               "", top, m->in_flight[top],
+		               dv->chunks_per_stage > 1 ? "model chunks" : "micro-batches",
+		               act_peak(dv, top));
 }
 
 static bool

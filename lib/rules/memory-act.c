@@ -441,6 +441,34 @@ count(struct mcinit_rule_ctx *x, const struct act_in *a)
 	return NULL;
 }
 
+/* The schedule's in-flight count of each stage, as Megatron-Core's
+ * schedules.py warms up: 1F1B keeps min(PP - s, micro-batches) forward
+ * passes of stage s before its first backward; the interleaved schedule
+ * (PP - s - 1) x 2 + (vp - 1) x PP model chunks, at most all of them,
+ * plus the one in its steady state; without a pipeline, one. */
+static void
+in_flight(struct mcinit_rule_ctx *x, const struct act_in *a)
+{
+	struct mcinit_memory *m = &x->dv->mem;
+	long long p, w, nmb = x->dv->nmb_ok ? x->dv->num_micro_batches : 0;
+
+	for (p = 0; p < a->pp; p++) {
+		if (nmb <= 0)
+			m->in_flight[p] = 0;
+		else if (a->pp == 1)
+			m->in_flight[p] = 1;
+		else if (a->vp == 1)
+			m->in_flight[p] = a->pp - p < nmb ? a->pp - p : nmb;
+		else {
+			/* (with as many micro-batches as stages, all of them) */
+			w = nmb == a->pp ? nmb * a->vp : (a->pp - p - 1) * 2 + (a->vp - 1) * a->pp;
+			m->in_flight[p] = (w < nmb * a->vp ? w : nmb * a->vp) + 1;
+			if (m->in_flight[p] > nmb * a->vp)
+				m->in_flight[p] = nmb * a->vp;
+		}
+	}
+}
+
 void
 mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 {
@@ -463,6 +491,7 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 	if (m->act_why == NULL) {
 		m->act_recompute = modes[a.rc];
 		m->act_why = count(x, &a);
+		in_flight(x, &a);
 	}
 	m->act_ok = m->act_why == NULL;
 	free(pat);

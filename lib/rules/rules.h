@@ -149,6 +149,10 @@ struct mcinit_memory {
 	size_t nact;
 	struct mcinit_rank_act act[MCINIT_MAX_RANK_KINDS];
 	short stage_act[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in act */
+	/* the micro-batches (with a virtual pipeline: model chunks, each
+	 * counted as 1/vp of the stage's bytes) whose activations a stage
+	 * holds at once under the schedule; 0 when unknown */
+	long long in_flight[MCINIT_MAX_CHUNKS];
 };
 
 /* Bridge's assumption lines (memory-bridge.c mcinit_memory_assumption). */

@@ -80,6 +80,32 @@ golden activations-text 0 $M validate --world-size 4 --memory-model mcinit -- $G
 	--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel \
 	--recompute-granularity selective
 
+# The schedule's peak: 1F1B holds PP - s micro-batches on stage s (at most
+# the micro-batches there are); the interleaved schedule Megatron-Core's
+# warm-up, (PP - s - 1) x 2 + (vp - 1) x PP, plus one model chunk, each a
+# vp-th of the stage's bytes.
+# peak WORLD EXPECTED-IN-FLIGHT VP ARGS...
+peak() {
+	world=$1 want=$2 vp=$3
+	shift 3
+	# shellcheck disable=SC2086
+	"$M" validate --world-size "$world" --memory-model mcinit --format json -- $GPT "$@" \
+		>"$tmp/p.json" 2>/dev/null
+	python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["derived"]["memory"]["activations"]
+total = {s: r["total"] for r in a["ranks"] for s in r["stages"]}
+got = [p["in_flight"] for p in a["schedule_peak"]]
+bad = [p for p in a["schedule_peak"] if p["bytes"] != p["in_flight"] * (total[p["stage"]] // int(sys.argv[3]))]
+sys.exit(0 if got == [int(x) for x in sys.argv[2].split(",")] and not bad else (got, bad))' \
+		"$tmp/p.json" "$want" "$vp"
+}
+check peak-1f1b peak 4 4,3,2,1 1 --pipeline-model-parallel-size 4
+check peak-1f1b-few peak 4 2,2,2,1 1 --pipeline-model-parallel-size 4 --global-batch-size 4
+check peak-interleaved peak 2 5,3 2 --pipeline-model-parallel-size 2 \
+	--num-virtual-stages-per-pipeline-rank 2 --num-layers 8 --global-batch-size 8
+check peak-no-pipeline peak 1 1 1
+
 # Context parallelism is modelled (the sequence over CP), not measured:
 # CP 2 on 64 tokens is CP 1 on 32, but for the one attention mask kept.
 act_total() {
@@ -107,12 +133,13 @@ sys.exit(0 if "activations" not in m and sys.argv[2] in m.get("activations_not_e
 }
 # shellcheck disable=SC2086
 {
-not_counted act-not-moe "MoE" --world-size 1 -- $GPT --num-experts 4
+not_counted act-not-alltoall "allgather" --world-size 1 -- $GPT --num-experts 4 \
+	--moe-token-dispatcher-type alltoall
 not_counted act-not-mla "MLA" --world-size 1 -- $GPT --multi-latent-attention \
 	--kv-lora-rank 16 --q-lora-rank 16
 not_counted act-not-mtp "MTP" --world-size 1 -- $GPT --mtp-num-layers 1
-not_counted act-not-modules "core_attn" --world-size 1 -- $GPT \
-	--recompute-granularity selective --recompute-modules mlp
+not_counted act-not-modules "core_attn and mlp" --world-size 1 -- $GPT \
+	--recompute-granularity selective --recompute-modules core_attn layernorm
 not_counted act-not-params "parameters" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
 }
 
