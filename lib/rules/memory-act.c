@@ -344,6 +344,7 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 {
 	const struct mcinit_derived *dv = x->dv;
 	const char *why;
+	double n;
 
 	memset(a, 0, sizeof *a);
 	if (B(multi_latent_attention))
@@ -402,6 +403,15 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	/* after the sizes: MoE reads TP and SP */
 	if (!NUL(num_moe_experts) && I(num_moe_experts) > 0 && (why = read_moe(x, a)) != NULL)
 		return why;
+	/* every term is at most 16 bytes times one of these products, and a
+	 * stage has at most every layer: the sums stay far below 2^63 */
+	n = (double)a->s * (double)a->b;
+	if (((double)I(num_layers) + 2) * 16 *
+	        ((double)a->s * n * a->heads +
+	         n * (a->h + a->ffn + a->vocab + (a->heads + 2 * a->groups) * a->kv +
+	              a->experts * (1 + a->topk) + a->topk * (a->h + a->moe_ffn + 1) + a->shared)) >
+	    1e18)
+		return "its inputs are out of range";
 	return NULL;
 }
 

@@ -140,6 +140,9 @@ not_counted act-not-mla "MLA" --world-size 1 -- $GPT --multi-latent-attention \
 not_counted act-not-mtp "MTP" --world-size 1 -- $GPT --mtp-num-layers 1
 not_counted act-not-modules "core_attn and mlp" --world-size 1 -- $GPT \
 	--recompute-granularity selective --recompute-modules core_attn layernorm
+not_counted act-not-huge "out of range" --world-size 1 -- $GPT --num-layers 100000 \
+	--seq-length 1048576 --max-position-embeddings 1048576 --micro-batch-size 1024 \
+	--global-batch-size 1024
 not_counted act-not-params "parameters" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
 }
 
