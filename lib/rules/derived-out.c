@@ -239,6 +239,62 @@ params_json(const struct mcinit_derived *dv)
 	return json_pack("{s:s, s:o}", "dtype", m->params_dtype, "ranks", ranks);
 }
 
+/* The names of enum mcinit_act_term, in JSON and text. */
+static const char *const act_terms[MCINIT_AT_COUNT] = {"embedding", "norms",     "attention", "mlp",
+                                                       "dropout",   "recompute", "logits"};
+
+/* The pipeline stages whose index in kinds is k: as a JSON array. */
+static json_t *
+stages_of(const struct mcinit_derived *dv, const short *kind, size_t k)
+{
+	json_t *a = json_array();
+	long long p;
+
+	for (p = 0; p < dv->pp; p++)
+		if (kind[p] == (short)k)
+			json_array_append_new(a, json_integer(p));
+	return a;
+}
+
+/* Stage p's activations at the schedule's peak: its in-flight count times
+ * its bytes per micro-batch (per model chunk with a virtual pipeline). */
+static long long
+act_peak(const struct mcinit_derived *dv, long long p)
+{
+	const struct mcinit_memory *m = &dv->mem;
+
+	return m->in_flight[p] * (m->act[m->stage_act[p]].total / dv->chunks_per_stage);
+}
+
+/* --memory-model mcinit: the activations per micro-batch, {"recompute",
+ * "ranks": [one per kind of rank: its stages, total and terms]}. */
+static json_t *
+act_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	json_t *ranks = json_array(), *peaks = json_array(), *r;
+	long long p;
+	size_t k;
+	int i;
+
+	for (k = 0; k < m->nact; k++) {
+		r = json_pack("{s:o, s:I}", "stages", stages_of(dv, m->stage_act, k), "total",
+		              (json_int_t)m->act[k].total);
+		for (i = 0; i < MCINIT_AT_COUNT; i++)
+			json_object_set_new(r, act_terms[i], json_integer(m->act[k].by_term[i]));
+		json_array_append_new(ranks, r);
+	}
+	/* the schedule's peak of each stage: in-flight x bytes (per chunk
+	 * with a virtual pipeline) */
+	for (p = 0; p < dv->pp && m->in_flight[0] > 0; p++)
+		json_array_append_new(peaks, json_pack("{s:I, s:I, s:I}", "stage", (json_int_t)p,
+		                                       "in_flight", (json_int_t)m->in_flight[p],
+		                                       "bytes", (json_int_t)act_peak(dv, p)));
+	return json_pack("{s:s, s:s, s:s, s:o, s:o}", "per", "micro-batch", "spec",
+	                 "local (unfused attention, torch norms: as measured on the CPU)",
+	                 "recompute", m->act_recompute, "ranks", ranks, "schedule_peak", peaks);
+}
+
 /* One of Bridge's MemoryComponentEstimate, with its name. */
 static json_t *
 component_json(const char *name, const struct mcinit_memory_component *c)
@@ -260,12 +316,18 @@ memory_json(const struct mcinit_derived *dv)
 
 	if (m->model == NULL)
 		return NULL;
-	if (strcmp(m->model, "mcinit") == 0)
-		return m->params_ok
-		           ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
-		                       m->why, "parameters", params_json(dv))
-		           : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
-		                       m->why, "parameters_not_estimated", m->params_why);
+	if (strcmp(m->model, "mcinit") == 0) {
+		o = m->params_ok ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
+		                             m->why, "parameters", params_json(dv))
+		                 : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
+		                             m->why, "parameters_not_estimated", m->params_why);
+		if (m->act_ok)
+			json_object_set_new(o, "activations", act_json(dv));
+		else
+			json_object_set_new(o, "activations_not_estimated",
+			                    json_string(m->act_why));
+		return o;
+	}
 	if (!m->ok)
 		return json_pack("{s:s, s:s}", "model", m->model, "not_estimated", m->why);
 	o = json_pack("{s:s, s:f, s:f, s:f}", "model", m->model, "weights_and_optimizer_bytes",
@@ -335,6 +397,69 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	return true;
 }
 
+/* Its stages as ranges, " 0, 2-5", of the kind k in kind[]. */
+static void
+stage_ranges(const struct mcinit_derived *dv, const short *kind, size_t k, struct mcx_buf *b)
+{
+	long long p, first;
+	const char *sep = " ";
+
+	for (p = 0, first = -1; p <= dv->pp; p++) {
+		bool in = p < dv->pp && kind[p] == (short)k;
+
+		if (in && first < 0)
+			first = p;
+		if (!in && first >= 0) {
+			mcx_buf_printf(b, "%s%lld", sep, first);
+			if (p - 1 > first)
+				mcx_buf_printf(b, "-%lld", p - 1);
+			sep = ", ";
+			first = -1;
+		}
+	}
+}
+
+/* The activations per micro-batch: one line per kind of rank. */
+static void
+act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	const char *sep;
+	long long p, top;
+	size_t k;
+	int i;
+
+	if (!m->act_ok) {
+		mcx_buf_printf(b, "\n%40sactivations not counted (mcinit): %s", "", m->act_why);
+		return;
+	}
+	mcx_buf_printf(b,
+	               "\n%40sactivations per micro-batch, bytes (mcinit, the local spec: unfused "
+	               "attention; recompute %s)",
+	               "", m->act_recompute);
+	for (p = 0, top = 0; p < dv->pp; p++)
+		if (act_peak(dv, p) > act_peak(dv, top))
+			top = p;
+	for (k = 0; k < m->nact; k++) {
+		mcx_buf_printf(b, "\n%40s%s", "", m->act[k].nstages > 1 ? "stages" : "stage");
+		stage_ranges(dv, m->stage_act, k, b);
+		mcx_buf_printf(b, ": %lld", m->act[k].total);
+		for (i = 0, sep = ";"; i < MCINIT_AT_COUNT; i++)
+			if (m->act[k].by_term[i] > 0) {
+				mcx_buf_printf(b, "%s %s %lld", sep, act_terms[i],
+				               m->act[k].by_term[i]);
+				sep = ",";
+			}
+	}
+	if (m->in_flight[0] > 0)
+		mcx_buf_printf(b,
+		               "\n%40sat the schedule's peak: stage %lld, %lld %s in flight: %lld "
+		               "bytes",
+		               "", top, m->in_flight[top],
+		               dv->chunks_per_stage > 1 ? "model chunks" : "micro-batches",
+		               act_peak(dv, top));
+}
+
 static bool
 memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
@@ -343,8 +468,11 @@ memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 
 	if (m->model == NULL)
 		return false;
-	if (strcmp(m->model, "mcinit") == 0)
-		return params_text(dv, b);
+	if (strcmp(m->model, "mcinit") == 0) {
+		params_text(dv, b);
+		act_text(dv, b);
+		return true;
+	}
 	if (!m->ok)
 		mcx_buf_printf(b, "not estimated (%s): %s", m->model, m->why);
 	else

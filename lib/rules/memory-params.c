@@ -541,7 +541,8 @@ mcinit_rules_memory_params(struct mcinit_rule_ctx *x)
 	if (x->o->memory_model != MCINIT_MEM_MCINIT)
 		return;
 	m->model = "mcinit";
-	m->why = "mcinit's own model counts only the parameters so far (issue 42)";
+	m->why = "mcinit's own model counts only the parameters and the activations per "
+	         "micro-batch so far (issue 42)";
 	m->nkinds = 0;
 	m->params_why = read_shape(x, &s);
 	if (m->params_why == NULL && s.moe) {

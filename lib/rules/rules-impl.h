@@ -171,6 +171,8 @@ void mcinit_rules_memory(struct mcinit_rule_ctx *x);
 /* memory-params.c: dv->mem's parameters per kind of rank, under
  * --memory-model mcinit. */
 void mcinit_rules_memory_params(struct mcinit_rule_ctx *x);
+/* memory-act.c: the activations per micro-batch (--memory-model mcinit) */
+void mcinit_rules_memory_act(struct mcinit_rule_ctx *x);
 /* moe_layer_freq as Megatron-LM reads it: an int (every freq-th layer), a
  * list of one 0/1 per layer, or a string of a list expression
  * ("([1]*3+[0])*2"), into pat[layers]; NULL, or why it is none of those

@@ -75,6 +75,19 @@ enum mcinit_param_kind {
 	MCINIT_PK_COUNT
 };
 
+/* The named terms of the activations a forward pass saves for backward,
+ * per micro-batch (memory-act.c). */
+enum mcinit_act_term {
+	MCINIT_AT_EMBEDDING, /* token and position ids, the vocabulary mask (TP > 1) */
+	MCINIT_AT_NORMS,     /* what the layer norms keep (input, statistics) */
+	MCINIT_AT_ATTENTION, /* q/k/v, rotary tables, scores, probabilities, mask, proj input */
+	MCINIT_AT_MLP,       /* fc1 input, activation input and output, fc2 input */
+	MCINIT_AT_DROPOUT,   /* the dropout masks of embedding and residual adds */
+	MCINIT_AT_RECOMPUTE, /* the inputs full recompute keeps of each checkpoint */
+	MCINIT_AT_LOGITS,    /* the output layer's input and the loss's fp32 softmax */
+	MCINIT_AT_COUNT
+};
+
 /* Most distinct kinds of rank whose parameters are kept. */
 #define MCINIT_MAX_RANK_KINDS 32
 
@@ -88,6 +101,14 @@ struct mcinit_rank_params {
 	long long total, dense, expert;
 	long long first_stage; /* its lowest stage: dv->layers of that stage */
 	long long nstages;
+};
+
+/* The activations of one kind of rank per micro-batch, in bytes: the
+ * pipeline stages whose act_kind is its index. */
+struct mcinit_rank_act {
+	long long by_term[MCINIT_AT_COUNT];
+	long long total;
+	long long first_stage, nstages;
 };
 
 /* Memory per GPU of the most loaded rank, in bytes, as the model named
@@ -119,6 +140,19 @@ struct mcinit_memory {
 	size_t nkinds;
 	struct mcinit_rank_params kinds[MCINIT_MAX_RANK_KINDS];
 	short stage_kind[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in kinds */
+	/* --memory-model mcinit (memory-act.c): the bytes a forward pass of one
+	 * micro-batch saves for backward on each distinct kind of rank;
+	 * act_ok, else act_why (static) says why not */
+	bool act_ok;
+	const char *act_why;
+	const char *act_recompute; /* "none", "selective", "full uniform", "full block" */
+	size_t nact;
+	struct mcinit_rank_act act[MCINIT_MAX_RANK_KINDS];
+	short stage_act[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in act */
+	/* the micro-batches (with a virtual pipeline: model chunks, each
+	 * counted as 1/vp of the stage's bytes) whose activations a stage
+	 * holds at once under the schedule; 0 when unknown */
+	long long in_flight[MCINIT_MAX_CHUNKS];
 };
 
 /* Bridge's assumption lines (memory-bridge.c mcinit_memory_assumption). */
