@@ -132,6 +132,9 @@ static const char *const environ_doc[][2] = {
      "mcinit run: NCCL (libnccl.so.2), a file or the folder holding it, found as "
      "MCINIT_CUDA_LIBRARY says (the wheels' nvidia/nccl/lib).  When another, different "
      "libnccl is visible too, run warns naming both."},
+    {"MCINIT_NVML_LIBRARY",
+     "mcinit doctor: the driver's NVML (libnvidia-ml.so.1), a file or the folder holding "
+     "it, for each GPU's MIG mode and NVLinks; else the dynamic loader finds it."},
     {"MCINIT_KERNELS_MODULE",
      "mcinit run: the CUDA kernels module (mcinit-cuda-kernels.so), else it is looked for "
      "beside the program, in the build tree and in the installed library folder."},
