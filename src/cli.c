@@ -356,18 +356,25 @@ mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err)
 	fputs("mcinit: ", stderr);
 	if (err->argv_index >= 0)
 		fprintf(stderr, "argv:%d: ", err->argv_index);
-	else if (err->source[0] != '\0') {
-		mcx_fputs_text(err->source, stderr);
-		fputc(':', stderr);
-		if (err->line > 0)
-			fprintf(stderr, "%d:", err->line);
-		if (err->line > 0 && err->column > 0)
-			fprintf(stderr, "%d:", err->column);
-		fputc(' ', stderr);
-	}
+	else
+		mcinit_cli_error_place(err, stderr);
 	mcx_fputs_text(err->text, stderr);
 	fputc('\n', stderr);
 	return mcinit_exit_status(err->code);
+}
+
+void
+mcinit_cli_error_place(const mcinit_error_t *err, FILE *out)
+{
+	if (err->source[0] == '\0')
+		return;
+	mcx_fputs_text(err->source, out);
+	fputc(':', out);
+	if (err->line > 0)
+		fprintf(out, "%d:", err->line);
+	if (err->line > 0 && err->column > 0)
+		fprintf(out, "%d:", err->column);
+	fputc(' ', out);
 }
 
 /* Any bytes as a JSON string (a file name or message need not be UTF-8). */

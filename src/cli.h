@@ -68,6 +68,10 @@ void mcinit_cli_desc(const struct mcinit_cli *cli, struct mcinit_job_desc *desc)
  * error, on stderr.  Returns the exit status. */
 int mcinit_cli_fail(struct mcinit_diags *d, const mcinit_error_t *err);
 
+/* "SOURCE:LINE:COL: " of a located error to out (the parts known), as the
+ * library locates it; nothing when it names no source. */
+void mcinit_cli_error_place(const mcinit_error_t *err, FILE *out);
+
 /* The error as a JSON object {"code", "message", "source", "line",
  * "column", "argv_index"} (absent parts null); a new reference. */
 json_t *mcinit_cli_error_json(const mcinit_error_t *err);

@@ -163,15 +163,7 @@ static void
 node_error(const struct topts *o, const mcinit_error_t *err)
 {
 	fputs("mcinit topology: ", stderr);
-	if (err->source[0] != '\0') {
-		mcx_fputs_text(err->source, stderr);
-		fputc(':', stderr);
-		if (err->line > 0)
-			fprintf(stderr, "%d:", err->line);
-		if (err->line > 0 && err->column > 0)
-			fprintf(stderr, "%d:", err->column);
-		fputc(' ', stderr);
-	}
+	mcinit_cli_error_place(err, stderr);
 	mcx_fputs_text(err->text, stderr);
 	fprintf(stderr, "%s\n", o->hwloc_xml ? "" : " (the file $HWLOC_XMLFILE names)");
 }

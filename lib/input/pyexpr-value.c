@@ -11,31 +11,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An error value with its message; type_error marks Python's TypeError. */
+static struct mcinit_pv __attribute__((format(printf, 3, 0)))
+verr(struct mcinit_pyexpr *e, long long type_error, const char *fmt, va_list ap)
+{
+	struct mcinit_pv v = {.kind = MCINIT_PV_ERR, .i = type_error};
+	char buf[256];
+
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	v.s = mcinit_pyexpr_strdup(e, buf);
+	return v;
+}
+
 struct mcinit_pv
 mcinit_pyx_type_err(struct mcinit_pyexpr *e, const char *fmt, ...)
 {
-	struct mcinit_pv v = {.kind = MCINIT_PV_ERR, .i = 1};
-	char buf[256];
+	struct mcinit_pv v;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	v = verr(e, 1, fmt, ap);
 	va_end(ap);
-	v.s = mcinit_pyexpr_strdup(e, buf);
 	return v;
 }
 
 struct mcinit_pv
 mcinit_pyx_err(struct mcinit_pyexpr *e, const char *fmt, ...)
 {
-	struct mcinit_pv v = {.kind = MCINIT_PV_ERR};
-	char buf[256];
+	struct mcinit_pv v;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	v = verr(e, 0, fmt, ap);
 	va_end(ap);
-	v.s = mcinit_pyexpr_strdup(e, buf);
 	return v;
 }
 
