@@ -159,7 +159,18 @@ pair_releases(const struct mcinit_job_desc *desc, unsigned *mv, unsigned *bv)
 	}
 }
 
-/* desc's memory_model and gpu_memory (GiB) as the checks take them. */
+/* The GPUs --gpu-memory takes by name (gpus.def): each one's memory. */
+static const struct {
+	const char *name;
+	long long gib;
+} gpus[] = {
+#define MCINIT_GPU(name, gib, source) {name, gib},
+#include "plan/gpus.def"
+#undef MCINIT_GPU
+};
+
+/* desc's memory_model and gpu_memory (GiB, or a GPU's name) as the checks
+ * take them. */
 static int
 memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, long long *gpu,
             struct mcinit_err *err)
@@ -167,6 +178,7 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 	const char *m = desc->memory_model, *g = desc->gpu_memory;
 	char *end;
 	long long gib = 0;
+	size_t i;
 
 	*mem = MCINIT_MEM_NONE;
 	if (m != NULL && strcmp(m, "megatron") == 0)
@@ -179,6 +191,24 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 		mcinit_err_set(err, MCINIT_E_USAGE,
 		               "memory model '%s' is not one of megatron, bridge, mcinit, none", m);
 		return -1;
+	}
+	if (g != NULL && (*g < '0' || *g > '9')) {
+		/* a GPU's name: its memory from the table */
+		for (i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+			if (strcasecmp(g, gpus[i].name) == 0)
+				break;
+		if (i == sizeof gpus / sizeof gpus[0]) {
+			char known[256] = "";
+
+			for (i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+				snprintf(known + strlen(known), sizeof known - strlen(known),
+				         "%s%s", i > 0 ? ", " : "", gpus[i].name);
+			mcinit_err_set(err, MCINIT_E_USAGE,
+			               "GPU '%s' is not a number of GiB nor one of %s", g, known);
+			return -1;
+		}
+		*gpu = gpus[i].gib * 1073741824LL;
+		return 0;
 	}
 	if (g != NULL) {
 		errno = 0;

@@ -295,6 +295,77 @@ act_json(const struct mcinit_derived *dv)
 	                 "recompute", m->act_recompute, "ranks", ranks, "schedule_peak", peaks);
 }
 
+/* The names of enum mcinit_peak_term, in JSON and text. */
+static const char *const peak_terms[MCINIT_PT_COUNT] = {
+    "parameters",   "gradients", "optimizer",   "fp8_fp4_copies", "activations",
+    "cuda_context", "nccl",      "userbuffers", "cuda_graphs",    "fragmentation"};
+static const char *const comm_names[MCINIT_COMM_COUNT] = {"tp", "cp",        "dp-cp",    "pp",
+                                                          "ep", "expert-dp", "embedding"};
+
+/* --memory-model mcinit: the peak of each kind of rank, {"ranks": [{stages,
+ * low, high, terms: {name: {bytes} or {low, high} or {not_counted}}}],
+ * "worst_stage", "judged": "high"}. */
+static json_t *
+peak_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	json_t *ranks = json_array(), *r, *terms, *t, *comms = json_array();
+	size_t k;
+	int i;
+
+	for (i = 0; i < MCINIT_COMM_COUNT; i++)
+		if (m->comms & (1u << i))
+			json_array_append_new(comms, json_string(comm_names[i]));
+	for (k = 0; k < m->npeak; k++) {
+		const struct mcinit_rank_peak *q = &m->peak[k];
+
+		terms = json_object();
+		for (i = 0; i < MCINIT_PT_COUNT; i++) {
+			if (m->not_counted[i] != NULL)
+				t = json_pack("{s:s}", "not_counted", m->not_counted[i]);
+			else if (i < MCINIT_PT_CONTEXT)
+				t = json_pack("{s:f}", "bytes", q->lo[i]);
+			else
+				t = json_pack("{s:f, s:f}", "low", q->lo[i], "high", q->hi[i]);
+			json_object_set_new(terms, peak_terms[i], t);
+		}
+		t = json_object_get(terms, "parameters");
+		if (json_object_get(t, "bytes") != NULL && q->params_lowp > 0)
+			json_object_set_new(t, "fp8_bytes", json_real(q->params_lowp));
+		t = json_object_get(terms, "gradients");
+		if (json_object_get(t, "bytes") != NULL)
+			json_object_set_new(t, "dtype", json_string(m->grad_dtype));
+		t = json_object_get(terms, "optimizer");
+		if (json_object_get(t, "bytes") != NULL) {
+			json_object_set_new(t, "name", json_string(m->optimizer));
+			json_object_set_new(t, "bytes_per_parameter",
+			                    json_real(m->opt_bytes_per_param));
+			json_object_set_new(t, "dense_bytes", json_real(q->opt_dense));
+			json_object_set_new(t, "dense_shards", json_integer(m->shard_dense));
+			json_object_set_new(t, "expert_bytes", json_real(q->opt_expert));
+			json_object_set_new(t, "expert_shards", json_integer(m->shard_expert));
+			json_object_set_new(t, "cpu_offload_fraction", json_real(m->offload));
+		}
+		t = json_object_get(terms, "activations");
+		if (json_object_get(t, "bytes") != NULL) {
+			json_object_set_new(t, "in_flight", json_integer(q->in_flight));
+			/* the last stage's activations already hold them */
+			json_object_set_new(t, "logits_and_loss_bytes", json_real(q->logits));
+		}
+		json_object_set_new(json_object_get(terms, "nccl"), "communicators",
+		                    json_deep_copy(comms));
+		json_object_set_new(json_object_get(terms, "fragmentation"), "share_high",
+		                    json_real(m->frag_share));
+		r = json_pack("{s:o, s:f, s:f, s:o}", "stages", stages_of(dv, m->stage_peak, k),
+		              "low", q->total_lo, "high", q->total_hi, "terms", terms);
+		json_array_append_new(ranks, r);
+	}
+	json_decref(comms);
+	return json_pack("{s:o, s:I, s:b, s:s}", "ranks", ranks, "worst_stage",
+	                 (json_int_t)m->peak[m->worst].first_stage, "complete", m->complete,
+	                 "judged", "high");
+}
+
 /* One of Bridge's MemoryComponentEstimate, with its name. */
 static json_t *
 component_json(const char *name, const struct mcinit_memory_component *c)
@@ -317,15 +388,23 @@ memory_json(const struct mcinit_derived *dv)
 	if (m->model == NULL)
 		return NULL;
 	if (strcmp(m->model, "mcinit") == 0) {
-		o = m->params_ok ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
-		                             m->why, "parameters", params_json(dv))
-		                 : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
-		                             m->why, "parameters_not_estimated", m->params_why);
+		o = json_pack("{s:s}", "model", m->model);
+		if (m->why != NULL)
+			json_object_set_new(o, "not_estimated", json_string(m->why));
+		if (m->params_ok)
+			json_object_set_new(o, "parameters", params_json(dv));
+		else
+			json_object_set_new(o, "parameters_not_estimated",
+			                    json_string(m->params_why));
 		if (m->act_ok)
 			json_object_set_new(o, "activations", act_json(dv));
 		else
 			json_object_set_new(o, "activations_not_estimated",
 			                    json_string(m->act_why));
+		if (m->peak_ok)
+			json_object_set_new(o, "peak", peak_json(dv));
+		else if (m->peak_why != NULL)
+			json_object_set_new(o, "peak_not_estimated", json_string(m->peak_why));
 		return o;
 	}
 	if (!m->ok)
@@ -364,8 +443,7 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		mcx_buf_printf(b, "parameters not counted (mcinit): %s", m->params_why);
 		return true;
 	}
-	mcx_buf_printf(b, "parameters per rank, %s (mcinit; the rest not estimated yet)",
-	               m->params_dtype);
+	mcx_buf_printf(b, "parameters per rank, %s (mcinit)", m->params_dtype);
 	for (k = 0; k < m->nkinds; k++) {
 		const struct mcinit_rank_params *q = &m->kinds[k];
 
@@ -460,6 +538,77 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		               act_peak(dv, top));
 }
 
+/* The peak of each kind of rank: a line per term, in GiB. */
+static void
+peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	const double gib = 1024.0 * 1024.0 * 1024.0;
+	const char *sep;
+	size_t k;
+	int i, c;
+
+	if (!m->peak_ok) {
+		if (m->peak_why != NULL)
+			mcx_buf_printf(b, "\n%40speak not estimated (mcinit): %s", "", m->peak_why);
+		return;
+	}
+	mcx_buf_printf(b,
+	               "\n%40speak per rank, GiB (mcinit; low..high: the overheads' modelled "
+	               "ranges; MC063 judges the high end)",
+	               "");
+	for (k = 0; k < m->npeak; k++) {
+		const struct mcinit_rank_peak *q = &m->peak[k];
+
+		mcx_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
+		stage_ranges(dv, m->stage_peak, k, b);
+		mcx_buf_printf(b, ": %.2f..%.2f%s", q->total_lo / gib, q->total_hi / gib,
+		               m->complete ? "" : " (not every term counted)");
+		for (i = 0; i < MCINIT_PT_COUNT; i++) {
+			mcx_buf_printf(b, "\n%42s%s ", "", peak_terms[i]);
+			if (m->not_counted[i] != NULL) {
+				mcx_buf_printf(b, "not counted: %s", m->not_counted[i]);
+				continue;
+			}
+			if (i < MCINIT_PT_CONTEXT)
+				mcx_buf_printf(b, "%.2f", q->lo[i] / gib);
+			else
+				mcx_buf_printf(b, "%.2f..%.2f", q->lo[i] / gib, q->hi[i] / gib);
+			if (i == MCINIT_PT_PARAMS)
+				mcx_buf_printf(b, " (%s%s)", m->params_dtype,
+				               q->params_lowp > 0 ? ", linear weights in fp8" : "");
+			else if (i == MCINIT_PT_GRADS)
+				mcx_buf_printf(b, " (%s main grads)", m->grad_dtype);
+			else if (i == MCINIT_PT_OPTIMIZER)
+				mcx_buf_printf(b,
+				               " (%s, %g bytes a parameter; dense %.2f over %lld "
+				               "shards, expert %.2f over %lld%s)",
+				               m->optimizer, m->opt_bytes_per_param,
+				               q->opt_dense / gib, m->shard_dense,
+				               q->opt_expert / gib, m->shard_expert,
+				               m->offload > 0 ? "; part on the CPU" : "");
+			else if (i == MCINIT_PT_ACTIVATIONS)
+				mcx_buf_printf(b,
+				               " (%lld %s in flight; the logits and the loss %.2f "
+				               "of them)",
+				               q->in_flight,
+				               dv->chunks_per_stage > 1 ? "model chunks"
+				                                        : "micro-batches",
+				               q->logits / gib);
+			else if (i == MCINIT_PT_NCCL) {
+				mcx_buf_printf(b, " (");
+				for (c = 0, sep = ""; c < MCINIT_COMM_COUNT; c++)
+					if (m->comms & (1u << c)) {
+						mcx_buf_printf(b, "%s%s", sep, comm_names[c]);
+						sep = ", ";
+					}
+				mcx_buf_printf(b, "%s)", *sep == '\0' ? "no communicator" : "");
+			} else if (i == MCINIT_PT_FRAGMENTATION)
+				mcx_buf_printf(b, " (up to %g of the allocated)", m->frag_share);
+		}
+	}
+}
+
 static bool
 memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
@@ -471,6 +620,7 @@ memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	if (strcmp(m->model, "mcinit") == 0) {
 		params_text(dv, b);
 		act_text(dv, b);
+		peak_text(dv, b);
 		return true;
 	}
 	if (!m->ok)
