@@ -429,6 +429,29 @@ memory_json(const struct mcinit_derived *dv)
 	return o;
 }
 
+/* A new line of the memory block: its text starts under the value column. */
+#define NL40 "\n                                        "
+
+/* The text's integers with the integer writer: validate prints a few
+ * hundred of them under --memory-model mcinit, and printf's two passes
+ * made that a tenth of validate's instructions (issue 42's speed bound). */
+static void
+add_ll(struct mcx_buf *b, long long v)
+{
+	mcx_buf_add_long(b, (long)v);
+}
+
+/* "SEP NAME V", a term of a kind's line. */
+static void
+add_named(struct mcx_buf *b, const char *sep, const char *name, long long v)
+{
+	mcx_buf_adds(b, sep);
+	mcx_buf_addc(b, ' ');
+	mcx_buf_adds(b, name);
+	mcx_buf_addc(b, ' ');
+	add_ll(b, v);
+}
+
 /* One line per kind of rank, under the derived table's label. */
 static bool
 params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
@@ -447,7 +470,8 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	for (k = 0; k < m->nkinds; k++) {
 		const struct mcinit_rank_params *q = &m->kinds[k];
 
-		mcx_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
+		mcx_buf_adds(b, NL40);
+		mcx_buf_adds(b, q->nstages > 1 ? "stages" : "stage");
 		/* its stages as ranges: 0, 2-5 */
 		for (p = 0, first = -1; p <= dv->pp; p++) {
 			bool in = p < dv->pp && m->stage_kind[p] == (short)k;
@@ -456,19 +480,27 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 				first = p;
 			if (!in && first >= 0) {
 				last = p - 1;
-				mcx_buf_printf(b, first == q->first_stage ? " %lld" : ", %lld",
-				               first);
-				if (last > first)
-					mcx_buf_printf(b, "-%lld", last);
+				mcx_buf_adds(b, first == q->first_stage ? " " : ", ");
+				add_ll(b, first);
+				if (last > first) {
+					mcx_buf_addc(b, '-');
+					add_ll(b, last);
+				}
 				first = -1;
 			}
 		}
-		mcx_buf_printf(b, ": %lld", q->total);
-		if (q->expert > 0)
-			mcx_buf_printf(b, " (%lld dense, %lld expert)", q->dense, q->expert);
+		mcx_buf_adds(b, ": ");
+		add_ll(b, q->total);
+		if (q->expert > 0) {
+			mcx_buf_adds(b, " (");
+			add_ll(b, q->dense);
+			mcx_buf_adds(b, " dense, ");
+			add_ll(b, q->expert);
+			mcx_buf_adds(b, " expert)");
+		}
 		for (i = 0, sep = ";"; i < MCINIT_PK_COUNT; i++)
 			if (q->by_kind[i] > 0) {
-				mcx_buf_printf(b, "%s %s %lld", sep, param_kinds[i], q->by_kind[i]);
+				add_named(b, sep, param_kinds[i], q->by_kind[i]);
 				sep = ",";
 			}
 	}
@@ -488,9 +520,12 @@ stage_ranges(const struct mcinit_derived *dv, const short *kind, size_t k, struc
 		if (in && first < 0)
 			first = p;
 		if (!in && first >= 0) {
-			mcx_buf_printf(b, "%s%lld", sep, first);
-			if (p - 1 > first)
-				mcx_buf_printf(b, "-%lld", p - 1);
+			mcx_buf_adds(b, sep);
+			add_ll(b, first);
+			if (p - 1 > first) {
+				mcx_buf_addc(b, '-');
+				add_ll(b, p - 1);
+			}
 			sep = ", ";
 			first = -1;
 		}
@@ -519,13 +554,14 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		if (act_peak(dv, p) > act_peak(dv, top))
 			top = p;
 	for (k = 0; k < m->nact; k++) {
-		mcx_buf_printf(b, "\n%40s%s", "", m->act[k].nstages > 1 ? "stages" : "stage");
+		mcx_buf_adds(b, NL40);
+		mcx_buf_adds(b, m->act[k].nstages > 1 ? "stages" : "stage");
 		stage_ranges(dv, m->stage_act, k, b);
-		mcx_buf_printf(b, ": %lld", m->act[k].total);
+		mcx_buf_adds(b, ": ");
+		add_ll(b, m->act[k].total);
 		for (i = 0, sep = ";"; i < MCINIT_AT_COUNT; i++)
 			if (m->act[k].by_term[i] > 0) {
-				mcx_buf_printf(b, "%s %s %lld", sep, act_terms[i],
-				               m->act[k].by_term[i]);
+				add_named(b, sep, act_terms[i], m->act[k].by_term[i]);
 				sep = ",";
 			}
 	}
@@ -538,15 +574,99 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		               act_peak(dv, top));
 }
 
+/* v bytes in GiB with two decimals, rounded: written with the integer
+ * writer, since validate's text prints some forty of these per kind of
+ * rank and printf's floating-point path costs ten times more (the
+ * estimate's share of validate's instructions, issue 42). */
+static void
+add_gib(struct mcx_buf *b, double v)
+{
+	long long c = (long long)(v / (1024.0 * 1024.0 * 1024.0) * 100 + 0.5);
+
+	mcx_buf_add_long(b, (long)(c / 100));
+	mcx_buf_addc(b, '.');
+	mcx_buf_addc(b, (char)('0' + c % 100 / 10));
+	mcx_buf_addc(b, (char)('0' + c % 10));
+}
+
+static void
+add_range(struct mcx_buf *b, double lo, double hi)
+{
+	add_gib(b, lo);
+	mcx_buf_adds(b, "..");
+	add_gib(b, hi);
+}
+
+/* What the text says of term i of kind q beside its figure. */
+static void
+peak_detail(const struct mcinit_derived *dv, const struct mcinit_rank_peak *q, int i,
+            struct mcx_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	const char *sep = "";
+	int c;
+
+	switch (i) {
+	case MCINIT_PT_PARAMS:
+		mcx_buf_adds(b, " (");
+		mcx_buf_adds(b, m->params_dtype);
+		mcx_buf_adds(b, q->params_lowp > 0 ? ", linear weights in fp8)" : ")");
+		break;
+	case MCINIT_PT_GRADS:
+		mcx_buf_adds(b, " (");
+		mcx_buf_adds(b, m->grad_dtype);
+		mcx_buf_adds(b, " main grads)");
+		break;
+	case MCINIT_PT_OPTIMIZER:
+		mcx_buf_adds(b, " (");
+		mcx_buf_adds(b, m->optimizer);
+		mcx_buf_adds(b, ", ");
+		add_ll(b, (long long)m->opt_bytes_per_param); /* whole bytes: sums of dtypes */
+		mcx_buf_adds(b, " bytes a parameter; dense ");
+		add_gib(b, q->opt_dense);
+		mcx_buf_adds(b, " in ");
+		add_ll(b, m->shard_dense);
+		mcx_buf_adds(b, " shards, expert ");
+		add_gib(b, q->opt_expert);
+		mcx_buf_adds(b, " in ");
+		add_ll(b, m->shard_expert);
+		mcx_buf_adds(b, m->offload > 0 ? "; part on the CPU)" : ")");
+		break;
+	case MCINIT_PT_ACTIVATIONS:
+		mcx_buf_adds(b, " (");
+		add_ll(b, q->in_flight);
+		mcx_buf_adds(b, dv->chunks_per_stage > 1 ? " model chunks" : " micro-batches");
+		mcx_buf_adds(b, " in flight; the logits and the loss ");
+		add_gib(b, q->logits);
+		mcx_buf_adds(b, " of them)");
+		break;
+	case MCINIT_PT_NCCL:
+		mcx_buf_adds(b, " (");
+		for (c = 0; c < MCINIT_COMM_COUNT; c++)
+			if (m->comms & (1u << c)) {
+				mcx_buf_adds(b, sep);
+				mcx_buf_adds(b, comm_names[c]);
+				sep = ", ";
+			}
+		mcx_buf_adds(b, *sep == '\0' ? "no communicator)" : ")");
+		break;
+	case MCINIT_PT_FRAGMENTATION:
+		mcx_buf_adds(b, " (up to ");
+		add_gib(b, m->frag_share * 1024.0 * 1024.0 * 1024.0);
+		mcx_buf_adds(b, " of the allocated)");
+		break;
+	default:
+		break;
+	}
+}
+
 /* The peak of each kind of rank: a line per term, in GiB. */
 static void
 peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 {
 	const struct mcinit_memory *m = &dv->mem;
-	const double gib = 1024.0 * 1024.0 * 1024.0;
-	const char *sep;
 	size_t k;
-	int i, c;
+	int i;
 
 	if (!m->peak_ok) {
 		if (m->peak_why != NULL)
@@ -560,51 +680,27 @@ peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	for (k = 0; k < m->npeak; k++) {
 		const struct mcinit_rank_peak *q = &m->peak[k];
 
-		mcx_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
+		mcx_buf_adds(b, NL40);
+		mcx_buf_adds(b, q->nstages > 1 ? "stages" : "stage");
 		stage_ranges(dv, m->stage_peak, k, b);
-		mcx_buf_printf(b, ": %.2f..%.2f%s", q->total_lo / gib, q->total_hi / gib,
-		               m->complete ? "" : " (not every term counted)");
+		mcx_buf_adds(b, ": ");
+		add_range(b, q->total_lo, q->total_hi);
+		mcx_buf_adds(b, m->complete ? "" : " (not every term counted)");
 		for (i = 0; i < MCINIT_PT_COUNT; i++) {
-			mcx_buf_printf(b, "\n%42s%s ", "", peak_terms[i]);
+			mcx_buf_adds(b, NL40);
+			mcx_buf_adds(b, "  ");
+			mcx_buf_adds(b, peak_terms[i]);
+			mcx_buf_addc(b, ' ');
 			if (m->not_counted[i] != NULL) {
-				mcx_buf_printf(b, "not counted: %s", m->not_counted[i]);
+				mcx_buf_adds(b, "not counted: ");
+				mcx_buf_adds(b, m->not_counted[i]);
 				continue;
 			}
 			if (i < MCINIT_PT_CONTEXT)
-				mcx_buf_printf(b, "%.2f", q->lo[i] / gib);
+				add_gib(b, q->lo[i]);
 			else
-				mcx_buf_printf(b, "%.2f..%.2f", q->lo[i] / gib, q->hi[i] / gib);
-			if (i == MCINIT_PT_PARAMS)
-				mcx_buf_printf(b, " (%s%s)", m->params_dtype,
-				               q->params_lowp > 0 ? ", linear weights in fp8" : "");
-			else if (i == MCINIT_PT_GRADS)
-				mcx_buf_printf(b, " (%s main grads)", m->grad_dtype);
-			else if (i == MCINIT_PT_OPTIMIZER)
-				mcx_buf_printf(b,
-				               " (%s, %g bytes a parameter; dense %.2f over %lld "
-				               "shards, expert %.2f over %lld%s)",
-				               m->optimizer, m->opt_bytes_per_param,
-				               q->opt_dense / gib, m->shard_dense,
-				               q->opt_expert / gib, m->shard_expert,
-				               m->offload > 0 ? "; part on the CPU" : "");
-			else if (i == MCINIT_PT_ACTIVATIONS)
-				mcx_buf_printf(b,
-				               " (%lld %s in flight; the logits and the loss %.2f "
-				               "of them)",
-				               q->in_flight,
-				               dv->chunks_per_stage > 1 ? "model chunks"
-				                                        : "micro-batches",
-				               q->logits / gib);
-			else if (i == MCINIT_PT_NCCL) {
-				mcx_buf_printf(b, " (");
-				for (c = 0, sep = ""; c < MCINIT_COMM_COUNT; c++)
-					if (m->comms & (1u << c)) {
-						mcx_buf_printf(b, "%s%s", sep, comm_names[c]);
-						sep = ", ";
-					}
-				mcx_buf_printf(b, "%s)", *sep == '\0' ? "no communicator" : "");
-			} else if (i == MCINIT_PT_FRAGMENTATION)
-				mcx_buf_printf(b, " (up to %g of the allocated)", m->frag_share);
+				add_range(b, q->lo[i], q->hi[i]);
+			peak_detail(dv, q, i, b);
 		}
 	}
 }
