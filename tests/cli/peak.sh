@@ -182,5 +182,20 @@ check fits-b200 sh -c "! grep -q '\[MC063\]' '$tmp/b200.out'"
 $M validate --world-size 8 --memory-model mcinit --gpu-memory 8 -- $BIG --optimizer muon >"$tmp/muon.out" 2>&1
 check incomplete-no-finding sh -c "! grep -q '\[MC063\]' '$tmp/muon.out'"
 golden peak-bad-gpu 64 $M validate --gpu-memory H100 --world-size 8
+# launch.gpu names the GPU when --gpu-memory does not; --gpu-memory wins
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit launch.gpu=H100-80GB -- $BIG >"$tmp/field.out" 2>&1
+check launch-gpu-field sh -c "grep '\[MC063\]' '$tmp/big80.out' | sed 's/^argv:[0-9]*//' >'$tmp/a'; grep '\[MC063\]' '$tmp/field.out' | sed 's/^argv:[0-9]*//' >'$tmp/b'; test -s '$tmp/a' && cmp '$tmp/a' '$tmp/b'"
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory 200 launch.gpu=H100-80GB -- $BIG \
+	>"$tmp/both.out" 2>&1
+check gpu-memory-wins sh -c "! grep -q '\[MC063\]' '$tmp/both.out'"
+# the field's choices are the table's names (schema.def and gpus.def)
+check gpu-names-one-table python3 -c "
+import re
+schema = open('$srcdir/lib/config/schema.def').read()
+choices = re.search(r'MCINIT_FIELD\(launch, gpu, [^\n]*\n\s*\"([^\"]*)\"', schema).group(1).split('|')
+table = re.findall(r'^MCINIT_GPU\(\"([^\"]*)\"', open('$srcdir/lib/plan/gpus.def').read(), re.M)
+assert choices == table, (choices, table)"
 
 finish
