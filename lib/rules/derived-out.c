@@ -366,6 +366,15 @@ peak_json(const struct mcinit_derived *dv)
 	                 "judged", "high");
 }
 
+json_t *
+mcinit_derived_peak_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+
+	return m->model != NULL && strcmp(m->model, "mcinit") == 0 && m->peak_ok ? peak_json(dv)
+	                                                                         : NULL;
+}
+
 /* One of Bridge's MemoryComponentEstimate, with its name. */
 static json_t *
 component_json(const char *name, const struct mcinit_memory_component *c)

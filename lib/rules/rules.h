@@ -337,6 +337,9 @@ int mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o,
 /* The derived values as a new JSON object with Megatron's attribute names
  * (caller owns the reference).  Values that could not be derived are null. */
 json_t *mcinit_derived_to_json(const struct mcinit_derived *dv);
+/* --memory-model mcinit: derived.memory.peak as a new JSON object (caller
+ * owns it), for `mcinit topology`; NULL when there is no peak. */
+json_t *mcinit_derived_peak_json(const struct mcinit_derived *dv);
 /* A short aligned table. */
 void mcinit_derived_print(const struct mcinit_derived *dv, FILE *out);
 /* The rows of derived.def, for documentation: the i-th value's JSON name

@@ -140,6 +140,22 @@ terms env-expandable 'alloc = sum(s[k]["bytes"] for k in ("parameters", "gradien
 peak vpp 8 -- $GPT --num-layers-per-virtual-pipeline-stage 2
 terms vpp-chunks 'assert s["activations"]["bytes"] == A["bytes"] and s["activations"]["in_flight"] == A["in_flight"] > 2'
 
+# mcinit topology: the same peak (JSON memory_peak, and the text's derived
+# values), each rank naming its kind
+# shellcheck disable=SC2086
+$M topology --world-size 8 --memory-model mcinit --format json -- $GPT $MOE >"$tmp/topo.json" 2>/dev/null
+# shellcheck disable=SC2086
+$M topology --world-size 8 --memory-model mcinit -- $GPT $MOE >"$tmp/topo.txt" 2>/dev/null
+peak moe-topo 8 -- $GPT $MOE
+check topology-json-peak python3 -c "
+import json
+t = json.load(open('$tmp/topo.json'))
+v = json.load(open('$tmp/moe-topo.json'))['derived']['memory']['peak']
+assert t['memory_peak'] == v, (t['memory_peak'], v)
+for r in t['ranks']:
+    assert r['pp'] in v['ranks'][r['memory_kind']]['stages'], r"
+check topology-text-peak grep -q 'peak per rank, GiB (mcinit' "$tmp/topo.txt"
+
 # The text: a line per term, per kind of rank.
 # shellcheck disable=SC2086
 golden peak-text 0 $M validate --world-size 8 --memory-model mcinit -- $GPT $MOE
