@@ -352,8 +352,17 @@ peak_json(const struct mcinit_derived *dv)
 			/* the last stage's activations already hold them */
 			json_object_set_new(t, "logits_and_loss_bytes", json_real(q->logits));
 		}
-		json_object_set_new(json_object_get(terms, "nccl"), "communicators",
-		                    json_deep_copy(comms));
+		t = json_object_get(terms, "nccl");
+		json_object_set_new(t, "communicators", json_deep_copy(comms));
+		/* NCCL_BUFFSIZE x channels x 2 peers, each communicator alike */
+		if (json_array_size(comms) > 0) {
+			json_object_set_new(
+			    t, "per_communicator_low",
+			    json_real(q->lo[MCINIT_PT_NCCL] / (double)json_array_size(comms)));
+			json_object_set_new(
+			    t, "per_communicator_high",
+			    json_real(q->hi[MCINIT_PT_NCCL] / (double)json_array_size(comms)));
+		}
 		json_object_set_new(json_object_get(terms, "fragmentation"), "share_high",
 		                    json_real(m->frag_share));
 		r = json_pack("{s:o, s:f, s:f, s:o}", "stages", stages_of(dv, m->stage_peak, k),

@@ -64,6 +64,7 @@ terms logits-within 'assert s["activations"]["logits_and_loss_bytes"] == A["in_f
 terms cuda-context 'assert (s["cuda_context"]["low"], s["cuda_context"]["high"]) == (287047680, 666632192)'
 # NCCL: 4 MiB x 1..32 channels x 2 peers per communicator (tp, dp-cp, pp, embedding)
 terms nccl 'n = len(s["nccl"]["communicators"]); assert n == 4 and (s["nccl"]["low"], s["nccl"]["high"]) == (n * 4 * 2**20 * 2, n * 4 * 2**20 * 32 * 2), s["nccl"]'
+terms nccl-per-communicator 'assert (s["nccl"]["per_communicator_low"], s["nccl"]["per_communicator_high"]) == (4 * 2**20 * 2, 4 * 2**20 * 32 * 2)'
 terms no-userbuffers-graphs 'assert s["userbuffers"]["high"] == 0 and s["cuda_graphs"]["high"] == 0'
 # fragmentation: up to 0.36 of what is allocated
 terms fragmentation 'alloc = sum(s[k]["bytes"] for k in ("parameters", "gradients", "optimizer", "fp8_fp4_copies", "activations")); assert abs(s["fragmentation"]["high"] - 0.36 * alloc) < 1 and s["fragmentation"]["low"] == 0'
