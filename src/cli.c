@@ -75,12 +75,14 @@ static const struct argp_option job_options[] = {
      "Estimate the most loaded rank's memory per GPU (derived.memory): megatron (Megatron-LM's "
      "own theoretical_memory_usage.py, r0.18 and later, Megatron-LM flags), bridge "
      "(Megatron-Bridge 0.6.2's estimate_training_memory, a ConfigContainer), mcinit (mcinit's "
-     "own: so far the exact parameters of each kind of rank, r0.19 and main), or none (default)",
+     "own, r0.19 and main: the peak of each kind of rank, term by term, with the overheads as "
+     "modelled ranges), or none (default)",
      1},
     {"gpu-memory", OPT_GPU_MEMORY, "GIB", 0,
-     "The GPU's memory in GiB (e.g. 80): a rank the estimate does not fit is an error (MC063), "
-     "one above 90% of it a warning; the model is bridge for a ConfigContainer, else megatron, "
-     "unless --memory-model says",
+     "The GPU's memory in GiB (e.g. 80), or the GPU's name (H100-80GB, H100-94GB, H100-NVL, "
+     "H200, B200, GB200, A100-40GB, A100-80GB, L40S): a rank the estimate does not fit is an "
+     "error (MC063), one above 90% of it a warning; the model is bridge for a ConfigContainer, "
+     "else megatron, unless --memory-model says",
      1},
     {"format", OPT_FORMAT, "FMT", 0, "Output format: text (default), json, or svg (topology)", 1},
     {NULL, 0, NULL, 0, NULL, 0},

@@ -47,6 +47,20 @@ static const char *const environ_doc[][2] = {
      "With CAUSAL_CONV1D_DETERMINISTIC, checked under --deterministic-mode (MC050): 1 when "
      "set.  Megatron-LM's own checks read further variables the way Megatron does "
      "(NCCL_PROTO, PYTORCH_CUDA_ALLOC_CONF, ...), from the environment, else env_vars."},
+    {"CUDA_MODULE_LOADING",
+     "--memory-model mcinit: EAGER puts the CUDA context at its eager figure at both ends of "
+     "its range (PyTorch PR 86509); env_vars in the config take precedence, as for the others "
+     "the job reads."},
+    {"PYTORCH_CUDA_ALLOC_CONF",
+     "--memory-model mcinit: with expandable_segments:True the allocator's fragmentation is "
+     "modelled up to 0.05 of what is allocated, else up to 0.36."},
+    {"NCCL_BUFFSIZE",
+     "--memory-model mcinit: NCCL's buffer per channel and peer (4 MiB unset), with "
+     "NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS (1 and 32 unset) the range of NCCL's buffers."},
+    {"NCCL_MIN_NCHANNELS",
+     "--memory-model mcinit: the low end of NCCL's channels (see NCCL_BUFFSIZE)."},
+    {"NCCL_MAX_NCHANNELS",
+     "--memory-model mcinit: the high end of NCCL's channels (see NCCL_BUFFSIZE)."},
     {"HWLOC_XMLFILE",
      "An hwloc XML file describing the node, used by mcinit topology instead of this machine "
      "(as --hwloc-xml does)."},

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/mflags.h"
 
@@ -159,7 +160,31 @@ pair_releases(const struct mcinit_job_desc *desc, unsigned *mv, unsigned *bv)
 	}
 }
 
-/* desc's memory_model and gpu_memory (GiB) as the checks take them. */
+/* The GPUs --gpu-memory takes by name (gpus.def): each one's memory. */
+static const struct {
+	const char *name;
+	long long gib;
+} gpus[] = {
+#define MCINIT_GPU(name, gib, source) {name, gib},
+#include "plan/gpus.def"
+#undef MCINIT_GPU
+};
+
+/* The memory of the GPU named (gpus.def, any case), in bytes; 0 when the
+ * name is not in the table. */
+static long long
+gpu_bytes(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < sizeof gpus / sizeof gpus[0]; i++)
+		if (strcasecmp(name, gpus[i].name) == 0)
+			return gpus[i].gib * 1073741824LL;
+	return 0;
+}
+
+/* desc's memory_model and gpu_memory (GiB, or a GPU's name) as the checks
+ * take them. */
 static int
 memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, long long *gpu,
             struct mcinit_err *err)
@@ -167,6 +192,7 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 	const char *m = desc->memory_model, *g = desc->gpu_memory;
 	char *end;
 	long long gib = 0;
+	size_t i;
 
 	*mem = MCINIT_MEM_NONE;
 	if (m != NULL && strcmp(m, "megatron") == 0)
@@ -179,6 +205,21 @@ memory_opts(const struct mcinit_job_desc *desc, enum mcinit_memory_model *mem, l
 		mcinit_err_set(err, MCINIT_E_USAGE,
 		               "memory model '%s' is not one of megatron, bridge, mcinit, none", m);
 		return -1;
+	}
+	if (g != NULL && (*g < '0' || *g > '9')) {
+		/* a GPU's name: its memory from the table */
+		*gpu = gpu_bytes(g);
+		if (*gpu == 0) {
+			char known[256] = "";
+
+			for (i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+				snprintf(known + strlen(known), sizeof known - strlen(known),
+				         "%s%s", i > 0 ? ", " : "", gpus[i].name);
+			mcinit_err_set(err, MCINIT_E_USAGE,
+			               "GPU '%s' is not a number of GiB nor one of %s", g, known);
+			return -1;
+		}
+		return 0;
 	}
 	if (g != NULL) {
 		errno = 0;
@@ -256,8 +297,15 @@ mcinit_job_load_desc(const struct mcinit_job_desc *desc, const char *world_sourc
 	job->c.script_args = desc->script_args ? mcx_xstrdup(desc->script_args) : NULL;
 	job->c.script_launch = desc->script_launch;
 	job->lint_only = lint_request(desc);
-	if (load_all(job, desc, err) < 0 ||
-	    (!job->lint_only && mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0)) {
+	if (load_all(job, desc, err) < 0) {
+		mcinit_job_free(job);
+		return NULL;
+	}
+	/* launch.gpu names the GPU when --gpu-memory does not: its memory */
+	if (job->opts.gpu_memory == 0 && !mcinit_cfg_null(&job->c, MCINIT_F_gpu) &&
+	    !job->c.invalid[MCINIT_F_gpu])
+		job->opts.gpu_memory = gpu_bytes(mcinit_cfg_str(&job->c, MCINIT_F_gpu));
+	if (!job->lint_only && mcinit_check(&job->c, &job->opts, &job->dv, d, err) < 0) {
 		mcinit_job_free(job);
 		return NULL;
 	}

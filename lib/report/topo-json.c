@@ -20,9 +20,10 @@ put_num(char *p, long long v)
 	return mcinit_put_u(p, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 }
 
-/* Room for one rank entry: its keys, 13 numbers of at most 20 digits and a
- * sign, and the separator after the entry. */
-#define RANK_ROOM 512
+/* Room for one rank entry: its keys, 14 numbers of at most 20 digits and a
+ * sign (memory_kind with --memory-model mcinit), and the separator after
+ * the entry. */
+#define RANK_ROOM 576
 
 /* One entry of "ranks", on its own line. */
 static void
@@ -62,6 +63,9 @@ json_rank(struct out *w, const struct job *j, long r)
 	PUT_KV("seed", sd.base);
 	PUT_KV("model_parallel_seed", sd.model_parallel);
 	PUT_KV("expert_parallel_seed", sd.expert_parallel);
+	/* its kind of rank in "memory_peak" (--memory-model mcinit) */
+	if (j->dv->mem.peak_ok && co.pp < MCINIT_MAX_CHUNKS)
+		PUT_KV("memory_kind", j->dv->mem.stage_peak[co.pp]);
 #undef PUT_KV
 	if (j->t.s.features & MCINIT_TOPO_F_GTP) {
 		PUT_LIT(p, ",\"gtp_remat\":");
@@ -135,8 +139,8 @@ mcinit_report_json(struct job *j)
 {
 	struct mcinit_err err = {0};
 	struct out w;
-	json_t *diags;
-	char *dtext;
+	json_t *diags, *peak;
+	char *dtext, *ptext;
 	long r, lo = 0, hi = j->t.s.world;
 	int rc = 0;
 
@@ -144,6 +148,18 @@ mcinit_report_json(struct job *j)
 	mcinit_out_printf(&w, "{\"world_size\":%ld,\"order\":\"%s\",\n", j->t.s.world,
 	                  mcinit_topo_order(&j->t));
 	json_sizes(&w, j);
+	/* --memory-model mcinit: each kind of rank's peak, as validate's
+	 * derived.memory.peak; each rank names its kind (memory_kind) */
+	peak = mcinit_derived_peak_json(j->dv);
+	ptext = peak != NULL
+	            ? json_dumps(peak, JSON_COMPACT | JSON_PRESERVE_ORDER | MCINIT_JSON_REALS)
+	            : NULL;
+	json_decref(peak);
+	if (ptext != NULL) {
+		OUT_LIT(&w, ",\n\"memory_peak\":");
+		mcinit_out_str(&w, ptext);
+		free(ptext);
+	}
 	OUT_LIT(&w, ",\n\"groups\":");
 	mcinit_out_flush(&w);
 	if (mcinit_topo_json_groups_write(&j->t, j->kinds, j->out, &err) < 0)

@@ -295,6 +295,95 @@ act_json(const struct mcinit_derived *dv)
 	                 "recompute", m->act_recompute, "ranks", ranks, "schedule_peak", peaks);
 }
 
+/* The names of enum mcinit_peak_term, in JSON and text. */
+static const char *const peak_terms[MCINIT_PT_COUNT] = {
+    "parameters",   "gradients", "optimizer",   "fp8_fp4_copies", "activations",
+    "cuda_context", "nccl",      "userbuffers", "cuda_graphs",    "fragmentation"};
+static const char *const comm_names[MCINIT_COMM_COUNT] = {"tp", "cp",        "dp-cp",    "pp",
+                                                          "ep", "expert-dp", "embedding"};
+
+/* --memory-model mcinit: the peak of each kind of rank, {"ranks": [{stages,
+ * low, high, terms: {name: {bytes} or {low, high} or {not_counted}}}],
+ * "worst_stage", "judged": "high"}. */
+static json_t *
+peak_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	json_t *ranks = json_array(), *r, *terms, *t, *comms = json_array();
+	size_t k;
+	int i;
+
+	for (i = 0; i < MCINIT_COMM_COUNT; i++)
+		if (m->comms & (1u << i))
+			json_array_append_new(comms, json_string(comm_names[i]));
+	for (k = 0; k < m->npeak; k++) {
+		const struct mcinit_rank_peak *q = &m->peak[k];
+
+		terms = json_object();
+		for (i = 0; i < MCINIT_PT_COUNT; i++) {
+			if (m->not_counted[i] != NULL)
+				t = json_pack("{s:s}", "not_counted", m->not_counted[i]);
+			else if (i < MCINIT_PT_CONTEXT)
+				t = json_pack("{s:f}", "bytes", q->lo[i]);
+			else
+				t = json_pack("{s:f, s:f}", "low", q->lo[i], "high", q->hi[i]);
+			json_object_set_new(terms, peak_terms[i], t);
+		}
+		t = json_object_get(terms, "parameters");
+		if (json_object_get(t, "bytes") != NULL && q->params_lowp > 0)
+			json_object_set_new(t, "fp8_bytes", json_real(q->params_lowp));
+		t = json_object_get(terms, "gradients");
+		if (json_object_get(t, "bytes") != NULL)
+			json_object_set_new(t, "dtype", json_string(m->grad_dtype));
+		t = json_object_get(terms, "optimizer");
+		if (json_object_get(t, "bytes") != NULL) {
+			json_object_set_new(t, "name", json_string(m->optimizer));
+			json_object_set_new(t, "bytes_per_parameter",
+			                    json_real(m->opt_bytes_per_param));
+			json_object_set_new(t, "dense_bytes", json_real(q->opt_dense));
+			json_object_set_new(t, "dense_shards", json_integer(m->shard_dense));
+			json_object_set_new(t, "expert_bytes", json_real(q->opt_expert));
+			json_object_set_new(t, "expert_shards", json_integer(m->shard_expert));
+			json_object_set_new(t, "cpu_offload_fraction", json_real(m->offload));
+		}
+		t = json_object_get(terms, "activations");
+		if (json_object_get(t, "bytes") != NULL) {
+			json_object_set_new(t, "in_flight", json_integer(q->in_flight));
+			/* the last stage's activations already hold them */
+			json_object_set_new(t, "logits_and_loss_bytes", json_real(q->logits));
+		}
+		t = json_object_get(terms, "nccl");
+		json_object_set_new(t, "communicators", json_deep_copy(comms));
+		/* NCCL_BUFFSIZE x channels x 2 peers, each communicator alike */
+		if (json_array_size(comms) > 0) {
+			json_object_set_new(
+			    t, "per_communicator_low",
+			    json_real(q->lo[MCINIT_PT_NCCL] / (double)json_array_size(comms)));
+			json_object_set_new(
+			    t, "per_communicator_high",
+			    json_real(q->hi[MCINIT_PT_NCCL] / (double)json_array_size(comms)));
+		}
+		json_object_set_new(json_object_get(terms, "fragmentation"), "share_high",
+		                    json_real(m->frag_share));
+		r = json_pack("{s:o, s:f, s:f, s:o}", "stages", stages_of(dv, m->stage_peak, k),
+		              "low", q->total_lo, "high", q->total_hi, "terms", terms);
+		json_array_append_new(ranks, r);
+	}
+	json_decref(comms);
+	return json_pack("{s:o, s:I, s:b, s:s}", "ranks", ranks, "worst_stage",
+	                 (json_int_t)m->peak[m->worst].first_stage, "complete", m->complete,
+	                 "judged", "high");
+}
+
+json_t *
+mcinit_derived_peak_json(const struct mcinit_derived *dv)
+{
+	const struct mcinit_memory *m = &dv->mem;
+
+	return m->model != NULL && strcmp(m->model, "mcinit") == 0 && m->peak_ok ? peak_json(dv)
+	                                                                         : NULL;
+}
+
 /* One of Bridge's MemoryComponentEstimate, with its name. */
 static json_t *
 component_json(const char *name, const struct mcinit_memory_component *c)
@@ -317,15 +406,23 @@ memory_json(const struct mcinit_derived *dv)
 	if (m->model == NULL)
 		return NULL;
 	if (strcmp(m->model, "mcinit") == 0) {
-		o = m->params_ok ? json_pack("{s:s, s:s, s:o}", "model", m->model, "not_estimated",
-		                             m->why, "parameters", params_json(dv))
-		                 : json_pack("{s:s, s:s, s:s}", "model", m->model, "not_estimated",
-		                             m->why, "parameters_not_estimated", m->params_why);
+		o = json_pack("{s:s}", "model", m->model);
+		if (m->why != NULL)
+			json_object_set_new(o, "not_estimated", json_string(m->why));
+		if (m->params_ok)
+			json_object_set_new(o, "parameters", params_json(dv));
+		else
+			json_object_set_new(o, "parameters_not_estimated",
+			                    json_string(m->params_why));
 		if (m->act_ok)
 			json_object_set_new(o, "activations", act_json(dv));
 		else
 			json_object_set_new(o, "activations_not_estimated",
 			                    json_string(m->act_why));
+		if (m->peak_ok)
+			json_object_set_new(o, "peak", peak_json(dv));
+		else if (m->peak_why != NULL)
+			json_object_set_new(o, "peak_not_estimated", json_string(m->peak_why));
 		return o;
 	}
 	if (!m->ok)
@@ -350,6 +447,29 @@ memory_json(const struct mcinit_derived *dv)
 	return o;
 }
 
+/* A new line of the memory block: its text starts under the value column. */
+#define NL40 "\n                                        "
+
+/* The text's integers with the integer writer: validate prints a few
+ * hundred of them under --memory-model mcinit, and printf's two passes
+ * made that a tenth of validate's instructions (issue 42's speed bound). */
+static void
+add_ll(struct mcx_buf *b, long long v)
+{
+	mcx_buf_add_long(b, (long)v);
+}
+
+/* "SEP NAME V", a term of a kind's line. */
+static void
+add_named(struct mcx_buf *b, const char *sep, const char *name, long long v)
+{
+	mcx_buf_adds(b, sep);
+	mcx_buf_addc(b, ' ');
+	mcx_buf_adds(b, name);
+	mcx_buf_addc(b, ' ');
+	add_ll(b, v);
+}
+
 /* One line per kind of rank, under the derived table's label. */
 static bool
 params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
@@ -364,12 +484,12 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		mcx_buf_printf(b, "parameters not counted (mcinit): %s", m->params_why);
 		return true;
 	}
-	mcx_buf_printf(b, "parameters per rank, %s (mcinit; the rest not estimated yet)",
-	               m->params_dtype);
+	mcx_buf_printf(b, "parameters per rank, %s (mcinit)", m->params_dtype);
 	for (k = 0; k < m->nkinds; k++) {
 		const struct mcinit_rank_params *q = &m->kinds[k];
 
-		mcx_buf_printf(b, "\n%40s%s", "", q->nstages > 1 ? "stages" : "stage");
+		mcx_buf_adds(b, NL40);
+		mcx_buf_adds(b, q->nstages > 1 ? "stages" : "stage");
 		/* its stages as ranges: 0, 2-5 */
 		for (p = 0, first = -1; p <= dv->pp; p++) {
 			bool in = p < dv->pp && m->stage_kind[p] == (short)k;
@@ -378,19 +498,27 @@ params_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 				first = p;
 			if (!in && first >= 0) {
 				last = p - 1;
-				mcx_buf_printf(b, first == q->first_stage ? " %lld" : ", %lld",
-				               first);
-				if (last > first)
-					mcx_buf_printf(b, "-%lld", last);
+				mcx_buf_adds(b, first == q->first_stage ? " " : ", ");
+				add_ll(b, first);
+				if (last > first) {
+					mcx_buf_addc(b, '-');
+					add_ll(b, last);
+				}
 				first = -1;
 			}
 		}
-		mcx_buf_printf(b, ": %lld", q->total);
-		if (q->expert > 0)
-			mcx_buf_printf(b, " (%lld dense, %lld expert)", q->dense, q->expert);
+		mcx_buf_adds(b, ": ");
+		add_ll(b, q->total);
+		if (q->expert > 0) {
+			mcx_buf_adds(b, " (");
+			add_ll(b, q->dense);
+			mcx_buf_adds(b, " dense, ");
+			add_ll(b, q->expert);
+			mcx_buf_adds(b, " expert)");
+		}
 		for (i = 0, sep = ";"; i < MCINIT_PK_COUNT; i++)
 			if (q->by_kind[i] > 0) {
-				mcx_buf_printf(b, "%s %s %lld", sep, param_kinds[i], q->by_kind[i]);
+				add_named(b, sep, param_kinds[i], q->by_kind[i]);
 				sep = ",";
 			}
 	}
@@ -410,9 +538,12 @@ stage_ranges(const struct mcinit_derived *dv, const short *kind, size_t k, struc
 		if (in && first < 0)
 			first = p;
 		if (!in && first >= 0) {
-			mcx_buf_printf(b, "%s%lld", sep, first);
-			if (p - 1 > first)
-				mcx_buf_printf(b, "-%lld", p - 1);
+			mcx_buf_adds(b, sep);
+			add_ll(b, first);
+			if (p - 1 > first) {
+				mcx_buf_addc(b, '-');
+				add_ll(b, p - 1);
+			}
 			sep = ", ";
 			first = -1;
 		}
@@ -441,13 +572,14 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		if (act_peak(dv, p) > act_peak(dv, top))
 			top = p;
 	for (k = 0; k < m->nact; k++) {
-		mcx_buf_printf(b, "\n%40s%s", "", m->act[k].nstages > 1 ? "stages" : "stage");
+		mcx_buf_adds(b, NL40);
+		mcx_buf_adds(b, m->act[k].nstages > 1 ? "stages" : "stage");
 		stage_ranges(dv, m->stage_act, k, b);
-		mcx_buf_printf(b, ": %lld", m->act[k].total);
+		mcx_buf_adds(b, ": ");
+		add_ll(b, m->act[k].total);
 		for (i = 0, sep = ";"; i < MCINIT_AT_COUNT; i++)
 			if (m->act[k].by_term[i] > 0) {
-				mcx_buf_printf(b, "%s %s %lld", sep, act_terms[i],
-				               m->act[k].by_term[i]);
+				add_named(b, sep, act_terms[i], m->act[k].by_term[i]);
 				sep = ",";
 			}
 	}
@@ -458,6 +590,137 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		               "", top, m->in_flight[top],
 		               dv->chunks_per_stage > 1 ? "model chunks" : "micro-batches",
 		               act_peak(dv, top));
+}
+
+/* v bytes in GiB with two decimals, rounded: written with the integer
+ * writer, since validate's text prints some forty of these per kind of
+ * rank and printf's floating-point path costs ten times more (the
+ * estimate's share of validate's instructions, issue 42). */
+static void
+add_gib(struct mcx_buf *b, double v)
+{
+	long long c = (long long)(v / (1024.0 * 1024.0 * 1024.0) * 100 + 0.5);
+
+	mcx_buf_add_long(b, (long)(c / 100));
+	mcx_buf_addc(b, '.');
+	mcx_buf_addc(b, (char)('0' + c % 100 / 10));
+	mcx_buf_addc(b, (char)('0' + c % 10));
+}
+
+static void
+add_range(struct mcx_buf *b, double lo, double hi)
+{
+	add_gib(b, lo);
+	mcx_buf_adds(b, "..");
+	add_gib(b, hi);
+}
+
+/* What the text says of term i of kind q beside its figure. */
+static void
+peak_detail(const struct mcinit_derived *dv, const struct mcinit_rank_peak *q, int i,
+            struct mcx_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	const char *sep = "";
+	int c;
+
+	switch (i) {
+	case MCINIT_PT_PARAMS:
+		mcx_buf_adds(b, " (");
+		mcx_buf_adds(b, m->params_dtype);
+		mcx_buf_adds(b, q->params_lowp > 0 ? ", linear weights in fp8)" : ")");
+		break;
+	case MCINIT_PT_GRADS:
+		mcx_buf_adds(b, " (");
+		mcx_buf_adds(b, m->grad_dtype);
+		mcx_buf_adds(b, " main grads)");
+		break;
+	case MCINIT_PT_OPTIMIZER:
+		mcx_buf_adds(b, " (");
+		mcx_buf_adds(b, m->optimizer);
+		mcx_buf_adds(b, ", ");
+		add_ll(b, (long long)m->opt_bytes_per_param); /* whole bytes: sums of dtypes */
+		mcx_buf_adds(b, " bytes a parameter; dense ");
+		add_gib(b, q->opt_dense);
+		mcx_buf_adds(b, " in ");
+		add_ll(b, m->shard_dense);
+		mcx_buf_adds(b, " shards, expert ");
+		add_gib(b, q->opt_expert);
+		mcx_buf_adds(b, " in ");
+		add_ll(b, m->shard_expert);
+		mcx_buf_adds(b, m->offload > 0 ? "; part on the CPU)" : ")");
+		break;
+	case MCINIT_PT_ACTIVATIONS:
+		mcx_buf_adds(b, " (");
+		add_ll(b, q->in_flight);
+		mcx_buf_adds(b, dv->chunks_per_stage > 1 ? " model chunks" : " micro-batches");
+		mcx_buf_adds(b, " in flight; the logits and the loss ");
+		add_gib(b, q->logits);
+		mcx_buf_adds(b, " of them)");
+		break;
+	case MCINIT_PT_NCCL:
+		mcx_buf_adds(b, " (");
+		for (c = 0; c < MCINIT_COMM_COUNT; c++)
+			if (m->comms & (1u << c)) {
+				mcx_buf_adds(b, sep);
+				mcx_buf_adds(b, comm_names[c]);
+				sep = ", ";
+			}
+		mcx_buf_adds(b, *sep == '\0' ? "no communicator)" : ")");
+		break;
+	case MCINIT_PT_FRAGMENTATION:
+		mcx_buf_adds(b, " (up to ");
+		add_gib(b, m->frag_share * 1024.0 * 1024.0 * 1024.0);
+		mcx_buf_adds(b, " of the allocated)");
+		break;
+	default:
+		break;
+	}
+}
+
+/* The peak of each kind of rank: a line per term, in GiB. */
+static void
+peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
+{
+	const struct mcinit_memory *m = &dv->mem;
+	size_t k;
+	int i;
+
+	if (!m->peak_ok) {
+		if (m->peak_why != NULL)
+			mcx_buf_printf(b, "\n%40speak not estimated (mcinit): %s", "", m->peak_why);
+		return;
+	}
+	mcx_buf_printf(b,
+	               "\n%40speak per rank, GiB (mcinit; low..high: the overheads' modelled "
+	               "ranges; MC063 judges the high end)",
+	               "");
+	for (k = 0; k < m->npeak; k++) {
+		const struct mcinit_rank_peak *q = &m->peak[k];
+
+		mcx_buf_adds(b, NL40);
+		mcx_buf_adds(b, q->nstages > 1 ? "stages" : "stage");
+		stage_ranges(dv, m->stage_peak, k, b);
+		mcx_buf_adds(b, ": ");
+		add_range(b, q->total_lo, q->total_hi);
+		mcx_buf_adds(b, m->complete ? "" : " (not every term counted)");
+		for (i = 0; i < MCINIT_PT_COUNT; i++) {
+			mcx_buf_adds(b, NL40);
+			mcx_buf_adds(b, "  ");
+			mcx_buf_adds(b, peak_terms[i]);
+			mcx_buf_addc(b, ' ');
+			if (m->not_counted[i] != NULL) {
+				mcx_buf_adds(b, "not counted: ");
+				mcx_buf_adds(b, m->not_counted[i]);
+				continue;
+			}
+			if (i < MCINIT_PT_CONTEXT)
+				add_gib(b, q->lo[i]);
+			else
+				add_range(b, q->lo[i], q->hi[i]);
+			peak_detail(dv, q, i, b);
+		}
+	}
 }
 
 static bool
@@ -471,6 +734,7 @@ memory_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	if (strcmp(m->model, "mcinit") == 0) {
 		params_text(dv, b);
 		act_text(dv, b);
+		peak_text(dv, b);
 		return true;
 	}
 	if (!m->ok)

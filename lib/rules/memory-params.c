@@ -59,6 +59,7 @@ struct shape {
 struct counts {
 	long long k[MCINIT_PK_COUNT];
 	long long expert;
+	long long linear; /* the weights of Transformer Engine's linear layers */
 	bool ovf;
 };
 
@@ -94,6 +95,15 @@ add(struct counts *c, int k, bool in_mtp, long long n)
 	c->k[k] = sum(c, c->k[k], n);
 }
 
+/* add, for the weight of a linear layer: what fp8/fp4 training casts
+ * (memory-peak.c's low-precision copies; biases and norms stay 16-bit). */
+static void
+add_w(struct counts *c, int k, bool in_mtp, long long n)
+{
+	add(c, k, in_mtp, n);
+	c->linear = sum(c, c->linear, n);
+}
+
 static void
 attention(const struct shape *s, struct counts *c, bool in_mtp)
 {
@@ -104,16 +114,16 @@ attention(const struct shape *s, struct counts *c, bool in_mtp)
 		 * on every TP rank (TELinear, parallel_mode "duplicated"), the
 		 * up-projections column-parallel; only linear_proj has a bias */
 		if (s->has_q_lora) {
-			add(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->q_lora, s->h));
-			add(c, MCINIT_PK_ATTENTION, in_mtp,
-			    mul(c, mul(c, q, s->qk_head + s->qk_pos), s->q_lora));
+			add_w(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->q_lora, s->h));
+			add_w(c, MCINIT_PK_ATTENTION, in_mtp,
+			      mul(c, mul(c, q, s->qk_head + s->qk_pos), s->q_lora));
 		} else
-			add(c, MCINIT_PK_ATTENTION, in_mtp,
-			    mul(c, mul(c, q, s->qk_head + s->qk_pos), s->h));
-		add(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->kv_lora + s->qk_pos, s->h));
-		add(c, MCINIT_PK_ATTENTION, in_mtp,
-		    mul(c, mul(c, q, s->qk_head + s->v_head), s->kv_lora));
-		add(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->h, mul(c, q, s->v_head)));
+			add_w(c, MCINIT_PK_ATTENTION, in_mtp,
+			      mul(c, mul(c, q, s->qk_head + s->qk_pos), s->h));
+		add_w(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->kv_lora + s->qk_pos, s->h));
+		add_w(c, MCINIT_PK_ATTENTION, in_mtp,
+		      mul(c, mul(c, q, s->qk_head + s->v_head), s->kv_lora));
+		add_w(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->h, mul(c, q, s->v_head)));
 		add(c, MCINIT_PK_ATTENTION, in_mtp, s->bias ? s->h : 0);
 		if (s->qk_ln)
 			add(c, MCINIT_PK_NORMS, in_mtp,
@@ -123,21 +133,23 @@ attention(const struct shape *s, struct counts *c, bool in_mtp)
 	/* linear_qkv column-parallel, with a bias under add_bias_linear or
 	 * add_qkv_bias; linear_proj row-parallel, its bias whole */
 	n = mul(c, s->kv, q + 2 * (s->groups / s->tp));
-	add(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, n, s->h));
+	add_w(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, n, s->h));
 	add(c, MCINIT_PK_ATTENTION, in_mtp, s->bias || s->qkv_bias ? n : 0);
-	add(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->h, mul(c, s->kv, q)));
+	add_w(c, MCINIT_PK_ATTENTION, in_mtp, mul(c, s->h, mul(c, s->kv, q)));
 	add(c, MCINIT_PK_ATTENTION, in_mtp, s->bias ? s->h : 0);
 	if (s->qk_ln)
 		add(c, MCINIT_PK_NORMS, in_mtp, 2 * s->norm * s->kv);
 }
 
 /* An MLP of hidden size f split over t ranks: fc1 column-parallel (twice f
- * with SwiGLU), fc2 row-parallel with its bias whole. */
+ * with SwiGLU), fc2 row-parallel with its bias whole; its weights (fc1's
+ * and fc2's, without the biases) in *w. */
 static long long
-mlp(const struct shape *s, struct counts *c, long long f, long long t)
+mlp(const struct shape *s, struct counts *c, long long f, long long t, long long *w)
 {
 	long long out = s->glu * (f / t), n = mul(c, out, s->h);
 
+	*w = sum(c, n, mul(c, s->h, f / t));
 	n = sum(c, n, s->bias ? out : 0);
 	n = sum(c, n, mul(c, s->h, f / t));
 	return sum(c, n, s->bias ? s->h : 0);
@@ -147,12 +159,13 @@ mlp(const struct shape *s, struct counts *c, long long f, long long t)
 static void
 layer(const struct shape *s, bool moe, struct counts *c, bool in_mtp)
 {
-	long long e;
+	long long e, w;
 
 	add(c, MCINIT_PK_NORMS, in_mtp, 2 * s->norm * s->h);
 	attention(s, c, in_mtp);
 	if (!moe) {
-		add(c, MCINIT_PK_MLP, in_mtp, mlp(s, c, s->ffn, s->tp));
+		add(c, MCINIT_PK_MLP, in_mtp, mlp(s, c, s->ffn, s->tp, &w));
+		c->linear = sum(c, c->linear, w);
 		return;
 	}
 	/* the router (replicated; a bias under add_bias_linear), the shared
@@ -160,10 +173,12 @@ layer(const struct shape *s, bool moe, struct counts *c, bool in_mtp)
 	add(c, MCINIT_PK_MLP, in_mtp, mul(c, s->experts, s->h));
 	add(c, MCINIT_PK_MLP, in_mtp, s->bias ? s->experts : 0);
 	if (s->shared > 0) {
-		add(c, MCINIT_PK_MLP, in_mtp, mlp(s, c, s->shared, s->tp));
+		add(c, MCINIT_PK_MLP, in_mtp, mlp(s, c, s->shared, s->tp, &w));
+		c->linear = sum(c, c->linear, w);
 		add(c, MCINIT_PK_MLP, in_mtp, s->gate ? s->h : 0);
 	}
-	e = mul(c, s->experts / s->ep, mlp(s, c, s->moe_ffn, s->etp));
+	e = mul(c, s->experts / s->ep, mlp(s, c, s->moe_ffn, s->etp, &w));
+	c->linear = sum(c, c->linear, mul(c, s->experts / s->ep, w));
 	add(c, MCINIT_PK_EXPERTS, in_mtp, e);
 	/* Megatron-Core marks them for the expert-data-parallel group
 	 * (allreduce False, what DDP's buffers go by) only when EP > 1 or ETP
@@ -206,7 +221,7 @@ stage(const struct shape *s, const struct mcinit_derived *dv, long long p,
 			/* enorm, hnorm, the final norm; eh_proj column-parallel
 			 * (2h -> h, no bias); the layer as the decoder's last */
 			add(&c, MCINIT_PK_MTP, true, 3 * s->norm * s->h);
-			add(&c, MCINIT_PK_MTP, true, mul(&c, 2 * s->h, s->h / s->tp));
+			add_w(&c, MCINIT_PK_MTP, true, mul(&c, 2 * s->h, s->h / s->tp));
 			layer(s, s->moe_pattern != NULL && s->moe_pattern[s->layers - 1], &c, true);
 		}
 		/* the final norm: with MTP on the chunk of the decoder's last layer
@@ -228,6 +243,7 @@ stage(const struct shape *s, const struct mcinit_derived *dv, long long p,
 	}
 	r->expert = c.expert;
 	r->dense = r->total - c.expert;
+	r->linear = c.linear;
 	return !c.ovf;
 }
 
@@ -495,7 +511,8 @@ same_kind(const struct mcinit_derived *dv, const struct mcinit_rank_params *a,
 {
 	long long v;
 
-	if (memcmp(a->by_kind, b->by_kind, sizeof a->by_kind) != 0 || a->expert != b->expert)
+	if (memcmp(a->by_kind, b->by_kind, sizeof a->by_kind) != 0 || a->expert != b->expert ||
+	    a->linear != b->linear)
 		return false;
 	for (v = 0; v < dv->chunks_per_stage; v++)
 		if (dv->layers[a->first_stage * dv->chunks_per_stage + v] !=
@@ -541,8 +558,7 @@ mcinit_rules_memory_params(struct mcinit_rule_ctx *x)
 	if (x->o->memory_model != MCINIT_MEM_MCINIT)
 		return;
 	m->model = "mcinit";
-	m->why = "mcinit's own model counts only the parameters and the activations per "
-	         "micro-batch so far (issue 42)";
+	m->why = "mcinit's own model: the peak per rank is not estimated (see why beside it)";
 	m->nkinds = 0;
 	m->params_why = read_shape(x, &s);
 	if (m->params_why == NULL && s.moe) {

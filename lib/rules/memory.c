@@ -288,6 +288,17 @@ mcinit_rules_memory_change(const struct mcinit_mem_par *a, int what, long long g
 
 	*b = *a;
 	switch (what) {
+	case 4:
+		b->recompute = 1;
+		return a->recompute == 0;
+	case 5:
+		b->recompute = 2;
+		return a->recompute != 2;
+	case 6:
+		/* CP takes its ranks from DP: the layout is derived again */
+		b->cp = a->cp * 2;
+		b->dp = a->dp / 2;
+		return a->dp % 2 == 0 && (gbs <= 0 || gbs % (a->mbs * b->dp) == 0);
 	case 0:
 		b->dist_opt = true;
 		return !a->dist_opt && a->dp > 1;
@@ -329,17 +340,25 @@ mcinit_rules_memory_change(const struct mcinit_mem_par *a, int what, long long g
 static void
 change_name(char *buf, size_t n, int i, const struct mcinit_mem_par *b, bool bridge)
 {
-	static const char *const what[] = {"the distributed optimizer", "half the micro-batch size",
+	static const char *const what[] = {"the distributed optimizer",
+	                                   "half the micro-batch size",
 	                                   "twice the tensor-parallel size",
-	                                   "twice the pipeline-parallel size"};
+	                                   "twice the pipeline-parallel size",
+	                                   "selective recompute",
+	                                   "full recompute",
+	                                   "twice the context-parallel size"};
 	static const char *const flag[][2] = {
 	    {"--use-distributed-optimizer", "optimizer.use_distributed_optimizer=true"},
 	    {"--micro-batch-size ", "train.micro_batch_size="},
 	    {"--tensor-model-parallel-size ", "model.tensor_model_parallel_size="},
-	    {"--pipeline-model-parallel-size ", "model.pipeline_model_parallel_size="}};
-	long long v[] = {0, b->mbs, b->tp, b->pp};
+	    {"--pipeline-model-parallel-size ", "model.pipeline_model_parallel_size="},
+	    {"--recompute-granularity selective", "model.recompute_granularity=selective"},
+	    {"--recompute-granularity full --recompute-method uniform --recompute-num-layers 1",
+	     "model.recompute_granularity=full"},
+	    {"--context-parallel-size ", "model.context_parallel_size="}};
+	long long v[] = {0, b->mbs, b->tp, b->pp, 0, 0, b->cp};
 
-	if (i == 0)
+	if (i == 0 || i == 4 || i == 5)
 		snprintf(buf, n, "%s (%s)", what[i], flag[i][bridge]);
 	else
 		snprintf(buf, n, "%s (%s%lld)", what[i], flag[i][bridge], v[i]);
@@ -349,12 +368,19 @@ void
 mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r, long long gbs,
                          double cap)
 {
+	/* cheapest first: for mcinit's model, selective recompute (a few per
+	 * cent of the step) before a smaller micro-batch or more model
+	 * parallelism, full recompute (a third more compute) last */
+	static const int megatron[] = {0, 1, 2, 3}, mcinit[] = {0, 4, 1, 2, 6, 3, 5};
+	const int *order = r->mcinit ? mcinit : megatron;
+	int n = r->mcinit ? 7 : 4;
 	struct mcinit_mem_par b;
-	char what[128];
+	char what[160];
 	double total;
-	int i;
+	int i, j;
 
-	for (i = 0; i < 4; i++) {
+	for (j = 0; j < n; j++) {
+		i = order[j];
 		if (!mcinit_rules_memory_change(r->par, i, gbs, &b))
 			continue;
 		total = r->estimate(r->in, &b);
@@ -365,9 +391,16 @@ mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r
 		                 total / GIB);
 		return;
 	}
-	mcinit_diag_hint(g, "no single change (distributed optimizer, half the micro-batch size, "
-	                    "twice TP or PP) fits by the same estimate: combine them, or recompute "
-	                    "activations");
+	if (r->mcinit)
+		mcinit_diag_hint(
+		    g, "no single change (distributed optimizer, selective or full "
+		       "recompute, half the micro-batch size, twice TP, CP or PP) fits by "
+		       "the same estimate: combine them");
+	else
+		mcinit_diag_hint(
+		    g, "no single change (distributed optimizer, half the micro-batch size, "
+		       "twice TP or PP) fits by the same estimate: combine them, or "
+		       "recompute activations");
 }
 
 /* Megatron's estimate of in with the parallel layout b: its total. */
@@ -392,6 +425,10 @@ mc063(struct mcinit_rule_ctx *x)
 	int *pat = NULL;
 	bool bridge;
 
+	if (x->o->gpu_memory != 0 && x->o->memory_model == MCINIT_MEM_MCINIT) {
+		mcinit_rules_memory_peak_mc063(x);
+		return;
+	}
 	if (x->o->gpu_memory == 0 || !m->ok || m->total <= cap * WARN_SHARE)
 		return;
 	bridge = strcmp(m->model, "megatron") != 0;
@@ -416,7 +453,7 @@ mc063(struct mcinit_rule_ctx *x)
 			return;
 		}
 	}
-	mcinit_rules_memory_hint(g, &(struct mcinit_mem_retry){&a, &a.p, retry, false},
+	mcinit_rules_memory_hint(g, &(struct mcinit_mem_retry){&a, &a.p, retry, false, false},
 	                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 	free(pat);
 }
@@ -429,7 +466,40 @@ const struct mcinit_rule mcinit_rule_mc063 = {
     "0.6.2's estimate_training_memory; without it, the one of the config's kind): weights, "
     "gradients and Adam states, activations of the first pipeline stage; a warning above 90% "
     "of it; the hint names the cheapest single change that fits, each checked by the same "
-    "estimate",
+    "estimate.  mcinit (lib/rules/memory-peak.c): the peak of every kind of rank, judged "
+    "only when every term is counted, at its high end, as the sum of: parameters P x 2 "
+    "(bf16/fp16; 4 fp32; with --fp8-param-gather the linear weights L x 1), exact per stage "
+    "(memory-params.c); gradients P x 4 when grad_reduce_in_fp32, which validate_args turns "
+    "on for bf16 unless --grad-reduce-in-bf16 or a main_grads_dtype other than fp32, else "
+    "P x the parameters' bytes (DDP's grad buffer, param_and_grad_buffer.py); optimizer "
+    "(Pdense / (DP x CP) + Pexpert / EDP) x (main + states) x (1 - optimizer_offload_fraction "
+    "with --optimizer-cpu-offload), the shards only with the distributed optimizer or "
+    "Megatron-FSDP (divided by num_distributed_optimizer_instances; intra_dp_cp_group and "
+    "intra_expt_dp_group in distributed_data_parallel.py), main 4 for 16-bit parameters "
+    "(main_params_dtype with --use-precision-aware-optimizer; 2 with bf16 and "
+    "store_param_remainders from Transformer Engine 2.1), Adam's states 4 + 4 (exp_avg_dtype, "
+    "exp_avg_sq_dtype: fp32 4, 16-bit 2, fp8 1), SGD's momentum 4 (0 at momentum 0), other "
+    "optimizers not counted; Megatron-FSDP optim_grads shards the gradients too, "
+    "optim_grads_params the parameters (its gathered layers then not counted); fp8/fp4 "
+    "copies L x 2 (fp8: the cast weight and its transpose, which Hopper's TN-only fp8 GEMMs "
+    "need in backward: Transformer Engine's Float8Tensor), L x 2 x (1 + 1/32) mxfp8 "
+    "(rowwise and columnwise, E8M0 scales per 32), L x 2 x (1/2 + 1/16) nvfp4, L x 1 more "
+    "with fp8 parameters; activations: the stage's bytes per micro-batch (memory-act.c) x "
+    "the micro-batches in flight (1F1B: min(PP - stage, micro-batches); interleaved: "
+    "Megatron-Core's "
+    "warm-up + 1 chunks, each 1/VP of the stage), the logits and the loss among them on the "
+    "last stage, not counted twice.  Modelled ranges, low..high: the CUDA context 287047680.."
+    "666632192 bytes (PyTorch PR 86509, lazy and eager module loading; eager at both ends "
+    "with CUDA_MODULE_LOADING=EAGER); NCCL NCCL_BUFFSIZE (4 MiB) x channels "
+    "(NCCL_MIN_NCHANNELS 1 .. NCCL_MAX_NCHANNELS 32) x 2 peers per communicator of more than "
+    "one rank (tp, cp, dp-cp, pp, ep, expert-dp, embedding); tp-comm-overlap userbuffers "
+    "6 x (s x b / CP) x h x (1 fp8, else 2) .. 10 x (s x b / CP) x h x 2 (Megatron-LM's "
+    "_initialize_tp_communicators, Transformer Engine's initialize_ub: one buffer per "
+    "overlapped GEMM); CUDA graphs 0 .. the stage's activations again (the graphs' private "
+    "pool); fragmentation 0 .. 0.36 of the allocated terms (Megatron-Bridge PR 3107: out of "
+    "memory at 58.8 GB allocated of 80), 0.05 with expandable_segments:True in "
+    "PYTORCH_CUDA_ALLOC_CONF (modelled).  Its hint also tries selective and full recompute "
+    "and twice CP, each estimated again on the changed configuration",
     "--gpu-memory 80 --world-size 8 -- --num-layers 96 --hidden-size 12288 ...",
     "use the change the hint names: it was estimated to fit",
     READS(F(micro_batch_size), F(hidden_size), F(num_layers), TP, PP),

@@ -173,6 +173,11 @@ void mcinit_rules_memory(struct mcinit_rule_ctx *x);
 void mcinit_rules_memory_params(struct mcinit_rule_ctx *x);
 /* memory-act.c: the activations per micro-batch (--memory-model mcinit) */
 void mcinit_rules_memory_act(struct mcinit_rule_ctx *x);
+/* memory-peak.c: each kind of rank's peak, by term (--memory-model mcinit),
+ * after the parameters and the activations */
+void mcinit_rules_memory_peak(struct mcinit_rule_ctx *x);
+/* MC063 on that peak (with --gpu-memory): its finding and hint. */
+void mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x);
 /* moe_layer_freq as Megatron-LM reads it: an int (every freq-th layer), a
  * list of one 0/1 per layer, or a string of a list expression
  * ("([1]*3+[0])*2"), into pat[layers]; NULL, or why it is none of those
@@ -184,11 +189,16 @@ const char *mcinit_rules_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long l
 struct mcinit_mem_par {
 	long long heads, groups, layers, mbs, nmb, tp, pp, vpp, ep, etp, dp, world;
 	bool dist_opt, has_nmb, etp_follows;
+	/* mcinit's model only: CP, and the recompute (0 none, 1 selective,
+	 * 2 full) */
+	long long cp;
+	int recompute;
 };
 /* a with change i (0: the distributed optimizer, 1: half the micro-batch
- * size, 2: twice TP, 3: twice PP) in b, DP and the number of micro-batches
- * derived again for global batch gbs (0: unknown); false where the trainer
- * would refuse it. */
+ * size, 2: twice TP, 3: twice PP; for mcinit's model also 4: selective
+ * recompute, 5: full recompute, 6: twice CP) in b, DP and the number of
+ * micro-batches derived again for global batch gbs (0: unknown); false
+ * where the trainer would refuse it. */
 bool mcinit_rules_memory_change(const struct mcinit_mem_par *a, int i, long long gbs,
                                 struct mcinit_mem_par *b);
 /* An estimate to run again: its inputs, their layout, and the total it
@@ -198,6 +208,7 @@ struct mcinit_mem_retry {
 	const struct mcinit_mem_par *par;
 	double (*estimate)(const void *in, const struct mcinit_mem_par *b);
 	bool bridge; /* name the changes as Bridge overrides, not flags */
+	bool mcinit; /* mcinit's model: the recompute and CP changes too */
 };
 /* MC063's hint on g: the first change, cheapest first, whose estimate
  * fits under 90% of cap bytes. */

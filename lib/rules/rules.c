@@ -66,6 +66,7 @@ mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o, struct 
 	mcinit_rules_memory(&x);
 	mcinit_rules_memory_params(&x);
 	mcinit_rules_memory_act(&x);
+	mcinit_rules_memory_peak(&x);
 	for (i = 0; i < mcinit_nrules; i++) {
 		x.rule = mcinit_rules[i];
 		/* A rule whose inputs were rejected would only repeat that error. */

@@ -99,6 +99,9 @@ struct mcinit_rank_params {
 	/* expert: what Megatron-Core reduces over expert DP (the routed
 	 * experts when EP > 1 or ETP != TP), dense the rest */
 	long long total, dense, expert;
+	/* the weights of the linear layers (attention, MLP, experts, MTP's
+	 * projection): what fp8/fp4 training keeps low-precision copies of */
+	long long linear;
 	long long first_stage; /* its lowest stage: dv->layers of that stage */
 	long long nstages;
 };
@@ -108,6 +111,36 @@ struct mcinit_rank_params {
 struct mcinit_rank_act {
 	long long by_term[MCINIT_AT_COUNT];
 	long long total;
+	long long first_stage, nstages;
+};
+
+/* The named terms of a rank's peak (memory-peak.c): what it holds for the
+ * whole step, then what the allocator and the libraries add around it.
+ * Exact terms have low == high; the overheads are modelled ranges. */
+enum mcinit_peak_term {
+	MCINIT_PT_PARAMS,        /* the parameters, by dtype */
+	MCINIT_PT_GRADS,         /* DDP's main-grad buffer */
+	MCINIT_PT_OPTIMIZER,     /* main parameters and states, dense and expert shards */
+	MCINIT_PT_LOWP,          /* fp8/fp4 weight copies and their transposes */
+	MCINIT_PT_ACTIVATIONS,   /* activations x micro-batches in flight */
+	MCINIT_PT_CONTEXT,       /* the CUDA context and its modules */
+	MCINIT_PT_NCCL,          /* NCCL's buffers, per communicator */
+	MCINIT_PT_USERBUFFERS,   /* tp-comm-overlap's userbuffers */
+	MCINIT_PT_GRAPHS,        /* CUDA graphs' private pools */
+	MCINIT_PT_FRAGMENTATION, /* the caching allocator's reserved, not allocated */
+	MCINIT_PT_COUNT
+};
+
+/* One kind of rank's peak: the pipeline stages whose stage_peak is its
+ * index.  lo/hi: each term's bytes; total_lo/total_hi their sums (the
+ * terms not counted left out). */
+struct mcinit_rank_peak {
+	double lo[MCINIT_PT_COUNT], hi[MCINIT_PT_COUNT];
+	double total_lo, total_hi;
+	double params_lowp;           /* of the parameters' bytes, those of fp8 weights */
+	double opt_dense, opt_expert; /* the optimizer's dense and expert shards */
+	double logits;                /* of the activations, the logits and the loss */
+	long long in_flight;          /* micro-batches (model chunks) in flight */
 	long long first_stage, nstages;
 };
 
@@ -153,6 +186,38 @@ struct mcinit_memory {
 	 * counted as 1/vp of the stage's bytes) whose activations a stage
 	 * holds at once under the schedule; 0 when unknown */
 	long long in_flight[MCINIT_MAX_CHUNKS];
+	/* --memory-model mcinit (memory-peak.c): each distinct kind of rank's
+	 * peak; peak_ok, else peak_why (static) says why not.  not_counted[t]
+	 * (static): why term t is left out of the sums, NULL when counted;
+	 * complete: every term counted (MC063 judges only then) */
+	bool peak_ok, complete;
+	const char *peak_why;
+	const char *not_counted[MCINIT_PT_COUNT];
+	const char *grad_dtype;     /* the main grads' dtype: "fp32", "bf16", "fp16" */
+	const char *optimizer;      /* "adam", "sgd", ... */
+	long long shard_dense;      /* the optimizer's dense shards: DP x CP (1: not sharded) */
+	long long shard_expert;     /* its expert shards: expert DP */
+	double opt_bytes_per_param; /* main parameters and states, before sharding */
+	double offload;             /* the share of the optimizer on the CPU */
+	unsigned comms;             /* NCCL communicators of more than one rank, a bit each */
+	double nccl_lo, nccl_hi;    /* per communicator */
+	double frag_share;          /* fragmentation's high end, a share of the allocated */
+	size_t npeak;
+	struct mcinit_rank_peak peak[MCINIT_MAX_RANK_KINDS];
+	short stage_peak[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in peak */
+	size_t worst;                        /* the kind whose total_hi is largest */
+};
+
+/* The NCCL communicators memory-peak.c counts (struct mcinit_memory comms). */
+enum {
+	MCINIT_COMM_TP,
+	MCINIT_COMM_CP,
+	MCINIT_COMM_DP,
+	MCINIT_COMM_PP,
+	MCINIT_COMM_EP,
+	MCINIT_COMM_EDP,
+	MCINIT_COMM_EMBEDDING,
+	MCINIT_COMM_COUNT
 };
 
 /* Bridge's assumption lines (memory-bridge.c mcinit_memory_assumption). */
@@ -272,6 +337,9 @@ int mcinit_check(struct mcinit_config *c, const struct mcinit_check_opts *o,
 /* The derived values as a new JSON object with Megatron's attribute names
  * (caller owns the reference).  Values that could not be derived are null. */
 json_t *mcinit_derived_to_json(const struct mcinit_derived *dv);
+/* --memory-model mcinit: derived.memory.peak as a new JSON object (caller
+ * owns it), for `mcinit topology`; NULL when there is no peak. */
+json_t *mcinit_derived_peak_json(const struct mcinit_derived *dv);
 /* A short aligned table. */
 void mcinit_derived_print(const struct mcinit_derived *dv, FILE *out);
 /* The rows of derived.def, for documentation: the i-th value's JSON name

@@ -35,4 +35,28 @@ elif [ "$n" -gt "$ceiling" ]; then
 else
 	pass validate-gpt3-175b-instructions
 fi
+
+# mcinit's memory model (issue 42) adds less than 5 % to validate on a
+# typical Megatron-LM job (Llama 3 8B's shape on 64 GPUs): the estimate and
+# its text, every kind of rank's peak.
+LLAMA="--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --num-query-groups 8 \
+--group-query-attention --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 \
+--global-batch-size 256 --train-iters 1000 --vocab-size 128256 --tensor-model-parallel-size 2 \
+--pipeline-model-parallel-size 4 --sequence-parallel --bf16 --swiglu --normalization RMSNorm \
+--position-embedding-type rope --disable-bias-linear --use-distributed-optimizer \
+--recompute-granularity selective --lr 3e-4"
+# shellcheck disable=SC2086
+plain=$(instructions plain validate --world-size 64 -- $LLAMA)
+# shellcheck disable=SC2086
+model=$(instructions model validate --world-size 64 --memory-model mcinit -- $LLAMA)
+echo "# validate llama3-8b --world-size 64: $plain instructions, $model with --memory-model mcinit"
+if [ -z "$plain" ] || [ -z "$model" ]; then
+	fail memory-model-instructions "callgrind gave no count:" "$tmp/model.vg"
+elif ! grep -q 'peak per rank' "$tmp/model.out"; then
+	fail memory-model-instructions "no peak estimated:" "$tmp/model.out"
+elif [ $((model * 100)) -ge $((plain * 105)) ]; then
+	fail memory-model-instructions "the estimate adds 5 % or more"
+else
+	pass memory-model-instructions
+fi
 finish

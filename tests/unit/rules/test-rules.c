@@ -971,3 +971,38 @@ Test(rules, kept_bindings_are_the_tables_decisions)
 		}
 	cr_assert_gt(w.n, 1000);
 }
+
+/* MC063's changes under mcinit's model (issue 42): the recompute and CP
+ * changes, and where the trainer would refuse them. */
+Test(rules, memory_changes_recompute_and_cp)
+{
+	struct mcinit_mem_par a = {0}, b;
+
+	a.heads = a.groups = 32;
+	a.layers = 32;
+	a.mbs = 1;
+	a.nmb = 8;
+	a.tp = a.pp = a.cp = a.ep = a.etp = 1;
+	a.dp = 8;
+	a.world = 8;
+	/* selective recompute: only from none; full: from none or selective */
+	cr_assert(mcinit_rules_memory_change(&a, 4, 64, &b));
+	cr_assert_eq(b.recompute, 1);
+	cr_assert(mcinit_rules_memory_change(&a, 5, 64, &b));
+	cr_assert_eq(b.recompute, 2);
+	a.recompute = 1;
+	cr_assert(!mcinit_rules_memory_change(&a, 4, 64, &b));
+	cr_assert(mcinit_rules_memory_change(&a, 5, 64, &b));
+	a.recompute = 2;
+	cr_assert(!mcinit_rules_memory_change(&a, 5, 64, &b));
+	/* twice CP takes half the data-parallel ranks */
+	cr_assert(mcinit_rules_memory_change(&a, 6, 64, &b));
+	cr_assert_eq(b.cp, 2);
+	cr_assert_eq(b.dp, 4);
+	cr_assert_eq(b.tp, 1);
+	/* an odd DP cannot give CP its ranks; nor a batch DP does not divide */
+	a.dp = 3;
+	cr_assert(!mcinit_rules_memory_change(&a, 6, 48, &b));
+	a.dp = 8;
+	cr_assert(!mcinit_rules_memory_change(&a, 6, 66, &b));
+}

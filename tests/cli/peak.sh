@@ -1,0 +1,218 @@
+#!/bin/sh
+# peak.sh — mcinit's own memory model, the peak of each kind of rank
+# (issue 42, lib/rules/memory-peak.c): every term of derived.memory.peak is
+# checked against its formula, computed here from the inputs and from the
+# terms tests/cli/params.sh and activations.sh hold to Megatron-Core
+# (parameters, activations per micro-batch), so a term that is wrong or
+# missing fails; MC063 under --memory-model mcinit, and its hint's change
+# applied clears it.
+. "$srcdir/tests/cli/lib.sh"
+M=$MCINIT
+
+GPT="--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 \
+--max-position-embeddings 1024 --micro-batch-size 2 --global-batch-size 64 --train-iters 10 \
+--vocab-size 32000 --bf16 --swiglu --disable-bias-linear --normalization RMSNorm \
+--position-embedding-type rope --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2"
+MOE="--num-experts 8 --expert-model-parallel-size 2 --moe-router-topk 2 --moe-ffn-hidden-size 512 \
+--sequence-parallel"
+
+# peak NAME WORLD FLAGS...: the JSON of validate --memory-model mcinit
+peak() {
+	name=$1 world=$2 cur=$1
+	shift 2
+	# shellcheck disable=SC2086
+	$M validate --world-size "$world" --memory-model mcinit --format json "$@" \
+		>"$tmp/$name.json" 2>/dev/null
+}
+
+# terms NAME PYTHON: PYTHON holds for every stage of the last peak's JSON, with s
+# the stage's peak terms, P its parameters (total, dense, expert, the
+# kinds), A its activations at the schedule's peak (bytes, in_flight) and
+# its logits term, r its rank kind, mem derived.memory
+terms() {
+	check "$1" python3 -c '
+import json, sys
+mem = json.load(open(sys.argv[1]))["derived"]["memory"]
+par, act, pk = mem["parameters"], mem["activations"], mem["peak"]
+assert pk["ranks"], "no kind of rank"
+def kind(ranks, st):
+    return next(r for r in ranks if st in r["stages"])
+for r in pk["ranks"]:
+    for st in r["stages"]:
+        s = r["terms"]
+        P = kind(par["ranks"], st)
+        L = P["attention"] + P["mlp"] + P["experts"]
+        a = kind(act["ranks"], st)
+        A = next(x for x in act["schedule_peak"] if x["stage"] == st)
+        exec(sys.argv[2])
+' "$tmp/$cur.json" "$2"
+}
+
+peak base 8 -- $GPT
+# parameters: every one in bf16, 2 bytes (Float16Module)
+terms params-bf16 'assert s["parameters"]["bytes"] == 2 * P["total"], (s["parameters"], P)'
+# gradients: bf16 turns grad_reduce_in_fp32 on, 4 bytes each
+terms grads-fp32-for-bf16 'assert s["gradients"]["bytes"] == 4 * P["total"] and s["gradients"]["dtype"] == "fp32"'
+# Adam without the distributed optimizer: fp32 main copy and 2 moments, whole
+terms adam-unsharded 'assert s["optimizer"]["bytes"] == 12 * P["total"], s["optimizer"]'
+# no fp8: no copies
+terms no-fp8-copies 'assert s["fp8_fp4_copies"]["bytes"] == 0'
+# activations: the schedule's peak of the stage (1F1B: PP - stage in flight)
+terms activations-in-flight 'assert s["activations"]["bytes"] == A["bytes"] and s["activations"]["in_flight"] == 2 - st, (s["activations"], A)'
+terms logits-within 'assert s["activations"]["logits_and_loss_bytes"] == A["in_flight"] * a["logits"]'
+# the CUDA context: PyTorch PR 86509's lazy and eager figures
+terms cuda-context 'assert (s["cuda_context"]["low"], s["cuda_context"]["high"]) == (287047680, 666632192)'
+# NCCL: 4 MiB x 1..32 channels x 2 peers per communicator (tp, dp-cp, pp, embedding)
+terms nccl 'n = len(s["nccl"]["communicators"]); assert n == 4 and (s["nccl"]["low"], s["nccl"]["high"]) == (n * 4 * 2**20 * 2, n * 4 * 2**20 * 32 * 2), s["nccl"]'
+terms nccl-per-communicator 'assert (s["nccl"]["per_communicator_low"], s["nccl"]["per_communicator_high"]) == (4 * 2**20 * 2, 4 * 2**20 * 32 * 2)'
+terms no-userbuffers-graphs 'assert s["userbuffers"]["high"] == 0 and s["cuda_graphs"]["high"] == 0'
+# fragmentation: up to 0.36 of what is allocated
+terms fragmentation 'alloc = sum(s[k]["bytes"] for k in ("parameters", "gradients", "optimizer", "fp8_fp4_copies", "activations")); assert abs(s["fragmentation"]["high"] - 0.36 * alloc) < 1 and s["fragmentation"]["low"] == 0'
+# the sums
+terms totals 'lo = sum(t.get("bytes", t.get("low", 0)) for t in s.values()); hi = sum(t.get("bytes", t.get("high", 0)) for t in s.values()); assert abs(r["low"] - lo) < 1 and abs(r["high"] - hi) < 1, (r["low"], lo, r["high"], hi)'
+check complete python3 -c "
+import json; pk = json.load(open('$tmp/base.json'))['derived']['memory']['peak']
+assert pk['complete'] and pk['judged'] == 'high' and pk['worst_stage'] == 0, pk"
+
+# The distributed optimizer over DP x CP; the experts' over expert DP.
+peak distopt 16 -- $GPT --use-distributed-optimizer --context-parallel-size 2
+terms distopt-dp-cp 'assert s["optimizer"]["dense_shards"] == 4 and s["optimizer"]["bytes"] == 12 * P["total"] / 4, s["optimizer"]'
+peak moe 8 -- $GPT $MOE --use-distributed-optimizer
+terms moe-expert-dp 'o = s["optimizer"]; assert P["expert"] > 0 and o["dense_shards"] == 2 and o["expert_shards"] == 1 and o["bytes"] == 12 * P["dense"] / 2 + 12 * P["expert"], (o, P)'
+terms moe-nccl-ep 'assert "ep" in s["nccl"]["communicators"] and "expert-dp" not in s["nccl"]["communicators"]'
+peak moe-edp 16 -- $GPT $MOE --use-distributed-optimizer
+terms moe-edp-shards 'o = s["optimizer"]; assert o["expert_shards"] == 2 and o["bytes"] == 12 * P["dense"] / 4 + 12 * P["expert"] / 2, (o, P)'
+# fp32 reduction turned off, and fp16 without it
+peak grad-bf16 8 -- $GPT --grad-reduce-in-bf16
+terms grads-bf16 'assert s["gradients"]["bytes"] == 2 * P["total"] and s["gradients"]["dtype"] == "bf16"'
+peak fp16 8 -- $(echo "$GPT" | sed 's/--bf16/--fp16/')
+terms grads-fp16 'assert s["gradients"]["bytes"] == 2 * P["total"] and s["parameters"]["bytes"] == 2 * P["total"]'
+peak fp32 8 -- $(echo "$GPT" | sed 's/--bf16//')
+terms fp32-no-main-copy 'assert s["parameters"]["bytes"] == 4 * P["total"] and s["optimizer"]["bytes"] == 8 * P["total"] and s["gradients"]["bytes"] == 4 * P["total"]'
+# SGD: the momentum buffer, none at momentum 0
+peak sgd 8 -- $GPT --optimizer sgd
+terms sgd-momentum 'assert s["optimizer"]["bytes"] == 8 * P["total"]'
+peak sgd0 8 -- $GPT --optimizer sgd --sgd-momentum 0
+terms sgd-no-momentum 'assert s["optimizer"]["bytes"] == 4 * P["total"]'
+# the precision-aware optimizer: 16-bit moments, fp32 main params as bf16
+# remainders from Transformer Engine 2.1; offload half to the CPU
+peak aware 8 launch.te_version=2.8.0 -- $GPT --use-precision-aware-optimizer \
+	--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16
+terms precision-aware 'assert s["optimizer"]["bytes"] == (2 + 2 + 2) * P["total"], s["optimizer"]'
+peak aware-old 8 launch.te_version=2.0.0 -- $GPT --use-precision-aware-optimizer --exp-avg-dtype fp8
+terms precision-aware-te20 'assert s["optimizer"]["bytes"] == (4 + 1 + 4) * P["total"], s["optimizer"]'
+peak aware-unknown 8 -- $GPT --use-precision-aware-optimizer
+check precision-aware-te-unknown python3 -c "
+import json; pk = json.load(open('$tmp/aware-unknown.json'))['derived']['memory']['peak']
+assert 'te_version' in pk['ranks'][0]['terms']['optimizer']['not_counted'] and not pk['complete']"
+peak offload 8 launch.te_version=2.8.0 -- $GPT --use-precision-aware-optimizer \
+	--optimizer-cpu-offload --optimizer-offload-fraction 0.5
+terms offload-half 'assert s["optimizer"]["bytes"] == (2 + 4 + 4) * P["total"] * 0.5, s["optimizer"]'
+# other optimizers: not counted, never guessed
+peak muon 8 -- $GPT --optimizer muon
+check other-optimizer-not-counted python3 -c "
+import json; pk = json.load(open('$tmp/muon.json'))['derived']['memory']['peak']
+assert 'not_counted' in pk['ranks'][0]['terms']['optimizer'] and not pk['complete']"
+# fp8: each linear weight cast and transposed (2 bytes); with fp8
+# parameters the weight is the cast, and only the transpose is added
+peak fp8 8 -- $GPT --fp8-format hybrid
+terms fp8-copies 'assert L > 0 and s["fp8_fp4_copies"]["bytes"] == 2 * L, (s["fp8_fp4_copies"], L)'
+peak fp8-params 8 -- $GPT --fp8-format hybrid --fp8-param-gather --use-distributed-optimizer
+terms fp8-params 'assert s["fp8_fp4_copies"]["bytes"] == L and s["parameters"]["bytes"] == 2 * (P["total"] - L) + L'
+peak mxfp8 8 -- $GPT --fp8-format e4m3 --fp8-recipe mxfp8
+terms mxfp8-copies 'assert s["fp8_fp4_copies"]["bytes"] == 2 * L * (1 + 1 / 32)'
+peak nvfp4 8 -- $GPT --fp4-format e2m1
+terms nvfp4-copies 'assert s["fp8_fp4_copies"]["bytes"] == 2 * L * (0.5 + 1 / 16)'
+# MoE's experts are linear weights too; the router (8 experts x 1024, in
+# the mlp kind of each of the stage's 4 MoE layers) is not
+peak moe-fp8 8 -- $GPT $MOE --fp8-format hybrid
+terms moe-fp8-copies 'assert P["mlp"] == 4 * 8 * 1024 and s["fp8_fp4_copies"]["bytes"] == 2 * (P["attention"] + P["experts"]), (s["fp8_fp4_copies"], P)'
+# the overheads' switches: userbuffers, CUDA graphs, the environment
+peak ub 8 -- $GPT --tp-comm-overlap --sequence-parallel
+terms userbuffers 't = 1024 * 2 * 1024; assert (s["userbuffers"]["low"], s["userbuffers"]["high"]) == (6 * t * 2, 10 * t * 2), s["userbuffers"]'
+peak graphs 8 -- $GPT --cuda-graph-impl transformer_engine
+terms cuda-graphs 'assert s["cuda_graphs"]["low"] == 0 and s["cuda_graphs"]["high"] == s["activations"]["bytes"] > 0'
+CUDA_MODULE_LOADING=EAGER NCCL_BUFFSIZE=1048576 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
+	peak env 8 -- $GPT
+terms env-context 'assert s["cuda_context"]["low"] == s["cuda_context"]["high"] == 666632192'
+terms env-nccl 'assert s["nccl"]["low"] == 4 * 2**20 * 2 and s["nccl"]["high"] == 4 * 2**20 * 32 * 2, s["nccl"]'
+terms env-expandable 'alloc = sum(s[k]["bytes"] for k in ("parameters", "gradients", "optimizer", "fp8_fp4_copies", "activations")); assert abs(s["fragmentation"]["high"] - 0.05 * alloc) < 1'
+# a virtual pipeline: model chunks in flight, each 1/VP of the stage
+peak vpp 8 -- $GPT --num-layers-per-virtual-pipeline-stage 2
+terms vpp-chunks 'assert s["activations"]["bytes"] == A["bytes"] and s["activations"]["in_flight"] == A["in_flight"] > 2'
+
+# mcinit topology: the same peak (JSON memory_peak, and the text's derived
+# values), each rank naming its kind
+# shellcheck disable=SC2086
+$M topology --world-size 8 --memory-model mcinit --format json -- $GPT $MOE >"$tmp/topo.json" 2>/dev/null
+# shellcheck disable=SC2086
+$M topology --world-size 8 --memory-model mcinit -- $GPT $MOE >"$tmp/topo.txt" 2>/dev/null
+peak moe-topo 8 -- $GPT $MOE
+check topology-json-peak python3 -c "
+import json
+t = json.load(open('$tmp/topo.json'))
+v = json.load(open('$tmp/moe-topo.json'))['derived']['memory']['peak']
+assert t['memory_peak'] == v, (t['memory_peak'], v)
+for r in t['ranks']:
+    assert r['pp'] in v['ranks'][r['memory_kind']]['stages'], r"
+check topology-text-peak grep -q 'peak per rank, GiB (mcinit' "$tmp/topo.txt"
+
+# The text: a line per term, per kind of rank.
+# shellcheck disable=SC2086
+golden peak-text 0 $M validate --world-size 8 --memory-model mcinit -- $GPT $MOE
+
+# MC063: a GPU by name; too big is an error judged at the high end, and
+# the hint's change, applied, fits by the same model.
+BIG="--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 \
+--max-position-embeddings 4096 --global-batch-size 64 --train-iters 10 --vocab-size 32000 \
+--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --swiglu \
+--normalization RMSNorm --position-embedding-type rope --disable-bias-linear --micro-batch-size 1"
+# shellcheck disable=SC2086
+golden peak-too-big 1 $M validate --world-size 8 --memory-model mcinit --gpu-memory H100-80GB -- $BIG
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory 80 -- $BIG >"$tmp/big80.out" 2>&1
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory H100-80GB -- $BIG >"$tmp/bigname.out" 2>&1
+check gpu-name-is-80 sh -c "grep '\[MC063\]' '$tmp/big80.out' >'$tmp/a'; grep '\[MC063\]' '$tmp/bigname.out' >'$tmp/b'; test -s '$tmp/a' && cmp '$tmp/a' '$tmp/b'"
+change=$(sed -n 's/.*hint: with .*(\(--[^)]*\)) it needs.*/\1/p' "$tmp/big80.out")
+check hint-names-a-change test -n "$change"
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory 80 -- $BIG $change >"$tmp/fixed.out" 2>&1
+check hint-change-fits sh -c "! grep -q '\[MC063\]' '$tmp/fixed.out'"
+# the hint's figure is the model's on the changed config
+check hint-figure-is-the-model python3 -c "
+import re, subprocess, json, sys
+want = float(re.search(r'it needs ([0-9.]+) GiB', open('$tmp/big80.out').read()).group(1))
+out = subprocess.run(['$M', 'validate', '--world-size', '8', '--memory-model', 'mcinit', '--format', 'json', '--'] + '''$BIG $change'''.split(), capture_output=True, text=True).stdout
+pk = json.loads(out)['derived']['memory']['peak']
+got = max(r['high'] for r in pk['ranks']) / 2**30
+assert abs(got - want) < 0.05, (got, want)"
+# above 90 %: a warning; well below: nothing
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory 140 -- $BIG >"$tmp/warn.out" 2>&1
+check warning-above-share grep -q 'warning\[MC063\].*over 90% of' "$tmp/warn.out"
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory B200 -- $BIG >"$tmp/b200.out" 2>&1
+check fits-b200 sh -c "! grep -q '\[MC063\]' '$tmp/b200.out'"
+# not every term counted: no finding
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory 8 -- $BIG --optimizer muon >"$tmp/muon.out" 2>&1
+check incomplete-no-finding sh -c "! grep -q '\[MC063\]' '$tmp/muon.out'"
+golden peak-bad-gpu 64 $M validate --gpu-memory H100 --world-size 8
+# launch.gpu names the GPU when --gpu-memory does not; --gpu-memory wins
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit launch.gpu=H100-80GB -- $BIG >"$tmp/field.out" 2>&1
+check launch-gpu-field sh -c "grep '\[MC063\]' '$tmp/big80.out' | sed 's/^argv:[0-9]*//' >'$tmp/a'; grep '\[MC063\]' '$tmp/field.out' | sed 's/^argv:[0-9]*//' >'$tmp/b'; test -s '$tmp/a' && cmp '$tmp/a' '$tmp/b'"
+# shellcheck disable=SC2086
+$M validate --world-size 8 --memory-model mcinit --gpu-memory 200 launch.gpu=H100-80GB -- $BIG \
+	>"$tmp/both.out" 2>&1
+check gpu-memory-wins sh -c "! grep -q '\[MC063\]' '$tmp/both.out'"
+# the field's choices are the table's names (schema.def and gpus.def)
+check gpu-names-one-table python3 -c "
+import re
+schema = open('$srcdir/lib/config/schema.def').read()
+choices = re.search(r'MCINIT_FIELD\(launch, gpu, [^\n]*\n\s*\"([^\"]*)\"', schema).group(1).split('|')
+table = re.findall(r'^MCINIT_GPU\(\"([^\"]*)\"', open('$srcdir/lib/plan/gpus.def').read(), re.M)
+assert choices == table, (choices, table)"
+
+finish
