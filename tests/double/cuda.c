@@ -2,8 +2,8 @@
  * calls the kernels module makes (lib/kernels/kdrv.h), on the CPU.  Its
  * cuModuleLoadData reads the module's fatbin and takes an image as a
  * driver would: the cubin for the "GPU" (sm_90 unless MCDOUBLE_SM says
- * otherwise) when the driver (MCDOUBLE_DRIVER_VERSION, default 13.0) is
- * not older than the ptxas that made it, else the PTX when the driver can
+ * otherwise) when the driver (MCDOUBLE_DRIVER_VERSION, default 13.0)
+ * knows its ELF format (cubin_release), else the PTX when the driver can
  * JIT its ISA, else CUDA_ERROR_UNSUPPORTED_PTX_VERSION or
  * CUDA_ERROR_NO_BINARY_FOR_GPU.  cuLaunchKernel runs the named kernel on
  * the host: a table from kernel name (knames.h) to a host build of the
@@ -326,15 +326,20 @@ max_isa(int v)
 	return 90 + (major - 13) * 10 + (minor > 9 ? 9 : minor);
 }
 
-/* The CUDA release a cubin's ptxas was of, from its ELF header's ABI
- * version (e_ident[8]): 8 for CUDA 13's, 7 for 12's (and 11's, taken as
- * 12: the oldest driver this double plays is 12.x's). */
+/* The oldest driver (CUDA release) that loads a cubin for sm_<arch>, from
+ * its ELF header: the old format (e_ident[8], the ABI version, 7; OS/ABI
+ * 0x33) is what a CUDA 12.x ptxas writes for sm_80 and sm_90, loadable from
+ * 12.0's driver (R525: minor-version compatibility); the new one (ABI 8,
+ * OS/ABI 0x41) is what 13.x's writes for every GPU, R580's, and 12.8's for
+ * sm_100, which drivers know from 12.8 (R570).  -1: not an ELF image. */
 static int
-cubin_release(const unsigned char *elf, size_t len)
+cubin_release(const unsigned char *elf, size_t len, unsigned arch)
 {
 	if (len < 16 || memcmp(elf, "\177ELF", 4) != 0)
 		return -1;
-	return elf[8] >= 8 ? 13000 : 12000;
+	if (elf[8] < 8)
+		return 12000;
+	return arch >= 100 ? 12080 : 13000;
 }
 
 /* The ".version X.Y" of PTX text, x10; -1 when absent. */
@@ -361,6 +366,7 @@ cuModuleLoadData(struct mcd_module **m, const void *image)
 	int sm = device_sm(), drv = driver_version(), saw_ptx = 0, isa;
 	const unsigned char *elf = NULL, *ptx = NULL;
 	size_t elf_len = 0, ptx_len = 0;
+	unsigned elf_arch = 0;
 
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -384,9 +390,11 @@ cuModuleLoadData(struct mcd_module **m, const void *image)
 		memcpy(&arch, p + pos + 28, 4);
 		/* an sm_80 cubin runs on sm_86 and sm_89: same major, not newer */
 		if (kind == 2 && (int)arch / 10 == sm / 10 && (int)arch <= sm &&
-		    (!elf || arch == (uint32_t)sm) && cubin_release(p + pos + ehsize, psize) > 0) {
+		    (!elf || arch == (uint32_t)sm) &&
+		    cubin_release(p + pos + ehsize, psize, arch) > 0) {
 			elf = p + pos + ehsize;
 			elf_len = psize;
+			elf_arch = arch;
 		}
 		if (kind == 1 && (int)arch <= sm) {
 			saw_ptx = 1;
@@ -398,7 +406,7 @@ cuModuleLoadData(struct mcd_module **m, const void *image)
 		}
 		pos += ehsize + psize;
 	}
-	if (elf && cubin_release(elf, elf_len) > drv)
+	if (elf && cubin_release(elf, elf_len, elf_arch) > drv)
 		elf = NULL; /* too new for this driver: JIT the PTX instead */
 	if (!elf && !ptx)
 		return saw_ptx ? CUDA_ERROR_UNSUPPORTED_PTX_VERSION : CUDA_ERROR_NO_BINARY_FOR_GPU;

@@ -2,8 +2,8 @@
 # The CUDA kernels' fatbin (build-aux/kernel-fatbin.sh) holds cubins for
 # sm_80, sm_90 and sm_100 and compute_80 PTX that drivers from R535 (CUDA
 # 12.2) can JIT (ISA 8.0 or lower: ISA 8.x is CUDA 12.x's); with a CUDA 12.x
-# ptxas configured (PTXAS12) its cubins came from it (ELF ABI 7, loadable by
-# drivers from R525), else from nvcc 13's (ABI 8, R580).  The module embeds
+# ptxas configured (PTXAS12) its cubins came from it (sm_80/90 in ELF ABI 7,
+# loadable by drivers from R525), else from nvcc 13's (ABI 8, R580).  The module embeds
 # that fatbin and needs no CUDA library at all: libcuda.so.1 is opened at
 # run time.  Checked with fatbin-archs.py (a small reader of the container)
 # and cuobjdump when the toolkit has it.  TAP output (tests/cli/lib.sh).
@@ -35,13 +35,15 @@ check "PTX ISA $isa <= 8.0 (JIT'd by drivers from R525, R535 included)" \
 # above the declared ISA
 check "the build's PTX declares it" grep -q "^\.version $isa\$" "$fb.ptx"
 
-# which ptxas made the cubins: ELF ABI 7 is a CUDA 12.x ptxas's, 8 13.x's
-abis=$(sed -n 's/^elf sm_[0-9]* abi //p' "$tmp/images" | sort -u | tr '\n' ' ')
+# which ptxas made the cubins: a CUDA 12.x ptxas writes sm_80's and sm_90's
+# in the old ELF format (ABI version 7), loadable from R525; 13.x's writes
+# the new one (8, R580) for every GPU, and 12.8's for sm_100 too
+abis=$(sed -n 's/^elf sm_[89]0 abi //p' "$tmp/images" | sort -u | tr '\n' ' ')
 if [ -n "$PTXAS12" ]; then
-	check "cubins from the CUDA 12.x ptxas configured ($PTXAS12): ABI 7" test "$abis" = "7 "
+	check "sm_80/90 cubins from the CUDA 12.x ptxas configured ($PTXAS12): ELF ABI 7" test "$abis" = "7 "
 	check "the build says a 12.x ptxas made them" grep -q '^ptxas 12\.' "$fb.info"
 else
-	skip "cubins from a CUDA 12.x ptxas" "none configured (--with-ptxas12 or PTXAS12=); nvcc's made them (ELF ABI ${abis% }): drivers older than R580 JIT the PTX"
+	skip "cubins from a CUDA 12.x ptxas" "none configured (--with-ptxas12 or PTXAS12=); nvcc's made them (sm_80/90: ELF ABI ${abis% }): drivers older than R580 JIT the PTX"
 fi
 
 cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
