@@ -62,6 +62,17 @@ if [ -n "$kphases" ]; then
 	check "an sm_75 GPU: CUDA_ERROR_NO_BINARY_FOR_GPU named" sh -c "test \$(cat '$tmp/sm75.rc') != 0 &&
 		grep -q 'cuModuleLoadData: CUDA_ERROR_NO_BINARY_FOR_GPU (209): .*(sm_75 GPU, driver of CUDA 13.0; the kernels need sm_80 or newer' '$tmp/sm75'"
 fi
+# The driver double's choice of image in the module's fatbin, by driver:
+# drivers of CUDA 11.0 and later JIT its PTX (ISA 7.0), 10.2's cannot
+# (CUDA_ERROR_UNSUPPORTED_PTX_VERSION); mcinit run never gets there, as no
+# CUDA 12 or 13 runtime runs on such a driver
+fb=$(dirname "${MCINIT##* }")/../lib/kernels/kernels.fatbin
+if [ -n "$kphases" ] && [ -f "$fb" ] && command -v python3 >/dev/null; then
+	for v in 10020:222 11000:0 12020:0 13000:0; do
+		check "driver ${v%%:*}: cuModuleLoadData of the fatbin gives ${v#*:}" sh -c \
+			"test \"\$(MCDOUBLE_DRIVER_VERSION=${v%%:*} python3 '$srcdir/tests/double/kload.py' '$D/libcuda.so.1' '$fb')\" = ${v#*:}"
+	done
+fi
 check "the 2.21 personality has no ncclCommInitRankScalable" sh -c "! nm -D --defined-only '$D/nccl-2.21/libnccl.so.2' | grep -q ncclCommInitRankScalable"
 
 # the floor: 2.19 (ncclMemAlloc, ncclCommRegister); 2.18 is refused
