@@ -152,6 +152,10 @@ static const char *const environ_doc[][2] = {
     {"MCINIT_KERNELS_MODULE",
      "mcinit run: the CUDA kernels module (mcinit-cuda-kernels.so), else it is looked for "
      "beside the program, in the build tree and in the installed library folder."},
+    {"MCINIT_CUDA_DRIVER_LIBRARY",
+     "mcinit run: the CUDA driver (libcuda.so.1), a file or the folder holding it, which the "
+     "kernels module loads its kernels with (no CUDA runtime needed); else the dynamic "
+     "loader finds it."},
     {"VIRTUAL_ENV",
      "mcinit run: a Python environment whose site-packages/nvidia/*/lib may hold CUDA's "
      "runtime and NCCL (see MCINIT_CUDA_LIBRARY)."},

@@ -1,13 +1,10 @@
 /* gpu-load.c — the CUDA kernels as a loadable module, opened at their
- * first use.  nvcc's host code registers the kernels with libcudart while
- * the object that holds them loads (a constructor calls
- * __cudaRegisterFatBinary), so they cannot sit in libmcinit or mcinit
- * without making libcudart a load-time dependency of every command, on
- * machines without CUDA too.  The module (mcinit-cuda-kernels.so: the
- * kernels, gpu-backend.c, and the libcudart.so it names) is opened after
- * libcudart itself has been found as the GPU backend finds it
- * (core/dlfind.h), so the module's need of libcudart.so.N is met by the one
- * already loaded, wherever it came from.
+ * first use.  The module (mcinit-cuda-kernels.so: the kernels as a fatbin
+ * blob, and gpu-backend.c, which loads and launches them through the
+ * driver API) needs no CUDA library to load: it opens libcuda.so.1 itself
+ * when a backend is opened (gpu-driver.c), so it works over CUDA runtime
+ * 12 or 13, or none.  It stays a module rather than part of libmcinit for
+ * its size (the blob is ~4.6 MB; Makefile.am).
  *
  * The module is looked for in $MCINIT_KERNELS_MODULE (a file), beside the
  * running program (a carried bundle), in the build tree (lib/.libs beside
@@ -21,10 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cuda_runtime_api.h> /* CUDART_VERSION */
-
-#include "build.h" /* MCINIT_BUILD_CUDA_DIR */
-#include "core/dlfind.h"
 #include "kbackend.h"
 
 #define MODULE "mcinit-cuda-kernels.so"
@@ -86,27 +79,26 @@ open_module(char *tried, size_t cap)
 static void
 load(void)
 {
-	static const char *const subs[] = {"cu13", "cuda_runtime", NULL};
-	char soname[32], w[1024], tried[sizeof why - 16];
-	struct mcinit_dl_found found;
+	char tried[sizeof why - 16];
 	const struct mcinit_kb *(*entry)(void);
+	const char *(*driver)(void), *w;
 	void *h;
 
-	snprintf(soname, sizeof soname, "libcudart.so.%d", CUDART_VERSION / 1000);
-	/* found as the GPU backend finds it (gpu-cuda.c), so the same file */
-	if (!mcinit_dl_find_py(soname, "MCINIT_CUDA_LIBRARY", subs,
-	                       MCINIT_BUILD_CUDA_DIR[0] ? MCINIT_BUILD_CUDA_DIR "/lib64" : NULL,
-	                       &found, w, sizeof w)) {
-		snprintf(why, sizeof why, "kernels: no CUDA runtime: %s", w);
-		return;
-	}
 	if ((h = open_module(tried, sizeof tried)) == NULL) {
 		snprintf(why, sizeof why, "kernels: %s", tried);
 		return;
 	}
 	*(void **)&entry = dlsym(h, "mcinit_kb_gpu_module");
-	if (!entry) {
-		snprintf(why, sizeof why, "kernels: %s has no mcinit_kb_gpu_module", MODULE);
+	*(void **)&driver = dlsym(h, "mcinit_kb_gpu_module_why");
+	if (!entry || !driver) {
+		snprintf(why, sizeof why, "kernels: %s has no mcinit_kb_gpu_module%s", MODULE,
+		         entry ? "_why" : "");
+		return;
+	}
+	/* no driver (libcuda.so.1, cuInit): no device kernels, as when the
+	 * module itself is missing */
+	if (*(w = driver())) {
+		snprintf(why, sizeof why, "kernels: %s", w);
 		return;
 	}
 	kb = entry();

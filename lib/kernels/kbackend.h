@@ -37,6 +37,9 @@ const struct mcinit_kb *mcinit_kb_gpu(void);
 /* The CUDA kernels module's entry (gpu-backend.c); linked in only by
  * programs that take the module's objects themselves. */
 const struct mcinit_kb *mcinit_kb_gpu_module(void);
+/* Why the module's backend cannot run: "" when the driver loads (once per
+ * process), else why not (gpu-backend.c). */
+const char *mcinit_kb_gpu_module_why(void);
 /* Why mcinit_kb_gpu is NULL ("" when it is not). */
 const char *mcinit_kb_gpu_why(void);
 

@@ -90,7 +90,7 @@ enum {
 	MCINIT_KERR_INVAL = 1,  /* bad shape, dtype, p, or missing buffer   */
 	MCINIT_KERR_NOMEM = 2,  /* host or device allocation failed         */
 	MCINIT_KERR_NOGPU = 3,  /* no CUDA in this build, or no device      */
-	MCINIT_KERR_CUDA = 4,   /* a CUDA runtime call failed               */
+	MCINIT_KERR_CUDA = 4,   /* a CUDA call failed                       */
 	MCINIT_KERR_NUMERIC = 5 /* a result differs from the CPU reference  */
 };
 const char *mcinit_kernels_strerror(int err);
@@ -101,9 +101,11 @@ int mcinit_kargs_check(enum mcinit_kop op, const struct mcinit_kargs *a);
 /* The CPU reference (host pointers).  Synchronous. */
 int mcinit_kref_run(enum mcinit_kop op, const struct mcinit_kargs *a);
 
-/* The CUDA kernels (device pointers), enqueued on `stream' (a cudaStream_t,
- * NULL = the default stream); returns after the launch, not the work.
- * MCINIT_KERR_NOGPU in a build without CUDA.  a->exact chooses the kernels:
+/* The CUDA kernels (device pointers), enqueued on `stream' (a CUstream,
+ * which is a cudaStream_t; NULL = the default stream) in the calling
+ * thread's current context, through the driver API (gpu-backend.c); returns
+ * after the launch, not the work.  MCINIT_KERR_NOGPU in a build without
+ * CUDA or where no driver loads.  a->exact chooses the kernels:
  * the reference's bits, or (the default) the fast path — hardware
  * reciprocal and, in bf16 and fp16, hardware 2^x (kmath.h) — whose results
  * are within mcinit_kfast_ulps of the reference's. */

@@ -611,7 +611,7 @@ mcinit_gpu_seed_device(struct mcinit_init *I, char *detail, size_t cap, struct m
 	uint64_t idx[K];
 	float got[K];
 	void *ctx = NULL, *p = NULL;
-	char name[128], msg[256];
+	char name[128], msg[512];
 	double peak;
 	int i, rc = -1;
 

@@ -10,10 +10,13 @@ trap 'rm -rf "$tmp" /dev/shm/mcd-$MCDOUBLE_TAG-*' EXIT
 J=$srcdir/tests/cli/inputs/topology-model.json
 S=$(slowdown)
 
-# on_double CMD...: CMD with the double as CUDA, NCCL and NVML, no GPU of its own.
+# on_double CMD...: CMD with the double as CUDA (runtime and driver), NCCL
+# and NVML, no GPU of its own.  The driver, libcuda.so.1, is there in builds
+# with the CUDA kernels (they are what loads it).
 on_double() {
 	env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u MASTER_ADDR -u MASTER_PORT \
-		MCINIT_CUDA_LIBRARY="$D" MCINIT_NCCL_LIBRARY="$D" MCINIT_NVML_LIBRARY="$D" "$@"
+		MCINIT_CUDA_LIBRARY="$D" MCINIT_NCCL_LIBRARY="$D" MCINIT_NVML_LIBRARY="$D" \
+		MCINIT_CUDA_DRIVER_LIBRARY="$D" "$@"
 }
 
 # todo NAME WHY: a check that fails for a known defect (TAP TODO: XFAIL).

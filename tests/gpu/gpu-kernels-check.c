@@ -3,7 +3,13 @@
  * bandwidth benchmark beside cudaMemcpy device-to-device in the same run, then
  * the `kernels' phase as `mcinit run' calls it.  --bench: the bandwidth
  * table only (make bench).  Exit 0 all correct, 1 a mismatch or CUDA error,
- * 77 no GPU.  See tests/gpu/README.md. */
+ * 77 no GPU.  See tests/gpu/README.md.
+ *
+ * The kernels are the module's (lib/libmcinit-kgpu.la, linked in): the
+ * fatbin loaded and launched through the driver API, as mcinit does.  Its
+ * own buffers and copies go through the runtime (cudaMalloc, cudaMemcpy),
+ * so a pass also shows the runtime's pointers and the driver's launches
+ * sharing the device's primary context. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>

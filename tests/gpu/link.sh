@@ -3,8 +3,9 @@
 # and installed) and the mcinit program need neither libcudart nor libnccl
 # nor libcuda (both are found and opened at their first call: lib/core/
 # dlfind.c, so a login node without CUDA runs every command but the GPU
-# phases); the kernels module needs libcudart and never libcuda.so.1 (a
-# program that needs it does not even start without a driver).  validate
+# phases); the kernels module needs no CUDA library either: it opens
+# libcuda.so.1 at run time (a program that needs it does not even start
+# without a driver) and uses no runtime (issue 40).  validate
 # and topology never load CUDA; run without a CUDA runtime exits 69 and
 # names what is missing.  A build without CUDA skips it.
 . "$srcdir/tests/cli/lib.sh"
@@ -26,7 +27,10 @@ done
 mod=$(dirname "$M")/../lib/.libs/mcinit-cuda-kernels.so
 if [ -f "$mod" ]; then
 	objdump -p "$mod" | sed -n 's/^ *NEEDED *//p' >"$tmp/needed"
-	check module-needs-libcudart-not-libcuda sh -c "grep -qx 'libcudart\\.so\\.[0-9]*' '$tmp/needed' && ! grep -q '^libcuda\\.so' '$tmp/needed'"
+	comment "$tmp/needed"
+	check module-needs-no-cuda-library sh -c "test -s '$tmp/needed' && ! grep -q '^libnccl\\.so\\|^libcudart\\.so\\|^libcuda\\.so' '$tmp/needed'"
+	check module-ldd-no-cuda-library sh -c "ldd '$mod' >'$tmp/ldd' 2>&1; cat '$tmp/ldd';
+		! grep -q 'libcuda\\|libnccl' '$tmp/ldd'"
 fi
 # validate and topology do not even look for CUDA's libraries
 for cmd in "validate ../../../examples/gpt3-175b.json --world-size 1024" \
