@@ -755,8 +755,12 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		json_decref(k);
 		return rc;
 	}
+	/* A ConfigContainer's dataclass keeps the number itself (the
+	 * other-type branch below): `variable_seq_lengths is True` is False
+	 * for 1, as Megatron-Bridge 0.6.2 runs it. */
 	if ((json_is_number(j) || mcinit_json_pyfloat_value(j, NULL)) &&
-	    has_base(t, MCINIT_B_BOOL, false)) {
+	    has_base(t, MCINIT_B_BOOL, false) &&
+	    !(cv->bridge && bridge_dataclass_field(f) && plain_type(t))) {
 		/* (inf and nan are true to Python) */
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_BOOL;
@@ -867,7 +871,16 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			return conv_fail(cv, "MC004", why);
 		}
 		free(cv->note);
-		if (cv->choices != NULL) {
+		cv->note = NULL;
+		if (cv->choices == NULL &&
+		    (out->kind == MCINIT_V_INT || out->kind == MCINIT_V_FLOAT) &&
+		    has_base(t, MCINIT_B_BOOL, false)) {
+			/* A number where a bool is declared (a recipe's own
+			 * `manual_gc_eval: 100`): Python reads its truth wherever
+			 * a bool is read; only `is True` tells them apart, and
+			 * the ported checks evaluate that as Python does.
+			 * Nothing to say. */
+		} else if (cv->choices != NULL) {
 			cv->note =
 			    mcx_xasprintf("%s is %s where Megatron-Bridge declares one of %s; "
 			                  "Bridge does not check it",
