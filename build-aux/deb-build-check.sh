@@ -15,25 +15,15 @@
 set -eu
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 say() { echo "deb-build-check: $*"; }
-for t in dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg-deb git gcc pkg-config; do
-	command -v "$t" >/dev/null 2>&1 || {
-		say "SKIP: no $t here (apt-get install dpkg-dev debhelper lintian git gcc pkgconf)"
-		exit 77
-	}
-done
-missing=$(cd "$src" && dpkg-checkbuilddeps 2>&1) || {
-	say "SKIP: build dependencies missing: $missing"
-	exit 77
-}
+# shellcheck source=build-aux/deb-lib.sh
+. "$(dirname "$0")/deb-lib.sh"
+deb_need_tools "apt-get install dpkg-dev debhelper lintian git gcc pkgconf" \
+	dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg-deb git gcc pkg-config
+deb_need_build_deps "$src"
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcinit-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-git clone -q "$src" "$work/src"
 say "dpkg-buildpackage -us -uc -b (log: build.log)"
-(cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1) || {
-	tail -n 60 "$work/build.log"
-	say "FAIL: dpkg-buildpackage"
-	exit 1
-}
+deb_build "$src" "$work"
 for p in libmcinit4 libmcinit-dev mcinit; do
 	ls "$work"/${p}_*.deb >/dev/null 2>&1 || { say "FAIL: no $p package was built"; exit 1; }
 done

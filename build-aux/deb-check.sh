@@ -13,32 +13,22 @@ base=${1:-/var/tmp/mcinit-fresh/base}
 say() { echo "deb-check: $*"; }
 [ "$(id -u)" -eq 0 ] || { say "SKIP: needs root (chroot)"; exit 77; }
 [ -d "$base/usr" ] || { say "SKIP: no fresh root at $base (sudo build-aux/fresh-check.sh makes one)"; exit 77; }
+# shellcheck source=build-aux/deb-lib.sh
+. "$src/build-aux/deb-lib.sh"
 # the host's tools (not in build-aux/setup-debian.sh: only this script
 # needs them); debian/control's Build-Depends as dpkg-checkbuilddeps reads
 # them (nothing else: no dh-exec, the .install files use debhelper 13's own
 # ${DEB_HOST_MULTIARCH})
-for t in dpkg-buildpackage dpkg-checkbuilddeps dh lintian git; do
-	command -v "$t" >/dev/null 2>&1 || {
-		say "SKIP: no $t here (apt-get install dpkg-dev debhelper lintian git)"
-		exit 77
-	}
-done
-missing=$(cd "$src" && dpkg-checkbuilddeps 2>&1) || {
-	say "SKIP: build dependencies missing: $missing"
-	exit 77
-}
+deb_need_tools "apt-get install dpkg-dev debhelper lintian git" \
+	dpkg-buildpackage dpkg-checkbuilddeps dh lintian git
+deb_need_build_deps "$src"
 work=$(mktemp -d /var/tmp/mcinit-deb.XXXXXX)
 cleanup() {
 	for m in dev proc sys; do umount "$work/root/$m" 2>/dev/null || true; done
 	rm -rf "$work"
 }
 trap cleanup EXIT
-git clone -q "$src" "$work/src"
-(cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1) || {
-	tail -n 60 "$work/build.log"
-	say "FAIL: dpkg-buildpackage"
-	exit 1
-}
+deb_build "$src" "$work"
 ls "$work"/*.deb
 say "lintian"
 lintian "$work"/mcinit_*.changes | tee "$work/lintian.log" || true

@@ -5,17 +5,16 @@
  * (2) A walk from the root expands aliases and merge keys into a jansson
  * tree, adding one position entry per value in document order.  (3) String
  * values holding `${` are resolved.  Keeping the graph (not jansson values)
- * until pass 2 is what lets an expanded alias point at its anchor's text. */
+ * until pass 2 is what lets an expanded alias point at its anchor's text.
+ * Typing a scalar's text is yamlscalar.c's. */
 #include "input/yamltree.h"
 #include "input/yamldl.h" /* yaml.h; libyaml is opened at first use */
+#include "input/yamlscalar.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -27,8 +26,7 @@
  * costs time in proportion to the flow nesting for every token it reads:
  * refused as the collection that passes it starts, libyaml never reads on
  * (200 KB of `[` took 60 s when the depth was checked after parsing). */
-#define MAX_DEPTH  256
-#define TAG_PREFIX "tag:yaml.org,2002:"
+#define MAX_DEPTH 256
 
 enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
 
@@ -78,35 +76,11 @@ struct ytree {
 	struct kindex anchor_ix;
 	bool aliased;
 	size_t expanded;
-	struct mcinit_yaml *out;
-	size_t capnotes; /* of out->notes */
+	struct mcinit_ytyper ty; /* the result (ty.out), its notes, the loader read as */
 	struct mcinit_err *err;
 	mcinit_yaml_lookup lookup;
 	void *ctx;
-	bool pyyaml; /* read as PyYAML's safe_load reads it (no OmegaConf resolver) */
 };
-
-/* ---- notes ---- */
-
-static void __attribute__((format(printf, 6, 7)))
-note(struct ytree *t, enum mcinit_severity sev, const char *code, struct mcinit_pos p,
-     const char *hint, const char *fmt, ...)
-{
-	struct mcinit_yaml *y = t->out;
-	struct mcinit_yaml_note *n;
-	va_list ap;
-
-	MCINIT_GROW(y->notes, t->capnotes, y->nnotes + 1);
-	n = &y->notes[y->nnotes++];
-	n->sev = sev;
-	snprintf(n->code, sizeof n->code, "%s", code);
-	n->line = p.line;
-	n->col = p.col;
-	va_start(ap, fmt);
-	n->msg = mcx_xvasprintf(fmt, ap);
-	va_end(ap);
-	n->hint = hint ? mcx_xstrdup(hint) : NULL;
-}
 
 static struct mcinit_pos
 mark_pos(yaml_mark_t m)
@@ -117,440 +91,6 @@ mark_pos(yaml_mark_t m)
 	p.col = m.column < INT_MAX ? (int)m.column + 1 : INT_MAX;
 	p.offset = -1;
 	return p;
-}
-
-/* ---- typing plain scalars as OmegaConf's loader does ---- */
-
-static bool
-in_words(const char *s, const char *const *w)
-{
-	for (; *w; w++)
-		if (strcmp(s, *w) == 0)
-			return true;
-	return false;
-}
-
-static const char *const null_words[] = {"", "~", "null", "Null", "NULL", NULL};
-static const char *const true_words[] = {"true", "True", "TRUE", NULL};
-static const char *const false_words[] = {"false", "False", "FALSE", NULL};
-static const char *const yes_words[] = {"yes", "Yes", "YES", "on", "On", "ON", NULL};
-static const char *const no_words[] = {"no", "No", "NO", "off", "Off", "OFF", NULL};
-
-static bool
-is_dig(char c, int base)
-{
-	if (base == 2)
-		return c == '0' || c == '1';
-	if (base == 8)
-		return c >= '0' && c <= '7';
-	if (base == 16)
-		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-	return c >= '0' && c <= '9';
-}
-
-/* [digits of base, or '_']+ from s; returns the end (s when none). */
-static const char *
-run_of(const char *s, int base, bool underscores)
-{
-	while (*s && (is_dig(*s, base) || (underscores && *s == '_')))
-		s++;
-	return s;
-}
-
-static const char *
-skip_sign(const char *s)
-{
-	return *s == '+' || *s == '-' ? s + 1 : s;
-}
-
-/* (:[0-5]?[0-9])+ from s; returns the end, or NULL when there is none. */
-static const char *
-base60_tail(const char *s)
-{
-	const char *p = s;
-
-	while (*p == ':') {
-		const char *q = p + 1;
-
-		if (q[0] >= '0' && q[0] <= '5' && is_dig(q[1], 10))
-			q += 2;
-		else if (is_dig(q[0], 10))
-			q += 1;
-		else
-			break;
-		p = q;
-	}
-	return p == s ? NULL : p;
-}
-
-enum numform { NF_NONE, NF_DEC, NF_BIN, NF_OCT, NF_HEX, NF_B60 };
-
-/* PyYAML's int resolver. */
-static enum numform
-int_form(const char *s)
-{
-	const char *p = skip_sign(s), *e;
-
-	if (p[0] == '0' && p[1] == 'b')
-		return p[2] && *run_of(p + 2, 2, true) == '\0' ? NF_BIN : NF_NONE;
-	if (p[0] == '0' && p[1] == 'x')
-		return p[2] && *run_of(p + 2, 16, true) == '\0' ? NF_HEX : NF_NONE;
-	if (p[0] == '0' && p[1] == '\0')
-		return NF_DEC;
-	if (p[0] == '0')
-		return *run_of(p + 1, 8, true) == '\0' ? NF_OCT : NF_NONE;
-	if (p[0] < '1' || p[0] > '9')
-		return NF_NONE;
-	e = run_of(p + 1, 10, true);
-	if (*e == '\0')
-		return NF_DEC;
-	e = base60_tail(e);
-	return e != NULL && *e == '\0' ? NF_B60 : NF_NONE;
-}
-
-/* [eE] sign? digits to the end; sign required when need_sign. */
-static bool
-exp_tail(const char *p, bool need_sign)
-{
-	if (*p != 'e' && *p != 'E')
-		return false;
-	p++;
-	if (*p == '+' || *p == '-')
-		p++;
-	else if (need_sign)
-		return false;
-	return is_dig(*p, 10) && *run_of(p, 10, false) == '\0';
-}
-
-/* [0-9]+(_[0-9]+)* */
-static const char *
-digits_us(const char *p)
-{
-	if (!is_dig(*p, 10))
-		return NULL;
-	for (;;) {
-		p = run_of(p, 10, false);
-		if (p[0] != '_' || !is_dig(p[1], 10))
-			return p;
-		p++;
-	}
-}
-
-/* PyYAML's float resolver. */
-static bool
-pyyaml_float(const char *s)
-{
-	const char *p = skip_sign(s), *e;
-
-	if (*p == '.' &&
-	    (strcmp(p + 1, "inf") == 0 || strcmp(p + 1, "Inf") == 0 || strcmp(p + 1, "INF") == 0))
-		return true;
-	if (s[0] == '.' &&
-	    (strcmp(s + 1, "nan") == 0 || strcmp(s + 1, "NaN") == 0 || strcmp(s + 1, "NAN") == 0))
-		return true;
-	if (s[0] == '.') {
-		if (!is_dig(s[1], 10))
-			return false;
-		e = run_of(s + 2, 10, true);
-		return *e == '\0' || exp_tail(e, true);
-	}
-	if (!is_dig(*p, 10))
-		return false;
-	e = run_of(p + 1, 10, true);
-	if (*e == ':') {
-		e = base60_tail(e);
-		if (e == NULL || *e != '.')
-			return false;
-		return *run_of(e + 1, 10, true) == '\0';
-	}
-	if (*e != '.')
-		return false;
-	e = run_of(e + 1, 10, true);
-	return *e == '\0' || exp_tail(e, true);
-}
-
-/* The float resolver OmegaConf adds (it takes `1e-4`, `1e5`, `1.5e3`). */
-static bool
-omegaconf_float(const char *s)
-{
-	const char *p = skip_sign(s), *e;
-
-	if (s[0] == '.') {
-		e = digits_us(s + 1);
-		return e != NULL && (*e == '\0' || exp_tail(e, true));
-	}
-	e = digits_us(p);
-	if (e == NULL)
-		return false;
-	if (*e == '.') {
-		e = run_of(e + 1, 10, true);
-		return *e == '\0' || exp_tail(e, false);
-	}
-	return exp_tail(e, false);
-}
-
-/* "write S" for s, an OmegaConf float without a dot (`3e-4`, `-1E5`),
- * with PyYAML's float: a ".0" before the exponent. */
-static void
-dotted_hint(const char *s, char *buf, size_t len)
-{
-	size_t m = strcspn(s, "eE");
-
-	snprintf(buf, len, "write %.*s.0%.40s", (int)(m < 40 ? m : 40), s, s + m);
-}
-
-/* Python's int() of the cleaned text in base b, with overflow check. */
-static bool
-to_ll(const char *digits, int base, bool neg, long long *out)
-{
-	char *end;
-	unsigned long long u;
-
-	errno = 0;
-	u = strtoull(digits, &end, base);
-	if (errno != 0 || *end != '\0' || end == digits)
-		return false;
-	if (!neg && u > (unsigned long long)LLONG_MAX)
-		return false;
-	if (neg && u > (unsigned long long)LLONG_MAX + 1)
-		return false;
-	*out = neg ? (long long)(0 - u) : (long long)u;
-	return true;
-}
-
-/* The text without '_' (what PyYAML's constructors do first). */
-static char *
-strip_us(const char *s)
-{
-	char *c = mcx_xmalloc(strlen(s) + 1), *q = c;
-
-	for (; *s; s++)
-		if (*s != '_')
-			*q++ = *s;
-	*q = '\0';
-	return c;
-}
-
-static bool
-build_int(const char *s, enum numform f, long long *out)
-{
-	char *c = strip_us(s), *p = c;
-	bool neg = false, ok = false;
-
-	if (*p == '+' || *p == '-')
-		neg = *p++ == '-';
-	switch (f) {
-	case NF_BIN:
-		ok = to_ll(p + 2, 2, neg, out);
-		break;
-	case NF_HEX:
-		ok = to_ll(p + 2, 16, neg, out);
-		break;
-	case NF_OCT:
-		ok = to_ll(p, 8, neg, out);
-		break;
-	case NF_B60: {
-		long long v = 0;
-		char *part = p;
-
-		ok = true;
-		while (ok && part != NULL) {
-			char *colon = strchr(part, ':');
-			long long d;
-
-			if (colon)
-				*colon = '\0';
-			ok = to_ll(part, 10, false, &d) && !__builtin_mul_overflow(v, 60, &v) &&
-			     !__builtin_add_overflow(v, d, &v);
-			part = colon ? colon + 1 : NULL;
-		}
-		*out = neg ? -v : v;
-		break;
-	}
-	default:
-		ok = to_ll(p, 10, neg, out);
-	}
-	free(c);
-	return ok;
-}
-
-static json_t *
-build_float(const char *s)
-{
-	char *c = strip_us(s), *p = c, *end;
-	double v, sign = 1;
-	json_t *j = NULL;
-
-	if (*p == '+' || *p == '-')
-		sign = *p++ == '-' ? -1 : 1;
-	if (strchr(p, ':') != NULL) {
-		char *part = p;
-
-		v = 0;
-		while (part != NULL) {
-			char *colon = strchr(part, ':');
-
-			if (colon)
-				*colon = '\0';
-			v = v * 60 + strtod(part, NULL);
-			part = colon ? colon + 1 : NULL;
-		}
-	} else if (p[0] == '.' && strcasecmp(p + 1, "inf") == 0) {
-		v = INFINITY; /* PyYAML's .inf, .Inf, .INF (pyyaml_float) */
-	} else if (p[0] == '.' && strcasecmp(p + 1, "nan") == 0) {
-		v = NAN;
-	} else {
-		v = strtod(p, &end);
-		if (*end != '\0')
-			goto out;
-	}
-	/* jansson has no infinity or NaN: those are tagged floats (jpos.h),
-	 * which a reader tells from the string 'inf'; a number past the
-	 * double range (`1.0e309`) is Python's float('inf') */
-	j = mcinit_json_pyfloat(sign * v);
-out:
-	free(c);
-	return j;
-}
-
-static void
-warn_plain(struct ytree *t, const char *s, struct mcinit_pos p, enum numform f)
-{
-	if (in_words(s, yes_words) || in_words(s, no_words)) {
-		bool yes = in_words(s, yes_words);
-
-		note(t, MCINIT_WARNING, "MC001", p,
-		     yes ? "write true (or quote the word if a string is meant)"
-		         : "write false (or quote the word if a string is meant)",
-		     "`%s` is a YAML 1.1 boolean: Megatron-Bridge's loader (OmegaConf) reads %s, "
-		     "a YAML 1.2 reader reads the string \"%s\"",
-		     s, yes ? "true" : "false", s);
-	} else if (strcmp(s, "y") == 0 || strcmp(s, "Y") == 0 || strcmp(s, "n") == 0 ||
-	           strcmp(s, "N") == 0) {
-		note(t, MCINIT_WARNING, "MC001", p, "write true or false, or quote it",
-		     "`%s` is the string \"%s\" to Megatron-Bridge's loader (PyYAML does not read "
-		     "YAML 1.1's y/n as booleans), but %s to other YAML 1.1 readers",
-		     s, s, (s[0] == 'y' || s[0] == 'Y') ? "true" : "false");
-	} else if (f == NF_OCT) {
-		note(t, MCINIT_WARNING, "MC004", p, "drop the leading zero, or quote it",
-		     "`%s` is an octal number in YAML 1.1: Megatron-Bridge reads it in base 8, a "
-		     "YAML 1.2 reader in base 10",
-		     s);
-	} else if (f == NF_B60) {
-		note(t, MCINIT_WARNING, "MC004", p, "quote it if a string is meant",
-		     "`%s` is a base-60 number in YAML 1.1 (1:30 is 90): Megatron-Bridge reads it "
-		     "so, a YAML 1.2 reader reads a string",
-		     s);
-	} else if (strcmp(s, "None") == 0) { /* Python's spelling; `none` is an enum value */
-		note(t, MCINIT_WARNING, "MC004", p, "write null (or ~) for Python's None",
-		     "`%s` is the string \"%s\" in YAML, not null", s, s);
-	} else {
-		const char *q = skip_sign(s);
-
-		if (q[0] == '0' && is_dig(q[1], 10) && *run_of(q, 10, true) == '\0')
-			note(t, MCINIT_WARNING, "MC004", p, "drop the leading zero, or quote it",
-			     "`%s` is a string to Megatron-Bridge's loader (YAML 1.1 reads a "
-			     "leading "
-			     "0 as octal, and this is not octal), a number to a YAML 1.2 reader",
-			     s);
-	}
-}
-
-/* A plain, untagged scalar; quiet: no warnings (a mapping key). */
-static json_t *
-type_plain(struct ytree *t, const char *s, struct mcinit_pos p, bool quiet)
-{
-	enum numform f;
-	long long v;
-
-	if (in_words(s, null_words))
-		return json_null();
-	if (in_words(s, true_words) || in_words(s, yes_words)) {
-		if (!quiet)
-			warn_plain(t, s, p, NF_NONE);
-		return json_true();
-	}
-	if (in_words(s, false_words) || in_words(s, no_words)) {
-		if (!quiet)
-			warn_plain(t, s, p, NF_NONE);
-		return json_false();
-	}
-	if (t->pyyaml && !pyyaml_float(s) && omegaconf_float(s)) {
-		/* yaml.safe_load's YAML 1.1 float needs a dot: `3e-4` is a string
-		 * there, and stays one through OmegaConf.create; a float field then
-		 * holds '3e-4', which the optimizer's arithmetic fails on */
-		if (!quiet) {
-			char hint[128];
-
-			dotted_hint(s, hint, sizeof hint);
-			note(
-			    t, MCINIT_WARNING, "MC004", p, hint,
-			    "`%s` is the string \"%s\" to PyYAML, which reads this file "
-			    "(Megatron-Bridge's ConfigContainer.from_yaml: yaml.safe_load): a "
-			    "YAML 1.1 float needs a dot; OmegaConf's loader, which a --config-file "
-			    "merge uses, would read a float",
-			    s, s);
-		}
-		return json_string(s);
-	}
-	if (pyyaml_float(s) || omegaconf_float(s)) {
-		json_t *j = build_float(s);
-
-		/* JSON has no infinity or NaN: the word, which a float field
-		 * reads as the float (config.c, special_float) */
-		return j ? j : json_string(s);
-	}
-	f = int_form(s);
-	if (!quiet)
-		warn_plain(t, s, p, f);
-	if (f != NF_NONE) {
-		if (build_int(s, f, &v))
-			return json_integer(v);
-		if (!quiet)
-			note(t, MCINIT_ERROR, "MC005", p, NULL,
-			     "integer `%s` is out of range (64-bit)", s);
-	}
-	return json_string(s);
-}
-
-/* A scalar with an explicit tag. */
-static json_t *
-type_tagged(struct ytree *t, const char *tag, const char *s, struct mcinit_pos p)
-{
-	const char *name =
-	    strncmp(tag, TAG_PREFIX, strlen(TAG_PREFIX)) == 0 ? tag + strlen(TAG_PREFIX) : NULL;
-	long long v;
-
-	if (strcmp(tag, "!") == 0) /* PyYAML resolves `!` like an untagged plain scalar */
-		return type_plain(t, s, p, false);
-	if (name && strcmp(name, "str") == 0)
-		return json_string(s);
-	if (name && strcmp(name, "null") == 0)
-		return json_null();
-	if (name && strcmp(name, "bool") == 0) {
-		if (in_words(s, true_words) || in_words(s, yes_words))
-			return json_true();
-		if (in_words(s, false_words) || in_words(s, no_words))
-			return json_false();
-	} else if (name && strcmp(name, "int") == 0) {
-		enum numform f = int_form(s);
-
-		if (f != NF_NONE && build_int(s, f, &v))
-			return json_integer(v);
-	} else if (name && strcmp(name, "float") == 0) {
-		json_t *j = build_float(s);
-
-		if (j != NULL)
-			return j;
-	} else {
-		note(t, MCINIT_ERROR, "MC004", p, "drop the tag",
-		     "tag %s%s: Megatron-Bridge's loader (OmegaConf on PyYAML's SafeLoader) "
-		     "cannot construct it",
-		     name ? "!!" : "", name ? name : tag);
-		return json_string(s);
-	}
-	note(t, MCINIT_ERROR, "MC004", p, NULL, "`!!%s %s`: not a valid %s", name, s, name);
-	return json_string(s);
 }
 
 /* ---- pass 1: events to a node graph ---- */
@@ -653,17 +193,18 @@ static bool py_str(const json_t *j, struct mcx_buf *b);
 static void
 type_key(struct ytree *t, struct ynode *n)
 {
-	json_t *j = type_plain(t, n->text, n->pos, true);
+	json_t *j = mcinit_ytype_plain(&t->ty, n->text, n->pos, true);
 	struct mcx_buf b = {0};
 
 	n->strkey = json_is_string(j);
 	if (!n->strkey && py_str(j, &b)) {
 		if (json_is_boolean(j))
-			note(t, MCINIT_WARNING, "MC001", n->pos, "quote the key",
-			     "key `%s` is the boolean %s to Megatron-Bridge's loader (YAML 1.1), "
-			     "not "
-			     "the string \"%s\"",
-			     n->text, json_is_true(j) ? "True" : "False", n->text);
+			mcinit_ynote(
+			    &t->ty, MCINIT_WARNING, "MC001", n->pos, "quote the key",
+			    "key `%s` is the boolean %s to Megatron-Bridge's loader (YAML 1.1), "
+			    "not "
+			    "the string \"%s\"",
+			    n->text, json_is_true(j) ? "True" : "False", n->text);
 		free(n->text);
 		n->tlen = b.len;
 		n->text = mcx_xstrdup(mcx_buf_cstr(&b));
@@ -691,9 +232,9 @@ scalar_node(struct ytree *t, const yaml_event_t *ev, bool is_key)
 	if (is_key || strlen(n->text) != len) /* or "\0" in a double-quoted scalar */
 		n->val = json_stringn(n->text, n->tlen);
 	else if (tag != NULL)
-		n->val = type_tagged(t, tag, n->text, n->pos);
+		n->val = mcinit_ytype_tagged(&t->ty, tag, n->text, n->pos);
 	else if (plain && ev->data.scalar.plain_implicit)
-		n->val = type_plain(t, n->text, n->pos, false);
+		n->val = mcinit_ytype_plain(&t->ty, n->text, n->pos, false);
 	else
 		n->val = json_string(n->text);
 	n->merge = plain && tag == NULL && strcmp(n->text, "<<") == 0;
@@ -706,15 +247,15 @@ scalar_node(struct ytree *t, const yaml_event_t *ev, bool is_key)
 static void
 check_collection_tag(struct ytree *t, const yaml_char_t *tag, enum ykind k, struct mcinit_pos p)
 {
-	const char *want = k == Y_MAP ? TAG_PREFIX "map" : TAG_PREFIX "seq";
+	const char *want = k == Y_MAP ? MCINIT_YAML_TAG "map" : MCINIT_YAML_TAG "seq";
 
 	if (tag == NULL || strcmp((const char *)tag, want) == 0 ||
 	    strcmp((const char *)tag, "!") == 0)
 		return;
-	note(t, MCINIT_ERROR, "MC004", p, "drop the tag",
-	     "tag %s: Megatron-Bridge's loader (OmegaConf on PyYAML's SafeLoader) cannot "
-	     "construct it; read as a plain %s",
-	     (const char *)tag, k == Y_MAP ? "mapping" : "sequence");
+	mcinit_ynote(&t->ty, MCINIT_ERROR, "MC004", p, "drop the tag",
+	             "tag %s: Megatron-Bridge's loader (OmegaConf on PyYAML's SafeLoader) cannot "
+	             "construct it; read as a plain %s",
+	             (const char *)tag, k == Y_MAP ? "mapping" : "sequence");
 }
 
 struct stack {
@@ -962,8 +503,8 @@ flatten(struct ytree *t, struct ynode *map, struct pairs *out, int depth)
 
 		if (k->kind != Y_SCALAR) {
 			if (!map->checked)
-				note(t, MCINIT_ERROR, "MC004", k->pos, NULL,
-				     "a mapping key must be a scalar; this key is skipped");
+				mcinit_ynote(&t->ty, MCINIT_ERROR, "MC004", k->pos, NULL,
+				             "a mapping key must be a scalar; this key is skipped");
 			continue;
 		}
 		if (k->merge) {
@@ -976,11 +517,12 @@ flatten(struct ytree *t, struct ynode *map, struct pairs *out, int depth)
 			continue;
 		}
 		if (!map->checked && k->strkey)
-			note(t, MCINIT_ERROR, "MC006", k->pos,
-			     "keep one copy (plain yaml.safe_load would keep the last)",
-			     "duplicate key '%s' (first at line %d): Megatron-Bridge's loader "
-			     "(OmegaConf) refuses the file",
-			     k->text, out->v[at].k->pos.line);
+			mcinit_ynote(
+			    &t->ty, MCINIT_ERROR, "MC006", k->pos,
+			    "keep one copy (plain yaml.safe_load would keep the last)",
+			    "duplicate key '%s' (first at line %d): Megatron-Bridge's loader "
+			    "(OmegaConf) refuses the file",
+			    k->text, out->v[at].k->pos.line);
 		out->v[at].k = k; /* the last copy is read on, as PyYAML would */
 		out->v[at].v = v;
 	}
@@ -1016,8 +558,8 @@ emit_map(struct ytree *t, struct ynode *n, size_t ent, int depth)
 		json_t *v;
 
 		if (strlen(k->text) != k->tlen) {
-			note(t, MCINIT_ERROR, "MC004", k->pos, NULL,
-			     "a key with a NUL character is not supported; skipped");
+			mcinit_ynote(&t->ty, MCINIT_ERROR, "MC004", k->pos, NULL,
+			             "a key with a NUL character is not supported; skipped");
 			continue;
 		}
 		v = emit(t, ps.v[i].v, ent, k->text, k->tlen, k->pos, depth + 1);
@@ -1057,7 +599,7 @@ emit(struct ytree *t, struct ynode *n, size_t parent, const char *tok, size_t to
 		fail_at(t, n->pos, what);
 		return NULL;
 	}
-	ent = mcinit_jpos_add(t->out->jp, parent, tok, toklen, key, n->pos);
+	ent = mcinit_jpos_add(t->ty.out->jp, parent, tok, toklen, key, n->pos);
 	if (n->kind == Y_SCALAR)
 		return json_incref(n->val);
 	if (n->kind == Y_MAP)
@@ -1089,7 +631,7 @@ pos_of(struct ytree *t, const char *pointer)
 {
 	struct mcinit_pos k = {0, 0, -1}, v = {0, 0, -1};
 
-	mcinit_jpos_lookup(t->out->jp, pointer, &k, &v);
+	mcinit_jpos_lookup(t->ty.out->jp, pointer, &k, &v);
 	return v;
 }
 
@@ -1216,8 +758,8 @@ static enum ires
 lookup_ref(struct interp *ip, const char *ref, json_t **out, char **why)
 {
 	int dots = (int)strspn(ref, ".");
-	json_t *base =
-	    dots ? ancestor(ip->t->out->root, mcx_buf_cstr(&ip->path), dots) : ip->t->out->root;
+	json_t *base = dots ? ancestor(ip->t->ty.out->root, mcx_buf_cstr(&ip->path), dots)
+	                    : ip->t->ty.out->root;
 	json_t *hit = base ? walk_ref(base, ref + dots) : NULL;
 	const char *what = NULL;
 
@@ -1240,12 +782,13 @@ lookup_ref(struct interp *ip, const char *ref, json_t **out, char **why)
 		struct mcx_buf b = {0};
 
 		py_str(*out, &b);
-		note(ip->t, MCINIT_NOTE, "MC009", pos_of(ip->t, mcx_buf_cstr(&ip->path)), NULL,
-		     "`${%s}`: this file does not set %s; resolved to %s (%s), as OmegaConf "
-		     "resolves it against the config the file is merged onto",
-		     ref, ref,
-		     json_is_object(*out) || json_is_array(*out) ? "a container" : mcx_buf_cstr(&b),
-		     what ? what : "mcinit's value");
+		mcinit_ynote(
+		    &ip->t->ty, MCINIT_NOTE, "MC009", pos_of(ip->t, mcx_buf_cstr(&ip->path)), NULL,
+		    "`${%s}`: this file does not set %s; resolved to %s (%s), as OmegaConf "
+		    "resolves it against the config the file is merged onto",
+		    ref, ref,
+		    json_is_object(*out) || json_is_array(*out) ? "a container" : mcx_buf_cstr(&b),
+		    what ? what : "mcinit's value");
 		mcx_buf_free(&b);
 		return I_OK;
 	}
@@ -1370,9 +913,10 @@ resolve_member(struct interp *ip, json_t *parent, const char *key, size_t index,
 		else if (r == I_OK)
 			json_array_set_new(parent, index, res);
 		else if (r == I_UNEVALUATED)
-			note(ip->t, MCINIT_NOTE, "MC009", p, NULL, "%s; not checked", why);
+			mcinit_ynote(&ip->t->ty, MCINIT_NOTE, "MC009", p, NULL, "%s; not checked",
+			             why);
 		else
-			note(ip->t, MCINIT_ERROR, "MC003", p, NULL, "%s", why);
+			mcinit_ynote(&ip->t->ty, MCINIT_ERROR, "MC003", p, NULL, "%s", why);
 		/* an unknown value is not checked against the literal text */
 		if (r != I_OK && json_is_object(parent))
 			json_object_del(parent, key);
@@ -1433,8 +977,8 @@ mcinit_yaml_parse_as(const char *text, size_t len, bool pyyaml, mcinit_yaml_look
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	t.pyyaml = pyyaml;
-	t.out = out;
+	t.ty.pyyaml = pyyaml;
+	t.ty.out = out;
 	t.err = err;
 	t.lookup = lookup;
 	t.ctx = ctx;
@@ -1474,7 +1018,7 @@ mcinit_yaml_interpolate(const char *s, mcinit_yaml_lookup lookup, void *ctx, jso
 	struct interp ip = {&t, {0}, 0};
 	enum ires r;
 
-	t.out = &y;
+	t.ty.out = &y;
 	t.lookup = lookup;
 	t.ctx = ctx;
 	y.root = json_object(); /* no file: every reference goes to lookup */

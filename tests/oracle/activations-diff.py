@@ -11,8 +11,8 @@ allgather dispatcher; TP 1/2/4 with sequence parallelism on and off;
 recompute none, selective (core_attn, mlp, both), full uniform and block;
 the softmax in fp32 or not; dropout or none; micro-batch size and sequence
 length; PP stages first, middle, last), the world's ranks are forked as CPU processes that
-join a gloo process group, as tests/oracle/params-diff.py does, and build
-Megatron-Core 0.19.2's GPTModel with the local layer spec (Transformer
+join a gloo process group, as tests/oracle/params-diff.py does (both with
+tests/oracle/cpumodel.py), and build Megatron-Core 0.19.2's GPTModel with the local layer spec (Transformer
 Engine has no CPU wheel) in Float16Module.  Each rank runs one forward of
 its pipeline stage on one micro-batch (the first stage from token ids, the
 others from a hidden state that requires grad, the last with labels, to
@@ -48,6 +48,9 @@ import sys
 import traceback
 import warnings
 import weakref
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpumodel  # noqa: E402
 
 
 def gen_case(rng, i):
@@ -168,24 +171,19 @@ def flags(c):
     return [str(x) for x in f]
 
 
-def padded_vocab(c):
-    """Megatron-LM's _vocab_size_with_padding."""
-    m = 16 * c["tp"]
-    return (c["vocab"] + m - 1) // m * m
 
 
 def cpu_patches():
-    """What Megatron-Core asks of CUDA, done on the CPU: the RNG tracker's
-    states are the CPU generator's; the collectives of TP and SP go through
-    the gloo calls that it has (no effect on what autograd saves: they run
-    inside autograd Functions)."""
+    """What Megatron-Core asks of CUDA, done on the CPU: the device
+    (cpumodel.cpu_device); the RNG tracker's states are the CPU generator's;
+    the collectives of TP and SP go through the gloo calls that it has (no
+    effect on what autograd saves: they run inside autograd Functions)."""
     import torch
     import torch.distributed as dist
     from megatron.core.tensor_parallel import mappings
     from megatron.core.tensor_parallel import random as tpr
 
-    torch.cuda.current_device = lambda: "cpu"
-    torch.Tensor.cuda = lambda self, *a, **k: self
+    cpumodel.cpu_device()
     tpr._get_cuda_rng_state = lambda *a, **k: torch.get_rng_state()
     tpr._set_cuda_rng_state = lambda *a, **k: None
     torch.cuda.get_rng_state = lambda *a, **k: torch.get_rng_state()
@@ -223,161 +221,107 @@ def cpu_patches():
     mappings.dist_reduce_scatter_func = reduce_scatter
 
 
-def rank_main(c, rank, port, q, detail):
+def rank_main(rank, c, port, detail):
     """One rank: join the group, build its stage, run one forward, count."""
-    try:
-        warnings.filterwarnings("ignore")
-        import logging
-        logging.disable(logging.WARNING)
-        import torch
-        import torch.distributed as dist
-        from megatron.core import parallel_state as ps
-        from megatron.core.tensor_parallel import random as tpr
-        from megatron.core.models.gpt.gpt_layer_specs import (
-            get_gpt_decoder_block_spec, get_gpt_layer_local_spec)
-        from megatron.core.models.gpt.gpt_model import GPTModel
-        from megatron.core.transformer.module import Float16Module
-        from megatron.core.transformer.transformer_config import TransformerConfig
+    warnings.filterwarnings("ignore")
+    import logging
+    logging.disable(logging.WARNING)
+    import torch
+    from megatron.core import parallel_state as ps
+    from megatron.core.tensor_parallel import random as tpr
+    from megatron.core.transformer.transformer_config import TransformerConfig
 
-        cpu_patches()
-        torch.manual_seed(1234 + rank)
-        os.environ["MASTER_ADDR"] = "127.0.0.1"
-        os.environ["MASTER_PORT"] = str(port)
-        dist.init_process_group("gloo", rank=rank, world_size=c["world"])
-        ps.initialize_model_parallel(tensor_model_parallel_size=c["tp"],
-                                     pipeline_model_parallel_size=c["pp"],
-                                     expert_model_parallel_size=c["ep"],
-                                     expert_tensor_parallel_size=c["tp"])
-        tpr.model_parallel_cuda_manual_seed(1234)
-        dtype = torch.bfloat16
-        kw = dict(num_layers=c["layers"], hidden_size=c["h"], num_attention_heads=c["heads"],
-                  use_cpu_initialization=True, params_dtype=dtype, bf16=True,
-                  tensor_model_parallel_size=c["tp"], pipeline_model_parallel_size=c["pp"],
-                  sequence_parallel=c["sp"], add_bias_linear=c["bias"],
-                  gated_linear_unit=c["swiglu"], ffn_hidden_size=c["ffn"],
-                  normalization="RMSNorm" if c["rms"] else "LayerNorm",
-                  pipeline_dtype=dtype,
-                  hidden_dropout=0.0 if c["nodrop"] else 0.1,
-                  attention_dropout=0.0 if c["nodrop"] else 0.1,
-                  # Megatron-LM's default: --attention-softmax-in-fp32 off
-                  attention_softmax_in_fp32=c["fp32sm"])
-        if c["swiglu"]:
-            kw["activation_func"] = torch.nn.functional.silu
-        if c["groups"]:
-            kw["num_query_groups"] = c["groups"]
-        rc = c["recompute"]
-        if rc == "selective":
-            kw.update(recompute_granularity="selective",
-                      recompute_modules=c["modules"] or ["core_attn"])
-        elif rc.startswith("full"):
-            kw.update(recompute_granularity="full", recompute_method=rc[5:],
-                      recompute_num_layers=c["rc_layers"])
-        e = c["moe"]
-        if e:
-            # Megatron-LM's defaults: the allgather dispatcher, ETP = TP
-            kw.update(num_moe_experts=e["experts"], moe_router_topk=e["topk"],
-                      moe_ffn_hidden_size=e["ffn"], expert_model_parallel_size=c["ep"],
-                      expert_tensor_parallel_size=c["tp"],
-                      moe_shared_expert_intermediate_size=e["shared"],
-                      moe_grouped_gemm=False, moe_token_dispatcher_type="allgather",
-                      moe_expert_capacity_factor=e["cf"],
-                      moe_pad_expert_input_to_capacity=e["pad"],
-                      moe_router_load_balancing_type="aux_loss",
-                      moe_aux_loss_coeff=e["aux"], moe_router_pre_softmax=e["pre"])
-            if e["freq"]:
-                kw["moe_layer_freq"] = e["freq"]
-        cfg = TransformerConfig(**kw)
-        norm = "RMSNorm" if c["rms"] else "LayerNorm"
-        if e:
-            spec = get_gpt_decoder_block_spec(cfg, use_transformer_engine=False,
-                                              normalization=norm)
-        else:
-            spec = get_gpt_layer_local_spec(None, False, False, False, None, norm)
-        pre, post = ps.is_pipeline_first_stage(), ps.is_pipeline_last_stage()
-        model = GPTModel(cfg, spec, vocab_size=padded_vocab(c), max_sequence_length=64,
-                         pre_process=pre, post_process=post,
-                         share_embeddings_and_output_weights=not c["untie"],
-                         position_embedding_type=c["pos"])
-        model = Float16Module(cfg, model)
-        model.train()
-        params = {p.untyped_storage().data_ptr() for p in model.parameters()}
-        s, b = c["seq"], c["mbs"]
-        ids = torch.randint(0, c["vocab"], (b, s))
-        pos = torch.arange(s).unsqueeze(0).expand(b, s)
-        mask = torch.tril(torch.ones(1, 1, s, s)) < 0.5
-        labels = torch.randint(0, c["vocab"], (b, s)) if post else None
-        if not pre:
-            hs = s // c["tp"] if c["sp"] else s
-            x = torch.randn(hs, b, c["h"], dtype=dtype, requires_grad=True)
-            model.set_input_tensor(x)
-        # A saved tensor is wrapped; what the graph still holds after the
-        # forward is what backward needs (a checkpoint's forward without grad
-        # may save tensors that are freed at once, and whose addresses are
-        # reused: counting at pack time would merge or add them).
-        class Saved:
-            __slots__ = ("t", "where", "__weakref__")
+    cpu_patches()
+    torch.manual_seed(1234 + rank)
+    cpumodel.join(c, rank, port, expert_model_parallel_size=c["ep"],
+                  expert_tensor_parallel_size=c["tp"])
+    tpr.model_parallel_cuda_manual_seed(1234)
+    dtype = torch.bfloat16
+    kw = cpumodel.config_kw(c, dtype)
+    kw.update(sequence_parallel=c["sp"], ffn_hidden_size=c["ffn"],
+              hidden_dropout=0.0 if c["nodrop"] else 0.1,
+              attention_dropout=0.0 if c["nodrop"] else 0.1,
+              # Megatron-LM's default: --attention-softmax-in-fp32 off
+              attention_softmax_in_fp32=c["fp32sm"])
+    rc = c["recompute"]
+    if rc == "selective":
+        kw.update(recompute_granularity="selective",
+                  recompute_modules=c["modules"] or ["core_attn"])
+    elif rc.startswith("full"):
+        kw.update(recompute_granularity="full", recompute_method=rc[5:],
+                  recompute_num_layers=c["rc_layers"])
+    e = c["moe"]
+    if e:
+        # Megatron-LM's defaults: the allgather dispatcher, ETP = TP
+        kw.update(num_moe_experts=e["experts"], moe_router_topk=e["topk"],
+                  moe_ffn_hidden_size=e["ffn"], expert_model_parallel_size=c["ep"],
+                  expert_tensor_parallel_size=c["tp"],
+                  moe_shared_expert_intermediate_size=e["shared"],
+                  moe_grouped_gemm=False, moe_token_dispatcher_type="allgather",
+                  moe_expert_capacity_factor=e["cf"],
+                  moe_pad_expert_input_to_capacity=e["pad"],
+                  moe_router_load_balancing_type="aux_loss",
+                  moe_aux_loss_coeff=e["aux"], moe_router_pre_softmax=e["pre"])
+        if e["freq"]:
+            kw["moe_layer_freq"] = e["freq"]
+    cfg = TransformerConfig(**kw)
+    spec = cpumodel.layer_spec(cfg, c)
+    pre, post = ps.is_pipeline_first_stage(), ps.is_pipeline_last_stage()
+    model = cpumodel.gpt_model(cfg, spec, c, cpumodel.padded_vocab(c, 16), 64, pre, post)
+    model = cpumodel.float16(cfg, model)
+    model.train()
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    s, b = c["seq"], c["mbs"]
+    ids = torch.randint(0, c["vocab"], (b, s))
+    pos = torch.arange(s).unsqueeze(0).expand(b, s)
+    mask = torch.tril(torch.ones(1, 1, s, s)) < 0.5
+    labels = torch.randint(0, c["vocab"], (b, s)) if post else None
+    if not pre:
+        hs = s // c["tp"] if c["sp"] else s
+        x = torch.randn(hs, b, c["h"], dtype=dtype, requires_grad=True)
+        model.set_input_tensor(x)
+    # A saved tensor is wrapped; what the graph still holds after the
+    # forward is what backward needs (a checkpoint's forward without grad
+    # may save tensors that are freed at once, and whose addresses are
+    # reused: counting at pack time would merge or add them).
+    class Saved:
+        __slots__ = ("t", "where", "__weakref__")
 
-        alive = weakref.WeakSet()
+    alive = weakref.WeakSet()
 
-        def pack(t):
-            w = Saved()
-            w.t, w.where = t, None
-            if detail:
-                fr = [f for f in traceback.extract_stack()[:-1]
-                      if "megatron" in f.filename or "torch/nn" in f.filename]
-                w.where = ("%s:%d" % (fr[-1].filename.rsplit("/", 1)[-1], fr[-1].lineno)
-                           if fr else "?")
-            alive.add(w)
-            return w
+    def pack(t):
+        w = Saved()
+        w.t, w.where = t, None
+        if detail:
+            fr = [f for f in traceback.extract_stack()[:-1]
+                  if "megatron" in f.filename or "torch/nn" in f.filename]
+            w.where = ("%s:%d" % (fr[-1].filename.rsplit("/", 1)[-1], fr[-1].lineno)
+                       if fr else "?")
+        alive.add(w)
+        return w
 
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda w: w.t):
-            out = model(ids if pre else None, pos if pre else None, mask, labels=labels)
-        seen, log = {}, []
-        for w in sorted(alive, key=lambda w: w.t.untyped_storage().data_ptr()):
-            st = w.t.untyped_storage()
-            k = st.data_ptr()
-            if k in params or k in seen:
-                continue
-            seen[k] = (st.nbytes(), str(w.t.dtype).removeprefix("torch."))
-            if detail:
-                log.append("%8d %-9s %-18s %s" % (st.nbytes(), seen[k][1],
-                                                   tuple(w.t.shape), w.where))
-        del out
-        by = {}
-        for n, dt in seen.values():
-            by[dt] = by.get(dt, 0) + n
-        q.put((rank, ps.get_pipeline_model_parallel_rank(), by, log, None))
-    except BaseException:
-        q.put((rank, None, None, None, traceback.format_exc()))
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda w: w.t):
+        out = model(ids if pre else None, pos if pre else None, mask, labels=labels)
+    seen, log = {}, []
+    for w in sorted(alive, key=lambda w: w.t.untyped_storage().data_ptr()):
+        st = w.t.untyped_storage()
+        k = st.data_ptr()
+        if k in params or k in seen:
+            continue
+        seen[k] = (st.nbytes(), str(w.t.dtype).removeprefix("torch."))
+        if detail:
+            log.append("%8d %-9s %-18s %s" % (st.nbytes(), seen[k][1],
+                                               tuple(w.t.shape), w.where))
+    del out
+    by = {}
+    for n, dt in seen.values():
+        by[dt] = by.get(dt, 0) + n
+    return ps.get_pipeline_model_parallel_rank(), by, log
 
 
 def measure(c, port, detail=False):
     """Every rank's (stage, bytes by dtype, log), or an error."""
-    import torch.multiprocessing as mp
-
-    warnings.filterwarnings("ignore")
-    import megatron.core.models.gpt.gpt_model  # noqa: F401
-    import megatron.core.models.gpt.gpt_layer_specs  # noqa: F401
-
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    procs = [ctx.Process(target=rank_main, args=(c, r, port, q, detail))
-             for r in range(c["world"])]
-    for p in procs:
-        p.start()
-    out = {}
-    try:
-        for _ in procs:
-            rank, stage, by, log, err = q.get(timeout=300)
-            if err:
-                return None, err
-            out[rank] = (stage, by, log)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
-    return out, None
+    return cpumodel.run_ranks(c, rank_main, c, port, detail)
 
 
 def mcinit_stages(mcinit, c):

@@ -9,6 +9,7 @@ pattern, MTP, tied and untied embeddings, SwiGLU, biases, qk-layernorm,
 learned or rotary positions; TP, PP, virtual PP, uneven first and last
 stages, EP, ETP), the world's ranks are forked as CPU processes that join a
 gloo process group, call parallel_state.initialize_model_parallel, and build
+(tests/oracle/cpumodel.py, which activations-diff.py shares)
 Megatron-Core's GPTModel (one model chunk per virtual stage, pre_process and
 post_process as Megatron-LM's get_model sets them) with
 use_cpu_initialization and the local layer spec (Transformer Engine has no
@@ -30,8 +31,10 @@ import os
 import random
 import subprocess
 import sys
-import traceback
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpumodel  # noqa: E402
 
 KINDS = ["embedding", "attention", "mlp", "experts", "norms", "output", "mtp"]
 TSV_KEYS = ["total"] + KINDS + ["expert"]
@@ -207,12 +210,6 @@ def flags(c):
     return [str(x) for x in f]
 
 
-def padded_vocab(c):
-    """Megatron-LM's _vocab_size_with_padding."""
-    m = c["div"] * c["tp"]
-    return (c["vocab"] + m - 1) // m * m
-
-
 def kind_of(name):
     """The kind of a parameter, from its name in GPTModel."""
     if name.startswith("mtp."):
@@ -262,142 +259,90 @@ def mla_as_te(spec):
         sub.core_attention = NoParamAttention
 
 
-def rank_main(c, rank, port, q):
+def rank_main(rank, c, port):
     """One rank: join the group, build its model chunks, count."""
-    try:
-        warnings.filterwarnings("ignore")
-        import torch
-        import torch.distributed as dist
-        from megatron.core import parallel_state as ps
-        from megatron.core.models.gpt.gpt_layer_specs import (
-            get_gpt_decoder_block_spec, get_gpt_layer_local_spec, get_gpt_mtp_block_spec)
-        from megatron.core.models.gpt.gpt_model import GPTModel
-        from megatron.core.transformer.module import Float16Module
-        from megatron.core.transformer.transformer_config import (
-            MLATransformerConfig, TransformerConfig)
+    warnings.filterwarnings("ignore")
+    import torch
+    from megatron.core import parallel_state as ps
+    from megatron.core.models.gpt.gpt_layer_specs import get_gpt_mtp_block_spec
+    from megatron.core.transformer.transformer_config import (
+        MLATransformerConfig, TransformerConfig)
 
-        # Megatron-Core's rotary embedding of MLA asks for the CUDA device even
-        # under use_cpu_initialization; it holds no parameter.
-        # The tied embedding's first all-reduce moves it to CUDA first; on the
-        # CPU it stays (gloo reduces CPU tensors).
-        torch.cuda.current_device = lambda: "cpu"
-        torch.Tensor.cuda = lambda self, *a, **k: self
-        os.environ["MASTER_ADDR"] = "127.0.0.1"
-        os.environ["MASTER_PORT"] = str(port)
-        dist.init_process_group("gloo", rank=rank, world_size=c["world"])
-        ps.initialize_model_parallel(
-            tensor_model_parallel_size=c["tp"], pipeline_model_parallel_size=c["pp"],
-            virtual_pipeline_model_parallel_size=c["vpp"],
-            expert_model_parallel_size=c["ep"], expert_tensor_parallel_size=c["etp"])
-        dtype = {"bf16": torch.bfloat16, "fp16": torch.half, "fp32": torch.float}[c["dtype"]]
-        kw = dict(num_layers=c["layers"], hidden_size=c["h"], num_attention_heads=c["heads"],
-                  use_cpu_initialization=True, params_dtype=dtype,
-                  bf16=c["dtype"] == "bf16", fp16=c["dtype"] == "fp16",
-                  tensor_model_parallel_size=c["tp"], pipeline_model_parallel_size=c["pp"],
-                  virtual_pipeline_model_parallel_size=c["vpp"],
-                  expert_model_parallel_size=c["ep"], expert_tensor_parallel_size=c["etp"],
-                  add_bias_linear=c["bias"], add_qkv_bias=c["qkv_bias"],
-                  gated_linear_unit=c["swiglu"], qk_layernorm=c["qk_ln"],
-                  normalization="RMSNorm" if c["rms"] else "LayerNorm",
-                  pipeline_dtype=dtype)
-        if c["swiglu"]:
-            kw["activation_func"] = torch.nn.functional.silu
-        if c["ffn"]:
-            kw["ffn_hidden_size"] = c["ffn"]
-        elif c["swiglu"]:
-            kw["ffn_hidden_size"] = int((4 * c["h"] * 2 / 3) / 64) * 64
-        if c["kv"]:
-            kw["kv_channels"] = c["kv"]
-        if c["groups"]:
-            kw["num_query_groups"] = c["groups"]
-        if c["layout"]:
-            kw["pipeline_model_parallel_layout"] = c["layout"]
-        if c["first"] is not None:
-            kw["num_layers_in_first_pipeline_stage"] = c["first"]
-            kw["num_layers_in_last_pipeline_stage"] = c["last"]
-        e = c["moe"]
-        if e:
-            kw.update(num_moe_experts=e["experts"], moe_router_topk=e["topk"],
-                      moe_ffn_hidden_size=e["ffn"] or kw.get("ffn_hidden_size", 4 * c["h"]),
-                      moe_shared_expert_intermediate_size=e["shared"],
-                      moe_shared_expert_gate=bool(e["shared"]) and e["gate"],
-                      moe_grouped_gemm=False)
-            if e["freq"] is not None:
-                kw["moe_layer_freq"] = e["freq"]
-        if c["mtp"]:
-            kw["mtp_num_layers"] = c["mtp"]
-        m = c["mla"]
+    cpumodel.cpu_device()
+    cpumodel.join(c, rank, port, virtual_pipeline_model_parallel_size=c["vpp"],
+                  expert_model_parallel_size=c["ep"], expert_tensor_parallel_size=c["etp"])
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.half, "fp32": torch.float}[c["dtype"]]
+    kw = cpumodel.config_kw(c, dtype)
+    kw.update(virtual_pipeline_model_parallel_size=c["vpp"],
+              expert_model_parallel_size=c["ep"], expert_tensor_parallel_size=c["etp"],
+              add_qkv_bias=c["qkv_bias"], qk_layernorm=c["qk_ln"])
+    if c["ffn"]:
+        kw["ffn_hidden_size"] = c["ffn"]
+    elif c["swiglu"]:
+        kw["ffn_hidden_size"] = int((4 * c["h"] * 2 / 3) / 64) * 64
+    if c["kv"]:
+        kw["kv_channels"] = c["kv"]
+    if c["layout"]:
+        kw["pipeline_model_parallel_layout"] = c["layout"]
+    if c["first"] is not None:
+        kw["num_layers_in_first_pipeline_stage"] = c["first"]
+        kw["num_layers_in_last_pipeline_stage"] = c["last"]
+    e = c["moe"]
+    if e:
+        kw.update(num_moe_experts=e["experts"], moe_router_topk=e["topk"],
+                  moe_ffn_hidden_size=e["ffn"] or kw.get("ffn_hidden_size", 4 * c["h"]),
+                  moe_shared_expert_intermediate_size=e["shared"],
+                  moe_shared_expert_gate=bool(e["shared"]) and e["gate"],
+                  moe_grouped_gemm=False)
+        if e["freq"] is not None:
+            kw["moe_layer_freq"] = e["freq"]
+    if c["mtp"]:
+        kw["mtp_num_layers"] = c["mtp"]
+    m = c["mla"]
+    if m:
+        kw.update(multi_latent_attention=True, q_lora_rank=m["q_lora"],
+                  kv_lora_rank=m["kv_lora"], qk_head_dim=m["qk_head"],
+                  qk_pos_emb_head_dim=m["qk_pos"], v_head_dim=m["v_head"],
+                  rope_type="rope")
+        cfg = MLATransformerConfig(**kw)
+    else:
+        cfg = TransformerConfig(**kw)
+    counts = {}
+    layers = []
+    for v in range(c["vpp"] or 1):
+        vp = v if c["vpp"] else None
+        spec = cpumodel.layer_spec(cfg, c, qk_layernorm=c["qk_ln"], mla=bool(m), vp_stage=vp)
         if m:
-            kw.update(multi_latent_attention=True, q_lora_rank=m["q_lora"],
-                      kv_lora_rank=m["kv_lora"], qk_head_dim=m["qk_head"],
-                      qk_pos_emb_head_dim=m["qk_pos"], v_head_dim=m["v_head"],
-                      rope_type="rope")
-            cfg = MLATransformerConfig(**kw)
-        else:
-            cfg = TransformerConfig(**kw)
-        norm = "RMSNorm" if c["rms"] else "LayerNorm"
-        counts = {}
-        layers = []
-        for v in range(c["vpp"] or 1):
-            vp = v if c["vpp"] else None
-            if e:
-                spec = get_gpt_decoder_block_spec(cfg, use_transformer_engine=False,
-                                                  normalization=norm, vp_stage=vp)
-            else:
-                spec = get_gpt_layer_local_spec(None, False, c["qk_ln"], bool(m), None, norm)
-            if m:
-                mla_as_te(spec)
-            mtp_spec = None
-            if c["mtp"]:
-                mtp_spec = get_gpt_mtp_block_spec(cfg, spec, use_transformer_engine=False,
-                                                  vp_stage=vp)
-            model = GPTModel(
-                cfg, spec, vocab_size=padded_vocab(c), max_sequence_length=c["maxpos"],
-                pre_process=ps.is_pipeline_first_stage(ignore_virtual=False, vp_stage=vp),
-                post_process=ps.is_pipeline_last_stage(ignore_virtual=False, vp_stage=vp),
-                share_embeddings_and_output_weights=not c["untie"],
-                position_embedding_type=c["pos"], mtp_block_spec=mtp_spec, vp_stage=vp)
-            layers.append(len(model.decoder.layers))
-            if c["dtype"] != "fp32":
-                model = Float16Module(cfg, model)
-            for name, p in model.named_parameters():
-                name = name.removeprefix("module.")
-                dt = str(p.dtype).removeprefix("torch.")
-                side = "dense" if getattr(p, "allreduce", True) else "expert"
-                for key in (kind_of(name), "dt:" + dt, side, "total"):
-                    counts[key] = counts.get(key, 0) + p.numel()
-        q.put((rank, ps.get_pipeline_model_parallel_rank(), counts, layers, None))
-    except BaseException:
-        q.put((rank, None, None, None, traceback.format_exc()))
+            mla_as_te(spec)
+        mtp_spec = None
+        if c["mtp"]:
+            mtp_spec = get_gpt_mtp_block_spec(cfg, spec, use_transformer_engine=False,
+                                              vp_stage=vp)
+        model = cpumodel.gpt_model(
+            cfg, spec, c, padded_vocab(c), c["maxpos"],
+            ps.is_pipeline_first_stage(ignore_virtual=False, vp_stage=vp),
+            ps.is_pipeline_last_stage(ignore_virtual=False, vp_stage=vp),
+            mtp_block_spec=mtp_spec, vp_stage=vp)
+        layers.append(len(model.decoder.layers))
+        if c["dtype"] != "fp32":
+            model = cpumodel.float16(cfg, model)
+        for name, p in model.named_parameters():
+            name = name.removeprefix("module.")
+            dt = str(p.dtype).removeprefix("torch.")
+            side = "dense" if getattr(p, "allreduce", True) else "expert"
+            for key in (kind_of(name), "dt:" + dt, side, "total"):
+                counts[key] = counts.get(key, 0) + p.numel()
+    return ps.get_pipeline_model_parallel_rank(), counts, layers
+
+
+def padded_vocab(c):
+    """Megatron-LM's _vocab_size_with_padding (--make-vocab-size-divisible-by)."""
+    return cpumodel.padded_vocab(c, c["div"])
 
 
 def core_counts(c, port):
     """Every rank's (stage, counts, layers), or an error."""
-    import torch.multiprocessing as mp
-
-    # Imported once here, before the fork, so each rank starts at once.
-    warnings.filterwarnings("ignore")
-    import megatron.core.models.gpt.gpt_model  # noqa: F401
-    import megatron.core.models.gpt.gpt_layer_specs  # noqa: F401
-
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    procs = [ctx.Process(target=rank_main, args=(c, r, port, q)) for r in range(c["world"])]
-    for p in procs:
-        p.start()
-    out = {}
-    try:
-        for _ in procs:
-            rank, stage, counts, layers, err = q.get(timeout=300)
-            if err:
-                return None, err
-            out[rank] = (stage, counts, layers)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
-    return out, None
+    return cpumodel.run_ranks(c, rank_main, c, port)
 
 
 DTNAME = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}

@@ -1,7 +1,10 @@
 """judge_ovs.py [DIR] < LINES — each line: NAME FILE WS OVERRIDE...; the installed Bridge's
 verdict on the recipe dump FILE (in DIR, default tests/bridge/0.6.2; tests/bridge/0.5.1 with the
 0.5.1 venv; tests/bridge/main with Bridge main, README) changed by the overrides, as mutations.tsv
-rows.  An override's key may go deeper than section.key (model.transformer.num_layers)."""
+rows.  An override's key may go deeper than section.key (model.transformer.num_layers).
+VERDICT: accept, reject, or accept-typeerror: Bridge accepts the config at load, but a field it
+declares a number holds a str, whose first arithmetic raises TypeError (oraclelib's
+typeerror_at_use, BRIDGE_ERROR names the field and the TypeError)."""
 import sys, os, io, contextlib, warnings, yaml, json
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -11,6 +14,8 @@ DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
 OUT = os.fdopen(os.dup(1), "w")
 with contextlib.redirect_stdout(io.StringIO()):
     import oraclelib
+def clean(s):
+    return (s or "-").replace("\n", " ").replace("\t", " ")[:200]
 def val(v):
     try:
         return json.loads(v)
@@ -39,9 +44,11 @@ for line in sys.stdin:
         j = oraclelib.judge_file(path, ws)
     pc = j.get("post_checks") or {}
     bad = [k for k in ("microbatches", "parallel_state") if isinstance(pc.get(k), dict) and not pc[k].get("ok", True)]
-    err = (j.get("error") or "-").replace("\n", " ").replace("\t", " ")[:200]
+    err = clean(j.get("error"))
     v = "accept" if j.get("accepted") and not bad else "reject"
     if j.get("accepted") and bad:
         err = "post-check " + ",".join(bad)
+    elif v == "accept" and j.get("typeerror_at_use"):
+        v, err = "accept-typeerror", clean("; ".join(j["typeerror_at_use"]))
     print("%s\t%s\t%d\t%s\t%s\t%s\t-" % (name, f, ws, " ".join(ovs), v, err), file=OUT,
           flush=True)

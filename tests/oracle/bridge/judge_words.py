@@ -6,8 +6,9 @@ example scripts apply the command line: ConfigContainer.from_yaml, then
 process_config_with_overrides(cfg, cli_overrides=[WORD]) (Hydra's override
 parser, OmegaConf, apply_overrides), then runtime_config_update
 (oraclelib.judge_cfg).  Prints override-words.tsv rows: NAME FILE WS WORD VERDICT
-BRIDGE_ERROR.  Run with the Bridge venv's
-Python; not part of the build."""
+BRIDGE_ERROR MCINIT_DIFFERS ("-": a row where mcinit differs says why by hand).
+VERDICT: accept, reject, or accept-typeerror (judge_ovs.py says what it is).  Run with the
+Bridge venv's Python; not part of the build."""
 import contextlib
 import io
 import os
@@ -37,8 +38,8 @@ for line in sys.stdin:
             cfg = oraclelib.load_yaml(os.path.join(DIR, f))
             process_config_with_overrides(cfg, cli_overrides=words)
         except Exception as e:  # noqa: BLE001 -- the exception is the verdict
-            print("%s\t%s\t%d\t%s\treject\t%s" % (name, f, ws, "\t".join(words),
-                                                  clean(oraclelib._short(e))),
+            print("%s\t%s\t%d\t%s\treject\t%s\t-" % (name, f, ws, "\t".join(words),
+                                                      clean(oraclelib._short(e))),
                   file=sys.__stdout__, flush=True)
             continue
         j = oraclelib.judge_cfg(cfg, ws)
@@ -49,4 +50,6 @@ for line in sys.stdin:
     err = clean(j.get("error"))
     if j.get("accepted") and bad:
         err = "post-check " + ",".join(bad)
-    print("%s\t%s\t%d\t%s\t%s\t%s" % (name, f, ws, "\t".join(words), v, err), flush=True)
+    elif v == "accept" and j.get("typeerror_at_use"):
+        v, err = "accept-typeerror", clean("; ".join(j["typeerror_at_use"]))
+    print("%s\t%s\t%d\t%s\t%s\t%s\t-" % (name, f, ws, "\t".join(words), v, err), flush=True)

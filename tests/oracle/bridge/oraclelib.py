@@ -4,6 +4,13 @@ Verdict (`accepted`) = `runtime_config_update(cfg)` from megatron.bridge.trainin
 (mixed precision -> set_data_parallel_size -> comm_overlap -> cfg.validate(), which runs every
 sub-config finalize() including the model provider's finalize / TransformerConfig.__post_init__).
 
+`typeerror_at_use` (NOT part of `accepted`): where the accepted config holds a str in a field that
+Bridge's dataclass declares a number (int or float, Optional too), which its dataclasses keep
+unchecked; the first arithmetic on the value raises TypeError when training uses it.  Each entry
+is the field, its value and the TypeError that Python raises on that arithmetic (`value / 1`),
+run here on the config's own value.  judge_ovs.py and judge_words.py make it the verdict
+`accept-typeerror`: accepted at load, refused at use (mcinit refuses it on purpose, issue 38).
+
 `post_checks` (informational, NOT part of `accepted`) repeat the pure-arithmetic checks that
 pretrain() hits next, in setup()/initialize_megatron(), using Megatron-Core's own code where it
 is importable:
@@ -18,12 +25,15 @@ is importable:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import logging
 import math
 import os
 import sys
 import traceback
+import types
+import typing
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -281,6 +291,63 @@ def _post_checks(cfg, world_size: int, derived: dict) -> dict:
     return res
 
 
+def _hints(cls) -> dict:
+    """The annotations of a dataclass and its bases, resolved where they can be (a string
+    annotation that does not evaluate is left out: nothing is judged by it)."""
+    out = {}
+    for base in reversed(cls.__mro__):
+        try:
+            out.update(typing.get_type_hints(base))
+            continue
+        except Exception:
+            pass
+        ns = vars(sys.modules[base.__module__]) if base.__module__ in sys.modules else {}
+        for name, ann in vars(base).get("__annotations__", {}).items():
+            if isinstance(ann, str):
+                try:
+                    ann = eval(ann, dict(ns))  # noqa: S307 -- the class's own annotation
+                except Exception:
+                    continue
+            out[name] = ann
+    return out
+
+
+def _is_number(tp) -> bool:
+    """An annotation of int or float, or a union of those and None (not bool, not a union
+    with a str or another type, which a str may satisfy)."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return bool(args) and all(_is_number(a) for a in args)
+    return tp in (int, float)
+
+
+def _typeerror_at_use(obj, prefix: str, out: list, seen: set) -> None:
+    """Appends, for each field of the dataclass obj (and of the dataclasses it holds) declared
+    a number and holding a str, the field, its value and the TypeError of its arithmetic."""
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    hints = _hints(type(obj))
+    for f in dataclasses.fields(obj):
+        v = _g(obj, f.name)
+        tp = hints.get(f.name, f.type)
+        if isinstance(v, str) and _is_number(tp):
+            try:
+                v / 1  # arithmetic, which any use of the number does
+            except TypeError as e:
+                decl = tp.__name__ if isinstance(tp, type) else str(tp).replace("typing.", "")
+                out.append(f"{prefix}{f.name}={v!r} declared {decl}: TypeError: {e}")
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            _typeerror_at_use(v, f"{prefix}{f.name}.", out, seen)
+
+
+def typeerror_at_use(cfg) -> list:
+    """The str values of fields declared a number in the ConfigContainer (see the top)."""
+    out = []
+    _typeerror_at_use(cfg, "", out, set())
+    return out
+
+
 def judge_cfg(cfg, world_size: int) -> dict:
     """Run runtime_config_update on an already-loaded ConfigContainer."""
     global _LOG_CAPTURE
@@ -295,6 +362,7 @@ def judge_cfg(cfg, world_size: int) -> dict:
                 with contextlib.redirect_stdout(buf):
                     runtime_config_update(cfg)
                 out["accepted"] = True
+                out["typeerror_at_use"] = typeerror_at_use(cfg)
             except BaseException as e:  # noqa: BLE001 - AssertionError/ValueError/...
                 if isinstance(e, KeyboardInterrupt):
                     raise
