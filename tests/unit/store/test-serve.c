@@ -163,11 +163,22 @@ client_main(void *arg)
 	struct sockaddr_in a = {.sin_family = AF_INET,
 	                        .sin_port = htons((uint16_t)c->port),
 	                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = -1, tries;
 	unsigned char cmd = 99;
 	char b;
 
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && write(fd, &cmd, 1) == 1)
+	/* The thread may run before mcx_store_serve listens: connect again
+	 * until it does (at most 10 s), or the store stops with no connection
+	 * and the test fails on a loaded machine only. */
+	for (tries = 0; tries < 1000; tries++) {
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+			break;
+		close(fd);
+		fd = -1;
+		usleep(10000);
+	}
+	if (fd >= 0 && write(fd, &cmd, 1) == 1)
 		while (read(fd, &b, 1) > 0) /* until the store closes it */
 			;
 	if (fd >= 0)
