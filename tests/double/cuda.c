@@ -149,7 +149,7 @@ cuDriverGetVersion(int *v)
 	return CUDA_SUCCESS;
 }
 
-static const struct {
+static const struct cu_error {
 	CUresult e;
 	const char *name, *text;
 } errors[] = {
@@ -169,32 +169,34 @@ static const struct {
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
 };
 
-API CUresult
-cuGetErrorName(CUresult e, const char **s)
+/* The row of errors[] for e, or NULL. */
+static const struct cu_error *
+error_row(CUresult e)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof errors / sizeof errors[0]; i++)
-		if (errors[i].e == e) {
-			*s = errors[i].name;
-			return CUDA_SUCCESS;
-		}
-	*s = NULL;
-	return CUDA_ERROR_INVALID_VALUE;
+		if (errors[i].e == e)
+			return &errors[i];
+	return NULL;
+}
+
+API CUresult
+cuGetErrorName(CUresult e, const char **s)
+{
+	const struct cu_error *r = error_row(e);
+
+	*s = r ? r->name : NULL;
+	return r ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 API CUresult
 cuGetErrorString(CUresult e, const char **s)
 {
-	size_t i;
+	const struct cu_error *r = error_row(e);
 
-	for (i = 0; i < sizeof errors / sizeof errors[0]; i++)
-		if (errors[i].e == e) {
-			*s = errors[i].text;
-			return CUDA_SUCCESS;
-		}
-	*s = NULL;
-	return CUDA_ERROR_INVALID_VALUE;
+	*s = r ? r->text : NULL;
+	return r ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 API CUresult
