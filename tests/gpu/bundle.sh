@@ -38,6 +38,8 @@ check "bundle dry run: the summary has the figures" sh -c "grep -q '^one rank: b
 	grep -q '^2 ranks: bandwidth ' '$tmp/dry' &&
 	grep -q '^versions: ' '$tmp/dry' && grep -q '^forced timeout: exit 75' '$tmp/dry' &&
 	grep -q '^sweep-stop: rank 0 exit 75' '$tmp/dry' && grep -q '^verify-stop: rank 0 exit 75' '$tmp/dry'"
+# the double runs the kernels (libcuda.so.1): the dry run warms up as a GPU run does
+check "bundle dry run: the kernels phase ran, over the driver double" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d['phases'] if x['name']=='kernels']; print(p, file=sys.stderr); sys.exit(0 if p and p[0]['status']=='ok' else 1)" "$tmp/out/one.json"
 check "bundle dry run: one folder with the figures, the steps, the reports" sh -c "
 	test -s '$tmp/out/figures' && test -s '$tmp/out/steps.tsv' && test -s '$tmp/out/one.json'"
 finish

@@ -142,7 +142,7 @@ fi
 unset RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE GROUP_RANK MASTER_ADDR MASTER_PORT SLURM_PROCID \
 	OMPI_COMM_WORLD_RANK TORCHELASTIC_USE_AGENT_STORE NCCL_COMM_BLOCKING 2>/dev/null || true
 warm=
-[ -z "$dry" ] || warm=--no-warmup
+# (the double runs the kernels too: the dry run warms up as a GPU run does)
 py=$(command -v python3 || true)
 # json_check FILE PYTHON-EXPR: the report d satisfies EXPR (grep fallback: "ok": true).
 json_check() {
@@ -159,7 +159,7 @@ json_get() { # FILE PYTHON-EXPR: print it
 # ---- 1. the kernels ----
 t0=$(now)
 if [ -n "$dry" ]; then
-	result "kernels (gpu-kernels-check)" 77 "dry run: the double runs no kernels"
+	result "kernels (gpu-kernels-check)" 77 "dry run: the sweep is a GPU's (over the double, mcinit run's kernels phase runs them)"
 elif [ -z "$prog" ]; then
 	result "kernels (gpu-kernels-check)" 1 "gpu-kernels-check not found (build with nvcc)"
 elif loads gpu-kernels-check "$prog"; then
