@@ -266,6 +266,17 @@ act_peak(const struct mcinit_derived *dv, long long p)
 	return m->in_flight[p] * (m->act[m->stage_act[p]].total / dv->chunks_per_stage);
 }
 
+/* What the activations' figures describe (memory-act.c read_spec). */
+static const char *
+act_spec(const struct mcinit_memory *m)
+{
+	if (strcmp(m->act_spec, "local") == 0)
+		return "local (unfused attention, torch norms: as measured on the CPU)";
+	return "transformer_engine (fused or flash attention: the local spec's tensors with "
+	       "core attention recomputed, plus the softmax's fp32 log-sum-exp; torch norms: as "
+	       "measured on the CPU)";
+}
+
 /* --memory-model mcinit: the activations per micro-batch, {"recompute",
  * "ranks": [one per kind of rank: its stages, total and terms]}. */
 static json_t *
@@ -280,6 +291,9 @@ act_json(const struct mcinit_derived *dv)
 	for (k = 0; k < m->nact; k++) {
 		r = json_pack("{s:o, s:I}", "stages", stages_of(dv, m->stage_act, k), "total",
 		              (json_int_t)m->act[k].total);
+		if (m->act_spec_range != NULL)
+			json_object_set_new(r, "total_high_local_spec",
+			                    json_integer(m->act[k].total_hi));
 		for (i = 0; i < MCINIT_AT_COUNT; i++)
 			json_object_set_new(r, act_terms[i], json_integer(m->act[k].by_term[i]));
 		json_array_append_new(ranks, r);
@@ -290,9 +304,11 @@ act_json(const struct mcinit_derived *dv)
 		json_array_append_new(peaks, json_pack("{s:I, s:I, s:I}", "stage", (json_int_t)p,
 		                                       "in_flight", (json_int_t)m->in_flight[p],
 		                                       "bytes", (json_int_t)act_peak(dv, p)));
-	return json_pack("{s:s, s:s, s:s, s:o, s:o}", "per", "micro-batch", "spec",
-	                 "local (unfused attention, torch norms: as measured on the CPU)",
-	                 "recompute", m->act_recompute, "ranks", ranks, "schedule_peak", peaks);
+	r = json_pack("{s:s, s:s, s:s, s:o, s:o}", "per", "micro-batch", "spec", act_spec(m),
+	              "recompute", m->act_recompute, "ranks", ranks, "schedule_peak", peaks);
+	if (m->act_spec_range != NULL)
+		json_object_set_new(r, "spec_not_certain", json_string(m->act_spec_range));
+	return r;
 }
 
 /* The names of enum mcinit_peak_term, in JSON and text. */
@@ -323,7 +339,7 @@ peak_json(const struct mcinit_derived *dv)
 		for (i = 0; i < MCINIT_PT_COUNT; i++) {
 			if (m->not_counted[i] != NULL)
 				t = json_pack("{s:s}", "not_counted", m->not_counted[i]);
-			else if (i < MCINIT_PT_CONTEXT)
+			else if (i < MCINIT_PT_CONTEXT && q->lo[i] == q->hi[i])
 				t = json_pack("{s:f}", "bytes", q->lo[i]);
 			else
 				t = json_pack("{s:f, s:f}", "low", q->lo[i], "high", q->hi[i]);
@@ -347,7 +363,11 @@ peak_json(const struct mcinit_derived *dv)
 			json_object_set_new(t, "cpu_offload_fraction", json_real(m->offload));
 		}
 		t = json_object_get(terms, "activations");
-		if (json_object_get(t, "bytes") != NULL) {
+		if (json_object_get(t, "not_counted") == NULL) {
+			json_object_set_new(t, "spec",
+			                    json_string(m->act_spec_range != NULL
+			                                    ? "transformer_engine..local"
+			                                    : m->act_spec));
 			json_object_set_new(t, "in_flight", json_integer(q->in_flight));
 			/* the last stage's activations already hold them */
 			json_object_set_new(t, "logits_and_loss_bytes", json_real(q->logits));
@@ -370,9 +390,11 @@ peak_json(const struct mcinit_derived *dv)
 		json_array_append_new(ranks, r);
 	}
 	json_decref(comms);
-	return json_pack("{s:o, s:I, s:b, s:s}", "ranks", ranks, "worst_stage",
+	/* MC063: an error only when the low end does not fit, a warning when
+	 * the high end passes 90% of the GPU */
+	return json_pack("{s:o, s:I, s:b, s:{s:s, s:s}}", "ranks", ranks, "worst_stage",
 	                 (json_int_t)m->peak[m->worst].first_stage, "complete", m->complete,
-	                 "judged", "high");
+	                 "judged", "error", "low", "warning", "high");
 }
 
 json_t *
@@ -564,10 +586,20 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		mcx_buf_printf(b, "\n%40sactivations not counted (mcinit): %s", "", m->act_why);
 		return;
 	}
-	mcx_buf_printf(b,
-	               "\n%40sactivations per micro-batch, bytes (mcinit, the local spec: unfused "
-	               "attention; recompute %s)",
-	               "", m->act_recompute);
+	if (strcmp(m->act_spec, "local") == 0)
+		mcx_buf_printf(b,
+		               "\n%40sactivations per micro-batch, bytes (mcinit, the local spec: "
+		               "unfused attention; recompute %s)",
+		               "", m->act_recompute);
+	else
+		mcx_buf_printf(b,
+		               "\n%40sactivations per micro-batch, bytes (mcinit, the "
+		               "transformer_engine spec: fused or flash attention, the local "
+		               "spec's tensors with core attention recomputed plus the "
+		               "log-sum-exp; recompute %s)",
+		               "", m->act_recompute);
+	if (m->act_spec_range != NULL)
+		mcx_buf_printf(b, "\n%40s(%s)", "", m->act_spec_range);
 	for (p = 0, top = 0; p < dv->pp; p++)
 		if (act_peak(dv, p) > act_peak(dv, top))
 			top = p;
@@ -577,6 +609,11 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		stage_ranges(dv, m->stage_act, k, b);
 		mcx_buf_adds(b, ": ");
 		add_ll(b, m->act[k].total);
+		if (m->act_spec_range != NULL) {
+			mcx_buf_adds(b, " (the local spec's ");
+			add_ll(b, m->act[k].total_hi);
+			mcx_buf_addc(b, ')');
+		}
 		for (i = 0, sep = ";"; i < MCINIT_AT_COUNT; i++)
 			if (m->act[k].by_term[i] > 0) {
 				add_named(b, sep, act_terms[i], m->act[k].by_term[i]);
@@ -654,7 +691,10 @@ peak_detail(const struct mcinit_derived *dv, const struct mcinit_rank_peak *q, i
 		mcx_buf_adds(b, " (");
 		add_ll(b, q->in_flight);
 		mcx_buf_adds(b, dv->chunks_per_stage > 1 ? " model chunks" : " micro-batches");
-		mcx_buf_adds(b, " in flight; the logits and the loss ");
+		mcx_buf_adds(b, " in flight, ");
+		mcx_buf_adds(b,
+		             m->act_spec_range != NULL ? "transformer_engine..local" : m->act_spec);
+		mcx_buf_adds(b, " spec; the logits and the loss ");
 		add_gib(b, q->logits);
 		mcx_buf_adds(b, " of them)");
 		break;
@@ -693,7 +733,8 @@ peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	}
 	mcx_buf_printf(b,
 	               "\n%40speak per rank, GiB (mcinit; low..high: the overheads' modelled "
-	               "ranges; MC063 judges the high end)",
+	               "ranges; MC063: an error when the low end does not fit, a warning when "
+	               "the high end passes 90%%)",
 	               "");
 	for (k = 0; k < m->npeak; k++) {
 		const struct mcinit_rank_peak *q = &m->peak[k];
@@ -714,7 +755,7 @@ peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 				mcx_buf_adds(b, m->not_counted[i]);
 				continue;
 			}
-			if (i < MCINIT_PT_CONTEXT)
+			if (i < MCINIT_PT_CONTEXT && q->lo[i] == q->hi[i])
 				add_gib(b, q->lo[i]);
 			else
 				add_range(b, q->lo[i], q->hi[i]);

@@ -12,6 +12,15 @@
  * workspaces, the allocator's fragmentation, NCCL) is not in these bytes:
  * `mcinit explain memory` states it as ranges with their sources.
  *
+ * Transformer Engine's spec (transformer_impl transformer_engine,
+ * Megatron's default) differs in attention: fused or flash attention saves
+ * no s x s tensor, so its figure is the local spec's with core attention
+ * recomputed plus the softmax's log-sum-exp (layer(); the local spec with
+ * that recompute is what the oracle measured, and tests/cli/activations.sh
+ * holds the two figures together on the corpus).  Its fused norms (and
+ * Megatron's fused SwiGLU, where it runs) are not modelled: the torch
+ * figures stand, which may be larger.
+ *
  * Every rank of a pipeline stage saves the same bytes (TP splits the heads
  * and the MLP evenly, SP the sequence of what lies outside attention and
  * MLP), so a kind of rank is a pipeline stage, and stages with the same
@@ -31,6 +40,9 @@ struct act_in {
 	int e;               /* bytes of an activation element: 2 bf16/fp16, 4 fp32 */
 	bool sp, rms, swiglu, rope, learned, fp32_softmax;
 	bool hidden_drop, attn_drop;
+	/* core attention as Transformer Engine's fused/flash kernels run it:
+	 * no s x s tensor is saved (see layer()) */
+	bool te;
 	enum { RC_NONE, RC_SELECTIVE, RC_UNIFORM, RC_BLOCK } rc;
 	bool rc_attn, rc_mlp; /* selective: core_attn, mlp among recompute_modules */
 	double rotary_percent;
@@ -114,13 +126,31 @@ layer(const struct act_in *a, bool is_moe, long long t[MCINIT_AT_COUNT])
 	if (a->rope)
 		t[MCINIT_AT_ATTENTION] +=
 		    4 * sc * (long long)((double)d * a->rotary_percent) * a->e;
-	if (a->rc == RC_SELECTIVE && a->rc_attn) {
+	if ((a->rc == RC_SELECTIVE && a->rc_attn) || a->te) {
 		/* the checkpoint of core_attn keeps q, k, v and the mask (and
 		 * an int32): v a view of the fused qkv output, kept whole; q a
 		 * copy when rotated or when its heads, split over 1 < groups <
 		 * heads, cannot be a view; k a copy when rotated */
 		t[MCINIT_AT_ATTENTION] += qkv + (a->rope || (ng > 1 && gqa) ? hq : 0) +
 		                          (a->rope ? n * ng * d * a->e : 0) + 4;
+		/* Transformer Engine's fused/flash attention saves the same q,
+		 * k and v (GQA's k and v unexpanded), its output (the context
+		 * linear_proj keeps, below) and, when not recomputed, the
+		 * softmax's log-sum-exp, fp32 b x heads x s; never the s x s
+		 * scores, probabilities or dropout mask, which its backward
+		 * recomputes tile by tile (Dao 2023, "FlashAttention-2",
+		 * arXiv 2307.08691: the forward stores only the logsumexp for
+		 * the backward; Transformer Engine's fused_attn_fwd returns the
+		 * cuDNN backend's softmax statistics, fp32 b x h x s x 1, and an
+		 * RNG state as aux_ctx_tensors).  Korthikanti et al. 2022,
+		 * "Reducing Activation Recomputation in Large Transformer
+		 * Models" (arXiv 2205.05198), count those s x s tensors, 5 a s
+		 * b per layer, as what selective recompute of core attention
+		 * saves: so this is the local spec's figure with core_attn
+		 * recomputed (measured, tests/memory/activations-core.tsv),
+		 * plus the log-sum-exp. */
+		if (a->te && !(a->rc == RC_SELECTIVE && a->rc_attn))
+			t[MCINIT_AT_ATTENTION] += a->b * np * sc * 4;
 	} else {
 		/* q and k for the scores, v for the context: rotated or
 		 * expanded to every head (GQA) they are copies, else views of
@@ -415,8 +445,10 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	return NULL;
 }
 
+/* Each stage's bytes, kinds of rank shared; range: the spec is not
+ * certain, and each kind's total_hi is the local spec's figure. */
 static const char *
-count(struct mcinit_rule_ctx *x, const struct act_in *a)
+count(struct mcinit_rule_ctx *x, const struct act_in *a, bool range)
 {
 	struct mcinit_memory *m = &x->dv->mem;
 	struct mcinit_rank_act r;
@@ -435,9 +467,27 @@ count(struct mcinit_rule_ctx *x, const struct act_in *a)
 		}
 		for (i = 0; i < MCINIT_AT_COUNT; i++)
 			r.total += r.by_term[i];
+		r.total_hi = r.total;
+		if (range) {
+			/* the spec is not certain: the local spec's figure, the
+			 * larger, is the high end */
+			struct act_in l = *a;
+			long long t[MCINIT_AT_COUNT] = {0};
+
+			l.te = false;
+			for (v = 0; v < a->vp; v++) {
+				for (g = 0, off = 0; g < v * a->pp + p; g++)
+					off += x->dv->layers[(g % a->pp) * a->vp + g / a->pp];
+				chunk(&l, off, x->dv->layers[p * a->vp + v], p == 0 && v == 0,
+				      p == a->pp - 1 && v == a->vp - 1, t);
+			}
+			for (i = 0, r.total_hi = 0; i < MCINIT_AT_COUNT; i++)
+				r.total_hi += t[i];
+		}
 		r.first_stage = p;
 		for (k = 0; k < m->nact; k++)
-			if (memcmp(m->act[k].by_term, r.by_term, sizeof r.by_term) == 0)
+			if (memcmp(m->act[k].by_term, r.by_term, sizeof r.by_term) == 0 &&
+			    m->act[k].total_hi == r.total_hi)
 				break;
 		if (k == m->nact) {
 			if (k == MCINIT_MAX_RANK_KINDS)
@@ -448,6 +498,52 @@ count(struct mcinit_rule_ctx *x, const struct act_in *a)
 		m->act[k].nstages++;
 		m->stage_act[p] = (short)k;
 	}
+	return NULL;
+}
+
+/* attention_backend is unfused: a string (a flag's, Bridge's YAML), or a
+ * JSON string where the field takes any value, either as Megatron-LM's
+ * --attention-backend writes it or as AttnBackend's member name. */
+static bool
+backend_unfused(struct mcinit_rule_ctx *x)
+{
+	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(attention_backend));
+	const char *s = v->kind == MCINIT_V_STR                            ? v->s
+	                : v->kind == MCINIT_V_JSON && json_is_string(v->j) ? json_string_value(v->j)
+	                                                                   : NULL;
+
+	return s != NULL && (strcmp(s, "unfused") == 0 || strcmp(s, "AttnBackend.unfused") == 0);
+}
+
+/* Which layer spec's attention the figure describes: Megatron-Core's
+ * transformer_impl, transformer_engine by default (Megatron-LM's
+ * --transformer-impl, Bridge's TransformerConfig), whose attention is
+ * fused or flash (a->te); local, the spec the oracle measured, which
+ * keeps the s x s tensors.  Returns why the high end is the local
+ * figure when the spec is not certain, else NULL: the figure with fused
+ * attention, the smaller, is then the low end, so that MC063's error,
+ * judged there, never counts tensors that may not exist. */
+static const char *
+read_spec(struct mcinit_rule_ctx *x, struct act_in *a)
+{
+	const char *impl =
+	    mcinit_cfg_null(x->c, F(transformer_impl)) || x->c->invalid[F(transformer_impl)]
+	        ? NULL
+	        : mcinit_cfg_str(x->c, F(transformer_impl));
+
+	a->te = impl == NULL || strcmp(impl, "local") != 0;
+	if (!a->te)
+		return NULL;
+	if (impl == NULL || strcmp(impl, "transformer_engine") != 0)
+		return "transformer_impl is not known (not local, not transformer_engine): "
+		       "the low end with fused attention, the high end with the local spec's";
+	/* --attention-backend unfused makes Transformer Engine's
+	 * DotProductAttention run UnfusedDotProductAttention, which keeps the
+	 * scores as the local spec does: not measured, so a range */
+	if (backend_unfused(x))
+		return "attention_backend unfused: Transformer Engine's unfused attention keeps "
+		       "the s x s scores as the local spec does (not measured): the low end with "
+		       "fused attention, the high end with the local spec's";
 	return NULL;
 }
 
@@ -490,6 +586,7 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 	if (x->o->memory_model != MCINIT_MEM_MCINIT)
 		return;
 	m->nact = 0;
+	m->act_spec_range = NULL;
 	/* the parameters' checks cover the release, the shape's feature set,
 	 * the layer counts and the splits the model is built with */
 	m->act_why = m->params_ok ? read_in(x, &a) : "the parameters are not counted";
@@ -500,7 +597,9 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 	}
 	if (m->act_why == NULL) {
 		m->act_recompute = modes[a.rc];
-		m->act_why = count(x, &a);
+		m->act_spec_range = read_spec(x, &a);
+		m->act_spec = a.te ? "transformer_engine" : "local";
+		m->act_why = count(x, &a, m->act_spec_range != NULL);
 		in_flight(x, &a);
 	}
 	m->act_ok = m->act_why == NULL;

@@ -545,8 +545,8 @@ mcinit_rules_memory_bridge_hint(struct mcinit_rule_ctx *x, struct mcinit_diag *g
 	unsigned char *moe;
 
 	if (load(x, &a, &moe) == NULL)
-		mcinit_rules_memory_hint(g,
-		                         &(struct mcinit_mem_retry){&a, &a.p, retry, true, false},
-		                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
+		mcinit_rules_memory_hint(
+		    g, &(struct mcinit_mem_retry){&a, &a.p, retry, true, false, NULL},
+		    x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 	free(moe);
 }

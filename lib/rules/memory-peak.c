@@ -10,7 +10,9 @@
  * they need is unknown, the term is "not counted" with the reason, never
  * guessed, and MC063 then says nothing.  The last five depend on the
  * driver, NCCL's tuning and the allocator's history: they are modelled
- * ranges, low..high, each with its source, and MC063 judges the high end.
+ * ranges, low..high, each with its source.  MC063 is an error only when
+ * the low end does not fit (out of memory is then certain), a warning
+ * when the high end passes 90% of the GPU (it may not fit).
  *
  * MC063 under --memory-model mcinit is here too: its hint's changes are
  * estimated again by this same code, on the configuration with the change
@@ -18,6 +20,7 @@
  */
 #include "rules/rules-table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -397,13 +400,17 @@ stage_peak(struct mcinit_rule_ctx *x, const struct peak_in *p, long long s,
 		r->in_flight = m->in_flight[s];
 		r->lo[MCINIT_PT_ACTIVATIONS] =
 		    (double)(m->in_flight[s] * (a->total / dv->chunks_per_stage));
+		r->hi[MCINIT_PT_ACTIVATIONS] =
+		    (double)(m->in_flight[s] * (a->total_hi / dv->chunks_per_stage));
 		r->logits = (double)(m->in_flight[s] *
 		                     (a->by_term[MCINIT_AT_LOGITS] / dv->chunks_per_stage));
 	}
-	for (i = MCINIT_PT_PARAMS; i <= MCINIT_PT_ACTIVATIONS; i++)
+	/* exact but for the activations, whose high end is the local spec's
+	 * figure when the spec is not certain (memory-act.c read_spec) */
+	for (i = MCINIT_PT_PARAMS; i < MCINIT_PT_ACTIVATIONS; i++)
 		r->hi[i] = r->lo[i];
-	alloc = r->lo[MCINIT_PT_PARAMS] + r->lo[MCINIT_PT_GRADS] + r->lo[MCINIT_PT_OPTIMIZER] +
-	        r->lo[MCINIT_PT_LOWP] + r->lo[MCINIT_PT_ACTIVATIONS];
+	alloc = r->hi[MCINIT_PT_PARAMS] + r->hi[MCINIT_PT_GRADS] + r->hi[MCINIT_PT_OPTIMIZER] +
+	        r->hi[MCINIT_PT_LOWP] + r->hi[MCINIT_PT_ACTIVATIONS];
 	if (mcinit_rule_job_env(x, "CUDA_MODULE_LOADING", buf, sizeof buf, &cfg) &&
 	    strcmp(buf, "EAGER") == 0)
 		ctx_lo = CONTEXT_EAGER;
@@ -432,7 +439,7 @@ stage_peak(struct mcinit_rule_ctx *x, const struct peak_in *p, long long s,
 	 * captures one graph per layer and micro-batch) */
 	if ((!str_is(x, F(cuda_graph_impl), "none") && !NUL(cuda_graph_impl)) ||
 	    B(enable_cuda_graph) || B(external_cuda_graph))
-		r->hi[MCINIT_PT_GRAPHS] = r->lo[MCINIT_PT_ACTIVATIONS];
+		r->hi[MCINIT_PT_GRAPHS] = r->hi[MCINIT_PT_ACTIVATIONS];
 	r->hi[MCINIT_PT_FRAGMENTATION] = alloc * m->frag_share;
 	for (i = 0; i < MCINIT_PT_COUNT; i++)
 		if (m->not_counted[i] == NULL) {
@@ -531,14 +538,34 @@ put_str(struct mcinit_config *c, enum mcinit_field f, const char *v)
 	c->val[f].s = (char *)(uintptr_t)v; /* never freed: put back before */
 }
 
-/* The worst rank's high end with the layout b: the derived values and the
- * whole model run again on the config with b written into it, then the
- * config is put back as it was.  Negative where the trainer would refuse
- * the layout, or the model cannot count it. */
+/* What retry estimates: the most loaded rank's high end, or (low) the
+ * largest low end of any kind of rank. */
+struct peak_retry {
+	const struct mcinit_rule_ctx *x;
+	bool low;
+};
+
+/* The largest low end of any kind of rank: what MC063's error judges. */
+static size_t
+worst_low(const struct mcinit_memory *m)
+{
+	size_t k, w = 0;
+
+	for (k = 1; k < m->npeak; k++)
+		if (m->peak[k].total_lo > m->peak[w].total_lo)
+			w = k;
+	return w;
+}
+
+/* The worst rank's high end (or low end) with the layout b: the derived
+ * values and the whole model run again on the config with b written into
+ * it, then the config is put back as it was.  Negative where the trainer
+ * would refuse the layout, or the model cannot count it. */
 static double
 retry(const void *in, const struct mcinit_mem_par *b)
 {
-	const struct mcinit_rule_ctx *x0 = in;
+	const struct peak_retry *pr = in;
+	const struct mcinit_rule_ctx *x0 = pr->x;
 	struct mcinit_config *c = x0->c;
 	struct mcinit_value saved[NCHANGED];
 	struct mcinit_derived *dv = mcx_xcalloc(1, sizeof *dv);
@@ -575,7 +602,8 @@ retry(const void *in, const struct mcinit_mem_par *b)
 		mcinit_rules_memory_act(&x);
 		mcinit_rules_memory_peak(&x);
 		if (dv->mem.peak_ok && dv->mem.complete)
-			total = dv->mem.peak[dv->mem.worst].total_hi;
+			total = pr->low ? dv->mem.peak[worst_low(&dv->mem)].total_lo
+			                : dv->mem.peak[dv->mem.worst].total_hi;
 	}
 	for (i = 0; i < NCHANGED; i++)
 		c->val[changed[i]] = saved[i];
@@ -584,36 +612,68 @@ retry(const void *in, const struct mcinit_mem_par *b)
 	return total;
 }
 
+/* MC063 under mcinit's model: an error only when the low end does not
+ * fit (every modelled overhead at its least, the activations with fused
+ * attention where the spec is not certain: out of memory is then
+ * certain), a warning when the high end passes 90% of the GPU (it may not
+ * fit); a false error is worse than a missed one. */
 void
 mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x)
 {
 	const struct mcinit_memory *m = &x->dv->mem;
 	const struct mcinit_rank_peak *w;
 	double cap = (double)x->o->gpu_memory, over_lo = 0, over_hi = 0;
+	struct peak_retry hi_in = {x, false}, lo_in = {x, true};
 	struct mcinit_mem_par par;
 	struct mcinit_diag *g;
+	char act[96];
 	const char *rg;
+	bool certain;
 	int i;
 
 	if (!m->peak_ok || !m->complete || m->npeak == 0)
 		return;
-	w = &m->peak[m->worst];
-	if (w->total_hi <= cap * WARN_SHARE)
-		return;
+	w = &m->peak[worst_low(m)];
+	certain = w->total_lo > cap;
+	if (!certain) {
+		w = &m->peak[m->worst];
+		if (w->total_hi <= cap * WARN_SHARE)
+			return;
+	}
 	for (i = MCINIT_PT_CONTEXT; i < MCINIT_PT_COUNT; i++) {
 		over_lo += w->lo[i];
 		over_hi += w->hi[i];
 	}
-	g = mcinit_rule_report_sev(
-	    x, w->total_hi > cap ? MCINIT_ERROR : MCINIT_WARNING, F(micro_batch_size),
-	    "the most loaded rank (pipeline stage %lld) needs up to %.1f GiB by mcinit's model "
-	    "(%.1f at the overheads' low end; parameters %.1f, gradients %.1f, optimizer %.1f, "
-	    "fp8/fp4 copies %.1f, activations %.1f, overheads %.1f..%.1f), %s the GPU's %.1f GiB: "
-	    "the high end is judged",
-	    w->first_stage, w->total_hi / GIB, w->total_lo / GIB, w->lo[MCINIT_PT_PARAMS] / GIB,
-	    w->lo[MCINIT_PT_GRADS] / GIB, w->lo[MCINIT_PT_OPTIMIZER] / GIB,
-	    w->lo[MCINIT_PT_LOWP] / GIB, w->lo[MCINIT_PT_ACTIVATIONS] / GIB, over_lo / GIB,
-	    over_hi / GIB, w->total_hi > cap ? "more than" : "over 90% of", cap / GIB);
+	if (w->lo[MCINIT_PT_ACTIVATIONS] != w->hi[MCINIT_PT_ACTIVATIONS])
+		snprintf(act, sizeof act, "%.1f..%.1f (transformer_engine..local spec)",
+		         w->lo[MCINIT_PT_ACTIVATIONS] / GIB, w->hi[MCINIT_PT_ACTIVATIONS] / GIB);
+	else
+		snprintf(act, sizeof act, "%.1f (%s spec)", w->lo[MCINIT_PT_ACTIVATIONS] / GIB,
+		         m->act_spec);
+	if (certain)
+		g = mcinit_rule_report_sev(
+		    x, MCINIT_ERROR, F(micro_batch_size),
+		    "the most loaded rank (pipeline stage %lld) needs at least %.1f GiB by "
+		    "mcinit's model, more than the GPU's %.1f GiB: out of memory is certain, the "
+		    "low end is judged (up to %.1f at the high end; parameters %.1f, gradients "
+		    "%.1f, optimizer %.1f, fp8/fp4 copies %.1f, activations %s, overheads "
+		    "%.1f..%.1f)",
+		    w->first_stage, w->total_lo / GIB, cap / GIB, w->total_hi / GIB,
+		    w->lo[MCINIT_PT_PARAMS] / GIB, w->lo[MCINIT_PT_GRADS] / GIB,
+		    w->lo[MCINIT_PT_OPTIMIZER] / GIB, w->lo[MCINIT_PT_LOWP] / GIB, act,
+		    over_lo / GIB, over_hi / GIB);
+	else
+		g = mcinit_rule_report_sev(
+		    x, MCINIT_WARNING, F(micro_batch_size),
+		    "the most loaded rank (pipeline stage %lld) may not fit: %.1f..%.1f GiB by "
+		    "mcinit's model, the high end %s the GPU's %.1f GiB, the low end within it "
+		    "(parameters %.1f, gradients %.1f, optimizer %.1f, fp8/fp4 copies %.1f, "
+		    "activations %s, overheads %.1f..%.1f)",
+		    w->first_stage, w->total_lo / GIB, w->total_hi / GIB,
+		    w->total_hi > cap ? "more than" : "over 90% of", cap / GIB,
+		    w->lo[MCINIT_PT_PARAMS] / GIB, w->lo[MCINIT_PT_GRADS] / GIB,
+		    w->lo[MCINIT_PT_OPTIMIZER] / GIB, w->lo[MCINIT_PT_LOWP] / GIB, act,
+		    over_lo / GIB, over_hi / GIB);
 	memset(&par, 0, sizeof par);
 	par.heads = I(num_attention_heads);
 	par.groups = gqa_on(x->c) ? I(num_query_groups) : par.heads;
@@ -635,6 +695,11 @@ mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x)
 	par.recompute = rg != NULL && strcmp(rg, "full") == 0      ? 2
 	                : (rg != NULL || B(recompute_activations)) ? 1
 	                                                           : 0;
-	mcinit_rules_memory_hint(g, &(struct mcinit_mem_retry){x, &par, retry, false, true},
-	                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
+	/* the hint aims at the high end, so that the warning clears too; when
+	 * out of memory is certain and nothing clears the high end, at the
+	 * low end */
+	mcinit_rules_memory_hint(
+	    g,
+	    &(struct mcinit_mem_retry){&hi_in, &par, retry, false, true, certain ? &lo_in : NULL},
+	    x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 }

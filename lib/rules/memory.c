@@ -387,8 +387,33 @@ mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r
 		if (total < 0 || total > cap * WARN_SHARE)
 			continue;
 		change_name(what, sizeof what, i, &b, r->bridge);
-		mcinit_diag_hint(g, "with %s it needs %.1f GiB by the same estimate", what,
-		                 total / GIB);
+		if (r->mcinit)
+			/* the high end under the warning's share: neither the
+			 * error nor the warning is left */
+			mcinit_diag_hint(g,
+			                 "with %s it needs %.1f GiB at the high end by the same "
+			                 "model, under 90%% of the GPU",
+			                 what, total / GIB);
+		else
+			mcinit_diag_hint(g, "with %s it needs %.1f GiB by the same estimate", what,
+			                 total / GIB);
+		return;
+	}
+	/* none clears the high end: the cheapest that makes the out of
+	 * memory no longer certain (its warning stays) */
+	for (j = 0; r->in_low != NULL && j < n; j++) {
+		i = order[j];
+		if (!mcinit_rules_memory_change(r->par, i, gbs, &b))
+			continue;
+		total = r->estimate(r->in_low, &b);
+		if (total < 0 || total > cap)
+			continue;
+		change_name(what, sizeof what, i, &b, r->bridge);
+		mcinit_diag_hint(g,
+		                 "no single change brings the high end under 90%% of the GPU; with "
+		                 "%s it needs %.1f GiB at the low end by the same model, which "
+		                 "fits (the high end may still not: combine changes)",
+		                 what, total / GIB);
 		return;
 	}
 	if (r->mcinit)
@@ -453,7 +478,7 @@ mc063(struct mcinit_rule_ctx *x)
 			return;
 		}
 	}
-	mcinit_rules_memory_hint(g, &(struct mcinit_mem_retry){&a, &a.p, retry, false, false},
+	mcinit_rules_memory_hint(g, &(struct mcinit_mem_retry){&a, &a.p, retry, false, false, NULL},
 	                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 	free(pat);
 }
@@ -467,7 +492,10 @@ const struct mcinit_rule mcinit_rule_mc063 = {
     "gradients and Adam states, activations of the first pipeline stage; a warning above 90% "
     "of it; the hint names the cheapest single change that fits, each checked by the same "
     "estimate.  mcinit (lib/rules/memory-peak.c): the peak of every kind of rank, judged "
-    "only when every term is counted, at its high end, as the sum of: parameters P x 2 "
+    "only when every term is counted: an error only when its low end does not fit (out of "
+    "memory is certain), a warning when its high end passes 90% of the GPU (it may not "
+    "fit); the hint names the cheapest change whose high end is under 90%, else, with an "
+    "error, the cheapest whose low end fits; the peak is the sum of: parameters P x 2 "
     "(bf16/fp16; 4 fp32; with --fp8-param-gather the linear weights L x 1), exact per stage "
     "(memory-params.c); gradients P x 4 when grad_reduce_in_fp32, which validate_args turns "
     "on for bf16 unless --grad-reduce-in-bf16 or a main_grads_dtype other than fp32, else "
@@ -484,7 +512,13 @@ const struct mcinit_rule mcinit_rule_mc063 = {
     "copies L x 2 (fp8: the cast weight and its transpose, which Hopper's TN-only fp8 GEMMs "
     "need in backward: Transformer Engine's Float8Tensor), L x 2 x (1 + 1/32) mxfp8 "
     "(rowwise and columnwise, E8M0 scales per 32), L x 2 x (1/2 + 1/16) nvfp4, L x 1 more "
-    "with fp8 parameters; activations: the stage's bytes per micro-batch (memory-act.c) x "
+    "with fp8 parameters; activations: the stage's bytes per micro-batch (memory-act.c: "
+    "with transformer_impl transformer_engine, Megatron's default, fused or flash "
+    "attention, the local spec's tensors with core attention recomputed plus the softmax's "
+    "fp32 log-sum-exp, b x heads x s per layer, FlashAttention-2 and Korthikanti et al. "
+    "2022; with local, unfused attention's s x s tensors; a transformer_impl not known, or "
+    "attention_backend unfused, gives the first at the low end and the second at the high "
+    "end) x "
     "the micro-batches in flight (1F1B: min(PP - stage, micro-batches); interleaved: "
     "Megatron-Core's "
     "warm-up + 1 chunks, each 1/VP of the stage), the logits and the loss among them on the "

@@ -209,9 +209,14 @@ struct mcinit_mem_retry {
 	double (*estimate)(const void *in, const struct mcinit_mem_par *b);
 	bool bridge; /* name the changes as Bridge overrides, not flags */
 	bool mcinit; /* mcinit's model: the recompute and CP changes too */
+	/* mcinit's model: in names the high end; when in_low is not NULL (an
+	 * out of memory certain at the low end), estimate(in_low, b) is the
+	 * low end, tried when no change brings the high end under 90% */
+	const void *in_low;
 };
 /* MC063's hint on g: the first change, cheapest first, whose estimate
- * fits under 90% of cap bytes. */
+ * fits under 90% of cap bytes; else, with in_low, the first whose low
+ * end fits in cap. */
 void mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r,
                               long long gbs, double cap);
 

@@ -111,6 +111,9 @@ struct mcinit_rank_params {
 struct mcinit_rank_act {
 	long long by_term[MCINIT_AT_COUNT];
 	long long total;
+	/* the high end: total, or the local spec's figure when the spec is
+	 * not certain (struct mcinit_memory act_spec_range) */
+	long long total_hi;
 	long long first_stage, nstages;
 };
 
@@ -179,6 +182,12 @@ struct mcinit_memory {
 	bool act_ok;
 	const char *act_why;
 	const char *act_recompute; /* "none", "selective", "full uniform", "full block" */
+	/* the layer spec by_term describes: "transformer_engine" (fused or
+	 * flash attention) or "local" (unfused, as measured); act_spec_range
+	 * (static): why the spec is not certain, the high end (total_hi) then
+	 * the local spec's figure, else NULL */
+	const char *act_spec;
+	const char *act_spec_range;
 	size_t nact;
 	struct mcinit_rank_act act[MCINIT_MAX_RANK_KINDS];
 	short stage_act[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in act */

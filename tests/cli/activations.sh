@@ -8,6 +8,10 @@
 # learned positions, recompute none, selective, full uniform and block,
 # fp32 softmax, dropout on and off), as recorded in
 # tests/memory/activations-core.tsv; and what is not counted says why.
+# The oracle measured the local spec (--transformer-impl local); the
+# transformer_engine spec, Megatron's default, is the local spec's figure
+# with core attention recomputed plus flash attention's fp32 log-sum-exp,
+# checked on the corpus below so that the two cannot drift apart.
 . "$srcdir/tests/cli/lib.sh"
 M=$MCINIT
 rows="$srcdir/tests/memory/activations-core.tsv"
@@ -19,7 +23,7 @@ check rows-listed test "$(wc -l <"$tmp/rows")" -ge 100
 while IFS="$(printf '\t')" read -r case world flags stages; do
 	# shellcheck disable=SC2086 # the flags are words
 	$M validate --world-size "$world" --memory-model mcinit --format json -- $flags \
-		>"$tmp/a.json" 2>/dev/null
+		--transformer-impl local >"$tmp/a.json" 2>/dev/null
 	python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["derived"].get("memory") or {}
@@ -69,6 +73,49 @@ for line in open(sys.argv[1]):
 sys.exit(0 if used and past else "term %s: in %d rows, needed in %d" % (sys.argv[2], used, past))' \
 		"$tmp/all" "$t"
 done
+
+# The transformer_engine spec (the default) on the corpus's cases without
+# recompute and without a virtual pipeline: each stage's figure is the
+# local spec's with selective recompute of core_attn, plus b x heads/TP x
+# s/CP x 4 bytes (the fp32 log-sum-exp) per layer of the stage; under
+# selective recompute of core_attn the two specs agree.
+: >"$tmp/te"
+while IFS="$(printf '\t')" read -r case world flags stages; do
+	case " $flags " in
+	*" --recompute-granularity full"* | *virtual* | *"--recompute-modules mlp "*) continue ;;
+	*--recompute-granularity*) extra="" ;;
+	*) extra="--recompute-granularity selective" ;;
+	esac
+	# shellcheck disable=SC2086 # the flags are words
+	{
+	$M validate --world-size "$world" --memory-model mcinit --format json -- $flags \
+		>"$tmp/te.json" 2>/dev/null
+	$M validate --world-size "$world" --memory-model mcinit --format json -- $flags \
+		--transformer-impl local $extra >"$tmp/rc.json" 2>/dev/null
+	}
+	python3 -c '
+import json, sys, shlex
+def stages(f):
+    d = json.load(open(f))["derived"]
+    a = d["memory"]["activations"]
+    return d, a["spec"], {s: r["total"] for r in a["ranks"] for s in r["stages"]}
+d, spec, te = stages(sys.argv[1])
+_, lspec, rc = stages(sys.argv[2])
+w = shlex.split(sys.argv[3])
+def flag(n, dflt):
+    return int(w[w.index(n) + 1]) if n in w else dflt
+lse = flag("--micro-batch-size", 1) * flag("--num-attention-heads", 0) // flag("--tensor-model-parallel-size", 1) * flag("--seq-length", 0) // flag("--context-parallel-size", 1) * 4
+if "--recompute-granularity" in w:
+    lse = 0
+assert spec.startswith("transformer_engine") and lspec.startswith("local"), (spec, lspec)
+for s, n in enumerate(d["layers_per_stage"]):
+    if te[s] != rc[s] + n * lse:
+        sys.exit("case %s stage %d: transformer_engine %d, local with core_attn recomputed %d + %d x %d" % (sys.argv[4], s, te[s], rc[s], n, lse))
+print(sys.argv[4], "lse" if lse else "same")' "$tmp/te.json" "$tmp/rc.json" "$flags" "$case" \
+		>>"$tmp/te" 2>"$tmp/err" || fail "te-spec-case-$case" "TE figure drifted" "$tmp/err"
+done <"$tmp/rows"
+check te-spec-cases sh -c "test \$(grep -c ' lse\$' '$tmp/te') -ge 20 && test \$(grep -c ' same\$' '$tmp/te') -ge 10"
+echo "# transformer_engine spec: $(grep -c ' lse$' "$tmp/te") cases plus the log-sum-exp, $(grep -c ' same$' "$tmp/te") equal under core_attn recompute"
 
 # The text block: the parameters' lines, then one line per kind of rank.
 GPT="--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 32 \

@@ -325,9 +325,11 @@ def measure(c, port, detail=False):
 
 
 def mcinit_stages(mcinit, c):
-    """mcinit's activation bytes per micro-batch by stage, or why not."""
+    """mcinit's activation bytes per micro-batch by stage, or why not: the
+    local spec's figure, the spec this oracle builds (mcinit's default is
+    transformer_engine's, Megatron's own default)."""
     cmd = [mcinit, "validate", "--world-size", str(c["world"]), "--memory-model", "mcinit",
-           "--format", "json", "--"] + flags(c)
+           "--format", "json", "--"] + flags(c) + ["--transformer-impl", "local"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     try:
         mem = json.loads(p.stdout)["derived"].get("memory") or {}
