@@ -398,6 +398,7 @@ recipe_shape(struct mcinit_config *c, const struct recipe *r, const struct mcini
 			continue;
 		c->runtime[f] = c->invalid[f] = true;
 		c->pyval[f] = false;
+		mcinit_cfg_drop_pending(c, f);
 		c->origin[f] = MCINIT_ORIG_FILE;
 		c->loc[f] = *l;
 	}
@@ -602,6 +603,8 @@ set_py(struct mcinit_config *c, int f, json_t *j, const struct mcinit_loc *loc)
 	c->origin[f] = MCINIT_ORIG_REPAIR;
 	c->loc[f] = *loc;
 	c->invalid[f] = c->pyval[f] = false;
+	/* Bridge's assignment replaces a str an input gave: no TypeError */
+	mcinit_cfg_drop_pending(c, f);
 	return true;
 }
 
@@ -710,7 +713,9 @@ mcinit_config_bridge_precision(struct mcinit_config *c, struct mcinit_diags *d)
 				continue;
 			j = mcinit_value_to_json(&c->val[f]);
 			old = mcinit_value_to_json(&c->val[h]);
-			if (!json_equal(j, old))
+			/* (a field whose str waits to be refused holds its former
+			 * value meanwhile: Bridge's setattr replaces the str) */
+			if (!json_equal(j, old) || c->pending[h] != NULL)
 				set_py(c, h, j, loc);
 			json_decref(j);
 			json_decref(old);

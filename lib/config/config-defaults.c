@@ -317,6 +317,7 @@ mcinit_config_reset_section(struct mcinit_config *c, const char *sec)
 		c->origin[f] = MCINIT_ORIG_DEFAULT;
 		c->invalid[f] = c->pyval[f] = false;
 		c->runtime[f] = false;
+		mcinit_cfg_drop_pending(c, f);
 		memset(&c->loc[f], 0, sizeof c->loc[f]);
 	}
 	json_object_del(c->extras, sec);

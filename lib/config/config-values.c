@@ -203,6 +203,9 @@ struct conv {
 	char *note;          /* py: a warning about a value Python takes as it is */
 	bool py;             /* read by Python (a config file, an override) */
 	bool bridge;         /* into a Megatron-Bridge ConfigContainer (py too) */
+	/* bridge: the value is kept, but its refusal (code, why) waits for
+	 * Bridge's finalize (struct mcinit_config's pending) */
+	bool pending;
 };
 
 static int
@@ -856,7 +859,14 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			 * the job dies, only later (issue 38: `lr: 3e-4`, which
 			 * PyYAML reads as a string, breaks the optimizer).  A float
 			 * or a bool where an int is declared, by contrast, Python
-			 * computes with. */
+			 * computes with.  Only if the str is still there when
+			 * training reads it: Bridge's runtime_config_update sets
+			 * some such fields itself (the mixed-precision preset's
+			 * setup copies model.fp8_margin, optimizer.loss_scale, ...
+			 * over what the config holds), so the refusal is kept
+			 * pending with the str, and the config reports it only if
+			 * mcinit's emulation of that update leaves the str
+			 * (mcinit_config_pending_errors). */
 			char *why;
 
 			words = type_words(f);
@@ -867,8 +877,13 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 			    repr, out->s[0] == '\0' ? ": 'key=' sets ''" : "", words);
 			free(words);
 			free(repr);
-			mcinit_value_clear(out);
-			return conv_fail(cv, "MC004", why);
+			/* the refusal as conv_fail would leave it (an earlier
+			 * alternative's complaint may be the one said), kept */
+			conv_fail(cv, "MC004", why);
+			free(cv->note);
+			cv->note = NULL;
+			cv->pending = true;
+			return 0;
 		}
 		free(cv->note);
 		cv->note = NULL;
@@ -937,15 +952,18 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
                 const char **code, char **why, char **note)
 {
 	const struct mcinit_type *t = mcinit_field_type(f);
-	struct conv cv = {
-	    NULL, NULL,  mcinit_fields[f].lo, mcinit_fields[f].hi, mcinit_field_s(f, choices), NULL,
-	    py,   bridge};
+	struct conv cv = {.lo = mcinit_fields[f].lo,
+	                  .hi = mcinit_fields[f].hi,
+	                  .choices = mcinit_field_s(f, choices),
+	                  .py = py,
+	                  .bridge = bridge};
 
 	json_t *word = NULL;
 	double d;
 	int rc;
 
 	*note = NULL;
+	*why = NULL;
 	/* Outside a ConfigContainer, a Python float JSON has no number for
 	 * is read as its word ("inf"), as mcinit's own fields always read it
 	 * (a float field takes the word: special_float). */
@@ -954,7 +972,12 @@ value_from_json(enum mcinit_field f, json_t *j, bool py, bool bridge, struct mci
 	rc = try_alts(f, t, j, out, &cv) == 0 || (py && py_coerce(f, t, j, out, &cv) == 0) ? 0 : -1;
 	if (rc == 0) {
 		json_decref(word);
-		free(cv.why);
+		if (cv.pending) {
+			*code = cv.code;
+			*why = cv.why;
+		} else {
+			free(cv.why);
+		}
 		*note = cv.note;
 		return 0;
 	}
@@ -992,7 +1015,7 @@ mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *out,
 int
 mcinit_type_check(const char *type_text, const char *choices, json_t *j, char **why)
 {
-	struct conv cv = {NULL, NULL, MCINIT_NOLIM, MCINIT_NOLIM, choices, NULL, false, false};
+	struct conv cv = {.lo = MCINIT_NOLIM, .hi = MCINIT_NOLIM, .choices = choices};
 	struct mcinit_value v;
 	struct mcinit_type t;
 	int i;

@@ -42,8 +42,10 @@ mcinit_config_destroy(struct mcinit_config *c)
 {
 	size_t i;
 
-	for (i = 0; i < MCINIT_F_COUNT; i++)
+	for (i = 0; i < MCINIT_F_COUNT; i++) {
 		mcinit_value_clear(&c->val[i]);
+		mcinit_cfg_drop_pending(c, i);
+	}
 	for (i = 0; i < c->nnames; i++)
 		free(c->names[i]);
 	free(c->names);
@@ -137,10 +139,64 @@ mcinit_cfg_val(const struct mcinit_config *c, enum mcinit_field f)
 	return &c->val[f];
 }
 
+void
+mcinit_cfg_drop_pending(struct mcinit_config *c, enum mcinit_field f)
+{
+	if (c->pending[f] == NULL)
+		return;
+	free(c->pending[f]->why);
+	free(c->pending[f]->str);
+	free(c->pending[f]);
+	c->pending[f] = NULL;
+}
+
+/* Reports field f's refusal: code and why, at loc; str: the string given,
+ * or NULL. */
+static void
+refuse(enum mcinit_field f, const char *code, const char *why, const char *str,
+       const struct mcinit_loc *loc, struct mcinit_diags *d)
+{
+	struct mcinit_diag *g;
+	char key[128];
+
+	mcinit_field_key(f, key, sizeof key);
+	g = mcinit_diag_add(d, MCINIT_ERROR, code, loc, "%s: %s", key, why);
+	mcinit_diag_key(g, key);
+	if (strcmp(code, "MC004") == 0 && str != NULL &&
+	    mcinit_field_type(f)->alt[0].base == MCINIT_B_BOOL) {
+		/* The type=bool trap in JSON: a string where a bool belongs. */
+		int b = mcinit_bool_word(str);
+
+		mcinit_diag_hint(
+		    g,
+		    "write %s without quotes; a string is not a boolean (Python's "
+		    "bool('%s') is %s, so Megatron-LM <= core_r0.16 would read it as %s)",
+		    b == 0 ? "false" : "true", str, *str ? "True" : "False",
+		    *str ? "TRUE" : "FALSE");
+	}
+}
+
+void
+mcinit_config_pending_errors(struct mcinit_config *c, struct mcinit_diags *d)
+{
+	int f;
+
+	for (f = 0; f < MCINIT_F_COUNT; f++) {
+		const struct mcinit_pending *p = c->pending[f];
+
+		if (p == NULL)
+			continue;
+		refuse(f, p->code, p->why, p->str, p->has_loc ? &p->loc : NULL, d);
+		mcinit_cfg_drop_pending(c, f);
+	}
+}
+
 static void
 set_where(struct mcinit_config *c, enum mcinit_field f, enum mcinit_origin o,
           const struct mcinit_loc *loc)
 {
+	/* a value replaces the str a refusal waited on */
+	mcinit_cfg_drop_pending(c, f);
 	c->origin[f] = o;
 	if (loc != NULL)
 		c->loc[f] = *loc;
@@ -197,6 +253,7 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 	const char *code;
 	char *why, *note, key[128];
 	struct mcinit_diag *g;
+	int rc;
 
 	if (j == NULL) {
 		/* The only way a loader has no JSON for a word: bytes that are
@@ -209,11 +266,32 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 		mcinit_diag_key(g, key);
 		return -1;
 	}
-	if ((c->bridge && (o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE)
+	rc = c->bridge && (o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE)
 	         ? mcinit_value_from_json_bridge(f, j, &v, &code, &why, &note)
 	         : mcinit_value_from_json_py(f, j,
 	                                     o == MCINIT_ORIG_FILE || o == MCINIT_ORIG_OVERRIDE, &v,
-	                                     &code, &why, &note)) == 0) {
+	                                     &code, &why, &note);
+	if (rc == 0 && why != NULL) {
+		/* Bridge keeps it, refused unless its finalize replaces it: the
+		 * field is as the refusal leaves it (below) until then */
+		struct mcinit_pending *p = mcx_xcalloc(1, sizeof *p);
+
+		free(note);
+		mcinit_cfg_drop_pending(c, f);
+		p->code = code;
+		p->why = why;
+		p->str = v.kind == MCINIT_V_STR ? mcx_xstrdup(v.s) : NULL;
+		if (loc != NULL) {
+			p->loc = *loc;
+			p->has_loc = true;
+		}
+		mcinit_value_clear(&v);
+		c->pending[f] = p;
+		c->invalid[f] = true;
+		c->pyval[f] = false;
+		return -1;
+	}
+	if (rc == 0) {
 		mcinit_value_clear(&c->val[f]);
 		c->val[f] = v;
 		set_where(c, f, o, loc);
@@ -231,22 +309,7 @@ mcinit_config_set_json(struct mcinit_config *c, enum mcinit_field f, json_t *j,
 	}
 	c->invalid[f] = true;
 	c->pyval[f] = false;
-	mcinit_field_key(f, key, sizeof key);
-	g = mcinit_diag_add(d, MCINIT_ERROR, code, loc, "%s: %s", key, why);
-	mcinit_diag_key(g, key);
-	if (strcmp(code, "MC004") == 0 && json_is_string(j) &&
-	    mcinit_field_type(f)->alt[0].base == MCINIT_B_BOOL) {
-		/* The type=bool trap in JSON: a string where a bool belongs. */
-		int b = mcinit_bool_word(json_string_value(j));
-
-		mcinit_diag_hint(
-		    g,
-		    "write %s without quotes; a string is not a boolean (Python's "
-		    "bool('%s') is %s, so Megatron-LM <= core_r0.16 would read it as %s)",
-		    b == 0 ? "false" : "true", json_string_value(j),
-		    *json_string_value(j) ? "True" : "False",
-		    *json_string_value(j) ? "TRUE" : "FALSE");
-	}
+	refuse(f, code, why, json_is_string(j) ? json_string_value(j) : NULL, loc, d);
 	free(why);
 	return -1;
 }

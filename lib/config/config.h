@@ -180,6 +180,15 @@ enum mcinit_origin {
 	MCINIT_ORIG_REPAIR,
 };
 
+/* A refusal kept for later (struct mcinit_config's pending). */
+struct mcinit_pending {
+	const char *code; /* static: MC004, or MC005 */
+	char *why;        /* the message after "key: ", owned */
+	char *str;        /* the str given, owned (the bool hint reads it) */
+	struct mcinit_loc loc;
+	bool has_loc; /* the input gave loc (else none) */
+};
+
 struct mcinit_config {
 	struct mcinit_value val[MCINIT_F_COUNT];
 	struct mcinit_loc loc[MCINIT_F_COUNT]; /* where each value was written */
@@ -195,6 +204,15 @@ struct mcinit_config {
 	 * estimates take it as unknown rather than reading 0 from it; the
 	 * ported checks (Bridge's and Megatron-Core's, as Python) read it */
 	bool pyval[MCINIT_F_COUNT];
+	/* An input's refusal that waits for Megatron-Bridge's own
+	 * runtime_config_update (a str where Bridge declares a number,
+	 * config-values.c): Bridge keeps the str, and training's TypeError on
+	 * it comes only if its finalize has not replaced it.  Meanwhile the
+	 * field is as an input refused it (invalid, its former value); an
+	 * assignment to the field drops the record (mcinit_cfg_drop_pending),
+	 * mcinit_config_pending_errors reports those left.  Owned, NULL for
+	 * most fields. */
+	struct mcinit_pending *pending[MCINIT_F_COUNT];
 	json_t *env_vars; /* object, owned */
 	/* What a section holds beyond its standard fields, kept for
 	 * --print-config: {section: {"_target_": ..., key: value}} for the keys
@@ -371,7 +389,10 @@ int mcinit_value_from_json(enum mcinit_field f, json_t *j, struct mcinit_value *
                            const char **code, char **why);
 /* As mcinit_value_from_json_py (py), for a field of a Megatron-Bridge
  * ConfigContainer: what Bridge's reading of it takes beyond the annotation
- * (None for a string setting, a range that is Megatron-LM's use alone). */
+ * (None for a string setting, a range that is Megatron-LM's use alone).
+ * 0 with *why set (caller frees; *code its code): Bridge keeps the value
+ * (out), but it is refused unless Bridge's own finalize replaces it (a str
+ * where a number is declared: struct mcinit_config's pending). */
 int mcinit_value_from_json_bridge(enum mcinit_field f, json_t *j, struct mcinit_value *out,
                                   const char **code, char **why, char **note);
 /* Checks JSON value j against a type in the notation of schema.def (and
@@ -461,6 +482,13 @@ void mcinit_config_fill_megatron(struct mcinit_config *c, struct mcinit_diags *d
 /* After all inputs and mcinit_config_fill_megatron: MC008 for required
  * fields still null. */
 void mcinit_config_finish(struct mcinit_config *c, struct mcinit_diags *d);
+/* Forgets field f's pending refusal: a value replaced the str it was on. */
+void mcinit_cfg_drop_pending(struct mcinit_config *c, enum mcinit_field f);
+/* Reports each pending refusal still standing (the field still holds its
+ * str after mcinit's emulation of Bridge's runtime_config_update) as the
+ * error it was, at its place, and forgets it.  After
+ * mcinit_config_bridge_precision, before the checks. */
+void mcinit_config_pending_errors(struct mcinit_config *c, struct mcinit_diags *d);
 
 /* The resolved config as a JSON object {section: {field: value}} plus env_vars. */
 json_t *mcinit_config_to_json(const struct mcinit_config *c);

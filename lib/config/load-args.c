@@ -891,6 +891,7 @@ set_dest(struct fctx *x, const struct mcinit_mflag *m, json_t *j, const struct m
 		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
 		x->c->loc[fs[k]] = *l;
 		x->c->invalid[fs[k]] = x->c->pyval[fs[k]] = false;
+		mcinit_cfg_drop_pending(x->c, fs[k]);
 	}
 	json_decref(j);
 }
@@ -1002,6 +1003,7 @@ set_runtime(struct fctx *x, const struct mcinit_mflag *m, const struct mcinit_lo
 	for (k = 0; k < n; k++) {
 		x->c->invalid[fs[k]] = x->c->runtime[fs[k]] = true;
 		x->c->pyval[fs[k]] = false;
+		mcinit_cfg_drop_pending(x->c, fs[k]);
 		x->c->origin[fs[k]] = MCINIT_ORIG_ARGV;
 		x->c->loc[fs[k]] = *l;
 	}

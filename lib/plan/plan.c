@@ -124,6 +124,8 @@ load_all(struct mcinit_job *job, const struct mcinit_job_desc *desc, struct mcin
 	mcinit_config_bridge_aliases(&job->c);
 	mcinit_config_finish(&job->c, job->d);
 	mcinit_config_bridge_precision(&job->c, job->d);
+	/* after Bridge's own assignments, what its training would still read */
+	mcinit_config_pending_errors(&job->c, job->d);
 	return 0;
 }
 

@@ -956,3 +956,48 @@ Test(config, builder_model_nests_the_transformer)
 	cr_assert_eq(mcinit_vclass_nested(k, "transformer"), -1);
 	cr_assert(!mcinit_field_in_nested(nl, -1));
 }
+
+/* A str where Megatron-Bridge declares a number: Bridge keeps it, and the
+ * TypeError comes only if its own runtime_config_update leaves it there.
+ * The refusal waits (no diagnostic at load), the field reads as refused
+ * meanwhile, a later value drops it, and the one still standing is said as
+ * the load would have said it. */
+Test(config, bridge_str_in_number_waits_for_finalize)
+{
+	struct mcinit_loc l = mcinit_config_source(&c, "override 1");
+	int f = mcinit_field_lookup("model", "fp8_margin"),
+	    g = mcinit_field_lookup("optimizer", "loss_scale_window");
+	json_t *s = json_string("8"), *w = json_string("zz_word"), *n = json_integer(0);
+	const struct mcinit_diag *e;
+
+	cr_assert(f >= 0 && g >= 0);
+	mcinit_config_bridge_container(&c);
+	l.line = 1;
+	l.col = 5;
+	cr_assert_eq(mcinit_config_set_json(&c, f, s, MCINIT_ORIG_OVERRIDE, &l, &d), -1);
+	cr_assert_eq(mcinit_config_set_json(&c, g, w, MCINIT_ORIG_OVERRIDE, &l, &d), -1);
+	cr_assert_eq(d.n, 0, "no diagnostic until Bridge's finalize is emulated");
+	cr_assert_not_null(c.pending[f]);
+	cr_assert(c.invalid[f] && !c.pyval[f]);
+	cr_assert_eq(mcinit_cfg_val(&c, f)->kind, MCINIT_V_INT, "the former value stays");
+	/* an assignment (Bridge's setup copying the preset's value, a later
+	 * input) replaces the str: nothing to refuse */
+	cr_assert_eq(mcinit_config_set_json(&c, f, n, MCINIT_ORIG_OVERRIDE, &l, &d), 0);
+	cr_assert_null(c.pending[f]);
+	mcinit_config_pending_errors(&c, &d);
+	cr_assert_eq(d.n, 1);
+	e = &d.v[0];
+	cr_assert_str_eq(e->code, "MC004");
+	cr_assert_eq(e->sev, MCINIT_ERROR);
+	cr_assert_str_eq(e->loc.source, "override 1");
+	cr_assert_eq(e->loc.line, 1);
+	cr_assert_eq(e->loc.col, 5);
+	cr_assert_str_eq(e->message,
+	                 "optimizer.loss_scale_window: a string ('zz_word') where Megatron-Bridge "
+	                 "declares a number: Bridge keeps it, and training's first arithmetic or "
+	                 "comparison on it raises TypeError (a str with a number)");
+	cr_assert_null(c.pending[g]);
+	json_decref(s);
+	json_decref(w);
+	json_decref(n);
+}
