@@ -273,8 +273,9 @@ act_spec(const struct mcinit_memory *m)
 	if (strcmp(m->act_spec, "local") == 0)
 		return "local (unfused attention, torch norms: as measured on the CPU)";
 	return "transformer_engine (fused or flash attention: the local spec's tensors with "
-	       "core attention recomputed, plus the softmax's fp32 log-sum-exp; torch norms: as "
-	       "measured on the CPU)";
+	       "core attention recomputed, plus the softmax's fp32 log-sum-exp; norms: "
+	       "Transformer Engine's fused modules' input and fp32 statistics in total, "
+	       "torch's as measured on the CPU in total_high)";
 }
 
 /* --memory-model mcinit: the activations per micro-batch, {"recompute",
@@ -294,6 +295,8 @@ act_json(const struct mcinit_derived *dv)
 		if (m->act_spec_range != NULL)
 			json_object_set_new(r, "total_high_local_spec",
 			                    json_integer(m->act[k].total_hi));
+		else if (m->act_te_norms)
+			json_object_set_new(r, "total_high", json_integer(m->act[k].total_hi));
 		for (i = 0; i < MCINIT_AT_COUNT; i++)
 			json_object_set_new(r, act_terms[i], json_integer(m->act[k].by_term[i]));
 		json_array_append_new(ranks, r);
@@ -600,6 +603,12 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 		               "", m->act_recompute);
 	if (m->act_spec_range != NULL)
 		mcx_buf_printf(b, "\n%40s(%s)", "", m->act_spec_range);
+	if (m->act_te_norms)
+		mcx_buf_printf(b,
+		               "\n%40s(the norms: Transformer Engine's fused modules' input and "
+		               "fp32 statistics in the low end, torch's in the high end; the "
+		               "terms are the low end's)",
+		               "");
 	for (p = 0, top = 0; p < dv->pp; p++)
 		if (act_peak(dv, p) > act_peak(dv, top))
 			top = p;
@@ -613,6 +622,9 @@ act_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 			mcx_buf_adds(b, " (the local spec's ");
 			add_ll(b, m->act[k].total_hi);
 			mcx_buf_addc(b, ')');
+		} else if (m->act_te_norms) {
+			mcx_buf_adds(b, "..");
+			add_ll(b, m->act[k].total_hi);
 		}
 		for (i = 0, sep = ";"; i < MCINIT_AT_COUNT; i++)
 			if (m->act[k].by_term[i] > 0) {

@@ -17,9 +17,11 @@
  * no s x s tensor, so its figure is the local spec's with core attention
  * recomputed plus the softmax's log-sum-exp (layer(); the local spec with
  * that recompute is what the oracle measured, and tests/cli/activations.sh
- * holds the two figures together on the corpus).  Its fused norms (and
- * Megatron's fused SwiGLU, where it runs) are not modelled: the torch
- * figures stand, which may be larger.
+ * holds the two figures together on the corpus).  Its fused norms save
+ * less than torch's RMSNorm: the low end counts them at Transformer
+ * Engine's figure (norm()), the high end at torch's, as measured, so that
+ * MC063's error stays certain.  Megatron's fused SwiGLU, where it runs, is
+ * not modelled: the torch figure stands, which may be larger.
  *
  * Every rank of a pipeline stage saves the same bytes (TP splits the heads
  * and the MLP evenly, SP the sequence of what lies outside attention and
@@ -43,6 +45,9 @@ struct act_in {
 	/* core attention as Transformer Engine's fused/flash kernels run it:
 	 * no s x s tensor is saved (see layer()) */
 	bool te;
+	/* the norms as Transformer Engine's fused modules save them, at most
+	 * torch's figure: the low end of the transformer_engine spec (norm()) */
+	bool te_norms;
 	enum { RC_NONE, RC_SELECTIVE, RC_UNIFORM, RC_BLOCK } rc;
 	bool rc_attn, rc_mlp; /* selective: core_attn, mlp among recompute_modules */
 	double rotary_percent;
@@ -57,11 +62,29 @@ struct act_in {
 
 /* What a norm over n tokens keeps: torch's LayerNorm its input and the
  * mean and 1/std in the input's dtype; torch's RMSNorm computes in fp32 and
- * keeps the fp32 input, the normalised fp32 values and 1/rms. */
+ * keeps the fp32 input, the normalised fp32 values and 1/rms.
+ *
+ * Transformer Engine's fused norms (Megatron's TE spec fuses the layer's
+ * two norms into TELayerNormColumnParallelLinear, the final one is TENorm)
+ * keep the input in its own dtype and fp32 statistics per token: mu and
+ * rsigma for LayerNorm, rsigma for RMSNorm.  Source: Transformer Engine
+ * (d0067d0), transformer_engine/pytorch/module/layernorm_linear.py,
+ * _LayerNormLinear.forward (save_for_backward of inputmat, ln_out, mu,
+ * rsigma: ln_out is the linear's input, counted in the attention and MLP
+ * terms); pytorch/ops/basic/layer_norm.py LayerNorm.op_forward and
+ * rmsnorm.py RMSNorm.op_forward (save_for_backward(x, means, rstdevs) and
+ * (x, rstdevs)); pytorch/csrc/extensions/normalization.cpp layernorm_fwd
+ * and rmsnorm_fwd (mu and rsigma at::kFloat, one per row).  With te_norms
+ * the smaller of the two figures is counted: in 16 bits TE's LayerNorm
+ * keeps its statistics in fp32, 4 bytes a token more than torch's, and the
+ * low end must not count what may not exist. */
 static long long
 norm(const struct act_in *a, long long n)
 {
-	return a->rms ? 2 * n * a->h * 4 + n * 4 : n * a->h * a->e + 2 * n * a->e;
+	long long torch = a->rms ? 2 * n * a->h * 4 + n * 4 : n * a->h * a->e + 2 * n * a->e;
+	long long te = n * a->h * a->e + (a->rms ? 1 : 2) * n * 4;
+
+	return a->te_norms && te < torch ? te : torch;
 }
 
 /* The MoE layer's MLP (the allgather dispatcher): n tokens of the sequence,
@@ -446,7 +469,9 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 }
 
 /* Each stage's bytes, kinds of rank shared; range: the spec is not
- * certain, and each kind's total_hi is the local spec's figure. */
+ * certain, and each kind's total_hi is the local spec's figure; else,
+ * with the transformer_engine spec, the same spec with torch's norms (the
+ * low end, total, counts Transformer Engine's: norm()). */
 static const char *
 count(struct mcinit_rule_ctx *x, const struct act_in *a, bool range)
 {
@@ -468,13 +493,15 @@ count(struct mcinit_rule_ctx *x, const struct act_in *a, bool range)
 		for (i = 0; i < MCINIT_AT_COUNT; i++)
 			r.total += r.by_term[i];
 		r.total_hi = r.total;
-		if (range) {
+		if (range || a->te_norms) {
 			/* the spec is not certain: the local spec's figure, the
-			 * larger, is the high end */
+			 * larger, is the high end; with Transformer Engine's norms
+			 * in the low end, torch's are in the high end */
 			struct act_in l = *a;
 			long long t[MCINIT_AT_COUNT] = {0};
 
-			l.te = false;
+			l.te = a->te && !range;
+			l.te_norms = false;
 			for (v = 0; v < a->vp; v++) {
 				for (g = 0, off = 0; g < v * a->pp + p; g++)
 					off += x->dv->layers[(g % a->pp) * a->vp + g / a->pp];
@@ -599,6 +626,10 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 		m->act_recompute = modes[a.rc];
 		m->act_spec_range = read_spec(x, &a);
 		m->act_spec = a.te ? "transformer_engine" : "local";
+		/* the low end of either spec Transformer Engine may run counts
+		 * its norms (norm()); the high end counts torch's */
+		a.te_norms = a.te;
+		m->act_te_norms = a.te;
 		m->act_why = count(x, &a, m->act_spec_range != NULL);
 		in_flight(x, &a);
 	}

@@ -645,8 +645,11 @@ mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x)
 		over_hi += w->hi[i];
 	}
 	if (w->lo[MCINIT_PT_ACTIVATIONS] != w->hi[MCINIT_PT_ACTIVATIONS])
-		snprintf(act, sizeof act, "%.1f..%.1f (transformer_engine..local spec)",
-		         w->lo[MCINIT_PT_ACTIVATIONS] / GIB, w->hi[MCINIT_PT_ACTIVATIONS] / GIB);
+		snprintf(act, sizeof act, "%.1f..%.1f (%s)", w->lo[MCINIT_PT_ACTIVATIONS] / GIB,
+		         w->hi[MCINIT_PT_ACTIVATIONS] / GIB,
+		         m->act_spec_range != NULL ? "transformer_engine..local spec"
+		                                   : "transformer_engine spec, its fused "
+		                                     "norms..torch's");
 	else
 		snprintf(act, sizeof act, "%.1f (%s spec)", w->lo[MCINIT_PT_ACTIVATIONS] / GIB,
 		         m->act_spec);

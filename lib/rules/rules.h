@@ -112,7 +112,8 @@ struct mcinit_rank_act {
 	long long by_term[MCINIT_AT_COUNT];
 	long long total;
 	/* the high end: total, or the local spec's figure when the spec is
-	 * not certain (struct mcinit_memory act_spec_range) */
+	 * not certain (struct mcinit_memory act_spec_range), or with
+	 * act_te_norms the same spec with torch's norms */
 	long long total_hi;
 	long long first_stage, nstages;
 };
@@ -188,6 +189,9 @@ struct mcinit_memory {
 	 * the local spec's figure, else NULL */
 	const char *act_spec;
 	const char *act_spec_range;
+	/* by_term and total count the norms as Transformer Engine's fused
+	 * modules save them, total_hi as torch's (memory-act.c norm()) */
+	bool act_te_norms;
 	size_t nact;
 	struct mcinit_rank_act act[MCINIT_MAX_RANK_KINDS];
 	short stage_act[MCINIT_MAX_CHUNKS]; /* each pipeline stage's index in act */

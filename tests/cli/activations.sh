@@ -98,9 +98,11 @@ import json, sys, shlex
 def stages(f):
     d = json.load(open(f))["derived"]
     a = d["memory"]["activations"]
-    return d, a["spec"], {s: r["total"] for r in a["ranks"] for s in r["stages"]}
-d, spec, te = stages(sys.argv[1])
-_, lspec, rc = stages(sys.argv[2])
+    return d, a["spec"], {s: r for r in a["ranks"] for s in r["stages"]}
+d, spec, ter = stages(sys.argv[1])
+_, lspec, rcr = stages(sys.argv[2])
+te = {s: r["total_high"] for s, r in ter.items()}
+rc = {s: r["total"] for s, r in rcr.items()}
 w = shlex.split(sys.argv[3])
 def flag(n, dflt):
     return int(w[w.index(n) + 1]) if n in w else dflt
@@ -111,6 +113,20 @@ assert spec.startswith("transformer_engine") and lspec.startswith("local"), (spe
 for s, n in enumerate(d["layers_per_stage"]):
     if te[s] != rc[s] + n * lse:
         sys.exit("case %s stage %d: transformer_engine %d, local with core_attn recomputed %d + %d x %d" % (sys.argv[4], s, te[s], rc[s], n, lse))
+    # the low end: each norm as Transformer Engine saves it (its input,
+    # fp32 mu and rsigma, or rsigma alone for RMSNorm), at most the torch
+    # figure of the local spec, per token: RMSNorm its fp32 input, output
+    # and 1/rms; LayerNorm the input, mean and 1/std in its dtype
+    h = flag("--hidden-size", 0)
+    e = 2 if "--bf16" in w or "--fp16" in w else 4
+    rms = "RMSNorm" in w
+    torch_tok = 8 * h + 4 if rms else h * e + 2 * e
+    te_tok = h * e + (4 if rms else 8)
+    norms = rcr[s]["norms"]
+    assert norms % torch_tok == 0, (norms, torch_tok)
+    low = norms // torch_tok * min(te_tok, torch_tok)
+    if ter[s]["norms"] != low or ter[s]["total"] != te[s] - norms + low:
+        sys.exit("case %s stage %d: the norms low end %d (total %d), want %d (total %d)" % (sys.argv[4], s, ter[s]["norms"], ter[s]["total"], low, te[s] - norms + low))
 print(sys.argv[4], "lse" if lse else "same")' "$tmp/te.json" "$tmp/rc.json" "$flags" "$case" \
 		>>"$tmp/te" 2>"$tmp/err" || fail "te-spec-case-$case" "TE figure drifted" "$tmp/err"
 done <"$tmp/rows"
