@@ -183,30 +183,20 @@ cp1=$(act_total --world-size 1 -- $GPT)
 check cp-modelled test "$cp2" = "$cp1"
 
 # Not counted, with the reason, never a number.
-# not_counted NAME WHY-PART ARGS...: activations_not_estimated names WHY-PART
-not_counted() {
-	name=$1 why=$2
-	shift 2
-	"$M" validate --memory-model mcinit --format json "$@" >"$tmp/n.json" 2>/dev/null
-	check "$name" python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))["derived"]["memory"]
-sys.exit(0 if "activations" not in m and sys.argv[2] in m.get("activations_not_estimated", "")
-         else "not refused as %r: %s" % (sys.argv[2], m))' "$tmp/n.json" "$why"
-}
+. "$srcdir/tests/memory/lib.sh"
 # shellcheck disable=SC2086
 {
-not_counted act-not-alltoall "allgather" --world-size 1 -- $GPT --num-experts 4 \
+not_counted activations act-not-alltoall "allgather" --world-size 1 -- $GPT --num-experts 4 \
 	--moe-token-dispatcher-type alltoall
-not_counted act-not-mla "MLA" --world-size 1 -- $GPT --multi-latent-attention \
+not_counted activations act-not-mla "MLA" --world-size 1 -- $GPT --multi-latent-attention \
 	--kv-lora-rank 16 --q-lora-rank 16
-not_counted act-not-mtp "MTP" --world-size 1 -- $GPT --mtp-num-layers 1
-not_counted act-not-modules "core_attn and mlp" --world-size 1 -- $GPT \
+not_counted activations act-not-mtp "MTP" --world-size 1 -- $GPT --mtp-num-layers 1
+not_counted activations act-not-modules "core_attn and mlp" --world-size 1 -- $GPT \
 	--recompute-granularity selective --recompute-modules core_attn layernorm
-not_counted act-not-huge "out of range" --world-size 1 -- $GPT --num-layers 100000 \
+not_counted activations act-not-huge "out of range" --world-size 1 -- $GPT --num-layers 100000 \
 	--seq-length 1048576 --max-position-embeddings 1048576 --micro-batch-size 1024 \
 	--global-batch-size 1024
-not_counted act-not-params "parameters" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
+not_counted activations act-not-params "parameters" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
 }
 
 # Megatron's own model is unchanged: no activations block.

@@ -75,36 +75,26 @@ sys.exit(0 if p[0] and p[0] == p[1] and p[0]["ranks"][0]["experts"] > 0 else p)'
 	"$tmp/expr.json" "$tmp/list.json"
 
 # Not counted, with the reason, never a number.
-# not_counted NAME WHY-PART ARGS...: parameters_not_estimated names WHY-PART
-not_counted() {
-	name=$1 why=$2
-	shift 2
-	"$M" validate --memory-model mcinit --format json "$@" >"$tmp/n.json" 2>/dev/null
-	check "$name" python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))["derived"]["memory"]
-sys.exit(0 if "parameters" not in m and sys.argv[2] in m.get("parameters_not_estimated", "")
-         else "not refused as %r: %s" % (sys.argv[2], m))' "$tmp/n.json" "$why"
-}
+. "$srcdir/tests/memory/lib.sh"
 # shellcheck disable=SC2086
 {
-not_counted not-bridge "Megatron-Bridge" --world-size 2 \
+not_counted parameters not-bridge "Megatron-Bridge" --world-size 2 \
 	"$srcdir/tests/bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml"
-not_counted not-old-release "before r0.19" --megatron-version r0.18 --world-size 1 -- $GPT
-not_counted not-hybrid "hybrid" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
-not_counted not-latent-moe "latent MoE" --world-size 1 -- $GPT --num-experts 4 \
+not_counted parameters not-old-release "before r0.19" --megatron-version r0.18 --world-size 1 -- $GPT
+not_counted parameters not-hybrid "hybrid" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
+not_counted parameters not-latent-moe "latent MoE" --world-size 1 -- $GPT --num-experts 4 \
 	--disable-bias-linear --moe-latent-size 16
-not_counted not-shared-bias "shared experts" --world-size 1 -- $GPT --num-experts 4 \
+not_counted parameters not-shared-bias "shared experts" --world-size 1 -- $GPT --num-experts 4 \
 	--moe-shared-expert-intermediate-size 32
-not_counted not-moe-bias-etp "ETP > 1" --world-size 2 -- $GPT --num-experts 4 \
+not_counted parameters not-moe-bias-etp "ETP > 1" --world-size 2 -- $GPT --num-experts 4 \
 	--tensor-model-parallel-size 2 --expert-tensor-parallel-size 2
-not_counted not-mla-q-norm "no q_lora_rank" --world-size 1 -- $GPT --multi-latent-attention \
+not_counted parameters not-mla-q-norm "no q_lora_rank" --world-size 1 -- $GPT --multi-latent-attention \
 	--qk-layernorm --kv-lora-rank 16 --position-embedding-type rope
-not_counted not-heads-tp "not divisible by TP" --world-size 8 -- $GPT \
+not_counted parameters not-heads-tp "not divisible by TP" --world-size 8 -- $GPT \
 	--tensor-model-parallel-size 8
-not_counted not-moe-freq "moe_layer_freq" --world-size 1 -- $GPT --num-experts 4 \
+not_counted parameters not-moe-freq "moe_layer_freq" --world-size 1 -- $GPT --num-experts 4 \
 	--disable-bias-linear --moe-layer-freq "[1,0]"
-not_counted not-empty-stage "without layers" --world-size 2 -- $GPT \
+not_counted parameters not-empty-stage "without layers" --world-size 2 -- $GPT \
 	--pipeline-model-parallel-size 2 --decoder-first-pipeline-num-layers 0 \
 	--decoder-last-pipeline-num-layers 4
 }
