@@ -15,5 +15,5 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 python3 "$here/launch-gen.py" "$work/scripts" --count "$count" --seed "$seed"
 python3 "$here/launch-cases.py" "$work"/scripts/launch-*.sh >"$work/corpus.jsonl"
-PYTHONPATH=$tree MLM_ROOT=$tree "$py" -W ignore "$here/megatron-diff.py" --release "$release" \
+PYTHONPATH=$tree MLM_ROOT=$tree "$py" -W ignore "$here/megatron-diff.py" --release "$release" --init-model-parallel \
 	--mcinit "$mcinit" --corpus "$work/corpus.jsonl"

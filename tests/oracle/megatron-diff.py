@@ -8,7 +8,11 @@ Megatron-LM command line) is judged twice:
              MLATransformerConfig) that core_transformer_config_from_args()
              builds from the result -- the checks a training script runs
              before it touches a GPU; each case in a forked child of one
-             process that imported Megatron once;
+             process that imported Megatron once; with
+             --init-model-parallel, then _initialize_distributed over
+             torch's fake process group, whose initialize_model_parallel
+             refuses sizes that do not divide the world (launch-diff.sh
+             always asks for it: a launch is judged whole);
   mcinit     mcinit validate --megatron-version R --world-size N
              launch.gpu_arch=90 [--te-version V --torch-version V] -- FLAGS
 
@@ -184,6 +188,8 @@ def megatron_checks(case, ddp):
                 from megatron.training.training import get_megatron_ddp_config
 
                 get_megatron_ddp_config(args)
+            if INIT_MODEL_PARALLEL:
+                init_model_parallel(args)
     except SystemExit as e:
         return False, "argparse: " + sink.getvalue().strip().splitlines()[-1:][0] \
             if sink.getvalue().strip() else "exit %s" % e.code
@@ -193,6 +199,43 @@ def megatron_checks(case, ddp):
                       for f in reversed(tb) if "/megatron/" in f.filename), "?")
         return False, f"{type(e).__name__} at {where}: {str(e).splitlines()[0] if str(e) else ''}"
     return True, ""
+
+
+INIT_MODEL_PARALLEL = False
+
+
+def init_model_parallel(args):
+    """Megatron-LM's own _initialize_distributed on the parsed args, as
+    pretrain() calls it before any model is built: torch.distributed is
+    initialized first with torch's fake process group (world size and rank
+    0 as the case gives them, no network), so the function skips its own
+    init_process_group and runs Megatron-Core's initialize_model_parallel,
+    whose rank generator refuses the sizes that do not divide the world.
+    Every group is a fake one: gloo and NCCL groups cannot be made of it."""
+    import inspect
+
+    import torch
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    import megatron.training.global_vars as G
+    import megatron.training.initialize as I
+
+    torch.cuda.device_count = lambda: 8  # a node of 8 GPUs: the model-parallel branch runs
+    torch.cuda.set_device = lambda *a, **k: None
+    dist.init_process_group(backend="fake", store=FakeStore(), rank=0,
+                            world_size=args.world_size)
+    real_new_group = dist.new_group
+
+    def new_group(*a, **k):  # the fake backend stands for gloo and NCCL alike
+        k.pop("backend", None)
+        k.pop("pg_options", None)
+        return real_new_group(*a, **k)
+
+    dist.new_group = new_group
+    G.set_args(args)
+    params = inspect.signature(I._initialize_distributed).parameters
+    I._initialize_distributed(*[None] * min(3, len(params)))
 
 
 def run_forked(fn, failed, *args):
@@ -266,6 +309,9 @@ def main():
                     help="give mcinit the TE and torch versions of the oracle")
     ap.add_argument("--ddp-config", action="store_true",
                     help="build DistributedDataParallelConfig too, as training.py does")
+    ap.add_argument("--init-model-parallel", action="store_true",
+                    help="run Megatron's _initialize_distributed too (torch's fake process "
+                    "group, no GPU): initialize_model_parallel's refusals are Megatron's")
     ap.add_argument("--out", help="one JSON line per case here")
     ap.add_argument("--megatron-verdicts", metavar="OUT",
                     help="take Megatron's verdicts from an earlier --out (same release, TE and "
@@ -295,6 +341,8 @@ def main():
                                           "--swiglu", "--seq-length", "64",
                                           "--max-position-embeddings", "64",
                                           "--micro-batch-size", "1", "--train-iters", "1"]})
+    global INIT_MODEL_PARALLEL
+    INIT_MODEL_PARALLEL = a.init_model_parallel  # after the warm-up: only forks initialize
     if a.torch_version and a.torch_version_late:
         import megatron.core.utils as U
         from packaging.version import Version
