@@ -346,7 +346,7 @@ mcinit_sh_lex_words_braced(struct sx *x, struct plist *dst)
 		int l = line, c = col;
 
 		for (size_t k = a; k < e; k++) {
-			struct lc m = map != NULL ? map[k] : (struct lc){l, c};
+			struct lc m = map != NULL ? map[k] : (struct lc){l, c, 0, 0};
 			unsigned char ch = (unsigned char)s[k];
 
 			rs_put(&w, (char)ch, m);

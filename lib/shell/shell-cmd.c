@@ -508,9 +508,13 @@ run_string(struct sx *x, const struct pstr *p, const struct plist *prefix)
 	for (size_t k = 0; k < p->n; k++)
 		if (!(p->v[k].fl & PF_MARK)) {
 			t[n] = p->v[k].c;
-			m[n++] = (struct lc){p->v[k].line, p->v[k].col};
+			m[n++] = (struct lc){p->v[k].line, p->v[k].col,
+			                     (p->v[k].fl & PF_OPAQUE)
+			                         ? p->v[k].fl & (PF_OPAQUE | PF_ARGS | PF_UNREAD)
+			                         : 0,
+			                     p->v[k].ev + 1};
 		}
-	m[n] = n > 0 ? m[n - 1] : (struct lc){0, 0};
+	m[n] = n > 0 ? (struct lc){m[n - 1].line, m[n - 1].col, 0, 0} : (struct lc){0, 0, 0, 0};
 	x->s = t, x->map = m, x->prefix = prefix;
 	x->calls++;
 	if (x->err != NULL)

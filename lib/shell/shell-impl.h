@@ -148,8 +148,13 @@ struct hdoc {
 	int strip, line, col;
 };
 
+/* A byte's place; in a string read as commands (eval, bash -c), also the
+ * flags of the text the outer shell kept as written (PF_OPAQUE and why),
+ * and its note + 1 (0: none). */
 struct lc {
 	int line, col;
+	unsigned short fl;
+	int ev1;
 };
 
 struct fn { /* a function the script defined: its body's text */
@@ -314,6 +319,15 @@ static inline int
 mcinit_sh_peekc(const struct sx *x, size_t k)
 {
 	return x->i + k < x->len ? (unsigned char)x->s[x->i + k] : -1;
+}
+
+/* Whether the byte at x->i is text an outer shell kept as written (a
+ * value only the run knows) in a string read as commands: it stays that
+ * unknown value here, not this shell's own `$1` or `$(...)` read again. */
+static inline int
+mcinit_sh_kept_at(const struct sx *x)
+{
+	return x->map != NULL && x->i < x->len && (x->map[x->i].fl & PF_OPAQUE);
 }
 
 static inline int

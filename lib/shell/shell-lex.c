@@ -23,6 +23,21 @@ put_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, unsigned
 	}
 }
 
+/* The bytes from x->i that an outer shell kept as written
+ * (mcinit_sh_kept_at), as they were: unknown, never read as syntax here;
+ * quoted is PF_QUOTED inside quotes of this shell. */
+static void
+lex_kept(struct sx *x, struct pstr *out, unsigned quoted)
+{
+	while (mcinit_sh_kept_at(x)) {
+		const struct lc *m = &x->map[x->i];
+
+		mcinit_sh_put(out, (struct pch){x->s[x->i], (unsigned short)(m->fl | quoted),
+		                                m->line, m->col, -1, m->ev1 - 1});
+		mcinit_sh_adv(x);
+	}
+}
+
 /* Appends source bytes [a, x->i) as unexpandable text with a note. */
 void
 mcinit_sh_opaque(struct sx *x, struct pstr *out, size_t a, int line, int col, int quoted,
@@ -128,6 +143,10 @@ lex_sq(struct sx *x, struct pstr *out)
 
 		if (c < 0)
 			return mcinit_sh_fail(x, line, col, "unterminated single quote");
+		if (mcinit_sh_kept_at(x)) {
+			lex_kept(x, out, PF_QUOTED);
+			continue;
+		}
 		if (c == '\'')
 			break;
 		mcinit_sh_putc_at(out, c, PF_QUOTED, x->line, x->col);
@@ -224,6 +243,10 @@ lex_dq(struct sx *x, struct pstr *out)
 		c = mcinit_sh_peekc(x, 0);
 		if (c < 0)
 			return mcinit_sh_fail(x, line, col, "unterminated double quote");
+		if (mcinit_sh_kept_at(x)) {
+			lex_kept(x, out, PF_QUOTED);
+			continue;
+		}
 		if (c == '"')
 			break;
 		if (c == '\\' && mcinit_sh_peekc(x, 1) > 0 &&
@@ -999,6 +1022,10 @@ mcinit_sh_lex_word(struct sx *x, struct pstr *out, int term, int inq)
 		int c, line, col;
 
 		mcinit_sh_skip_cont(x);
+		if (mcinit_sh_kept_at(x)) {
+			lex_kept(x, out, qf);
+			continue;
+		}
 		c = mcinit_sh_peekc(x, 0);
 		if (c < 0 || (term ? c == term : mcinit_sh_is_sep(c)))
 			return 0;

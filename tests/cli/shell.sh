@@ -10,7 +10,7 @@ S=../../shell/scripts
 for f in "$srcdir"/tests/shell/scripts/*.sh; do
 	n=$(basename "$f" .sh)
 	want=1 # the scripts are fragments of jobs: required fields are missing
-	case $n in gpt-complete | args-forwarded | args-unknown | set-options | functions | script-args | loops | sbatch-vars | wrappers | arith | slurm-gres | slurm-gpus | slurm-gpus-per-task | deepspeed | wrappers-followed | wrappers-table | slurm-unsized) want=0 ;; esac
+	case $n in gpt-complete | args-forwarded | args-unknown | set-options | functions | script-args | loops | sbatch-vars | wrappers | arith | slurm-gres | slurm-gpus | slurm-gpus-per-task | deepspeed | wrappers-followed | wrappers-table | slurm-unsized | shell-c-unknown) want=0 ;; esac
 	args=$(sed -n 's/^# script-args: //p' "$f")
 	if [ -n "$args" ]; then
 		golden "shell-$n" "$want" $M validate --script-args "$args" $S/$n.sh

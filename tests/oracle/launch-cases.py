@@ -4,7 +4,8 @@
 with its `# script-args:` and the environment of its `# oracle-env:`
 line, in a copy of its directory, with stand-ins on PATH for the
 launchers and wrappers (torchrun, python -m torch.distributed.run,
-deepspeed, srun, numactl, nsys, singularity, apptainer).  The stand-ins
+deepspeed, srun, numactl, nsys, singularity, apptainer, and scontrol's
+`show hostnames`).  The stand-ins
 do what the real ones do with their options, as documented, and run the
 command behind them; python records the words after the entry point and
 the world size the launcher gave it.  Each recorded launch of a
@@ -106,6 +107,10 @@ elif name == "srun":
             int(opts["--ntasks-per-node"])
     n = n or os.environ.get("SLURM_NTASKS", "1")
     run(rest, {"SRUN_NTASKS": str(n)})
+elif name == "scontrol":  # show hostnames LIST: one per line (node[01-02] only)
+    import re
+    m = re.fullmatch(r"(\w+)\[(\d+)-(\d+)\]", argv[2])
+    print("\n".join("%s%0*d" % (m[1], len(m[2]), k) for k in range(int(m[2]), int(m[3]) + 1)))
 elif name == "numactl":
     run(options(argv, {"-N", "-m", "-C", "-p"})[1])
 elif name == "nsys":
@@ -119,7 +124,7 @@ elif name in ("singularity", "apptainer"):
 '''
 
 NAMES = ["torchrun", "python", "python3", "deepspeed", "srun", "numactl", "nsys", "singularity",
-         "apptainer"]
+         "apptainer", "scontrol"]
 
 
 def header(text, key):
