@@ -591,7 +591,8 @@ def main():
                     "tests/oracle/activations-diff.py --seed %d;\n# written by the oracle, "
                     "read by tests/cli/activations.sh.  stages: STAGE:BYTES, the mean of "
                     "the\n# stage's ranks (they differ only with EP > 1 and drop-less "
-                    "routing).\n"
+                    "routing).  The rows named\n# KIND-N follow, each kind written by "
+                    "its own run, --kind KIND (mla, mtp, alltoall).\n"
                     "case\tworld\tflags\tstages\n" % a.seed)
             for i, c, stages in rows:
                 f.write("%s\t%d\t%s\t%s\n" % (i, c["world"], " ".join(flags(c)), stages))
