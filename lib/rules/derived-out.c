@@ -240,8 +240,8 @@ params_json(const struct mcinit_derived *dv)
 }
 
 /* The names of enum mcinit_act_term, in JSON and text. */
-static const char *const act_terms[MCINIT_AT_COUNT] = {"embedding", "norms",     "attention", "mlp",
-                                                       "dropout",   "recompute", "logits"};
+static const char *const act_terms[MCINIT_AT_COUNT] = {
+    "embedding", "norms", "attention", "mlp", "dropout", "recompute", "logits", "mtp"};
 
 /* The pipeline stages whose index in kinds is k: as a JSON array. */
 static json_t *

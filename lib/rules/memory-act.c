@@ -15,7 +15,7 @@
  * Transformer Engine's spec (transformer_impl transformer_engine,
  * Megatron's default) differs in attention: fused or flash attention saves
  * no s x s tensor, so its figure is the local spec's with core attention
- * recomputed plus the softmax's log-sum-exp (layer(); the local spec with
+ * recomputed plus the softmax's log-sum-exp (attention(); the local spec with
  * that recompute is what the oracle measured, and tests/cli/activations.sh
  * holds the two figures together on the corpus).  Its fused norms save
  * less than torch's RMSNorm: the low end counts them at Transformer
@@ -37,7 +37,7 @@
 
 /* The inputs, as the local spec's modules read them. */
 struct act_in {
-	long long s, b, h, heads, groups, kv, ffn, vocab, tp, cp, pp, vp;
+	long long s, b, h, heads, groups, kv, ffn, vocab, tp, cp, pp, vp, layers;
 	long long rc_layers; /* recompute_num_layers (full) */
 	int e;               /* bytes of an activation element: 2 bf16/fp16, 4 fp32 */
 	bool sp, rms, swiglu, rope, learned, fp32_softmax;
@@ -48,15 +48,21 @@ struct act_in {
 	/* the norms as Transformer Engine's fused modules save them, at most
 	 * torch's figure: the low end of the transformer_engine spec (norm()) */
 	bool te_norms;
+	long long mtp; /* MTP layers, on the last stage */
 	enum { RC_NONE, RC_SELECTIVE, RC_UNIFORM, RC_BLOCK } rc;
 	bool rc_attn, rc_mlp; /* selective: core_attn, mlp among recompute_modules */
 	double rotary_percent;
+	/* MLA: its latent ranks (q_lora 0: no q LoRA, linear_q_proj from the
+	 * hidden states) and head sizes */
+	bool mla;
+	long long q_lora, kv_lora, qk_head, qk_pos, v_head;
 	/* MoE: experts, top-k, the experts' and the shared experts' hidden
 	 * sizes, ETP; the capacity factor (0: drop-less) and its padding; the
 	 * router's softmax before top-k, its auxiliary loss */
 	long long experts, topk, moe_ffn, shared, etp;
 	double capacity;
 	bool pad, pre_softmax, aux;
+	bool alltoall;          /* the alltoall dispatcher (else allgather) */
 	const int *moe_pattern; /* one 0/1 per layer; NULL without MoE */
 };
 
@@ -92,7 +98,7 @@ norm(const struct act_in *a, long long n)
 static void
 moe(const struct act_in *a, long long n, long long as, long long t[MCINIT_AT_COUNT])
 {
-	long long k = a->topk, E = a->experts, f = a->moe_ffn / a->etp, pairs = n * k, cap;
+	long long k = a->topk, E = a->experts, f = a->moe_ffn / a->etp, pairs = n * k, cap, g;
 
 	/* the router on this rank's tokens: the top-k probabilities (fp32;
 	 * with the softmax first, every expert's score) and their indices;
@@ -101,8 +107,9 @@ moe(const struct act_in *a, long long n, long long as, long long t[MCINIT_AT_COU
 	if (a->aux)
 		t[MCINIT_AT_MLP] += as * E * 4 + E * 8 + 4;
 	/* the routing map (bool) and the probabilities over the gathered
-	 * tokens; with a capacity, its mask */
-	t[MCINIT_AT_MLP] += E * n * (1 + a->e) + (a->capacity > 0 ? E * n : 0);
+	 * tokens (alltoall: this rank's); with a capacity, its mask */
+	g = a->alltoall ? as : n;
+	t[MCINIT_AT_MLP] += E * g * (1 + a->e) + (a->capacity > 0 ? E * g : 0);
 	/* (token, expert) pairs this rank's experts take: drop-less, all of
 	 * them on average over EP (the experts each take what the router
 	 * sends: balanced here, in expectation); with a capacity, at most
@@ -130,21 +137,31 @@ moe(const struct act_in *a, long long n, long long as, long long t[MCINIT_AT_COU
 		t[MCINIT_AT_MLP] += (a->swiglu ? 5 : 2) * n * (a->shared / a->tp) * a->e;
 }
 
-/* One decoder layer, not under full recompute: a = tokens through attention
- * and the MLP (s/CP x b), as = tokens outside them (a/TP with SP). */
-static void
-layer(const struct act_in *a, bool is_moe, long long t[MCINIT_AT_COUNT])
+/* The s x s tensors of the local spec's unfused core attention: the
+ * softmax's output (fp32 with attention_softmax_in_fp32), the
+ * probabilities' dropout mask and the dropped probabilities that the
+ * context's matmul keeps. */
+static long long
+scores_kept(const struct act_in *a, long long scores)
 {
-	long long sc = a->s / a->cp, n = sc * a->b, as = a->sp ? n / a->tp : n;
+	long long t = scores * (a->fp32_softmax ? 4 : a->e);
+
+	if (a->attn_drop)
+		return t + 2 * scores * a->e;
+	return t + (a->fp32_softmax ? scores * a->e : 0);
+}
+
+/* Self-attention's tensors past linear_qkv's input (the local spec's
+ * SelfAttention, or Transformer Engine's with a->te): n tokens through
+ * attention, sc of the sequence. */
+static void
+attention(const struct act_in *a, long long n, long long sc, long long t[MCINIT_AT_COUNT])
+{
 	long long np = a->heads / a->tp, ng = a->groups / a->tp, d = a->kv;
 	long long hq = n * np * d * a->e, qkv = n * (np + 2 * ng) * d * a->e;
-	long long scores = a->b * np * sc * sc, f = a->ffn / a->tp;
+	long long scores = a->b * np * sc * sc;
 	bool gqa = ng < np;
 
-	t[MCINIT_AT_NORMS] += 2 * norm(a, as);
-	/* linear_qkv keeps its input: the norm's output, SP's shard (the
-	 * gathered sequence is gathered again in backward) */
-	t[MCINIT_AT_ATTENTION] += as * a->h * a->e;
 	/* the rotary tables: cos and sin, for q and for k, s x rotary dims */
 	if (a->rope)
 		t[MCINIT_AT_ATTENTION] +=
@@ -180,17 +197,63 @@ layer(const struct act_in *a, bool is_moe, long long t[MCINIT_AT_COUNT])
 		 * the fused qkv output, which is then kept whole */
 		t[MCINIT_AT_ATTENTION] += (a->rope || gqa ? hq : 0) + (a->rope || gqa ? hq : 0) +
 		                          (gqa ? hq : 0) + (gqa ? 0 : qkv);
-		/* the softmax's output (fp32 with attention_softmax_in_fp32),
-		 * the probabilities' dropout mask and the dropped probabilities
-		 * that the context's matmul keeps */
-		t[MCINIT_AT_ATTENTION] += scores * (a->fp32_softmax ? 4 : a->e);
-		if (a->attn_drop)
-			t[MCINIT_AT_ATTENTION] += 2 * scores * a->e;
-		else if (a->fp32_softmax)
-			t[MCINIT_AT_ATTENTION] += scores * a->e;
+		t[MCINIT_AT_ATTENTION] += scores_kept(a, scores);
 	}
 	/* linear_proj keeps the context */
 	t[MCINIT_AT_ATTENTION] += hq;
+}
+
+/* Multi-latent attention (MLASelfAttention, as Megatron-LM builds it: the
+ * down-projections duplicated on every TP rank, no latent norms), its
+ * tensors past the input the down-projections share.  n tokens through
+ * attention, as of them on this rank outside it (SP's shard). */
+static long long
+mla(const struct act_in *a, long long n, long long as, long long sc)
+{
+	long long np = a->heads / a->tp, e = a->e;
+	long long q = n * np * (a->qk_head + a->qk_pos) * e, v = n * np * a->v_head * e;
+	/* the q LoRA's latent (linear_q_up_proj's input; without a q LoRA
+	 * linear_q_proj keeps the hidden states, counted already) and the
+	 * kv down-projection's output, of which the kv latent that
+	 * linear_kv_up_proj keeps is a view: duplicated modules run on SP's
+	 * shard */
+	long long t = as * a->q_lora * e + as * (a->kv_lora + a->qk_pos) * e;
+
+	/* the rotary tables, computed in each layer: cos and sin for q's and
+	 * for k's rotated part, s x qk_pos_emb_head_dim */
+	t += 4 * sc * a->qk_pos * e;
+	/* query and key (the no-position and the rotated parts concatenated,
+	 * copies) and value (made contiguous, a copy), as the core attention
+	 * gets them; its checkpoint keeps the same three and the mask's int */
+	t += 2 * q + v;
+	if ((a->rc == RC_SELECTIVE && a->rc_attn) || a->te) {
+		t += 4;
+		/* flash attention's log-sum-exp (see attention()) */
+		if (a->te && !(a->rc == RC_SELECTIVE && a->rc_attn))
+			t += a->b * np * sc * 4;
+	} else
+		t += scores_kept(a, a->b * np * sc * sc);
+	/* linear_proj keeps the context, v_head_dim per head */
+	return t + v;
+}
+
+/* One decoder layer, not under full recompute: a = tokens through attention
+ * and the MLP (s/CP x b), as = tokens outside them (a/TP with SP). */
+static void
+layer(const struct act_in *a, bool is_moe, long long t[MCINIT_AT_COUNT])
+{
+	long long sc = a->s / a->cp, n = sc * a->b, as = a->sp ? n / a->tp : n;
+	long long f = a->ffn / a->tp;
+
+	t[MCINIT_AT_NORMS] += 2 * norm(a, as);
+	/* linear_qkv keeps its input: the norm's output, SP's shard (the
+	 * gathered sequence is gathered again in backward); MLA's
+	 * down-projections share it */
+	t[MCINIT_AT_ATTENTION] += as * a->h * a->e;
+	if (a->mla)
+		t[MCINIT_AT_ATTENTION] += mla(a, n, as, sc);
+	else
+		attention(a, n, sc, t);
 	/* fc1 keeps its input; the activation its input (fc1's output, twice
 	 * f under SwiGLU), SwiGLU's product its two halves' silu and the
 	 * product itself; fc2 its input */
@@ -219,8 +282,59 @@ recomputed(const struct act_in *a, long long t[MCINIT_AT_COUNT], bool opens)
 		t[MCINIT_AT_RECOMPUTE] += as * a->h * a->e;
 }
 
+/* The loss over this rank's vocabulary shard, n tokens: the fp32 softmax,
+ * the target mask and the masked targets. */
+static long long
+loss(const struct act_in *a, long long n)
+{
+	return n * (a->vocab / a->tp) * 4 + n + n * 8;
+}
+
+/* One MTP layer (MultiTokenPredictionLayer) and its loss, all in the mtp
+ * term; moe: its inner layer is an MoE layer (the decoder's last layer's
+ * spec, get_gpt_mtp_block_spec).  It embeds the input ids rolled by one
+ * (new ids, and new position ids for learned positions, both b x s), norms
+ * the embedding (enorm) and the hidden states (hnorm), projects their
+ * concatenation (eh_proj keeps it, 2h wide), runs a decoder layer and its
+ * final norm; under uniform full recompute the checkpoint around the
+ * projection and the layer keeps its two inputs, hidden states and
+ * embedding, instead (MultiTokenPredictionLayer._checkpointed_forward;
+ * block recompute skips MTP layers).  Its loss (process_mtp_loss) keeps
+ * what the main loss keeps, its share of the output layer's input (the
+ * hidden states of all depths concatenated, one storage), the rolled loss
+ * mask (int64) the loss is multiplied by, the fp32 loss per token that
+ * MTPLossAutoScaler saves and the token count it is divided by. */
+static void
+mtp_layer(const struct act_in *a, bool moe_inner, long long t[MCINIT_AT_COUNT])
+{
+	long long n = a->s / a->cp * a->b, as = a->sp ? n / a->tp : n, hs = as * a->h * a->e;
+	long long l[MCINIT_AT_COUNT] = {0};
+	int i;
+
+	t[MCINIT_AT_MTP] += n * 8 + (a->tp > 1 ? n : 0) + (a->learned ? n * 8 : 0);
+	if (a->hidden_drop)
+		t[MCINIT_AT_MTP] += hs;
+	if (a->rc == RC_UNIFORM)
+		t[MCINIT_AT_MTP] += 2 * hs;
+	else {
+		layer(a, moe_inner, l);
+		for (i = 0; i < MCINIT_AT_COUNT; i++)
+			t[MCINIT_AT_MTP] += l[i];
+		t[MCINIT_AT_MTP] += 3 * norm(a, as) + 2 * hs;
+		/* with SP, the layer's input is SP's shard of eh_proj's output
+		 * gathered over TP: a slice that .contiguous() leaves a view
+		 * (mappings.py _split_along_first_dim), so a norm that keeps its
+		 * input (torch's LayerNorm, Transformer Engine's either) keeps
+		 * the whole sequence */
+		if (a->sp && (!a->rms || a->te_norms))
+			t[MCINIT_AT_MTP] += (n - as) * a->h * a->e;
+	}
+	t[MCINIT_AT_MTP] += hs + loss(a, n) + n * 8 + n * 4 + 8;
+}
+
 /* The decoder layers of one model chunk (nl of them), whose first and last
- * chunk flags say whether it holds the embedding and the loss. */
+ * chunk flags say whether it holds the embedding and the loss (and the MTP
+ * layers). */
 static void
 chunk(const struct act_in *a, long long off, long long nl, bool pre, bool post,
       long long t[MCINIT_AT_COUNT])
@@ -254,7 +368,9 @@ chunk(const struct act_in *a, long long off, long long nl, bool pre, bool post,
 		 * fp32 softmax of this rank's vocabulary shard, the target mask
 		 * and the masked targets */
 		t[MCINIT_AT_NORMS] += norm(a, as);
-		t[MCINIT_AT_LOGITS] += as * a->h * a->e + n * (a->vocab / a->tp) * 4 + n + n * 8;
+		t[MCINIT_AT_LOGITS] += as * a->h * a->e + loss(a, n);
+		for (i = 0; i < a->mtp; i++)
+			mtp_layer(a, a->moe_pattern != NULL && a->moe_pattern[a->layers - 1], t);
 	}
 }
 
@@ -356,9 +472,10 @@ read_moe(struct mcinit_rule_ctx *x, struct act_in *a)
 	for (i = 0; i < sizeof unset / sizeof unset[0]; i++)
 		if (!mcinit_cfg_null(x->c, unset[i]))
 			return "an MoE router option whose activations were not measured";
-	if (!str_is(x, F(moe_token_dispatcher_type), "allgather"))
-		return "an MoE dispatcher other than allgather (alltoall and flex need "
-		       "collectives gloo lacks: not measured)";
+	a->alltoall = str_is(x, F(moe_token_dispatcher_type), "alltoall");
+	if (!a->alltoall && !str_is(x, F(moe_token_dispatcher_type), "allgather"))
+		return "an MoE dispatcher other than allgather and alltoall (flex is DeepEP's "
+		       "or HybridEP's, CUDA only: not measured)";
 	if (!NUL(moe_router_score_function) && !str_is(x, F(moe_router_score_function), "softmax"))
 		return "an MoE router score function other than softmax";
 	if (lb->kind == MCINIT_V_LIST)
@@ -391,6 +508,30 @@ read_moe(struct mcinit_rule_ctx *x, struct act_in *a)
 	return NULL;
 }
 
+/* MLA's inputs, or why they are not counted.  GPTModel computes no rotary
+ * table for MLA (each layer's MLASelfAttention rotates its own
+ * qk_pos_emb_head_dim part), so a->rope, the model's table, is off. */
+static const char *
+read_mla(struct mcinit_rule_ctx *x, struct act_in *a)
+{
+	a->mla = true;
+	a->rope = false;
+	a->q_lora = NUL(q_lora_rank) ? 0 : I(q_lora_rank);
+	a->kv_lora = I(kv_lora_rank);
+	a->qk_head = I(qk_head_dim);
+	a->qk_pos = I(qk_pos_emb_head_dim);
+	a->v_head = I(v_head_dim);
+	if (a->q_lora < 0 || a->q_lora > (1LL << 24) || a->kv_lora <= 0 ||
+	    a->kv_lora > (1LL << 24) || a->qk_head <= 0 || a->qk_head > (1LL << 20) ||
+	    a->qk_pos < 0 || a->qk_pos > (1LL << 20) || a->v_head <= 0 || a->v_head > (1LL << 20))
+		return "its MLA inputs are out of range";
+	/* RoPE's rotary_percent applies to MLA's rotated part too (YaRN's
+	 * table ignores it): only the whole part was measured */
+	if (!str_is(x, F(rope_type), "yarn") && !NUL(rope_type) && a->rotary_percent != 1.0)
+		return "MLA with rotary_percent below 1 is not measured";
+	return NULL;
+}
+
 /* The inputs, or why there are none. */
 static const char *
 read_in(struct mcinit_rule_ctx *x, struct act_in *a)
@@ -400,10 +541,13 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	double n;
 
 	memset(a, 0, sizeof *a);
-	if (B(multi_latent_attention))
-		return "MLA's activations are not counted yet";
-	if (!NUL(mtp_num_layers) && I(mtp_num_layers) > 0)
-		return "the MTP layers' activations are not counted yet";
+	if (!NUL(mtp_num_layers) && I(mtp_num_layers) > 0) {
+		a->mtp = I(mtp_num_layers);
+		/* the layout may place the MTP layers on any stage: not
+		 * measured */
+		if (!NUL(pipeline_model_parallel_layout))
+			return "MTP layers with a pipeline layout are not measured";
+	}
 	if (B(qk_layernorm))
 		return "q/k layer norms' activations are not counted yet";
 	if (B(squared_relu) || !NUL(activation_func_clamp_value))
@@ -412,7 +556,14 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 		return "the sequence length or the micro-batch size is not known";
 	if ((why = read_recompute(x, a)) != NULL)
 		return why;
+	/* Megatron-Core recomputes an MTP layer uniformly, one at a time, or
+	 * not at all (block): MultiTokenPredictionLayer._checkpointed_forward
+	 * asserts recompute_num_layers 1 */
+	if (a->mtp > 0 && a->rc == RC_UNIFORM && a->rc_layers != 1)
+		return "MTP layers under uniform full recompute of more than one layer "
+		       "(Megatron-Core asserts recompute_num_layers 1)";
 	a->s = I(seq_length);
+	a->layers = I(num_layers);
 	a->b = I(micro_batch_size);
 	a->h = I(hidden_size);
 	a->heads = I(num_attention_heads);
@@ -440,6 +591,8 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 		return "a normalization other than LayerNorm and RMSNorm";
 	if (!a->rope && !a->learned && !str_is(x, F(position_embedding_type), "none"))
 		return "a position embedding other than learned_absolute, rope, none";
+	if (B(multi_latent_attention) && (why = read_mla(x, a)) != NULL)
+		return why;
 	if (a->s <= 0 || a->b <= 0 || a->h <= 0 || a->heads <= 0 || a->groups <= 0 || a->kv <= 0 ||
 	    a->ffn <= 0 || a->vocab <= 0 || a->tp <= 0 || a->cp <= 0 || a->pp <= 0 || a->vp <= 0 ||
 	    a->s > (1LL << 24) || a->b > (1LL << 20) || a->h > (1LL << 24) ||
@@ -451,7 +604,8 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 		return "a size is not divisible by its split (TP, CP)";
 	/* (a->s / cp)^2 x b x heads x 4 must stay far below 2^63 */
 	if ((double)a->s * a->s * a->b * a->heads > 1e17 ||
-	    (double)a->s * a->b * (a->ffn + a->vocab + 8 * a->h) > 1e17)
+	    (double)a->s * a->b * (a->ffn + a->vocab + 8 * a->h) > 1e17 ||
+	    (double)a->s * a->b * a->heads * (a->qk_head + a->qk_pos + a->v_head) > 1e17)
 		return "its inputs are out of range";
 	/* after the sizes: MoE reads TP and SP */
 	if (!NUL(num_moe_experts) && I(num_moe_experts) > 0 && (why = read_moe(x, a)) != NULL)
@@ -459,9 +613,10 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	/* every term is at most 16 bytes times one of these products, and a
 	 * stage has at most every layer: the sums stay far below 2^63 */
 	n = (double)a->s * (double)a->b;
-	if (((double)I(num_layers) + 2) * 16 *
+	if (((double)I(num_layers) + 2 + 3 * (double)a->mtp) * 16 *
 	        ((double)a->s * n * a->heads +
-	         n * (a->h + a->ffn + a->vocab + (a->heads + 2 * a->groups) * a->kv +
+	         n * (a->h + a->ffn + a->vocab + (a->heads + 2 * a->groups) * a->kv + a->q_lora +
+	              a->kv_lora + a->heads * (a->qk_head + a->qk_pos + a->v_head) +
 	              a->experts * (1 + a->topk) + a->topk * (a->h + a->moe_ffn + 1) + a->shared)) >
 	    1e18)
 		return "its inputs are out of range";

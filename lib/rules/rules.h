@@ -85,6 +85,7 @@ enum mcinit_act_term {
 	MCINIT_AT_DROPOUT,   /* the dropout masks of embedding and residual adds */
 	MCINIT_AT_RECOMPUTE, /* the inputs full recompute keeps of each checkpoint */
 	MCINIT_AT_LOGITS,    /* the output layer's input and the loss's fp32 softmax */
+	MCINIT_AT_MTP,       /* the MTP layers, their logits and losses (last stage) */
 	MCINIT_AT_COUNT
 };
 

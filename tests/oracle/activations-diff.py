@@ -22,18 +22,30 @@ distinct storage that the autograd graph still holds after the forward
 left out).  mcinit's figure for the rank's pipeline stage must be within
 5 % (--tolerance) on every rank.
 
+--kind mla, mtp or alltoall generates the cases of one more kind, named
+KIND-N, each a core case with: multi-latent attention (MLASelfAttention with
+and without a q LoRA, RoPE or YaRN; its down-projections duplicated over TP
+as Megatron-LM builds them, its core attention the local unfused one at
+MLA's head sizes: MLACoreAttention); 1 or 2 MTP layers on the last stage
+(get_gpt_mtp_block_spec of the local spec, their loss with the labels);
+the alltoall token dispatcher (EP 1, 2 or 4; its all_to_all_single and its
+uneven gathers over ETP run over gloo, its side CUDA stream is the CPU's
+one: cpu_patches).
+
 What this cannot measure, and is modelled or left to the GPU: context
 parallelism (the local spec has no ring attention; mcinit divides the
 sequence by CP), the fused kernels of Transformer Engine and Apex (the CPU
 keeps fp32 copies in the norms and a 16-bit dropout mask where CUDA keeps a
 bool one; mcinit's terms are those of the path measured here), workspaces,
-the allocator's fragmentation and NCCL's buffers; the alltoall and flex
-dispatchers (gloo has no all_to_all); a capacity factor without padding
-(the tokens dropped depend on the routing: mcinit counts none dropped).
-Not part of the build:
+the allocator's fragmentation and NCCL's buffers; the flex dispatcher
+(DeepEP's or HybridEP's CUDA kernels); MLA's fused RoPE and its q/kv latent
+norms (qk_layernorm); a capacity factor without padding (the tokens dropped
+depend on the routing: mcinit counts none dropped).  Not part of the build:
 
     /var/tmp/bridge-venv/bin/python tests/oracle/activations-diff.py \\
         --mcinit _build/src/mcinit --count 200 --seed 1
+    /var/tmp/bridge-venv/bin/python tests/oracle/activations-diff.py \\
+        --mcinit _build/src/mcinit --kind mla --count 36 --seed 1
 
 Output: one line per case past the tolerance, the worst ratio, then
 "N within / N total".  --tsv FILE writes the cases with the measured bytes
@@ -118,6 +130,43 @@ def gen_case(rng, i):
     return c
 
 
+def gen_kind(rng, i, kind):
+    """A case of one of the kinds measured after the core corpus: "mla"
+    (multi-latent attention, with and without a q LoRA, rope or YaRN),
+    "mtp" (1 or 2 MTP layers on the last stage) and "alltoall" (the
+    alltoall token dispatcher, EP 1, 2 or 4).  The rest of the shape is
+    drawn as for the core corpus (dense, GQA or MoE in turn; MoE for
+    alltoall; MLA takes no query groups)."""
+    c = gen_case(rng, 2 if kind == "alltoall" else i % 3)
+    c["kind"] = kind
+    if kind == "mla":
+        c["mla"] = {"q_lora": rng.choice([None, 16, 32]), "kv_lora": rng.choice([16, 32]),
+                    "qk_head": rng.choice([8, 16]), "qk_pos": rng.choice([4, 8]),
+                    "v_head": rng.choice([8, 16]), "rope": rng.choice(["rope", "yarn"])}
+        c["pos"] = "rope"
+        c["groups"] = None
+        if c["recompute"] == "selective":
+            c["modules"] = rng.choice([None, ["core_attn"], ["mlp"], ["core_attn", "mlp"]])
+    if kind == "mtp":
+        c["mtp"] = rng.choice([1, 2])
+        # Megatron-Core recomputes an MTP layer uniformly one at a time
+        # (MultiTokenPredictionLayer._checkpointed_forward asserts it)
+        if c["recompute"] == "full-uniform":
+            c["rc_layers"] = 1
+    if kind == "alltoall":
+        e = c["moe"]
+        # EP 4 as well: the alltoall dispatcher's collectives are
+        # all_to_all_single, which gloo has
+        c["ep"] = rng.choice([e for e in (1, 2, 4) if e_ok(c, e)])
+        c["world"] = c["tp"] * c["pp"] * c["ep"]
+    return c
+
+
+def e_ok(c, ep):
+    """EP fits the world of at most 8 CPU processes and divides the experts."""
+    return c["moe"]["experts"] % ep == 0 and c["tp"] * c["pp"] * ep <= 8
+
+
 def flags(c):
     """Megatron-LM's flags for the case (what `mcinit validate` reads)."""
     f = ["--num-layers", c["layers"], "--hidden-size", c["h"],
@@ -154,6 +203,17 @@ def flags(c):
             f += ["--moe-router-pre-softmax"]
         if e["freq"]:
             f += ["--moe-layer-freq", e["freq"]]
+    if e and c.get("kind") == "alltoall":
+        f += ["--moe-token-dispatcher-type", "alltoall"]
+    m = c.get("mla")
+    if m:
+        f += ["--multi-latent-attention", "--kv-lora-rank", m["kv_lora"],
+              "--qk-head-dim", m["qk_head"], "--qk-pos-emb-head-dim", m["qk_pos"],
+              "--v-head-dim", m["v_head"], "--rope-type", m["rope"]]
+        if m["q_lora"]:
+            f += ["--q-lora-rank", m["q_lora"]]
+    if c.get("mtp"):
+        f += ["--mtp-num-layers", c["mtp"]]
     if c["sp"]:
         f += ["--sequence-parallel"]
     if c["fp32sm"]:
@@ -217,8 +277,93 @@ def cpu_patches():
         return new(cls, config, *a, **k)
 
     torch_norm.WrappedTorchNorm.__new__ = no_sp
+
+    # The alltoall dispatcher copies its split sizes to the host on a side
+    # CUDA stream and waits for an event; on the CPU there is one stream and
+    # nothing to wait for (its tensors are on the CPU already, which
+    # maybe_move_tensor_to_cpu leaves alone).  Its collectives are
+    # all_to_all_single, which gloo has.
+    class Stream:
+        def wait_stream(self, other):
+            pass
+
+        def record_event(self):
+            return Event()
+
+    class Event:
+        def synchronize(self):
+            pass
+
+    import contextlib
+
+    stream = Stream()
+    torch.cuda.Stream = lambda *a, **k: stream
+    torch.cuda.current_stream = lambda *a, **k: stream
+    torch.cuda.stream = lambda s: contextlib.nullcontext()
+    # (the split sizes are then still tensors, which the CUDA path turned
+    # into numpy arrays: the collective takes lists)
+    a2a = dist.all_to_all_single
+
+    def all_to_all_single(out, inp, output_split_sizes=None, input_split_sizes=None, **k):
+        def ints(x):
+            return x.tolist() if hasattr(x, "tolist") else x
+
+        return a2a(out, inp, ints(output_split_sizes), ints(input_split_sizes), **k)
+
+    dist.all_to_all_single = all_to_all_single
+    # With ETP > 1 it gathers each TP rank's share of the tokens, of uneven
+    # sizes, which gloo's all_gather refuses: padded to the largest here.
+    gather = dist.all_gather
+
+    def all_gather_v(outs, inp, group=None, async_op=False):
+        sizes = [o.shape[0] for o in outs]
+        if len(set(sizes)) == 1:
+            return gather(outs, inp, group=group)
+        pad = inp.new_zeros((max(sizes),) + tuple(inp.shape[1:]))
+        pad[: inp.shape[0]] = inp
+        bufs = [torch.empty_like(pad) for _ in outs]
+        gather(bufs, pad, group=group)
+        for o, b, n in zip(outs, bufs, sizes):
+            o.copy_(b[:n])
+
+    dist.all_gather = all_gather_v
     mappings.dist_all_gather_func = all_gather
     mappings.dist_reduce_scatter_func = reduce_scatter
+
+
+class MLACoreAttention:
+    """The local spec's core attention (DotProductAttention, unfused: the
+    s x s scores, the softmax and its dropout) for MLA's head sizes, which
+    it does not take as such: q and k of qk_head_dim + qk_pos_emb_head_dim,
+    v and the context of v_head_dim (k_channels, v_channels, as
+    MultiLatentAttention passes them to Transformer Engine's attention).
+    Its tensors are what the unfused attention saves for any head size."""
+
+    def __new__(cls, *args, k_channels=None, v_channels=None, **kwargs):
+        from megatron.core.transformer.dot_product_attention import DotProductAttention
+
+        att = DotProductAttention(*args, **kwargs)
+        if v_channels is not None:  # (Attention builds one first, unused)
+            att.hidden_size_per_partition = v_channels * att.num_attention_heads_per_partition
+        return att
+
+
+def mla_local(spec):
+    """MLA as Megatron-LM builds it (Transformer Engine's spec, the one that
+    runs MLA) with the local spec's modules: the q and kv down-projections
+    duplicated on every TP rank (TELinear, parallel_mode="duplicated"; here
+    modelopt's plain Linear, as tests/oracle/params-diff.py builds it), the
+    up-projections column-parallel, no latent norms (qk_layernorm off), and
+    the unfused core attention above."""
+    import megatron.core.transformer.multi_latent_attention as mla
+    from megatron.core.post_training.modelopt.layers import Linear
+
+    mla.TELinear = Linear
+    for ls in getattr(spec, "layer_specs", None) or [spec]:
+        sub = ls.submodules.self_attention.submodules
+        sub.linear_q_down_proj = Linear
+        sub.linear_kv_down_proj = Linear
+        sub.core_attention = MLACoreAttention
 
 
 def rank_main(rank, c, port, detail):
@@ -264,10 +409,34 @@ def rank_main(rank, c, port, detail):
                   moe_aux_loss_coeff=e["aux"], moe_router_pre_softmax=e["pre"])
         if e["freq"]:
             kw["moe_layer_freq"] = e["freq"]
-    cfg = TransformerConfig(**kw)
-    spec = cpumodel.layer_spec(cfg, c)
+        if c.get("kind") == "alltoall":
+            kw["moe_token_dispatcher_type"] = "alltoall"
+    if c.get("mtp"):
+        kw["mtp_num_layers"] = c["mtp"]
+    m = c.get("mla")
+    if m:
+        from megatron.core.transformer.transformer_config import MLATransformerConfig
+
+        kw.update(multi_latent_attention=True, q_lora_rank=m["q_lora"],
+                  kv_lora_rank=m["kv_lora"], qk_head_dim=m["qk_head"],
+                  qk_pos_emb_head_dim=m["qk_pos"], v_head_dim=m["v_head"],
+                  rope_type=m["rope"])
+        cfg = MLATransformerConfig(**kw)
+    else:
+        cfg = TransformerConfig(**kw)
+    spec = cpumodel.layer_spec(cfg, c, mla=bool(m))
+    if m:
+        mla_local(spec)
+    mtp_spec = None
+    if c.get("mtp"):
+        from megatron.core.models.gpt.gpt_layer_specs import get_gpt_mtp_block_spec
+
+        mtp_spec = get_gpt_mtp_block_spec(cfg, spec, use_transformer_engine=False)
     pre, post = ps.is_pipeline_first_stage(), ps.is_pipeline_last_stage()
-    model = cpumodel.gpt_model(cfg, spec, c, cpumodel.padded_vocab(c, 16), 64, pre, post)
+    model = cpumodel.gpt_model(cfg, spec, c, cpumodel.padded_vocab(c, 16), 64, pre, post,
+                               mtp_block_spec=mtp_spec)
+    # the MTP layers embed the input ids again, on the last stage
+    pre_ids = pre or (post and bool(c.get("mtp")))
     model = cpumodel.float16(cfg, model)
     model.train()
     params = {p.untyped_storage().data_ptr() for p in model.parameters()}
@@ -301,7 +470,7 @@ def rank_main(rank, c, port, detail):
         return w
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda w: w.t):
-        out = model(ids if pre else None, pos if pre else None, mask, labels=labels)
+        out = model(ids if pre_ids else None, pos if pre_ids else None, mask, labels=labels)
     seen, log = {}, []
     for w in sorted(alive, key=lambda w: w.t.untyped_storage().data_ptr()):
         st = w.t.untyped_storage()
@@ -355,9 +524,15 @@ def main():
     ap.add_argument("--port", type=int, default=29900)
     ap.add_argument("--only", type=int, help="run case N only")
     ap.add_argument("--detail", action="store_true", help="list each saved storage")
+    ap.add_argument("--kind", choices=["core", "mla", "mtp", "alltoall"], default="core",
+                    help="core: the corpus of the header; else the cases of that kind, "
+                    "named KIND-N, whose rows --tsv puts in place of that kind's")
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    cases = [gen_case(rng, i) for i in range(a.count)]
+    if a.kind == "core":
+        cases = [gen_case(rng, i) for i in range(a.count)]
+    else:
+        cases = [gen_kind(rng, i, a.kind) for i in range(a.count)]
     within, worst, rows = 0, (1.0, None), []
     for i, c in enumerate(cases):
         if a.only is not None and i != a.only:
@@ -395,11 +570,20 @@ def main():
                 i, bad, c["world"], " ".join(flags(c))), flush=True)
         else:
             within += 1
-        rows.append((i, c, " ".join("%d:%d" % (s, stages[s]) for s in sorted(stages))))
+        rows.append((i if a.kind == "core" else "%s-%d" % (a.kind, i), c,
+                     " ".join("%d:%d" % (s, stages[s]) for s in sorted(stages))))
     total = a.count if a.only is None else 1
     print("worst ratio %.4f (case %s)" % worst)
     print("%d within / %d total" % (within, total))
-    if a.tsv:
+    if a.tsv and a.kind != "core":
+        # this kind's rows replace its old ones, after the others
+        with open(a.tsv) as f:
+            keep = [ln for ln in f if not ln.startswith(a.kind + "-")]
+        with open(a.tsv, "w") as f:
+            f.writelines(keep)
+            for i, c, stages in rows:
+                f.write("%s\t%d\t%s\t%s\n" % (i, c["world"], " ".join(flags(c)), stages))
+    elif a.tsv:
         with open(a.tsv, "w") as f:
             f.write("# The bytes a forward pass of Megatron-Core 0.19.2 saves for backward, "
                     "per pipeline stage\n# (GPTModel on the CPU, local spec, bf16, one "
@@ -407,10 +591,11 @@ def main():
                     "tests/oracle/activations-diff.py --seed %d;\n# written by the oracle, "
                     "read by tests/cli/activations.sh.  stages: STAGE:BYTES, the mean of "
                     "the\n# stage's ranks (they differ only with EP > 1 and drop-less "
-                    "routing).\n"
+                    "routing).  The rows named\n# KIND-N follow, each kind written by "
+                    "its own run, --kind KIND (mla, mtp, alltoall).\n"
                     "case\tworld\tflags\tstages\n" % a.seed)
             for i, c, stages in rows:
-                f.write("%d\t%d\t%s\t%s\n" % (i, c["world"], " ".join(flags(c)), stages))
+                f.write("%s\t%d\t%s\t%s\n" % (i, c["world"], " ".join(flags(c)), stages))
     sys.exit(0 if within == total else 1)
 
 
