@@ -15,6 +15,14 @@ section replaced by a preset's name, a mapping over a section that is a name
 (most dumps name their preset) or null, null over a section, unknown keys per section and at
 the top, lists, nested dicts.
 
+merge_apply.py rgen OUTDIR DUMP WS COUNT SEED  random merge files for one
+dump (OUTDIR/NNN.yaml), as users write them over a recipe: 1-4 of the
+dump's own scalar and list settings changed, with values near the old ones
+(doubled, halved, one, the other bool, null, a list shortened) in the
+spellings YAML and OmegaConf's loader read (1_000, 3e-4, .5, +4, True,
+yes/on, ~, '8', flow and block forms, comments, anchors and aliases, a
+document marker), now and then a type users get wrong.
+
 merge_apply.py cmp MCINIT JUDGED GENDIR      mcinit's verdicts beside the
 judged lines (DUMP WS JSON, as the README's loop writes them)."""
 import contextlib
@@ -95,6 +103,77 @@ def gen(outdir):
             fh.write(text)
 
 
+def spell(rng, v):
+    """A value near v, spelled as users write it in YAML: (text, flow ok)."""
+    if isinstance(v, bool):
+        b = rng.choice([v, not v])
+        return rng.choice([str(b).lower(), str(b), "yes" if b else "no", "on" if b else "off"])
+    if isinstance(v, int):
+        n = rng.choice([v, v * 2, max(v // 2, 0), 1, v + 1]) if v else rng.choice([0, 1, 2])
+        forms = [str(n)] * 6 + ["+%d" % n if n >= 0 else str(n), "'%d'" % n]
+        if n >= 1000:
+            forms.append("{:_}".format(n))
+        return rng.choice(forms)
+    if isinstance(v, float):
+        f = rng.choice([v, v * 2, v / 2, 1.0, 0.5]) if v else rng.choice([0.0, 0.1])
+        forms = [repr(f), "%g" % f, "%.1e" % f, ("%e" % f).replace(".000000", "")]
+        if 0 < f < 1:
+            forms.append(("%g" % f).lstrip("0") if "e" not in "%g" % f else "%g" % f)
+        if f == int(f):
+            forms.append("%d." % f)
+        return rng.choice(forms)
+    if v is None:
+        return rng.choice(["null", "~", "Null", "NULL", ""])
+    if isinstance(v, str):
+        return rng.choice([v, "'%s'" % v, '"%s"' % v]) if v and ":" not in v and "#" not in v \
+            else json.dumps(v)
+    if isinstance(v, list):
+        items = v[:rng.randint(0, len(v))] if v else []
+        if rng.random() < 0.5:
+            return "[%s]" % ", ".join(spell(rng, x) for x in items)
+        return "".join("\n    - %s" % spell(rng, x) for x in items) or "[]"
+    raise TypeError(type(v))
+
+
+def rgen(outdir, dump, count, seed):
+    import random
+
+    import yaml
+    rng = random.Random(seed)
+    cfg = yaml.safe_load(open(dump))
+    keys = [(s, k, v) for s, sec in cfg.items() if isinstance(sec, dict)
+            for k, v in sec.items() if not k.startswith("_") and
+            (v is None or isinstance(v, (bool, int, float, str)) or
+             (isinstance(v, list) and all(isinstance(x, (bool, int, float, str)) for x in v)))]
+    os.makedirs(outdir, exist_ok=True)
+    for n in range(count):
+        picked = rng.sample(keys, rng.randint(1, 4))
+        by = {}
+        for s, k, v in picked:
+            if rng.random() < 0.08:  # a type users get wrong
+                v = rng.choice([None, "8", 1.5, True, [1]])
+            by.setdefault(s, []).append((k, spell(rng, v)))
+        text = "---\n" if rng.random() < 0.2 else ""
+        anchor = None
+        for s, kvs in by.items():
+            if rng.random() < 0.15:
+                text += "# %s settings\n" % s
+            if rng.random() < 0.2 and all("\n" not in t for _, t in kvs):
+                text += "%s: {%s}\n" % (s, ", ".join("%s: %s" % kt for kt in kvs))
+                continue
+            text += "%s:\n" % s
+            for k, t in kvs:
+                if anchor is None and rng.random() < 0.1 and "\n" not in t and t:
+                    anchor = t
+                    text += "  %s: &v %s\n" % (k, t)
+                elif anchor is not None and rng.random() < 0.3:
+                    text += "  %s: *v\n" % k
+                else:
+                    text += "  %s: %s%s\n" % (k, t, "  # changed" if rng.random() < 0.1 else "")
+        with open(os.path.join(outdir, "%03d.yaml" % n), "w") as fh:
+            fh.write(text)
+
+
 # Refused after runtime_config_update, where the oracle stops (as
 # campaign_cmp.py): at initialize or model build, or where Bridge first uses a
 # section a merge left a plain dict (pretrain, setup, train).
@@ -145,6 +224,9 @@ def cmp(mc, rows, gendir):
 def main():
     if sys.argv[1] == "gen":
         gen(sys.argv[2])
+        return
+    if sys.argv[1] == "rgen":
+        rgen(sys.argv[2], sys.argv[3], int(sys.argv[5]), int(sys.argv[6]))
         return
     if sys.argv[1] == "cmp":
         cmp(sys.argv[2], sys.argv[3], sys.argv[4])
