@@ -739,9 +739,9 @@ mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x)
 	                                                           : 0;
 	/* the hint aims at the high end, so that the warning clears too; when
 	 * out of memory is certain and nothing clears the high end, at the
-	 * low end */
-	mcinit_rules_memory_hint(
-	    g,
-	    &(struct mcinit_mem_retry){&hi_in, &par, retry, false, true, certain ? &lo_in : NULL},
-	    x->dv->gbs_ok ? x->dv->gbs : 0, cap);
+	 * low end; a ConfigContainer's changes are named as its overrides */
+	mcinit_rules_memory_hint(g,
+	                         &(struct mcinit_mem_retry){&hi_in, &par, retry, x->c->bridge, true,
+	                                                    certain ? &lo_in : NULL},
+	                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 }

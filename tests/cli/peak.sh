@@ -403,4 +403,17 @@ bridge_terms bridge-dist-opt-by-optimizer fp32 4 ddp.use_distributed_optimizer=f
 	optimizer.use_distributed_optimizer=true
 bridge_terms bridge-no-dist-opt fp32 1 ddp.use_distributed_optimizer=false \
 	optimizer.use_distributed_optimizer=false
+# MC063 on a ConfigContainer (Bridge's own Llama 3 70B recipe on H100
+# 80GB): the hint names the change as Bridge's overrides, and with them
+# applied the same model finds no MC063.
+B70="$srcdir/tests/bridge/0.6.2/llama3_70b_pretrain_32gpu_h100_bf16.yaml"
+HOME=/nonexistent $M validate "$B70" --world-size 32 --memory-model mcinit \
+	--gpu-memory H100-80GB >"$tmp/b70.out" 2>&1
+check bridge-hint-overrides grep -q \
+	'hint: with full recompute (model.recompute_granularity=full model.recompute_method=uniform model.recompute_num_layers=1)' \
+	"$tmp/b70.out"
+HOME=/nonexistent $M validate "$B70" --world-size 32 --memory-model mcinit --gpu-memory H100-80GB \
+	model.recompute_granularity=full model.recompute_method=uniform \
+	model.recompute_num_layers=1 >"$tmp/b70fix.out" 2>&1
+check bridge-hint-applied sh -c "grep -q 'MC063' '$tmp/b70.out' && ! grep -q '\[MC063\]' '$tmp/b70fix.out'"
 finish
