@@ -538,6 +538,12 @@ read_shape(struct mcinit_rule_ctx *x, struct shape *s)
 		       "0.19's modules)";
 	if ((why = unknown_shape(x)) != NULL)
 		return why;
+	/* derive.c's vocabulary of a ConfigContainer: the tokenizer's, known
+	 * offline only for a NullTokenizer */
+	if (x->c->bridge && !dv->vocab_ok)
+		return "the vocabulary is not known before the tokenizer loads "
+		       "(tokenizer.vocab_size of a NullTokenizer, or model.vocab_size "
+		       "without use_tokenizer_vocab_size, makes it known)";
 	if (!dv->layers_ok || !dv->vpp_ok || !dv->etp_ok || !dv->ffn_ok || !dv->kv_ok ||
 	    !dv->vocab_ok || (!NUL(num_moe_experts) && I(num_moe_experts) > 0 && !dv->moe_ffn_ok))
 		return "its inputs are not all known";

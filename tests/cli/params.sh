@@ -108,6 +108,8 @@ not_counted parameters not-bridge-mla-q-norm "no q_lora_rank" --world-size 8 \
 	"$B/deepseek_v2_lite_pretrain_8gpu_h100_bf16.yaml"
 not_counted parameters not-bridge-release "0.6.2" --bridge-version 0.5.1 --world-size 2 \
 	"$B/llama3_8b_pretrain_2gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-vocab "tokenizer loads" --world-size 4 \
+	"$B/qwen3_8b_pretrain_4gpu_h100_bf16.yaml"
 not_counted parameters not-old-release "before r0.19" --megatron-version r0.18 --world-size 1 -- $GPT
 not_counted parameters not-hybrid "hybrid" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
 not_counted parameters not-latent-moe "latent MoE" --world-size 1 -- $GPT --num-experts 4 \
