@@ -532,6 +532,29 @@ read_mla(struct mcinit_rule_ctx *x, struct act_in *a)
 	return NULL;
 }
 
+/* A ConfigContainer's MLP activation is one that was measured: GeLU
+ * alone, SiLU in a gated linear unit (SwiGLU), activation_func as the
+ * finalized config holds it ({_target_: torch.nn.functional.silu,
+ * _call_: false}); TransformerConfig's default, F.gelu, when null. */
+static bool
+bridge_activation(struct mcinit_rule_ctx *x)
+{
+	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(activation_func));
+	const char *want =
+	    B(gated_linear_unit) ? "torch.nn.functional.silu" : "torch.nn.functional.gelu";
+	json_t *t;
+
+	if (x->c->invalid[F(activation_func)])
+		return false;
+	if (NUL(activation_func))
+		return !B(gated_linear_unit);
+	if (v->kind != MCINIT_V_JSON || !json_is_object(v->j))
+		return false;
+	t = json_object_get(v->j, "_target_");
+	return json_is_string(t) && strcmp(json_string_value(t), want) == 0 &&
+	       !json_is_true(json_object_get(v->j, "_partial_"));
+}
+
 /* The inputs, or why there are none. */
 static const char *
 read_in(struct mcinit_rule_ctx *x, struct act_in *a)
@@ -550,7 +573,8 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	}
 	if (B(qk_layernorm))
 		return "q/k layer norms' activations are not counted yet";
-	if (B(squared_relu) || !NUL(activation_func_clamp_value))
+	if (B(squared_relu) || !NUL(activation_func_clamp_value) ||
+	    (x->c->bridge && !bridge_activation(x)))
 		return "an MLP activation other than GeLU and SwiGLU";
 	if (NUL(seq_length) || NUL(micro_batch_size) || !dv->sp_ok)
 		return "the sequence length or the micro-batch size is not known";
@@ -578,7 +602,7 @@ read_in(struct mcinit_rule_ctx *x, struct act_in *a)
 	a->sp = dv->sequence_parallel;
 	a->e = B(bf16) || B(fp16) ? 2 : 4;
 	a->rms = str_is(x, F(normalization), "RMSNorm");
-	a->swiglu = B(swiglu);
+	a->swiglu = mcinit_rules_model_glu(x);
 	a->rope =
 	    B(use_rotary_position_embeddings) || str_is(x, F(position_embedding_type), "rope");
 	a->learned = !a->rope && str_is(x, F(position_embedding_type), "learned_absolute");
@@ -774,7 +798,7 @@ mcinit_rules_memory_act(struct mcinit_rule_ctx *x)
 	m->act_why = m->params_ok ? read_in(x, &a) : "the parameters are not counted";
 	if (m->act_why == NULL && a.experts > 0) {
 		pat = mcx_xcalloc((size_t)I(num_layers), sizeof *pat);
-		m->act_why = mcinit_rules_moe_pattern(x, pat, I(num_layers));
+		m->act_why = mcinit_rules_model_moe_pattern(x, pat, I(num_layers));
 		a.moe_pattern = pat;
 	}
 	if (m->act_why == NULL) {

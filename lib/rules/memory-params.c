@@ -19,11 +19,22 @@
  * count), EP gives every rank experts/EP experts.  So a kind of rank is a
  * pipeline stage, and stages with the same counts share a kind.
  *
- * Counted only for Megatron-LM's flags, r0.19 and main, and what they
- * build: a shape this file does not know (hybrid, latent MoE, heterogeneous
- * layers, a custom spec, ...) is "not estimated" with the reason, never a
- * guess.  The dtype is every parameter's: Megatron-LM wraps the model in
- * Float16Module under --bf16/--fp16, which casts all of them.
+ * Counted for Megatron-LM's flags, r0.19 and main, and for Megatron-Bridge
+ * 0.6.2's ConfigContainers (which pin Megatron-Core 0.19.2), one reading of
+ * the shape for both: where Bridge names a field differently
+ * (gated_linear_unit, share_embeddings_and_output_weights), derives it
+ * differently (the vocabulary padded only when it comes from the
+ * tokenizer, derive.c; the learned position table of seq_length rows, the
+ * provider's max_sequence_length) or builds differently (its
+ * default_layer_spec is one layer's spec, so every layer of a MoE model is
+ * a MoE layer), bridge_model and read_shape say so; tests/oracle/bridge/
+ * params_diff.py builds the model from Bridge's own provider and compares.
+ * A shape this file does not know (hybrid, latent MoE, heterogeneous
+ * layers, a custom spec or a provider of its own: Gemma's, OLMoE's, a
+ * vision model's, ...) is "not estimated" with the reason, never a guess.
+ * The dtype is every parameter's: Megatron-LM (and Bridge's get_model)
+ * wraps the model in Float16Module under bf16/fp16, which casts all of
+ * them.
  */
 #include "rules/rules-table.h"
 
@@ -279,6 +290,7 @@ unknown_shape(struct mcinit_rule_ctx *x)
 	    {F(attention_output_gate), "the attention output gate is not counted"},
 	    {F(mtp_use_repeated_layer), "a repeated MTP layer is not counted"},
 	    {F(qk_l2_norm), "qk_l2_norm replaces the q/k norms: not counted"},
+	    {F(is_hybrid_model), "a hybrid (Mamba) model: its layers are not counted"},
 	};
 	size_t i;
 
@@ -288,7 +300,110 @@ unknown_shape(struct mcinit_rule_ctx *x)
 	for (i = 0; i < sizeof on / sizeof on[0]; i++)
 		if (!mcinit_cfg_null(x->c, on[i].f) && mcinit_cfg_bool(x->c, on[i].f))
 			return on[i].why;
+	/* the learnable softmax offset is a parameter per head of each core
+	 * attention (gpt-oss's sinks): not verified against Megatron-Core */
+	if (!mcinit_cfg_null(x->c, F(softmax_type)) && !x->c->invalid[F(softmax_type)] &&
+	    strcmp(mcinit_cfg_str(x->c, F(softmax_type)), "learnable") == 0)
+		return "a learnable softmax offset (softmax_type learnable) is not counted";
 	return NULL;
+}
+
+/* A JSON object's string member, or NULL. */
+static const char *
+member(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+#define GPT_PROVIDER "megatron.bridge.models.gpt_provider.GPTModelProvider"
+#define MLA_PROVIDER "megatron.bridge.models.mla_provider.MLAModelProvider"
+#define DEFAULT_SPEC "megatron.bridge.models.gpt_provider.default_layer_spec"
+#define BLOCK_SPEC   "megatron.core.models.gpt.gpt_layer_specs.get_gpt_decoder_block_spec"
+
+/* Whether transformer_layer_spec is Megatron-Core's decoder block spec as
+ * Bridge's MLA recipes write it, partial(get_gpt_decoder_block_spec,
+ * use_transformer_engine=...): a spec per layer, MoE by moe_layer_freq. */
+static bool
+block_spec(json_t *j)
+{
+	void *it;
+
+	if (!json_is_object(j) || member(j, "_target_") == NULL ||
+	    strcmp(member(j, "_target_"), BLOCK_SPEC) != 0 ||
+	    !json_is_true(json_object_get(j, "_partial_")))
+		return false;
+	/* no argument but the spec's choice of modules */
+	for (it = json_object_iter(j); it != NULL; it = json_object_iter_next(j, it)) {
+		const char *k = json_object_iter_key(it);
+		json_t *v = json_object_iter_value(it);
+
+		if (strcmp(k, "_target_") != 0 && strcmp(k, "_partial_") != 0 &&
+		    !(strcmp(k, "_args_") == 0 && json_is_array(v) && json_array_size(v) == 0) &&
+		    !(strcmp(k, "use_transformer_engine") == 0 && json_is_boolean(v)))
+			return false;
+	}
+	return true;
+}
+
+/* Whether transformer_layer_spec is Bridge's default_layer_spec (the
+ * provider's default when null): Transformer Engine's spec of one layer,
+ * every decoder layer alike. */
+static bool
+default_spec(struct mcinit_rule_ctx *x)
+{
+	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(transformer_layer_spec));
+
+	if (NUL(transformer_layer_spec))
+		return true;
+	if (v->kind == MCINIT_V_STR)
+		return strcmp(v->s, DEFAULT_SPEC) == 0;
+	return v->kind == MCINIT_V_JSON && json_is_object(v->j) &&
+	       member(v->j, "_target_") != NULL &&
+	       strcmp(member(v->j, "_target_"), DEFAULT_SPEC) == 0 &&
+	       json_object_get(v->j, "_partial_") == NULL && json_object_size(v->j) <= 2;
+}
+
+/* A ConfigContainer's model: NULL when its provider and layer spec build
+ * what this count knows, else why not.  Bridge's providers of their own
+ * (Gemma's, OLMoE's, Qwen-VL's, the hybrid ones) build other modules, each
+ * in its own way: not counted. */
+static const char *
+bridge_model(struct mcinit_rule_ctx *x)
+{
+	const char *ver = mcinit_bversion_name(x->c->bversion);
+	const char *cls = member(json_object_get(x->c->extras, "model"), "_target_");
+	const struct mcinit_value *v = mcinit_cfg_val(x->c, F(transformer_layer_spec));
+
+	/* the releases as mcinit names them: "0.6" is 0.6.2 */
+	if (strcmp(ver, "0.6") != 0)
+		return "only Megatron-Bridge 0.6.2's ConfigContainers are counted (the count is "
+		       "Megatron-Core 0.19.2's modules, which it pins)";
+	if (cls != NULL && strcmp(cls, GPT_PROVIDER) != 0 && strcmp(cls, MLA_PROVIDER) != 0)
+		return "a Megatron-Bridge model provider other than GPTModelProvider and "
+		       "MLAModelProvider: its modules are not counted";
+	if (x->c->invalid[F(transformer_layer_spec)] ||
+	    !(default_spec(x) || (v->kind == MCINIT_V_JSON && block_spec(v->j))))
+		return "a transformer_layer_spec other than Bridge's default_layer_spec and "
+		       "Megatron-Core's get_gpt_decoder_block_spec: its modules are not known";
+	if (B(use_transformer_engine_full_layer_spec))
+		return "Transformer Engine's full layer spec "
+		       "(use_transformer_engine_full_layer_spec) is not counted";
+	return NULL;
+}
+
+bool
+mcinit_rules_model_glu(struct mcinit_rule_ctx *x)
+{
+	return x->c->bridge ? B(gated_linear_unit) : B(swiglu);
+}
+
+bool
+mcinit_rules_model_tied(struct mcinit_rule_ctx *x)
+{
+	return x->c->bridge ? B(share_embeddings_and_output_weights)
+	                    : !B(untie_embeddings_and_output_weights);
 }
 
 /* No name is known in a layer pattern: Megatron evaluates a literal. */
@@ -352,6 +467,18 @@ mcinit_rules_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
 	return NULL;
 }
 
+const char *
+mcinit_rules_model_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers)
+{
+	long long i;
+
+	if (!x->c->bridge || !default_spec(x))
+		return mcinit_rules_moe_pattern(x, pat, layers);
+	for (i = 0; i < layers; i++)
+		pat[i] = 1;
+	return NULL;
+}
+
 /* A nullable int: its value, 0 when null. */
 static long long
 opt(struct mcinit_rule_ctx *x, enum mcinit_field f)
@@ -367,6 +494,36 @@ str_is(struct mcinit_rule_ctx *x, enum mcinit_field f, const char *want)
 	return v != NULL && strcmp(v, want) == 0;
 }
 
+/* MLA's sizes in a ConfigContainer: MLATransformerConfig's fields, which
+ * the field table holds only as Megatron-LM's arguments, kept with the
+ * model section's other keys (extras).  Each must be written (the dumps
+ * write them all): NULL, or why not. */
+static const char *
+bridge_mla(struct mcinit_rule_ctx *x, struct shape *s)
+{
+	static const char *const key[] = {"q_lora_rank", "kv_lora_rank", "qk_head_dim",
+	                                  "qk_pos_emb_head_dim", "v_head_dim"};
+	long long *to[] = {&s->q_lora, &s->kv_lora, &s->qk_head, &s->qk_pos, &s->v_head};
+	json_t *model = json_object_get(x->c->extras, "model"), *v;
+	size_t i;
+
+	for (i = 0; i < sizeof key / sizeof key[0]; i++) {
+		v = json_object_get(model, key[i]);
+		if (i == 0 && json_is_null(v)) {
+			s->has_q_lora = false;
+			s->q_lora = 0;
+			continue;
+		}
+		if (!json_is_integer(v))
+			return "MLA's sizes (q_lora_rank, kv_lora_rank, qk_head_dim, "
+			       "qk_pos_emb_head_dim, v_head_dim) are not all written as integers";
+		*to[i] = json_integer_value(v);
+		if (i == 0)
+			s->has_q_lora = true;
+	}
+	return NULL;
+}
+
 /* The shape from the config, or why there is none. */
 static const char *
 read_shape(struct mcinit_rule_ctx *x, struct shape *s)
@@ -374,13 +531,19 @@ read_shape(struct mcinit_rule_ctx *x, struct shape *s)
 	const struct mcinit_derived *dv = x->dv;
 	const char *why;
 
-	if (x->c->bridge)
-		return "a Megatron-Bridge ConfigContainer's parameters are not counted yet";
-	if (x->c->mversion < MCINIT_MV_R019)
+	if (x->c->bridge && (why = bridge_model(x)) != NULL)
+		return why;
+	if (!x->c->bridge && x->c->mversion < MCINIT_MV_R019)
 		return "Megatron-LM before r0.19 is not counted (the count is Megatron-Core "
 		       "0.19's modules)";
 	if ((why = unknown_shape(x)) != NULL)
 		return why;
+	/* derive.c's vocabulary of a ConfigContainer: the tokenizer's, known
+	 * offline only for a NullTokenizer */
+	if (x->c->bridge && !dv->vocab_ok)
+		return "the vocabulary is not known before the tokenizer loads "
+		       "(tokenizer.vocab_size of a NullTokenizer, or model.vocab_size "
+		       "without use_tokenizer_vocab_size, makes it known)";
 	if (!dv->layers_ok || !dv->vpp_ok || !dv->etp_ok || !dv->ffn_ok || !dv->kv_ok ||
 	    !dv->vocab_ok || (!NUL(num_moe_experts) && I(num_moe_experts) > 0 && !dv->moe_ffn_ok))
 		return "its inputs are not all known";
@@ -411,12 +574,14 @@ read_shape(struct mcinit_rule_ctx *x, struct shape *s)
 	s->qk_head = I(qk_head_dim);
 	s->qk_pos = I(qk_pos_emb_head_dim);
 	s->v_head = I(v_head_dim);
+	if (x->c->bridge && s->mla && (why = bridge_mla(x, s)) != NULL)
+		return why;
 	s->norm = str_is(x, F(normalization), "RMSNorm") ? 1 : 2;
-	s->glu = B(swiglu) ? 2 : 1;
+	s->glu = mcinit_rules_model_glu(x) ? 2 : 1;
 	s->bias = B(add_bias_linear);
 	s->qkv_bias = B(add_qkv_bias);
 	s->qk_ln = B(qk_layernorm);
-	s->tied = !B(untie_embeddings_and_output_weights);
+	s->tied = mcinit_rules_model_tied(x);
 	if (!str_is(x, F(normalization), "RMSNorm") && !str_is(x, F(normalization), "LayerNorm"))
 		return "a normalization other than LayerNorm and RMSNorm";
 	/* validate_args: --use-rotary-position-embeddings means rope */
@@ -429,9 +594,17 @@ read_shape(struct mcinit_rule_ctx *x, struct shape *s)
 		s->learned_pos = true;
 	else
 		return "a position embedding other than learned_absolute, rope, yarn, mrope, none";
-	if (s->learned_pos && NUL(max_position_embeddings))
-		return "learned position embeddings without max_position_embeddings";
-	s->maxpos = s->learned_pos ? I(max_position_embeddings) : 0;
+	/* Bridge's provider builds the table with max_sequence_length =
+	 * seq_length; Megatron-LM with --max-position-embeddings */
+	if (x->c->bridge) {
+		if (s->learned_pos && (NUL(seq_length) || BAD(seq_length)))
+			return "learned position embeddings without seq_length";
+		s->maxpos = s->learned_pos ? I(seq_length) : 0;
+	} else {
+		if (s->learned_pos && NUL(max_position_embeddings))
+			return "learned position embeddings without max_position_embeddings";
+		s->maxpos = s->learned_pos ? I(max_position_embeddings) : 0;
+	}
 	/* each size far above any model's, so that sums of two cannot overflow */
 	if (s->h > BIG || s->heads > BIG || s->kv > BIG || s->groups > BIG || s->ffn > BIG ||
 	    s->vocab > BIG || s->maxpos > BIG || s->experts > BIG || s->moe_ffn > BIG ||
@@ -563,7 +736,7 @@ mcinit_rules_memory_params(struct mcinit_rule_ctx *x)
 	m->params_why = read_shape(x, &s);
 	if (m->params_why == NULL && s.moe) {
 		pat = mcx_xcalloc((size_t)s.layers, sizeof *pat);
-		m->params_why = mcinit_rules_moe_pattern(x, pat, s.layers);
+		m->params_why = mcinit_rules_model_moe_pattern(x, pat, s.layers);
 		s.moe_pattern = pat;
 	}
 	if (m->params_why == NULL && !NUL(pipeline_model_parallel_layout)) {

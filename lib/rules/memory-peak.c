@@ -107,6 +107,36 @@ struct peak_in {
 	double offload;
 };
 
+/* Fields that a ConfigContainer holds twice, either of which turns the
+ * feature on: Bridge's runtime_config_update syncs the optimizer's and
+ * DDP's distributed optimizer, and the model's fp8_param with DDP's
+ * fp8_param_gather; Megatron-FSDP is dist's and ddp's (Megatron-LM's flag
+ * sets both). */
+static bool
+dist_opt(struct mcinit_rule_ctx *x)
+{
+	return B(use_distributed_optimizer) ||
+	       (x->c->bridge && B(optimizer_use_distributed_optimizer));
+}
+
+static bool
+megatron_fsdp(struct mcinit_rule_ctx *x)
+{
+	return B(use_megatron_fsdp) || (x->c->bridge && B(ddp_use_megatron_fsdp));
+}
+
+static bool
+fp8_params(struct mcinit_rule_ctx *x)
+{
+	return B(fp8_param_gather) || (x->c->bridge && B(fp8_param));
+}
+
+static bool
+fp4_params(struct mcinit_rule_ctx *x)
+{
+	return B(fp4_param_gather) || (x->c->bridge && B(fp4_param));
+}
+
 /* The gradients' dtype: DDP's grad buffer is fp32 with
  * grad_reduce_in_fp32 (accumulate_allreduce_grads_in_fp32), else the
  * parameters' (param_and_grad_buffer.py group_params_for_buffers);
@@ -120,9 +150,11 @@ grads(struct mcinit_rule_ctx *x, struct peak_in *p, const char **dtype)
 
 	if (main == 0)
 		return "main_grads_dtype is not one Megatron-LM reads";
-	if (B(bf16) && !B(grad_reduce_in_bf16) && main == 4)
+	/* Megatron-LM's validate_args; a ConfigContainer's ddp section says it
+	 * itself (its mixed-precision preset sets grad_reduce_in_fp32) */
+	if (!x->c->bridge && B(bf16) && !B(grad_reduce_in_bf16) && main == 4)
 		fp32 = true;
-	if (B(bf16) && B(grad_reduce_in_bf16))
+	if (!x->c->bridge && B(bf16) && B(grad_reduce_in_bf16))
 		fp32 = false;
 	p->grad_bytes = fp32 ? 4 : p->param_bytes;
 	*dtype = fp32 || p->param_bytes == 4 ? "fp32" : B(bf16) ? "bf16" : "fp16";
@@ -203,7 +235,7 @@ lowp(struct mcinit_rule_ctx *x, struct peak_in *p)
 	if (B(first_last_layers_bf16))
 		return "--first-last-layers-bf16 keeps some layers in bf16: which is not counted";
 	if (fp4) {
-		if (B(fp4_param_gather))
+		if (fp4_params(x))
 			return "fp4 parameters (--fp4-param-gather) are not counted";
 		if (!str_is(x, F(fp4_recipe), "nvfp4"))
 			return "an fp4 recipe other than nvfp4";
@@ -217,7 +249,7 @@ lowp(struct mcinit_rule_ctx *x, struct peak_in *p)
 		one = 1; /* blockwise: an fp32 scale per 128 x 128 block, below a byte in 4096 */
 	else
 		return "an fp8 recipe other than delayed, tensorwise, mxfp8, blockwise";
-	if (B(fp8_param_gather)) {
+	if (fp8_params(x)) {
 		p->lowp_param = one;
 		p->lowp_copy = one;
 	} else
@@ -251,13 +283,13 @@ read_in(struct mcinit_rule_ctx *x, struct peak_in *p)
 	/* the distributed optimizer shards over the data-parallel group with
 	 * CP (intra_dp_cp_group), the experts' over expert DP
 	 * (intra_expt_dp_group): distributed_data_parallel.py */
-	if (B(use_distributed_optimizer)) {
+	if (dist_opt(x)) {
 		p->dense_shard = dpcp / inst;
 		p->expert_shard = dv->edp / inst;
 	}
 	if (B(use_torch_fsdp2))
 		return "torch FSDP2's sharding is not counted";
-	if (B(use_megatron_fsdp)) {
+	if (megatron_fsdp(x)) {
 		strategy = str_of(x, F(data_parallel_sharding_strategy));
 		if (strategy == NULL)
 			return "Megatron-FSDP's sharding strategy is not known";
@@ -284,7 +316,7 @@ read_in(struct mcinit_rule_ctx *x, struct peak_in *p)
 	m->not_counted[MCINIT_PT_GRADS] = grads(x, p, &m->grad_dtype);
 	m->not_counted[MCINIT_PT_OPTIMIZER] = optimizer(x, p, &m->optimizer);
 	m->not_counted[MCINIT_PT_LOWP] = lowp(x, p);
-	if (B(use_megatron_fsdp) && p->shard_params == 0)
+	if (megatron_fsdp(x) && p->shard_params == 0)
 		m->not_counted[MCINIT_PT_PARAMS] =
 		    "Megatron-FSDP gathers each layer's parameters for its forward and backward: "
 		    "those buffers are not counted";
@@ -327,8 +359,7 @@ communicators(struct mcinit_rule_ctx *x, const struct peak_in *p)
 	c |= moe && I(expert_model_parallel_size) > 1 ? 1u << MCINIT_COMM_EP : 0;
 	c |= moe && p->edp > 1 ? 1u << MCINIT_COMM_EDP : 0;
 	/* the tied embedding's gradient between the first and last stages */
-	c |=
-	    dv->pp > 1 && !B(untie_embeddings_and_output_weights) ? 1u << MCINIT_COMM_EMBEDDING : 0;
+	c |= dv->pp > 1 && mcinit_rules_model_tied(x) ? 1u << MCINIT_COMM_EMBEDDING : 0;
 	return c;
 }
 
@@ -512,11 +543,17 @@ mcinit_rules_memory_peak(struct mcinit_rule_ctx *x)
 
 /* The fields a change sets, saved to be put back. */
 static const enum mcinit_field changed[] = {
-    F(tensor_model_parallel_size), F(pipeline_model_parallel_size),
-    F(context_parallel_size),      F(micro_batch_size),
-    F(use_distributed_optimizer),  F(expert_tensor_parallel_size),
-    F(recompute_granularity),      F(recompute_method),
-    F(recompute_num_layers),       F(recompute_modules),
+    F(tensor_model_parallel_size),
+    F(pipeline_model_parallel_size),
+    F(context_parallel_size),
+    F(micro_batch_size),
+    F(use_distributed_optimizer),
+    F(expert_tensor_parallel_size),
+    F(recompute_granularity),
+    F(recompute_method),
+    F(recompute_num_layers),
+    F(recompute_modules),
+    F(optimizer_use_distributed_optimizer),
 };
 #define NCHANGED (sizeof changed / sizeof changed[0])
 
@@ -585,6 +622,8 @@ retry(const void *in, const struct mcinit_mem_par *b)
 	memset(&c->val[F(use_distributed_optimizer)], 0, sizeof(struct mcinit_value));
 	c->val[F(use_distributed_optimizer)].kind = MCINIT_V_BOOL;
 	c->val[F(use_distributed_optimizer)].i = b->dist_opt;
+	/* a ConfigContainer's optimizer holds it too (dist_opt) */
+	c->val[F(optimizer_use_distributed_optimizer)] = c->val[F(use_distributed_optimizer)];
 	if (b->recompute == 1) {
 		/* selective, Megatron-LM's default modules (core_attn) */
 		put_str(c, F(recompute_granularity), "selective");
@@ -693,16 +732,16 @@ mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x)
 	par.etp_follows = par.etp == par.tp;
 	par.dp = x->dv->dp;
 	par.world = x->dv->world_size;
-	par.dist_opt = B(use_distributed_optimizer);
+	par.dist_opt = dist_opt(x);
 	rg = str_of(x, F(recompute_granularity));
 	par.recompute = rg != NULL && strcmp(rg, "full") == 0      ? 2
 	                : (rg != NULL || B(recompute_activations)) ? 1
 	                                                           : 0;
 	/* the hint aims at the high end, so that the warning clears too; when
 	 * out of memory is certain and nothing clears the high end, at the
-	 * low end */
-	mcinit_rules_memory_hint(
-	    g,
-	    &(struct mcinit_mem_retry){&hi_in, &par, retry, false, true, certain ? &lo_in : NULL},
-	    x->dv->gbs_ok ? x->dv->gbs : 0, cap);
+	 * low end; a ConfigContainer's changes are named as its overrides */
+	mcinit_rules_memory_hint(g,
+	                         &(struct mcinit_mem_retry){&hi_in, &par, retry, x->c->bridge, true,
+	                                                    certain ? &lo_in : NULL},
+	                         x->dv->gbs_ok ? x->dv->gbs : 0, cap);
 }

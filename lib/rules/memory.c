@@ -354,7 +354,8 @@ change_name(char *buf, size_t n, int i, const struct mcinit_mem_par *b, bool bri
 	    {"--pipeline-model-parallel-size ", "model.pipeline_model_parallel_size="},
 	    {"--recompute-granularity selective", "model.recompute_granularity=selective"},
 	    {"--recompute-granularity full --recompute-method uniform --recompute-num-layers 1",
-	     "model.recompute_granularity=full"},
+	     "model.recompute_granularity=full model.recompute_method=uniform "
+	     "model.recompute_num_layers=1"},
 	    {"--context-parallel-size ", "model.context_parallel_size="}};
 	long long v[] = {0, b->mbs, b->tp, b->pp, 0, 0, b->cp};
 

@@ -183,6 +183,18 @@ void mcinit_rules_memory_peak_mc063(struct mcinit_rule_ctx *x);
  * ("([1]*3+[0])*2"), into pat[layers]; NULL, or why it is none of those
  * (memory.c's estimate reads it too). */
 const char *mcinit_rules_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers);
+/* mcinit's own model reads one shape from Megatron-LM's flags and from a
+ * Megatron-Bridge ConfigContainer, whose fields differ (memory-params.c):
+ * fc1 doubled by a gated linear unit (--swiglu; gated_linear_unit), the
+ * output layer tied to the embedding (not --untie-embeddings-and-output-
+ * weights; share_embeddings_and_output_weights). */
+bool mcinit_rules_model_glu(struct mcinit_rule_ctx *x);
+bool mcinit_rules_model_tied(struct mcinit_rule_ctx *x);
+/* The MoE layers of the model mcinit counts, into pat[layers]: as
+ * mcinit_rules_moe_pattern, except where Bridge's layer spec is one
+ * layer's (its default_layer_spec), which makes every decoder layer a MoE
+ * layer whatever moe_layer_freq says. */
+const char *mcinit_rules_model_moe_pattern(struct mcinit_rule_ctx *x, int *pat, long long layers);
 
 /* The parallel layout and batch an estimate reads, as MC063's hint changes
  * them (etp_follows: the expert TP is the TP's, and doubles with it). */

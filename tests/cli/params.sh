@@ -4,8 +4,10 @@
 # every stage to what Megatron-Core 0.19.2 allocated when
 # tests/oracle/params-diff.py built the same flags on the CPU (TP, PP,
 # virtual PP, uneven stages, layouts, EP, ETP; dense, GQA, MLA, MoE, MTP),
-# as recorded in tests/memory/params-core.tsv; and what is not counted
-# says why instead of giving a number.
+# as recorded in tests/memory/params-core.tsv; the same for Megatron-Bridge
+# 0.6.2's ConfigContainers against the model Bridge's own provider built
+# (tests/memory/params-bridge.tsv); and what is not counted says why
+# instead of giving a number.
 . "$srcdir/tests/cli/lib.sh"
 M=$MCINIT
 rows="$srcdir/tests/memory/params-core.tsv"
@@ -46,6 +48,18 @@ while IFS="$(printf '\t')" read -r case world dtype flags stages; do
 	check "core-case-$case" same "$tmp/p.json" "$dtype" "$stages"
 done <"$tmp/rows"
 
+# Megatron-Bridge 0.6.2's ConfigContainers: a recipe dump with overrides,
+# equal on every stage to what Bridge's own provider built on the CPU
+# (tests/oracle/bridge/params_diff.py, tests/memory/params-bridge.tsv).
+grep -v '^#' "$srcdir/tests/memory/params-bridge.tsv" | tail -n +2 >"$tmp/brows"
+check bridge-rows-listed test "$(wc -l <"$tmp/brows")" -ge 30
+while IFS="$(printf '\t')" read -r case world dtype base words stages; do
+	# shellcheck disable=SC2086 # the overrides are words
+	HOME=/nonexistent $M validate "$srcdir/tests/bridge/0.6.2/$base" --world-size "$world" \
+		--memory-model mcinit --format json $words >"$tmp/p.json" 2>/dev/null
+	check "bridge-case-$case" same "$tmp/p.json" "$dtype" "$stages"
+done <"$tmp/brows"
+
 # The text block: one line per kind of rank (stages 1-2 alike here).
 MOE="--num-layers 8 --hidden-size 64 --num-attention-heads 4 --seq-length 32 \
 --max-position-embeddings 64 --micro-batch-size 1 --global-batch-size 8 --train-iters 10 \
@@ -78,8 +92,24 @@ sys.exit(0 if p[0] and p[0] == p[1] and p[0]["ranks"][0]["experts"] > 0 else p)'
 . "$srcdir/tests/memory/lib.sh"
 # shellcheck disable=SC2086
 {
-not_counted parameters not-bridge "Megatron-Bridge" --world-size 2 \
-	"$srcdir/tests/bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml"
+B="$srcdir/tests/bridge/0.6.2"
+not_counted parameters not-bridge-provider "provider other than" --world-size 2 \
+	"$B/gemma2_2b_pretrain_2gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-hybrid "provider other than" --world-size 2 \
+	"$B/nemotronh_8b_pretrain_2gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-te-full "full layer spec" --world-size 32 \
+	"$B/gpt3_175b_pretrain_32gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-spec "transformer_layer_spec other than" --world-size 2 \
+	"$B/llama3_8b_pretrain_2gpu_h100_bf16.yaml" \
+	model.transformer_layer_spec=megatron.bridge.models.gpt_provider.local_layer_spec
+not_counted parameters not-softmax-learnable "softmax_type learnable" --world-size 16 \
+	"$B/gpt_oss_20b_pretrain_16gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-mla-q-norm "no q_lora_rank" --world-size 8 \
+	"$B/deepseek_v2_lite_pretrain_8gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-release "0.6.2" --bridge-version 0.5.1 --world-size 2 \
+	"$B/llama3_8b_pretrain_2gpu_h100_bf16.yaml"
+not_counted parameters not-bridge-vocab "tokenizer loads" --world-size 4 \
+	"$B/qwen3_8b_pretrain_4gpu_h100_bf16.yaml"
 not_counted parameters not-old-release "before r0.19" --megatron-version r0.18 --world-size 1 -- $GPT
 not_counted parameters not-hybrid "hybrid" --world-size 1 -- $GPT --hybrid-override-pattern "M*M*"
 not_counted parameters not-latent-moe "latent MoE" --world-size 1 -- $GPT --num-experts 4 \

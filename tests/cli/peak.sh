@@ -340,4 +340,80 @@ choices = re.search(r'MCINIT_FIELD\(launch, gpu, [^\n]*\n\s*\"([^\"]*)\"', schem
 table = re.findall(r'^MCINIT_GPU\(\"([^\"]*)\"', open('$srcdir/lib/plan/gpus.def').read(), re.M)
 assert choices == table, (choices, table)"
 
+
+# A Megatron-Bridge ConfigContainer and the same job as Megatron-LM flags
+# give the same model: parameters, activations and every term of the peak
+# (one reading of the shape, where the two name or derive it differently:
+# gated_linear_unit for --swiglu, share_embeddings_and_output_weights for
+# --untie-embeddings-and-output-weights, the optimizer's and DDP's
+# distributed optimizer, the ddp section's grad_reduce_in_fp32 that
+# Bridge's bf16_mixed preset sets).  Each way tied and untied.
+BR="$srcdir/tests/bridge/0.6.2/llama3_8b_pretrain_2gpu_h100_bf16.yaml"
+BOV="model.num_layers=4 model.hidden_size=64 model.num_attention_heads=4 \
+model.num_query_groups=2 model.ffn_hidden_size=128 model.kv_channels=null \
+model.tensor_model_parallel_size=2 model.pipeline_model_parallel_size=2 \
+model.context_parallel_size=1 model.sequence_parallel=true model.seq_length=32 \
+dataset.seq_length=32 train.micro_batch_size=1 train.global_batch_size=8 \
+tokenizer.vocab_size=250 model.make_vocab_size_divisible_by=128"
+MFL="--num-layers 4 --hidden-size 64 --num-attention-heads 4 --group-query-attention \
+--num-query-groups 2 --ffn-hidden-size 128 --swiglu --vocab-size 250 \
+--make-vocab-size-divisible-by 128 --tokenizer-type NullTokenizer --seq-length 32 \
+--max-position-embeddings 32 --micro-batch-size 1 --global-batch-size 8 --train-iters 10 \
+--lr 1e-4 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel \
+--position-embedding-type rope --normalization RMSNorm --disable-bias-linear \
+--use-distributed-optimizer --bf16 --attention-dropout 0 --hidden-dropout 0"
+for tie in true false; do
+	untie=
+	[ $tie = false ] && untie=--untie-embeddings-and-output-weights
+	# shellcheck disable=SC2086
+	HOME=/nonexistent $M validate "$BR" --world-size 8 --memory-model mcinit --format json $BOV \
+		model.share_embeddings_and_output_weights=$tie >"$tmp/bridge.json" 2>/dev/null
+	# (the dump's env_vars set expandable segments: the flags' job has them too)
+	# shellcheck disable=SC2086
+	PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True $M validate --world-size 8 \
+		--memory-model mcinit --format json -- $MFL $untie >"$tmp/flags.json" 2>/dev/null
+	check "bridge-as-flags-tied-$tie" python3 -c '
+import json, sys
+a, b = (json.load(open(f))["derived"]["memory"] for f in sys.argv[1:3])
+if "peak" not in a or not a["peak"]["complete"]:
+    sys.exit("no complete peak for the ConfigContainer: %s" % a)
+sys.exit(0 if a == b else "ConfigContainer %s\nflags %s" % (a, b))' "$tmp/bridge.json" "$tmp/flags.json"
+done
+# Where only the ConfigContainer can say it: bf16 gradients when
+# ddp.grad_reduce_in_fp32 is off (no preset; Megatron-LM's rule for --bf16
+# would make them fp32), and the distributed optimizer named by the
+# optimizer section alone (runtime_config_update turns DDP's on with it).
+# bridge_terms NAME WANT-DTYPE WANT-SHARDS OVERRIDES...
+bridge_terms() {
+	name=$1 dt=$2 shards=$3
+	shift 3
+	# shellcheck disable=SC2086
+	HOME=/nonexistent $M validate "$BR" --world-size 16 --memory-model mcinit --format json \
+		$BOV "$@" >"$tmp/bt.json" 2>/dev/null
+	check "$name" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["derived"]["memory"]["peak"]["ranks"][0]["terms"]
+got = (t["gradients"]["dtype"], t["optimizer"]["dense_shards"])
+sys.exit(0 if got == (sys.argv[2], int(sys.argv[3])) else "gradients, shards: %s" % (got,))' \
+		"$tmp/bt.json" "$dt" "$shards"
+}
+bridge_terms bridge-grads-bf16 bf16 4 mixed_precision=null ddp.grad_reduce_in_fp32=false
+bridge_terms bridge-grads-fp32 fp32 4 mixed_precision=null ddp.grad_reduce_in_fp32=true
+bridge_terms bridge-dist-opt-by-optimizer fp32 4 ddp.use_distributed_optimizer=false \
+	optimizer.use_distributed_optimizer=true
+bridge_terms bridge-no-dist-opt fp32 1 ddp.use_distributed_optimizer=false \
+	optimizer.use_distributed_optimizer=false
+# MC063 on a ConfigContainer (Bridge's own Llama 3 70B recipe on H100
+# 80GB): the hint names the change as Bridge's overrides, and with them
+# applied the same model finds no MC063.
+B70="$srcdir/tests/bridge/0.6.2/llama3_70b_pretrain_32gpu_h100_bf16.yaml"
+HOME=/nonexistent $M validate "$B70" --world-size 32 --memory-model mcinit \
+	--gpu-memory H100-80GB >"$tmp/b70.out" 2>&1
+check bridge-hint-overrides grep -q \
+	'hint: with full recompute (model.recompute_granularity=full model.recompute_method=uniform model.recompute_num_layers=1)' \
+	"$tmp/b70.out"
+HOME=/nonexistent $M validate "$B70" --world-size 32 --memory-model mcinit --gpu-memory H100-80GB \
+	model.recompute_granularity=full model.recompute_method=uniform \
+	model.recompute_num_layers=1 >"$tmp/b70fix.out" 2>&1
+check bridge-hint-applied sh -c "grep -q 'MC063' '$tmp/b70.out' && ! grep -q '\[MC063\]' '$tmp/b70fix.out'"
 finish
