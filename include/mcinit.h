@@ -260,9 +260,10 @@ struct mcinit_job_desc {
 	 * loaded rank's bytes per GPU with ("megatron": Megatron-LM's own
 	 * estimate, r0.18 and later; "bridge": Megatron-Bridge 0.6.2's
 	 * estimate_training_memory, for a ConfigContainer; "mcinit": mcinit's
-	 * own, so far the parameters of each kind of rank; "none" or NULL:
-	 * none), and the GPU's memory in GiB as a positive integer ("80";
-	 * NULL: unknown), against which the estimate is checked (MC063; the
+	 * own, the peak of each kind of rank; "none" or NULL: none), and the
+	 * GPU's memory in GiB as a positive integer ("80") or a GPU's name
+	 * ("H100-80GB", as launch.gpu takes it; NULL: unknown), against which
+	 * the estimate is checked (MC063; the
 	 * model is then "bridge" for a ConfigContainer, else "megatron",
 	 * unless memory_model says). */
 	const char *memory_model;
@@ -658,8 +659,8 @@ MCINIT_API char *mcinit_config_schema(void);
  *    "script_args": "a 'b c'", "hwloc_xml": null,
  *    "env": ["WORLD_SIZE=8", ...]          (absent: this process's)
  *    "werror": false,                      (warnings fail "valid")
- *    "memory_model": "megatron"|"bridge",  (derived.memory; with
- *    "gpu_memory": 80,                      GiB: MC063)
+ *    "memory_model": "megatron"|"bridge"|"mcinit",  (derived.memory;
+ *    "gpu_memory": 80 or "H100-80GB",      with GiB or a GPU: MC063)
  *    "rank": 3}                            (topology: that rank only)
  *
  * Every member but "inputs" may be absent or null; an unknown member is an

@@ -244,10 +244,15 @@ request_parse(const char *text, struct request *q)
 	if (string(q->j, "memory_model", &q->desc.memory_model) < 0)
 		return bad_request("memory_model", "not a string");
 	v = json_object_get(q->j, "gpu_memory");
-	if (v != NULL && !json_is_null(v)) {
+	if (json_is_string(v)) {
+		/* a GPU's name (or GiB as text), as --gpu-memory takes it: the
+		 * plan checks it against gpus.def */
+		q->desc.gpu_memory = json_string_value(v);
+	} else if (v != NULL && !json_is_null(v)) {
 		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
 		    json_integer_value(v) > 1 << 20)
-			return bad_request("gpu_memory", "not a number of GiB from 1 to 1048576");
+			return bad_request(
+			    "gpu_memory", "not a number of GiB from 1 to 1048576 nor a GPU's name");
 		snprintf(q->gpu_gib, sizeof q->gpu_gib, "%lld", (long long)json_integer_value(v));
 		q->desc.gpu_memory = q->gpu_gib;
 	}

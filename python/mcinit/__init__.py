@@ -427,7 +427,7 @@ def validate(
     bridge_defaults: Optional[bool] = None,
     werror: bool = False,
     memory_model: Optional[str] = None,
-    gpu_memory: Optional[int] = None,
+    gpu_memory: Union[None, int, str] = None,
 ) -> Result:
     """Check a job as ``mcinit validate`` does and return every finding.
 
@@ -441,8 +441,10 @@ def validate(
     ``memory_model`` ``"megatron"`` puts the most loaded rank's memory per
     GPU in ``derived["memory"]`` (Megatron-LM's own estimate), ``"bridge"``
     Megatron-Bridge 0.6.2's (estimate_training_memory, for a
-    ConfigContainer), and ``gpu_memory`` (GiB) checks it against the GPU
-    (MC063).
+    ConfigContainer), ``"mcinit"`` mcinit's own peak of each kind of rank,
+    term by term, low..high; ``gpu_memory``, GiB or a GPU's name
+    (``"H100-80GB"``, ``"H200"``, ``"B200"``, ...), checks it against the
+    GPU (MC063).
 
     Raises :class:`TypeError` for a config of the wrong type,
     :class:`NoInputError` (a :class:`FileNotFoundError`) for a missing file,

@@ -173,6 +173,21 @@ def test_memory_is_the_command_s(good, tmp_path):
         mcinit.validate(good, world_size=8, memory_model="guess")
 
 
+def test_memory_mcinit_gpu_by_name(good):
+    """mcinit's own peak, judged against a GPU given by name, as
+    --gpu-memory and launch.gpu take it."""
+    big = mcinit.validate(good, world_size=8, memory_model="mcinit", gpu_memory="H200")
+    peak = big.derived["memory"]["peak"]["ranks"]
+    assert peak and all(0 < k["low"] <= k["high"] for k in peak)
+    assert not any(d.code == "MC063" for d in big.diagnostics)
+    small = mcinit.validate(good, world_size=8, memory_model="mcinit", gpu_memory="L40S")
+    as_gib = mcinit.validate(good, world_size=8, memory_model="mcinit", gpu_memory=48)
+    assert [d.code for d in small.diagnostics if d.code == "MC063"] == ["MC063"]
+    assert [str(d) for d in small.diagnostics] == [str(d) for d in as_gib.diagnostics]
+    with pytest.raises(mcinit.UsageError, match="H1000"):
+        mcinit.validate(good, world_size=8, memory_model="mcinit", gpu_memory="H1000")
+
+
 def test_bad_world_size(good):
     with pytest.raises(TypeError):
         mcinit.validate(good, world_size="8")
