@@ -388,16 +388,18 @@ peak_json(const struct mcinit_derived *dv)
 		}
 		json_object_set_new(json_object_get(terms, "fragmentation"), "share_high",
 		                    json_real(m->frag_share));
-		r = json_pack("{s:o, s:f, s:f, s:o}", "stages", stages_of(dv, m->stage_peak, k),
-		              "low", q->total_lo, "high", q->total_hi, "terms", terms);
+		r = json_pack("{s:o, s:f, s:f, s:f, s:o}", "stages", stages_of(dv, m->stage_peak, k),
+		              "low", q->total_lo, "high", q->total_hi, "certain", q->total_certain,
+		              "terms", terms);
 		json_array_append_new(ranks, r);
 	}
 	json_decref(comms);
-	/* MC063: an error only when the low end does not fit, a warning when
-	 * the high end passes 90% of the GPU */
+	/* MC063: an error only when the certain part (the low end without the
+	 * activations) does not fit, a warning when the high end passes 90% of
+	 * the GPU */
 	return json_pack("{s:o, s:I, s:b, s:{s:s, s:s}}", "ranks", ranks, "worst_stage",
 	                 (json_int_t)m->peak[m->worst].first_stage, "complete", m->complete,
-	                 "judged", "error", "low", "warning", "high");
+	                 "judged", "error", "certain", "warning", "high");
 }
 
 json_t *
@@ -745,8 +747,8 @@ peak_text(const struct mcinit_derived *dv, struct mcx_buf *b)
 	}
 	mcx_buf_printf(b,
 	               "\n%40speak per rank, GiB (mcinit; low..high: the overheads' modelled "
-	               "ranges; MC063: an error when the low end does not fit, a warning when "
-	               "the high end passes 90%%)",
+	               "ranges; MC063: an error when the low end without the activations does "
+	               "not fit, a warning when the high end passes 90%%)",
 	               "");
 	for (k = 0; k < m->npeak; k++) {
 		const struct mcinit_rank_peak *q = &m->peak[k];

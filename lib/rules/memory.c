@@ -412,8 +412,9 @@ mcinit_rules_memory_hint(struct mcinit_diag *g, const struct mcinit_mem_retry *r
 		change_name(what, sizeof what, i, &b, r->bridge);
 		mcinit_diag_hint(g,
 		                 "no single change brings the high end under 90%% of the GPU; with "
-		                 "%s it needs %.1f GiB at the low end by the same model, which "
-		                 "fits (the high end may still not: combine changes)",
+		                 "%s it needs %.1f GiB before any activation by the same model, "
+		                 "which fits (with the activations it may still not: combine "
+		                 "changes)",
 		                 what, total / GIB);
 		return;
 	}
@@ -493,10 +494,13 @@ const struct mcinit_rule mcinit_rule_mc063 = {
     "gradients and Adam states, activations of the first pipeline stage; a warning above 90% "
     "of it; the hint names the cheapest single change that fits, each checked by the same "
     "estimate.  mcinit (lib/rules/memory-peak.c): the peak of every kind of rank, judged "
-    "only when every term is counted: an error only when its low end does not fit (out of "
-    "memory is certain), a warning when its high end passes 90% of the GPU (it may not "
-    "fit); the hint names the cheapest change whose high end is under 90%, else, with an "
-    "error, the cheapest whose low end fits; the peak is the sum of: parameters P x 2 "
+    "only when every term is counted: an error only when what is certain does not fit, its "
+    "low end without the activations (the exact state and the overheads at their least: out "
+    "of memory is certain; the activations are the CPU oracle's figure, and published GPU "
+    "peaks lie below the low end that counts them: tests/memory/published.tsv), a warning "
+    "when its high end passes 90% of the GPU (it may not fit); the hint names the cheapest "
+    "change whose high end is under 90%, else, with an error, the cheapest whose certain "
+    "part fits; the peak is the sum of: parameters P x 2 "
     "(bf16/fp16; 4 fp32; with --fp8-param-gather the linear weights L x 1), exact per stage "
     "(memory-params.c); gradients P x 4 when grad_reduce_in_fp32, which validate_args turns "
     "on for bf16 unless --grad-reduce-in-bf16 or a main_grads_dtype other than fp32, else "

@@ -142,6 +142,10 @@ enum mcinit_peak_term {
 struct mcinit_rank_peak {
 	double lo[MCINIT_PT_COUNT], hi[MCINIT_PT_COUNT];
 	double total_lo, total_hi;
+	/* of total_lo, what is certain before the activations: the
+	 * parameters, gradients, optimizer state and fp8/fp4 copies (exact)
+	 * and the overheads at their least; MC063's error judges it */
+	double total_certain;
 	double params_lowp;           /* of the parameters' bytes, those of fp8 weights */
 	double opt_dense, opt_expert; /* the optimizer's dense and expert shards */
 	double logits;                /* of the activations, the logits and the loss */
