@@ -388,9 +388,9 @@ peak_json(const struct mcinit_derived *dv)
 		}
 		json_object_set_new(json_object_get(terms, "fragmentation"), "share_high",
 		                    json_real(m->frag_share));
-		r = json_pack("{s:o, s:f, s:f, s:f, s:o}", "stages", stages_of(dv, m->stage_peak, k),
-		              "low", q->total_lo, "high", q->total_hi, "certain", q->total_certain,
-		              "terms", terms);
+		r = json_pack("{s:o, s:f, s:f, s:f, s:o}", "stages",
+		              stages_of(dv, m->stage_peak, k), "low", q->total_lo, "high",
+		              q->total_hi, "certain", q->total_certain, "terms", terms);
 		json_array_append_new(ranks, r);
 	}
 	json_decref(comms);

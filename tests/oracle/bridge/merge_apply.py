@@ -28,6 +28,7 @@ judged lines (DUMP WS JSON, as the README's loop writes them)."""
 import contextlib
 import io
 import json
+import math
 import os
 import sys
 
@@ -114,6 +115,9 @@ def spell(rng, v):
         if n >= 1000:
             forms.append("{:_}".format(n))
         return rng.choice(forms)
+    if isinstance(v, float) and not math.isfinite(v):  # YAML's own words for them
+        return rng.choice([".nan", ".NaN"]) if v != v else \
+            ("-" if v < 0 else "") + rng.choice([".inf", ".Inf", ".INF"])
     if isinstance(v, float):
         f = rng.choice([v, v * 2, v / 2, 1.0, 0.5]) if v else rng.choice([0.0, 0.1])
         forms = [repr(f), "%g" % f, "%.1e" % f, ("%e" % f).replace(".000000", "")]
