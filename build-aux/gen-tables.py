@@ -1160,6 +1160,17 @@ def gen_fields(vpath, fpath, bpath, spath, efpath, extras=()):
             print("MCINIT_FIELD_BRIDGE_NULL(%s)" % f["id"])
     print("#endif")
 
+    # The fields Bridge computes itself (a dataclass field(init=False), the
+    # facts' note): a ConfigContainer's from_yaml drops a file's key of one
+    # (sanitize_dataclass_config), while an override or a merged file sets
+    # it as an attribute
+    print("#ifdef MCINIT_FIELD_BRIDGE_INIT_FALSE")
+    for f in allf:
+        b = f.get("bridge")
+        if b is not None and "init=False" in (b["note"] or ""):
+            print("MCINIT_FIELD_BRIDGE_INIT_FALSE(%s)" % f["id"])
+    print("#endif")
+
     # Bridge's own default of every Bridge field: what a ConfigContainer
     # leaves a field it does not write at, where a field's default is a
     # Megatron-LM flag's (per release) or schema.def's.  A required field,

@@ -127,6 +127,22 @@ mcinit_field_in_bridge(enum mcinit_field f, unsigned v)
 	return bridge_masks[f] < 0 || (bridge_masks[f] & v) != 0;
 }
 
+/* The fields Bridge computes itself (init=False in the facts). */
+static const enum mcinit_field bridge_init_false[] = {
+#define MCINIT_FIELD_BRIDGE_INIT_FALSE(id) MCINIT_F_##id,
+#include "config/fields.inc"
+#undef MCINIT_FIELD_BRIDGE_INIT_FALSE
+};
+
+bool
+mcinit_field_bridge_init_false(enum mcinit_field f)
+{
+	for (size_t i = 0; i < sizeof bridge_init_false / sizeof bridge_init_false[0]; i++)
+		if (bridge_init_false[i] == f)
+			return true;
+	return false;
+}
+
 /* The fields that are, in some releases, a property of another field: the
  * release's dataclass reads and writes the target through them. */
 static const struct {

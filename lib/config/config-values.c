@@ -728,8 +728,9 @@ py_repr(const struct mcinit_value *v)
  * to the dataclass unchecked, so what Python then does with it decides, not
  * the annotation.  An integral float is an int, a number stands for a bool
  * by its truth, a bool is the int 0 or 1 (with a warning), OmegaConf's
- * special floats are floats, an instantiation dict is what it names, and a
- * scalar stands where a tuple is annotated.  0 when one applies.
+ * special floats' words are floats outside a ConfigContainer, an
+ * instantiation dict is what it names, and a scalar stands where a tuple
+ * is annotated.  0 when one applies.
  */
 static int
 py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mcinit_value *out,
@@ -744,7 +745,14 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 		json_decref(k);
 		return rc;
 	}
-	if (json_is_string(j) && has_base(t, MCINIT_B_FLOAT, false) &&
+	/* Not in a ConfigContainer: there a str is what the loaders made of
+	 * the text, as Bridge's own do (yamlscalar.c: PyYAML's and OmegaConf's
+	 * float words, `.inf` and `.nan`, already tagged floats; hydra.c:
+	 * Hydra's FLOAT, `inf` and `nan` in any case), and any other spelling
+	 * (`infinity`, `.inf` in a Hydra word, a quoted 'inf') stays the str
+	 * the dataclass keeps: training's arithmetic on it raises TypeError
+	 * (the other-type branch below). */
+	if (!cv->bridge && json_is_string(j) && has_base(t, MCINIT_B_FLOAT, false) &&
 	    special_float(json_string_value(j), &d)) {
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_FLOAT;

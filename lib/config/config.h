@@ -312,6 +312,10 @@ void mcinit_config_bridge_aliases(struct mcinit_config *c);
 /* Whether field f exists in Bridge release v (fields that are no Bridge
  * field exist in all). */
 bool mcinit_field_in_bridge(enum mcinit_field f, unsigned v);
+/* Whether Bridge's dataclass declares field f field(init=False), a value it
+ * computes itself (scheduler.lr_decay_steps, dataset.token_dtype_code): its
+ * from_yaml drops a file's key of it, an override sets it. */
+bool mcinit_field_bridge_init_false(enum mcinit_field f);
 
 /* A ConfigContainer's defaults: the fields still at their default take
  * Megatron-Bridge's dataclass default where it differs (gen-tables.py

@@ -507,6 +507,41 @@ load_nested(struct jctx *x, const char *sec, const char *nest, int pos, json_t *
 	x->target = saved;
 }
 
+static bool
+empty_container(const json_t *j)
+{
+	return (json_is_array(j) && json_array_size(j) == 0) ||
+	       (json_is_object(j) && json_object_size(j) == 0);
+}
+
+/*
+ * A file's key of a field Bridge computes itself (init=False): the
+ * ConfigContainer's from_yaml drops it before it builds the dataclass
+ * (sanitize_dataclass_config), so its value never applies, whatever its
+ * type; an override or a merged file, which set attributes of the built
+ * object, do set it (load_key).  Bridge's to_yaml writes such fields at
+ * their defaults, which are dropped without a word.
+ */
+static void
+init_false_key(struct jctx *x, const char *sec, const char *k, enum mcinit_field f, json_t *v)
+{
+	json_t *now = mcinit_value_to_json(&x->c->val[f]);
+	struct mcinit_loc l = where(x, sec, k, true);
+
+	/* (an empty set, `!!set {}`, is the empty list mcinit holds) */
+	if (!json_equal(now, v) && !(empty_container(now) && empty_container(v)))
+		mcinit_diag_hint(
+		    mcinit_diag_add(x->d, MCINIT_WARNING, "MC003", &l,
+		                    "%s.%s is computed by Megatron-Bridge (a dataclass "
+		                    "field with init=False): its from_yaml drops a "
+		                    "file's key of it, so this value never applies",
+		                    sec, k),
+		    "remove the key; an override (++%s.%s=...) would set it, until "
+		    "Bridge computes it",
+		    sec, k);
+	json_decref(now);
+}
+
 /* One key of section sec, whose class is cls (named by its `_target_`
  * when chosen). */
 static void
@@ -586,6 +621,11 @@ load_key(struct jctx *x, const char *sec, const struct mcinit_vclass *cls, bool 
 	}
 	if (!mcinit_field_in_bridge(f, x->c->bversion)) {
 		other_release_key(x, sec, k, f);
+		return;
+	}
+	if (x->c->bridge && !x->merged && x->orig != MCINIT_ORIG_OVERRIDE &&
+	    mcinit_field_bridge_init_false(f)) {
+		init_false_key(x, sec, k, f, v);
 		return;
 	}
 	if (class_typed(x, f, v, cls, &l))

@@ -1001,3 +1001,41 @@ Test(config, bridge_str_in_number_waits_for_finalize)
 	json_decref(w);
 	json_decref(n);
 }
+
+/* A file's key of a field Bridge computes itself (init=False in the facts:
+ * scheduler.lr_decay_steps) is dropped as from_yaml drops it: no str
+ * refusal waits, the field keeps its default, and a warning says so unless
+ * the key holds that default (Bridge's to_yaml writes them all). */
+Test(config, bridge_file_drops_init_false_key)
+{
+	const char *text = "_target_: megatron.bridge.training.config.ConfigContainer\n"
+	                   "scheduler:\n  lr_decay_steps: zz_word\n  wsd_decay_steps: null\n"
+	                   "  lr_warmup_iters: 5\n";
+	int f = mcinit_field_lookup("scheduler", "lr_decay_steps"),
+	    g = mcinit_field_lookup("scheduler", "wsd_decay_steps"),
+	    h = mcinit_field_lookup("scheduler", "lr_warmup_iters");
+	struct mcinit_err err = {0};
+	const struct mcinit_diag *e;
+
+	cr_assert(f >= 0 && g >= 0 && h >= 0);
+	cr_assert(mcinit_field_bridge_init_false(f) && mcinit_field_bridge_init_false(g));
+	cr_assert(!mcinit_field_bridge_init_false(h));
+	cr_assert_eq(mcinit_config_load_yaml_text(&c, "dump.yaml", text, strlen(text), &d, &err), 0,
+	             "%s", err.msg);
+	cr_assert_null(c.pending[f]);
+	cr_assert(!c.invalid[f]);
+	cr_assert_eq(mcinit_cfg_val(&c, f)->kind, MCINIT_V_NULL, "Bridge's default stays");
+	cr_assert_eq(mcinit_cfg_val(&c, h)->i, 5, "the other keys are read");
+	cr_assert_eq(d.n, 1, "one warning, none for the key at its default");
+	e = &d.v[0];
+	cr_assert_str_eq(e->code, "MC003");
+	cr_assert_eq(e->sev, MCINIT_WARNING);
+	cr_assert_eq(e->loc.line, 3);
+	cr_assert_str_eq(
+	    e->message,
+	    "scheduler.lr_decay_steps is computed by Megatron-Bridge (a dataclass field "
+	    "with init=False): its from_yaml drops a file's key of it, so this value "
+	    "never applies");
+	mcinit_config_pending_errors(&c, &d);
+	cr_assert_eq(d.n, 1, "nothing refused");
+}
