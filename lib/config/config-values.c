@@ -810,21 +810,29 @@ py_coerce(enum mcinit_field f, const struct mcinit_type *t, json_t *j, struct mc
 	}
 	if (json_is_null(j) && cv->bridge && bridge_dataclass_field(f) &&
 	    (has_base(t, MCINIT_B_STR, false) || has_base(t, MCINIT_B_ENUM, false) ||
-	     cv->choices != NULL)) {
+	     has_base(t, MCINIT_B_BOOL, false) || cv->choices != NULL)) {
 		/* A ConfigContainer's dataclass takes None unchecked, and a string
 		 * or Literal setting is read by comparing it (== 'flex', in (...),
-		 * > 0 for empty_unused_memory_level's Literal[0, 1, 2]), which None
+		 * > 0 for empty_unused_memory_level's Literal[0, 1, 2]), a bool
+		 * one by its truth (`if cfg.x:`, false for None), which None
 		 * fails quietly or a check refuses: what refuses it is a check
 		 * that reads it (the ported checks), as in Bridge, not its
-		 * annotation.  As check_choice: schema.def's own rows in a
-		 * ConfigContainer section too (dist.distributed_backend). */
+		 * annotation; the native rules read a null bool as false
+		 * (mcinit_cfg_bool), as Python's truth test does.  As
+		 * check_choice: schema.def's own rows in a ConfigContainer
+		 * section too (dist.distributed_backend). */
 		memset(out, 0, sizeof *out);
 		out->kind = MCINIT_V_NULL;
 		free(cv->note);
-		cv->note = mcx_xasprintf("%s is null where Megatron-Bridge declares %s; "
-		                         "Bridge does not check it",
-		                         mcinit_field_s(f, name),
-		                         cv->choices != NULL ? "one of its values" : "a string");
+		cv->note = mcx_xasprintf(
+		    "%s is null where Megatron-Bridge declares %s; Bridge does not check it%s",
+		    mcinit_field_s(f, name),
+		    cv->choices != NULL                 ? "one of its values"
+		    : has_base(t, MCINIT_B_BOOL, false) ? "a bool"
+		                                        : "a string",
+		    has_base(t, MCINIT_B_BOOL, false) && cv->choices == NULL
+		        ? ", and Python's truth test reads None as false"
+		        : "");
 		return 0;
 	}
 	if (!json_is_array(j) && !json_is_object(j))
