@@ -290,7 +290,7 @@ def script(rng, i):
     if dist == "vars":
         dlines, cmd = dist_vars(rng, kind, nodes, gpus, entry, env)
     cmd, wfile = wrap(wrapper, cmd)
-    if cmd.startswith("torchrun ") and rng.random() < 0.2:
+    if cmd.startswith("torchrun ") and call != "exec" and rng.random() < 0.2:  # exec takes no VAR=
         cmd = "CUDA_VISIBLE_DEVICES=%s %s" % (",".join(map(str, range(gpus))), cmd)
     flags = model(rng, nodes * gpus, bad)
     slines = sized(rng, flags, sizes)
