@@ -81,12 +81,7 @@ def gen_case(rng, i):
     c["vocab"] = rng.randint(100, 300)
     c["seq"] = rng.choice([16, 32, 64])
     c["mbs"] = rng.choice([1, 2, 4])
-    tp = rng.choice([1, 2, 2, 4])
-    while heads % tp:
-        tp //= 2
-    pp = rng.choice([1, 1, 2, 4])
-    while tp * pp > 8:
-        pp //= 2
+    tp, pp = cpumodel.draw_tp_pp(rng, heads, (1, 1, 2, 4))
     if variant == "gqa":
         gs = [g for g in (1, 2, 4) if heads % g == 0 and g % tp == 0 and g < heads]
         if gs:

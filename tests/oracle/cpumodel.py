@@ -132,3 +132,27 @@ def float16(cfg, model):
     from megatron.core.transformer.module import Float16Module
 
     return Float16Module(cfg, model)
+
+
+def deal_layout(rng, layers, chunks, mtp):
+    """A pipeline layout string: the layers dealt unevenly over the chunks,
+    the embedding first, the MTP layers and the loss last."""
+    per = [0] * chunks
+    for _ in range(layers):
+        per[rng.randrange(chunks)] += 1
+    parts = ["t" * n for n in per]
+    parts[0] = "E" + parts[0]
+    parts[-1] += "m" * (mtp or 0) + "L"
+    return "|".join(parts)
+
+
+def draw_tp_pp(rng, heads, pp_choices=(1, 2, 2, 4)):
+    """TP and PP for a generated case: TP divides the heads, TP x PP is at
+    most 8 (the CPU ranks one machine runs)."""
+    tp = rng.choice([1, 2, 2, 4])
+    while heads % tp:
+        tp //= 2
+    pp = rng.choice(list(pp_choices))
+    while tp * pp > 8:
+        pp //= 2
+    return tp, pp

@@ -66,12 +66,7 @@ def gen_case(rng, i):
     c["moe"] = None
     c["mtp"] = None
     c["first"] = c["last"] = None
-    tp = rng.choice([1, 2, 2, 4])
-    while heads % tp:
-        tp //= 2
-    pp = rng.choice([1, 2, 2, 4])
-    while tp * pp > 8:
-        pp //= 2
+    tp, pp = cpumodel.draw_tp_pp(rng, heads)
     if variant == "gqa":
         gs = [g for g in (1, 2, 4, 8) if heads % g == 0 and g % tp == 0 and g < heads]
         if gs:
@@ -127,15 +122,7 @@ def gen_case(rng, i):
     c["layers"] = layers
     c["layout"] = None
     if pp > 1 and c["first"] is None and rng.random() < 0.3:
-        # a pipeline layout: the layers dealt unevenly over the chunks, the
-        # embedding first, the MTP layers and the loss last
-        per = [0] * chunks
-        for _ in range(layers):
-            per[rng.randrange(chunks)] += 1
-        parts = ["t" * n for n in per]
-        parts[0] = "E" + parts[0]
-        parts[-1] += "m" * (c["mtp"] or 0) + "L"
-        c["layout"] = "|".join(parts)
+        c["layout"] = cpumodel.deal_layout(rng, layers, chunks, c["mtp"])
     if c["moe"] and rng.random() < 0.5:
         if rng.random() < 0.5:
             c["moe"]["freq"] = rng.choice([1, 2, 3])

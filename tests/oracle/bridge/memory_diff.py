@@ -195,14 +195,7 @@ def gen_case(rng):
 
 
 def write_yaml(case, path):
-    d = yaml.safe_load(open(os.path.join(DUMPS, case["base"])))
-    for k, v in case["overrides"].items():
-        sec, key = k.split(".", 1)
-        if d.get(sec) is None:
-            d[sec] = {}
-        d[sec][key] = copy.deepcopy(v)
-    with open(path, "w") as f:
-        yaml.safe_dump(d, f, sort_keys=False)
+    oraclelib.write_dump(os.path.join(DUMPS, case["base"]), case["overrides"].items(), path)
 
 
 def bridge_estimate(path, world):

@@ -406,3 +406,19 @@ def judge_file(path: str, world_size: int) -> dict:
     res["stage"] = "runtime_config_update"
     out.update(res)
     return out
+
+
+def write_dump(dump, overrides, path):
+    """The dump with each (section.key, value) of overrides set in it,
+    written to path as YAML (a section that is null becomes a mapping)."""
+    import copy
+
+    import yaml
+    d = yaml.safe_load(open(dump))
+    for k, v in overrides:
+        sec, key = k.split(".", 1)
+        if d.get(sec) is None:
+            d[sec] = {}
+        d[sec][key] = copy.deepcopy(v)
+    with open(path, "w") as f:
+        yaml.safe_dump(d, f, sort_keys=False)

@@ -32,7 +32,6 @@ build; run with /var/tmp/bridge-venv/bin/python under nice.
 """
 import argparse
 import contextlib
-import copy
 import importlib.util
 import inspect
 import io
@@ -51,7 +50,6 @@ DUMPS = os.path.join(HERE, "..", "..", "bridge", "0.6.2")
 with contextlib.redirect_stdout(io.StringIO()):
     import oraclelib  # noqa: E402  (stubs Transformer Engine before Megatron)
 import cpumodel  # noqa: E402
-import yaml  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("params_core", os.path.join(HERE, "..", "params-diff.py"))
 core = importlib.util.module_from_spec(_spec)
@@ -85,12 +83,7 @@ def gen_case(rng, i):
     m = {}
     heads = rng.choice([2, 4, 8])
     h = heads * rng.choice([8, 16])
-    tp = rng.choice([1, 2, 2, 4])
-    while heads % tp:
-        tp //= 2
-    pp = rng.choice([1, 2, 2, 4])
-    while tp * pp > 8:
-        pp //= 2
+    tp, pp = cpumodel.draw_tp_pp(rng, heads)
     vpp = rng.choice([None, None, 2]) if pp > 1 else None
     chunks = pp * (vpp or 1)
     layers = chunks * rng.choice([1, 2])
@@ -157,13 +150,8 @@ def gen_case(rng, i):
         m["num_layers_in_last_pipeline_stage"] = last
         layers = first + last + mid * (pp - 2)
     elif pp > 1 and rng.random() < 0.3:
-        per = [0] * chunks
-        for _ in range(layers):
-            per[rng.randrange(chunks)] += 1
-        parts = ["t" * n for n in per]
-        parts[0] = "E" + parts[0]
-        parts[-1] += "m" * (m["mtp_num_layers"] or 0) + "L"
-        m["pipeline_model_parallel_layout"] = "|".join(parts)
+        m["pipeline_model_parallel_layout"] = cpumodel.deal_layout(rng, layers, chunks,
+                                                                  m["mtp_num_layers"])
         m["virtual_pipeline_model_parallel_size"] = None
     m["num_layers"] = layers
     if experts and rng.random() < 0.5:
@@ -186,14 +174,7 @@ def gen_case(rng, i):
 
 
 def write_yaml(case, path):
-    d = yaml.safe_load(open(os.path.join(DUMPS, case["base"])))
-    for k, v in case["overrides"]:
-        sec, key = k.split(".", 1)
-        if d.get(sec) is None:
-            d[sec] = {}
-        d[sec][key] = copy.deepcopy(v)
-    with open(path, "w") as f:
-        yaml.safe_dump(d, f, sort_keys=False)
+    oraclelib.write_dump(os.path.join(DUMPS, case["base"]), case["overrides"], path)
 
 
 def bridge_config(path, world):
